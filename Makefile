@@ -1,0 +1,47 @@
+# hearth: `make run` for a demo, `make test` for everything.
+GO      ?= go
+BIN     := bin/hearth
+DATA    ?= ./data/demo
+ADDR    ?= 127.0.0.1:8080
+FUZZTIME ?= 10s
+
+.PHONY: build run test unit fuzz e2e bench lint generate check-generated clean
+
+build: generate
+	$(GO) build -o $(BIN) ./cmd/hearth
+
+## run: build, migrate and start hearth with demo data on $(ADDR)
+run: build
+	./$(BIN) serve --demo --data $(DATA) --addr $(ADDR)
+
+## test: lint, unit and integration tests (race detector), e2e, and a short fuzz run
+test: lint check-generated unit e2e fuzz
+
+unit:
+	$(GO) test -race -count=1 ./cmd/... ./handlers/... ./models/... ./views/... ./migrations/...
+
+e2e:
+	$(GO) test -count=1 ./e2e/...
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./models/strictjson
+	$(GO) test -run='^$$' -fuzz='^FuzzParseResult$$' -fuzztime=$(FUZZTIME) ./models
+
+## bench: every benchmark, with the figures the README quotes
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./models/... ./handlers/... ./e2e/...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+generate:
+	$(GO) tool templ generate -include-version=false
+
+## check-generated: fail when committed templ output is stale
+check-generated: generate
+	@git diff --exit-code -- views || (echo "generated templ code is out of date: run make generate and commit"; exit 1)
+
+clean:
+	rm -rf bin data

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"hearth/models"
+)
+
+func dataFlag(fs *flag.FlagSet) *string {
+	return fs.String("data", envOr("HEARTH_DATA", "./data"), "data directory (HEARTH_DATA)")
+}
+
+// parseInterspersed parses flags that may come before or after positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, &exitError{code: 2, err: err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func openStore(dir string) (*models.Store, error) {
+	return models.Open(context.Background(), dir, models.Options{})
+}
+
+func cmdOwner(args []string) error {
+	if len(args) == 0 {
+		return &exitError{code: 2, err: fmt.Errorf("owner: want passwd or logout-all")}
+	}
+	fs := flag.NewFlagSet("owner "+args[0], flag.ContinueOnError)
+	dir := dataFlag(fs)
+	if _, err := parseInterspersed(fs, args[1:]); err != nil {
+		return err
+	}
+	store, err := openStore(*dir)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	ctx := context.Background()
+	switch args[0] {
+	case "passwd":
+		pass, err := readPassphrase(os.Stdin)
+		if err != nil {
+			return err
+		}
+		if err := store.SetOwnerPassphrase(ctx, pass); err != nil {
+			return err
+		}
+		fmt.Println("Passphrase set; every owner session was logged out.")
+	case "logout-all":
+		n, err := store.LogoutAll(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("Ended %d owner session(s).\n", n)
+	default:
+		return &exitError{code: 2, err: fmt.Errorf("owner: unknown subcommand %q", args[0])}
+	}
+	return nil
+}
+
+// readPassphrase reads the first line of r, so `echo pass | hearth owner passwd` works.
+func readPassphrase(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(io.LimitReader(r, 1024)).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", fmt.Errorf("read passphrase: %w", err)
+	}
+	pass := strings.TrimRight(line, "\r\n")
+	if pass == "" {
+		return "", fmt.Errorf("owner passwd: empty passphrase on stdin")
+	}
+	return pass, nil
+}
+
+func cmdToken(args []string) error {
+	if len(args) == 0 {
+		return &exitError{code: 2, err: fmt.Errorf("token: want create, list or revoke")}
+	}
+	fs := flag.NewFlagSet("token "+args[0], flag.ContinueOnError)
+	dir := dataFlag(fs)
+	name := fs.String("name", "", "credential name (create)")
+	scopes := fs.String("scopes", strings.Join(models.AllScopes, ","), "comma-separated scopes (create)")
+	rest, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	store, err := openStore(*dir)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	ctx := context.Background()
+	switch args[0] {
+	case "create":
+		cred, token, err := store.CreateCredential(ctx, *name, strings.Split(*scopes, ","))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "Created %s (%s) with scopes %s. The token is shown once:\n", cred.ID, cred.Name, cred.Scopes)
+		fmt.Println(token)
+	case "list":
+		creds, err := store.Credentials(ctx)
+		if err != nil {
+			return err
+		}
+		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "ID\tNAME\tSCOPES\tCREATED\tSTATUS")
+		for _, c := range creds {
+			status := "active"
+			if c.RevokedAt != nil {
+				status = "revoked " + c.RevokedAt.Format(time.RFC3339)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, c.Scopes, c.CreatedAt.Format(time.RFC3339), status)
+		}
+		return w.Flush()
+	case "revoke":
+		if len(rest) != 1 {
+			return &exitError{code: 2, err: fmt.Errorf("token revoke: want one ID or name")}
+		}
+		cred, err := store.RevokeCredential(ctx, rest[0])
+		if err != nil {
+			return err
+		}
+		fmt.Printf("Revoked %s (%s).\n", cred.ID, cred.Name)
+	default:
+		return &exitError{code: 2, err: fmt.Errorf("token: unknown subcommand %q", args[0])}
+	}
+	return nil
+}
+
+func cmdBackup(args []string) error {
+	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+	dir := dataFlag(fs)
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return &exitError{code: 2, err: fmt.Errorf("backup: want one destination FILE")}
+	}
+	store, err := openStore(*dir)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := store.Backup(context.Background(), rest[0]); err != nil {
+		return err
+	}
+	fmt.Printf("Backed up %s to %s (integrity_check ok).\n", store.Path(), rest[0])
+	return nil
+}

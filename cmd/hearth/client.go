@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"hearth/models"
+)
+
+// Exit codes of the client commands (DESIGN §9).
+const (
+	exitOK          = 0
+	exitRejected    = 1 // validation, auth or conflict: the request must change
+	exitUnavailable = 2 // transport, 5xx or an unreadable answer: retry later
+)
+
+type clientFlags struct {
+	url, credFile *string
+	json          *bool
+}
+
+func addClientFlags(fs *flag.FlagSet) clientFlags {
+	return clientFlags{
+		url:      fs.String("url", envOr("HEARTH_URL", "http://127.0.0.1:8080"), "hearth base URL (HEARTH_URL)"),
+		credFile: fs.String("credential-file", "", "file holding the agent token (else HEARTH_TOKEN); must not be group/other-readable"),
+		json:     fs.Bool("json", false, "print one JSON object on stdout"),
+	}
+}
+
+// token reads the agent token from --credential-file or HEARTH_TOKEN.
+func (f clientFlags) token() (string, error) {
+	if *f.credFile == "" {
+		if t := os.Getenv("HEARTH_TOKEN"); t != "" {
+			return t, nil
+		}
+		return "", &exitError{code: exitRejected, err: errors.New("no credential: set HEARTH_TOKEN or pass --credential-file")}
+	}
+	info, err := os.Stat(*f.credFile)
+	if err != nil {
+		return "", &exitError{code: exitRejected, err: err}
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		return "", &exitError{code: exitRejected, err: fmt.Errorf("credential file %s is readable by group or others (mode %04o); chmod 600 it", *f.credFile, info.Mode().Perm())}
+	}
+	b, err := os.ReadFile(*f.credFile)
+	if err != nil {
+		return "", &exitError{code: exitRejected, err: err}
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// apiEnvelope is the server's error body.
+type apiEnvelope struct {
+	Code      string          `json:"code"`
+	Message   string          `json:"message"`
+	Details   json.RawMessage `json:"details"`
+	RequestID string          `json:"requestId"`
+}
+
+// response is one HTTP exchange's outcome.
+type response struct {
+	status     int
+	body       []byte
+	retryAfter time.Duration
+}
+
+var httpClient = &http.Client{Timeout: 30 * time.Second}
+
+func do(method, url, token string, body []byte) (response, error) {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return response{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return response{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return response{}, err
+	}
+	r := response{status: resp.StatusCode, body: b}
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+		r.retryAfter = time.Duration(s) * time.Second
+	}
+	return r, nil
+}
+
+// transient reports whether a retry with the same bytes may succeed.
+func (r response) transient() bool {
+	return r.status >= 500 || r.status == http.StatusTooManyRequests
+}
+
+// failure turns a non-2xx response into an exit error naming the envelope code.
+func (r response) failure() error {
+	var env apiEnvelope
+	if err := json.Unmarshal(r.body, &env); err != nil || env.Code == "" {
+		return &exitError{code: exitUnavailable, err: fmt.Errorf("HTTP %d with an unreadable body", r.status)}
+	}
+	msg := fmt.Sprintf("%s: %s", env.Code, env.Message)
+	if len(env.Details) > 0 {
+		msg += "\n" + indentJSON(env.Details)
+	}
+	if env.RequestID != "" {
+		msg += "\n(request " + env.RequestID + ")"
+	}
+	code := exitRejected
+	if r.transient() {
+		code = exitUnavailable
+	}
+	return &exitError{code: code, err: errors.New(msg)}
+}
+
+func indentJSON(raw []byte) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+func cmdContext(args []string) error {
+	fs := flag.NewFlagSet("context", flag.ContinueOnError)
+	cf := addClientFlags(fs)
+	if _, err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	token, err := cf.token()
+	if err != nil {
+		return err
+	}
+	r, err := do(http.MethodGet, strings.TrimRight(*cf.url, "/")+"/api/agent-context", token, nil)
+	if err != nil {
+		return &exitError{code: exitUnavailable, err: fmt.Errorf("hearth unreachable: %w", err)}
+	}
+	if r.status != http.StatusOK {
+		return r.failure()
+	}
+	var ac models.AgentContext
+	if err := json.Unmarshal(r.body, &ac); err != nil {
+		return &exitError{code: exitUnavailable, err: fmt.Errorf("invalid context response: %w", err)}
+	}
+	if *cf.json {
+		os.Stdout.Write(r.body)
+		fmt.Println()
+		return nil
+	}
+	printContext(os.Stdout, ac)
+	return nil
+}
+
+func printContext(w io.Writer, ac models.AgentContext) {
+	fmt.Fprintf(w, "revision %d (read %s)\n", ac.Revision, ac.GeneratedAt.Format(time.RFC3339))
+	if p := ac.LastPublication; p != nil {
+		fmt.Fprintf(w, "last publication: %s (%s) at revision %d, %s\n", p.RunID, p.JobKey, p.Revision, p.ReceivedAt.Format(time.RFC3339))
+	}
+	if b := ac.Brief; b != nil {
+		fmt.Fprintf(w, "\nbrief %s (%s):\n  %s\n", b.Date, b.TimeZone, b.Text)
+	}
+	fmt.Fprintf(w, "\npeople: %d%s\n", len(ac.People.Items), more(ac.People.Truncated))
+	for _, p := range ac.People.Items {
+		fmt.Fprintf(w, "  %-24s %s\n", p.ID, p.Name)
+	}
+	fmt.Fprintf(w, "\nactivities: %d%s\n", len(ac.Activities.Items), more(ac.Activities.Truncated))
+	for _, a := range ac.Activities.Items {
+		state := a.UserState.State
+		if a.Retracted != nil {
+			state = "retracted"
+		}
+		fmt.Fprintf(w, "  %-12s %-11s %-28s %s\n", a.Kind, state, a.ID, a.Title)
+	}
+	fmt.Fprintf(w, "\nreply drafts: %d%s\n", len(ac.ReplyDrafts.Items), more(ac.ReplyDrafts.Truncated))
+	for _, d := range ac.ReplyDrafts.Items {
+		edited := ""
+		if d.OwnerEdit != nil {
+			edited = " (edited by owner)"
+		}
+		fmt.Fprintf(w, "  %-24s chat %s, %d candidate(s)%s\n", d.ID, d.ChatID, len(d.Candidates), edited)
+	}
+	fmt.Fprintf(w, "\nmeasurements (14 days): %d%s\n", len(ac.Measurements.Items), more(ac.Measurements.Truncated))
+	for _, m := range ac.Measurements.Items {
+		fmt.Fprintf(w, "  %s %g %s (%s)\n", m.RecordedAt.Format("2006-01-02 15:04"), m.Value, m.Unit, m.ActivityID)
+	}
+}
+
+func more(truncated bool) string {
+	if truncated {
+		return " (more: page with GET /api/agent-context/{collection}?cursor=)"
+	}
+	return ""
+}
+
+// publishRetries are the waits before each retry of a transient failure.
+var publishRetries = []time.Duration{500 * time.Millisecond, 2 * time.Second, 5 * time.Second}
+
+func cmdPublish(args []string) error {
+	fs := flag.NewFlagSet("publish", flag.ContinueOnError)
+	cf := addClientFlags(fs)
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return &exitError{code: exitRejected, err: errors.New("publish: want one FILE or - for stdin")}
+	}
+	var body []byte
+	if rest[0] == "-" {
+		body, err = io.ReadAll(io.LimitReader(os.Stdin, models.MaxBodyBytes+1))
+	} else {
+		body, err = os.ReadFile(rest[0])
+	}
+	if err != nil {
+		return &exitError{code: exitRejected, err: err}
+	}
+	token, err := cf.token()
+	if err != nil {
+		return err
+	}
+	url := strings.TrimRight(*cf.url, "/") + "/api/agent-results"
+	// Every attempt sends the exact same bytes, so a retry is an idempotent replay.
+	var r response
+	for attempt := 0; ; attempt++ {
+		r, err = do(http.MethodPost, url, token, body)
+		if err == nil && !r.transient() {
+			break
+		}
+		if attempt == len(publishRetries) {
+			if err != nil {
+				return &exitError{code: exitUnavailable, err: fmt.Errorf("hearth unreachable after %d attempts: %w", attempt+1, err)}
+			}
+			return r.failure()
+		}
+		wait := publishRetries[attempt]
+		if r.retryAfter > wait && r.retryAfter <= 30*time.Second {
+			wait = r.retryAfter
+		}
+		time.Sleep(wait)
+	}
+	if r.status != http.StatusCreated && r.status != http.StatusOK {
+		return r.failure()
+	}
+	var receipt models.PublishReceipt
+	if err := json.Unmarshal(r.body, &receipt); err != nil || receipt.RunID == "" {
+		return &exitError{code: exitUnavailable, err: fmt.Errorf("invalid receipt from hearth: %q", r.body)}
+	}
+	if *cf.json {
+		out, _ := json.Marshal(struct {
+			models.PublishReceipt
+			Replayed bool `json:"replayed"`
+		}{receipt, r.status == http.StatusOK})
+		fmt.Println(string(out))
+		return nil
+	}
+	verb := "published"
+	if r.status == http.StatusOK {
+		verb = "already published (replay)"
+	}
+	fmt.Printf("%s %s at revision %d (%s)\n", verb, receipt.RunID, receipt.Revision, receipt.ReceivedAt.Format(time.RFC3339))
+	return nil
+}

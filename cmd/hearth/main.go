@@ -1,0 +1,81 @@
+// Command hearth is the workspace server and its command-line clients.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	_ "time/tzdata" // IANA zones even on a machine without /usr/share/zoneinfo
+)
+
+const usage = `hearth: a personal workspace that an agent publishes into.
+
+Usage:
+  hearth serve   [--addr 127.0.0.1:8080] [--data DIR] [--demo] [--tailscale-owner LOGIN]
+  hearth owner passwd [--data DIR]          passphrase on stdin
+  hearth owner logout-all [--data DIR]
+  hearth token create --name N [--scopes S] [--data DIR]
+  hearth token list [--data DIR]
+  hearth token revoke ID|NAME [--data DIR]
+  hearth context [--json] [--url URL] [--credential-file F]
+  hearth publish FILE|- [--json] [--url URL] [--credential-file F]
+  hearth backup FILE [--data DIR]
+
+Environment: HEARTH_DATA (default ./data), HEARTH_ADDR, HEARTH_URL
+(default http://127.0.0.1:8080), HEARTH_TOKEN, HEARTH_TAILSCALE_OWNER.
+`
+
+// exitError carries a process exit code out of a subcommand.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(os.Stderr, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmds := map[string]func([]string) error{
+		"serve":   cmdServe,
+		"owner":   cmdOwner,
+		"token":   cmdToken,
+		"context": cmdContext,
+		"publish": cmdPublish,
+		"backup":  cmdBackup,
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "hearth: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err := cmd(args[1:]); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.err != nil {
+				fmt.Fprintln(os.Stderr, "hearth:", ee.err)
+			}
+			return ee.code
+		}
+		fmt.Fprintln(os.Stderr, "hearth:", err)
+		return 1
+	}
+	return 0
+}
+
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}

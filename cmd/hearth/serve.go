@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"hearth/handlers"
+	"hearth/models"
+)
+
+// demoPassphrase is the owner passphrase that --demo sets on a fresh data dir.
+const demoPassphrase = "hearth-demo"
+
+func cmdServe(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addr := fs.String("addr", envOr("HEARTH_ADDR", "127.0.0.1:8080"), "listen address (HEARTH_ADDR)")
+	dir := dataFlag(fs)
+	demo := fs.Bool("demo", false, "load fictional demo data and a demo login into an empty data dir")
+	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from a loopback peer (HEARTH_TAILSCALE_OWNER)")
+	if _, err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx := context.Background()
+	store, err := models.Open(ctx, *dir, models.Options{})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if *demo {
+		if err := loadDemo(ctx, store, *dir); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	app := handlers.New(store, handlers.Config{TailscaleOwner: *tsOwner, Log: log})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String()
+	log.Info("hearth listening", "url", url, "database", store.Path())
+	if *demo {
+		fmt.Printf("\nhearth demo is running at %s\n  log in with passphrase: %s\n  agent token file: %s\n  try: HEARTH_URL=%s hearth context --credential-file %s\n\n",
+			url, demoPassphrase, demoTokenPath(*dir), url, demoTokenPath(*dir))
+	}
+
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	served := make(chan error, 1)
+	go func() { served <- app.Listener(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case sig := <-stop:
+		log.Info("shutting down", "signal", sig.String())
+	}
+	if err := app.ShutdownWithTimeout(10 * time.Second); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+func demoTokenPath(dir string) string { return filepath.Join(dir, "agent.token") }
+
+// loadDemo gives an empty data dir a passphrase, an agent credential (token in
+// DIR/agent.token, mode 0600) and a fictional publication, through the same
+// services the real surfaces use. A data dir with data is left alone.
+func loadDemo(ctx context.Context, store *models.Store, dir string) error {
+	has, err := store.HasOwner(ctx)
+	if err != nil {
+		return err
+	}
+	if !has {
+		if err := store.SetOwnerPassphrase(ctx, demoPassphrase); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(demoTokenPath(dir)); errors.Is(err, os.ErrNotExist) {
+		_, token, err := store.CreateCredential(ctx, "demo-agent", models.AllScopes)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(demoTokenPath(dir), []byte(token+"\n"), 0o600); err != nil {
+			return err
+		}
+	}
+	rev, err := store.Revision(ctx)
+	if err != nil || rev > 0 {
+		return err
+	}
+	body, err := demoResult(time.Now(), demoZone)
+	if err != nil {
+		return err
+	}
+	_, _, err = store.Publish(ctx, "demo", body)
+	return err
+}

@@ -1,0 +1,153 @@
+// Package handlers is hearth's Fiber app: routes, middleware, the owner's
+// HTML pages and the agent's JSON API. Handlers parse, authorize, call one
+// models service and render.
+package handlers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/filesystem"
+
+	"hearth/models"
+	"hearth/static"
+)
+
+// Store is the part of models.Store the handlers call.
+type Store interface {
+	Ping(ctx context.Context) error
+	AuthenticateAgent(ctx context.Context, token string) (models.AgentCredential, error)
+	AuthenticateSession(ctx context.Context, token string) (models.OwnerSession, error)
+	HasOwner(ctx context.Context) (bool, error)
+	Login(ctx context.Context, passphrase string) (string, error)
+	Logout(ctx context.Context, token string) error
+	AgentContext(ctx context.Context) (models.AgentContext, error)
+	ContextPage(ctx context.Context, collection, cursor string) (any, error)
+	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
+}
+
+// Config holds what the app needs besides the store.
+type Config struct {
+	// TailscaleOwner, when set, is the Tailscale login trusted as the owner
+	// on requests whose TCP peer is loopback (as from tailscale serve).
+	TailscaleOwner string
+	// Log receives one line per request; nil discards.
+	Log *slog.Logger
+}
+
+// Server holds the app's dependencies.
+type Server struct {
+	store Store
+	cfg   Config
+	log   *slog.Logger
+}
+
+// New builds the Fiber app with every route.
+func New(store Store, cfg Config) *fiber.App {
+	s := &Server{store: store, cfg: cfg, log: cfg.Log}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	app := fiber.New(fiber.Config{
+		AppName:               "hearth",
+		BodyLimit:             models.MaxBodyBytes,
+		DisableStartupMessage: true,
+		ErrorHandler:          s.handleError,
+		ReadTimeout:           30 * time.Second,
+		IdleTimeout:           2 * time.Minute,
+	})
+	app.Use(s.requestID, s.logRequest, s.identify)
+
+	app.Get("/healthz", s.health)
+	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
+
+	app.Get("/login", s.showLogin)
+	app.Post("/login", s.loginLimiter(), s.login)
+
+	// Owner routes list their guards per route: a Group with an empty prefix
+	// would guard every path, the agent API included.
+	owner := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{s.requireOwner, s.crossOriginProtection, h} }
+	app.Post("/logout", owner(s.logout)...)
+	app.Get("/", owner(s.showHome)...)
+
+	agent := app.Group("/api", s.requireAgent)
+	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)
+	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), s.agentContextPage)
+	agent.Post("/agent-results", s.requireScope(models.ScopeResultsPublish), s.publishResult)
+	return app
+}
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,64}$`)
+
+// requestID takes a well-formed incoming X-Request-Id or mints one, and
+// echoes it on every response.
+func (s *Server) requestID(c *fiber.Ctx) error {
+	id := c.Get("X-Request-Id")
+	if !requestIDPattern.MatchString(id) {
+		b := make([]byte, 8)
+		rand.Read(b)
+		id = hex.EncodeToString(b)
+	}
+	c.Locals(localRequestID, id)
+	c.Set("X-Request-Id", id)
+	return c.Next()
+}
+
+func requestIDOf(c *fiber.Ctx) string {
+	id, _ := c.Locals(localRequestID).(string)
+	return id
+}
+
+// logRequest writes one line per request; never bodies, tokens or passphrases.
+func (s *Server) logRequest(c *fiber.Ctx) error {
+	start := time.Now()
+	err := c.Next()
+	if err != nil {
+		// Render the error now so the logged status is the one sent.
+		if herr := s.handleError(c, err); herr != nil {
+			s.log.Error("error handler", "err", herr)
+		}
+		err = nil
+	}
+	route := c.Route().Path
+	s.log.Info("request", "method", c.Method(), "route", route, "status", c.Response().StatusCode(),
+		"duration", time.Since(start).Round(time.Microsecond), "requestId", requestIDOf(c))
+	return err
+}
+
+// handleError turns any error that reached Fiber into the envelope (API) or
+// a plain page, never leaking internals.
+func (s *Server) handleError(c *fiber.Ctx, err error) error {
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case fiber.StatusRequestEntityTooLarge:
+			return apiError(c, fe.Code, "payload_too_large", "body over 1 MiB (1048576 bytes)", fiber.Map{"limit": models.MaxBodyBytes})
+		case fiber.StatusNotFound:
+			return apiError(c, fe.Code, "not_found", "no such route", nil)
+		case fiber.StatusMethodNotAllowed:
+			return apiError(c, fe.Code, "method_not_allowed", "method not allowed on this route", nil)
+		}
+		if fe.Code < 500 {
+			return apiError(c, fe.Code, "bad_request", fe.Message, nil)
+		}
+	}
+	s.log.Error("internal error", "err", err, "requestId", requestIDOf(c))
+	return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "temporary failure; retry with the same payload", nil)
+}
+
+func (s *Server) health(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		return c.Status(fiber.StatusServiceUnavailable).SendString("unavailable")
+	}
+	return c.SendString("ok")
+}

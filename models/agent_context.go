@@ -1,0 +1,398 @@
+package models
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// ContextHistory is how far back settled items appear in the agent context.
+const ContextHistory = 14 * 24 * time.Hour
+
+// ContextPageSize bounds every collection of the agent context.
+const ContextPageSize = 500
+
+// Collections that GET /api/agent-context/{collection} pages through.
+const (
+	CollectionPeople       = "people"
+	CollectionActivities   = "activities"
+	CollectionReplyDrafts  = "replyDrafts"
+	CollectionMeasurements = "measurements"
+)
+
+// ContextCollections lists the pageable collections.
+var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements}
+
+// AgentContext is what the agent reads before it reasons (DESIGN §4).
+type AgentContext struct {
+	Revision        int64                 `json:"revision"`
+	GeneratedAt     time.Time             `json:"generatedAt"`
+	Brief           *BriefView            `json:"brief,omitempty"`
+	People          Page[PersonView]      `json:"people"`
+	Activities      Page[ActivityView]    `json:"activities"`
+	ReplyDrafts     Page[DraftView]       `json:"replyDrafts"`
+	Measurements    Page[MeasurementView] `json:"measurements"`
+	LastPublication *PublicationView      `json:"lastPublication,omitempty"`
+}
+
+// Page is a bounded slice of a collection; NextCursor continues it.
+type Page[T any] struct {
+	Items      []T    `json:"items"`
+	Truncated  bool   `json:"truncated"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// BriefView is the stored brief.
+type BriefView struct {
+	Date        string    `json:"date"`
+	TimeZone    string    `json:"timeZone"`
+	Text        string    `json:"text"`
+	EvidenceIDs []string  `json:"evidenceIds"`
+	Revision    int64     `json:"revision"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// PersonView is a stored person projection.
+type PersonView struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Context     string    `json:"context"`
+	EvidenceIDs []string  `json:"evidenceIds"`
+	Revision    int64     `json:"revision"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// ActivityView is an agent suggestion with the owner's state beside it.
+type ActivityView struct {
+	ID             string          `json:"id"`
+	Kind           string          `json:"kind"`
+	Title          string          `json:"title"`
+	Detail         string          `json:"detail,omitempty"`
+	EvidenceIDs    []string        `json:"evidenceIds"`
+	PersonID       string          `json:"personId,omitempty"`
+	ParentID       string          `json:"parentId,omitempty"`
+	OccurrenceKey  string          `json:"occurrenceKey,omitempty"`
+	Recommendation *RecommendView  `json:"recommendation,omitempty"`
+	Payload        json.RawMessage `json:"payload"`
+	Revision       int64           `json:"revision"`
+	Retracted      *RetractedView  `json:"retracted,omitempty"`
+	UserState      UserStateView   `json:"userState"`
+}
+
+// RecommendView is where an activity sits on Home.
+type RecommendView struct {
+	Section string `json:"section"`
+	Rank    int64  `json:"rank"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// RetractedView says when and why the agent withdrew a suggestion.
+type RetractedView struct {
+	At     time.Time `json:"at"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+// UserStateView is the owner's decision; At is absent when never decided.
+type UserStateView struct {
+	State string     `json:"state"`
+	Until string     `json:"until,omitempty"`
+	Note  string     `json:"note,omitempty"`
+	At    *time.Time `json:"at,omitempty"`
+}
+
+// DraftView is a reply draft with the owner's edit beside the agent's candidates.
+type DraftView struct {
+	ID                    string         `json:"id"`
+	PersonID              string         `json:"personId,omitempty"`
+	AccountID             string         `json:"accountId"`
+	ChatID                string         `json:"chatId"`
+	ReplyToMessageID      string         `json:"replyToMessageId,omitempty"`
+	SourceMessageRevision string         `json:"sourceMessageRevision"`
+	Reason                string         `json:"reason"`
+	Candidates            []CandidateIn  `json:"candidates"`
+	EvidenceIDs           []string       `json:"evidenceIds"`
+	Revision              int64          `json:"revision"`
+	Retracted             *RetractedView `json:"retracted,omitempty"`
+	OwnerEdit             *OwnerEditView `json:"ownerEdit,omitempty"`
+}
+
+// OwnerEditView is the owner's wording of a draft.
+type OwnerEditView struct {
+	Body                string    `json:"body"`
+	SelectedCandidateID string    `json:"selectedCandidateId,omitempty"`
+	At                  time.Time `json:"at"`
+}
+
+// MeasurementView is one recorded value.
+type MeasurementView struct {
+	ID            int64     `json:"id"`
+	ActivityID    string    `json:"activityId"`
+	OccurrenceKey string    `json:"occurrenceKey,omitempty"`
+	Metric        string    `json:"metric"`
+	Unit          string    `json:"unit"`
+	Value         float64   `json:"value"`
+	SupersedesID  *int64    `json:"supersedesId,omitempty"`
+	RecordedAt    time.Time `json:"recordedAt"`
+}
+
+// PublicationView describes the newest accepted publication.
+type PublicationView struct {
+	RunID      string    `json:"runId"`
+	JobKey     string    `json:"jobKey"`
+	Publisher  string    `json:"publisher"`
+	Revision   int64     `json:"revision"`
+	ReceivedAt time.Time `json:"receivedAt"`
+}
+
+// ErrBadCursor means a context cursor was not one this server issued.
+var ErrBadCursor = fmt.Errorf("bad cursor: %w", ErrInvalidInput)
+
+func encodeCursor(key string) string { return base64.RawURLEncoding.EncodeToString([]byte(key)) }
+
+func decodeCursor(c string) (string, error) {
+	if c == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) == 0 || len(b) > 256 {
+		return "", ErrBadCursor
+	}
+	return string(b), nil
+}
+
+// AgentContext reads the first page of every collection in one read transaction
+// so all of it belongs to one revision.
+func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
+	var out AgentContext
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		now := s.clock()
+		out.GeneratedAt = now
+		if err := tx.Raw("SELECT revision FROM workspace WHERE id = 1").Scan(&out.Revision).Error; err != nil {
+			return err
+		}
+		brief, err := briefView(tx)
+		if err != nil {
+			return err
+		}
+		out.Brief = brief
+		if out.People, err = peoplePage(tx, ""); err != nil {
+			return err
+		}
+		if out.Activities, err = activityPage(tx, now, ""); err != nil {
+			return err
+		}
+		if out.ReplyDrafts, err = draftPage(tx, now, ""); err != nil {
+			return err
+		}
+		if out.Measurements, err = measurementPage(tx, now, ""); err != nil {
+			return err
+		}
+		out.LastPublication, err = lastPublication(tx)
+		return err
+	})
+	if err != nil {
+		return AgentContext{}, classify("agent context", err)
+	}
+	return out, nil
+}
+
+// ContextPage reads one further page of a collection after cursor.
+func (s *Store) ContextPage(ctx context.Context, collection, cursor string) (any, error) {
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, err
+	}
+	var page any
+	err = s.read(ctx, func(tx *gorm.DB) error {
+		now := s.clock()
+		var err error
+		switch collection {
+		case CollectionPeople:
+			page, err = peoplePage(tx, after)
+		case CollectionActivities:
+			page, err = activityPage(tx, now, after)
+		case CollectionReplyDrafts:
+			page, err = draftPage(tx, now, after)
+		case CollectionMeasurements:
+			page, err = measurementPage(tx, now, after)
+		default:
+			return ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return nil, classify("context page", err)
+	}
+	return page, nil
+}
+
+// read runs fn in a read transaction on the reader pool: one consistent WAL
+// snapshot that runs beside the writer.
+func (s *Store) read(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	return s.rdb.WithContext(ctx).Transaction(fn)
+}
+
+func evidenceList(text string) []string {
+	var ids []string
+	if err := json.Unmarshal([]byte(text), &ids); err != nil || ids == nil {
+		return []string{}
+	}
+	return ids
+}
+
+func briefView(tx *gorm.DB) (*BriefView, error) {
+	var rows []Brief
+	if err := tx.Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	b := rows[0]
+	return &BriefView{Date: b.Date, TimeZone: b.TimeZone, Text: b.Text, EvidenceIDs: evidenceList(b.EvidenceIDs), Revision: b.Revision, UpdatedAt: b.UpdatedAt}, nil
+}
+
+// page trims rows fetched with limit+1 and sets the cursor from the last kept key.
+func page[T any](items []T, key func(T) string) Page[T] {
+	p := Page[T]{Items: items}
+	if len(items) > ContextPageSize {
+		p.Items = items[:ContextPageSize]
+		p.Truncated = true
+		p.NextCursor = encodeCursor(key(p.Items[ContextPageSize-1]))
+	}
+	if p.Items == nil {
+		p.Items = []T{}
+	}
+	return p
+}
+
+func peoplePage(tx *gorm.DB, after string) (Page[PersonView], error) {
+	var rows []Person
+	if err := tx.Where("id > ?", after).Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
+		return Page[PersonView]{}, err
+	}
+	views := make([]PersonView, len(rows))
+	for i, p := range rows {
+		views[i] = PersonView{ID: p.ID, Name: p.Name, Context: p.Context, EvidenceIDs: evidenceList(p.EvidenceIDs), Revision: p.Revision, UpdatedAt: p.UpdatedAt}
+	}
+	return page(views, func(v PersonView) string { return v.ID }), nil
+}
+
+// activityRow is an activity joined with the owner's state.
+type activityRow struct {
+	Activity
+	State   *string
+	Until   *string
+	Note    *string
+	StateAt *time.Time
+}
+
+const activitySelect = "activities.*, activity_states.state AS state, activity_states.until AS until, " +
+	"activity_states.note AS note, activity_states.updated_at AS state_at"
+
+func activityPage(tx *gorm.DB, now time.Time, after string) (Page[ActivityView], error) {
+	var rows []activityRow
+	err := tx.Table("activities").Select(activitySelect).
+		Joins("LEFT JOIN activity_states ON activity_states.activity_id = activities.id").
+		Where("(activities.closed_at IS NULL OR activities.closed_at >= ?) AND activities.id > ?", now.Add(-ContextHistory), after).
+		Order("activities.id").Limit(ContextPageSize + 1).Scan(&rows).Error
+	if err != nil {
+		return Page[ActivityView]{}, err
+	}
+	views := make([]ActivityView, len(rows))
+	for i, r := range rows {
+		views[i] = r.view()
+	}
+	return page(views, func(v ActivityView) string { return v.ID }), nil
+}
+
+func (r activityRow) view() ActivityView {
+	v := ActivityView{ID: r.ID, Kind: r.Kind, Title: r.Title, Detail: r.Detail, EvidenceIDs: evidenceList(r.EvidenceIDs),
+		PersonID: deref(r.PersonID), ParentID: deref(r.ParentID), OccurrenceKey: r.OccurrenceKey,
+		Payload: json.RawMessage(r.Payload), Revision: r.Revision, UserState: UserStateView{State: StateAvailable}}
+	if r.Section != "" {
+		v.Recommendation = &RecommendView{Section: r.Section, Rank: r.Rank, Reason: r.Reason}
+	}
+	if r.RetractedAt != nil {
+		v.Retracted = &RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
+	}
+	if r.State != nil {
+		v.UserState = UserStateView{State: *r.State, Until: deref(r.Until), Note: deref(r.Note), At: r.StateAt}
+	}
+	return v
+}
+
+type draftRow struct {
+	ReplyDraft
+	EditBody     *string
+	EditSelected *string
+	EditAt       *time.Time
+}
+
+func draftPage(tx *gorm.DB, now time.Time, after string) (Page[DraftView], error) {
+	var rows []draftRow
+	err := tx.Table("reply_drafts").
+		Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at").
+		Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id").
+		Where("(reply_drafts.retracted_at IS NULL OR reply_drafts.retracted_at >= ?) AND reply_drafts.id > ?", now.Add(-ContextHistory), after).
+		Order("reply_drafts.id").Limit(ContextPageSize + 1).Scan(&rows).Error
+	if err != nil {
+		return Page[DraftView]{}, err
+	}
+	views := make([]DraftView, len(rows))
+	for i, r := range rows {
+		views[i] = r.view()
+	}
+	return page(views, func(v DraftView) string { return v.ID }), nil
+}
+
+func (r draftRow) view() DraftView {
+	v := DraftView{ID: r.ID, PersonID: deref(r.PersonID), AccountID: r.AccountID, ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID,
+		SourceMessageRevision: r.SourceMessageRevision, Reason: r.Reason, EvidenceIDs: evidenceList(r.EvidenceIDs), Revision: r.Revision}
+	if err := json.Unmarshal([]byte(r.Candidates), &v.Candidates); err != nil || v.Candidates == nil {
+		v.Candidates = []CandidateIn{}
+	}
+	if r.RetractedAt != nil {
+		v.Retracted = &RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
+	}
+	if r.EditBody != nil {
+		v.OwnerEdit = &OwnerEditView{Body: *r.EditBody, SelectedCandidateID: deref(r.EditSelected), At: *r.EditAt}
+	}
+	return v
+}
+
+func measurementPage(tx *gorm.DB, now time.Time, after string) (Page[MeasurementView], error) {
+	var afterID int64
+	if after != "" {
+		if _, err := fmt.Sscan(after, &afterID); err != nil {
+			return Page[MeasurementView]{}, ErrBadCursor
+		}
+	}
+	var rows []Measurement
+	if err := tx.Where("recorded_at >= ? AND id > ?", now.Add(-ContextHistory), afterID).
+		Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
+		return Page[MeasurementView]{}, err
+	}
+	views := make([]MeasurementView, len(rows))
+	for i, m := range rows {
+		views[i] = MeasurementView{ID: m.ID, ActivityID: m.ActivityID, OccurrenceKey: m.OccurrenceKey, Metric: m.Metric, Unit: m.Unit,
+			Value: m.Value, SupersedesID: m.SupersedesID, RecordedAt: m.RecordedAt}
+	}
+	return page(views, func(v MeasurementView) string { return fmt.Sprint(v.ID) }), nil
+}
+
+func lastPublication(tx *gorm.DB) (*PublicationView, error) {
+	var rows []Receipt
+	if err := tx.Order("revision DESC").Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	r := rows[0]
+	return &PublicationView{RunID: r.RunID, JobKey: r.JobKey, Publisher: r.Publisher, Revision: r.Revision, ReceivedAt: r.ReceivedAt}, nil
+}

@@ -1,0 +1,157 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// OwnerActionResult reports the revision an owner action committed.
+type OwnerActionResult struct {
+	Revision int64
+}
+
+// SetActivityState records the owner's decision on an activity. until is a
+// YYYY-MM-DD date, required for deferred and refused otherwise.
+func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, note string) (OwnerActionResult, error) {
+	if !slices.Contains(States, state) {
+		return OwnerActionResult{}, fmt.Errorf("models: state must be one of %s: %w", strings.Join(States, ", "), ErrInvalidInput)
+	}
+	if (state == StateDeferred) != (until != "") {
+		return OwnerActionResult{}, fmt.Errorf("models: a date is needed exactly when deferring: %w", ErrInvalidInput)
+	}
+	if until != "" {
+		if _, err := time.Parse("2006-01-02", until); err != nil {
+			return OwnerActionResult{}, fmt.Errorf("models: defer date must be YYYY-MM-DD: %w", ErrInvalidInput)
+		}
+	}
+	if utf8.RuneCountInString(note) > MaxReasonLen {
+		return OwnerActionResult{}, fmt.Errorf("models: note longer than %d characters: %w", MaxReasonLen, ErrInvalidInput)
+	}
+	var rev int64
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		if err := mustExist(tx, &Activity{}, activityID); err != nil {
+			return err
+		}
+		now := s.clock()
+		var err error
+		if rev, err = bumpRevision(tx, now); err != nil {
+			return err
+		}
+		row := ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: now}
+		if err := tx.Save(&row).Error; err != nil {
+			return err
+		}
+		// closed_at follows the owner's state unless the agent retracted the row.
+		closed := gorm.Expr("retracted_at")
+		if settled(state) {
+			closed = gorm.Expr("COALESCE(retracted_at, ?)", now)
+		}
+		return tx.Model(&Activity{}).Where("id = ?", activityID).Update("closed_at", closed).Error
+	})
+	if err != nil {
+		return OwnerActionResult{}, classify("set activity state", err)
+	}
+	s.notify(rev, []string{"activity:" + activityID})
+	return OwnerActionResult{Revision: rev}, nil
+}
+
+// SaveDraftEdit stores the owner's wording of a reply draft.
+func (s *Store) SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (OwnerActionResult, error) {
+	if strings.TrimSpace(body) == "" || utf8.RuneCountInString(body) > MaxBodyLen {
+		return OwnerActionResult{}, fmt.Errorf("models: a reply needs 1-%d characters: %w", MaxBodyLen, ErrInvalidInput)
+	}
+	var rev int64
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		if err := mustExist(tx, &ReplyDraft{}, draftID); err != nil {
+			return err
+		}
+		now := s.clock()
+		var err error
+		if rev, err = bumpRevision(tx, now); err != nil {
+			return err
+		}
+		return tx.Save(&DraftEdit{DraftID: draftID, Body: body, SelectedCandidateID: selectedCandidateID, Revision: rev, UpdatedAt: now}).Error
+	})
+	if err != nil {
+		return OwnerActionResult{}, classify("save draft edit", err)
+	}
+	s.notify(rev, []string{"draft:" + draftID})
+	return OwnerActionResult{Revision: rev}, nil
+}
+
+// MeasurementBounds are the accepted values per unit; anything outside is a typo.
+var MeasurementBounds = map[string][2]float64{"kg": {20, 400}, "lb": {44, 880}}
+
+// RecordMeasurement saves a value for a measurement activity's occurrence.
+// Saving again for the same occurrence adds a correction that supersedes the
+// earlier row; history is kept.
+func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value float64) (Measurement, error) {
+	var m Measurement
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		var a Activity
+		if err := tx.Where("id = ?", activityID).First(&a).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return ErrNotFound
+			}
+			return err
+		}
+		if a.Kind != KindMeasurement {
+			return fmt.Errorf("activity %q is a %s, not a measurement: %w", activityID, a.Kind, ErrInvalidInput)
+		}
+		var p MeasurementPayload
+		if err := decodeJSON(a.Payload, &p); err != nil {
+			return err
+		}
+		bounds := MeasurementBounds[p.Unit]
+		if math.IsNaN(value) || value < bounds[0] || value > bounds[1] {
+			return fmt.Errorf("%s must be between %g and %g %s: %w", p.Metric, bounds[0], bounds[1], p.Unit, ErrInvalidInput)
+		}
+		var prior Measurement
+		if err := tx.Where("activity_id = ? AND occurrence_key = ?", activityID, a.OccurrenceKey).
+			Order("id DESC").Limit(1).Find(&prior).Error; err != nil {
+			return err
+		}
+		now := s.clock()
+		rev, err := bumpRevision(tx, now)
+		if err != nil {
+			return err
+		}
+		m = Measurement{ActivityID: activityID, OccurrenceKey: a.OccurrenceKey, Metric: p.Metric, Unit: p.Unit, Value: value, Revision: rev, RecordedAt: now}
+		if prior.ID != 0 {
+			m.SupersedesID = &prior.ID
+		}
+		if err := tx.Create(&m).Error; err != nil {
+			return err
+		}
+		st := ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: now}
+		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&st).Error; err != nil {
+			return err
+		}
+		return tx.Model(&Activity{}).Where("id = ?", activityID).Update("closed_at", gorm.Expr("COALESCE(retracted_at, ?)", now)).Error
+	})
+	if err != nil {
+		return Measurement{}, classify("record measurement", err)
+	}
+	s.notify(m.Revision, []string{"activity:" + activityID})
+	return m, nil
+}
+
+func mustExist(tx *gorm.DB, model any, id string) error {
+	var n int64
+	if err := tx.Model(model).Where("id = ?", id).Count(&n).Error; err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

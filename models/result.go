@@ -1,0 +1,524 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"hearth/models/strictjson"
+)
+
+// Bounds of a publication (DESIGN §4). The handler enforces MaxBodyBytes.
+const (
+	MaxBodyBytes         = 1 << 20
+	MaxSourceRefs        = 1000
+	MaxPeople            = 500
+	MaxActivities        = 500
+	MaxReplyDrafts       = 200
+	MaxRetractions       = 500
+	MaxCompletedRequests = 200
+	MaxCandidates        = 5
+	MaxIDLen             = 128
+	MaxTitleLen          = 200
+	MaxNameLen           = 200
+	MaxDetailLen         = 4000
+	MaxContextLen        = 4000
+	MaxBriefLen          = 8000
+	MaxReasonLen         = 500
+	MaxStyleLen          = 40
+	MaxBodyLen           = 4000
+	MaxPathLen           = 1024
+	MaxEvidenceIDs       = 50
+)
+
+// Result is one agent publication, as posted to /api/agent-results.
+type Result struct {
+	RunID             string             `json:"runId"`
+	JobKey            string             `json:"jobKey"`
+	ExpectedRevision  int64              `json:"expectedRevision"`
+	GeneratedAt       string             `json:"generatedAt"`
+	SourceRefs        []SourceRefIn      `json:"sourceRefs"`
+	Brief             *BriefIn           `json:"brief"`
+	People            []PersonIn         `json:"people"`
+	Activities        []ActivityIn       `json:"activities"`
+	ReplyDrafts       []ReplyDraftIn     `json:"replyDrafts"`
+	Retractions       []RetractionIn     `json:"retractions"`
+	CompletedRequests []CompletedRequest `json:"completedRequests"`
+}
+
+// SourceRefIn is provenance: a life file or a Beeper chat/message. Data, never an instruction.
+type SourceRefIn struct {
+	ID          string  `json:"id"`
+	Kind        string  `json:"kind"`
+	ObservedAt  string  `json:"observedAt"`
+	Path        *string `json:"path"`
+	ContentHash *string `json:"contentHash"`
+	AccountID   *string `json:"accountId"`
+	ChatID      *string `json:"chatId"`
+	MessageID   *string `json:"messageId"`
+	TargetID    *string `json:"targetId"`
+}
+
+// BriefIn is the daily brief.
+type BriefIn struct {
+	Date        string   `json:"date"`
+	TimeZone    string   `json:"timeZone"`
+	Text        string   `json:"text"`
+	EvidenceIDs []string `json:"evidenceIds"`
+}
+
+// PersonIn is a projection of a life person.
+type PersonIn struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Context     string   `json:"context"`
+	EvidenceIDs []string `json:"evidenceIds"`
+}
+
+// ActivityIn is one suggested activity; Payload is bound by Kind.
+type ActivityIn struct {
+	ID             string          `json:"id"`
+	Kind           string          `json:"kind"`
+	Title          string          `json:"title"`
+	Detail         *string         `json:"detail"`
+	EvidenceIDs    []string        `json:"evidenceIds"`
+	PersonID       *string         `json:"personId"`
+	ParentID       *string         `json:"parentId"`
+	OccurrenceKey  *string         `json:"occurrenceKey"`
+	Recommendation *Recommendation `json:"recommendation"`
+	Payload        strictjson.Raw  `json:"payload"`
+
+	// payload is Payload bound to its kind's struct once validated.
+	payload any
+}
+
+// Recommendation places an activity in a Home section at a rank.
+type Recommendation struct {
+	Section string  `json:"section"`
+	Rank    int64   `json:"rank"`
+	Reason  *string `json:"reason"`
+}
+
+// Activity kinds (DESIGN §5).
+const (
+	KindTask        = "task"
+	KindMeasurement = "measurement"
+	KindReply       = "reply"
+	KindRoutine     = "routine"
+)
+
+// ActivityKinds lists the kinds an agent may publish.
+var ActivityKinds = []string{KindTask, KindMeasurement, KindReply, KindRoutine}
+
+// Sections are Home's groups; they are not types.
+var Sections = []string{"routine", "focus", "optional"}
+
+// Metrics and units a measurement may ask for.
+var (
+	Metrics = []string{"weight"}
+	Units   = []string{"kg", "lb"}
+)
+
+// EmptyPayload is the payload of task and routine.
+type EmptyPayload struct{}
+
+// MeasurementPayload asks the owner for a value.
+type MeasurementPayload struct {
+	Metric string `json:"metric"`
+	Unit   string `json:"unit"`
+}
+
+// ReplyPayload points at the draft to review and send.
+type ReplyPayload struct {
+	DraftID string `json:"draftId"`
+}
+
+// ReplyDraftIn is a reply the agent prepared for a chat.
+type ReplyDraftIn struct {
+	ID                    string        `json:"id"`
+	PersonID              *string       `json:"personId"`
+	AccountID             string        `json:"accountId"`
+	ChatID                string        `json:"chatId"`
+	ReplyToMessageID      *string       `json:"replyToMessageId"`
+	SourceMessageRevision string        `json:"sourceMessageRevision"`
+	Reason                string        `json:"reason"`
+	Candidates            []CandidateIn `json:"candidates"`
+	EvidenceIDs           []string      `json:"evidenceIds"`
+}
+
+// CandidateIn is one wording of a reply.
+type CandidateIn struct {
+	ID    string `json:"id"`
+	Style string `json:"style"`
+	Body  string `json:"body"`
+}
+
+// RetractionIn withdraws an agent suggestion.
+type RetractionIn struct {
+	Kind   string  `json:"kind"`
+	ID     string  `json:"id"`
+	Reason *string `json:"reason"`
+}
+
+// CompletedRequest marks an owner request done by this publication.
+type CompletedRequest struct {
+	RequestID    string   `json:"requestId"`
+	SourceRefIDs []string `json:"sourceRefIds"`
+}
+
+// ValidationError lists every problem that makes a publication unacceptable.
+type ValidationError struct {
+	Errors []strictjson.FieldError
+}
+
+func (e *ValidationError) Error() string {
+	if len(e.Errors) == 0 {
+		return "invalid result"
+	}
+	return fmt.Sprintf("invalid result: %s: %s (and %d more)", e.Errors[0].Path, e.Errors[0].Message, len(e.Errors)-1)
+}
+
+var (
+	idPattern      = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
+	hashPattern    = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	datePattern    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	occurrencePatt = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}@[A-Za-z0-9_+/-]{1,64}$`)
+)
+
+// idChars describes the ID alphabet in errors.
+const idChars = "1-128 characters of [A-Za-z0-9._:@-]"
+
+// ParseResult decodes a publication strictly and binds each activity's payload
+// by kind. It returns *strictjson.SyntaxError (400) or *ValidationError (422).
+// It does not look at stored state; Publish validates references.
+func ParseResult(body []byte) (Result, error) {
+	var r Result
+	if err := strictjson.Decode(body, &r); err != nil {
+		var shape *strictjson.ShapeError
+		if errors.As(err, &shape) {
+			return Result{}, &ValidationError{Errors: shape.Errors}
+		}
+		return Result{}, err
+	}
+	return r, nil
+}
+
+// validator collects field errors with JSON Pointer paths.
+type validator struct{ errs []strictjson.FieldError }
+
+func (v *validator) add(path, msg, expected, found string) {
+	v.errs = append(v.errs, strictjson.FieldError{Path: path, Message: msg, Expected: expected, Found: found})
+}
+
+func quoteFound(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		r := []rune(s)
+		s = string(r[:60]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func (v *validator) id(path, s string) {
+	if !idPattern.MatchString(s) {
+		v.add(path, "invalid ID", idChars, quoteFound(s))
+	}
+}
+
+func (v *validator) text(path, s string, max int, required bool) {
+	n := utf8.RuneCountInString(s)
+	if required && strings.TrimSpace(s) == "" {
+		v.add(path, "must not be empty", fmt.Sprintf("1-%d characters", max), quoteFound(s))
+		return
+	}
+	if n > max {
+		v.add(path, fmt.Sprintf("too long: %d characters", n), fmt.Sprintf("at most %d characters", max), fmt.Sprintf("%d characters", n))
+	}
+	if !utf8.ValidString(s) {
+		v.add(path, "not valid UTF-8", "valid UTF-8 text", "invalid bytes")
+	}
+}
+
+func (v *validator) enum(path, s string, allowed []string) {
+	if !slices.Contains(allowed, s) {
+		v.add(path, "unknown value", "one of: "+strings.Join(allowed, ", "), quoteFound(s))
+	}
+}
+
+func (v *validator) count(path string, n, max int) bool {
+	if n > max {
+		v.add(path, fmt.Sprintf("too many items: %d", n), fmt.Sprintf("at most %d items", max), fmt.Sprintf("%d items", n))
+		return false
+	}
+	return true
+}
+
+func (v *validator) timestamp(path, s string) {
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+		v.add(path, "not an RFC 3339 timestamp", "RFC 3339 timestamp like 2026-09-29T07:00:00Z", quoteFound(s))
+	}
+}
+
+func (v *validator) lifePath(path, p string) {
+	bad := p == "" || len(p) > MaxPathLen || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") ||
+		strings.ContainsRune(p, 0) || strings.HasPrefix(p, "~")
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." || seg == "." || seg == "" {
+			bad = true
+		}
+	}
+	if bad {
+		v.add(path, "life path must stay inside life", "relative path without '..', '.', empty segments, a leading '/' or '\\'", quoteFound(p))
+	}
+}
+
+// loadLocation resolves an IANA zone name; "Local" and "" are not names.
+func loadLocation(name string) (*time.Location, error) {
+	if name == "" || name == "Local" || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
+		return nil, fmt.Errorf("not an IANA zone")
+	}
+	return time.LoadLocation(name)
+}
+
+// validateShape checks everything that needs no stored state: bounds,
+// formats, enums, payloads, duplicate IDs. known* sets collect the IDs this
+// publication defines so references can be resolved afterwards.
+func (r *Result) validateShape(v *validator) {
+	v.id("/runId", r.RunID)
+	v.id("/jobKey", r.JobKey)
+	if r.ExpectedRevision < 0 {
+		v.add("/expectedRevision", "must not be negative", "integer >= 0", fmt.Sprint(r.ExpectedRevision))
+	}
+	v.timestamp("/generatedAt", r.GeneratedAt)
+
+	if v.count("/sourceRefs", len(r.SourceRefs), MaxSourceRefs) {
+		seen := map[string]bool{}
+		for i, s := range r.SourceRefs {
+			p := fmt.Sprintf("/sourceRefs/%d", i)
+			v.id(p+"/id", s.ID)
+			if seen[s.ID] {
+				v.add(p+"/id", "duplicate source ref ID in this publication", "unique IDs", quoteFound(s.ID))
+			}
+			seen[s.ID] = true
+			v.timestamp(p+"/observedAt", s.ObservedAt)
+			s.validateKind(v, p)
+		}
+	}
+	if b := r.Brief; b != nil {
+		if _, err := time.Parse("2006-01-02", b.Date); err != nil || !datePattern.MatchString(b.Date) {
+			v.add("/brief/date", "not a calendar date", "YYYY-MM-DD", quoteFound(b.Date))
+		}
+		if _, err := loadLocation(b.TimeZone); err != nil {
+			v.add("/brief/timeZone", "unknown time zone", "IANA time zone name like Europe/Berlin", quoteFound(b.TimeZone))
+		}
+		v.text("/brief/text", b.Text, MaxBriefLen, true)
+		v.evidenceShape(v, "/brief/evidenceIds", b.EvidenceIDs)
+	}
+	if v.count("/people", len(r.People), MaxPeople) {
+		seen := map[string]bool{}
+		for i, p := range r.People {
+			path := fmt.Sprintf("/people/%d", i)
+			v.id(path+"/id", p.ID)
+			if seen[p.ID] {
+				v.add(path+"/id", "duplicate person ID in this publication", "unique IDs", quoteFound(p.ID))
+			}
+			seen[p.ID] = true
+			v.text(path+"/name", p.Name, MaxNameLen, true)
+			v.text(path+"/context", p.Context, MaxContextLen, false)
+			v.evidenceShape(v, path+"/evidenceIds", p.EvidenceIDs)
+		}
+	}
+	if v.count("/activities", len(r.Activities), MaxActivities) {
+		seen := map[string]bool{}
+		for i := range r.Activities {
+			a := &r.Activities[i]
+			path := fmt.Sprintf("/activities/%d", i)
+			v.id(path+"/id", a.ID)
+			if seen[a.ID] {
+				v.add(path+"/id", "duplicate activity ID in this publication", "unique IDs", quoteFound(a.ID))
+			}
+			seen[a.ID] = true
+			v.text(path+"/title", a.Title, MaxTitleLen, true)
+			if a.Detail != nil {
+				v.text(path+"/detail", *a.Detail, MaxDetailLen, false)
+			}
+			v.evidenceShape(v, path+"/evidenceIds", a.EvidenceIDs)
+			if a.PersonID != nil {
+				v.id(path+"/personId", *a.PersonID)
+			}
+			if a.ParentID != nil {
+				v.id(path+"/parentId", *a.ParentID)
+				if *a.ParentID == a.ID {
+					v.add(path+"/parentId", "an activity cannot be its own parent", "the ID of a routine activity", quoteFound(*a.ParentID))
+				}
+			}
+			if a.OccurrenceKey != nil {
+				validateOccurrenceKey(v, path+"/occurrenceKey", *a.OccurrenceKey)
+			}
+			if rec := a.Recommendation; rec != nil {
+				v.enum(path+"/recommendation/section", rec.Section, Sections)
+				if rec.Rank < -1_000_000 || rec.Rank > 1_000_000 {
+					v.add(path+"/recommendation/rank", "rank out of range", "integer from -1000000 to 1000000", fmt.Sprint(rec.Rank))
+				}
+				if rec.Reason != nil {
+					v.text(path+"/recommendation/reason", *rec.Reason, MaxReasonLen, false)
+				}
+			}
+			a.validatePayload(v, path)
+		}
+	}
+	if v.count("/replyDrafts", len(r.ReplyDrafts), MaxReplyDrafts) {
+		seen := map[string]bool{}
+		for i, d := range r.ReplyDrafts {
+			path := fmt.Sprintf("/replyDrafts/%d", i)
+			v.id(path+"/id", d.ID)
+			if seen[d.ID] {
+				v.add(path+"/id", "duplicate reply draft ID in this publication", "unique IDs", quoteFound(d.ID))
+			}
+			seen[d.ID] = true
+			if d.PersonID != nil {
+				v.id(path+"/personId", *d.PersonID)
+			}
+			v.text(path+"/accountId", d.AccountID, 256, true)
+			v.text(path+"/chatId", d.ChatID, 256, true)
+			if d.ReplyToMessageID != nil {
+				v.text(path+"/replyToMessageId", *d.ReplyToMessageID, 256, true)
+			}
+			v.text(path+"/sourceMessageRevision", d.SourceMessageRevision, 128, true)
+			v.text(path+"/reason", d.Reason, MaxReasonLen, true)
+			if len(d.Candidates) == 0 {
+				v.add(path+"/candidates", "a draft needs at least one candidate", fmt.Sprintf("1-%d candidates", MaxCandidates), "0 items")
+			} else if v.count(path+"/candidates", len(d.Candidates), MaxCandidates) {
+				cseen := map[string]bool{}
+				for j, c := range d.Candidates {
+					cp := fmt.Sprintf("%s/candidates/%d", path, j)
+					v.id(cp+"/id", c.ID)
+					if cseen[c.ID] {
+						v.add(cp+"/id", "duplicate candidate ID in this draft", "unique IDs", quoteFound(c.ID))
+					}
+					cseen[c.ID] = true
+					v.text(cp+"/style", c.Style, MaxStyleLen, true)
+					v.text(cp+"/body", c.Body, MaxBodyLen, true)
+				}
+			}
+			v.evidenceShape(v, path+"/evidenceIds", d.EvidenceIDs)
+		}
+	}
+	if v.count("/retractions", len(r.Retractions), MaxRetractions) {
+		for i, rt := range r.Retractions {
+			path := fmt.Sprintf("/retractions/%d", i)
+			v.enum(path+"/kind", rt.Kind, []string{"activity", "replyDraft"})
+			v.id(path+"/id", rt.ID)
+			if rt.Reason != nil {
+				v.text(path+"/reason", *rt.Reason, MaxReasonLen, false)
+			}
+		}
+	}
+	if v.count("/completedRequests", len(r.CompletedRequests), MaxCompletedRequests) {
+		for i, c := range r.CompletedRequests {
+			path := fmt.Sprintf("/completedRequests/%d", i)
+			v.id(path+"/requestId", c.RequestID)
+			v.evidenceShape(v, path+"/sourceRefIds", c.SourceRefIDs)
+		}
+	}
+}
+
+func (v *validator) evidenceShape(_ *validator, path string, ids []string) {
+	if !v.count(path, len(ids), MaxEvidenceIDs) {
+		return
+	}
+	for i, id := range ids {
+		v.id(fmt.Sprintf("%s/%d", path, i), id)
+	}
+}
+
+func (s SourceRefIn) validateKind(v *validator, p string) {
+	forbid := func(name string, val *string) {
+		if val != nil {
+			v.add(p+"/"+name, fmt.Sprintf("field not allowed on a %s source ref", s.Kind), "absent", quoteFound(*val))
+		}
+	}
+	need := func(name string, val *string, check func(string, string)) {
+		if val == nil {
+			v.add(p+"/"+name, fmt.Sprintf("missing required field %q for a %s source ref", name, s.Kind), "string", "absent")
+			return
+		}
+		check(p+"/"+name, *val)
+	}
+	switch s.Kind {
+	case "life":
+		need("path", s.Path, v.lifePath)
+		need("contentHash", s.ContentHash, func(path, h string) {
+			if !hashPattern.MatchString(h) {
+				v.add(path, "bad content hash", "sha256: followed by 64 lowercase hex digits", quoteFound(h))
+			}
+		})
+		forbid("accountId", s.AccountID)
+		forbid("chatId", s.ChatID)
+		forbid("messageId", s.MessageID)
+		forbid("targetId", s.TargetID)
+	case "beeper":
+		nonEmpty := func(path, val string) { v.text(path, val, 256, true) }
+		need("accountId", s.AccountID, nonEmpty)
+		need("chatId", s.ChatID, nonEmpty)
+		if s.MessageID != nil {
+			nonEmpty(p+"/messageId", *s.MessageID)
+		}
+		if s.TargetID != nil {
+			nonEmpty(p+"/targetId", *s.TargetID)
+		}
+		forbid("path", s.Path)
+		forbid("contentHash", s.ContentHash)
+	default:
+		v.enum(p+"/kind", s.Kind, []string{"life", "beeper"})
+	}
+}
+
+// validateOccurrenceKey checks "YYYY-MM-DD@IANA/Zone".
+func validateOccurrenceKey(v *validator, path, key string) {
+	date, zone, ok := strings.Cut(key, "@")
+	_, dateErr := time.Parse("2006-01-02", date)
+	_, zoneErr := loadLocation(zone)
+	if !ok || !occurrencePatt.MatchString(key) || dateErr != nil || zoneErr != nil {
+		v.add(path, "bad occurrence key", "YYYY-MM-DD@IANA zone, like 2026-09-29@Asia/Tokyo", quoteFound(key))
+	}
+}
+
+// validatePayload binds the payload by kind; an unknown kind is reported once.
+func (a *ActivityIn) validatePayload(v *validator, path string) {
+	var target any
+	switch a.Kind {
+	case KindTask, KindRoutine:
+		target = &EmptyPayload{}
+	case KindMeasurement:
+		target = &MeasurementPayload{}
+	case KindReply:
+		target = &ReplyPayload{}
+	default:
+		v.enum(path+"/kind", a.Kind, ActivityKinds)
+		return
+	}
+	if err := a.Payload.Bind(target); err != nil {
+		var shape *strictjson.ShapeError
+		if errors.As(err, &shape) {
+			v.errs = append(v.errs, shape.Errors...)
+			return
+		}
+		v.add(path+"/payload", err.Error(), "object", "")
+		return
+	}
+	a.payload = target
+	switch p := target.(type) {
+	case *MeasurementPayload:
+		v.enum(path+"/payload/metric", p.Metric, Metrics)
+		v.enum(path+"/payload/unit", p.Unit, Units)
+	case *ReplyPayload:
+		v.id(path+"/payload/draftId", p.DraftID)
+		if a.OccurrenceKey != nil {
+			v.add(path+"/occurrenceKey", "a reply is not recurring", "absent", quoteFound(*a.OccurrenceKey))
+		}
+	}
+}

@@ -1,0 +1,241 @@
+// Package models owns hearth's storage: the schema's Go types and the
+// transactional services that the browser and agent surfaces both call.
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"github.com/pressly/goose/v3"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"hearth/migrations"
+)
+
+// Sentinel errors that handlers map to HTTP statuses.
+var (
+	// ErrNotFound means the addressed row does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrSchemaTooNew means the database was migrated by a newer hearth.
+	ErrSchemaTooNew = errors.New("database schema is newer than this hearth knows")
+	// ErrNotMigrated means the database lacks migrations this hearth needs.
+	ErrNotMigrated = errors.New("database schema is behind: run hearth serve (or hearth migrate) first")
+)
+
+// Notifier hears about committed changes. It is called after commit, never
+// inside a transaction, so a listener never sees state that could roll back.
+type Notifier interface {
+	Committed(revision int64, changed []string)
+}
+
+// Store is the database plus the services over it.
+type Store struct {
+	db       *gorm.DB // writers: every transaction BEGIN IMMEDIATE
+	sqlDB    *sql.DB
+	rdb      *gorm.DB // readers: deferred BEGIN, query_only, so a read transaction is one WAL snapshot that never takes the write lock
+	rsqlDB   *sql.DB
+	path     string
+	notifier Notifier
+	now      func() time.Time
+
+	// writeMu queues this process's writers in Go rather than in SQLite's
+	// busy handler; _txlock=immediate and busy_timeout still cover other
+	// processes (the CLI) writing to the same file.
+	writeMu sync.Mutex
+}
+
+// Options tune a Store; the zero value is production.
+type Options struct {
+	// Clock replaces time.Now (tests pass a fixed clock).
+	Clock func() time.Time
+	// Notifier hears every commit; nil discards.
+	Notifier Notifier
+}
+
+// DatabasePath is where a data dir keeps its SQLite file.
+func DatabasePath(dataDir string) string { return filepath.Join(dataDir, "hearth.db") }
+
+// dsn is the one place SQLite's connection settings live: WAL so reads run
+// beside a writer, a busy timeout so another process's writer is waited for,
+// foreign keys on, NORMAL sync (durable at checkpoint, safe in WAL), and
+// BEGIN IMMEDIATE so a read-then-write transaction never fails to upgrade
+// its lock (see STACK.md). Never add _time_format: it drops _txlock.
+func dsn(path string) string {
+	return "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+}
+
+// readerDSN is for the read pool: deferred BEGIN so a read transaction never
+// queues behind the writer, and query_only so a bug cannot write through it.
+func readerDSN(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)"
+}
+
+func openGorm(dsn string) (*gorm.DB, *sql.DB, error) {
+	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sqlDB, err := db.DB()
+	return db, sqlDB, err
+}
+
+// Open opens (creating if needed) the database in dataDir, applies pending
+// migrations, and refuses a schema newer than this binary knows.
+func Open(ctx context.Context, dataDir string, opts Options) (*Store, error) {
+	return open(ctx, dataDir, opts, true)
+}
+
+// OpenExisting opens the database without migrating; it fails unless the
+// schema is exactly current. Admin commands use it beside a running server.
+func OpenExisting(ctx context.Context, dataDir string, opts Options) (*Store, error) {
+	return open(ctx, dataDir, opts, false)
+}
+
+func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Store, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("models: open: %w", err)
+	}
+	path := DatabasePath(dataDir)
+	db, sqlDB, err := openGorm(dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("models: open %s: %w", path, err)
+	}
+	// Writers are serialised by writeMu; two connections let a plain read
+	// run beside the one writer.
+	sqlDB.SetMaxOpenConns(2)
+	s := &Store{db: db, sqlDB: sqlDB, path: path, notifier: opts.Notifier, now: opts.Clock}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if err := s.checkSchema(ctx, migrate); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	// The reader pool opens after migrations so it never sees a half-built schema.
+	if s.rdb, s.rsqlDB, err = openGorm(readerDSN(path)); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("models: open readers %s: %w", path, err)
+	}
+	s.rsqlDB.SetMaxOpenConns(4)
+	return s, nil
+}
+
+func (s *Store) checkSchema(ctx context.Context, migrate bool) error {
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.sqlDB, migrations.FS)
+	if err != nil {
+		return fmt.Errorf("models: migrations: %w", err)
+	}
+	sources := p.ListSources()
+	newest := sources[len(sources)-1].Version
+	current, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("models: schema version: %w", err)
+	}
+	if current > newest {
+		return fmt.Errorf("models: %w (database at %d, newest known %d)", ErrSchemaTooNew, current, newest)
+	}
+	if current == newest {
+		return nil
+	}
+	if !migrate {
+		return fmt.Errorf("models: %w (database at %d, needs %d)", ErrNotMigrated, current, newest)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("models: migrate: %w", err)
+	}
+	return nil
+}
+
+// SetNotifier installs the commit listener (the SSE hub) after construction.
+func (s *Store) SetNotifier(n Notifier) { s.notifier = n }
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return errors.Join(s.rsqlDB.Close(), s.sqlDB.Close())
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.rdb.WithContext(ctx).Raw("SELECT 1 FROM workspace").Scan(&one).Error
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+func (s *Store) clock() time.Time { return s.now().UTC() }
+
+// write runs fn in one immediate write transaction.
+func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	return s.db.WithContext(ctx).Transaction(fn)
+}
+
+// notify tells the notifier about a commit; called only after commit.
+func (s *Store) notify(revision int64, changed []string) {
+	if s.notifier != nil {
+		s.notifier.Committed(revision, changed)
+	}
+}
+
+// Revision is the workspace revision.
+func (s *Store) Revision(ctx context.Context) (int64, error) {
+	var rev int64
+	if err := s.rdb.WithContext(ctx).Raw("SELECT revision FROM workspace WHERE id = 1").Scan(&rev).Error; err != nil {
+		return 0, fmt.Errorf("models: revision: %w", err)
+	}
+	return rev, nil
+}
+
+// bumpRevision increments the workspace revision inside tx and returns it.
+func bumpRevision(tx *gorm.DB, now time.Time) (int64, error) {
+	var rev int64
+	err := tx.Raw("UPDATE workspace SET revision = revision + 1, updated_at = ? WHERE id = 1 RETURNING revision", now).Scan(&rev).Error
+	if err != nil {
+		return 0, fmt.Errorf("bump revision: %w", err)
+	}
+	return rev, nil
+}
+
+// Backup writes a consistent online copy of the database to dest (which
+// must not exist) and checks that the copy passes integrity_check.
+func (s *Store) Backup(ctx context.Context, dest string) error {
+	if _, err := os.Stat(dest); err == nil {
+		return fmt.Errorf("models: backup: %s already exists", dest)
+	}
+	if err := s.db.WithContext(ctx).Exec("VACUUM INTO ?", dest).Error; err != nil {
+		return fmt.Errorf("models: backup: %w", err)
+	}
+	return CheckIntegrity(ctx, dest)
+}
+
+// CheckIntegrity opens the SQLite file at path read-only and runs PRAGMA integrity_check.
+func CheckIntegrity(ctx context.Context, path string) error {
+	db, sqlDB, err := openGorm("file:" + path + "?mode=ro")
+	if err != nil {
+		return fmt.Errorf("models: integrity: %w", err)
+	}
+	defer sqlDB.Close()
+	var result string
+	if err := db.WithContext(ctx).Raw("PRAGMA integrity_check").Scan(&result).Error; err != nil {
+		return fmt.Errorf("models: integrity: %w", err)
+	}
+	if result != "ok" {
+		return fmt.Errorf("models: integrity_check of %s: %s", path, result)
+	}
+	return nil
+}
