@@ -73,7 +73,9 @@ func New(store Store, cfg Config) *fiber.App {
 
 	// Owner routes list their guards per route: a Group with an empty prefix
 	// would guard every path, the agent API included.
-	owner := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{s.requireOwner, s.crossOriginProtection, h} }
+	owner := func(h fiber.Handler) []fiber.Handler {
+		return []fiber.Handler{s.requireOwner, s.crossOriginProtection, h}
+	}
 	app.Post("/logout", owner(s.logout)...)
 	app.Get("/", owner(s.showHome)...)
 
@@ -89,6 +91,16 @@ var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,64}$`)
 // requestID takes a well-formed incoming X-Request-Id or mints one, and
 // echoes it on every response.
 func (s *Server) requestID(c *fiber.Ctx) error {
+	assignRequestID(c)
+	return c.Next()
+}
+
+// assignRequestID sets the request's ID once. The error handler calls it too:
+// fasthttp rejects an oversized body before any middleware has run.
+func assignRequestID(c *fiber.Ctx) string {
+	if id, ok := c.Locals(localRequestID).(string); ok {
+		return id
+	}
 	id := c.Get("X-Request-Id")
 	if !requestIDPattern.MatchString(id) {
 		b := make([]byte, 8)
@@ -97,13 +109,10 @@ func (s *Server) requestID(c *fiber.Ctx) error {
 	}
 	c.Locals(localRequestID, id)
 	c.Set("X-Request-Id", id)
-	return c.Next()
-}
-
-func requestIDOf(c *fiber.Ctx) string {
-	id, _ := c.Locals(localRequestID).(string)
 	return id
 }
+
+func requestIDOf(c *fiber.Ctx) string { return assignRequestID(c) }
 
 // logRequest writes one line per request; never bodies, tokens or passphrases.
 func (s *Server) logRequest(c *fiber.Ctx) error {

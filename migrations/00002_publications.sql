@@ -63,6 +63,7 @@ CREATE TABLE reply_drafts (
 );
 CREATE INDEX reply_drafts_chat ON reply_drafts (chat_id);
 CREATE INDEX reply_drafts_person ON reply_drafts (person_id);
+CREATE INDEX reply_drafts_retracted ON reply_drafts (retracted_at);
 
 -- Agent suggestions. closed_at is set when the owner settles an activity
 -- (completed, skipped, dismissed) or the agent retracts it, so the context read

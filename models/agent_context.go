@@ -291,15 +291,20 @@ type activityRow struct {
 	StateAt *time.Time
 }
 
-const activitySelect = "activities.*, activity_states.state AS state, activity_states.until AS until, " +
-	"activity_states.note AS note, activity_states.updated_at AS state_at"
+// activityWindow selects open activities and those settled since a cutoff.
+// Each branch is pinned to the closed_at index so the read stays flat in
+// history: without statistics SQLite would rather walk the primary key in
+// ID order than sort a few hundred rows (BenchmarkAgentContext).
+const activityWindow = `SELECT a.*, s.state AS state, s.until AS until, s.note AS note, s.updated_at AS state_at
+	FROM (SELECT * FROM activities INDEXED BY activities_closed WHERE closed_at IS NULL AND +id > @after
+	      UNION ALL
+	      SELECT * FROM activities INDEXED BY activities_closed WHERE closed_at >= @since AND +id > @after) AS a
+	LEFT JOIN activity_states s ON s.activity_id = a.id
+	ORDER BY a.id LIMIT @limit`
 
 func activityPage(tx *gorm.DB, now time.Time, after string) (Page[ActivityView], error) {
 	var rows []activityRow
-	err := tx.Table("activities").Select(activitySelect).
-		Joins("LEFT JOIN activity_states ON activity_states.activity_id = activities.id").
-		Where("(activities.closed_at IS NULL OR activities.closed_at >= ?) AND activities.id > ?", now.Add(-ContextHistory), after).
-		Order("activities.id").Limit(ContextPageSize + 1).Scan(&rows).Error
+	err := tx.Raw(activityWindow, map[string]any{"after": after, "since": now.Add(-ContextHistory), "limit": ContextPageSize + 1}).Scan(&rows).Error
 	if err != nil {
 		return Page[ActivityView]{}, err
 	}
@@ -333,13 +338,18 @@ type draftRow struct {
 	EditAt       *time.Time
 }
 
+// draftWindow is activityWindow's counterpart for drafts: live ones and
+// those retracted since a cutoff, each branch pinned to its index.
+const draftWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS edit_selected, e.updated_at AS edit_at
+	FROM (SELECT * FROM reply_drafts INDEXED BY reply_drafts_retracted WHERE retracted_at IS NULL AND +id > @after
+	      UNION ALL
+	      SELECT * FROM reply_drafts INDEXED BY reply_drafts_retracted WHERE retracted_at >= @since AND +id > @after) AS d
+	LEFT JOIN draft_edits e ON e.draft_id = d.id
+	ORDER BY d.id LIMIT @limit`
+
 func draftPage(tx *gorm.DB, now time.Time, after string) (Page[DraftView], error) {
 	var rows []draftRow
-	err := tx.Table("reply_drafts").
-		Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at").
-		Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id").
-		Where("(reply_drafts.retracted_at IS NULL OR reply_drafts.retracted_at >= ?) AND reply_drafts.id > ?", now.Add(-ContextHistory), after).
-		Order("reply_drafts.id").Limit(ContextPageSize + 1).Scan(&rows).Error
+	err := tx.Raw(draftWindow, map[string]any{"after": after, "since": now.Add(-ContextHistory), "limit": ContextPageSize + 1}).Scan(&rows).Error
 	if err != nil {
 		return Page[DraftView]{}, err
 	}

@@ -1,0 +1,370 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"hearth/handlers"
+)
+
+func TestLoginPageRenders(t *testing.T) {
+	cases := []struct {
+		name      string
+		withOwner bool
+		noOwner   int // how many login-no-owner notices
+	}{
+		{name: "before a passphrase is set", withOwner: false, noOwner: 1},
+		{name: "with a passphrase", withOwner: true, noOwner: 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ta := newTestApp(t)
+			if tc.withOwner {
+				ta.setOwner()
+			}
+			resp := ta.get("/login", "", nil)
+			if resp.status != http.StatusOK {
+				t.Fatalf("GET /login: %s", resp)
+			}
+			page := parseHTML(t, resp)
+			if n := page.Find(testID("login-no-owner")).Length(); n != tc.noOwner {
+				t.Errorf("%d login-no-owner notices, want %d", n, tc.noOwner)
+			}
+			if n := page.Find(testID("login-error")).Length(); n != 0 {
+				t.Errorf("login-error shown before any attempt")
+			}
+			form := page.Find(`form[method="post"][action="/login"]`)
+			if form.Find(`input[name="password"][type="password"]`).Length() != 1 {
+				t.Errorf("no password field in the login form: %s", resp.body)
+			}
+		})
+	}
+}
+
+func TestLoginWithWrongPassphraseIs401(t *testing.T) {
+	ta := newTestApp(t)
+	ta.setOwner()
+	resp := ta.do(loginRequest("not the passphrase"))
+	if resp.status != http.StatusUnauthorized {
+		t.Fatalf("got %s, want 401", resp)
+	}
+	if len(resp.header.Values("Set-Cookie")) != 0 {
+		t.Errorf("a failed login set cookies: %v", resp.header.Values("Set-Cookie"))
+	}
+	msg := parseHTML(t, resp).Find(testID("login-error"))
+	if msg.Length() != 1 || strings.TrimSpace(msg.Text()) == "" {
+		t.Fatalf("want one non-empty login-error, body %s", resp.body)
+	}
+}
+
+func TestLoginBeforeOwnerExistsIs401(t *testing.T) {
+	ta := newTestApp(t)
+	resp := ta.do(loginRequest(ownerPassphrase))
+	if resp.status != http.StatusUnauthorized {
+		t.Fatalf("got %s, want 401", resp)
+	}
+	if parseHTML(t, resp).Find(testID("login-no-owner")).Length() != 1 {
+		t.Fatalf("want login-no-owner, body %s", resp.body)
+	}
+}
+
+func TestLoginSetsSessionCookie(t *testing.T) {
+	ta := newTestApp(t)
+	ta.setOwner()
+	resp, err := ta.app.Test(loginRequest(ownerPassphrase), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Fatalf("status %d Location %q, want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	var session *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == handlers.SessionCookie {
+			session = c
+		}
+	}
+	if session == nil {
+		t.Fatalf("no %s cookie in %v", handlers.SessionCookie, resp.Header.Values("Set-Cookie"))
+	}
+	if !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Path != "/" || session.Value == "" || session.MaxAge <= 0 {
+		t.Errorf("cookie %+v: want HttpOnly, SameSite=Lax, Path=/, a value and a MaxAge", session)
+	}
+	if session.Secure {
+		t.Errorf("cookie is Secure on a plain-HTTP request")
+	}
+}
+
+func TestHomeShowsBriefToOwner(t *testing.T) {
+	ta := newTestApp(t)
+	cookie := ta.login()
+
+	resp := ta.get("/", "", cookie)
+	if resp.status != http.StatusOK {
+		t.Fatalf("GET / before a publication: %s", resp)
+	}
+	page := parseHTML(t, resp)
+	if page.Find(testID("brief-empty")).Length() != 1 || page.Find(testID("brief")).Length() != 0 {
+		t.Errorf("want brief-empty and no brief before a publication: %s", resp.body)
+	}
+
+	ta.mustPublish(ta.agentToken(), validPublication("run-home", 0).bytes(t))
+	resp = ta.get("/", "", cookie)
+	if resp.status != http.StatusOK {
+		t.Fatalf("GET /: %s", resp)
+	}
+	page = parseHTML(t, resp)
+	brief := page.Find(testID("brief"))
+	if brief.Length() != 1 || !strings.Contains(brief.Text(), "answer Ana about Saturday's hike") || !strings.Contains(brief.Text(), testDate) {
+		t.Errorf("brief %q", brief.Text())
+	}
+	if n := page.Find(testID("activity")).Length(); n != 5 {
+		t.Errorf("%d activities on Home, want 5", n)
+	}
+	if f := page.Find(testID("freshness")).Text(); !strings.Contains(f, "run-home") {
+		t.Errorf("freshness %q, want the run ID", f)
+	}
+}
+
+func TestHomeRedirectsAnonymousToLogin(t *testing.T) {
+	ta := newTestApp(t)
+	for _, cookie := range []*http.Cookie{nil, {Name: handlers.SessionCookie, Value: "forged"}} {
+		resp := ta.get("/", "", cookie)
+		if resp.status != http.StatusSeeOther || resp.header.Get("Location") != "/login" {
+			t.Errorf("cookie %v: got %d Location %q, want 303 to /login", cookie, resp.status, resp.header.Get("Location"))
+		}
+	}
+}
+
+func TestLogoutEndsSession(t *testing.T) {
+	ta := newTestApp(t)
+	cookie := ta.login()
+	if resp := ta.get("/", "", cookie); resp.status != http.StatusOK {
+		t.Fatalf("GET / while logged in: %s", resp)
+	}
+
+	req := httptest.NewRequest(http.MethodPost, "/logout", nil)
+	req.AddCookie(cookie)
+	resp, err := ta.app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+		t.Fatalf("logout: %d Location %q, want 303 to /login", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	cleared := false
+	for _, c := range resp.Cookies() {
+		cleared = cleared || c.Name == handlers.SessionCookie && c.Value == ""
+	}
+	if !cleared {
+		t.Errorf("logout did not clear the cookie: %v", resp.Header.Values("Set-Cookie"))
+	}
+
+	// The old cookie is dead on the server, not just cleared in the browser.
+	after := ta.get("/", "", cookie)
+	if after.status != http.StatusSeeOther || after.header.Get("Location") != "/login" {
+		t.Fatalf("GET / with the old cookie: %d Location %q, want 303 to /login", after.status, after.header.Get("Location"))
+	}
+}
+
+func TestFailedLoginsAreRateLimited(t *testing.T) {
+	ta := newTestApp(t)
+	ta.setOwner()
+	for i := 1; i <= 5; i++ {
+		if resp := ta.do(loginRequest("wrong guess")); resp.status != http.StatusUnauthorized {
+			t.Fatalf("failure %d: got %s, want 401", i, resp)
+		}
+	}
+	for _, password := range []string{"wrong guess", ownerPassphrase} {
+		resp := ta.do(loginRequest(password))
+		assertError(t, resp, http.StatusTooManyRequests, "rate_limited")
+		if s, err := strconv.Atoi(resp.header.Get("Retry-After")); err != nil || s <= 0 || s > 60 {
+			t.Errorf("Retry-After %q, want 1-60 seconds", resp.header.Get("Retry-After"))
+		}
+		if len(resp.header.Values("Set-Cookie")) != 0 {
+			t.Errorf("a rate-limited login set cookies")
+		}
+	}
+}
+
+func TestSuccessfulLoginsAreNotRateLimited(t *testing.T) {
+	ta := newTestApp(t)
+	ta.setOwner()
+	for i := range 7 {
+		if resp := ta.do(loginRequest(ownerPassphrase)); resp.status != http.StatusSeeOther {
+			t.Fatalf("login %d: got %s, want 303", i+1, resp)
+		}
+	}
+}
+
+func TestLogoutRefusesCrossOriginRequests(t *testing.T) {
+	cases := []struct {
+		name    string
+		headers map[string]string
+		status  int
+	}{
+		{name: "cross-site fetch", headers: map[string]string{"Sec-Fetch-Site": "cross-site"}, status: http.StatusForbidden},
+		{name: "same-site but not same-origin", headers: map[string]string{"Sec-Fetch-Site": "same-site"}, status: http.StatusForbidden},
+		{name: "origin of another host", headers: map[string]string{"Origin": "https://evil.example"}, status: http.StatusForbidden},
+		{name: "origin of another port", headers: map[string]string{"Origin": "http://example.com:8081"}, status: http.StatusForbidden},
+		{name: "same-origin fetch", headers: map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": "http://example.com"}, status: http.StatusSeeOther},
+		{name: "user-initiated", headers: map[string]string{"Sec-Fetch-Site": "none"}, status: http.StatusSeeOther},
+		{name: "origin of this host", headers: map[string]string{"Origin": "http://example.com"}, status: http.StatusSeeOther},
+		{name: "not from a browser", headers: nil, status: http.StatusSeeOther},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ta := newTestApp(t)
+			cookie := ta.login()
+			req := httptest.NewRequest(http.MethodPost, "/logout", nil) // Host: example.com
+			req.AddCookie(cookie)
+			for k, v := range tc.headers {
+				req.Header.Set(k, v)
+			}
+			resp := ta.do(req)
+			if tc.status == http.StatusForbidden {
+				assertError(t, resp, http.StatusForbidden, "forbidden")
+				if after := ta.get("/", "", cookie); after.status != http.StatusOK {
+					t.Fatalf("a refused cross-origin logout ended the session: GET / is %d", after.status)
+				}
+				return
+			}
+			if resp.status != tc.status || resp.header.Get("Location") != "/login" {
+				t.Fatalf("got %s (Location %q), want 303 to /login", resp, resp.header.Get("Location"))
+			}
+			if after := ta.get("/", "", cookie); after.status != http.StatusSeeOther {
+				t.Fatalf("GET / after logout: %d, want 303", after.status)
+			}
+		})
+	}
+}
+
+func TestAgentCredentialOnOwnerRoutesIsForbidden(t *testing.T) {
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	cookie := ta.login()
+	cases := []struct {
+		method, path string
+	}{
+		{http.MethodGet, "/"},
+		{http.MethodPost, "/logout"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, tc.path, nil)
+			req.Header.Set("Authorization", "Bearer "+token)
+			assertError(t, ta.do(req), http.StatusForbidden, "forbidden")
+
+			// A bearer token wins over a session cookie sent beside it.
+			req = httptest.NewRequest(tc.method, tc.path, nil)
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.AddCookie(cookie)
+			assertError(t, ta.do(req), http.StatusForbidden, "forbidden")
+		})
+	}
+	if resp := ta.get("/", "", cookie); resp.status != http.StatusOK {
+		t.Fatalf("the agent's POST /logout ended the owner's session: GET / is %d", resp.status)
+	}
+}
+
+func TestTailscaleOwnerFromLoopbackPeer(t *testing.T) {
+	const login = "owner@example.com"
+	ta := newTestAppWithConfig(t, handlers.Config{TailscaleOwner: login})
+	cases := []struct {
+		name   string
+		header string
+		status int
+	}{
+		{name: "configured login", header: login, status: http.StatusOK},
+		{name: "another login", header: "mallory@example.com", status: http.StatusSeeOther},
+		{name: "different case", header: "Owner@Example.com", status: http.StatusSeeOther},
+		{name: "no header", header: "", status: http.StatusSeeOther},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// app.Test's fake connection has peer 0.0.0.0, so a real loopback listener is needed here.
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			if tc.header != "" {
+				req.Header.Set("Tailscale-User-Login", tc.header)
+			}
+			resp := ta.doNet(req)
+			if resp.status != tc.status {
+				t.Fatalf("got %s, want %d", resp, tc.status)
+			}
+			if tc.status == http.StatusOK {
+				if parseHTML(t, resp).Find(testID("brief-empty")).Length() != 1 {
+					t.Errorf("Home not rendered: %s", resp.body)
+				}
+			} else if resp.header.Get("Location") != "/login" {
+				t.Errorf("Location %q, want /login", resp.header.Get("Location"))
+			}
+		})
+	}
+}
+
+func TestTailscaleHeaderIgnoredFromOtherPeers(t *testing.T) {
+	const login = "owner@example.com"
+	ta := newTestAppWithConfig(t, handlers.Config{TailscaleOwner: login})
+	// app.Test serves a fake connection whose peer is 0.0.0.0: not loopback,
+	// so it stands in for a request from the network.
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Header.Set("Tailscale-User-Login", login)
+	resp := ta.do(req)
+	if resp.status != http.StatusSeeOther || resp.header.Get("Location") != "/login" {
+		t.Fatalf("got %d Location %q, want 303 to /login", resp.status, resp.header.Get("Location"))
+	}
+}
+
+func TestTailscaleHeaderIgnoredWhenNotConfigured(t *testing.T) {
+	ta := newTestApp(t)
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Header.Set("Tailscale-User-Login", "owner@example.com")
+	resp := ta.doNet(req)
+	if resp.status != http.StatusSeeOther || resp.header.Get("Location") != "/login" {
+		t.Fatalf("got %d Location %q, want 303 to /login", resp.status, resp.header.Get("Location"))
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	ta := newTestApp(t)
+	resp := ta.get("/healthz", "", nil)
+	if resp.status != http.StatusOK || string(resp.body) != "ok" {
+		t.Fatalf("got %s, want 200 ok", resp)
+	}
+	if resp.header.Get("X-Request-Id") == "" {
+		t.Error("no X-Request-Id")
+	}
+	// A bad credential does not matter on an unauthenticated route.
+	if resp := ta.get("/healthz", "hearth_unknown", nil); resp.status != http.StatusOK {
+		t.Fatalf("with a bad token: %s", resp)
+	}
+}
+
+func TestUnknownRouteIs404Envelope(t *testing.T) {
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	cases := []struct {
+		name   string
+		method string
+		path   string
+		token  string
+	}{
+		{name: "page", method: http.MethodGet, path: "/nope"},
+		{name: "post", method: http.MethodPost, path: "/nope"},
+		{name: "api with a credential", method: http.MethodGet, path: "/api/nope", token: token},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, tc.path, nil)
+			if tc.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tc.token)
+			}
+			assertError(t, ta.do(req), http.StatusNotFound, "not_found")
+		})
+	}
+}

@@ -1,0 +1,548 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/gofiber/fiber/v2"
+
+	"hearth/handlers"
+	"hearth/models"
+)
+
+// testNow is the fixed instant every test store starts at.
+var testNow = time.Date(2026, 9, 29, 7, 0, 0, 0, time.UTC)
+
+// testDate is testNow's calendar date, used in IDs and occurrence keys.
+const testDate = "2026-09-29"
+
+// ownerPassphrase is the passphrase setOwner stores.
+const ownerPassphrase = "correct horse battery staple"
+
+// testClock is a fixed clock that a test may move forward.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// testApp is the real Fiber app over a real store in a temporary directory.
+type testApp struct {
+	t     *testing.T
+	app   *fiber.App
+	store *models.Store
+	clock *testClock
+	names atomic.Int64
+	base  string // set by listen
+}
+
+// newTestApp builds the app with the zero Config.
+func newTestApp(t *testing.T) *testApp {
+	t.Helper()
+	return newTestAppWithConfig(t, handlers.Config{})
+}
+
+// newTestAppWithConfig builds the app on a fresh migrated database with a fixed clock.
+func newTestAppWithConfig(t *testing.T, cfg handlers.Config) *testApp {
+	t.Helper()
+	clock := &testClock{now: testNow}
+	store, err := models.Open(context.Background(), t.TempDir(), models.Options{Clock: clock.Now})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := store.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
+	})
+	return &testApp{t: t, app: handlers.New(store, cfg), store: store, clock: clock}
+}
+
+// response is a fully read HTTP response.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) String() string { return fmt.Sprintf("%d %s", r.status, r.body) }
+
+// do runs req through app.Test without a timeout and reads the whole body.
+func (ta *testApp) do(req *http.Request) response {
+	ta.t.Helper()
+	resp, err := ta.app.Test(req, -1)
+	if err != nil {
+		ta.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	return readResponse(ta.t, resp)
+}
+
+// listen serves the app on a real loopback listener (once) and returns its base URL.
+func (ta *testApp) listen() string {
+	ta.t.Helper()
+	if ta.base == "" {
+		ta.base = serve(ta.t, ta.app)
+	}
+	return ta.base
+}
+
+// noRedirects is a client that shows redirects instead of following them.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// doNet sends req (built with httptest.NewRequest) over a real loopback
+// connection, for what app.Test cannot show: fasthttp's own rejections and
+// the TCP peer address.
+func (ta *testApp) doNet(req *http.Request) response {
+	ta.t.Helper()
+	out, err := http.NewRequestWithContext(ta.t.Context(), req.Method, ta.listen()+req.URL.RequestURI(), req.Body)
+	if err != nil {
+		ta.t.Fatal(err)
+	}
+	out.Header = req.Header.Clone()
+	out.ContentLength = req.ContentLength
+	resp, err := noRedirects.Do(out)
+	if err != nil {
+		ta.t.Fatalf("%s %s: %v", req.Method, out.URL, err)
+	}
+	return readResponse(ta.t, resp)
+}
+
+func readResponse(t *testing.T, resp *http.Response) response {
+	t.Helper()
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read body: %v", err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: body}
+}
+
+// agentToken mints a credential with scopes (all scopes when none are given) and returns its token.
+func (ta *testApp) agentToken(scopes ...string) string {
+	ta.t.Helper()
+	_, token := ta.agentCredential(scopes...)
+	return token
+}
+
+// agentCredential mints a credential and returns its ID and token.
+func (ta *testApp) agentCredential(scopes ...string) (id, token string) {
+	ta.t.Helper()
+	if len(scopes) == 0 {
+		scopes = models.AllScopes
+	}
+	name := fmt.Sprintf("agent-%d", ta.names.Add(1))
+	cred, token, err := ta.store.CreateCredential(context.Background(), name, scopes)
+	if err != nil {
+		ta.t.Fatalf("create credential: %v", err)
+	}
+	return cred.ID, token
+}
+
+// setOwner stores ownerPassphrase.
+func (ta *testApp) setOwner() {
+	ta.t.Helper()
+	if err := ta.store.SetOwnerPassphrase(context.Background(), ownerPassphrase); err != nil {
+		ta.t.Fatalf("set passphrase: %v", err)
+	}
+}
+
+// loginRequest is POST /login with the form field password.
+func loginRequest(password string) *http.Request {
+	req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"password": {password}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return req
+}
+
+// login sets the owner passphrase, logs in and returns the session cookie.
+func (ta *testApp) login() *http.Cookie {
+	ta.t.Helper()
+	ta.setOwner()
+	resp, err := ta.app.Test(loginRequest(ownerPassphrase), -1)
+	if err != nil {
+		ta.t.Fatalf("login: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		ta.t.Fatalf("login: status %d, want 303", resp.StatusCode)
+	}
+	for _, c := range resp.Cookies() {
+		if c.Name == handlers.SessionCookie {
+			return c
+		}
+	}
+	ta.t.Fatalf("login: no %s cookie in %v", handlers.SessionCookie, resp.Header["Set-Cookie"])
+	return nil
+}
+
+// publishRequest is POST /api/agent-results; an empty token sends no Authorization.
+func publishRequest(token string, body []byte) *http.Request {
+	req := httptest.NewRequest(http.MethodPost, "/api/agent-results", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return req
+}
+
+// publish posts body with token.
+func (ta *testApp) publish(token string, body []byte) response {
+	ta.t.Helper()
+	return ta.do(publishRequest(token, body))
+}
+
+// mustPublish posts body and fails the test unless it is accepted (201).
+func (ta *testApp) mustPublish(token string, body []byte) receipt {
+	ta.t.Helper()
+	resp := ta.publish(token, body)
+	if resp.status != http.StatusCreated {
+		ta.t.Fatalf("publish: %s", resp)
+	}
+	return decodeReceipt(ta.t, resp)
+}
+
+// get runs an authenticated GET: bearer token, session cookie, or neither.
+func (ta *testApp) get(path, token string, cookie *http.Cookie) response {
+	ta.t.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	return ta.do(req)
+}
+
+// revision reads the workspace revision straight from the store.
+func (ta *testApp) revision() int64 {
+	ta.t.Helper()
+	rev, err := ta.store.Revision(context.Background())
+	if err != nil {
+		ta.t.Fatalf("revision: %v", err)
+	}
+	return rev
+}
+
+// receipt is the 201/200 body of POST /api/agent-results.
+type receipt struct {
+	RunID      string    `json:"runId"`
+	Revision   int64     `json:"revision"`
+	ReceivedAt time.Time `json:"receivedAt"`
+}
+
+func decodeReceipt(t *testing.T, resp response) receipt {
+	t.Helper()
+	var r receipt
+	dec := json.NewDecoder(bytes.NewReader(resp.body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("receipt %s: %v", resp, err)
+	}
+	return r
+}
+
+// envelope is the API error body (DESIGN §4).
+type envelope struct {
+	Code      string         `json:"code"`
+	Message   string         `json:"message"`
+	Details   map[string]any `json:"details"`
+	RequestID string         `json:"requestId"`
+}
+
+// fieldError is one entry of details.errors in a 422.
+type fieldError struct {
+	Path     string `json:"path"`
+	Message  string `json:"message"`
+	Expected string `json:"expected"`
+	Found    string `json:"found"`
+}
+
+// assertError checks status, JSON content type, the envelope's code and that
+// its requestId is the X-Request-Id header, and returns the envelope.
+func assertError(t *testing.T, resp response, status int, code string) envelope {
+	t.Helper()
+	if resp.status != status {
+		t.Fatalf("status: got %s, want %d %s", resp, status, code)
+	}
+	if ct := resp.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("Content-Type %q, want application/json", ct)
+	}
+	var env envelope
+	dec := json.NewDecoder(bytes.NewReader(resp.body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&env); err != nil {
+		t.Fatalf("envelope %s: %v", resp.body, err)
+	}
+	if env.Code != code {
+		t.Errorf("code %q, want %q (body %s)", env.Code, code, resp.body)
+	}
+	if env.Message == "" {
+		t.Errorf("empty message in %s", resp.body)
+	}
+	id := resp.header.Get("X-Request-Id")
+	if id == "" || env.RequestID != id {
+		t.Errorf("X-Request-Id %q, envelope requestId %q: want equal and non-empty", id, env.RequestID)
+	}
+	return env
+}
+
+// fieldErrors returns details.errors of a 422 envelope.
+func fieldErrors(t *testing.T, env envelope) []fieldError {
+	t.Helper()
+	raw, err := json.Marshal(env.Details["errors"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []fieldError
+	if err := json.Unmarshal(raw, &errs); err != nil || len(errs) == 0 {
+		t.Fatalf("details.errors %s: want a non-empty list (%v)", raw, err)
+	}
+	return errs
+}
+
+// doc is a publication being built; cases mutate it by JSON Pointer.
+type doc map[string]any
+
+// validPublication is a demo-like publication that the server accepts on an
+// empty workspace: source refs of both kinds, a brief, two people, a routine
+// with a measurement and two task steps, a reply with its draft, and a task.
+func validPublication(runID string, expectedRevision int64) doc {
+	zone := "Europe/Berlin"
+	occ := testDate + "@" + zone
+	routine := "morning-routine-" + testDate
+	observed := testNow.Add(-10 * time.Minute).Format(time.RFC3339)
+	return doc{
+		"runId":            runID,
+		"jobKey":           "daily-brief",
+		"expectedRevision": expectedRevision,
+		"generatedAt":      testNow.Format(time.RFC3339),
+		"sourceRefs": []any{
+			map[string]any{"id": "life-people-ana", "kind": "life", "path": "people/ana-okafor.md",
+				"contentHash": "sha256:" + strings.Repeat("4a", 32), "observedAt": observed},
+			map[string]any{"id": "life-health", "kind": "life", "path": "areas/health.md",
+				"contentHash": "sha256:" + strings.Repeat("1b", 32), "observedAt": observed},
+			map[string]any{"id": "beeper-ana-chat", "kind": "beeper", "accountId": "whatsapp-demo",
+				"chatId": "!ana-okafor:beeper.local", "messageId": "m-ana-3", "observedAt": observed},
+		},
+		"brief": map[string]any{
+			"date": testDate, "timeZone": zone,
+			"text":        "A light day. Weigh in and stretch, then answer Ana about Saturday's hike.",
+			"evidenceIds": []any{"life-people-ana", "beeper-ana-chat", "life-health"},
+		},
+		"people": []any{
+			map[string]any{"id": "ana-okafor", "name": "Ana Okafor", "context": "Friend from the climbing gym.",
+				"evidenceIds": []any{"life-people-ana", "beeper-ana-chat"}},
+			map[string]any{"id": "tomas-lindqvist", "name": "Tomas Lindqvist", "context": "Neighbour and cycling mechanic.",
+				"evidenceIds": []any{}},
+		},
+		"activities": []any{
+			map[string]any{"id": routine, "kind": "routine", "title": "Morning routine", "evidenceIds": []any{"life-health"},
+				"occurrenceKey": occ, "recommendation": map[string]any{"section": "routine", "rank": 1}, "payload": map[string]any{}},
+			map[string]any{"id": "weigh-in-" + testDate, "kind": "measurement", "title": "Weigh in", "detail": "Before breakfast.",
+				"evidenceIds": []any{"life-health"}, "parentId": routine, "occurrenceKey": occ,
+				"recommendation": map[string]any{"section": "routine", "rank": 1}, "payload": map[string]any{"metric": "weight", "unit": "kg"}},
+			map[string]any{"id": "stretch-" + testDate, "kind": "task", "title": "Stretch for ten minutes", "evidenceIds": []any{"life-health"},
+				"parentId": routine, "occurrenceKey": occ, "recommendation": map[string]any{"section": "routine", "rank": 2}, "payload": map[string]any{}},
+			map[string]any{"id": "reply-ana-hike", "kind": "reply", "title": "Answer Ana about Saturday's hike",
+				"evidenceIds": []any{"beeper-ana-chat"}, "personId": "ana-okafor",
+				"recommendation": map[string]any{"section": "focus", "rank": 1, "reason": "She asked twice."},
+				"payload":        map[string]any{"draftId": "draft-ana-hike"}},
+			map[string]any{"id": "book-bike-service", "kind": "task", "title": "Book the bike service", "evidenceIds": []any{},
+				"personId": "tomas-lindqvist", "recommendation": map[string]any{"section": "optional", "rank": 1}, "payload": map[string]any{}},
+		},
+		"replyDrafts": []any{
+			map[string]any{"id": "draft-ana-hike", "personId": "ana-okafor", "accountId": "whatsapp-demo",
+				"chatId": "!ana-okafor:beeper.local", "replyToMessageId": "m-ana-3", "sourceMessageRevision": "3",
+				"reason": "Ana asked whether Saturday still works.",
+				"candidates": []any{
+					map[string]any{"id": "yes-early", "style": "warm", "body": "Saturday works! Trailhead at 8?"},
+					map[string]any{"id": "yes-short", "style": "brief", "body": "Yes, 8am?"},
+				},
+				"evidenceIds": []any{"beeper-ana-chat", "life-people-ana"}},
+		},
+		"retractions":       []any{},
+		"completedRequests": []any{},
+	}
+}
+
+// minimalPublication has every required field and nothing else.
+func minimalPublication(runID string, expectedRevision int64) doc {
+	return doc{
+		"runId": runID, "jobKey": "test", "expectedRevision": expectedRevision,
+		"generatedAt": testNow.Format(time.RFC3339),
+		"sourceRefs":  []any{}, "people": []any{}, "activities": []any{},
+		"replyDrafts": []any{}, "retractions": []any{}, "completedRequests": []any{},
+	}
+}
+
+// taskActivity is a bare task activity.
+func taskActivity(id string) map[string]any {
+	return map[string]any{"id": id, "kind": "task", "title": "Task " + id, "evidenceIds": []any{}, "payload": map[string]any{}}
+}
+
+// bytes renders d as JSON.
+func (d doc) bytes(t *testing.T) []byte {
+	t.Helper()
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// parent walks d to the container that holds pointer's last token.
+func (d doc) parent(t *testing.T, pointer string) (container any, last string) {
+	t.Helper()
+	tokens := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	var cur any = map[string]any(d)
+	for _, tok := range tokens[:len(tokens)-1] {
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i >= len(c) {
+				t.Fatalf("pointer %s: bad index %q", pointer, tok)
+			}
+			cur = c[i]
+		default:
+			t.Fatalf("pointer %s: %q is not a container", pointer, tok)
+		}
+	}
+	return cur, tokens[len(tokens)-1]
+}
+
+// set puts v at pointer (an object member or an existing array element).
+func (d doc) set(t *testing.T, pointer string, v any) {
+	t.Helper()
+	c, last := d.parent(t, pointer)
+	switch c := c.(type) {
+	case map[string]any:
+		c[last] = v
+	case []any:
+		i, err := strconv.Atoi(last)
+		if err != nil || i >= len(c) {
+			t.Fatalf("set %s: bad index %q", pointer, last)
+		}
+		c[i] = v
+	default:
+		t.Fatalf("set %s: parent is not a container", pointer)
+	}
+}
+
+// del removes the object member at pointer.
+func (d doc) del(t *testing.T, pointer string) {
+	t.Helper()
+	c, last := d.parent(t, pointer)
+	m, ok := c.(map[string]any)
+	if !ok {
+		t.Fatalf("del %s: parent is not an object", pointer)
+	}
+	delete(m, last)
+}
+
+// jsonAt decodes body and returns the value at a JSON Pointer, failing the test if absent.
+func jsonAt(t *testing.T, body []byte, pointer string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+	return valueAt(t, v, pointer)
+}
+
+func valueAt(t *testing.T, v any, pointer string) any {
+	t.Helper()
+	if pointer == "" {
+		return v
+	}
+	cur := v
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		switch c := cur.(type) {
+		case map[string]any:
+			next, ok := c[tok]
+			if !ok {
+				t.Fatalf("%s: no member %q in %v", pointer, tok, keysOf(c))
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				t.Fatalf("%s: index %q out of %d items", pointer, tok, len(c))
+			}
+			cur = c[i]
+		default:
+			t.Fatalf("%s: %q under a %T", pointer, tok, cur)
+		}
+	}
+	return cur
+}
+
+func keysOf(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// parseHTML parses an HTML response.
+func parseHTML(t *testing.T, resp response) *goquery.Document {
+	t.Helper()
+	if ct := resp.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Fatalf("Content-Type %q, want text/html (%s)", ct, resp)
+	}
+	d, err := goquery.NewDocumentFromReader(bytes.NewReader(resp.body))
+	if err != nil {
+		t.Fatalf("parse HTML: %v", err)
+	}
+	return d
+}
+
+// testID selects elements by data-testid.
+func testID(id string) string { return `[data-testid="` + id + `"]` }
+
+// serve runs app on a real loopback listener until the test ends and returns its base URL.
+func serve(t *testing.T, app *fiber.App) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- app.Listener(ln) }()
+	t.Cleanup(func() {
+		if err := app.ShutdownWithTimeout(5 * time.Second); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return "http://" + ln.Addr().String()
+}

@@ -1,0 +1,487 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"hearth/models"
+)
+
+// assertNothingWritten checks that a rejected publication left no trace: the
+// revision is unchanged and runID is still free, so a valid publication under
+// it is accepted as new (201), not replayed or refused as a conflict.
+func assertNothingWritten(t *testing.T, ta *testApp, token, runID string, revBefore int64) {
+	t.Helper()
+	if rev := ta.revision(); rev != revBefore {
+		t.Fatalf("revision %d after a rejected publication, want %d", rev, revBefore)
+	}
+	resp := ta.publish(token, validPublication(runID, revBefore).bytes(t))
+	if resp.status != http.StatusCreated {
+		t.Fatalf("valid publication under the rejected runId %q: got %s, want 201", runID, resp)
+	}
+	if r := decodeReceipt(t, resp); r.RunID != runID || r.Revision != revBefore+1 {
+		t.Fatalf("receipt %+v, want runId %q revision %d", r, runID, revBefore+1)
+	}
+}
+
+func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
+	const routine = "morning-routine-" + testDate
+	cases := []struct {
+		name string
+		// mutate edits the valid publication; raw, when set, rewrites its bytes afterwards.
+		mutate      func(t *testing.T, d doc)
+		raw         func(valid []byte) []byte
+		contentType string // default application/json
+		// overNetwork sends the request over a real connection: fasthttp
+		// rejects an oversized body before the app sees it, and app.Test
+		// reports that as an error instead of a response.
+		overNetwork bool
+		status      int
+		code        string
+		// path is details.path (400) or a details.errors[].path (422) that must be reported.
+		path string
+		// expected must be contained in that 422 error's expected.
+		expected string
+	}{
+		// 400: not one well-formed JSON value.
+		{name: "not JSON", raw: func([]byte) []byte { return []byte("hello") }, status: 400, code: "malformed_json"},
+		{name: "empty body", raw: func([]byte) []byte { return nil }, status: 400, code: "malformed_json"},
+		{name: "truncated", raw: func(b []byte) []byte { return b[:len(b)/2] }, status: 400, code: "malformed_json"},
+		{name: "trailing object", raw: func(b []byte) []byte { return append(b, "{}"...) }, status: 400, code: "malformed_json"},
+		{name: "trailing garbage after whitespace", raw: func(b []byte) []byte { return append(b, "\n x"...) }, status: 400, code: "malformed_json"},
+		{name: "duplicate top-level key", raw: func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`{`), []byte(`{"jobKey":"again",`), 1)
+		}, status: 400, code: "malformed_json", path: "/jobKey"},
+		{name: "duplicate nested key", raw: func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"title":"Morning routine"`), []byte(`"title":"x","title":"Morning routine"`), 1)
+		}, status: 400, code: "malformed_json", path: "/activities/0/title"},
+		{name: "duplicate key in payload", raw: func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"payload":{"metric"`), []byte(`"payload":{"unit":"lb","metric"`), 1)
+		}, status: 400, code: "malformed_json", path: "/activities/1/payload/unit"},
+		{name: "invalid UTF-8", raw: func(b []byte) []byte {
+			return bytes.Replace(b, []byte("Morning routine"), []byte("Morning \xff routine"), 1)
+		}, status: 400, code: "malformed_json"},
+
+		// 415 and 413: the envelope, before any parsing.
+		{name: "text/plain", contentType: "text/plain", status: 415, code: "unsupported_media_type"},
+		{name: "form media type", contentType: "application/x-www-form-urlencoded", status: 415, code: "unsupported_media_type"},
+		{name: "no media type", contentType: "-", status: 415, code: "unsupported_media_type"},
+		{name: "body over 1 MiB", raw: func(b []byte) []byte {
+			return append(b, bytes.Repeat([]byte(" "), models.MaxBodyBytes)...)
+		}, overNetwork: true, status: 413, code: "payload_too_large"},
+
+		// 422: well-formed but not the contract.
+		{name: "unknown top-level field", mutate: func(t *testing.T, d doc) { d.set(t, "/notes", "hi") },
+			status: 422, code: "invalid_result", path: "/notes", expected: "activities, brief, completedRequests"},
+		{name: "unknown activity field", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/0/foo", 1) },
+			status: 422, code: "invalid_result", path: "/activities/0/foo", expected: "kind"},
+		{name: "unknown recommendation field", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/0/recommendation/weight", 2) },
+			status: 422, code: "invalid_result", path: "/activities/0/recommendation/weight", expected: "section"},
+		{name: "unknown payload field", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/1/payload/goal", 70) },
+			status: 422, code: "invalid_result", path: "/activities/1/payload/goal", expected: "metric, unit"},
+		{name: "field on an empty payload", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/2/payload/minutes", 10) },
+			status: 422, code: "invalid_result", path: "/activities/2/payload/minutes"},
+		{name: "null top-level", mutate: func(t *testing.T, d doc) { d.set(t, "/brief", nil) },
+			status: 422, code: "invalid_result", path: "/brief", expected: "object"},
+		{name: "null required", mutate: func(t *testing.T, d doc) { d.set(t, "/jobKey", nil) },
+			status: 422, code: "invalid_result", path: "/jobKey", expected: "string"},
+		{name: "null nested optional", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/1/detail", nil) },
+			status: 422, code: "invalid_result", path: "/activities/1/detail"},
+		{name: "null array element", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/0/evidenceIds/0", nil) },
+			status: 422, code: "invalid_result", path: "/activities/0/evidenceIds/0"},
+		{name: "null inside payload", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/1/payload/unit", nil) },
+			status: 422, code: "invalid_result", path: "/activities/1/payload/unit"},
+		{name: "null payload", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/payload", nil) },
+			status: 422, code: "invalid_result", path: "/activities/4/payload"},
+		{name: "missing jobKey", mutate: func(t *testing.T, d doc) { d.del(t, "/jobKey") },
+			status: 422, code: "invalid_result", path: "/jobKey", expected: "string"},
+		{name: "missing empty array", mutate: func(t *testing.T, d doc) { d.del(t, "/retractions") },
+			status: 422, code: "invalid_result", path: "/retractions", expected: "array"},
+		{name: "missing nested field", mutate: func(t *testing.T, d doc) { d.del(t, "/activities/3/title") },
+			status: 422, code: "invalid_result", path: "/activities/3/title"},
+		{name: "missing payload", mutate: func(t *testing.T, d doc) { d.del(t, "/activities/4/payload") },
+			status: 422, code: "invalid_result", path: "/activities/4/payload"},
+		{name: "wrong type", mutate: func(t *testing.T, d doc) { d.set(t, "/expectedRevision", "0") },
+			status: 422, code: "invalid_result", path: "/expectedRevision", expected: "integer"},
+		{name: "fractional revision", mutate: func(t *testing.T, d doc) { d.set(t, "/expectedRevision", 0.5) },
+			status: 422, code: "invalid_result", path: "/expectedRevision", expected: "integer"},
+		{name: "negative revision", mutate: func(t *testing.T, d doc) { d.set(t, "/expectedRevision", -1) },
+			status: 422, code: "invalid_result", path: "/expectedRevision"},
+		{name: "title over 200 characters", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/2/title", strings.Repeat("é", 201)) },
+			status: 422, code: "invalid_result", path: "/activities/2/title", expected: "200"},
+		{name: "empty title", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/2/title", "  ") },
+			status: 422, code: "invalid_result", path: "/activities/2/title"},
+		{name: "501 activities", mutate: func(t *testing.T, d doc) {
+			acts := make([]any, models.MaxActivities+1)
+			for i := range acts {
+				acts[i] = taskActivity(fmt.Sprintf("task-%03d", i))
+			}
+			d.set(t, "/activities", acts)
+		}, status: 422, code: "invalid_result", path: "/activities", expected: "500"},
+		{name: "duplicate activity ID", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/id", "reply-ana-hike") },
+			status: 422, code: "invalid_result", path: "/activities/4/id"},
+		{name: "runId with a space", mutate: func(t *testing.T, d doc) { d.set(t, "/runId", "run 1") },
+			status: 422, code: "invalid_result", path: "/runId", expected: "[A-Za-z0-9._:@-]"},
+		{name: "runId with a slash", mutate: func(t *testing.T, d doc) { d.set(t, "/runId", "run/1") },
+			status: 422, code: "invalid_result", path: "/runId", expected: "[A-Za-z0-9._:@-]"},
+		{name: "runId too long", mutate: func(t *testing.T, d doc) { d.set(t, "/runId", strings.Repeat("r", 129)) },
+			status: 422, code: "invalid_result", path: "/runId", expected: "1-128"},
+		{name: "generatedAt not RFC 3339", mutate: func(t *testing.T, d doc) { d.set(t, "/generatedAt", "2026-09-29 07:00:00") },
+			status: 422, code: "invalid_result", path: "/generatedAt", expected: "RFC 3339"},
+		{name: "generatedAt without zone", mutate: func(t *testing.T, d doc) { d.set(t, "/generatedAt", "2026-09-29T07:00:00") },
+			status: 422, code: "invalid_result", path: "/generatedAt", expected: "RFC 3339"},
+		{name: "unknown brief time zone", mutate: func(t *testing.T, d doc) { d.set(t, "/brief/timeZone", "Mars/Olympus_Mons") },
+			status: 422, code: "invalid_result", path: "/brief/timeZone", expected: "IANA"},
+		{name: "Local is not a time zone name", mutate: func(t *testing.T, d doc) { d.set(t, "/brief/timeZone", "Local") },
+			status: 422, code: "invalid_result", path: "/brief/timeZone", expected: "IANA"},
+		{name: "bad brief date", mutate: func(t *testing.T, d doc) { d.set(t, "/brief/date", "2026-02-30") },
+			status: 422, code: "invalid_result", path: "/brief/date", expected: "YYYY-MM-DD"},
+		{name: "content hash not hex", mutate: func(t *testing.T, d doc) { d.set(t, "/sourceRefs/0/contentHash", "sha256:xyz") },
+			status: 422, code: "invalid_result", path: "/sourceRefs/0/contentHash", expected: "64"},
+		{name: "content hash uppercase", mutate: func(t *testing.T, d doc) {
+			d.set(t, "/sourceRefs/0/contentHash", "sha256:"+strings.Repeat("4A", 32))
+		}, status: 422, code: "invalid_result", path: "/sourceRefs/0/contentHash", expected: "lowercase"},
+		{name: "content hash on a beeper ref", mutate: func(t *testing.T, d doc) {
+			d.set(t, "/sourceRefs/2/contentHash", "sha256:"+strings.Repeat("4a", 32))
+		}, status: 422, code: "invalid_result", path: "/sourceRefs/2/contentHash"},
+		{name: "absolute life path", mutate: func(t *testing.T, d doc) { d.set(t, "/sourceRefs/0/path", "/etc/passwd") },
+			status: 422, code: "invalid_result", path: "/sourceRefs/0/path", expected: "'..'"},
+		{name: "life path climbing out", mutate: func(t *testing.T, d doc) { d.set(t, "/sourceRefs/0/path", "people/../../secrets.md") },
+			status: 422, code: "invalid_result", path: "/sourceRefs/0/path", expected: "'..'"},
+		{name: "unknown source kind", mutate: func(t *testing.T, d doc) { d.set(t, "/sourceRefs/1/kind", "web") },
+			status: 422, code: "invalid_result", path: "/sourceRefs/1/kind", expected: "life, beeper"},
+		{name: "dangling brief evidence", mutate: func(t *testing.T, d doc) { d.set(t, "/brief/evidenceIds/1", "no-such-ref") },
+			status: 422, code: "invalid_result", path: "/brief/evidenceIds/1", expected: "source ref"},
+		{name: "dangling activity evidence", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/0/evidenceIds/0", "no-such-ref") },
+			status: 422, code: "invalid_result", path: "/activities/0/evidenceIds/0", expected: "source ref"},
+		{name: "dangling personId", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/3/personId", "nobody") },
+			status: 422, code: "invalid_result", path: "/activities/3/personId", expected: "person"},
+		{name: "dangling draft personId", mutate: func(t *testing.T, d doc) { d.set(t, "/replyDrafts/0/personId", "nobody") },
+			status: 422, code: "invalid_result", path: "/replyDrafts/0/personId", expected: "person"},
+		{name: "dangling parentId", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/1/parentId", "no-such-routine") },
+			status: 422, code: "invalid_result", path: "/activities/1/parentId", expected: "routine"},
+		{name: "dangling payload draftId", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/3/payload/draftId", "no-such-draft") },
+			status: 422, code: "invalid_result", path: "/activities/3/payload/draftId", expected: "reply draft"},
+		{name: "routines that are each other's parent", mutate: func(t *testing.T, d doc) {
+			evening := map[string]any{"id": "evening-routine", "kind": "routine", "title": "Evening routine",
+				"evidenceIds": []any{}, "parentId": routine, "payload": map[string]any{}}
+			d.set(t, "/activities/0/parentId", "evening-routine")
+			d.set(t, "/activities", append(d["activities"].([]any), evening))
+		}, status: 422, code: "invalid_result", path: "/activities/0/parentId", expected: "without cycles"},
+		{name: "own parent", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/0/parentId", routine) },
+			status: 422, code: "invalid_result", path: "/activities/0/parentId", expected: "routine"},
+		{name: "parentId naming a task", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/2/parentId", "book-bike-service") },
+			status: 422, code: "invalid_result", path: "/activities/2/parentId", expected: "routine"},
+		{name: "unknown activity kind", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/kind", "errand") },
+			status: 422, code: "invalid_result", path: "/activities/4/kind", expected: "task, measurement, reply, routine"},
+		{name: "unknown metric", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/1/payload/metric", "mood") },
+			status: 422, code: "invalid_result", path: "/activities/1/payload/metric", expected: "weight"},
+		{name: "unknown section", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/recommendation/section", "later") },
+			status: 422, code: "invalid_result", path: "/activities/4/recommendation/section", expected: "routine, focus, optional"},
+		{name: "reply with an occurrence key", mutate: func(t *testing.T, d doc) {
+			d.set(t, "/activities/3/occurrenceKey", testDate+"@Europe/Berlin")
+		}, status: 422, code: "invalid_result", path: "/activities/3/occurrenceKey"},
+		{name: "draft without candidates", mutate: func(t *testing.T, d doc) { d.set(t, "/replyDrafts/0/candidates", []any{}) },
+			status: 422, code: "invalid_result", path: "/replyDrafts/0/candidates", expected: "1-5"},
+		{name: "retraction of an unknown activity", mutate: func(t *testing.T, d doc) {
+			d.set(t, "/retractions", []any{map[string]any{"kind": "activity", "id": "never-published"}})
+		}, status: 422, code: "invalid_result", path: "/retractions/0/id"},
+		{name: "completing an unknown request", mutate: func(t *testing.T, d doc) {
+			d.set(t, "/completedRequests", []any{map[string]any{"requestId": "req-1", "sourceRefIds": []any{"life-health"}}})
+		}, status: 422, code: "invalid_result", path: "/completedRequests/0/requestId"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ta := newTestApp(t)
+			token := ta.agentToken()
+			const runID = "run-rejected"
+			d := validPublication(runID, 0)
+			if tc.mutate != nil {
+				tc.mutate(t, d)
+			}
+			body := d.bytes(t)
+			if tc.raw != nil {
+				body = tc.raw(body)
+			}
+			req := publishRequest(token, body)
+			switch tc.contentType {
+			case "":
+			case "-":
+				req.Header.Del("Content-Type")
+			default:
+				req.Header.Set("Content-Type", tc.contentType)
+			}
+			send := ta.do
+			if tc.overNetwork {
+				send = ta.doNet
+			}
+			env := assertError(t, send(req), tc.status, tc.code)
+			switch tc.status {
+			case http.StatusBadRequest:
+				if _, ok := env.Details["offset"]; !ok {
+					t.Errorf("details %v: want an offset", env.Details)
+				}
+				if tc.path != "" && env.Details["path"] != tc.path {
+					t.Errorf("details.path %v, want %q", env.Details["path"], tc.path)
+				}
+			case http.StatusUnprocessableEntity:
+				errs := fieldErrors(t, env)
+				i := slices.IndexFunc(errs, func(e fieldError) bool { return e.Path == tc.path })
+				if i < 0 {
+					t.Fatalf("no error at %q in %+v", tc.path, errs)
+				}
+				if e := errs[i]; e.Message == "" || !strings.Contains(e.Expected, tc.expected) {
+					t.Errorf("error %+v: want a message and expected containing %q", e, tc.expected)
+				}
+				for _, e := range errs {
+					if !strings.HasPrefix(e.Path, "/") {
+						t.Errorf("path %q is not a JSON Pointer", e.Path)
+					}
+				}
+			case http.StatusRequestEntityTooLarge:
+				if env.Details["limit"] != float64(models.MaxBodyBytes) {
+					t.Errorf("details %v: want limit %d", env.Details, models.MaxBodyBytes)
+				}
+			case http.StatusUnsupportedMediaType:
+				if env.Details["expected"] != "application/json" {
+					t.Errorf("details %v: want expected application/json", env.Details)
+				}
+			}
+			assertNothingWritten(t, ta, token, runID, 0)
+		})
+	}
+}
+
+func TestPublishAcceptsJSONWithCharset(t *testing.T) {
+	ta := newTestApp(t)
+	req := publishRequest(ta.agentToken(), validPublication("run-1", 0).bytes(t))
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	resp := ta.do(req)
+	if resp.status != http.StatusCreated {
+		t.Fatalf("got %s, want 201", resp)
+	}
+	if r := decodeReceipt(t, resp); r.RunID != "run-1" || r.Revision != 1 || !r.ReceivedAt.Equal(testNow) {
+		t.Fatalf("receipt %+v", r)
+	}
+}
+
+func TestPublishRejectsWrongCallerAndWritesNothing(t *testing.T) {
+	cases := []struct {
+		name string
+		// prepare returns the request's Authorization header and session cookie.
+		prepare func(ta *testApp) (authorization string, cookie *http.Cookie)
+		status  int
+		code    string
+	}{
+		{name: "no credential", prepare: func(*testApp) (string, *http.Cookie) { return "", nil },
+			status: 401, code: "unauthorized"},
+		{name: "not a bearer token", prepare: func(ta *testApp) (string, *http.Cookie) { return "Basic " + ta.agentToken(), nil },
+			status: 401, code: "unauthorized"},
+		{name: "empty bearer token", prepare: func(*testApp) (string, *http.Cookie) { return "Bearer ", nil },
+			status: 401, code: "unauthorized"},
+		{name: "unknown token", prepare: func(*testApp) (string, *http.Cookie) {
+			return "Bearer hearth_" + strings.Repeat("A", 43), nil
+		}, status: 401, code: "unauthorized"},
+		{name: "revoked token", prepare: func(ta *testApp) (string, *http.Cookie) {
+			id, token := ta.agentCredential()
+			if _, err := ta.store.RevokeCredential(t.Context(), id); err != nil {
+				t.Fatalf("revoke: %v", err)
+			}
+			return "Bearer " + token, nil
+		}, status: 401, code: "unauthorized"},
+		{name: "credential without results:publish", prepare: func(ta *testApp) (string, *http.Cookie) {
+			return "Bearer " + ta.agentToken(models.ScopeContextRead), nil
+		}, status: 403, code: "forbidden"},
+		{name: "owner session", prepare: func(ta *testApp) (string, *http.Cookie) { return "", ta.login() },
+			status: 403, code: "forbidden"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ta := newTestApp(t)
+			const runID = "run-refused"
+			auth, cookie := tc.prepare(ta)
+			req := publishRequest("", validPublication(runID, 0).bytes(t))
+			if auth != "" {
+				req.Header.Set("Authorization", auth)
+			}
+			if cookie != nil {
+				req.AddCookie(cookie)
+			}
+			resp := ta.do(req)
+			env := assertError(t, resp, tc.status, tc.code)
+			if tc.status == http.StatusUnauthorized && !strings.HasPrefix(resp.header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("WWW-Authenticate %q, want a Bearer challenge", resp.header.Get("WWW-Authenticate"))
+			}
+			if tc.name == "credential without results:publish" && env.Details["requiredScope"] != models.ScopeResultsPublish {
+				t.Errorf("details %v: want requiredScope %s", env.Details, models.ScopeResultsPublish)
+			}
+			assertNothingWritten(t, ta, ta.agentToken(), runID, 0)
+		})
+	}
+}
+
+func TestPublishReplayReturnsOriginalReceipt(t *testing.T) {
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	first := validPublication("run-a", 0).bytes(t)
+
+	created := ta.publish(token, first)
+	if created.status != http.StatusCreated {
+		t.Fatalf("first publish: %s", created)
+	}
+	if id := created.header.Get("X-Request-Id"); id == "" {
+		t.Error("201 without X-Request-Id")
+	}
+	original := decodeReceipt(t, created)
+	if original.RunID != "run-a" || original.Revision != 1 || !original.ReceivedAt.Equal(testNow) {
+		t.Fatalf("first receipt %+v", original)
+	}
+
+	// A later publication raises the revision and happens at a later time.
+	ta.clock.Advance(time.Hour)
+	later := validPublication("run-b", 1)
+	later.set(t, "/brief/text", "Changed my mind.")
+	if r := ta.mustPublish(token, later.bytes(t)); r.Revision != 2 {
+		t.Fatalf("second receipt %+v, want revision 2", r)
+	}
+
+	ta.clock.Advance(time.Hour)
+	replay := ta.publish(token, first)
+	if replay.status != http.StatusOK {
+		t.Fatalf("replay: got %s, want 200", replay)
+	}
+	if !bytes.Equal(replay.body, created.body) {
+		t.Fatalf("replay receipt %s, want the original %s", replay.body, created.body)
+	}
+	if rev := ta.revision(); rev != 2 {
+		t.Fatalf("revision %d after a replay, want 2", rev)
+	}
+}
+
+func TestPublishReplayIsByCanonicalPayload(t *testing.T) {
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	d := validPublication("run-a", 0)
+	created := ta.publish(token, d.bytes(t))
+	if created.status != http.StatusCreated {
+		t.Fatalf("publish: %s", created)
+	}
+
+	// The same document with top-level keys in reverse order, indented, and
+	// a string spelled with an escape.
+	keys := keysOf(d)
+	slices.Sort(keys)
+	slices.Reverse(keys)
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	for i, k := range keys {
+		v, err := json.MarshalIndent(d[k], "  ", "\t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			b.WriteString(" ,\r\n")
+		}
+		fmt.Fprintf(&b, "  %q :  %s", k, v)
+	}
+	b.WriteString("\n}\n")
+	reordered := bytes.Replace(b.Bytes(), []byte(`"daily-brief"`), []byte(`"daily\u002dbrief"`), 1)
+	if bytes.Equal(reordered, b.Bytes()) {
+		t.Fatal("escape not applied")
+	}
+
+	replay := ta.publish(token, reordered)
+	if replay.status != http.StatusOK {
+		t.Fatalf("reordered replay: got %s, want 200", replay)
+	}
+	if !bytes.Equal(replay.body, created.body) {
+		t.Fatalf("replay receipt %s, want %s", replay.body, created.body)
+	}
+	if rev := ta.revision(); rev != 1 {
+		t.Fatalf("revision %d, want 1", rev)
+	}
+}
+
+func TestPublishSameRunIDDifferentContentConflicts(t *testing.T) {
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	ta.mustPublish(token, validPublication("run-a", 0).bytes(t))
+
+	cases := []struct {
+		name   string
+		mutate func(t *testing.T, d doc)
+	}{
+		{name: "changed title", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/title", "Book it today") }},
+		{name: "changed expectedRevision", mutate: func(t *testing.T, d doc) { d.set(t, "/expectedRevision", 1) }},
+		{name: "changed and stale", mutate: func(t *testing.T, d doc) { d.set(t, "/jobKey", "other") }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := validPublication("run-a", 0)
+			tc.mutate(t, d)
+			assertError(t, ta.publish(token, d.bytes(t)), http.StatusConflict, "idempotency_conflict")
+			if rev := ta.revision(); rev != 1 {
+				t.Fatalf("revision %d, want 1", rev)
+			}
+		})
+	}
+}
+
+func TestPublishReplayIsPerPublisher(t *testing.T) {
+	ta := newTestApp(t)
+	ta.mustPublish(ta.agentToken(), validPublication("run-a", 0).bytes(t))
+	// Another credential reusing the runId is a new publication, judged on its revision.
+	other := ta.agentToken()
+	env := assertError(t, ta.publish(other, validPublication("run-a", 0).bytes(t)), http.StatusConflict, "revision_conflict")
+	if env.Details["currentRevision"] != float64(1) {
+		t.Fatalf("details %v", env.Details)
+	}
+	if r := ta.mustPublish(other, validPublication("run-a", 1).bytes(t)); r.Revision != 2 {
+		t.Fatalf("receipt %+v", r)
+	}
+}
+
+func TestPublishStaleRevisionConflictsAndWritesNothing(t *testing.T) {
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	ta.mustPublish(token, validPublication("run-a", 0).bytes(t))
+
+	stale := validPublication("run-b", 0)
+	stale.set(t, "/brief/text", "Written against revision 0.")
+	env := assertError(t, ta.publish(token, stale.bytes(t)), http.StatusConflict, "revision_conflict")
+	if env.Details["currentRevision"] != float64(1) || env.Details["expectedRevision"] != float64(0) {
+		t.Fatalf("details %v, want currentRevision 1 and expectedRevision 0", env.Details)
+	}
+	resp := ta.get("/api/agent-context", token, nil)
+	if got := jsonAt(t, resp.body, "/brief/text"); got == "Written against revision 0." {
+		t.Fatal("a stale publication changed the brief")
+	}
+	// No receipt was kept for run-b: rebuilt against revision 1 it is new.
+	assertNothingWritten(t, ta, token, "run-b", 1)
+}
+
+func TestPublishResponsesCarryRequestID(t *testing.T) {
+	ta := newTestApp(t)
+	req := publishRequest(ta.agentToken(), []byte("{"))
+	req.Header.Set("X-Request-Id", "client-chosen-id-1")
+	env := assertError(t, ta.do(req), http.StatusBadRequest, "malformed_json")
+	if env.RequestID != "client-chosen-id-1" {
+		t.Fatalf("requestId %q, want the well-formed client ID echoed", env.RequestID)
+	}
+
+	req = httptest.NewRequest(http.MethodGet, "/healthz", nil)
+	req.Header.Set("X-Request-Id", "bad id\twith spaces")
+	resp := ta.do(req)
+	if id := resp.header.Get("X-Request-Id"); id == "" || strings.Contains(id, " ") {
+		t.Fatalf("X-Request-Id %q: want a fresh ID instead of a malformed one", id)
+	}
+}

@@ -1,0 +1,161 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+	"time"
+
+	_ "github.com/glebarez/go-sqlite"
+	"gorm.io/gorm"
+)
+
+// benchPair times a and base alternately b.N times and reports both and their
+// ratio, so one line of `make bench` answers "how far from the baseline".
+func benchPair(b *testing.B, a, base func(i int)) {
+	b.Helper()
+	var ta, tb time.Duration
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		a(i)
+		ta += time.Since(start)
+		start = time.Now()
+		base(i)
+		tb += time.Since(start)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(ta.Microseconds())/n, "hearth-µs/op")
+	b.ReportMetric(float64(tb.Microseconds())/n, "baseline-µs/op")
+	b.ReportMetric(float64(ta)/float64(tb), "ratio")
+}
+
+// hundredActivities is a publication of 100 tasks with fresh IDs.
+func hundredActivities(run int, expected int64) pub {
+	p := newPub(fmt.Sprintf("run-%d", run), expected)
+	for j := range 100 {
+		a := task(fmt.Sprintf("r%d-a%d", run, j))
+		a["detail"] = "Some detail about what to do and why, as an agent would write it."
+		a["recommendation"] = map[string]any{"section": "focus", "rank": j}
+		p.add("activities", a)
+	}
+	return p
+}
+
+// BenchmarkPublish100Activities compares a 100-activity publication through
+// the whole service (parse, hash, validate, resolve, upsert, receipt) with
+// plain database/sql inserting the same rows in one transaction.
+func BenchmarkPublish100Activities(b *testing.B) {
+	s, _ := newTestStore(b)
+	ctx := context.Background()
+	baseDir := b.TempDir()
+	base, err := Open(ctx, baseDir, Options{}) // same schema, same pragmas
+	if err != nil {
+		b.Fatal(err)
+	}
+	base.Close()
+	raw, err := sql.Open("sqlite", dsn(DatabasePath(baseDir)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer raw.Close()
+	raw.SetMaxOpenConns(1)
+	rev := int64(0)
+	benchPair(b, func(i int) {
+		r, _, err := s.Publish(ctx, "bench", hundredActivities(i, rev).body())
+		if err != nil {
+			b.Fatal(err)
+		}
+		rev = r.Revision
+	}, func(i int) {
+		if err := baselineInsert(ctx, raw, i); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// baselineInsert writes what a publication stores (source ref, 100
+// activities, receipt, revision) with prepared statements in one transaction.
+func baselineInsert(ctx context.Context, db *sql.DB, run int) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := time.Now().UTC()
+	var rev int64
+	if err := tx.QueryRow("UPDATE workspace SET revision = revision + 1, updated_at = ? WHERE id = 1 RETURNING revision", now).Scan(&rev); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`INSERT INTO source_refs (id, kind, path, content_hash, observed_at, revision) VALUES (?, 'life', 'people/ana.md', ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET revision = excluded.revision`, "life-1", "sha256:"+fmt.Sprintf("%064x", 1), now, rev); err != nil {
+		return err
+	}
+	stmt, err := tx.Prepare(`INSERT INTO activities (id, kind, title, detail, occurrence_key, section, rank, payload, evidence_ids, revision, created_at, updated_at)
+		VALUES (?, 'task', ?, ?, '', 'focus', ?, '{}', '["life-1"]', ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for j := range 100 {
+		id := fmt.Sprintf("r%d-a%d", run, j)
+		if _, err := stmt.Exec(id, "Task "+id, "Some detail about what to do and why, as an agent would write it.", j, rev, now, now); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(`INSERT INTO receipts (publisher, run_id, job_key, payload_hash, revision, received_at) VALUES ('bench', ?, 'daily-brief', 'sha256:x', ?, ?)`,
+		fmt.Sprintf("run-%d", run), rev, now); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// seedHistory publishes open activities and settles history ones 30 days before now.
+func seedHistory(b *testing.B, s *Store, now *time.Time, history, open int) {
+	b.Helper()
+	ctx := context.Background()
+	run := 0
+	publish := func(prefix string, n int) {
+		for start := 0; start < n; start += MaxActivities {
+			p := newPub(fmt.Sprintf("seed-%d", run), mustRevision(b, s))
+			for j := start; j < min(n, start+MaxActivities); j++ {
+				p.add("activities", task(fmt.Sprintf("%s-%05d", prefix, j)))
+			}
+			mustPublish(b, s, p)
+			run++
+		}
+	}
+	publish("hist", history)
+	settled := now.Add(-30 * 24 * time.Hour)
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Exec(`INSERT INTO activity_states (activity_id, state, revision, updated_at)
+			SELECT id, 'completed', revision, ? FROM activities WHERE id LIKE 'hist-%'`, settled).Error; err != nil {
+			return err
+		}
+		return tx.Exec(`UPDATE activities SET closed_at = ? WHERE id LIKE 'hist-%'`, settled).Error
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	publish("open", open)
+}
+
+// BenchmarkAgentContext reads the context with 100 open activities beside
+// 10,000 settled historical ones, against the same read beside only 100:
+// the ratio shows whether the read's cost is flat in history.
+func BenchmarkAgentContext(b *testing.B) {
+	big, bigNow := newTestStore(b)
+	seedHistory(b, big, bigNow, 10000, 100)
+	small, smallNow := newTestStore(b)
+	seedHistory(b, small, smallNow, 100, 100)
+	ctx := context.Background()
+	read := func(s *Store) func(int) {
+		return func(int) {
+			ac, err := s.AgentContext(ctx)
+			if err != nil || len(ac.Activities.Items) != 100 {
+				b.Fatalf("context: %d activities, %v", len(ac.Activities.Items), err)
+			}
+		}
+	}
+	benchPair(b, read(big), read(small))
+}

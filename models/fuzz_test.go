@@ -1,0 +1,38 @@
+package models
+
+import (
+	"errors"
+	"testing"
+
+	"hearth/models/strictjson"
+)
+
+// FuzzParseResult feeds arbitrary bodies through the decoder and the shape
+// validator: they must never panic, and every failure must be one the API
+// maps to a 4xx (syntax → 400, validation → 422), never a 5xx.
+func FuzzParseResult(f *testing.F) {
+	f.Add(newPub("run-1", 0).add("activities", task("a1")).add("people", person("p1")).add("replyDrafts", draft("d1", "hi")).body())
+	f.Add([]byte(`{"runId":"x","activities":[{"kind":"measurement","payload":{"metric":"weight","unit":"kg"}}]}`))
+	f.Add([]byte(`{"activities":[{"kind":"reply","payload":null}]}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := ParseResult(body)
+		if err == nil {
+			v := &validator{}
+			r.validateShape(v)
+			return
+		}
+		var syntax *strictjson.SyntaxError
+		var invalid *ValidationError
+		if !errors.As(err, &syntax) && !errors.As(err, &invalid) {
+			t.Fatalf("unexpected error type %T: %v", err, err)
+		}
+		if _, hashErr := strictjson.Hash(body); hashErr != nil && invalid != nil && errors.As(err, &invalid) {
+			// A shape-invalid but well-formed body must still hash, for the replay check.
+			var hs *strictjson.SyntaxError
+			if !errors.As(hashErr, &hs) {
+				t.Fatalf("hash of well-formed body failed: %v", hashErr)
+			}
+		}
+	})
+}

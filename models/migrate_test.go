@@ -1,0 +1,109 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	_ "github.com/glebarez/go-sqlite" // the "sqlite" database/sql driver, to build old schemas by hand
+	"github.com/pressly/goose/v3"
+
+	"hearth/migrations"
+)
+
+// migrateTo applies migrations up to version on a fresh database in dir.
+func migrateTo(t *testing.T, dir string, version int64) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+DatabasePath(dir)+"?_pragma=foreign_keys(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestOpenUpgradesDatabaseMadeByFirstMigration(t *testing.T) {
+	dir := t.TempDir()
+	db := migrateTo(t, dir, 1)
+	if _, err := db.Exec(`INSERT INTO agent_credentials (id, name, token_hash, scopes, created_at) VALUES ('c1', 'old-agent', 'h', 'context:read', CURRENT_TIMESTAMP)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE workspace SET revision = 7`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	creds, err := s.Credentials(context.Background())
+	if err != nil || len(creds) != 1 || creds[0].Name != "old-agent" {
+		t.Fatalf("credentials after upgrade: %+v %v", creds, err)
+	}
+	if rev := mustRevision(t, s); rev != 7 {
+		t.Fatalf("revision after upgrade %d, want 7", rev)
+	}
+	// The upgraded schema takes a full publication.
+	mustPublish(t, s, newPub("run-1", 7).add("activities", task("a1")).add("people", person("p1")))
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Exec("INSERT INTO goose_db_version (version_id, is_applied) VALUES (9999, 1)").Error; err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := Open(context.Background(), dir, Options{}); !errors.Is(err, ErrSchemaTooNew) {
+		t.Fatalf("got %v, want ErrSchemaTooNew", err)
+	}
+}
+
+func TestOpenExistingRefusesOutdatedSchema(t *testing.T) {
+	dir := t.TempDir()
+	migrateTo(t, dir, 1).Close()
+	if _, err := OpenExisting(context.Background(), dir, Options{}); !errors.Is(err, ErrNotMigrated) {
+		t.Fatalf("got %v, want ErrNotMigrated", err)
+	}
+}
+
+func TestBackupIsConsistentCopyThatPassesIntegrityCheck(t *testing.T) {
+	s, _ := newTestStore(t)
+	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
+	dest := filepath.Join(t.TempDir(), "backup.db")
+	if err := s.Backup(context.Background(), dest); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckIntegrity(context.Background(), dest); err != nil {
+		t.Fatal(err)
+	}
+	// The copy is a complete database: open it where a data dir expects it.
+	dir := t.TempDir()
+	if err := s.Backup(context.Background(), DatabasePath(dir)); err != nil {
+		t.Fatal(err)
+	}
+	restored, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restored.Close()
+	if _, ok := findActivity(t, restored, "a1"); !ok {
+		t.Fatal("backup lacks a1")
+	}
+	if err := s.Backup(context.Background(), dest); err == nil {
+		t.Fatal("backup overwrote an existing file")
+	}
+}

@@ -1,0 +1,336 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"hearth/models/strictjson"
+)
+
+func TestPublishReplayReturnsOriginalReceiptAfterLaterRevisions(t *testing.T) {
+	s, now := newTestStore(t)
+	first := newPub("run-1", 0).add("activities", task("a1"))
+	r1 := mustPublish(t, s, first)
+	*now = now.Add(time.Hour)
+	mustPublish(t, s, newPub("run-2", r1.Revision).add("activities", task("a2")))
+	if _, err := s.SetActivityState(context.Background(), "a1", StateCompleted, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	again, replayed, err := s.Publish(context.Background(), "cred-test", first.body())
+	if err != nil || !replayed {
+		t.Fatalf("replay: replayed=%v err=%v", replayed, err)
+	}
+	if again.Revision != r1.Revision || !again.ReceivedAt.Equal(r1.ReceivedAt) || again.RunID != "run-1" {
+		t.Fatalf("replay receipt %+v, want %+v", again, r1)
+	}
+	if rev := mustRevision(t, s); rev != 3 {
+		t.Fatalf("replay changed revision to %d", rev)
+	}
+}
+
+func TestPublishSameRunIDDifferentContentIsIdempotencyConflict(t *testing.T) {
+	s, _ := newTestStore(t)
+	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
+	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-1", 1).add("activities", task("a2")).body())
+	if !errors.Is(err, ErrIdempotencyConflict) {
+		t.Fatalf("got %v, want idempotency conflict", err)
+	}
+	if _, ok := findActivity(t, s, "a2"); ok {
+		t.Fatal("conflicting publication wrote a2")
+	}
+}
+
+func TestPublishReceiptsAreScopedToPublisher(t *testing.T) {
+	s, _ := newTestStore(t)
+	body := newPub("run-1", 0).body()
+	if _, _, err := s.Publish(context.Background(), "cred-a", body); err != nil {
+		t.Fatal(err)
+	}
+	_, replayed, err := s.Publish(context.Background(), "cred-b", body)
+	var conflict *RevisionConflictError
+	if replayed || !errors.As(err, &conflict) {
+		t.Fatalf("another publisher's identical run: replayed=%v err=%v, want a revision conflict", replayed, err)
+	}
+}
+
+func TestPublishStaleRevisionWritesNothing(t *testing.T) {
+	s, _ := newTestStore(t)
+	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
+	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 0).add("activities", task("a2")).body())
+	var conflict *RevisionConflictError
+	if !errors.As(err, &conflict) || conflict.Current != 1 || conflict.Expected != 0 {
+		t.Fatalf("got %v, want revision conflict current 1", err)
+	}
+	if _, ok := findActivity(t, s, "a2"); ok || mustRevision(t, s) != 1 {
+		t.Fatal("stale publication wrote something")
+	}
+	// No receipt was stored: the same runId at the right revision succeeds.
+	if _, replayed, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 1).add("activities", task("a2")).body()); err != nil || replayed {
+		t.Fatalf("retry after conflict: replayed=%v err=%v", replayed, err)
+	}
+}
+
+func TestPublishDismissedActivityStaysDismissedWhenRepublished(t *testing.T) {
+	s, _ := newTestStore(t)
+	r := mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
+	if _, err := s.SetActivityState(context.Background(), "a1", StateDismissed, "", "not for me"); err != nil {
+		t.Fatal(err)
+	}
+	changed := task("a1")
+	changed["title"] = "Task a1, reworded"
+	mustPublish(t, s, newPub("run-2", r.Revision+1).add("activities", changed))
+	a, ok := findActivity(t, s, "a1")
+	if !ok {
+		t.Fatal("a1 missing from context")
+	}
+	if a.UserState.State != StateDismissed || a.UserState.Note != "not for me" {
+		t.Fatalf("owner state after re-publication: %+v", a.UserState)
+	}
+	if a.Title != "Task a1, reworded" {
+		t.Fatalf("agent fields not updated: %q", a.Title)
+	}
+}
+
+func TestPublishKeepsOwnerDraftEditBesideNewCandidates(t *testing.T) {
+	s, _ := newTestStore(t)
+	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", draft("d1", "Sure!", "Yes.")))
+	if _, err := s.SaveDraftEdit(context.Background(), "d1", "Sure, see you at 8.", "c0"); err != nil {
+		t.Fatal(err)
+	}
+	mustPublish(t, s, newPub("run-2", 2).add("replyDrafts", draft("d1", "Sounds good!")))
+	ac, err := s.AgentContext(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ac.ReplyDrafts.Items[0]
+	if d.OwnerEdit == nil || d.OwnerEdit.Body != "Sure, see you at 8." {
+		t.Fatalf("owner edit lost: %+v", d.OwnerEdit)
+	}
+	if len(d.Candidates) != 1 || d.Candidates[0].Body != "Sounds good!" {
+		t.Fatalf("new candidates not kept: %+v", d.Candidates)
+	}
+}
+
+func TestPublishRetractionWithdrawsButKeepsOwnerState(t *testing.T) {
+	s, _ := newTestStore(t)
+	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1"), task("a2")))
+	if _, err := s.SetActivityState(context.Background(), "a1", StateCompleted, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	p := newPub("run-2", 2)
+	p["retractions"] = []any{map[string]any{"kind": "activity", "id": "a1", "reason": "done elsewhere"}, map[string]any{"kind": "activity", "id": "a2"}}
+	mustPublish(t, s, p)
+	a1, _ := findActivity(t, s, "a1")
+	a2, _ := findActivity(t, s, "a2")
+	if a1.Retracted == nil || a1.Retracted.Reason != "done elsewhere" || a1.UserState.State != StateCompleted {
+		t.Fatalf("a1 after retraction: %+v %+v", a1.Retracted, a1.UserState)
+	}
+	if a2.Retracted == nil {
+		t.Fatal("a2 not retracted")
+	}
+	// Re-publishing a retracted activity brings it back.
+	mustPublish(t, s, newPub("run-3", 3).add("activities", task("a2")))
+	if a2, _ = findActivity(t, s, "a2"); a2.Retracted != nil {
+		t.Fatal("re-published a2 still retracted")
+	}
+}
+
+func TestPublishResolvesReferencesAcrossPublications(t *testing.T) {
+	s, _ := newTestStore(t)
+	routine := map[string]any{"id": "r1", "kind": "routine", "title": "Morning", "evidenceIds": []any{}, "payload": map[string]any{}}
+	mustPublish(t, s, newPub("run-1", 0).add("people", person("p1")).add("activities", routine).add("replyDrafts", draft("d1", "hi")))
+	step := task("s1")
+	step["parentId"] = "r1"
+	step["personId"] = "p1"
+	reply := map[string]any{"id": "rep1", "kind": "reply", "title": "Reply", "evidenceIds": []any{"life-1"}, "payload": map[string]any{"draftId": "d1"}}
+	p := newPub("run-2", 1).add("activities", step, reply)
+	p["sourceRefs"] = []any{} // life-1 was stored by run-1
+	mustPublish(t, s, p)
+}
+
+func TestPublishRejectsInvalidReferencesWithPaths(t *testing.T) {
+	s, _ := newTestStore(t)
+	mustPublish(t, s, newPub("run-0", 0).add("activities", task("t1")))
+	routineA := map[string]any{"id": "ra", "kind": "routine", "title": "A", "evidenceIds": []any{}, "parentId": "rb", "payload": map[string]any{}}
+	routineB := map[string]any{"id": "rb", "kind": "routine", "title": "B", "evidenceIds": []any{}, "parentId": "ra", "payload": map[string]any{}}
+	underTask := task("x1")
+	underTask["parentId"] = "t1"
+	dangling := task("x2")
+	dangling["evidenceIds"] = []any{"nope"}
+	dangling["personId"] = "ghost"
+	reply := map[string]any{"id": "x3", "kind": "reply", "title": "R", "evidenceIds": []any{}, "payload": map[string]any{"draftId": "no-draft"}}
+	p := newPub("run-1", 1).add("activities", routineA, routineB, underTask, dangling, reply)
+	p["retractions"] = []any{map[string]any{"kind": "replyDraft", "id": "never"}}
+	p["completedRequests"] = []any{map[string]any{"requestId": "req-1", "sourceRefIds": []any{"life-1"}}}
+	_, _, err := s.Publish(context.Background(), "cred-test", p.body())
+	var invalid *ValidationError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("got %v, want validation error", err)
+	}
+	want := map[string]string{
+		"/activities/0/parentId":         "loops",
+		"/activities/1/parentId":         "loops",
+		"/activities/2/parentId":         "not a routine",
+		"/activities/3/evidenceIds/0":    "unknown source ref",
+		"/activities/3/personId":         "unknown person",
+		"/activities/4/payload/draftId":  "unknown reply draft",
+		"/retractions/0/id":              "nothing to retract",
+		"/completedRequests/0/requestId": "unknown request",
+	}
+	got := map[string]string{}
+	for _, e := range invalid.Errors {
+		got[e.Path] = e.Message
+		if e.Expected == "" || e.Found == "" {
+			t.Errorf("%s: error lacks expected/found: %+v", e.Path, e)
+		}
+	}
+	for path, frag := range want {
+		if !strings.Contains(got[path], frag) {
+			t.Errorf("%s: got %q, want it to mention %q", path, got[path], frag)
+		}
+	}
+	if mustRevision(t, s) != 1 {
+		t.Fatal("rejected publication changed the revision")
+	}
+}
+
+func TestParseResultReportsEveryShapeProblem(t *testing.T) {
+	cases := []struct {
+		name, path, expected string
+		mutate               func(p pub)
+	}{
+		{"unknown top-level field", "/extra", "", func(p pub) { p["extra"] = 1 }},
+		{"missing required array", "/people", "array", func(p pub) { delete(p, "people") }},
+		{"bad runId", "/runId", "[A-Za-z0-9._:@-]", func(p pub) { p["runId"] = "run id with spaces" }},
+		{"negative revision", "/expectedRevision", ">= 0", func(p pub) { p["expectedRevision"] = -1 }},
+		{"bad generatedAt", "/generatedAt", "RFC 3339", func(p pub) { p["generatedAt"] = "yesterday" }},
+		{"bad hash", "/sourceRefs/0/contentHash", "64", func(p pub) { p["sourceRefs"].([]any)[0].(map[string]any)["contentHash"] = "sha256:abc" }},
+		{"absolute life path", "/sourceRefs/0/path", "relative", func(p pub) { p["sourceRefs"].([]any)[0].(map[string]any)["path"] = "/etc/passwd" }},
+		{"dotdot life path", "/sourceRefs/0/path", "relative", func(p pub) { p["sourceRefs"].([]any)[0].(map[string]any)["path"] = "people/../../x.md" }},
+		{"unknown zone", "/brief/timeZone", "IANA", func(p pub) {
+			p["brief"] = map[string]any{"date": "2026-09-29", "timeZone": "Mars/Olympus", "text": "hi", "evidenceIds": []any{}}
+		}},
+		{"long title", "/activities/0/title", "at most 200", func(p pub) {
+			a := task("a")
+			a["title"] = strings.Repeat("x", 201)
+			p.add("activities", a)
+		}},
+		{"unknown kind", "/activities/0/kind", "task, measurement, reply, routine", func(p pub) {
+			a := task("a")
+			a["kind"] = "chore"
+			p.add("activities", a)
+		}},
+		{"unknown payload field", "/activities/0/payload/colour", "", func(p pub) {
+			a := task("a")
+			a["payload"] = map[string]any{"colour": "red"}
+			p.add("activities", a)
+		}},
+		{"bad unit", "/activities/0/payload/unit", "kg, lb", func(p pub) {
+			a := task("a")
+			a["kind"], a["payload"] = "measurement", map[string]any{"metric": "weight", "unit": "stone"}
+			p.add("activities", a)
+		}},
+		{"too many activities", "/activities", "at most 500", func(p pub) {
+			for i := range 501 {
+				p.add("activities", task(strings.Repeat("a", 1+i%3)+string(rune('0'+i%10))))
+			}
+		}},
+		{"null nested", "/activities/0/detail", "", func(p pub) {
+			a := task("a")
+			a["detail"] = nil
+			p.add("activities", a)
+		}},
+		{"no candidates", "/replyDrafts/0/candidates", "1-5", func(p pub) { p.add("replyDrafts", draft("d")) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPub("run-1", 0)
+			tc.mutate(p)
+			r, err := ParseResult(p.body())
+			if err == nil {
+				v := &validator{}
+				r.validateShape(v)
+				if len(v.errs) > 0 {
+					err = &ValidationError{Errors: v.errs}
+				}
+			}
+			var invalid *ValidationError
+			if !errors.As(err, &invalid) {
+				t.Fatalf("got %v, want validation error", err)
+			}
+			for _, e := range invalid.Errors {
+				if e.Path == tc.path && strings.Contains(e.Expected+e.Message, tc.expected) {
+					return
+				}
+			}
+			t.Fatalf("no error at %s mentioning %q in %+v", tc.path, tc.expected, invalid.Errors)
+		})
+	}
+}
+
+func TestParseResultRejectsDuplicateKeysAsSyntax(t *testing.T) {
+	_, err := ParseResult([]byte(`{"runId":"a","runId":"b"}`))
+	var syntax *strictjson.SyntaxError
+	if !errors.As(err, &syntax) {
+		t.Fatalf("got %v, want syntax error", err)
+	}
+}
+
+func TestOwnerActionsIncrementRevision(t *testing.T) {
+	s, _ := newTestStore(t)
+	weigh := map[string]any{"id": "w", "kind": "measurement", "title": "Weigh in", "evidenceIds": []any{}, "occurrenceKey": "2026-09-29@Europe/Berlin",
+		"payload": map[string]any{"metric": "weight", "unit": "kg"}}
+	mustPublish(t, s, newPub("run-1", 0).add("activities", weigh, task("t")).add("replyDrafts", draft("d", "hi")))
+	ctx := context.Background()
+	if _, err := s.SetActivityState(ctx, "t", StateDeferred, "2026-09-30", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveDraftEdit(ctx, "d", "hello", ""); err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.RecordMeasurement(ctx, "w", 72.4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.RecordMeasurement(ctx, "w", 72.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.SupersedesID == nil || *second.SupersedesID != first.ID {
+		t.Fatalf("correction does not supersede: %+v", second)
+	}
+	if rev := mustRevision(t, s); rev != 5 {
+		t.Fatalf("revision %d, want 5 (1 publication + 4 owner actions)", rev)
+	}
+	if _, err := s.RecordMeasurement(ctx, "w", 4000); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("out-of-range value: %v", err)
+	}
+	if _, err := s.SetActivityState(ctx, "missing", StateCompleted, "", ""); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown activity: %v", err)
+	}
+	if rev := mustRevision(t, s); rev != 5 {
+		t.Fatalf("rejected owner actions changed the revision to %d", rev)
+	}
+}
+
+func TestContextShowsSettledActivitiesForFourteenDaysOnly(t *testing.T) {
+	s, now := newTestStore(t)
+	mustPublish(t, s, newPub("run-1", 0).add("activities", task("old"), task("open")))
+	if _, err := s.SetActivityState(context.Background(), "old", StateCompleted, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	*now = now.Add(13 * 24 * time.Hour)
+	if _, ok := findActivity(t, s, "old"); !ok {
+		t.Fatal("activity settled 13 days ago missing")
+	}
+	*now = now.Add(2 * 24 * time.Hour)
+	if _, ok := findActivity(t, s, "old"); ok {
+		t.Fatal("activity settled 15 days ago still in context")
+	}
+	if _, ok := findActivity(t, s, "open"); !ok {
+		t.Fatal("open activity missing")
+	}
+}
