@@ -182,6 +182,9 @@ func TestBackupIsConsistentAndNeverOverwrites(t *testing.T) {
 	if err := models.CheckIntegrity(context.Background(), dest); err != nil {
 		t.Fatalf("backup copy: %v", err)
 	}
+	if info, err := os.Stat(dest); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("backup copy mode %v (%v), want 0600: it holds the owner's data", info.Mode().Perm(), err)
+	}
 	sum := fileSum(t, dest)
 
 	res := runHearth(t, nil, "backup", dest, "--data", srv.DataDir)

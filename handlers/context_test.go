@@ -13,6 +13,7 @@ import (
 )
 
 func TestAgentContextAfterPublication(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	credID, token := ta.agentCredential()
 
@@ -92,6 +93,7 @@ func TestAgentContextAfterPublication(t *testing.T) {
 }
 
 func TestAgentContextPagesRejectBadInput(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
 	cases := []struct {
@@ -117,6 +119,7 @@ func TestAgentContextPagesRejectBadInput(t *testing.T) {
 }
 
 func TestAgentContextRejectsForgedCursor(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	resp := ta.get("/api/agent-context/activities?cursor=bad", ta.agentToken(), nil)
 	if resp.status == http.StatusOK {
@@ -126,19 +129,22 @@ func TestAgentContextRejectsForgedCursor(t *testing.T) {
 }
 
 func TestAgentContextNeedsContextScope(t *testing.T) {
-	ta := newTestApp(t)
+	t.Parallel()
+	ta := newTestApp(t, withOwner())
 	publishOnly := ta.agentToken(models.ScopeResultsPublish)
+	cookie := ta.login()
 	for _, path := range []string{"/api/agent-context", "/api/agent-context/activities"} {
 		env := assertError(t, ta.get(path, publishOnly, nil), http.StatusForbidden, "forbidden")
 		if env.Details["requiredScope"] != models.ScopeContextRead {
 			t.Errorf("%s: details %v", path, env.Details)
 		}
 		assertError(t, ta.get(path, "", nil), http.StatusUnauthorized, "unauthorized")
-		assertError(t, ta.get(path, "", ta.login()), http.StatusForbidden, "forbidden")
+		assertError(t, ta.get(path, "", cookie), http.StatusForbidden, "forbidden")
 	}
 }
 
 func TestAgentContextPagesThroughAllActivities(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
 	const total = 600

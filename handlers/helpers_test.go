@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,19 +61,38 @@ type testApp struct {
 	clock *testClock
 	names atomic.Int64
 	base  string // set by listen
+	owner bool   // set by setOwner
 }
 
-// newTestApp builds the app with the zero Config.
-func newTestApp(t *testing.T) *testApp {
-	t.Helper()
-	return newTestAppWithConfig(t, handlers.Config{})
+// appSetup is what newTestApp's options change.
+type appSetup struct {
+	cfg   handlers.Config
+	owner bool
 }
 
-// newTestAppWithConfig builds the app on a fresh migrated database with a fixed clock.
-func newTestAppWithConfig(t *testing.T, cfg handlers.Config) *testApp {
+// appOption changes how newTestApp builds the app.
+type appOption func(*appSetup)
+
+// withConfig builds the app with cfg instead of the zero Config.
+func withConfig(cfg handlers.Config) appOption { return func(s *appSetup) { s.cfg = cfg } }
+
+// withOwner starts from a database where ownerPassphrase is already set,
+// copied from a template so that bcrypt hashes once per package run.
+func withOwner() appOption { return func(s *appSetup) { s.owner = true } }
+
+// newTestApp builds the app on a fresh migrated database in t.TempDir with a fixed clock.
+func newTestApp(t *testing.T, opts ...appOption) *testApp {
 	t.Helper()
+	var setup appSetup
+	for _, o := range opts {
+		o(&setup)
+	}
+	dir := t.TempDir()
+	if setup.owner {
+		copyFile(t, ownerTemplate(t), models.DatabasePath(dir))
+	}
 	clock := &testClock{now: testNow}
-	store, err := models.Open(context.Background(), t.TempDir(), models.Options{Clock: clock.Now})
+	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -80,7 +101,62 @@ func newTestAppWithConfig(t *testing.T, cfg handlers.Config) *testApp {
 			t.Errorf("close store: %v", err)
 		}
 	})
-	return &testApp{t: t, app: handlers.New(store, cfg), store: store, clock: clock}
+	return &testApp{t: t, app: handlers.New(store, setup.cfg), store: store, clock: clock, owner: setup.owner}
+}
+
+// templates holds databases built once per package run; TestMain removes it.
+var templates struct {
+	dir       string
+	ownerOnce sync.Once
+	ownerPath string
+	ownerErr  error
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hearth-handlers-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	templates.dir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// ownerTemplate is the path of a migrated database whose owner passphrase is ownerPassphrase.
+func ownerTemplate(t *testing.T) string {
+	t.Helper()
+	templates.ownerOnce.Do(func() {
+		ctx := context.Background()
+		store, err := models.Open(ctx, filepath.Join(templates.dir, "owner-src"), models.Options{Clock: func() time.Time { return testNow }})
+		if err != nil {
+			templates.ownerErr = err
+			return
+		}
+		defer store.Close()
+		if err := store.SetOwnerPassphrase(ctx, ownerPassphrase); err != nil {
+			templates.ownerErr = err
+			return
+		}
+		templates.ownerPath = filepath.Join(templates.dir, "owner.db")
+		templates.ownerErr = store.Backup(ctx, templates.ownerPath)
+	})
+	if templates.ownerErr != nil {
+		t.Fatalf("owner template: %v", templates.ownerErr)
+	}
+	return templates.ownerPath
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // response is a fully read HTTP response.
@@ -163,12 +239,16 @@ func (ta *testApp) agentCredential(scopes ...string) (id, token string) {
 	return cred.ID, token
 }
 
-// setOwner stores ownerPassphrase.
+// setOwner stores ownerPassphrase once; bcrypt makes it slow under -race.
 func (ta *testApp) setOwner() {
 	ta.t.Helper()
+	if ta.owner {
+		return
+	}
 	if err := ta.store.SetOwnerPassphrase(context.Background(), ownerPassphrase); err != nil {
 		ta.t.Fatalf("set passphrase: %v", err)
 	}
+	ta.owner = true
 }
 
 // loginRequest is POST /login with the form field password.
@@ -178,7 +258,7 @@ func loginRequest(password string) *http.Request {
 	return req
 }
 
-// login sets the owner passphrase, logs in and returns the session cookie.
+// login sets the owner passphrase if needed, logs in and returns a new session cookie.
 func (ta *testApp) login() *http.Cookie {
 	ta.t.Helper()
 	ta.setOwner()

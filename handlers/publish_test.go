@@ -32,6 +32,7 @@ func assertNothingWritten(t *testing.T, ta *testApp, token, runID string, revBef
 }
 
 func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	const routine = "morning-routine-" + testDate
 	cases := []struct {
 		name string
@@ -261,6 +262,7 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 }
 
 func TestPublishAcceptsJSONWithCharset(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	req := publishRequest(ta.agentToken(), validPublication("run-1", 0).bytes(t))
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
@@ -274,6 +276,7 @@ func TestPublishAcceptsJSONWithCharset(t *testing.T) {
 }
 
 func TestPublishRejectsWrongCallerAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		// prepare returns the request's Authorization header and session cookie.
@@ -306,7 +309,7 @@ func TestPublishRejectsWrongCallerAndWritesNothing(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ta := newTestApp(t)
+			ta := newTestApp(t, withOwner())
 			const runID = "run-refused"
 			auth, cookie := tc.prepare(ta)
 			req := publishRequest("", validPublication(runID, 0).bytes(t))
@@ -330,6 +333,7 @@ func TestPublishRejectsWrongCallerAndWritesNothing(t *testing.T) {
 }
 
 func TestPublishReplayReturnsOriginalReceipt(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
 	first := validPublication("run-a", 0).bytes(t)
@@ -368,6 +372,7 @@ func TestPublishReplayReturnsOriginalReceipt(t *testing.T) {
 }
 
 func TestPublishReplayIsByCanonicalPayload(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
 	d := validPublication("run-a", 0)
@@ -412,6 +417,7 @@ func TestPublishReplayIsByCanonicalPayload(t *testing.T) {
 }
 
 func TestPublishSameRunIDDifferentContentConflicts(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
 	ta.mustPublish(token, validPublication("run-a", 0).bytes(t))
@@ -437,6 +443,7 @@ func TestPublishSameRunIDDifferentContentConflicts(t *testing.T) {
 }
 
 func TestPublishReplayIsPerPublisher(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	ta.mustPublish(ta.agentToken(), validPublication("run-a", 0).bytes(t))
 	// Another credential reusing the runId is a new publication, judged on its revision.
@@ -451,6 +458,7 @@ func TestPublishReplayIsPerPublisher(t *testing.T) {
 }
 
 func TestPublishStaleRevisionConflictsAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
 	ta.mustPublish(token, validPublication("run-a", 0).bytes(t))
@@ -470,6 +478,7 @@ func TestPublishStaleRevisionConflictsAndWritesNothing(t *testing.T) {
 }
 
 func TestPublishResponsesCarryRequestID(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t)
 	req := publishRequest(ta.agentToken(), []byte("{"))
 	req.Header.Set("X-Request-Id", "client-chosen-id-1")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -72,12 +73,17 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	}
 }
 
-func TestOpenExistingRefusesOutdatedSchema(t *testing.T) {
+func TestOpenExistingRefusesOutdatedSchemaButInitialisesNewDatabase(t *testing.T) {
 	dir := t.TempDir()
 	migrateTo(t, dir, 1).Close()
 	if _, err := OpenExisting(context.Background(), dir, Options{}); !errors.Is(err, ErrNotMigrated) {
 		t.Fatalf("got %v, want ErrNotMigrated", err)
 	}
+	fresh, err := OpenExisting(context.Background(), t.TempDir(), Options{})
+	if err != nil {
+		t.Fatalf("new database: %v", err)
+	}
+	fresh.Close()
 }
 
 func TestBackupIsConsistentCopyThatPassesIntegrityCheck(t *testing.T) {
@@ -89,6 +95,9 @@ func TestBackupIsConsistentCopyThatPassesIntegrityCheck(t *testing.T) {
 	}
 	if err := CheckIntegrity(context.Background(), dest); err != nil {
 		t.Fatal(err)
+	}
+	if info, err := os.Stat(dest); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("backup mode %v (%v), want 0600", info.Mode().Perm(), err)
 	}
 	// The copy is a complete database: open it where a data dir expects it.
 	dir := t.TempDir()

@@ -65,12 +65,12 @@ func DatabasePath(dataDir string) string { return filepath.Join(dataDir, "hearth
 
 // dsn is the one place SQLite's connection settings live: WAL so reads run
 // beside a writer, a busy timeout so another process's writer is waited for,
-// foreign keys on, NORMAL sync (durable at checkpoint, safe in WAL), and
-// BEGIN IMMEDIATE so a read-then-write transaction never fails to upgrade
+// foreign keys on, FULL sync so a commit acknowledged to a client survives
+// power loss (not just a process crash), and BEGIN IMMEDIATE so a read-then-write transaction never fails to upgrade
 // its lock (see STACK.md). Never add _time_format: it drops _txlock.
 func dsn(path string) string {
 	return "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
 }
 
 // readerDSN is for the read pool: deferred BEGIN so a read transaction never
@@ -98,8 +98,9 @@ func Open(ctx context.Context, dataDir string, opts Options) (*Store, error) {
 	return open(ctx, dataDir, opts, true)
 }
 
-// OpenExisting opens the database without migrating; it fails unless the
-// schema is exactly current. Admin commands use it beside a running server.
+// OpenExisting is Open for admin commands beside a running server: it
+// initialises a brand-new database but never upgrades an existing one, so a
+// newer binary's admin command cannot migrate a live server's schema.
 func OpenExisting(ctx context.Context, dataDir string, opts Options) (*Store, error) {
 	return open(ctx, dataDir, opts, false)
 }
@@ -150,7 +151,7 @@ func (s *Store) checkSchema(ctx context.Context, migrate bool) error {
 	if current == newest {
 		return nil
 	}
-	if !migrate {
+	if !migrate && current != 0 {
 		return fmt.Errorf("models: %w (database at %d, needs %d)", ErrNotMigrated, current, newest)
 	}
 	if _, err := p.Up(ctx); err != nil {
@@ -212,12 +213,20 @@ func bumpRevision(tx *gorm.DB, now time.Time) (int64, error) {
 }
 
 // Backup writes a consistent online copy of the database to dest (which
-// must not exist) and checks that the copy passes integrity_check.
+// must not exist) and checks that the copy passes integrity_check. The copy
+// is created 0600 first: VACUUM INTO accepts an empty file, and would
+// otherwise create it readable by everyone.
 func (s *Store) Backup(ctx context.Context, dest string) error {
-	if _, err := os.Stat(dest); err == nil {
-		return fmt.Errorf("models: backup: %s already exists", dest)
+	f, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("models: backup: %s already exists; choose a new file", dest)
 	}
+	if err != nil {
+		return fmt.Errorf("models: backup: %w", err)
+	}
+	f.Close()
 	if err := s.db.WithContext(ctx).Exec("VACUUM INTO ?", dest).Error; err != nil {
+		os.Remove(dest)
 		return fmt.Errorf("models: backup: %w", err)
 	}
 	return CheckIntegrity(ctx, dest)

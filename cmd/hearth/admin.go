@@ -34,8 +34,9 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// openStore opens the data dir for an admin command; it never upgrades a live schema.
 func openStore(dir string) (*models.Store, error) {
-	return models.Open(context.Background(), dir, models.Options{})
+	return models.OpenExisting(context.Background(), dir, models.Options{})
 }
 
 func cmdOwner(args []string) error {

