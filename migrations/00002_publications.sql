@@ -66,8 +66,9 @@ CREATE INDEX reply_drafts_person ON reply_drafts (person_id);
 CREATE INDEX reply_drafts_retracted ON reply_drafts (retracted_at);
 
 -- Agent suggestions. closed_at is set when the owner settles an activity
--- (completed, skipped, dismissed) or the agent retracts it, so the context read
--- can select open and recent rows by index, flat in history.
+-- (completed, skipped, dismissed) or the agent retracts it; occurrence_date is
+-- the day of an occurrence key ('' when undated). Reads select open, current
+-- and recently settled rows through activities_window, flat in history.
 CREATE TABLE activities (
     id             TEXT PRIMARY KEY,
     kind           TEXT NOT NULL CHECK (kind IN ('task', 'measurement', 'reply', 'routine')),
@@ -87,9 +88,10 @@ CREATE TABLE activities (
     retract_reason TEXT NOT NULL DEFAULT '',
     closed_at      DATETIME,
     created_at     DATETIME NOT NULL,
-    updated_at     DATETIME NOT NULL
+    updated_at     DATETIME NOT NULL,
+    occurrence_date TEXT GENERATED ALWAYS AS (substr(occurrence_key, 1, 10)) VIRTUAL
 );
-CREATE INDEX activities_closed ON activities (closed_at);
+CREATE INDEX activities_window ON activities (closed_at, occurrence_date);
 CREATE INDEX activities_parent ON activities (parent_id);
 CREATE INDEX activities_person ON activities (person_id);
 CREATE INDEX activities_draft ON activities (draft_id);

@@ -291,20 +291,27 @@ type activityRow struct {
 	StateAt *time.Time
 }
 
-// activityWindow selects open activities and those settled since a cutoff.
-// Each branch is pinned to the closed_at index so the read stays flat in
-// history: without statistics SQLite would rather walk the primary key in
-// ID order than sort a few hundred rows (BenchmarkAgentContext).
+// activityWindow selects the activities an agent needs: open undated ones,
+// open occurrences of the last 14 days (older unfinished occurrences have
+// lapsed), and those settled in the last 14 days. Each branch is pinned to
+// activities_window so the read stays flat in history: without statistics
+// SQLite would rather walk the primary key than sort a few hundred rows
+// (BenchmarkAgentContext).
 const activityWindow = `SELECT a.*, s.state AS state, s.until AS until, s.note AS note, s.updated_at AS state_at
-	FROM (SELECT * FROM activities INDEXED BY activities_closed WHERE closed_at IS NULL AND +id > @after
+	FROM (SELECT * FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = '' AND +id > @after
 	      UNION ALL
-	      SELECT * FROM activities INDEXED BY activities_closed WHERE closed_at >= @since AND +id > @after) AS a
+	      SELECT * FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date >= @sinceDate AND +id > @after
+	      UNION ALL
+	      SELECT * FROM activities INDEXED BY activities_window WHERE closed_at >= @since AND +id > @after) AS a
 	LEFT JOIN activity_states s ON s.activity_id = a.id
 	ORDER BY a.id LIMIT @limit`
 
 func activityPage(tx *gorm.DB, now time.Time, after string) (Page[ActivityView], error) {
 	var rows []activityRow
-	err := tx.Raw(activityWindow, map[string]any{"after": after, "since": now.Add(-ContextHistory), "limit": ContextPageSize + 1}).Scan(&rows).Error
+	since := now.Add(-ContextHistory)
+	// A day earlier than the cutoff so a zone ahead of UTC loses nothing.
+	sinceDate := since.Add(-24 * time.Hour).Format(time.DateOnly)
+	err := tx.Raw(activityWindow, map[string]any{"after": after, "since": since, "sinceDate": sinceDate, "limit": ContextPageSize + 1}).Scan(&rows).Error
 	if err != nil {
 		return Page[ActivityView]{}, err
 	}

@@ -316,9 +316,11 @@ func TestOwnerActionsIncrementRevision(t *testing.T) {
 	}
 }
 
-func TestContextShowsSettledActivitiesForFourteenDaysOnly(t *testing.T) {
+func TestContextShowsSettledAndLapsedActivitiesForFourteenDaysOnly(t *testing.T) {
 	s, now := newTestStore(t)
-	mustPublish(t, s, newPub("run-1", 0).add("activities", task("old"), task("open")))
+	dated := task("lapsed")
+	dated["occurrenceKey"] = "2026-09-29@Europe/Berlin"
+	mustPublish(t, s, newPub("run-1", 0).add("activities", task("old"), task("open"), dated))
 	if _, err := s.SetActivityState(context.Background(), "old", StateCompleted, "", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -326,9 +328,19 @@ func TestContextShowsSettledActivitiesForFourteenDaysOnly(t *testing.T) {
 	if _, ok := findActivity(t, s, "old"); !ok {
 		t.Fatal("activity settled 13 days ago missing")
 	}
+	if _, ok := findActivity(t, s, "lapsed"); !ok {
+		t.Fatal("unfinished occurrence of 13 days ago missing")
+	}
 	*now = now.Add(2 * 24 * time.Hour)
 	if _, ok := findActivity(t, s, "old"); ok {
 		t.Fatal("activity settled 15 days ago still in context")
+	}
+	if _, ok := findActivity(t, s, "lapsed"); !ok {
+		t.Fatal("unfinished occurrence of 15 days ago dropped a day early (zone margin)")
+	}
+	*now = now.Add(24 * time.Hour)
+	if _, ok := findActivity(t, s, "lapsed"); ok {
+		t.Fatal("unfinished occurrence of 16 days ago still in context")
 	}
 	if _, ok := findActivity(t, s, "open"); !ok {
 		t.Fatal("open activity missing")

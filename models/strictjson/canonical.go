@@ -42,14 +42,14 @@ func (w *canonWriter) value(n *node) {
 	case kindNumber:
 		w.out = appendNumber(w.out, w.d.text(n))
 	case kindString:
-		w.out = w.appendString(n.text, n.flags&textEscaped != 0)
+		w.out = w.appendString(n.val, n.flags&textEscaped != 0)
 	case kindArray:
 		w.out = append(w.out, '[')
-		for i := range w.d.kids(n) {
-			if i > 0 {
+		for i := n.val.start; i < n.val.end; i++ {
+			if i > n.val.start {
 				w.out = append(w.out, ',')
 			}
-			w.value(&w.d.nodes[n.first+uint32(i)])
+			w.value(&w.d.nodes[i])
 		}
 		w.out = append(w.out, ']')
 	case kindObject:
@@ -57,7 +57,7 @@ func (w *canonWriter) value(n *node) {
 		// this object's indices and truncate back, so idx stays intact even
 		// if a nested append moves the stack to a new array.
 		base := len(w.order)
-		for i := n.first; i < n.first+n.count; i++ {
+		for i := n.val.start; i < n.val.end; i++ {
 			w.order = append(w.order, i)
 		}
 		idx := w.order[base:]

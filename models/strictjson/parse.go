@@ -39,16 +39,17 @@ type document struct {
 }
 
 // node is one parsed value; objects keep members in document order so errors
-// come out in that order.
+// come out in that order. It is 20 bytes, which matters because the node
+// slice is most of what a parse allocates.
 type node struct {
 	kind  kind
-	b     bool   // boolean value
-	flags uint8  // which of key and text live in document.esc
-	off   uint32 // byte offset of the value, for errors found after parsing
-	key   span   // member name, when this node is the value of an object member
-	text  span   // string value, or number literal kept exact for integer checks
-	first uint32 // index in document.nodes of the first child
-	count uint32 // number of array elements or object members
+	b     bool  // boolean value
+	flags uint8 // which of key and val live in document.esc
+	key   span  // member name, when this node is the value of an object member
+	// val is the string value or the number literal (kept exact for integer
+	// checks), or for an array or object the range of document.nodes that
+	// holds its elements or members.
+	val span
 }
 
 const (
@@ -61,9 +62,9 @@ type span struct{ start, end uint32 }
 
 func (d *document) root() *node { return &d.nodes[len(d.nodes)-1] }
 
-func (d *document) kids(n *node) []node { return d.nodes[n.first : n.first+n.count] }
+func (d *document) text(n *node) string { return d.str(n.val, n.flags&textEscaped != 0) }
 
-func (d *document) text(n *node) string { return d.str(n.text, n.flags&textEscaped != 0) }
+func (n *node) len() int { return int(n.val.end - n.val.start) }
 
 func (d *document) key(n *node) string { return d.str(n.key, n.flags&keyEscaped != 0) }
 
@@ -256,11 +257,10 @@ func (p *parser) value(depth int) *SyntaxError {
 	if p.pos >= len(p.data) {
 		return p.eof()
 	}
-	off := uint32(p.pos)
 	switch c := p.data[p.pos]; c {
 	case '"':
 		s, escaped, err := p.str()
-		n := node{kind: kindString, off: off, text: s}
+		n := node{kind: kindString, val: s}
 		if escaped {
 			n.flags = textEscaped
 		}
@@ -275,17 +275,17 @@ func (p *parser) value(depth int) *SyntaxError {
 		}
 		return p.array(depth + 1)
 	case 't':
-		p.stack = append(p.stack, node{kind: kindBool, off: off, b: true})
+		p.stack = append(p.stack, node{kind: kindBool, b: true})
 		return p.literal("true")
 	case 'f':
-		p.stack = append(p.stack, node{kind: kindBool, off: off})
+		p.stack = append(p.stack, node{kind: kindBool})
 		return p.literal("false")
 	case 'n':
-		p.stack = append(p.stack, node{kind: kindNull, off: off})
+		p.stack = append(p.stack, node{kind: kindNull})
 		return p.literal("null")
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		s, err := p.number()
-		p.stack = append(p.stack, node{kind: kindNumber, off: off, text: s})
+		p.stack = append(p.stack, node{kind: kindNumber, val: s})
 		return err
 	}
 	return p.badChar(p.pos, " looking for beginning of value")
@@ -522,7 +522,6 @@ func unhex(c byte) rune {
 // array reads an array whose '[' is at p.pos. As before, a problem between
 // elements is reported at the path of the element that was expected next.
 func (p *parser) array(depth int) *SyntaxError {
-	off := uint32(p.pos)
 	p.pos++
 	base := len(p.stack)
 	top := len(p.segs)
@@ -553,7 +552,7 @@ func (p *parser) array(depth int) *SyntaxError {
 	}
 	p.pos++ // the ']'
 	p.segs = p.segs[:top]
-	p.close(node{kind: kindArray, off: off}, base)
+	p.close(kindArray, base)
 	return nil
 }
 
@@ -564,7 +563,6 @@ const dupScanLimit = 16
 // object reads an object whose '{' is at p.pos. Problems with a key are
 // reported at the object's path, problems after it at the member's path.
 func (p *parser) object(depth int) *SyntaxError {
-	off := uint32(p.pos)
 	p.pos++
 	base := len(p.stack)
 	var seen map[string]struct{}
@@ -643,7 +641,7 @@ func (p *parser) object(depth int) *SyntaxError {
 		}
 	}
 	p.pos++ // the '}'
-	p.close(node{kind: kindObject, off: off}, base)
+	p.close(kindObject, base)
 	return nil
 }
 
@@ -656,11 +654,11 @@ func (p *parser) keyBytes(s span, flags uint8) []byte {
 	return p.data[s.start:s.end]
 }
 
-// close finishes container n, whose children are p.stack[base:]: they move
-// to the document, where they stay contiguous, and n takes their place.
-func (p *parser) close(n node, base int) {
-	n.first = uint32(len(p.doc.nodes))
-	n.count = uint32(len(p.stack) - base)
+// close finishes the container whose children are p.stack[base:]: they move
+// to the document, where they stay contiguous, and the container's node
+// takes their place on the stack.
+func (p *parser) close(k kind, base int) {
+	first := uint32(len(p.doc.nodes))
 	p.doc.nodes = append(p.doc.nodes, p.stack[base:]...)
-	p.stack = append(p.stack[:base], n)
+	p.stack = append(p.stack[:base], node{kind: k, val: span{first, uint32(len(p.doc.nodes))}})
 }

@@ -436,18 +436,18 @@ func (b *binder) bind(i uint32, v reflect.Value) {
 			b.mismatch(n, "array")
 			return
 		}
-		if n.count == 0 {
+		if n.len() == 0 {
 			v.Set(reflect.MakeSlice(t, 0, 0)) // [] binds to an empty, non-nil slice
 			return
 		}
 		// Growing from nil allocates a fresh array, so the caller's slice is
 		// never written through, in one allocation where MakeSlice takes two.
 		v.SetZero()
-		v.Grow(int(n.count))
-		v.SetLen(int(n.count))
-		for j := range int(n.count) {
+		v.Grow(n.len())
+		v.SetLen(n.len())
+		for j := range n.len() {
 			b.push(seg{index: int32(j)})
-			b.bind(n.first+uint32(j), v.Index(j))
+			b.bind(n.val.start+uint32(j), v.Index(j))
 			b.pop()
 		}
 	case reflect.Map:
@@ -455,8 +455,8 @@ func (b *binder) bind(i uint32, v reflect.Value) {
 			b.mismatch(n, "object")
 			return
 		}
-		m := reflect.MakeMapWithSize(t, int(n.count))
-		for j := n.first; j < n.first+n.count; j++ {
+		m := reflect.MakeMapWithSize(t, n.len())
+		for j := n.val.start; j < n.val.end; j++ {
 			e := &b.d.nodes[j]
 			k := b.d.key(e)
 			ev := reflect.New(t.Elem()).Elem()
@@ -485,7 +485,7 @@ func (b *binder) object(n *node, v reflect.Value) {
 		present = make([]bool, len(si.fields))
 	}
 	next := 0
-	for j := n.first; j < n.first+n.count; j++ {
+	for j := n.val.start; j < n.val.end; j++ {
 		e := &b.d.nodes[j]
 		k := b.d.key(e)
 		b.push(memberSeg(e))
