@@ -37,6 +37,7 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 		return OwnerActionResult{}, fmt.Errorf("models: note longer than %d characters: %w", MaxReasonLen, ErrInvalidInput)
 	}
 	var rev int64
+	var routine string
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		if err := mustExist(tx, &Activity{}, activityID); err != nil {
 			return err
@@ -55,12 +56,20 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 		if settled(state) {
 			closed = gorm.Expr("COALESCE(retracted_at, ?)", now)
 		}
-		return tx.Model(&Activity{}).Where("id = ?", activityID).Update("closed_at", closed).Error
+		if err := tx.Model(&Activity{}).Where("id = ?", activityID).Update("closed_at", closed).Error; err != nil {
+			return err
+		}
+		routine, err = completeRoutineIfDone(tx, activityID, rev, now)
+		return err
 	})
 	if err != nil {
 		return OwnerActionResult{}, classify("set activity state", err)
 	}
-	s.notify(rev, []string{"activity:" + activityID})
+	changed := []string{"activity:" + activityID}
+	if routine != "" {
+		changed = append(changed, "activity:"+routine)
+	}
+	s.notify(rev, changed)
 	return OwnerActionResult{Revision: rev}, nil
 }
 
@@ -96,6 +105,7 @@ var MeasurementBounds = map[string][2]float64{"kg": {20, 400}, "lb": {44, 880}}
 // earlier row; history is kept.
 func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value float64) (Measurement, error) {
 	var m Measurement
+	var routine string
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		var a Activity
 		if err := tx.Where("id = ?", activityID).First(&a).Error; err != nil {
@@ -136,12 +146,20 @@ func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value 
 		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&st).Error; err != nil {
 			return err
 		}
-		return tx.Model(&Activity{}).Where("id = ?", activityID).Update("closed_at", gorm.Expr("COALESCE(retracted_at, ?)", now)).Error
+		if err := tx.Model(&Activity{}).Where("id = ?", activityID).Update("closed_at", gorm.Expr("COALESCE(retracted_at, ?)", now)).Error; err != nil {
+			return err
+		}
+		routine, err = completeRoutineIfDone(tx, activityID, rev, now)
+		return err
 	})
 	if err != nil {
 		return Measurement{}, classify("record measurement", err)
 	}
-	s.notify(m.Revision, []string{"activity:" + activityID})
+	changed := []string{"activity:" + activityID}
+	if routine != "" {
+		changed = append(changed, "activity:"+routine)
+	}
+	s.notify(m.Revision, changed)
 	return m, nil
 }
 
@@ -154,4 +172,27 @@ func mustExist(tx *gorm.DB, model any, id string) error {
 		return ErrNotFound
 	}
 	return nil
+}
+
+// completeRoutineIfDone completes the routine that activityID is a step of
+// once every step (but dismissed ones) is completed or skipped. It returns
+// the routine's ID when it completed it.
+func completeRoutineIfDone(tx *gorm.DB, activityID string, rev int64, now time.Time) (string, error) {
+	var parent *string
+	if err := tx.Model(&Activity{}).Select("parent_id").Where("id = ?", activityID).Scan(&parent).Error; err != nil || parent == nil {
+		return "", err
+	}
+	var open, decided int64
+	err := tx.Raw(`SELECT COUNT(*) FROM activities a LEFT JOIN activity_states s ON s.activity_id = a.id
+		WHERE a.parent_id = ? AND a.retracted_at IS NULL AND COALESCE(s.state, 'available') NOT IN ('completed', 'skipped', 'dismissed')`, *parent).Scan(&open).Error
+	if err != nil || open > 0 {
+		return "", err
+	}
+	if err := tx.Raw(`SELECT COUNT(*) FROM activity_states WHERE activity_id = ? AND state IN ('completed', 'skipped', 'dismissed')`, *parent).Scan(&decided).Error; err != nil || decided > 0 {
+		return "", err
+	}
+	if err := tx.Save(&ActivityState{ActivityID: *parent, State: StateCompleted, Note: "all steps done", Revision: rev, UpdatedAt: now}).Error; err != nil {
+		return "", err
+	}
+	return *parent, tx.Model(&Activity{}).Where("id = ?", *parent).Update("closed_at", gorm.Expr("COALESCE(retracted_at, ?)", now)).Error
 }

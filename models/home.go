@@ -1,0 +1,413 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// HomeView is Home's snapshot: the brief, today's activities grouped by
+// section and ordered by rank, and what was settled today.
+type HomeView struct {
+	Revision        int64
+	Today           string // YYYY-MM-DD in Zone
+	Zone            string
+	Brief           *BriefView
+	Evidence        []EvidenceChip
+	LastPublication *PublicationView
+	Sections        []HomeSection
+	Done            []HomeRow
+}
+
+// HomeSection is one group of Home; Name is a recommendation section or "other".
+type HomeSection struct {
+	Name string
+	Rows []HomeRow
+}
+
+// HomeRow is one activity as Home shows it, with what its control needs.
+type HomeRow struct {
+	ActivityView
+	PersonName string
+	// Children are a routine's steps in rank order; Done of Total are settled.
+	Children    []HomeRow
+	Done, Total int
+	Measurement *MeasurementSummary
+	Draft       *DraftView
+}
+
+// Settled reports whether the owner completed or skipped the activity.
+func (r HomeRow) Settled() bool { return settled(r.UserState.State) }
+
+// MeasurementSummary is what a measurement row shows beside its field.
+type MeasurementSummary struct {
+	Metric, Unit string
+	Min, Max     float64
+	// Saved is this occurrence's current value, if recorded.
+	Saved *MeasurementView
+	// Last is the newest value of the metric from any occurrence.
+	Last *MeasurementView
+	// Recent are up to 30 current values of the metric, oldest first.
+	Recent []float64
+}
+
+// EvidenceChip is a source ref shown as a chip.
+type EvidenceChip struct {
+	ID, Kind, Label, Hash string
+}
+
+// HomeSections orders Home's groups.
+var HomeSections = []string{"routine", "focus", "optional", "other"}
+
+// homeWindow loads the candidates for Home: open undated activities, open
+// occurrences from yesterday on (the exact day is checked per key's zone),
+// and anything settled since the start of today. Pinned to activities_window.
+const homeWindow = `SELECT a.*, s.state AS state, s.until AS until, s.note AS note, s.updated_at AS state_at
+	FROM (SELECT * FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = ''
+	      UNION ALL
+	      SELECT * FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date >= @yesterday
+	      UNION ALL
+	      SELECT * FROM activities INDEXED BY activities_window WHERE closed_at >= @startOfDay) AS a
+	LEFT JOIN activity_states s ON s.activity_id = a.id
+	WHERE a.retracted_at IS NULL`
+
+// Home reads the snapshot Home renders, in one read transaction.
+func (s *Store) Home(ctx context.Context) (HomeView, error) {
+	var v HomeView
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		now := s.clock()
+		if err := tx.Raw("SELECT revision FROM workspace WHERE id = 1").Scan(&v.Revision).Error; err != nil {
+			return err
+		}
+		brief, err := briefView(tx)
+		if err != nil {
+			return err
+		}
+		v.Brief = brief
+		loc := time.UTC
+		if brief != nil {
+			if l, err := loadLocation(brief.TimeZone); err == nil {
+				loc = l
+			}
+		}
+		local := now.In(loc)
+		v.Today, v.Zone = local.Format(time.DateOnly), loc.String()
+		startOfDay := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc).UTC()
+		if v.LastPublication, err = lastPublication(tx); err != nil {
+			return err
+		}
+		if brief != nil {
+			if v.Evidence, err = evidenceChips(tx, brief.EvidenceIDs); err != nil {
+				return err
+			}
+		}
+		var rows []activityRow
+		err = tx.Raw(homeWindow, map[string]any{
+			"yesterday": local.AddDate(0, 0, -1).Format(time.DateOnly), "startOfDay": startOfDay,
+		}).Scan(&rows).Error
+		if err != nil {
+			return err
+		}
+		rows = slices.DeleteFunc(rows, func(r activityRow) bool { return !onHomeToday(r, now, startOfDay) })
+		tops, err := decorate(tx, rows, now)
+		if err != nil {
+			return err
+		}
+		bySection := map[string][]HomeRow{}
+		for _, r := range tops {
+			if r.Settled() {
+				v.Done = append(v.Done, r)
+				continue
+			}
+			name := "other"
+			if r.Recommendation != nil {
+				name = r.Recommendation.Section
+			}
+			bySection[name] = append(bySection[name], r)
+		}
+		for _, name := range HomeSections {
+			if len(bySection[name]) > 0 {
+				v.Sections = append(v.Sections, HomeSection{Name: name, Rows: bySection[name]})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return HomeView{}, classify("home", err)
+	}
+	return v, nil
+}
+
+// HomeRow reads one activity as Home shows it (a routine with its steps).
+func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, error) {
+	var out HomeRow
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		var rows []activityRow
+		err := tx.Table("activities").Select(activitySelect).
+			Joins("LEFT JOIN activity_states ON activity_states.activity_id = activities.id").
+			Where("activities.id = ? OR activities.parent_id = ?", id, id).Scan(&rows).Error
+		if err != nil {
+			return err
+		}
+		rows = slices.DeleteFunc(rows, func(r activityRow) bool {
+			return r.RetractedAt != nil || (r.State != nil && *r.State == StateDismissed && r.ID != id)
+		})
+		tops, err := decorate(tx, rows, s.clock())
+		if err != nil {
+			return err
+		}
+		for _, r := range tops {
+			if r.ID == id {
+				out = r
+				return nil
+			}
+		}
+		return ErrNotFound
+	})
+	if err != nil {
+		return HomeRow{}, classify("home row", err)
+	}
+	return out, nil
+}
+
+const activitySelect = "activities.*, activity_states.state AS state, activity_states.until AS until, " +
+	"activity_states.note AS note, activity_states.updated_at AS state_at"
+
+// onHomeToday keeps today's occurrences, undated open work, and what was
+// settled today; dismissed rows and later-deferred rows stay off Home.
+func onHomeToday(r activityRow, now, startOfDay time.Time) bool {
+	if r.OccurrenceKey != "" {
+		date, zone, _ := strings.Cut(r.OccurrenceKey, "@")
+		loc, err := loadLocation(zone)
+		if err != nil || date != now.In(loc).Format(time.DateOnly) {
+			return false
+		}
+	}
+	if r.State == nil {
+		return true
+	}
+	switch *r.State {
+	case StateDismissed:
+		return false
+	case StateDeferred:
+		return deref(r.Until) <= now.Format(time.DateOnly)
+	case StateCompleted, StateSkipped:
+		return r.StateAt != nil && !r.StateAt.Before(startOfDay)
+	}
+	return true
+}
+
+// decorate turns activity rows into Home rows: people's names, drafts,
+// measurements, and routine steps nested under their routine.
+func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error) {
+	var personIDs, draftIDs, metrics, measured []string
+	for _, r := range rows {
+		if r.PersonID != nil {
+			personIDs = append(personIDs, *r.PersonID)
+		}
+		if r.DraftID != nil {
+			draftIDs = append(draftIDs, *r.DraftID)
+		}
+		if r.Kind == KindMeasurement {
+			var p MeasurementPayload
+			if json.Unmarshal([]byte(r.Payload), &p) == nil && !slices.Contains(metrics, p.Metric) {
+				metrics = append(metrics, p.Metric)
+			}
+			measured = append(measured, r.ID)
+		}
+	}
+	names := map[string]string{}
+	if len(personIDs) > 0 {
+		var people []Person
+		if err := tx.Select("id, name").Where("id IN ?", personIDs).Find(&people).Error; err != nil {
+			return nil, err
+		}
+		for _, p := range people {
+			names[p.ID] = p.Name
+		}
+	}
+	drafts := map[string]*DraftView{}
+	if len(draftIDs) > 0 {
+		var ds []draftRow
+		err := tx.Table("reply_drafts").
+			Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at").
+			Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id").
+			Where("reply_drafts.id IN ?", draftIDs).Scan(&ds).Error
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			dv := d.view()
+			drafts[d.ID] = &dv
+		}
+	}
+	recent, err := recentMeasurements(tx, metrics)
+	if err != nil {
+		return nil, err
+	}
+	saved, err := savedMeasurements(tx, measured)
+	if err != nil {
+		return nil, err
+	}
+
+	all := make([]HomeRow, len(rows))
+	index := map[string]int{}
+	for i, r := range rows {
+		h := HomeRow{ActivityView: r.view(), PersonName: names[deref(r.PersonID)]}
+		if r.DraftID != nil {
+			h.Draft = drafts[*r.DraftID]
+		}
+		if r.Kind == KindMeasurement {
+			var p MeasurementPayload
+			json.Unmarshal([]byte(r.Payload), &p)
+			bounds := MeasurementBounds[p.Unit]
+			m := &MeasurementSummary{Metric: p.Metric, Unit: p.Unit, Min: bounds[0], Max: bounds[1], Saved: saved[r.ID]}
+			for _, mv := range recent[p.Metric] {
+				m.Recent = append(m.Recent, convertUnit(mv.Value, mv.Unit, p.Unit))
+			}
+			if n := len(recent[p.Metric]); n > 0 {
+				last := recent[p.Metric][n-1]
+				m.Last = &last
+			}
+			h.Measurement = m
+		}
+		all[i] = h
+		index[r.ID] = i
+	}
+	var tops []HomeRow
+	for i := range all {
+		if parent := all[i].ParentID; parent != "" {
+			if _, ok := index[parent]; ok {
+				continue // nested below
+			}
+		}
+		tops = append(tops, nest(all, index, all[i]))
+	}
+	sortRows(tops)
+	return tops, nil
+}
+
+// nest attaches a routine's steps (rows whose parent it is) in rank order.
+func nest(all []HomeRow, index map[string]int, r HomeRow) HomeRow {
+	if r.Kind != KindRoutine {
+		return r
+	}
+	for _, c := range all {
+		if c.ParentID == r.ID {
+			child := nest(all, index, c)
+			if child.UserState.State == StateDismissed {
+				continue
+			}
+			r.Children = append(r.Children, child)
+			r.Total++
+			if child.Settled() {
+				r.Done++
+			}
+		}
+	}
+	sortRows(r.Children)
+	return r
+}
+
+func sortRows(rows []HomeRow) {
+	slices.SortStableFunc(rows, func(a, b HomeRow) int {
+		ra, rb := int64(1<<40), int64(1<<40)
+		if a.Recommendation != nil {
+			ra = a.Recommendation.Rank
+		}
+		if b.Recommendation != nil {
+			rb = b.Recommendation.Rank
+		}
+		if ra != rb {
+			return int(ra - rb)
+		}
+		return strings.Compare(a.Title, b.Title)
+	})
+}
+
+// recentMeasurements returns up to 30 current (not superseded) values per metric, oldest first.
+func recentMeasurements(tx *gorm.DB, metrics []string) (map[string][]MeasurementView, error) {
+	out := map[string][]MeasurementView{}
+	for _, metric := range metrics {
+		var ms []Measurement
+		err := tx.Where("metric = ? AND id NOT IN (SELECT supersedes_id FROM measurements WHERE supersedes_id IS NOT NULL AND metric = ?)", metric, metric).
+			Order("recorded_at DESC").Limit(30).Find(&ms).Error
+		if err != nil {
+			return nil, err
+		}
+		for i := len(ms) - 1; i >= 0; i-- {
+			out[metric] = append(out[metric], measurementView(ms[i]))
+		}
+	}
+	return out, nil
+}
+
+// savedMeasurements returns each activity's newest value for its current occurrence.
+func savedMeasurements(tx *gorm.DB, activityIDs []string) (map[string]*MeasurementView, error) {
+	out := map[string]*MeasurementView{}
+	if len(activityIDs) == 0 {
+		return out, nil
+	}
+	var ms []Measurement
+	err := tx.Raw(`SELECT m.* FROM measurements m JOIN activities a ON a.id = m.activity_id
+		WHERE m.activity_id IN ? AND m.occurrence_key = a.occurrence_key ORDER BY m.id`, activityIDs).Scan(&ms).Error
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		v := measurementView(m)
+		out[m.ActivityID] = &v
+	}
+	return out, nil
+}
+
+func measurementView(m Measurement) MeasurementView {
+	return MeasurementView{ID: m.ID, ActivityID: m.ActivityID, OccurrenceKey: m.OccurrenceKey, Metric: m.Metric, Unit: m.Unit,
+		Value: m.Value, SupersedesID: m.SupersedesID, RecordedAt: m.RecordedAt}
+}
+
+// convertUnit converts a weight between kg and lb so one sparkline mixes both.
+func convertUnit(v float64, from, to string) float64 {
+	switch {
+	case from == "kg" && to == "lb":
+		return v * 2.20462
+	case from == "lb" && to == "kg":
+		return v / 2.20462
+	}
+	return v
+}
+
+// evidenceChips resolves source ref IDs to chips, in the given order.
+func evidenceChips(tx *gorm.DB, ids []string) ([]EvidenceChip, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var refs []SourceRef
+	if err := tx.Where("id IN ?", ids).Find(&refs).Error; err != nil {
+		return nil, err
+	}
+	byID := map[string]SourceRef{}
+	for _, r := range refs {
+		byID[r.ID] = r
+	}
+	var chips []EvidenceChip
+	for _, id := range ids {
+		r, ok := byID[id]
+		if !ok {
+			continue
+		}
+		c := EvidenceChip{ID: r.ID, Kind: r.Kind}
+		if r.Kind == "life" {
+			c.Label = r.Path
+			c.Hash = strings.TrimPrefix(r.ContentHash, "sha256:")[:8]
+		} else {
+			c.Label = r.ChatID
+		}
+		chips = append(chips, c)
+	}
+	return chips, nil
+}
