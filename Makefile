@@ -5,7 +5,7 @@ DATA    ?= ./data/demo
 ADDR    ?= 127.0.0.1:8080
 FUZZTIME ?= 10s
 
-.PHONY: build run test unit fuzz e2e bench lint generate check-generated clean
+.PHONY: build run test unit fuzz e2e chromium bench lint generate check-generated clean
 
 build: generate
 	$(GO) build -o $(BIN) ./cmd/hearth
@@ -20,8 +20,14 @@ test: lint check-generated unit e2e fuzz
 unit:
 	$(GO) test -race -count=1 ./cmd/... ./handlers/... ./models/... ./views/... ./migrations/...
 
-e2e:
+e2e: chromium
 	$(GO) test -count=1 ./e2e/...
+
+## chromium: the browser tests need Debian's chromium; install it when missing
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./models/strictjson

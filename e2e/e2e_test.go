@@ -61,6 +61,7 @@ func buildAndRun(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/hearth: %v\n%s", err, out)
 		return 1
 	}
+	defer closeBrowser()
 	return m.Run()
 }
 

@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"mime"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -43,13 +44,29 @@ func (s *Server) agentContextPage(c *fiber.Ctx) error {
 	return c.JSON(page)
 }
 
+// payloadTooLarge is the 413 envelope, from publishResult or from fasthttp's hard ceiling.
+func payloadTooLarge(c *fiber.Ctx) error {
+	return apiError(c, fiber.StatusRequestEntityTooLarge, "payload_too_large", "body over 1 MiB (1048576 bytes)",
+		fiber.Map{"limit": models.MaxBodyBytes})
+}
+
 func (s *Server) publishResult(c *fiber.Ctx) error {
+	// The raw body: Fiber's c.Body() would inflate a Content-Encoding without
+	// any limit, so a small gzip body could expand far past 1 MiB.
+	body := c.Request().Body()
+	if len(body) > models.MaxBodyBytes {
+		return payloadTooLarge(c)
+	}
 	mediaType, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
 	if err != nil || mediaType != fiber.MIMEApplicationJSON {
 		return apiError(c, fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send Content-Type: application/json",
 			fiber.Map{"expected": fiber.MIMEApplicationJSON, "found": c.Get(fiber.HeaderContentType)})
 	}
-	receipt, replayed, err := s.store.Publish(c.UserContext(), identityOf(c).agent.ID, c.Body())
+	if enc := c.Get(fiber.HeaderContentEncoding); enc != "" && !strings.EqualFold(enc, "identity") {
+		return apiError(c, fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send the body without Content-Encoding",
+			fiber.Map{"expected": "identity", "found": enc})
+	}
+	receipt, replayed, err := s.store.Publish(c.UserContext(), identityOf(c).agent.ID, body)
 	var syntax *strictjson.SyntaxError
 	var invalid *models.ValidationError
 	var conflict *models.RevisionConflictError

@@ -9,15 +9,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
-	"net/http"
 	"regexp"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/filesystem"
+	"github.com/gofiber/fiber/v2/middleware/compress"
 
 	"hearth/models"
-	"hearth/static"
 )
 
 // Store is the part of models.Store the handlers call.
@@ -29,6 +27,12 @@ type Store interface {
 	Login(ctx context.Context, passphrase string) (string, error)
 	Logout(ctx context.Context, token string) error
 	AgentContext(ctx context.Context) (models.AgentContext, error)
+	Home(ctx context.Context) (models.HomeView, error)
+	HomeRow(ctx context.Context, id string) (models.HomeRow, error)
+	Revision(ctx context.Context) (int64, error)
+	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
+	RecordMeasurement(ctx context.Context, activityID string, value float64) (models.Measurement, error)
+	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
 	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
 }
@@ -40,6 +44,10 @@ type Config struct {
 	TailscaleOwner string
 	// Log receives one line per request; nil discards.
 	Log *slog.Logger
+	// Hub streams commits to /events; nil disables /events.
+	Hub *Hub
+	// Heartbeat is the interval of /events comment lines (default 25 s).
+	Heartbeat time.Duration
 }
 
 // Server holds the app's dependencies.
@@ -47,26 +55,37 @@ type Server struct {
 	store Store
 	cfg   Config
 	log   *slog.Logger
+	hub   *Hub
 }
+
+// maxRequestBytes is fasthttp's hard ceiling on any request body. It is above
+// models.MaxBodyBytes on purpose: fasthttp refuses a body over its limit by
+// closing the connection with the body unread, so a real client mostly sees
+// a connection reset rather than the 413. Up to this ceiling the body is read
+// and publishResult answers 413 itself, after authentication.
+const maxRequestBytes = 2 * models.MaxBodyBytes
 
 // New builds the Fiber app with every route.
 func New(store Store, cfg Config) *fiber.App {
-	s := &Server{store: store, cfg: cfg, log: cfg.Log}
+	s := &Server{store: store, cfg: cfg, log: cfg.Log, hub: cfg.Hub}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "hearth",
-		BodyLimit:             models.MaxBodyBytes,
+		BodyLimit:             maxRequestBytes,
 		DisableStartupMessage: true,
 		ErrorHandler:          s.handleError,
 		ReadTimeout:           30 * time.Second,
 		IdleTimeout:           2 * time.Minute,
 	})
-	app.Use(s.requestID, s.logRequest, s.identify)
+	app.Use(s.requestID, s.logRequest, securityHeaders, compress.New(compress.Config{
+		// A compressed stream would be buffered: /events must flush per event.
+		Next: func(c *fiber.Ctx) bool { return c.Path() == "/events" },
+	}), s.identify)
 
 	app.Get("/healthz", s.health)
-	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
+	app.Get("/static/:name", serveStatic)
 
 	app.Get("/login", s.showLogin)
 	app.Post("/login", s.loginLimiter(), s.login)
@@ -78,6 +97,12 @@ func New(store Store, cfg Config) *fiber.App {
 	}
 	app.Post("/logout", owner(s.logout)...)
 	app.Get("/", owner(s.showHome)...)
+	app.Get("/home/live", owner(s.showLive)...)
+	app.Get("/events", owner(s.streamEvents)...)
+	app.Get("/activities/:id", owner(s.showRow)...)
+	app.Post("/activities/:id/state", owner(s.setActivityState)...)
+	app.Post("/activities/:id/measurement", owner(s.saveMeasurement)...)
+	app.Post("/drafts/:id/edit", owner(s.saveDraftEdit)...)
 
 	agent := app.Group("/api", s.requireAgent)
 	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)
@@ -134,11 +159,19 @@ func (s *Server) logRequest(c *fiber.Ctx) error {
 // handleError turns any error that reached Fiber into the envelope (API) or
 // a plain page, never leaking internals.
 func (s *Server) handleError(c *fiber.Ctx, err error) error {
+	if _, ran := c.Locals(localRequestID).(string); !ran {
+		// fasthttp rejected the request (an oversized body) before any
+		// middleware ran, so logRequest will not see it: log it here.
+		defer func() {
+			s.log.Info("request", "method", c.Method(), "route", "", "status", c.Response().StatusCode(),
+				"requestId", requestIDOf(c), "err", err.Error())
+		}()
+	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		switch fe.Code {
 		case fiber.StatusRequestEntityTooLarge:
-			return apiError(c, fe.Code, "payload_too_large", "body over 1 MiB (1048576 bytes)", fiber.Map{"limit": models.MaxBodyBytes})
+			return payloadTooLarge(c)
 		case fiber.StatusNotFound:
 			return apiError(c, fe.Code, "not_found", "no such route", nil)
 		case fiber.StatusMethodNotAllowed:

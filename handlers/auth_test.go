@@ -122,15 +122,20 @@ func TestHomeShowsBriefToOwner(t *testing.T) {
 		t.Fatalf("GET /: %s", resp)
 	}
 	page = parseHTML(t, resp)
+	if page.Find(testID("brief-empty")).Length() != 0 {
+		t.Error("brief-empty still shown after a publication")
+	}
 	brief := page.Find(testID("brief"))
-	if brief.Length() != 1 || !strings.Contains(brief.Text(), "answer Ana about Saturday's hike") || !strings.Contains(brief.Text(), testDate) {
+	if brief.Length() != 1 || !strings.Contains(brief.Find(testID("brief-text")).Text(), "answer Ana about Saturday's hike") {
 		t.Errorf("brief %q", brief.Text())
 	}
-	if n := page.Find(testID("activity")).Length(); n != 5 {
-		t.Errorf("%d activities on Home, want 5", n)
+	for _, id := range []string{"morning-routine-" + testDate, "reply-ana-hike", "book-bike-service"} {
+		if page.Find(testID("row")+`[data-id="`+id+`"]`).Length() != 1 {
+			t.Errorf("no row for %s", id)
+		}
 	}
-	if f := page.Find(testID("freshness")).Text(); !strings.Contains(f, "run-home") {
-		t.Errorf("freshness %q, want the run ID", f)
+	if f := page.Find(testID("freshness-job")).Text(); f != "daily-brief" {
+		t.Errorf("freshness job %q, want daily-brief", f)
 	}
 }
 
@@ -226,6 +231,7 @@ func TestLogoutRefusesCrossOriginRequests(t *testing.T) {
 	shared := ta.login()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			ta := ta.in(t)
 			cookie := shared
 			if tc.status != http.StatusForbidden {
 				cookie = ta.login()
@@ -266,6 +272,7 @@ func TestAgentCredentialOnOwnerRoutesIsForbidden(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			ta := ta.in(t)
 			req := httptest.NewRequest(tc.method, tc.path, nil)
 			req.Header.Set("Authorization", "Bearer "+token)
 			assertError(t, ta.do(req), http.StatusForbidden, "forbidden")
@@ -298,6 +305,7 @@ func TestTailscaleOwnerFromLoopbackPeer(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			ta := ta.in(t)
 			// app.Test's fake connection has peer 0.0.0.0, so a real loopback listener is needed here.
 			req := httptest.NewRequest(http.MethodGet, "/", nil)
 			if tc.header != "" {
@@ -375,6 +383,7 @@ func TestUnknownRouteIs404Envelope(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			ta := ta.in(t)
 			req := httptest.NewRequest(tc.method, tc.path, nil)
 			if tc.token != "" {
 				req.Header.Set("Authorization", "Bearer "+tc.token)

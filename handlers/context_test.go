@@ -110,6 +110,7 @@ func TestAgentContextPagesRejectBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			ta := ta.in(t)
 			env := assertError(t, ta.get(tc.path, token, nil), tc.status, tc.code)
 			if tc.status == http.StatusNotFound && fmt.Sprint(env.Details["allowed"]) != fmt.Sprint(models.ContextCollections) {
 				t.Errorf("details %v: want the allowed collections %v", env.Details, models.ContextCollections)

@@ -53,16 +53,27 @@ func (c *testClock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// testApp is the real Fiber app over a real store in a temporary directory.
+// testApp is the real Fiber app over a real store in a temporary directory,
+// bound to the test that is using it (see in).
 type testApp struct {
-	t     *testing.T
-	app   *fiber.App
-	store *models.Store
-	clock *testClock
-	names atomic.Int64
-	base  string // set by listen
-	owner bool   // set by setOwner
+	t *testing.T
+	*appState
 }
+
+// appState is what the tests sharing one app share.
+type appState struct {
+	root       *testing.T // the test that built the app; it owns the listener
+	app        *fiber.App
+	store      *models.Store
+	clock      *testClock
+	names      atomic.Int64
+	listenOnce sync.Once
+	base       string
+	owner      bool // set by setOwner
+}
+
+// in binds the app to subtest t, so helpers fail the right test.
+func (ta *testApp) in(t *testing.T) *testApp { return &testApp{t: t, appState: ta.appState} }
 
 // appSetup is what newTestApp's options change.
 type appSetup struct {
@@ -77,20 +88,24 @@ type appOption func(*appSetup)
 func withConfig(cfg handlers.Config) appOption { return func(s *appSetup) { s.cfg = cfg } }
 
 // withOwner starts from a database where ownerPassphrase is already set,
-// copied from a template so that bcrypt hashes once per package run.
+// so that bcrypt hashes once per package run rather than once per test.
 func withOwner() appOption { return func(s *appSetup) { s.owner = true } }
 
-// newTestApp builds the app on a fresh migrated database in t.TempDir with a fixed clock.
+// newTestApp builds the app on a fresh database in t.TempDir with a fixed
+// clock. The database is a copy of a template migrated once per package run:
+// migrating dominated the suite's time under -race.
 func newTestApp(t *testing.T, opts ...appOption) *testApp {
 	t.Helper()
 	var setup appSetup
 	for _, o := range opts {
 		o(&setup)
 	}
-	dir := t.TempDir()
+	tmpl := &emptyTemplate
 	if setup.owner {
-		copyFile(t, ownerTemplate(t), models.DatabasePath(dir))
+		tmpl = &ownerTemplate
 	}
+	dir := t.TempDir()
+	copyFile(t, tmpl.path(t), models.DatabasePath(dir))
 	clock := &testClock{now: testNow}
 	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now})
 	if err != nil {
@@ -101,16 +116,11 @@ func newTestApp(t *testing.T, opts ...appOption) *testApp {
 			t.Errorf("close store: %v", err)
 		}
 	})
-	return &testApp{t: t, app: handlers.New(store, setup.cfg), store: store, clock: clock, owner: setup.owner}
+	return &testApp{t: t, appState: &appState{root: t, app: handlers.New(store, setup.cfg), store: store, clock: clock, owner: setup.owner}}
 }
 
-// templates holds databases built once per package run; TestMain removes it.
-var templates struct {
-	dir       string
-	ownerOnce sync.Once
-	ownerPath string
-	ownerErr  error
-}
+// templateDir holds the template databases; TestMain removes it.
+var templateDir string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "hearth-handlers-test-")
@@ -118,34 +128,52 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	templates.dir = dir
+	templateDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// ownerTemplate is the path of a migrated database whose owner passphrase is ownerPassphrase.
-func ownerTemplate(t *testing.T) string {
+// dbTemplate is a database file built once, on first use, by models.Open and prepare.
+type dbTemplate struct {
+	name    string
+	prepare func(context.Context, *models.Store) error
+	once    sync.Once
+	file    string
+	err     error
+}
+
+var (
+	emptyTemplate = dbTemplate{name: "empty"}
+	ownerTemplate = dbTemplate{name: "owner", prepare: func(ctx context.Context, s *models.Store) error {
+		return s.SetOwnerPassphrase(ctx, ownerPassphrase)
+	}}
+)
+
+// path returns the template's file, building it on first use.
+func (d *dbTemplate) path(t *testing.T) string {
 	t.Helper()
-	templates.ownerOnce.Do(func() {
+	d.once.Do(func() {
 		ctx := context.Background()
-		store, err := models.Open(ctx, filepath.Join(templates.dir, "owner-src"), models.Options{Clock: func() time.Time { return testNow }})
+		store, err := models.Open(ctx, filepath.Join(templateDir, d.name+"-src"), models.Options{Clock: func() time.Time { return testNow }})
 		if err != nil {
-			templates.ownerErr = err
+			d.err = err
 			return
 		}
 		defer store.Close()
-		if err := store.SetOwnerPassphrase(ctx, ownerPassphrase); err != nil {
-			templates.ownerErr = err
-			return
+		if d.prepare != nil {
+			if d.err = d.prepare(ctx, store); d.err != nil {
+				return
+			}
 		}
-		templates.ownerPath = filepath.Join(templates.dir, "owner.db")
-		templates.ownerErr = store.Backup(ctx, templates.ownerPath)
+		// Backup is VACUUM INTO: a consistent single file, no WAL to copy beside it.
+		d.file = filepath.Join(templateDir, d.name+".db")
+		d.err = store.Backup(ctx, d.file)
 	})
-	if templates.ownerErr != nil {
-		t.Fatalf("owner template: %v", templates.ownerErr)
+	if d.err != nil {
+		t.Fatalf("%s template database: %v", d.name, d.err)
 	}
-	return templates.ownerPath
+	return d.file
 }
 
 func copyFile(t *testing.T, from, to string) {
@@ -178,11 +206,13 @@ func (ta *testApp) do(req *http.Request) response {
 	return readResponse(ta.t, resp)
 }
 
-// listen serves the app on a real loopback listener (once) and returns its base URL.
+// listen serves the app on a real loopback listener until the test that
+// built the app ends, and returns its base URL.
 func (ta *testApp) listen() string {
 	ta.t.Helper()
+	ta.listenOnce.Do(func() { ta.base = serve(ta.root, ta.app) })
 	if ta.base == "" {
-		ta.base = serve(ta.t, ta.app)
+		ta.t.Fatal("listener failed to start")
 	}
 	return ta.base
 }

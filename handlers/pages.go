@@ -62,11 +62,3 @@ func (s *Server) logout(c *fiber.Ctx) error {
 	c.ClearCookie(SessionCookie)
 	return c.Redirect("/login", fiber.StatusSeeOther)
 }
-
-func (s *Server) showHome(c *fiber.Ctx) error {
-	ctx, err := s.store.AgentContext(c.UserContext())
-	if err != nil {
-		return err
-	}
-	return s.render(c, fiber.StatusOK, views.Home(views.HomeData{Context: ctx}))
-}

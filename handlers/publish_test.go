@@ -2,6 +2,8 @@ package handlers_test
 
 import (
 	"bytes"
+	"cmp"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -31,24 +33,33 @@ func assertNothingWritten(t *testing.T, ta *testApp, token, runID string, revBef
 	}
 }
 
+// gzipped compresses b.
+func gzipped(b []byte) []byte {
+	var out bytes.Buffer
+	w := gzip.NewWriter(&out)
+	w.Write(b)
+	w.Close()
+	return out.Bytes()
+}
+
 func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 	t.Parallel()
 	const routine = "morning-routine-" + testDate
 	cases := []struct {
 		name string
 		// mutate edits the valid publication; raw, when set, rewrites its bytes afterwards.
-		mutate      func(t *testing.T, d doc)
-		raw         func(valid []byte) []byte
-		contentType string // default application/json
-		// overNetwork sends the request over a real connection: fasthttp
-		// rejects an oversized body before the app sees it, and app.Test
-		// reports that as an error instead of a response.
+		mutate func(t *testing.T, d doc)
+		raw    func(valid []byte) []byte
+		// header overrides request headers; an empty value removes the header.
+		header map[string]string
+		// overNetwork sends the request over a real connection, to show a
+		// real client gets the response rather than a reset connection.
 		overNetwork bool
 		status      int
 		code        string
 		// path is details.path (400) or a details.errors[].path (422) that must be reported.
 		path string
-		// expected must be contained in that 422 error's expected.
+		// expected must be contained in that 422 error's expected (415: equal details.expected).
 		expected string
 	}{
 		// 400: not one well-formed JSON value.
@@ -71,9 +82,10 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 		}, status: 400, code: "malformed_json"},
 
 		// 415 and 413: the envelope, before any parsing.
-		{name: "text/plain", contentType: "text/plain", status: 415, code: "unsupported_media_type"},
-		{name: "form media type", contentType: "application/x-www-form-urlencoded", status: 415, code: "unsupported_media_type"},
-		{name: "no media type", contentType: "-", status: 415, code: "unsupported_media_type"},
+		{name: "text/plain", header: map[string]string{"Content-Type": "text/plain"}, status: 415, code: "unsupported_media_type"},
+		{name: "form media type", header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, status: 415, code: "unsupported_media_type"},
+		{name: "no media type", header: map[string]string{"Content-Type": ""}, status: 415, code: "unsupported_media_type"},
+		{name: "gzip content encoding", raw: gzipped, header: map[string]string{"Content-Encoding": "gzip"}, status: 415, code: "unsupported_media_type", expected: "identity"},
 		{name: "body over 1 MiB", raw: func(b []byte) []byte {
 			return append(b, bytes.Repeat([]byte(" "), models.MaxBodyBytes)...)
 		}, overNetwork: true, status: 413, code: "payload_too_large"},
@@ -213,12 +225,12 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 				body = tc.raw(body)
 			}
 			req := publishRequest(token, body)
-			switch tc.contentType {
-			case "":
-			case "-":
-				req.Header.Del("Content-Type")
-			default:
-				req.Header.Set("Content-Type", tc.contentType)
+			for k, v := range tc.header {
+				if v == "" {
+					req.Header.Del(k)
+				} else {
+					req.Header.Set(k, v)
+				}
 			}
 			send := ta.do
 			if tc.overNetwork {
@@ -252,8 +264,9 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 					t.Errorf("details %v: want limit %d", env.Details, models.MaxBodyBytes)
 				}
 			case http.StatusUnsupportedMediaType:
-				if env.Details["expected"] != "application/json" {
-					t.Errorf("details %v: want expected application/json", env.Details)
+				want := cmp.Or(tc.expected, "application/json")
+				if env.Details["expected"] != want {
+					t.Errorf("details %v: want expected %s", env.Details, want)
 				}
 			}
 			assertNothingWritten(t, ta, token, runID, 0)
@@ -280,30 +293,30 @@ func TestPublishRejectsWrongCallerAndWritesNothing(t *testing.T) {
 	cases := []struct {
 		name string
 		// prepare returns the request's Authorization header and session cookie.
-		prepare func(ta *testApp) (authorization string, cookie *http.Cookie)
+		prepare func(t *testing.T, ta *testApp) (authorization string, cookie *http.Cookie)
 		status  int
 		code    string
 	}{
-		{name: "no credential", prepare: func(*testApp) (string, *http.Cookie) { return "", nil },
+		{name: "no credential", prepare: func(*testing.T, *testApp) (string, *http.Cookie) { return "", nil },
 			status: 401, code: "unauthorized"},
-		{name: "not a bearer token", prepare: func(ta *testApp) (string, *http.Cookie) { return "Basic " + ta.agentToken(), nil },
+		{name: "not a bearer token", prepare: func(t *testing.T, ta *testApp) (string, *http.Cookie) { return "Basic " + ta.agentToken(), nil },
 			status: 401, code: "unauthorized"},
-		{name: "empty bearer token", prepare: func(*testApp) (string, *http.Cookie) { return "Bearer ", nil },
+		{name: "empty bearer token", prepare: func(*testing.T, *testApp) (string, *http.Cookie) { return "Bearer ", nil },
 			status: 401, code: "unauthorized"},
-		{name: "unknown token", prepare: func(*testApp) (string, *http.Cookie) {
+		{name: "unknown token", prepare: func(*testing.T, *testApp) (string, *http.Cookie) {
 			return "Bearer hearth_" + strings.Repeat("A", 43), nil
 		}, status: 401, code: "unauthorized"},
-		{name: "revoked token", prepare: func(ta *testApp) (string, *http.Cookie) {
+		{name: "revoked token", prepare: func(t *testing.T, ta *testApp) (string, *http.Cookie) {
 			id, token := ta.agentCredential()
 			if _, err := ta.store.RevokeCredential(t.Context(), id); err != nil {
 				t.Fatalf("revoke: %v", err)
 			}
 			return "Bearer " + token, nil
 		}, status: 401, code: "unauthorized"},
-		{name: "credential without results:publish", prepare: func(ta *testApp) (string, *http.Cookie) {
+		{name: "credential without results:publish", prepare: func(t *testing.T, ta *testApp) (string, *http.Cookie) {
 			return "Bearer " + ta.agentToken(models.ScopeContextRead), nil
 		}, status: 403, code: "forbidden"},
-		{name: "owner session", prepare: func(ta *testApp) (string, *http.Cookie) { return "", ta.login() },
+		{name: "owner session", prepare: func(t *testing.T, ta *testApp) (string, *http.Cookie) { return "", ta.login() },
 			status: 403, code: "forbidden"},
 	}
 	for _, tc := range cases {
@@ -311,7 +324,7 @@ func TestPublishRejectsWrongCallerAndWritesNothing(t *testing.T) {
 			t.Parallel()
 			ta := newTestApp(t, withOwner())
 			const runID = "run-refused"
-			auth, cookie := tc.prepare(ta)
+			auth, cookie := tc.prepare(t, ta)
 			req := publishRequest("", validPublication(runID, 0).bytes(t))
 			if auth != "" {
 				req.Header.Set("Authorization", auth)
@@ -432,6 +445,7 @@ func TestPublishSameRunIDDifferentContentConflicts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			ta := ta.in(t)
 			d := validPublication("run-a", 0)
 			tc.mutate(t, d)
 			assertError(t, ta.publish(token, d.bytes(t)), http.StatusConflict, "idempotency_conflict")

@@ -41,7 +41,9 @@ func cmdServe(args []string) error {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}
-	app := handlers.New(store, handlers.Config{TailscaleOwner: *tsOwner, Log: log})
+	hub := handlers.NewHub()
+	store.SetNotifier(hub)
+	app := handlers.New(store, handlers.Config{TailscaleOwner: *tsOwner, Log: log, Hub: hub})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -63,6 +65,9 @@ func cmdServe(args []string) error {
 	case sig := <-stop:
 		log.Info("shutting down", "signal", sig.String())
 	}
+	// Ending the event streams first lets their handlers return, so shutdown
+	// only waits for in-flight requests.
+	hub.Close()
 	if err := app.ShutdownWithTimeout(10 * time.Second); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

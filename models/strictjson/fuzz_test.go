@@ -49,6 +49,7 @@ func checkErr(t *testing.T, err error) {
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"name":"n","items":[{"id":"a","payload":{"unit":"kg","value":1}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkAgainstReference(t, data)
 		var d fuzzDoc
 		err := Decode(data, &d)
 		checkErr(t, err)

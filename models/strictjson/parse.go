@@ -3,9 +3,10 @@ package strictjson
 import (
 	"fmt"
 	"strconv"
-	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file is a single-pass scanner over the request body. It replaced a
@@ -14,7 +15,8 @@ import (
 // value; that made a 22 KB publication cost milliseconds. Errors keep the
 // paths, offsets and wording of the token-based parser (reference_test.go
 // keeps it as an oracle), except that offsets inside a scalar now point at
-// the offending byte and a bad first key says what was expected.
+// the offending byte, a bad first key says what was expected, and a value
+// that cannot be canonicalized is reported with its path and offset.
 
 type kind uint8
 
@@ -29,9 +31,9 @@ const (
 
 // document is one parsed body. Nodes hold no Go pointers: strings are spans
 // of src or esc and children are index ranges of nodes. That makes the tree
-// one allocation the garbage collector never scans, and lets the parser move
-// nodes around without write barriers, which dominated the cost of a tree of
-// pointers.
+// memory the garbage collector never scans, allocated in one piece for a
+// typical body, and lets the parser move nodes without write barriers, which
+// dominated the cost of a tree of pointers.
 type document struct {
 	src   string // the body, copied once so bound strings are immutable substrings of it
 	esc   string // decoded text of every string that contained an escape, concatenated
@@ -87,56 +89,43 @@ type seg struct {
 }
 
 // pointer renders base followed by segs as an RFC 6901 JSON Pointer, reading
-// member names from src or, for escaped names, esc. It sizes the result
-// first so each path costs one allocation.
+// member names from src or, for escaped names, esc.
 func pointer[S ~string | ~[]byte](base string, segs []seg, src, esc S) string {
 	if len(segs) == 0 {
 		return base
 	}
-	name := func(s seg) S {
-		if s.escaped {
-			return esc[s.key.start:s.key.end]
-		}
-		return src[s.key.start:s.key.end]
-	}
 	n := len(base)
 	for _, s := range segs {
-		n++
-		if s.index >= 0 {
-			n += 10
-			continue
-		}
-		k := name(s)
-		n += len(k)
-		for i := 0; i < len(k); i++ {
-			if k[i] == '~' || k[i] == '/' {
-				n++
-			}
-		}
+		n += 11 + int(s.key.end-s.key.start)*2 // room for an index, or a name with every byte escaped
 	}
-	var sb strings.Builder
-	sb.Grow(n)
-	sb.WriteString(base)
-	var digits [20]byte
+	return string(appendPointer(make([]byte, 0, n), base, segs, src, esc))
+}
+
+// appendPointer appends the JSON Pointer that pointer returns to dst.
+func appendPointer[S ~string | ~[]byte](dst []byte, base string, segs []seg, src, esc S) []byte {
+	dst = append(dst, base...)
 	for _, s := range segs {
-		sb.WriteByte('/')
+		dst = append(dst, '/')
 		if s.index >= 0 {
-			sb.Write(strconv.AppendInt(digits[:0], int64(s.index), 10))
+			dst = strconv.AppendInt(dst, int64(s.index), 10)
 			continue
 		}
-		k := name(s)
+		k := src[s.key.start:s.key.end]
+		if s.escaped {
+			k = esc[s.key.start:s.key.end]
+		}
 		for i := 0; i < len(k); i++ {
 			switch k[i] {
 			case '~':
-				sb.WriteString("~0")
+				dst = append(dst, '~', '0')
 			case '/':
-				sb.WriteString("~1")
+				dst = append(dst, '~', '1')
 			default:
-				sb.WriteByte(k[i])
+				dst = append(dst, k[i])
 			}
 		}
 	}
-	return sb.String()
+	return dst
 }
 
 // child returns the JSON Pointer of token under path.
@@ -144,7 +133,7 @@ func child(path, token string) string {
 	return pointer(path, []seg{{key: span{0, uint32(len(token))}, index: -1}}, token, "")
 }
 
-// maxBody bounds the body so offsets fit node's 32-bit fields; hearth caps
+// maxBody bounds the body so positions fit the 32-bit spans; hearth caps
 // bodies far below it (models.MaxBodyBytes), so it only guards against misuse.
 const maxBody = 1<<31 - 1
 
@@ -188,7 +177,9 @@ func parse(data []byte) (*document, *SyntaxError, error) {
 	// Real publications average about 20 bytes per value; starting near
 	// that avoids regrowing the node slice for typical bodies.
 	d := &document{src: string(data), nodes: make([]node, 0, len(data)/16+8)}
-	p := &parser{doc: d, data: data, stack: make([]node, 0, 64), segs: make([]seg, 0, 16)}
+	sc := scratchPool.Get().(*scratch)
+	p := &parser{doc: d, data: data, stack: sc.stack[:0], segs: sc.segs[:0], esc: sc.esc[:0]}
+	defer sc.keep(p)
 	if err := p.value(0); err != nil {
 		return nil, nil, err
 	}
@@ -201,6 +192,31 @@ func parse(data []byte) (*document, *SyntaxError, error) {
 		d.esc = string(p.esc)
 	}
 	return d, p.canon, nil
+}
+
+// scratch is the parser's working memory, recycled between parses. It holds
+// no Go pointers into the document (nodes and segs are pointer-free, esc is
+// copied into document.esc), so a recycled scratch pins nothing.
+type scratch struct {
+	stack []node
+	segs  []seg
+	esc   []byte
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{stack: make([]node, 0, 256), segs: make([]seg, 0, maxDepth+1)}
+}}
+
+// maxScratch keeps one huge body from pinning huge buffers in the pool.
+const maxScratch = 1 << 20
+
+// keep returns p's buffers to the pool, with whatever growth they needed.
+func (sc *scratch) keep(p *parser) {
+	if cap(p.stack)*int(unsafe.Sizeof(node{})) > maxScratch || cap(p.esc) > maxScratch {
+		return
+	}
+	sc.stack, sc.segs, sc.esc = p.stack[:0], p.segs[:0], p.esc[:0]
+	scratchPool.Put(sc)
 }
 
 func isBlank(data []byte) bool {

@@ -104,11 +104,8 @@ func Decode(data []byte, v any) error {
 	return bindInto(d, uint32(len(d.nodes)-1), "", rv)
 }
 
-// DecodeAndHash parses data once, binds it into v as Decode does and returns Hash(data).
-// A well-formed body that does not fit v yields the hash and a *ShapeError, because
-// callers check idempotency on invalid bodies too; a malformed body yields "" and a
-// *SyntaxError. v is left unchanged on any error.
-func DecodeAndHash(data []byte, v any) (string, error) {
+// DecodeAndHash does Decode(data, v) and Hash(data) from one parse, returning the hash alongside a *ShapeError but "" with a *SyntaxError.
+func DecodeAndHash(data []byte, v any) (hash string, err error) {
 	rv, err := target(v)
 	if err != nil {
 		return "", err
@@ -117,21 +114,27 @@ func DecodeAndHash(data []byte, v any) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// A body JCS cannot represent fails as Hash fails, before binding, so v
+	// stays unchanged on every error as with Decode.
 	if canon != nil {
 		return "", canon
 	}
-	hash := hashTree(d, len(data))
+	// The hash is computed before binding and returned even when binding
+	// fails: a well-formed but invalid body still needs its hash for the
+	// caller's idempotency check.
+	hash = hashTree(d, len(data))
 	return hash, bindInto(d, uint32(len(d.nodes)-1), "", rv)
 }
 
 // Canonical returns the RFC 8785 (JCS) canonical form of a well-formed JSON document.
-// The document is checked with the same rules as Decode so both agree on what is well-formed;
-// values JCS cannot represent (a number beyond float64, an unpaired surrogate escape) are a *SyntaxError.
+// The document is first checked with the same rules as Decode so both agree on what is well-formed.
 func Canonical(data []byte) ([]byte, error) {
 	d, canon, err := parse(data)
 	if err != nil {
 		return nil, err
 	}
+	// Values outside I-JSON, such as 1e400 or an unpaired surrogate escape,
+	// parse (Decode accepts them) but have no canonical form.
 	if canon != nil {
 		return nil, canon
 	}
@@ -289,12 +292,15 @@ func checkType(t reflect.Type, visiting map[reflect.Type]bool) error {
 	return err
 }
 
-// bindInto binds n into a copy of *v and stores it only on success, so v is untouched on error.
+// bindInto binds node i into a copy of *v and stores it only on success, so v is untouched on error.
 func bindInto(d *document, i uint32, path string, rv reflect.Value) error {
 	tmp := reflect.New(rv.Type().Elem()).Elem()
 	tmp.Set(rv.Elem())
-	b := &binder{d: d, base: path}
+	b := binderPool.Get().(*binder)
+	defer b.release()
+	b.d, b.base = d, path
 	b.bind(i, tmp)
+	b.finishRaws(0)
 	if b.omitted > 0 {
 		b.errs = append(b.errs, FieldError{Path: "", Message: fmt.Sprintf("%d more errors omitted; fix the errors above and resubmit", b.omitted)})
 	}
@@ -316,6 +322,86 @@ type binder struct {
 	omitted int
 	infos   [4]typeInfo // recently used struct types, to skip the shared cache
 	victim  int         // next infos slot to replace
+	// Raws bound so far and their paths, which are written into one buffer
+	// and become substrings of one string in finishRaws, instead of one
+	// allocation per Raw.
+	raws     []pendingRaw
+	rawPaths []byte
+	slabs    [4]slab // element chunks for the pointer types being bound
+	slabNext int     // next slabs slot to replace
+}
+
+// slab hands out fresh elements of type t from a chunk, so binding many
+// optional (pointer) fields costs a few allocations instead of one each.
+type slab struct {
+	t, st reflect.Type // element type and []t
+	chunk reflect.Value
+	used  int
+}
+
+// maxSlab bounds a chunk, and so what one surviving pointer can keep alive.
+const maxSlab = 128
+
+// newPtr is reflect.New(t), served from a slab.
+func (b *binder) newPtr(t reflect.Type) reflect.Value {
+	var s *slab
+	for i := range b.slabs {
+		if b.slabs[i].t == t {
+			s = &b.slabs[i]
+			break
+		}
+	}
+	if s == nil {
+		s = &b.slabs[b.slabNext]
+		b.slabNext = (b.slabNext + 1) % len(b.slabs)
+		*s = slab{t: t, st: reflect.SliceOf(t)}
+	}
+	if !s.chunk.IsValid() || s.used == s.chunk.Len() {
+		n := 8
+		if s.chunk.IsValid() {
+			n = min(2*s.chunk.Len(), maxSlab)
+		}
+		s.chunk, s.used = reflect.MakeSlice(s.st, n, n), 0
+	}
+	s.used++
+	return s.chunk.Index(s.used - 1).Addr()
+}
+
+// binderPool recycles binders for their buffers (segs, raws, rawPaths),
+// which otherwise regrow on every Decode.
+var binderPool = sync.Pool{New: func() any { return new(binder) }}
+
+// release returns b to the pool holding nothing from the document it bound.
+func (b *binder) release() {
+	if cap(b.rawPaths) > maxScratch || cap(b.raws) > maxScratch/16 {
+		return
+	}
+	// Type infos are global and stay; slab chunks belong to the caller's
+	// value and must not be handed out to another bind.
+	*b = binder{segs: b.segs[:0], raws: b.raws[:0], rawPaths: b.rawPaths[:0], infos: b.infos, victim: b.victim}
+	binderPool.Put(b)
+}
+
+type pendingRaw struct {
+	r          *Raw
+	start, end int
+}
+
+// finishRaws gives the Raws bound since raws[from] their paths. It must run
+// before a bound value is copied elsewhere (into a map, or into the caller's
+// value), because the pending pointers refer to where it was bound.
+func (b *binder) finishRaws(from int) {
+	if len(b.raws) == from {
+		return
+	}
+	pending := b.raws[from:]
+	paths := string(b.rawPaths[pending[0].start:])
+	for _, p := range pending {
+		p.r.path = paths[p.start-pending[0].start : p.end-pending[0].start]
+	}
+	b.rawPaths = b.rawPaths[:pending[0].start]
+	clear(pending)
+	b.raws = b.raws[:from]
 }
 
 type typeInfo struct {
@@ -347,18 +433,17 @@ func (b *binder) pop() { b.segs = b.segs[:len(b.segs)-1] }
 func memberSeg(e *node) seg { return seg{key: e.key, escaped: e.flags&keyEscaped != 0, index: -1} }
 
 // add records a problem at the current path.
-func (b *binder) add(msg, expected, found string) {
+func (b *binder) add(msg, expected, found string) { b.addAt("", msg, expected, found) }
+
+// addAt records a problem at the current path plus the member name, if any.
+func (b *binder) addAt(member, msg, expected, found string) {
 	if len(b.errs) >= maxErrors {
 		b.omitted++
 		return
 	}
-	b.addAt(b.path(), msg, expected, found)
-}
-
-func (b *binder) addAt(path, msg, expected, found string) {
-	if len(b.errs) >= maxErrors {
-		b.omitted++
-		return
+	path := b.path()
+	if member != "" {
+		path = child(path, member)
 	}
 	b.errs = append(b.errs, FieldError{Path: path, Message: msg, Expected: expected, Found: found})
 }
@@ -384,12 +469,18 @@ func (b *binder) bind(i uint32, v reflect.Value) {
 	if t == rawType {
 		// Set through the address: v is always addressable here (it descends
 		// from reflect.New or a fresh slice), and boxing a Raw would allocate.
-		*v.Addr().Interface().(*Raw) = Raw{d: b.d, n: i, path: b.path()}
+		r := v.Addr().Interface().(*Raw)
+		*r = Raw{d: b.d, n: i, path: b.base}
+		if len(b.segs) > 0 {
+			start := len(b.rawPaths)
+			b.rawPaths = appendPointer(b.rawPaths, b.base, b.segs, b.d.src, b.d.esc)
+			b.raws = append(b.raws, pendingRaw{r, start, len(b.rawPaths)})
+		}
 		return
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		p := reflect.New(t.Elem())
+		p := b.newPtr(t.Elem())
 		b.bind(i, p.Elem())
 		v.Set(p)
 	case reflect.String:
@@ -461,7 +552,9 @@ func (b *binder) bind(i uint32, v reflect.Value) {
 			k := b.d.key(e)
 			ev := reflect.New(t.Elem()).Elem()
 			b.push(memberSeg(e))
+			mark := len(b.raws)
 			b.bind(j, ev)
+			b.finishRaws(mark) // ev is copied into the map below
 			b.pop()
 			m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
 		}
@@ -516,7 +609,7 @@ func (b *binder) object(n *node, v reflect.Value) {
 		if f.optional || (present != nil && present[i]) || (present == nil && bits&(1<<i) != 0) {
 			continue
 		}
-		b.addAt(child(b.path(), f.name), fmt.Sprintf("missing required field %q", f.name), describeType(f.typ), "nothing")
+		b.addAt(f.name, fmt.Sprintf("missing required field %q", f.name), describeType(f.typ), "nothing")
 	}
 }
 

@@ -464,3 +464,27 @@ func TestRawZeroValueBindReportsMissing(t *testing.T) {
 		t.Fatal("target modified")
 	}
 }
+
+func TestPathsDecodeEscapedKeys(t *testing.T) {
+	fe := only(t, shape(t, `{"name":"n","activities":[],"tags":{"a\u002fb":1}}`))
+	if fe.Path != "/tags/a~1b" {
+		t.Errorf("got %q", fe.Path)
+	}
+	fe = only(t, shape(t, `{"name":"n","activities":[],"t\u0061gs":{"k":[]}}`))
+	if fe.Path != "/tags/k" {
+		t.Errorf("got %q", fe.Path)
+	}
+	var m map[string]Raw
+	if err := Decode([]byte(`{"x\u007e":{"k":1},"\ud83d\ude00/":[{"\u0061":{}}]}`), &m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m["x~"].Path(); got != "/x~0" {
+		t.Errorf("Raw path %q", got)
+	}
+	var ds []map[string]measurement
+	err := m["😀/"].Bind(&ds)
+	var se *ShapeError
+	if !errors.As(err, &se) || len(se.Errors) != 2 || se.Errors[0].Path != "/😀~1/0/a/unit" || se.Errors[1].Path != "/😀~1/0/a/value" {
+		t.Fatalf("got %v", err)
+	}
+}

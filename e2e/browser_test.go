@@ -1,0 +1,390 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// demoPassphrase is what `serve --demo` sets on a fresh data dir.
+const demoPassphrase = "hearth-demo"
+
+// stepTimeout bounds each browser step; a real wait is far shorter.
+const stepTimeout = 15 * time.Second
+
+var (
+	browserOnce   sync.Once
+	browserCtx    context.Context
+	browserCancel context.CancelFunc
+	browserErr    error
+)
+
+// chromiumPath finds Debian's chromium (make test installs it when missing).
+func chromiumPath() (string, error) {
+	for _, p := range []string{os.Getenv("HEARTH_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p != "" {
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+		}
+	}
+	return exec.LookPath("chromium")
+}
+
+// browser starts one headless Chromium for the whole run; each test opens tabs in it.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	browserOnce.Do(func() {
+		path, err := chromiumPath()
+		if err != nil {
+			browserErr = fmt.Errorf("chromium not found (make test installs Debian's chromium): %w", err)
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(path),
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-quic", true),
+			chromedp.WindowSize(390, 844),
+		)
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancel := chromedp.NewContext(alloc)
+		// The browser context carries no timeout: per-step timeouts derive from tabs.
+		if err := chromedp.Do(ctx); err != nil {
+			cancel()
+			cancelAlloc()
+			browserErr = err
+			return
+		}
+		browserCtx = ctx
+		browserCancel = func() { cancel(); cancelAlloc() }
+	})
+	if browserErr != nil {
+		t.Fatal(browserErr)
+	}
+	return browserCtx
+}
+
+func closeBrowser() {
+	if browserCancel != nil {
+		browserCancel()
+	}
+}
+
+// tab is one browser tab at 390×844 on a server.
+type tab struct {
+	t   *testing.T
+	ctx context.Context
+	srv *server
+}
+
+// newTab opens a phone-sized tab; cookies are shared with the other tabs.
+func newTab(t *testing.T, srv *server) *tab {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browser(t))
+	t.Cleanup(cancel)
+	// The tab's target is created by its first action, and lives as long as
+	// that action's context: so create it without a step timeout.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("open tab: %v", err)
+	}
+	tb := &tab{t: t, ctx: ctx, srv: srv}
+	tb.do("viewport", chromedp.EmulateViewport(390, 844))
+	return tb
+}
+
+// css is a CSS selector (a plain string would be a DevTools search).
+func css(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+
+// do runs steps with a step timeout, failing the test with what and the page.
+func (tb *tab) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		tb.fail(what, err)
+	}
+}
+
+// get runs one action that returns a value.
+func get[T any](tb *tab, what string, a chromedp.Action[T]) T {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		tb.fail(what, err)
+	}
+	return v
+}
+
+func (tb *tab) fail(what string, err error) {
+	tb.t.Helper()
+	dump, cancel := context.WithTimeout(tb.ctx, 2*time.Second)
+	defer cancel()
+	html, _ := chromedp.Run(dump, chromedp.OuterHTML(css("main")))
+	tb.t.Fatalf("%s: %v\npage main:\n%s", what, err, html)
+}
+
+// login logs in through the form and waits for Home.
+func (tb *tab) login() {
+	tb.t.Helper()
+	tb.do("log in",
+		chromedp.Navigate(tb.srv.URL+"/login"),
+		chromedp.WaitVisible(css("#password")),
+		chromedp.SendKeys(css("#password"), demoPassphrase),
+		chromedp.Click(css(`button[type="submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="brief"]`)),
+	)
+}
+
+// rowSel addresses a row by activity ID.
+func rowSel(id string) string { return `li[data-row][data-id="` + id + `"]` }
+
+// expand taps a row's head and waits for its control.
+func (tb *tab) expand(id, kind string) {
+	tb.t.Helper()
+	tb.do("expand "+id,
+		chromedp.Click(css(rowSel(id)+` > a.row-head`)),
+		chromedp.WaitVisible(css(rowSel(id)+` [data-testid="control-`+kind+`"]`)),
+	)
+}
+
+// rowState reads a row's data-state, or "" when the row is not on the page.
+func (tb *tab) rowState(id string) string {
+	return get(tb, "row state", chromedp.Evaluate[string](`(function(){var r=document.querySelector('`+rowSel(id)+`');return r?r.dataset.state:""})()`))
+}
+
+// today is the demo's day in its zone, as the demo publication uses it.
+func demoDay(t *testing.T) string {
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return time.Now().In(loc).Format(time.DateOnly)
+}
+
+func TestHomeShowsDemoBriefAndRowsAfterLogin(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	brief := get(tb, "brief", chromedp.Text(css(`[data-testid="brief-text"]`)))
+	rows := get(tb, "rows", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#live > section li[data-row]')).map(r => r.dataset.id)`))
+	if !strings.Contains(brief, "Weigh in") {
+		t.Errorf("brief %q", brief)
+	}
+	want := []string{"morning-routine-" + day, "reply-ana-hike", "book-bike-service"}
+	if strings.Join(rows, ",") != strings.Join(want, ",") {
+		t.Errorf("top-level rows %v, want %v", rows, want)
+	}
+	chips := get(tb, "chips", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="chip"]').length`))
+	if chips != 3 {
+		t.Errorf("evidence chips %d, want 3", chips)
+	}
+}
+
+func TestWeightSavedInPlaceSurvivesReload(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	routine, weigh := "morning-routine-"+day, "weigh-in-"+day
+	tb.expand(routine, "routine")
+	tb.expand(weigh, "measurement")
+
+	// Out of range: an inline error, nothing saved.
+	tb.do("save out-of-range weight",
+		chromedp.SendKeys(css(`#value-`+weigh), "7000"),
+		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-error"]`)),
+	)
+	tb.do("save weight",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("value-`+weigh+`").value = ""`),
+		chromedp.SendKeys(css(`#value-`+weigh), "72,4"),
+		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)),
+	)
+	tb.do("reload", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
+	tb.expand(routine, "routine")
+	tb.expand(weigh, "measurement")
+	saved := get(tb, "saved", chromedp.Text(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)))
+	if !strings.Contains(saved, "72.4 kg") {
+		t.Errorf("after reload: %q", saved)
+	}
+	progress := get(tb, "progress", chromedp.Text(css(rowSel(routine)+` > a [data-testid="progress"]`)))
+	if progress != "1/3" {
+		t.Errorf("routine progress %q, want 1/3", progress)
+	}
+}
+
+func TestCompletedTaskFoldsIntoDoneToday(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.expand("book-bike-service", "task")
+	tb.do("complete",
+		chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="complete"]`)),
+		chromedp.WaitReady(css(`[data-testid="done-today"] `+rowSel("book-bike-service"))),
+	)
+	if st := tb.rowState("book-bike-service"); st != "completed" {
+		t.Errorf("state %q", st)
+	}
+}
+
+// republish publishes activities again at the current revision through the CLI.
+func republish(t *testing.T, srv *server, runID string, activities string) {
+	t.Helper()
+	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
+	rev := client.context(t).Revision
+	body := fmt.Sprintf(`{"runId":%q,"jobKey":"refresh","expectedRevision":%d,"generatedAt":%q,"sourceRefs":[],
+		"people":[],"activities":[%s],"replyDrafts":[],"retractions":[],"completedRequests":[]}`,
+		runID, rev, time.Now().UTC().Format(time.RFC3339), activities)
+	file := writeFile(t, t.TempDir(), "result.json", []byte(body), 0o600)
+	tokenFile := writeFile(t, t.TempDir(), "token", []byte(demoToken(t, srv.DataDir)), 0o600)
+	wantExit(t, runHearth(t, nil, "publish", file, "--url", srv.URL, "--credential-file", tokenFile), 0, "stdout", "published")
+}
+
+func TestDismissedActivityStaysDismissedAfterRepublish(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.expand("book-bike-service", "task")
+	tb.do("dismiss", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="dismiss"]`)),
+		chromedp.WaitNotPresent(css(rowSel("book-bike-service"))))
+	republish(t, srv, "republish-bike", `{"id":"book-bike-service","kind":"task","title":"Book the bike service (again)",
+		"evidenceIds":["life-people-tomas"],"recommendation":{"section":"optional","rank":1},"payload":{}}`)
+	rev := get(tb, "wait for the publication", chromedp.Poll[int](`(function(){var r=Number(document.getElementById("live").dataset.revision);return r>=3?r:0})()`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	tb.do("reload", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
+	if st := tb.rowState("book-bike-service"); st != "" {
+		t.Fatalf("dismissed activity back on Home after re-publication (state %q, revision %d)", st, rev)
+	}
+}
+
+func TestPublishedActivityAppearsLiveWithoutReload(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	// Record when the row appears, in the page's clock (the same machine's).
+	tb.do("observe", chromedp.Evaluate[chromedp.Void](`window.__seen = 0; new MutationObserver(function () {
+		if (!window.__seen && document.querySelector('li[data-id="call-mum"]')) window.__seen = Date.now();
+	}).observe(document.body, {subtree: true, childList: true}); true`))
+	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
+	rev := client.context(t).Revision
+	body := fmt.Sprintf(`{"runId":"live-1","jobKey":"refresh","expectedRevision":%d,"generatedAt":%q,"sourceRefs":[],"people":[],
+		"activities":[{"id":"call-mum","kind":"task","title":"Call Mum","evidenceIds":[],"recommendation":{"section":"focus","rank":0},"payload":{}}],
+		"replyDrafts":[],"retractions":[],"completedRequests":[]}`, rev, time.Now().UTC().Format(time.RFC3339))
+	sent := time.Now()
+	status, resp, err := client.publish([]byte(body))
+	committed := time.Now()
+	if err != nil || status != 201 {
+		t.Fatalf("publish: %d %s %v", status, resp, err)
+	}
+	tb.do("wait for live row", chromedp.WaitVisible(css(rowSel("call-mum"))))
+	seen := get(tb, "seen", chromedp.Evaluate[float64](`window.__seen`))
+	dom := time.UnixMilli(int64(seen))
+	commitToDOM := dom.Sub(committed)
+	if commitToDOM < 0 {
+		commitToDOM = 0 // the row landed before the 201 was read
+	}
+	fmt.Printf("e2e: live update latency: commit-to-DOM %d ms (publish-to-DOM %d ms)\n",
+		commitToDOM.Milliseconds(), dom.Sub(sent).Milliseconds())
+	if dom.Sub(sent) > time.Second {
+		t.Errorf("row appeared %s after publishing, want within a second", dom.Sub(sent))
+	}
+}
+
+func TestRoutineStepCompletedInSecondTabShowsInFirst(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	first := newTab(t, srv)
+	first.login()
+	second := newTab(t, srv) // shares the session cookie
+	second.do("open home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
+	day := demoDay(t)
+	routine, stretch := "morning-routine-"+day, "stretch-"+day
+	second.expand(routine, "routine")
+	second.expand(stretch, "task")
+	second.do("complete step", chromedp.Click(css(rowSel(stretch)+` [data-testid="complete"]`)),
+		chromedp.WaitVisible(css(rowSel(stretch)+` [data-testid="settled"]`)))
+	get(first, "see progress", chromedp.Poll[bool](`(function(){var p=document.querySelector('`+rowSel(routine)+` > a [data-testid="progress"]');return p&&p.textContent==="1/3"})()`,
+		chromedp.WithPollingTimeout(3*time.Second)))
+}
+
+func TestEditedRowIsNotClobberedByLiveUpdate(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.expand("reply-ana-hike", "reply")
+	tb.do("type in draft", chromedp.SendKeys(css(rowSel("reply-ana-hike")+` textarea`), " Can't wait!"))
+	republish(t, srv, "touch-reply", `{"id":"reply-ana-hike","kind":"reply","title":"Answer Ana about Saturday's hike (updated)",
+		"evidenceIds":["beeper-ana-chat"],"personId":"ana-okafor","recommendation":{"section":"focus","rank":1},"payload":{"draftId":"draft-ana-hike"}}`)
+	tb.do("see stale note", chromedp.WaitVisible(css(rowSel("reply-ana-hike")+` [data-stale-note]`)))
+	body := get(tb, "draft", chromedp.Value(css(rowSel("reply-ana-hike")+` textarea`)))
+	if !strings.Contains(body, " Can't wait!") {
+		t.Errorf("typed text lost: %q", body)
+	}
+}
+
+func TestHomeHasNoHorizontalOverflowAt390(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	tb.expand("morning-routine-"+day, "routine")
+	tb.expand("weigh-in-"+day, "measurement")
+	tb.expand("reply-ana-hike", "reply")
+	tb.expand("book-bike-service", "task")
+	widths := get(tb, "widths", chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
+	if widths[0] > widths[1] || widths[1] != 390 {
+		t.Errorf("scrollWidth %d > clientWidth %d (want 390)", widths[0], widths[1])
+	}
+}
+
+func TestHomeHasNoSeriousAccessibilityViolations(t *testing.T) {
+	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	tb.expand("morning-routine-"+day, "routine")
+	tb.expand("weigh-in-"+day, "measurement")
+	tb.expand("reply-ana-hike", "reply")
+	tb.do("load axe", chromedp.Evaluate[chromedp.Void](string(axe)))
+	for _, scheme := range []string{"light", "dark"} {
+		tb.do("scheme "+scheme, emulateColorScheme(scheme))
+		raw := get(tb, "axe run "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
+			chromedp.EvalAwaitPromise))
+		var violations []map[string]any
+		json.Unmarshal([]byte(raw), &violations)
+		if len(violations) > 0 {
+			t.Errorf("%s scheme: %d serious/critical axe violations: %s", scheme, len(violations), raw)
+		}
+	}
+}
+
+// emulateColorScheme switches prefers-color-scheme, to check both themes.
+func emulateColorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+		})
+		return err
+	})
+}

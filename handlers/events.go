@@ -1,0 +1,152 @@
+package handlers
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Event is one committed change as /events sends it.
+type Event struct {
+	Revision int64    `json:"revision"`
+	Changed  []string `json:"changed"`
+}
+
+// Hub fans committed revisions out to /events subscribers. It is the
+// models.Notifier of a running server: nothing else knows SSE exists.
+type Hub struct {
+	mu     sync.Mutex
+	subs   map[chan Event]struct{}
+	closed bool
+}
+
+// NewHub returns an empty hub.
+func NewHub() *Hub { return &Hub{subs: map[chan Event]struct{}{}} }
+
+// Committed hands the event to every subscriber without blocking. Each
+// subscriber buffers one event; a slow one keeps only the newest, which is
+// enough because a page always re-fetches the latest snapshot.
+func (h *Hub) Committed(revision int64, changed []string) {
+	ev := Event{Revision: revision, Changed: changed}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs {
+		select {
+		case ch <- ev:
+		default:
+			select {
+			case <-ch:
+			default:
+			}
+			ch <- ev
+		}
+	}
+}
+
+// Subscribe registers a listener; call the returned func to leave.
+func (h *Hub) Subscribe() (<-chan Event, func()) {
+	ch := make(chan Event, 1)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		close(ch)
+		return ch, func() {}
+	}
+	h.subs[ch] = struct{}{}
+	return ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if _, ok := h.subs[ch]; ok {
+			delete(h.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+// Subscribers counts the open streams.
+func (h *Hub) Subscribers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
+// Close ends every stream; shutdown calls it so streaming handlers return.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for ch := range h.subs {
+		delete(h.subs, ch)
+		close(ch)
+	}
+}
+
+// writeEvent writes one SSE event; data is a single JSON line.
+func writeEvent(w *bufio.Writer, ev Event) error {
+	if ev.Changed == nil {
+		ev.Changed = []string{}
+	}
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "event: revision\nid: %d\ndata: %s\n\n", ev.Revision, data); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// streamEvents serves GET /events with Fiber's own stream writer: the
+// current revision on connect, one event per commit, and a comment line as
+// heartbeat. A disconnect is noticed on the first failed write, which
+// unsubscribes.
+func (s *Server) streamEvents(c *fiber.Ctx) error {
+	if s.hub == nil {
+		return fiber.ErrNotFound
+	}
+	// Subscribe before reading the revision so no commit falls in between.
+	events, leave := s.hub.Subscribe()
+	rev, err := s.store.Revision(c.UserContext())
+	if err != nil {
+		leave()
+		return err
+	}
+	c.Set(fiber.HeaderContentType, "text/event-stream")
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set("X-Accel-Buffering", "no")
+	heartbeat := s.cfg.Heartbeat
+	if heartbeat <= 0 {
+		heartbeat = 25 * time.Second
+	}
+	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer leave()
+		if err := writeEvent(w, Event{Revision: rev}); err != nil {
+			return
+		}
+		tick := time.NewTicker(heartbeat)
+		defer tick.Stop()
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					return
+				}
+				if err := writeEvent(w, ev); err != nil {
+					return
+				}
+			case <-tick.C:
+				if _, err := w.WriteString(": ping\n\n"); err != nil {
+					return
+				}
+				if err := w.Flush(); err != nil {
+					return
+				}
+			}
+		}
+	})
+	return nil
+}

@@ -1,0 +1,179 @@
+package handlers
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hearth/models"
+	"hearth/views"
+)
+
+// isHTMX reports whether htmx made the request, so a fragment answers it.
+func isHTMX(c *fiber.Ctx) bool { return c.Get("HX-Request") == "true" }
+
+// openSet parses ?open=a,b (the rows to render expanded).
+func openSet(c *fiber.Ctx) map[string]bool {
+	open := map[string]bool{}
+	for _, id := range strings.Split(c.Query("open"), ",") {
+		if id != "" {
+			open[id] = true
+		}
+	}
+	return open
+}
+
+func (s *Server) homeData(c *fiber.Ctx, open map[string]bool) (views.HomeData, error) {
+	home, err := s.store.Home(c.UserContext())
+	if err != nil {
+		return views.HomeData{}, err
+	}
+	return views.HomeData{Home: home, Now: time.Now(), Open: open}, nil
+}
+
+func (s *Server) showHome(c *fiber.Ctx) error {
+	d, err := s.homeData(c, openSet(c))
+	if err != nil {
+		return err
+	}
+	return s.render(c, fiber.StatusOK, views.Home(d))
+}
+
+// showLive renders the live part of Home for a refresh after a commit.
+func (s *Server) showLive(c *fiber.Ctx) error {
+	d, err := s.homeData(c, openSet(c))
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return s.render(c, fiber.StatusOK, views.Live(d))
+}
+
+// showRow answers a tap on a row head: the row expanded or collapsed.
+func (s *Server) showRow(c *fiber.Ctx) error {
+	id := c.Params("id")
+	expand := c.Query("expanded") == "true"
+	if !isHTMX(c) {
+		return c.Redirect(rowPageURL(id, expand), fiber.StatusSeeOther)
+	}
+	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
+}
+
+func rowPageURL(id string, expand bool) string {
+	if !expand {
+		return "/#row-" + url.PathEscape(id)
+	}
+	return "/?open=" + url.QueryEscape(id) + "#row-" + url.PathEscape(id)
+}
+
+// renderRow renders one row fragment (htmx) or, for a plain form post, the
+// whole Home page with that row open, both with status.
+func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowState) error {
+	if !isHTMX(c) {
+		open := openSet(c)
+		open[id] = true
+		d, err := s.homeData(c, open)
+		if err != nil {
+			return err
+		}
+		return s.render(c, status, views.Home(d))
+	}
+	row, err := s.store.HomeRow(c.UserContext(), id)
+	if errors.Is(err, models.ErrNotFound) {
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such activity", nil)
+	}
+	if err != nil {
+		return err
+	}
+	st.Now = time.Now()
+	st.Today = today(row)
+	return s.render(c, status, views.Row(row, st))
+}
+
+// today is the day of a row's occurrence, or today in UTC for undated rows.
+func today(r models.HomeRow) string {
+	if date, _, ok := strings.Cut(r.OccurrenceKey, "@"); ok {
+		return date
+	}
+	return time.Now().UTC().Format(time.DateOnly)
+}
+
+// afterAction answers a successful owner action: the updated row for htmx,
+// 303 back to Home for a plain form.
+func (s *Server) afterAction(c *fiber.Ctx, id string) error {
+	if !isHTMX(c) {
+		return c.Redirect(rowPageURL(id, true), fiber.StatusSeeOther)
+	}
+	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: true, Open: openSet(c)})
+}
+
+// actionError maps an owner action's failure to a row re-rendered with the
+// message (422), 404, or an internal error.
+func (s *Server) actionError(c *fiber.Ctx, id string, err error, input string) error {
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such activity", nil)
+	case errors.Is(err, models.ErrInvalidInput):
+		msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "models: "), ": "+models.ErrInvalidInput.Error())
+		return s.renderRow(c, fiber.StatusUnprocessableEntity, id, views.RowState{Expanded: true, Error: msg, Input: input, Open: openSet(c)})
+	}
+	return err
+}
+
+// stateForm is the owner's decision on an activity.
+type stateForm struct {
+	State string `form:"state"`
+	Until string `form:"until"`
+	Note  string `form:"note"`
+}
+
+func (s *Server) setActivityState(c *fiber.Ctx) error {
+	id := c.Params("id")
+	var f stateForm
+	if err := c.BodyParser(&f); err != nil {
+		return s.actionError(c, id, models.ErrInvalidInput, "")
+	}
+	if _, err := s.store.SetActivityState(c.UserContext(), id, f.State, f.Until, strings.TrimSpace(f.Note)); err != nil {
+		return s.actionError(c, id, err, "")
+	}
+	return s.afterAction(c, id)
+}
+
+// parseDecimal accepts "72.4", "72,4" and surrounding spaces.
+func parseDecimal(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(s), ",", "."), 64)
+	return v, err == nil
+}
+
+func (s *Server) saveMeasurement(c *fiber.Ctx) error {
+	id := c.Params("id")
+	input := c.FormValue("value")
+	value, ok := parseDecimal(input)
+	if !ok {
+		return s.renderRow(c, fiber.StatusUnprocessableEntity, id, views.RowState{Expanded: true, Input: input,
+			Error: "Enter a number, like 72.4.", Open: openSet(c)})
+	}
+	if _, err := s.store.RecordMeasurement(c.UserContext(), id, value); err != nil {
+		return s.actionError(c, id, err, input)
+	}
+	return s.afterAction(c, id)
+}
+
+func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
+	activity := c.Query("activity")
+	body := c.FormValue("body")
+	if _, err := s.store.SaveDraftEdit(c.UserContext(), c.Params("id"), body, c.FormValue("candidate")); err != nil {
+		if activity == "" || errors.Is(err, models.ErrNotFound) {
+			return apiError(c, fiber.StatusNotFound, "not_found", "no such draft", nil)
+		}
+		return s.actionError(c, activity, err, body)
+	}
+	if activity == "" {
+		return c.Redirect("/", fiber.StatusSeeOther)
+	}
+	return s.afterAction(c, activity)
+}

@@ -1,0 +1,94 @@
+// hearth.js: Home's live updates. The htmx SSE extension keeps /events
+// connected and reconnects; on every revision newer than the page's, this
+// re-fetches the live fragment and swaps it in, keeping any row the owner
+// is editing as it is, marked as having a newer version.
+(function () {
+  "use strict";
+
+  function live() {
+    return document.getElementById("live");
+  }
+
+  // The revision the page shows; every fragment carries its own.
+  function shownRevision() {
+    var el = live();
+    return el ? Number(el.dataset.revision) : 0;
+  }
+
+  // A row is being edited once a field in it changed or has focus.
+  document.addEventListener("input", function (e) {
+    var row = e.target.closest("[data-row]");
+    if (row) row.dataset.editing = "true";
+  });
+
+  function editingRows(root) {
+    var rows = new Map();
+    root.querySelectorAll("[data-row]").forEach(function (row) {
+      var focused = row.contains(document.activeElement) && document.activeElement.matches("input, textarea, select");
+      if (row.dataset.editing === "true" || focused) rows.set(row.dataset.id, row);
+    });
+    return rows;
+  }
+
+  var refreshing = null;
+  var again = false;
+
+  async function refresh() {
+    if (refreshing) {
+      again = true;
+      return refreshing;
+    }
+    var el = live();
+    if (!el) return;
+    var open = Array.from(el.querySelectorAll('[data-row][data-expanded="true"]')).map(function (r) { return r.dataset.id; });
+    var url = el.dataset.src + (el.dataset.src.indexOf("?") < 0 ? "?" : "&") + "open=" + encodeURIComponent(open.join(","));
+    refreshing = (async function () {
+      var res = await fetch(url, { headers: { "HX-Request": "true" }, credentials: "same-origin" });
+      if (!res.ok) return;
+      var tpl = document.createElement("template");
+      tpl.innerHTML = await res.text();
+      var fresh = tpl.content.getElementById("live");
+      if (!fresh) return;
+      var current = live();
+      editingRows(current).forEach(function (node, id) {
+        var replacement = fresh.querySelector('[data-row][data-id="' + CSS.escape(id) + '"]');
+        if (!replacement) return;
+        node.dataset.stale = "true";
+        var note = node.querySelector("[data-stale-note]");
+        if (note) note.hidden = false;
+        replacement.replaceWith(node);
+      });
+      current.replaceWith(fresh);
+      htmx.process(fresh);
+      document.dispatchEvent(new CustomEvent("hearth:refreshed", { detail: { revision: Number(fresh.dataset.revision) } }));
+    })();
+    try {
+      await refreshing;
+    } finally {
+      refreshing = null;
+      if (again) {
+        again = false;
+        refresh();
+      }
+    }
+  }
+
+  document.addEventListener("htmx:sseMessage", function (e) {
+    if (e.detail.type !== "revision") return;
+    var data;
+    try {
+      data = JSON.parse(e.detail.data);
+    } catch (err) {
+      return;
+    }
+    // The first event after every (re)connect carries the current revision,
+    // so a page that missed events while disconnected catches up here.
+    if (data.revision > shownRevision()) refresh();
+  });
+
+  // A replaced row is no longer being edited.
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var row = e.detail.target && e.detail.target.closest && e.detail.target.closest("[data-row]");
+    if (row) delete row.dataset.editing;
+  });
+})();

@@ -1,0 +1,191 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"hearth/models"
+)
+
+func sectionTitle(name string) string {
+	switch name {
+	case "routine":
+		return "Routine"
+	case "focus":
+		return "Focus"
+	case "optional":
+		return "If there is time"
+	}
+	return "Other"
+}
+
+// longDate renders 2026-09-29 as "Tuesday 29 September".
+func longDate(date string) string {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return date
+	}
+	return t.Format("Monday 2 January")
+}
+
+func tomorrow(today string) string {
+	t, err := time.Parse(time.DateOnly, today)
+	if err != nil {
+		return ""
+	}
+	return t.AddDate(0, 0, 1).Format(time.DateOnly)
+}
+
+// ago renders a past moment relative to now, briefly.
+func ago(now, then time.Time) string {
+	if then.IsZero() {
+		return ""
+	}
+	d := now.Sub(then)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	case d < 48*time.Hour:
+		return "yesterday"
+	}
+	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// clock renders a moment as HH:MM in the owner's zone (that of Home's day).
+func clock(t time.Time, s RowState) string {
+	return t.Local().Format("15:04")
+}
+
+func kindIcon(kind, state string) string {
+	switch state {
+	case models.StateCompleted:
+		return "✓"
+	case models.StateSkipped:
+		return "–"
+	}
+	switch kind {
+	case models.KindMeasurement:
+		return "⚖"
+	case models.KindRoutine:
+		return "↻"
+	case models.KindReply:
+		return "✉"
+	}
+	return "○"
+}
+
+func stateLabel(r models.HomeRow) string {
+	switch r.UserState.State {
+	case models.StateCompleted:
+		return "done"
+	case models.StateSkipped:
+		return "skipped"
+	case models.StateDeferred:
+		return "deferred to " + r.UserState.Until
+	case models.StateInProgress:
+		return "in progress"
+	case models.StateWaiting:
+		return "waiting"
+	case models.StateDismissed:
+		return "dismissed"
+	}
+	if r.Kind == models.KindMeasurement && r.Measurement != nil && r.Measurement.Saved != nil {
+		return "saved"
+	}
+	return "to do"
+}
+
+// rowHref is the no-JavaScript link: the full page with the row open or not.
+func rowHref(id string, expand bool) templ.SafeURL {
+	if expand {
+		return templ.SafeURL("/?open=" + id + "#row-" + id)
+	}
+	return templ.SafeURL("/#row-" + id)
+}
+
+// rowFragment is the htmx URL of the row, expanded or compact.
+func rowFragment(id string, expand bool) string {
+	return "/activities/" + id + "?expanded=" + strconv.FormatBool(expand)
+}
+
+func formatValue(v float64) string {
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+}
+
+func metricLabel(metric string) string {
+	if metric == "" {
+		return ""
+	}
+	return strings.ToUpper(metric[:1]) + metric[1:]
+}
+
+func placeholderValue(m *models.MeasurementSummary) string {
+	if m.Last != nil {
+		return formatValue(m.Last.Value)
+	}
+	return ""
+}
+
+func candidateChecked(d *models.DraftView, id string, i int) bool {
+	if d.OwnerEdit != nil && d.OwnerEdit.SelectedCandidateID != "" {
+		return d.OwnerEdit.SelectedCandidateID == id
+	}
+	return i == 0
+}
+
+// draftBody is what the editor holds: a rejected input, the owner's edit,
+// or the first suggestion.
+func draftBody(d *models.DraftView, s RowState) string {
+	switch {
+	case s.Input != "":
+		return s.Input
+	case d.OwnerEdit != nil:
+		return d.OwnerEdit.Body
+	case len(d.Candidates) > 0:
+		return d.Candidates[0].Body
+	}
+	return ""
+}
+
+func valuesLabel(values []float64) string {
+	parts := make([]string, len(values))
+	for i, v := range values {
+		parts[i] = formatValue(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sparkPoints scales values into a w×h box with a 2-unit margin.
+func sparkPoints(values []float64, w, h float64) string {
+	lo, hi := values[0], values[0]
+	for _, v := range values {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	span := hi - lo
+	if span == 0 {
+		span = 1
+	}
+	var b strings.Builder
+	for i, v := range values {
+		x := 2 + float64(i)*(w-4)/float64(len(values)-1)
+		y := h - 2 - (v-lo)/span*(h-4)
+		fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
+	}
+	return strings.TrimSpace(b.String())
+}
