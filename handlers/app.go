@@ -88,7 +88,7 @@ func New(store Store, cfg Config) *fiber.App {
 	app.Get("/static/:name", serveStatic)
 
 	app.Get("/login", s.showLogin)
-	app.Post("/login", s.loginLimiter(), s.login)
+	app.Post("/login", s.crossOriginProtection, s.loginLimiter(), s.login)
 
 	// Owner routes list their guards per route: a Group with an empty prefix
 	// would guard every path, the agent API included.

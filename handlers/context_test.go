@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,11 +123,18 @@ func TestAgentContextPagesRejectBadInput(t *testing.T) {
 func TestAgentContextRejectsForgedCursor(t *testing.T) {
 	t.Parallel()
 	ta := newTestApp(t)
-	resp := ta.get("/api/agent-context/activities?cursor=bad", ta.agentToken(), nil)
-	if resp.status == http.StatusOK {
-		t.Skip(`models bug: decodeCursor (models/agent_context.go) accepts "bad", which decodes as base64url to two arbitrary bytes, so any base64url string is a valid cursor and GET ?cursor=bad is 200 with an empty page, not 422`)
+	token := ta.agentToken()
+	for _, cursor := range []string{
+		"bad", // valid base64url, but not a cursor this server issued
+		base64.RawURLEncoding.EncodeToString([]byte("people:p1")),          // another collection's cursor
+		base64.RawURLEncoding.EncodeToString([]byte("measurements:12abc")), // a non-numeric measurement key
+	} {
+		collection := "activities"
+		if strings.HasPrefix(cursor, base64.RawURLEncoding.EncodeToString([]byte("measurements"))[:12]) {
+			collection = "measurements"
+		}
+		assertError(t, ta.get("/api/agent-context/"+collection+"?cursor="+cursor, token, nil), http.StatusUnprocessableEntity, "invalid_request")
 	}
-	assertError(t, resp, http.StatusUnprocessableEntity, "invalid_request")
 }
 
 func TestAgentContextNeedsContextScope(t *testing.T) {

@@ -5,6 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -151,17 +154,32 @@ type PublicationView struct {
 // ErrBadCursor means a context cursor was not one this server issued.
 var ErrBadCursor = fmt.Errorf("bad cursor: %w", ErrInvalidInput)
 
-func encodeCursor(key string) string { return base64.RawURLEncoding.EncodeToString([]byte(key)) }
+// A cursor names its collection and the last key served, so a cursor of one
+// collection, or any string this server did not issue, is refused.
+func encodeCursor(collection, key string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(collection + ":" + key))
+}
 
-func decodeCursor(c string) (string, error) {
+func decodeCursor(collection, c string) (string, error) {
 	if c == "" {
 		return "", nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) == 0 || len(b) > 256 {
+	if err != nil || len(b) > 256 {
 		return "", ErrBadCursor
 	}
-	return string(b), nil
+	key, ok := strings.CutPrefix(string(b), collection+":")
+	if !ok {
+		return "", ErrBadCursor
+	}
+	if collection == CollectionMeasurements {
+		if _, err := strconv.ParseInt(key, 10, 64); err != nil {
+			return "", ErrBadCursor
+		}
+	} else if !idPattern.MatchString(key) {
+		return "", ErrBadCursor
+	}
+	return key, nil
 }
 
 // AgentContext reads the first page of every collection in one read transaction
@@ -202,7 +220,10 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 
 // ContextPage reads one further page of a collection after cursor.
 func (s *Store) ContextPage(ctx context.Context, collection, cursor string) (any, error) {
-	after, err := decodeCursor(cursor)
+	if !slices.Contains(ContextCollections, collection) {
+		return nil, ErrNotFound
+	}
+	after, err := decodeCursor(collection, cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -257,12 +278,12 @@ func briefView(tx *gorm.DB) (*BriefView, error) {
 }
 
 // page trims rows fetched with limit+1 and sets the cursor from the last kept key.
-func page[T any](items []T, key func(T) string) Page[T] {
+func page[T any](collection string, items []T, key func(T) string) Page[T] {
 	p := Page[T]{Items: items}
 	if len(items) > ContextPageSize {
 		p.Items = items[:ContextPageSize]
 		p.Truncated = true
-		p.NextCursor = encodeCursor(key(p.Items[ContextPageSize-1]))
+		p.NextCursor = encodeCursor(collection, key(p.Items[ContextPageSize-1]))
 	}
 	if p.Items == nil {
 		p.Items = []T{}
@@ -279,7 +300,7 @@ func peoplePage(tx *gorm.DB, after string) (Page[PersonView], error) {
 	for i, p := range rows {
 		views[i] = PersonView{ID: p.ID, Name: p.Name, Context: p.Context, EvidenceIDs: evidenceList(p.EvidenceIDs), Revision: p.Revision, UpdatedAt: p.UpdatedAt}
 	}
-	return page(views, func(v PersonView) string { return v.ID }), nil
+	return page(CollectionPeople, views, func(v PersonView) string { return v.ID }), nil
 }
 
 // activityRow is an activity joined with the owner's state.
@@ -319,7 +340,7 @@ func activityPage(tx *gorm.DB, now time.Time, after string) (Page[ActivityView],
 	for i, r := range rows {
 		views[i] = r.view()
 	}
-	return page(views, func(v ActivityView) string { return v.ID }), nil
+	return page(CollectionActivities, views, func(v ActivityView) string { return v.ID }), nil
 }
 
 func (r activityRow) view() ActivityView {
@@ -364,7 +385,7 @@ func draftPage(tx *gorm.DB, now time.Time, after string) (Page[DraftView], error
 	for i, r := range rows {
 		views[i] = r.view()
 	}
-	return page(views, func(v DraftView) string { return v.ID }), nil
+	return page(CollectionReplyDrafts, views, func(v DraftView) string { return v.ID }), nil
 }
 
 func (r draftRow) view() DraftView {
@@ -385,9 +406,7 @@ func (r draftRow) view() DraftView {
 func measurementPage(tx *gorm.DB, now time.Time, after string) (Page[MeasurementView], error) {
 	var afterID int64
 	if after != "" {
-		if _, err := fmt.Sscan(after, &afterID); err != nil {
-			return Page[MeasurementView]{}, ErrBadCursor
-		}
+		afterID, _ = strconv.ParseInt(after, 10, 64) // decodeCursor checked it
 	}
 	var rows []Measurement
 	if err := tx.Where("recorded_at >= ? AND id > ?", now.Add(-ContextHistory), afterID).
@@ -399,7 +418,7 @@ func measurementPage(tx *gorm.DB, now time.Time, after string) (Page[Measurement
 		views[i] = MeasurementView{ID: m.ID, ActivityID: m.ActivityID, OccurrenceKey: m.OccurrenceKey, Metric: m.Metric, Unit: m.Unit,
 			Value: m.Value, SupersedesID: m.SupersedesID, RecordedAt: m.RecordedAt}
 	}
-	return page(views, func(v MeasurementView) string { return fmt.Sprint(v.ID) }), nil
+	return page(CollectionMeasurements, views, func(v MeasurementView) string { return fmt.Sprint(v.ID) }), nil
 }
 
 func lastPublication(tx *gorm.DB) (*PublicationView, error) {

@@ -39,14 +39,14 @@ type PublishReceipt struct {
 // Errors: *strictjson.SyntaxError, *ValidationError, ErrIdempotencyConflict,
 // *RevisionConflictError; anything else is transient.
 func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (receipt PublishReceipt, replayed bool, err error) {
-	r, parseErr := ParseResult(body)
+	r, hash, parseErr := parseAndHash(body)
 	var syntax *strictjson.SyntaxError
 	if errors.As(parseErr, &syntax) {
 		return PublishReceipt{}, false, parseErr
 	}
-	hash, err := strictjson.Hash(body)
-	if err != nil {
-		return PublishReceipt{}, false, &strictjson.SyntaxError{Msg: err.Error()}
+	var invalidShape *ValidationError
+	if parseErr != nil && !errors.As(parseErr, &invalidShape) {
+		return PublishReceipt{}, false, fmt.Errorf("models: publish: %w", parseErr)
 	}
 	// A shape error without a readable runId cannot be a replay.
 	if parseErr != nil && !idPattern.MatchString(r.RunID) {

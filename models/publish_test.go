@@ -346,3 +346,13 @@ func TestContextShowsSettledAndLapsedActivitiesForFourteenDaysOnly(t *testing.T)
 		t.Fatal("open activity missing")
 	}
 }
+
+func TestPublishSameRunIDWithShapeErrorIsIdempotencyConflict(t *testing.T) {
+	s, _ := newTestStore(t)
+	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
+	changed := newPub("run-1", 0).add("activities", task("a1"))
+	changed["unexpected"] = true
+	if _, _, err := s.Publish(context.Background(), "cred-test", changed.body()); !errors.Is(err, ErrIdempotencyConflict) {
+		t.Fatalf("got %v, want idempotency conflict: the receipt is checked before validation", err)
+	}
+}

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -192,19 +193,30 @@ var (
 // idChars describes the ID alphabet in errors.
 const idChars = "1-128 characters of [A-Za-z0-9._:@-]"
 
-// ParseResult decodes a publication strictly and binds each activity's payload
-// by kind. It returns *strictjson.SyntaxError (400) or *ValidationError (422).
-// It does not look at stored state; Publish validates references.
+// ParseResult decodes a publication strictly. It returns
+// *strictjson.SyntaxError (400) or *ValidationError (422); on a validation
+// error the Result holds only the runId, if it could be read. It does not
+// look at stored state; Publish validates references.
 func ParseResult(body []byte) (Result, error) {
+	r, _, err := parseAndHash(body)
+	return r, err
+}
+
+// parseAndHash parses once and returns the result with its canonical payload
+// hash. A well-formed body that breaks the schema still gets its hash and
+// runId, so it can be checked against an earlier receipt before it is rejected.
+func parseAndHash(body []byte) (Result, string, error) {
 	var r Result
-	if err := strictjson.Decode(body, &r); err != nil {
-		var shape *strictjson.ShapeError
-		if errors.As(err, &shape) {
-			return Result{}, &ValidationError{Errors: shape.Errors}
+	hash, err := strictjson.DecodeAndHash(body, &r)
+	var shape *strictjson.ShapeError
+	if errors.As(err, &shape) {
+		var id struct {
+			RunID string `json:"runId"`
 		}
-		return Result{}, err
+		json.Unmarshal(body, &id) // lenient on purpose: only the runId matters here
+		return Result{RunID: id.RunID}, hash, &ValidationError{Errors: shape.Errors}
 	}
-	return r, nil
+	return r, hash, err
 }
 
 // validator collects field errors with JSON Pointer paths.
