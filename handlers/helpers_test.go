@@ -56,13 +56,13 @@ func (c *testClock) Advance(d time.Duration) {
 // testApp is the real Fiber app over a real store in a temporary directory,
 // bound to the test that is using it (see in).
 type testApp struct {
-	t *testing.T
+	t testing.TB
 	*appState
 }
 
 // appState is what the tests sharing one app share.
 type appState struct {
-	root       *testing.T // the test that built the app; it owns the listener
+	root       testing.TB // the test that built the app; it owns the listener
 	app        *fiber.App
 	store      *models.Store
 	clock      *testClock
@@ -73,7 +73,7 @@ type appState struct {
 }
 
 // in binds the app to subtest t, so helpers fail the right test.
-func (ta *testApp) in(t *testing.T) *testApp { return &testApp{t: t, appState: ta.appState} }
+func (ta *testApp) in(t testing.TB) *testApp { return &testApp{t: t, appState: ta.appState} }
 
 // appSetup is what newTestApp's options change.
 type appSetup struct {
@@ -94,7 +94,7 @@ func withOwner() appOption { return func(s *appSetup) { s.owner = true } }
 // newTestApp builds the app on a fresh database in t.TempDir with a fixed
 // clock. The database is a copy of a template migrated once per package run:
 // migrating dominated the suite's time under -race.
-func newTestApp(t *testing.T, opts ...appOption) *testApp {
+func newTestApp(t testing.TB, opts ...appOption) *testApp {
 	t.Helper()
 	var setup appSetup
 	for _, o := range opts {
@@ -151,7 +151,7 @@ var (
 )
 
 // path returns the template's file, building it on first use.
-func (d *dbTemplate) path(t *testing.T) string {
+func (d *dbTemplate) path(t testing.TB) string {
 	t.Helper()
 	d.once.Do(func() {
 		ctx := context.Background()
@@ -176,7 +176,7 @@ func (d *dbTemplate) path(t *testing.T) string {
 	return d.file
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	if err != nil {
@@ -238,7 +238,7 @@ func (ta *testApp) doNet(req *http.Request) response {
 	return readResponse(ta.t, resp)
 }
 
-func readResponse(t *testing.T, resp *http.Response) response {
+func readResponse(t testing.TB, resp *http.Response) response {
 	t.Helper()
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
@@ -365,7 +365,7 @@ type receipt struct {
 	ReceivedAt time.Time `json:"receivedAt"`
 }
 
-func decodeReceipt(t *testing.T, resp response) receipt {
+func decodeReceipt(t testing.TB, resp response) receipt {
 	t.Helper()
 	var r receipt
 	dec := json.NewDecoder(bytes.NewReader(resp.body))
@@ -394,7 +394,7 @@ type fieldError struct {
 
 // assertError checks status, JSON content type, the envelope's code and that
 // its requestId is the X-Request-Id header, and returns the envelope.
-func assertError(t *testing.T, resp response, status int, code string) envelope {
+func assertError(t testing.TB, resp response, status int, code string) envelope {
 	t.Helper()
 	if resp.status != status {
 		t.Fatalf("status: got %s, want %d %s", resp, status, code)
@@ -422,7 +422,7 @@ func assertError(t *testing.T, resp response, status int, code string) envelope 
 }
 
 // fieldErrors returns details.errors of a 422 envelope.
-func fieldErrors(t *testing.T, env envelope) []fieldError {
+func fieldErrors(t testing.TB, env envelope) []fieldError {
 	t.Helper()
 	raw, err := json.Marshal(env.Details["errors"])
 	if err != nil {
@@ -516,7 +516,7 @@ func taskActivity(id string) map[string]any {
 }
 
 // bytes renders d as JSON.
-func (d doc) bytes(t *testing.T) []byte {
+func (d doc) bytes(t testing.TB) []byte {
 	t.Helper()
 	b, err := json.Marshal(d)
 	if err != nil {
@@ -526,7 +526,7 @@ func (d doc) bytes(t *testing.T) []byte {
 }
 
 // parent walks d to the container that holds pointer's last token.
-func (d doc) parent(t *testing.T, pointer string) (container any, last string) {
+func (d doc) parent(t testing.TB, pointer string) (container any, last string) {
 	t.Helper()
 	tokens := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
 	var cur any = map[string]any(d)
@@ -548,7 +548,7 @@ func (d doc) parent(t *testing.T, pointer string) (container any, last string) {
 }
 
 // set puts v at pointer (an object member or an existing array element).
-func (d doc) set(t *testing.T, pointer string, v any) {
+func (d doc) set(t testing.TB, pointer string, v any) {
 	t.Helper()
 	c, last := d.parent(t, pointer)
 	switch c := c.(type) {
@@ -566,7 +566,7 @@ func (d doc) set(t *testing.T, pointer string, v any) {
 }
 
 // del removes the object member at pointer.
-func (d doc) del(t *testing.T, pointer string) {
+func (d doc) del(t testing.TB, pointer string) {
 	t.Helper()
 	c, last := d.parent(t, pointer)
 	m, ok := c.(map[string]any)
@@ -577,7 +577,7 @@ func (d doc) del(t *testing.T, pointer string) {
 }
 
 // jsonAt decodes body and returns the value at a JSON Pointer, failing the test if absent.
-func jsonAt(t *testing.T, body []byte, pointer string) any {
+func jsonAt(t testing.TB, body []byte, pointer string) any {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -586,7 +586,7 @@ func jsonAt(t *testing.T, body []byte, pointer string) any {
 	return valueAt(t, v, pointer)
 }
 
-func valueAt(t *testing.T, v any, pointer string) any {
+func valueAt(t testing.TB, v any, pointer string) any {
 	t.Helper()
 	if pointer == "" {
 		return v
@@ -622,7 +622,7 @@ func keysOf(m map[string]any) []string {
 }
 
 // parseHTML parses an HTML response.
-func parseHTML(t *testing.T, resp response) *goquery.Document {
+func parseHTML(t testing.TB, resp response) *goquery.Document {
 	t.Helper()
 	if ct := resp.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
 		t.Fatalf("Content-Type %q, want text/html (%s)", ct, resp)
@@ -638,7 +638,7 @@ func parseHTML(t *testing.T, resp response) *goquery.Document {
 func testID(id string) string { return `[data-testid="` + id + `"]` }
 
 // serve runs app on a real loopback listener until the test ends and returns its base URL.
-func serve(t *testing.T, app *fiber.App) string {
+func serve(t testing.TB, app *fiber.App) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -64,12 +64,12 @@ type EvidenceChip struct {
 var HomeSections = []string{"routine", "focus", "optional", "other"}
 
 // homeWindow loads the candidates for Home: open undated activities, open
-// occurrences from yesterday on (the exact day is checked per key's zone),
-// and anything settled since the start of today. Pinned to activities_window.
+// occurrences of today (in the brief's zone), and anything settled since
+// the start of today. Pinned to activities_window, so flat in history.
 const homeWindow = `SELECT a.*, s.state AS state, s.until AS until, s.note AS note, s.updated_at AS state_at
 	FROM (SELECT * FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = ''
 	      UNION ALL
-	      SELECT * FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date >= @yesterday
+	      SELECT * FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = @today
 	      UNION ALL
 	      SELECT * FROM activities INDEXED BY activities_window WHERE closed_at >= @startOfDay) AS a
 	LEFT JOIN activity_states s ON s.activity_id = a.id
@@ -106,13 +106,11 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 			}
 		}
 		var rows []activityRow
-		err = tx.Raw(homeWindow, map[string]any{
-			"yesterday": local.AddDate(0, 0, -1).Format(time.DateOnly), "startOfDay": startOfDay,
-		}).Scan(&rows).Error
+		err = tx.Raw(homeWindow, map[string]any{"today": v.Today, "startOfDay": startOfDay}).Scan(&rows).Error
 		if err != nil {
 			return err
 		}
-		rows = slices.DeleteFunc(rows, func(r activityRow) bool { return !onHomeToday(r, now, startOfDay) })
+		rows = slices.DeleteFunc(rows, func(r activityRow) bool { return !onHomeToday(r, v.Today, startOfDay) })
 		tops, err := decorate(tx, rows, now)
 		if err != nil {
 			return err
@@ -177,15 +175,12 @@ func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, error) {
 const activitySelect = "activities.*, activity_states.state AS state, activity_states.until AS until, " +
 	"activity_states.note AS note, activity_states.updated_at AS state_at"
 
-// onHomeToday keeps today's occurrences, undated open work, and what was
-// settled today; dismissed rows and later-deferred rows stay off Home.
-func onHomeToday(r activityRow, now, startOfDay time.Time) bool {
-	if r.OccurrenceKey != "" {
-		date, zone, _ := strings.Cut(r.OccurrenceKey, "@")
-		loc, err := loadLocation(zone)
-		if err != nil || date != now.In(loc).Format(time.DateOnly) {
-			return false
-		}
+// onHomeToday keeps today's occurrences (by the key's date, read as a day
+// of the brief's zone), undated open work, and what was settled today;
+// dismissed rows and rows deferred past today stay off Home.
+func onHomeToday(r activityRow, today string, startOfDay time.Time) bool {
+	if date, _, _ := strings.Cut(r.OccurrenceKey, "@"); date != "" && date != today {
+		return false
 	}
 	if r.State == nil {
 		return true
@@ -194,7 +189,7 @@ func onHomeToday(r activityRow, now, startOfDay time.Time) bool {
 	case StateDismissed:
 		return false
 	case StateDeferred:
-		return deref(r.Until) <= now.Format(time.DateOnly)
+		return deref(r.Until) <= today
 	case StateCompleted, StateSkipped:
 		return r.StateAt != nil && !r.StateAt.Before(startOfDay)
 	}

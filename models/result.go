@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -287,12 +288,24 @@ func (v *validator) lifePath(path, p string) {
 	}
 }
 
+// zones caches loaded zones: time.LoadLocation reads the zone database on
+// every call, which showed as a sixth of Home's render time.
+var zones sync.Map // name → *time.Location
+
 // loadLocation resolves an IANA zone name; "Local" and "" are not names.
 func loadLocation(name string) (*time.Location, error) {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
 	if name == "" || name == "Local" || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
 		return nil, fmt.Errorf("not an IANA zone")
 	}
-	return time.LoadLocation(name)
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	zones.Store(name, loc)
+	return loc, nil
 }
 
 // validateShape checks everything that needs no stored state: bounds,

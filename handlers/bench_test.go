@@ -1,0 +1,140 @@
+package handlers_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"hearth/static"
+)
+
+// benchHome is an app with 10,000 historical activities (occurrences of the
+// past 100 days, 100 of them completed) and 50 visible today, and an owner session.
+func benchHome(b *testing.B) (*testApp, *http.Cookie) {
+	b.Helper()
+	ta := newTestApp(b, withOwner())
+	t := b
+	token := ta.agentToken()
+	start := testNow.AddDate(0, 0, -100)
+	ta.clock.Advance(start.Sub(testNow))
+	for day := range 100 {
+		date := start.AddDate(0, 0, day).Format(time.DateOnly)
+		pub := minimalPublication(fmt.Sprintf("history-%d", day), ta.revision())
+		var acts []any
+		for i := range 100 {
+			acts = append(acts, map[string]any{"id": fmt.Sprintf("h-%s-%03d", date, i), "kind": "task", "title": "Old task",
+				"evidenceIds": []any{}, "occurrenceKey": date + "@Europe/Berlin", "payload": map[string]any{}})
+		}
+		pub["activities"] = acts
+		ta.mustPublish(token, pub.bytes(t))
+		if _, err := ta.store.SetActivityState(b.Context(), fmt.Sprintf("h-%s-000", date), "completed", "", ""); err != nil {
+			b.Fatal(err)
+		}
+		ta.clock.Advance(24 * time.Hour)
+	}
+	pub := validPublication("today", ta.revision())
+	acts := pub["activities"].([]any)
+	for i := len(acts); i < 50; i++ {
+		acts = append(acts, map[string]any{"id": fmt.Sprintf("today-%02d", i), "kind": "task", "title": fmt.Sprintf("Today's task %d", i),
+			"evidenceIds": []any{}, "recommendation": map[string]any{"section": "focus", "rank": i}, "payload": map[string]any{}})
+	}
+	pub["activities"] = acts
+	ta.mustPublish(token, pub.bytes(t))
+	return ta, ta.login()
+}
+
+// get fetches url with the cookie and returns the body size.
+func fetch(b *testing.B, client *http.Client, url string, cookie *http.Cookie, header map[string]string) int {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b.Fatalf("GET %s: %d", url, resp.StatusCode)
+	}
+	return int(n)
+}
+
+// BenchmarkHomeRender requests Home over loopback one at a time and reports
+// the median and p99 latency; rows on Home are checked to be the 50 of today.
+func BenchmarkHomeRender(b *testing.B) {
+	ta, cookie := benchHome(b)
+	base := ta.listen()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		fetch(b, client, base+"/", cookie, nil)
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkHomeThroughput loads Home and a static file with 8 concurrent
+// loopback clients for 2 s each and reports requests per second and their ratio.
+func BenchmarkHomeThroughput(b *testing.B) {
+	ta, cookie := benchHome(b)
+	base := ta.listen()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	load := func(url string, cookie *http.Cookie) float64 {
+		var n atomic.Int64
+		var wg sync.WaitGroup
+		stop := time.Now().Add(2 * time.Second)
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(stop) {
+					fetch(b, client, url, cookie, nil)
+					n.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		return float64(n.Load()) / 2
+	}
+	for b.Loop() {
+		home := load(base+"/", cookie)
+		file := load(base+static.URL("hearth.css"), nil)
+		b.ReportMetric(home, "home-req/s")
+		b.ReportMetric(file, "static-req/s")
+		b.ReportMetric(home/file, "ratio")
+	}
+}
+
+// BenchmarkHomeFirstLoadBytes reports the gzip bytes of a first Home load:
+// the HTML, the stylesheet, and the scripts.
+func BenchmarkHomeFirstLoadBytes(b *testing.B) {
+	ta, cookie := benchHome(b)
+	base := ta.listen()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	gzip := map[string]string{"Accept-Encoding": "gzip"}
+	for b.Loop() {
+		html := fetch(b, client, base+"/", cookie, gzip)
+		css := fetch(b, client, base+static.URL("hearth.css"), nil, gzip)
+		js := 0
+		for _, f := range []string{"htmx-2.0.11.min.js", "htmx-ext-sse-2.2.4.min.js", "hearth.js"} {
+			js += fetch(b, client, base+static.URL(f), nil, gzip)
+		}
+		b.ReportMetric(float64(html), "html-B")
+		b.ReportMetric(float64(css), "css-B")
+		b.ReportMetric(float64(js), "js-B")
+		b.ReportMetric(float64(html+css+js), "total-B")
+	}
+}
