@@ -30,8 +30,9 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 fuzz:
-	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./models/strictjson
-	$(GO) test -run='^$$' -fuzz='^FuzzParseResult$$' -fuzztime=$(FUZZTIME) ./models
+	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./models/strictjson
+	$(GO) test -run='^$$' -fuzz='^FuzzCanonical$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./models/strictjson
+	$(GO) test -run='^$$' -fuzz='^FuzzParseResult$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./models
 
 ## bench: every benchmark, with the figures the README quotes
 bench:
