@@ -30,6 +30,8 @@ type Store interface {
 	Home(ctx context.Context) (models.HomeView, error)
 	HomeRow(ctx context.Context, id string) (models.HomeRow, error)
 	Revision(ctx context.Context) (int64, error)
+	LatestRevision() int64
+	Now() time.Time
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
 	RecordMeasurement(ctx context.Context, activityID string, value float64) (models.Measurement, error)
 	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
@@ -56,6 +58,7 @@ type Server struct {
 	cfg   Config
 	log   *slog.Logger
 	hub   *Hub
+	pages *pageCache
 }
 
 // maxRequestBytes is fasthttp's hard ceiling on any request body. It is above
@@ -67,7 +70,7 @@ const maxRequestBytes = 2 * models.MaxBodyBytes
 
 // New builds the Fiber app with every route.
 func New(store Store, cfg Config) *fiber.App {
-	s := &Server{store: store, cfg: cfg, log: cfg.Log, hub: cfg.Hub}
+	s := &Server{store: store, cfg: cfg, log: cfg.Log, hub: cfg.Hub, pages: newPageCache()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -1,12 +1,15 @@
 package handlers
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
@@ -32,25 +35,37 @@ func (s *Server) homeData(c *fiber.Ctx, open map[string]bool) (views.HomeData, e
 	if err != nil {
 		return views.HomeData{}, err
 	}
-	return views.HomeData{Home: home, Now: time.Now(), Open: open}, nil
+	return views.HomeData{Home: home, Now: s.store.Now(), Open: open}, nil
 }
 
 func (s *Server) showHome(c *fiber.Ctx) error {
-	d, err := s.homeData(c, openSet(c))
-	if err != nil {
-		return err
-	}
-	return s.render(c, fiber.StatusOK, views.Home(d))
+	return s.cachedHome(c, "page", func(d views.HomeData) templ.Component { return views.Home(d) })
 }
 
 // showLive renders the live part of Home for a refresh after a commit.
 func (s *Server) showLive(c *fiber.Ctx) error {
-	d, err := s.homeData(c, openSet(c))
+	return s.cachedHome(c, "live", func(d views.HomeData) templ.Component { return views.Live(d) })
+}
+
+// cachedHome serves a Home render from the page cache, rendering it on a miss.
+func (s *Server) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData) templ.Component) error {
+	open := openSet(c)
+	now := s.store.Now()
+	key := fmt.Sprintf("%s|%d|%d|%s", kind, s.store.LatestRevision(), now.Unix()/60, openKey(open))
+	if page, ok := s.pages.get(key); ok {
+		return sendCached(c, page)
+	}
+	d, err := s.homeData(c, open)
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	return s.render(c, fiber.StatusOK, views.Live(d))
+	var buf bytes.Buffer
+	if err := view(d).Render(c.UserContext(), &buf); err != nil {
+		return err
+	}
+	page := cachedPage{html: buf.Bytes(), gz: compressPage(buf.Bytes())}
+	s.pages.put(key, page)
+	return sendCached(c, page)
 }
 
 // showRow answers a tap on a row head: the row expanded or collapsed.
@@ -89,17 +104,17 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 	if err != nil {
 		return err
 	}
-	st.Now = time.Now()
-	st.Today = today(row)
+	st.Now = s.store.Now()
+	st.Today = s.today(row)
 	return s.render(c, status, views.Row(row, st))
 }
 
 // today is the day of a row's occurrence, or today in UTC for undated rows.
-func today(r models.HomeRow) string {
+func (s *Server) today(r models.HomeRow) string {
 	if date, _, ok := strings.Cut(r.OccurrenceKey, "@"); ok {
 		return date
 	}
-	return time.Now().UTC().Format(time.DateOnly)
+	return s.store.Now().Format(time.DateOnly)
 }
 
 // afterAction answers a successful owner action: the updated row for htmx,

@@ -182,6 +182,7 @@ func (s *Store) SetOwnerPassphrase(ctx context.Context, passphrase string) error
 		if err := tx.Save(&o).Error; err != nil {
 			return err
 		}
+		s.sessions.Clear()
 		return tx.Where("1 = 1").Delete(&OwnerSession{}).Error
 	})
 	if err != nil {
@@ -228,24 +229,43 @@ func (s *Store) Login(ctx context.Context, passphrase string) (string, error) {
 	return token, nil
 }
 
+// sessionCacheTTL is how long a verified session is trusted without a
+// query. Logout in this process takes effect at once; a logout-all or a
+// passphrase change from the CLI (another process) within this time.
+const sessionCacheTTL = 10 * time.Second
+
 // AuthenticateSession resolves a session cookie token.
 func (s *Store) AuthenticateSession(ctx context.Context, token string) (OwnerSession, error) {
 	if token == "" {
 		return OwnerSession{}, ErrUnauthorized
 	}
+	hash := hashToken(token)
+	now := s.clock()
+	if until, ok := s.sessions.Load(hash); ok && now.Before(until.(time.Time)) {
+		return OwnerSession{TokenHash: hash}, nil
+	}
 	var sess OwnerSession
-	err := s.rdb.WithContext(ctx).Where("token_hash = ? AND expires_at > ?", hashToken(token), s.clock()).First(&sess).Error
+	err := s.rdb.WithContext(ctx).Where("token_hash = ? AND expires_at > ?", hash, now).First(&sess).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return OwnerSession{}, ErrUnauthorized
 	}
 	if err != nil {
 		return OwnerSession{}, fmt.Errorf("models: session: %w", err)
 	}
+	s.sessions.Store(hash, minTime(now.Add(sessionCacheTTL), sess.ExpiresAt))
 	return sess, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // Logout ends one session.
 func (s *Store) Logout(ctx context.Context, token string) error {
+	s.sessions.Delete(hashToken(token))
 	return s.write(ctx, func(tx *gorm.DB) error {
 		return tx.Where("token_hash = ?", hashToken(token)).Delete(&OwnerSession{}).Error
 	})
@@ -254,6 +274,7 @@ func (s *Store) Logout(ctx context.Context, token string) error {
 // LogoutAll ends every owner session and returns how many there were.
 func (s *Store) LogoutAll(ctx context.Context) (int64, error) {
 	var n int64
+	s.sessions.Clear()
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		res := tx.Where("1 = 1").Delete(&OwnerSession{})
 		n = res.RowsAffected

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -45,6 +46,13 @@ type Store struct {
 	path     string
 	notifier Notifier
 	now      func() time.Time
+
+	// latest is the newest revision this process committed (or found at
+	// open): every revision-bumping commit goes through this Store and
+	// notify, so it lets readers key caches without a query.
+	latest atomic.Int64
+	// sessions caches verified owner sessions briefly (see AuthenticateSession).
+	sessions sync.Map // token hash → time.Time (cached until)
 
 	// writeMu queues this process's writers in Go rather than in SQLite's
 	// busy handler; _txlock=immediate and busy_timeout still cover other
@@ -131,6 +139,12 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 		return nil, fmt.Errorf("models: open readers %s: %w", path, err)
 	}
 	s.rsqlDB.SetMaxOpenConns(4)
+	rev, err := s.Revision(ctx)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.latest.Store(rev)
 	return s, nil
 }
 
@@ -179,6 +193,9 @@ func (s *Store) Path() string { return s.path }
 
 func (s *Store) clock() time.Time { return s.now().UTC() }
 
+// Now is the Store's clock: handlers use it so pages agree with the data.
+func (s *Store) Now() time.Time { return s.clock() }
+
 // write runs fn in one immediate write transaction.
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	s.writeMu.Lock()
@@ -188,10 +205,20 @@ func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 
 // notify tells the notifier about a commit; called only after commit.
 func (s *Store) notify(revision int64, changed []string) {
+	for {
+		seen := s.latest.Load()
+		if revision <= seen || s.latest.CompareAndSwap(seen, revision) {
+			break
+		}
+	}
 	if s.notifier != nil {
 		s.notifier.Committed(revision, changed)
 	}
 }
+
+// LatestRevision is the newest revision committed through this Store (or
+// read at open), without a query. Caches key on it.
+func (s *Store) LatestRevision() int64 { return s.latest.Load() }
 
 // Revision is the workspace revision.
 func (s *Store) Revision(ctx context.Context) (int64, error) {

@@ -1,0 +1,93 @@
+package handlers
+
+import (
+	"bytes"
+	"github.com/klauspost/compress/gzip"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// pageCache keeps the few Home renders asked for most recently, as HTML and
+// gzip. A render depends on the workspace revision, the open rows and the
+// clock (relative times, the day), so its key holds all three, the clock to
+// the minute: a commit or a new minute makes a new key. It took Home from
+// reading and rendering on every request to a map lookup (make bench).
+type pageCache struct {
+	mu      sync.Mutex
+	entries map[string]cachedPage
+	order   []string
+}
+
+type cachedPage struct {
+	html, gz []byte
+}
+
+// pageCacheSize bounds the entries; one owner needs only a handful.
+const pageCacheSize = 16
+
+func newPageCache() *pageCache { return &pageCache{entries: map[string]cachedPage{}} }
+
+func (p *pageCache) get(key string) (cachedPage, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.entries[key]
+	return e, ok
+}
+
+func (p *pageCache) put(key string, e cachedPage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.entries[key]; ok {
+		return
+	}
+	if len(p.order) >= pageCacheSize {
+		delete(p.entries, p.order[0])
+		p.order = p.order[1:]
+	}
+	p.entries[key] = e
+	p.order = append(p.order, key)
+}
+
+// openKey is the open rows in a stable order, for a cache key.
+func openKey(open map[string]bool) string {
+	ids := make([]string, 0, len(open))
+	for id := range open {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return strings.Join(ids, ",")
+}
+
+// sendCached answers with a cached page, gzip when the client takes it.
+// The compress middleware leaves a response that already has an encoding.
+func sendCached(c *fiber.Ctx, e cachedPage) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	if strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
+		c.Set(fiber.HeaderContentEncoding, "gzip")
+		return c.Send(e.gz)
+	}
+	return c.Send(e.html)
+}
+
+// gzipWriters are reused: a new writer allocates its tables, which cost
+// more than compressing a page.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return zw
+}}
+
+// compressPage gzips a rendered page once, for every later request.
+func compressPage(html []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzipWriters.Get().(*gzip.Writer)
+	zw.Reset(&buf)
+	zw.Write(html)
+	zw.Close()
+	gzipWriters.Put(zw)
+	return buf.Bytes()
+}
