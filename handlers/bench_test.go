@@ -69,17 +69,16 @@ func fetch(b *testing.B, client *http.Client, url string, cookie *http.Cookie, h
 	return int(n)
 }
 
-// BenchmarkHomeRender requests Home over loopback one at a time and reports
-// the median and p99 latency of a full render: each request names a
-// different (absent) open row, so the page cache never answers.
-func BenchmarkHomeRender(b *testing.B) {
+// latencies requests url(i) over loopback one at a time and reports the
+// median and p99 of the round trip.
+func latencies(b *testing.B, url func(base string, i int) string) {
 	ta, cookie := benchHome(b)
 	base := ta.listen()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	var took []time.Duration
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
-		fetch(b, client, fmt.Sprintf("%s/?open=miss-%d", base, i), cookie, nil)
+		fetch(b, client, url(base, i), cookie, nil)
 		took = append(took, time.Since(start))
 	}
 	slices.Sort(took)
@@ -87,21 +86,17 @@ func BenchmarkHomeRender(b *testing.B) {
 	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
 }
 
-// BenchmarkHomeServed requests Home over loopback as a phone would between
-// commits, answered from the page cache, and reports median and p99.
+// BenchmarkHomeRender measures a full render of Home from the database:
+// each request names a different (absent) open row, so the page cache
+// never answers.
+func BenchmarkHomeRender(b *testing.B) {
+	latencies(b, func(base string, i int) string { return fmt.Sprintf("%s/?open=miss-%d", base, i) })
+}
+
+// BenchmarkHomeServed measures Home as a phone gets it between commits,
+// answered from the page cache.
 func BenchmarkHomeServed(b *testing.B) {
-	ta, cookie := benchHome(b)
-	base := ta.listen()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
-	var took []time.Duration
-	for b.Loop() {
-		start := time.Now()
-		fetch(b, client, base+"/", cookie, nil)
-		took = append(took, time.Since(start))
-	}
-	slices.Sort(took)
-	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+	latencies(b, func(base string, _ int) string { return base + "/" })
 }
 
 // BenchmarkHomeThroughput loads Home and a static file with 8 concurrent

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // OwnerActionResult reports the revision an owner action committed.
@@ -47,29 +46,13 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 		if rev, err = bumpRevision(tx, now); err != nil {
 			return err
 		}
-		row := ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: now}
-		if err := tx.Save(&row).Error; err != nil {
-			return err
-		}
-		// closed_at follows the owner's state unless the agent retracted the row.
-		closed := gorm.Expr("retracted_at")
-		if settled(state) {
-			closed = gorm.Expr("COALESCE(retracted_at, ?)", now)
-		}
-		if err := tx.Model(&Activity{}).Where("id = ?", activityID).Update("closed_at", closed).Error; err != nil {
-			return err
-		}
-		routine, err = completeRoutineIfDone(tx, activityID, rev, now)
+		routine, err = decide(tx, ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: now})
 		return err
 	})
 	if err != nil {
 		return OwnerActionResult{}, classify("set activity state", err)
 	}
-	changed := []string{"activity:" + activityID}
-	if routine != "" {
-		changed = append(changed, "activity:"+routine)
-	}
-	s.notify(rev, changed)
+	s.notify(rev, activityChanges(activityID, routine))
 	return OwnerActionResult{Revision: rev}, nil
 }
 
@@ -142,24 +125,13 @@ func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value 
 		if err := tx.Create(&m).Error; err != nil {
 			return err
 		}
-		st := ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: now}
-		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&st).Error; err != nil {
-			return err
-		}
-		if err := tx.Model(&Activity{}).Where("id = ?", activityID).Update("closed_at", gorm.Expr("COALESCE(retracted_at, ?)", now)).Error; err != nil {
-			return err
-		}
-		routine, err = completeRoutineIfDone(tx, activityID, rev, now)
+		routine, err = decide(tx, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: now})
 		return err
 	})
 	if err != nil {
 		return Measurement{}, classify("record measurement", err)
 	}
-	changed := []string{"activity:" + activityID}
-	if routine != "" {
-		changed = append(changed, "activity:"+routine)
-	}
-	s.notify(m.Revision, changed)
+	s.notify(m.Revision, activityChanges(activityID, routine))
 	return m, nil
 }
 
@@ -172,6 +144,32 @@ func mustExist(tx *gorm.DB, model any, id string) error {
 		return ErrNotFound
 	}
 	return nil
+}
+
+// decide stores the owner's state for an activity, keeps closed_at in step
+// with it (unless the agent retracted the row), and completes the routine
+// the activity is a step of when this was its last open step. It returns
+// that routine's ID when it completed it.
+func decide(tx *gorm.DB, st ActivityState) (routine string, err error) {
+	if err := tx.Save(&st).Error; err != nil {
+		return "", err
+	}
+	closed := gorm.Expr("retracted_at")
+	if settled(st.State) {
+		closed = gorm.Expr("COALESCE(retracted_at, ?)", st.UpdatedAt)
+	}
+	if err := tx.Model(&Activity{}).Where("id = ?", st.ActivityID).Update("closed_at", closed).Error; err != nil {
+		return "", err
+	}
+	return completeRoutineIfDone(tx, st.ActivityID, st.Revision, st.UpdatedAt)
+}
+
+// activityChanges names what an owner action changed, for the notifier.
+func activityChanges(id, routine string) []string {
+	if routine == "" {
+		return []string{"activity:" + id}
+	}
+	return []string{"activity:" + id, "activity:" + routine}
 }
 
 // completeRoutineIfDone completes the routine that activityID is a step of
@@ -191,8 +189,8 @@ func completeRoutineIfDone(tx *gorm.DB, activityID string, rev int64, now time.T
 	if err := tx.Raw(`SELECT COUNT(*) FROM activity_states WHERE activity_id = ? AND state IN ('completed', 'skipped', 'dismissed')`, *parent).Scan(&decided).Error; err != nil || decided > 0 {
 		return "", err
 	}
-	if err := tx.Save(&ActivityState{ActivityID: *parent, State: StateCompleted, Note: "all steps done", Revision: rev, UpdatedAt: now}).Error; err != nil {
+	if _, err := decide(tx, ActivityState{ActivityID: *parent, State: StateCompleted, Note: "all steps done", Revision: rev, UpdatedAt: now}); err != nil {
 		return "", err
 	}
-	return *parent, tx.Model(&Activity{}).Where("id = ?", *parent).Update("closed_at", gorm.Expr("COALESCE(retracted_at, ?)", now)).Error
+	return *parent, nil
 }

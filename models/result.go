@@ -235,6 +235,14 @@ func quoteFound(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
+// unique reports a second use of id among the items seen so far.
+func (v *validator) unique(seen map[string]bool, path, id, what string) {
+	if seen[id] {
+		v.add(path, "duplicate "+what+" ID in this publication", "unique IDs", quoteFound(id))
+	}
+	seen[id] = true
+}
+
 func (v *validator) id(path, s string) {
 	if !idPattern.MatchString(s) {
 		v.add(path, "invalid ID", idChars, quoteFound(s))
@@ -324,10 +332,7 @@ func (r *Result) validateShape(v *validator) {
 		for i, s := range r.SourceRefs {
 			p := fmt.Sprintf("/sourceRefs/%d", i)
 			v.id(p+"/id", s.ID)
-			if seen[s.ID] {
-				v.add(p+"/id", "duplicate source ref ID in this publication", "unique IDs", quoteFound(s.ID))
-			}
-			seen[s.ID] = true
+			v.unique(seen, p+"/id", s.ID, "source ref")
 			v.timestamp(p+"/observedAt", s.ObservedAt)
 			s.validateKind(v, p)
 		}
@@ -347,10 +352,7 @@ func (r *Result) validateShape(v *validator) {
 		for i, p := range r.People {
 			path := fmt.Sprintf("/people/%d", i)
 			v.id(path+"/id", p.ID)
-			if seen[p.ID] {
-				v.add(path+"/id", "duplicate person ID in this publication", "unique IDs", quoteFound(p.ID))
-			}
-			seen[p.ID] = true
+			v.unique(seen, path+"/id", p.ID, "person")
 			v.text(path+"/name", p.Name, MaxNameLen, true)
 			v.text(path+"/context", p.Context, MaxContextLen, false)
 			v.evidenceShape(v, path+"/evidenceIds", p.EvidenceIDs)
@@ -362,10 +364,7 @@ func (r *Result) validateShape(v *validator) {
 			a := &r.Activities[i]
 			path := fmt.Sprintf("/activities/%d", i)
 			v.id(path+"/id", a.ID)
-			if seen[a.ID] {
-				v.add(path+"/id", "duplicate activity ID in this publication", "unique IDs", quoteFound(a.ID))
-			}
-			seen[a.ID] = true
+			v.unique(seen, path+"/id", a.ID, "activity")
 			v.text(path+"/title", a.Title, MaxTitleLen, true)
 			if a.Detail != nil {
 				v.text(path+"/detail", *a.Detail, MaxDetailLen, false)
@@ -400,10 +399,7 @@ func (r *Result) validateShape(v *validator) {
 		for i, d := range r.ReplyDrafts {
 			path := fmt.Sprintf("/replyDrafts/%d", i)
 			v.id(path+"/id", d.ID)
-			if seen[d.ID] {
-				v.add(path+"/id", "duplicate reply draft ID in this publication", "unique IDs", quoteFound(d.ID))
-			}
-			seen[d.ID] = true
+			v.unique(seen, path+"/id", d.ID, "reply draft")
 			if d.PersonID != nil {
 				v.id(path+"/personId", *d.PersonID)
 			}

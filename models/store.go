@@ -87,11 +87,13 @@ func readerDSN(path string) string {
 	return "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)"
 }
 
-func openGorm(dsn string) (*gorm.DB, *sql.DB, error) {
+// openGorm opens a pool whose automatic CreatedAt/UpdatedAt come from clock,
+// so rows agree with the Store's clock (a fixed one in tests).
+func openGorm(dsn string, clock func() time.Time) (*gorm.DB, *sql.DB, error) {
 	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
-		NowFunc:                func() time.Time { return time.Now().UTC() },
+		NowFunc:                func() time.Time { return clock().UTC() },
 	})
 	if err != nil {
 		return nil, nil, err
@@ -118,23 +120,24 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 		return nil, fmt.Errorf("models: open: %w", err)
 	}
 	path := DatabasePath(dataDir)
-	db, sqlDB, err := openGorm(dsn(path))
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	db, sqlDB, err := openGorm(dsn(path), clock)
 	if err != nil {
 		return nil, fmt.Errorf("models: open %s: %w", path, err)
 	}
 	// Writers are serialised by writeMu; two connections let a plain read
 	// run beside the one writer.
 	sqlDB.SetMaxOpenConns(2)
-	s := &Store{db: db, sqlDB: sqlDB, path: path, notifier: opts.Notifier, now: opts.Clock}
-	if s.now == nil {
-		s.now = time.Now
-	}
+	s := &Store{db: db, sqlDB: sqlDB, path: path, notifier: opts.Notifier, now: clock}
 	if err := s.checkSchema(ctx, migrate); err != nil {
 		sqlDB.Close()
 		return nil, err
 	}
 	// The reader pool opens after migrations so it never sees a half-built schema.
-	if s.rdb, s.rsqlDB, err = openGorm(readerDSN(path)); err != nil {
+	if s.rdb, s.rsqlDB, err = openGorm(readerDSN(path), clock); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("models: open readers %s: %w", path, err)
 	}
@@ -261,7 +264,7 @@ func (s *Store) Backup(ctx context.Context, dest string) error {
 
 // CheckIntegrity opens the SQLite file at path read-only and runs PRAGMA integrity_check.
 func CheckIntegrity(ctx context.Context, path string) error {
-	db, sqlDB, err := openGorm("file:" + path + "?mode=ro")
+	db, sqlDB, err := openGorm("file:"+path+"?mode=ro", time.Now)
 	if err != nil {
 		return fmt.Errorf("models: integrity: %w", err)
 	}
