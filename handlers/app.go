@@ -101,6 +101,8 @@ func New(store Store, cfg Config) *fiber.App {
 	app.Post("/logout", owner(s.logout)...)
 	app.Get("/", owner(s.showHome)...)
 	app.Get("/home/live", owner(s.showLive)...)
+	app.Get("/people", owner(s.showPeople)...)
+	app.Get("/messages", owner(s.showMessages)...)
 	app.Get("/events", owner(s.streamEvents)...)
 	app.Get("/activities/:id", owner(s.showRow)...)
 	app.Post("/activities/:id/state", owner(s.setActivityState)...)

@@ -192,3 +192,19 @@ func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
 	}
 	return s.afterAction(c, activity)
 }
+
+func (s *Server) showPeople(c *fiber.Ctx) error {
+	ac, err := s.store.AgentContext(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return s.render(c, fiber.StatusOK, views.People(views.PeopleData{People: ac.People.Items}))
+}
+
+func (s *Server) showMessages(c *fiber.Ctx) error {
+	ac, err := s.store.AgentContext(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return s.render(c, fiber.StatusOK, views.Messages(views.MessagesData{Drafts: ac.ReplyDrafts.Items}))
+}

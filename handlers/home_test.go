@@ -354,3 +354,13 @@ func TestEventsStreamRevisionsAndForgetDisconnectedSubscribers(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestPeopleAndMessagesListPublishedRecords(t *testing.T) {
+	ta, cookie := homeApp(t)
+	d := ta.get("/people", "", cookie).doc(t)
+	if n := d.Find(`[data-testid="person"]`).Length(); n != 2 {
+		t.Errorf("people %d, want 2", n)
+	}
+	d = ta.get("/messages", "", cookie).doc(t)
+	has(t, d, `#draft-draft-ana-hike[data-testid="draft"]`)
+}
