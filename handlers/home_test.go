@@ -87,6 +87,9 @@ func TestHomePageShowsBriefFreshnessAndSections(t *testing.T) {
 	if open.Find(`li[data-id="stretch-`+testDate+`"]`).Parents().Filter(`li[data-id="morning-routine-`+testDate+`"]`).Length() != 1 {
 		t.Error("routine step not nested in its open routine")
 	}
+	if st := resp.header.Get("Server-Timing"); !strings.HasPrefix(st, "app;dur=") {
+		t.Errorf("Server-Timing %q", st)
+	}
 	if csp := resp.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
 		t.Errorf("CSP %q", csp)
 	}

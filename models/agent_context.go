@@ -258,6 +258,9 @@ func (s *Store) read(ctx context.Context, fn func(tx *gorm.DB) error) error {
 }
 
 func evidenceList(text string) []string {
+	if text == "" || text == "[]" {
+		return []string{} // Home does not load evidence; skip the decoder
+	}
 	var ids []string
 	if err := json.Unmarshal([]byte(text), &ids); err != nil || ids == nil {
 		return []string{}
@@ -306,10 +309,12 @@ func peoplePage(tx *gorm.DB, after string) (Page[PersonView], error) {
 // activityRow is an activity joined with the owner's state.
 type activityRow struct {
 	Activity
-	State   *string
-	Until   *string
-	Note    *string
-	StateAt *time.Time
+	// PersonName is filled by Home's window read only.
+	PersonName string `gorm:"-"`
+	State      *string
+	Until      *string
+	Note       *string
+	StateAt    *time.Time
 }
 
 // activityWindow selects the activities an agent needs: open undated ones,

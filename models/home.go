@@ -67,19 +67,20 @@ var HomeSections = []string{"routine", "focus", "optional", "other"}
 // homeWindow loads the candidates for Home: open undated activities, open
 // occurrences of today (in the brief's zone), and anything settled since
 // the start of today. Pinned to activities_window, so flat in history.
-const homeWindow = `SELECT a.*, s.state, s.until, s.note, s.updated_at
-	FROM (SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = ''
+const homeWindow = `SELECT a.*, COALESCE(p.name, ''), s.state, s.until, s.note, s.updated_at
+	FROM (SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = '' AND retracted_at IS NULL
 	      UNION ALL
-	      SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = @today
+	      SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = @today AND retracted_at IS NULL
 	      UNION ALL
-	      SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at >= @startOfDay) AS a
+	      SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at >= @startOfDay AND retracted_at IS NULL) AS a
 	LEFT JOIN activity_states s ON s.activity_id = a.id
-	WHERE a.retracted_at IS NULL`
+	LEFT JOIN people p ON p.id = a.person_id`
 
 // homeColumns are the activity columns Home shows, in scanActivityRows'
-// order; the timestamps it does not show are left out.
-const homeColumns = "id, kind, title, detail, person_id, parent_id, draft_id, occurrence_key, section, rank, reason, " +
-	"payload, evidence_ids, revision, retracted_at, retract_reason"
+// order. Each column costs a conversion per row, so what Home does not show
+// (evidence, revisions, timestamps; retraction, which the window excludes)
+// is left out, and HomeRow leaves those fields empty.
+const homeColumns = "id, kind, title, detail, person_id, parent_id, draft_id, occurrence_key, section, rank, reason, payload"
 
 // scanActivityRows reads homeColumns plus the owner's state by hand:
 // GORM's reflective scan was a third of Home's read and most of its garbage.
@@ -92,15 +93,11 @@ func scanActivityRows(q *gorm.DB) ([]activityRow, error) {
 	out := make([]activityRow, 0, 64)
 	for rows.Next() {
 		var r activityRow
-		var retracted, stateAt sql.NullTime
+		var stateAt sql.NullTime
 		var state, until, note sql.NullString
 		if err := rows.Scan(&r.ID, &r.Kind, &r.Title, &r.Detail, &r.PersonID, &r.ParentID, &r.DraftID, &r.OccurrenceKey,
-			&r.Section, &r.Rank, &r.Reason, &r.Payload, &r.EvidenceIDs, &r.Revision, &retracted, &r.RetractReason,
-			&state, &until, &note, &stateAt); err != nil {
+			&r.Section, &r.Rank, &r.Reason, &r.Payload, &r.PersonName, &state, &until, &note, &stateAt); err != nil {
 			return nil, err
-		}
-		if retracted.Valid {
-			r.RetractedAt = &retracted.Time
 		}
 		if state.Valid {
 			r.State, r.Until, r.Note = &state.String, &until.String, &note.String
@@ -238,7 +235,7 @@ func onHomeToday(r activityRow, today string, startOfDay time.Time) bool {
 func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error) {
 	var personIDs, draftIDs, metrics, measured []string
 	for _, r := range rows {
-		if r.PersonID != nil {
+		if r.PersonID != nil && r.PersonName == "" {
 			personIDs = append(personIDs, *r.PersonID)
 		}
 		if r.DraftID != nil {
@@ -289,7 +286,10 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 	all := make([]HomeRow, len(rows))
 	index := map[string]int{}
 	for i, r := range rows {
-		h := HomeRow{ActivityView: r.view(), PersonName: names[deref(r.PersonID)]}
+		h := HomeRow{ActivityView: r.view(), PersonName: r.PersonName}
+		if h.PersonName == "" {
+			h.PersonName = names[deref(r.PersonID)]
+		}
 		if r.DraftID != nil {
 			h.Draft = drafts[*r.DraftID]
 		}
