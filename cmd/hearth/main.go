@@ -21,6 +21,7 @@ Usage:
   hearth context [--json] [--url URL] [--credential-file F]
   hearth publish FILE|- [--json] [--url URL] [--credential-file F]
   hearth backup FILE [--data DIR]
+  hearth fake-beeper [--addr 127.0.0.1:23373] [--token T]   in-memory Beeper Desktop API for demos and tests
 
 Environment: HEARTH_DATA (default ./data), HEARTH_ADDR, HEARTH_URL
 (default http://127.0.0.1:8080), HEARTH_TOKEN, HEARTH_TAILSCALE_OWNER.
@@ -52,7 +53,8 @@ func run(args []string) int {
 		"token":   cmdToken,
 		"context": cmdContext,
 		"publish": cmdPublish,
-		"backup":  cmdBackup,
+		"backup":      cmdBackup,
+		"fake-beeper": cmdFakeBeeper,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

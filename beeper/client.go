@@ -1,0 +1,296 @@
+// Package beeper is a small client for the Beeper Desktop local API and an
+// in-memory fake of it for tests and the demo.
+package beeper
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultBaseURL is where Beeper Desktop serves its API unless told otherwise.
+const DefaultBaseURL = "http://localhost:23373"
+
+// DefaultTimeout bounds each call, including reading the response body.
+const DefaultTimeout = 10 * time.Second
+
+// maxBody caps how much of a response we read, so a confused server cannot exhaust memory.
+const maxBody = 8 << 20
+
+// Client calls the Beeper Desktop API. It never retries: callers decide, and a
+// send must not be repeated behind the owner's back.
+type Client struct {
+	baseURL string
+	token   string
+	hc      *http.Client
+	timeout time.Duration
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithTimeout sets the per-call timeout; d <= 0 leaves only the caller's context.
+func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
+
+// WithHTTPClient sets the underlying HTTP client (its own Timeout also applies).
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// NewClient returns a client for baseURL (for example DefaultBaseURL) using token as Bearer.
+func NewClient(baseURL, token string, opts ...Option) *Client {
+	c := &Client{
+		baseURL: strings.TrimRight(baseURL, "/"),
+		token:   token,
+		hc:      http.DefaultClient,
+		timeout: DefaultTimeout,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// BaseURL returns the URL the client talks to, for status displays.
+func (c *Client) BaseURL() string { return c.baseURL }
+
+// Info describes the running app; useful as a cheap reachability and token check.
+func (c *Client) Info(ctx context.Context) (Info, error) {
+	var info Info
+	h, err := c.do(ctx, http.MethodGet, "/v1/info", nil, nil, &info)
+	info.Version = h.Get("X-Beeper-Desktop-Version")
+	return info, err
+}
+
+// Accounts lists the connected accounts.
+func (c *Client) Accounts(ctx context.Context) ([]Account, error) {
+	var accounts []Account
+	_, err := c.do(ctx, http.MethodGet, "/v1/accounts", nil, nil, &accounts)
+	return accounts, err
+}
+
+// Chats lists chats, most recent activity first.
+func (c *Client) Chats(ctx context.Context, q ChatsQuery) (ChatPage, error) {
+	v := url.Values{}
+	for _, id := range q.AccountIDs {
+		v.Add("accountIDs", id)
+	}
+	setNonEmpty(v, "cursor", q.Cursor)
+	setNonEmpty(v, "direction", q.Direction)
+	return c.chatPage(ctx, "/v1/chats", v)
+}
+
+// SearchChats searches chats by title and filters; zero-valued fields are not sent.
+func (c *Client) SearchChats(ctx context.Context, q SearchChatsQuery) (ChatPage, error) {
+	v := url.Values{}
+	setNonEmpty(v, "query", q.Query)
+	setNonEmpty(v, "type", q.Type)
+	setNonEmpty(v, "inbox", q.Inbox)
+	if q.UnreadOnly {
+		v.Set("unreadOnly", "true")
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	setNonEmpty(v, "cursor", q.Cursor)
+	setNonEmpty(v, "direction", q.Direction)
+	return c.chatPage(ctx, "/v1/chats/search", v)
+}
+
+func (c *Client) chatPage(ctx context.Context, path string, v url.Values) (ChatPage, error) {
+	var w wirePage[Chat]
+	if _, err := c.do(ctx, http.MethodGet, path, v, nil, &w); err != nil {
+		return ChatPage{}, err
+	}
+	return ChatPage{Items: w.Items, HasMore: w.HasMore, OldestCursor: string(w.OldestCursor), NewestCursor: string(w.NewestCursor)}, nil
+}
+
+// Chat fetches one chat.
+func (c *Client) Chat(ctx context.Context, chatID string) (Chat, error) {
+	var chat Chat
+	p, err := chatPath(chatID)
+	if err != nil {
+		return chat, err
+	}
+	_, err = c.do(ctx, http.MethodGet, p, nil, nil, &chat)
+	return chat, err
+}
+
+// Messages fetches one page of a chat's messages, sorted oldest first by SortKey
+// because the API leaves page order open.
+func (c *Client) Messages(ctx context.Context, chatID string, q MessagesQuery) (MessagePage, error) {
+	p, err := chatPath(chatID)
+	if err != nil {
+		return MessagePage{}, err
+	}
+	v := url.Values{}
+	setNonEmpty(v, "cursor", q.Cursor)
+	setNonEmpty(v, "direction", q.Direction)
+	var w wirePage[Message]
+	if _, err := c.do(ctx, http.MethodGet, p+"/messages", v, nil, &w); err != nil {
+		return MessagePage{}, err
+	}
+	slices.SortStableFunc(w.Items, func(a, b Message) int { return a.SortKey.Compare(b.SortKey) })
+	return MessagePage{Items: w.Items, HasMore: w.HasMore, OldestCursor: string(w.OldestCursor), NewestCursor: string(w.NewestCursor)}, nil
+}
+
+// Message fetches one message by its ID or, on newer Beeper versions, its pendingMessageID.
+func (c *Client) Message(ctx context.Context, chatID, messageID string) (Message, error) {
+	var m Message
+	p, err := chatPath(chatID)
+	if err != nil {
+		return m, err
+	}
+	if messageID == "" {
+		return m, errors.New("beeper: empty message ID")
+	}
+	_, err = c.do(ctx, http.MethodGet, p+"/messages/"+url.PathEscape(messageID), nil, nil, &m)
+	return m, err
+}
+
+// Send posts a text message, once. If the request may have reached Beeper but
+// no answer came back, the error satisfies errors.Is(err, ErrOutcomeUnknown):
+// read the chat to learn whether it was sent before offering another try.
+func (c *Client) Send(ctx context.Context, chatID string, req SendRequest) (SendResult, error) {
+	var res SendResult
+	p, err := chatPath(chatID)
+	if err != nil {
+		return res, err
+	}
+	if strings.TrimSpace(req.Text) == "" {
+		return res, errors.New("beeper: send: empty text")
+	}
+	_, err = c.do(ctx, http.MethodPost, p+"/messages", nil, req, &res)
+	return res, err
+}
+
+// chatPath escapes the chat ID as one path segment: Matrix room IDs contain '!' and ':'.
+func chatPath(chatID string) (string, error) {
+	if chatID == "" {
+		return "", errors.New("beeper: empty chat ID")
+	}
+	return "/v1/chats/" + url.PathEscape(chatID), nil
+}
+
+func setNonEmpty(v url.Values, key, value string) {
+	if value != "" {
+		v.Set(key, value)
+	}
+}
+
+// wirePage decodes cursors leniently: they are opaque and could arrive as numbers.
+type wirePage[T any] struct {
+	Items        []T     `json:"items"`
+	HasMore      bool    `json:"hasMore"`
+	OldestCursor SortKey `json:"oldestCursor"`
+	NewestCursor SortKey `json:"newestCursor"`
+}
+
+// do performs one request without retrying and decodes a 2xx JSON body into out.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) (http.Header, error) {
+	op := method + " " + path
+	callCtx := ctx
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	// A non-idempotent request that was written may have been acted on even if
+	// no response arrives; the trace tells us whether it got that far.
+	var wrote atomic.Bool
+	callCtx = httptrace.WithClientTrace(callCtx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
+	})
+	unsafe := method != http.MethodGet && method != http.MethodHead
+
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("beeper: %s: encode: %w", op, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	u := c.baseURL + path
+	if len(query) > 0 {
+		u += "?" + query.Encode() // Encode repeats the key for each value, as the API expects.
+	}
+	req, err := http.NewRequestWithContext(callCtx, method, u, body)
+	if err != nil {
+		return nil, fmt.Errorf("beeper: %s: %w", op, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Accept", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, transportError(op, err, errors.Is(ctx.Err(), context.Canceled), unsafe && wrote.Load())
+	}
+	defer resp.Body.Close()
+	raw, readErr := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if resp.StatusCode >= 300 {
+		// The status alone is a definite answer, even if the body was cut short.
+		var eb errorBody
+		_ = json.Unmarshal(raw, &eb)
+		return resp.Header, statusError(op, resp, eb.Code, eb.text())
+	}
+	if readErr != nil {
+		return resp.Header, transportError(op, readErr, errors.Is(ctx.Err(), context.Canceled), unsafe)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			// A 2xx means Beeper accepted a send; without the body we cannot say what it did.
+			return resp.Header, transportError(op, fmt.Errorf("decode response: %w", err), false, unsafe)
+		}
+	}
+	return resp.Header, nil
+}
+
+// FromEnv returns the base URL and token from BEEPER_DESKTOP_BASE_URL (default
+// DefaultBaseURL) and BEEPER_ACCESS_TOKEN, the variables the official SDKs read.
+func FromEnv() (baseURL, token string) {
+	baseURL = os.Getenv("BEEPER_DESKTOP_BASE_URL")
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	return baseURL, strings.TrimSpace(os.Getenv("BEEPER_ACCESS_TOKEN"))
+}
+
+// ReadTokenFile reads a token from path, refusing a file that group or others
+// can read, because the token can send messages as the owner.
+func ReadTokenFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("beeper: token file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("beeper: token file: %w", err)
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		return "", fmt.Errorf("beeper: token file %s is accessible by group or others (mode %04o); run chmod 600 %s", path, perm, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return "", fmt.Errorf("beeper: token file %s: %w", path, err)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" {
+		return "", fmt.Errorf("beeper: token file %s is empty", path)
+	}
+	return token, nil
+}
