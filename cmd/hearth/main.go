@@ -48,11 +48,11 @@ func run(args []string) int {
 		return 0
 	}
 	cmds := map[string]func([]string) error{
-		"serve":   cmdServe,
-		"owner":   cmdOwner,
-		"token":   cmdToken,
-		"context": cmdContext,
-		"publish": cmdPublish,
+		"serve":       cmdServe,
+		"owner":       cmdOwner,
+		"token":       cmdToken,
+		"context":     cmdContext,
+		"publish":     cmdPublish,
 		"backup":      cmdBackup,
 		"fake-beeper": cmdFakeBeeper,
 	}
