@@ -51,8 +51,8 @@ func cmdServe(args []string) error {
 	url := "http://" + ln.Addr().String()
 	log.Info("hearth listening", "url", url, "database", store.Path())
 	if *demo {
-		fmt.Printf("\nhearth demo is running at %s\n  log in with passphrase: %s\n  agent token file: %s\n  try: HEARTH_URL=%s hearth context --credential-file %s\n\n",
-			url, demoPassphrase, demoTokenPath(*dir), url, demoTokenPath(*dir))
+		fmt.Printf("\nhearth demo is running at %s\n  log in with passphrase: %s\n  agent token file: %s\n  try: HEARTH_URL=%s %s context --credential-file %s\n\n",
+			url, demoPassphrase, demoTokenPath(*dir), url, os.Args[0], demoTokenPath(*dir))
 	}
 
 	stop := make(chan os.Signal, 1)
