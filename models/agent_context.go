@@ -25,10 +25,11 @@ const (
 	CollectionActivities   = "activities"
 	CollectionReplyDrafts  = "replyDrafts"
 	CollectionMeasurements = "measurements"
+	CollectionSends        = "sends"
 )
 
 // ContextCollections lists the pageable collections.
-var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements}
+var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends}
 
 // AgentContext is what the agent reads before it reasons (DESIGN §4).
 type AgentContext struct {
@@ -39,6 +40,7 @@ type AgentContext struct {
 	Activities      Page[ActivityView]    `json:"activities"`
 	ReplyDrafts     Page[DraftView]       `json:"replyDrafts"`
 	Measurements    Page[MeasurementView] `json:"measurements"`
+	Sends           Page[SendView]        `json:"sends"`
 	LastPublication *PublicationView      `json:"lastPublication,omitempty"`
 }
 
@@ -142,6 +144,24 @@ type MeasurementView struct {
 	RecordedAt    time.Time `json:"recordedAt"`
 }
 
+// SendView is a reply the owner confirmed, with its outcome, so the agent
+// can update life.
+type SendView struct {
+	ID               int64     `json:"id"`
+	SendKey          string    `json:"sendKey"`
+	DraftID          string    `json:"draftId"`
+	ActivityID       string    `json:"activityId,omitempty"`
+	AccountID        string    `json:"accountId"`
+	ChatID           string    `json:"chatId"`
+	ReplyToMessageID string    `json:"replyToMessageId,omitempty"`
+	Body             string    `json:"body"`
+	Status           string    `json:"status"`
+	PendingMessageID string    `json:"pendingMessageId,omitempty"`
+	Error            string    `json:"error,omitempty"`
+	CreatedAt        time.Time `json:"createdAt"`
+	UpdatedAt        time.Time `json:"updatedAt"`
+}
+
 // PublicationView describes the newest accepted publication.
 type PublicationView struct {
 	RunID      string    `json:"runId"`
@@ -172,7 +192,7 @@ func decodeCursor(collection, c string) (string, error) {
 	if !ok {
 		return "", ErrBadCursor
 	}
-	if collection == CollectionMeasurements {
+	if collection == CollectionMeasurements || collection == CollectionSends {
 		if _, err := strconv.ParseInt(key, 10, 64); err != nil {
 			return "", ErrBadCursor
 		}
@@ -209,6 +229,9 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 		if out.Measurements, err = measurementPage(tx, now, ""); err != nil {
 			return err
 		}
+		if out.Sends, err = sendPage(tx, now, ""); err != nil {
+			return err
+		}
 		out.LastPublication, err = lastPublication(tx)
 		return err
 	})
@@ -240,6 +263,8 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursor string) (any
 			page, err = draftPage(tx, now, after)
 		case CollectionMeasurements:
 			page, err = measurementPage(tx, now, after)
+		case CollectionSends:
+			page, err = sendPage(tx, now, after)
 		default:
 			return ErrNotFound
 		}
@@ -424,6 +449,26 @@ func measurementPage(tx *gorm.DB, now time.Time, after string) (Page[Measurement
 			Value: m.Value, SupersedesID: m.SupersedesID, RecordedAt: m.RecordedAt}
 	}
 	return page(CollectionMeasurements, views, func(v MeasurementView) string { return fmt.Sprint(v.ID) }), nil
+}
+
+// sendPage lists sends updated in the last 14 days, oldest first.
+func sendPage(tx *gorm.DB, now time.Time, after string) (Page[SendView], error) {
+	var afterID int64
+	if after != "" {
+		afterID, _ = strconv.ParseInt(after, 10, 64) // decodeCursor checked it
+	}
+	var rows []Send
+	if err := tx.Where("updated_at >= ? AND id > ?", now.Add(-ContextHistory), afterID).
+		Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
+		return Page[SendView]{}, err
+	}
+	views := make([]SendView, len(rows))
+	for i, r := range rows {
+		views[i] = SendView{ID: r.ID, SendKey: r.SendKey, DraftID: r.DraftID, ActivityID: deref(r.ActivityID), AccountID: r.AccountID,
+			ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID, Body: r.Body, Status: r.Status, PendingMessageID: r.PendingMessageID,
+			Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	}
+	return page(CollectionSends, views, func(v SendView) string { return fmt.Sprint(v.ID) }), nil
 }
 
 func lastPublication(tx *gorm.DB) (*PublicationView, error) {

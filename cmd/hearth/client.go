@@ -192,6 +192,10 @@ func printContext(w io.Writer, ac models.AgentContext) {
 		}
 		fmt.Fprintf(w, "  %-24s chat %s, %d candidate(s)%s\n", d.ID, d.ChatID, len(d.Candidates), edited)
 	}
+	fmt.Fprintf(w, "\nsends (14 days): %d%s\n", len(ac.Sends.Items), more(ac.Sends.Truncated))
+	for _, sd := range ac.Sends.Items {
+		fmt.Fprintf(w, "  %s %-8s chat %s: %q\n", sd.UpdatedAt.Format("2006-01-02 15:04"), sd.Status, sd.ChatID, sd.Body)
+	}
 	fmt.Fprintf(w, "\nmeasurements (14 days): %d%s\n", len(ac.Measurements.Items), more(ac.Measurements.Truncated))
 	for _, m := range ac.Measurements.Items {
 		fmt.Fprintf(w, "  %s %g %s (%s)\n", m.RecordedAt.Format("2006-01-02 15:04"), m.Value, m.Unit, m.ActivityID)
