@@ -65,12 +65,12 @@ func buildAndRun(m *testing.M) int {
 	return m.Run()
 }
 
-// cleanEnv is the parent environment without HEARTH_* variables, so a
+// cleanEnv is the parent environment without HEARTH_* and BEEPER_* variables, so a
 // developer's shell settings cannot point a test at their real data.
 func cleanEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HEARTH_") {
+		if !strings.HasPrefix(kv, "HEARTH_") && !strings.HasPrefix(kv, "BEEPER_") {
 			env = append(env, kv)
 		}
 	}
@@ -131,13 +131,24 @@ func freeAddr(tb testing.TB) string {
 // Its output is printed only if the test failed.
 func startServer(tb testing.TB, dataDir string, args ...string) *server {
 	tb.Helper()
+	return startServerIn(tb, dataDir, nil, args...)
+}
+
+// startServerEnv is startServer on a new data dir with extra environment.
+func startServerEnv(tb testing.TB, env []string, args ...string) *server {
+	tb.Helper()
+	return startServerIn(tb, "", env, args...)
+}
+
+func startServerIn(tb testing.TB, dataDir string, env []string, args ...string) *server {
+	tb.Helper()
 	if dataDir == "" {
 		dataDir = tb.TempDir()
 	}
 	addr := freeAddr(tb)
 	s := &server{URL: "http://" + addr, DataDir: dataDir, log: &logBuffer{}, exited: make(chan struct{})}
 	s.cmd = exec.Command(hearthBin, append([]string{"serve", "--addr", addr, "--data", dataDir}, args...)...)
-	s.cmd.Env = cleanEnv()
+	s.cmd.Env = cleanEnv(env...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
 		tb.Fatalf("start hearth serve: %v", err)

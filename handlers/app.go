@@ -36,6 +36,11 @@ type Store interface {
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
 	RecordMeasurement(ctx context.Context, activityID string, value float64) (models.Measurement, error)
 	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
+	ChatDrafts(ctx context.Context, chatID string) ([]models.DraftView, error)
+	ChatPeople(ctx context.Context) (map[string]string, error)
+	LatestSend(ctx context.Context, draftID string) (models.Send, bool, error)
+	ConfirmSend(ctx context.Context, m models.Messenger, cmd models.SendCommand) (models.Send, error)
+	ReconcileSend(ctx context.Context, m models.Messenger, sendKey string) (models.Send, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
 	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
 }
@@ -51,15 +56,19 @@ type Config struct {
 	Hub *Hub
 	// Heartbeat is the interval of /events comment lines (default 25 s).
 	Heartbeat time.Duration
+	// Beeper reads chats and sends confirmed replies; nil leaves Messages
+	// answering 503.
+	Beeper Beeper
 }
 
 // Server holds the app's dependencies.
 type Server struct {
-	store Store
-	cfg   Config
-	log   *slog.Logger
-	hub   *Hub
-	pages *pageCache
+	store  Store
+	cfg    Config
+	log    *slog.Logger
+	hub    *Hub
+	pages  *pageCache
+	beeper beeperHealth
 }
 
 // maxRequestBytes is fasthttp's hard ceiling on any request body. It is above
@@ -96,14 +105,18 @@ func New(store Store, cfg Config) *fiber.App {
 
 	// Owner routes list their guards per route: a Group with an empty prefix
 	// would guard every path, the agent API included.
-	owner := func(h fiber.Handler) []fiber.Handler {
-		return []fiber.Handler{s.requireOwner, s.crossOriginProtection, h}
+	owner := func(h ...fiber.Handler) []fiber.Handler {
+		return append([]fiber.Handler{s.requireOwner, s.crossOriginProtection}, h...)
 	}
 	app.Post("/logout", owner(s.logout)...)
 	app.Get("/", owner(s.showHome)...)
 	app.Get("/home/live", owner(s.showLive)...)
 	app.Get("/people", owner(s.showPeople)...)
-	app.Get("/messages", owner(s.showMessages)...)
+	app.Get("/messages", owner(s.needBeeper, s.showMessages)...)
+	app.Get("/messages/:chat", owner(s.needBeeper, s.showConversation)...)
+	app.Post("/messages/:chat/review", owner(s.needBeeper, s.review)...)
+	app.Post("/messages/:chat/send", owner(s.needBeeper, s.confirmSend)...)
+	app.Post("/messages/:chat/reconcile", owner(s.needBeeper, s.reconcileSend)...)
 	app.Get("/events", owner(s.streamEvents)...)
 	app.Get("/activities/:id", owner(s.showRow)...)
 	app.Post("/activities/:id/state", owner(s.setActivityState)...)

@@ -201,11 +201,3 @@ func (s *Server) showPeople(c *fiber.Ctx) error {
 	}
 	return s.render(c, fiber.StatusOK, views.People(views.PeopleData{People: ac.People.Items}))
 }
-
-func (s *Server) showMessages(c *fiber.Ctx) error {
-	ac, err := s.store.AgentContext(c.UserContext())
-	if err != nil {
-		return err
-	}
-	return s.render(c, fiber.StatusOK, views.Messages(views.MessagesData{Drafts: ac.ReplyDrafts.Items}))
-}

@@ -248,3 +248,47 @@ func classifySend(err error) error {
 	}
 	return fmt.Errorf("models: send: %w", err)
 }
+
+// ChatDrafts lists the live reply drafts for a chat, with the owner's edits.
+func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]DraftView, error) {
+	var rows []draftRow
+	err := s.rdb.WithContext(ctx).Table("reply_drafts").
+		Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at").
+		Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id").
+		Where("reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", chatID).Order("reply_drafts.id").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: chat drafts: %w", err)
+	}
+	out := make([]DraftView, len(rows))
+	for i, r := range rows {
+		out[i] = r.view()
+	}
+	return out, nil
+}
+
+// ChatPeople maps chat IDs to the names of the people their drafts concern.
+func (s *Store) ChatPeople(ctx context.Context) (map[string]string, error) {
+	var rows []struct{ ChatID, Name string }
+	err := s.rdb.WithContext(ctx).Table("reply_drafts").Select("reply_drafts.chat_id, people.name").
+		Joins("JOIN people ON people.id = reply_drafts.person_id").Where("reply_drafts.retracted_at IS NULL").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: chat people: %w", err)
+	}
+	out := map[string]string{}
+	for _, r := range rows {
+		out[r.ChatID] = r.Name
+	}
+	return out, nil
+}
+
+// LatestSend returns the newest send of a draft, if any.
+func (s *Store) LatestSend(ctx context.Context, draftID string) (Send, bool, error) {
+	var rows []Send
+	if err := s.rdb.WithContext(ctx).Where("draft_id = ?", draftID).Order("id DESC").Limit(1).Find(&rows).Error; err != nil {
+		return Send{}, false, fmt.Errorf("models: latest send: %w", err)
+	}
+	if len(rows) == 0 {
+		return Send{}, false, nil
+	}
+	return rows[0], true, nil
+}

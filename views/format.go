@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -188,4 +189,14 @@ func sparkPoints(values []float64, w, h float64) string {
 		fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// pathID escapes a chat ID for a URL path segment.
+func pathID(id string) string { return url.PathEscape(id) }
+
+func personSuffix(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " · " + name
 }

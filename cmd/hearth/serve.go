@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"hearth/beeper"
 	"hearth/handlers"
 	"hearth/models"
 )
@@ -26,6 +28,8 @@ func cmdServe(args []string) error {
 	dir := dataFlag(fs)
 	demo := fs.Bool("demo", false, "load fictional demo data and a demo login into an empty data dir")
 	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from a loopback peer (HEARTH_TAILSCALE_OWNER)")
+	beeperURL := fs.String("beeper-url", os.Getenv("BEEPER_DESKTOP_BASE_URL"), "Beeper Desktop API base URL (BEEPER_DESKTOP_BASE_URL); with --demo and none, an in-process fake")
+	beeperTokenFile := fs.String("beeper-token-file", "", "file holding the Beeper access token, mode 0600 (else BEEPER_ACCESS_TOKEN)")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
@@ -41,9 +45,17 @@ func cmdServe(args []string) error {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}
+	client, err := beeperClient(*beeperURL, *beeperTokenFile, *demo, log)
+	if err != nil {
+		return err
+	}
 	hub := handlers.NewHub()
 	store.SetNotifier(hub)
-	app := handlers.New(store, handlers.Config{TailscaleOwner: *tsOwner, Log: log, Hub: hub})
+	cfg := handlers.Config{TailscaleOwner: *tsOwner, Log: log, Hub: hub}
+	if client != nil {
+		cfg.Beeper = client
+	}
+	app := handlers.New(store, cfg)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -108,4 +120,36 @@ func loadDemo(ctx context.Context, store *models.Store, dir string) error {
 	}
 	_, _, err = store.Publish(ctx, "demo", body)
 	return err
+}
+
+// beeperClient connects to the configured Beeper Desktop API; in demo mode
+// without one it starts the fake on a free loopback port. No URL and no demo
+// leaves Messages off.
+func beeperClient(baseURL, tokenFile string, demo bool, log *slog.Logger) (*beeper.Client, error) {
+	if baseURL == "" && demo {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		const token = "fake-beeper-token"
+		go http.Serve(ln, beeper.NewFake(token, beeper.WithFakeClock(time.Now)))
+		baseURL = "http://" + ln.Addr().String()
+		log.Info("demo Beeper (fake) listening", "url", baseURL)
+		return beeper.NewClient(baseURL, token), nil
+	}
+	if baseURL == "" {
+		return nil, nil
+	}
+	token := os.Getenv("BEEPER_ACCESS_TOKEN")
+	if tokenFile != "" {
+		t, err := beeper.ReadTokenFile(tokenFile)
+		if err != nil {
+			return nil, err
+		}
+		token = t
+	}
+	if token == "" {
+		return nil, errors.New("--beeper-url needs a token: --beeper-token-file or BEEPER_ACCESS_TOKEN")
+	}
+	return beeper.NewClient(baseURL, token), nil
 }

@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"hearth/beeper"
+)
+
+// startFakeBeeper runs `hearth fake-beeper` as its own process and returns its URL.
+func startFakeBeeper(t *testing.T) string {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(hearthBin, "fake-beeper", "--addr", addr, "--token", "e2e-token")
+	cmd.Env = cleanEnv()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	url := "http://" + addr
+	client := beeper.NewClient(url, "e2e-token", beeper.WithTimeout(time.Second))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := client.Accounts(context.Background()); err == nil {
+			return url
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("fake Beeper did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {
+	beeperURL := startFakeBeeper(t)
+	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", beeperURL)
+	home := newTab(t, srv)
+	home.login()
+	tb := newTab(t, srv)
+	body := "Saturday works! Trailhead at 8, I'll bring snacks and the map."
+	tb.do("open the conversation",
+		chromedp.Navigate(srv.URL+"/messages"),
+		chromedp.Click(css(`[data-chat="!ana-okafor:beeper.local"] a`)),
+		chromedp.WaitVisible(css(`#draft-draft-ana-hike`)),
+		chromedp.Click(css(`#draft-draft-ana-hike input[value="yes-short"]`)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="conversation-body"]').value = ""`),
+		chromedp.SendKeys(css(`[data-testid="conversation-body"]`), body),
+		chromedp.Click(css(`[data-testid="review"]`)),
+		chromedp.WaitVisible(css(`[data-testid="review-summary"]`)),
+	)
+	if got := get(tb, "review body", chromedp.Text(css(`[data-testid="review-body"]`))); got != body {
+		t.Fatalf("review shows %q", got)
+	}
+	tb.do("confirm", chromedp.Click(css(`[data-testid="confirm"]`)), chromedp.WaitVisible(css(`[data-testid="send-sent"]`)))
+
+	page, err := beeper.NewClient(beeperURL, "e2e-token").Messages(context.Background(), beeper.FakeAnaChatID, beeper.MessagesQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine []beeper.Message
+	for _, m := range page.Items {
+		if m.IsSender {
+			mine = append(mine, m)
+		}
+	}
+	if len(mine) != 1 || mine[0].Text != body || mine[0].LinkedMessageID != "m-ana-3" {
+		t.Fatalf("Beeper has %+v, want exactly %q replying to m-ana-3", mine, body)
+	}
+	// The first tab never reloaded: the reply row moves to Done today live.
+	get(home, "reply done live", chromedp.Poll[bool](`(function(){var r=document.querySelector('[data-testid="done-today"] li[data-id="reply-ana-hike"]');return !!r && r.dataset.state==="completed"})()`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	if !strings.Contains(get(tb, "result", chromedp.Text(css(`[data-testid="send-body"]`))), "snacks") {
+		t.Error("result page does not show what was sent")
+	}
+}

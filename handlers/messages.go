@@ -1,0 +1,239 @@
+package handlers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hearth/beeper"
+	"hearth/models"
+	"hearth/views"
+)
+
+// Beeper is the part of the Beeper Desktop client the Messages pages use.
+type Beeper interface {
+	models.Messenger
+	Chats(ctx context.Context, q beeper.ChatsQuery) (beeper.ChatPage, error)
+	Chat(ctx context.Context, chatID string) (beeper.Chat, error)
+	BaseURL() string
+}
+
+// beeperHealth remembers Beeper's last answer for the "not answering" panel.
+type beeperHealth struct {
+	mu        sync.Mutex
+	lastWorks time.Time
+}
+
+// state records the outcome of a call and describes it for the page.
+func (s *Server) beeperState(err error) views.BeeperState {
+	s.beeper.mu.Lock()
+	defer s.beeper.mu.Unlock()
+	st := views.BeeperState{URL: s.cfg.Beeper.BaseURL()}
+	if err == nil {
+		s.beeper.lastWorks = s.store.Now()
+	} else {
+		st.Error = beeperProblem(err)
+	}
+	st.LastWorks = s.beeper.lastWorks
+	return st
+}
+
+// beeperProblem says what failed in the owner's words.
+func beeperProblem(err error) string {
+	switch {
+	case errors.Is(err, beeper.ErrUnauthorized):
+		return "the access token was rejected (" + err.Error() + ")"
+	case errors.Is(err, beeper.ErrUnavailable):
+		return "no answer (" + err.Error() + ")"
+	}
+	return err.Error()
+}
+
+func (s *Server) needBeeper(c *fiber.Ctx) error {
+	if s.cfg.Beeper == nil {
+		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "no Beeper is configured: start serve with --beeper-url", nil)
+	}
+	return c.Next()
+}
+
+func (s *Server) showMessages(c *fiber.Ctx) error {
+	page, err := s.cfg.Beeper.Chats(c.UserContext(), beeper.ChatsQuery{})
+	state := s.beeperState(err)
+	people, perr := s.store.ChatPeople(c.UserContext())
+	if perr != nil {
+		return perr
+	}
+	return s.render(c, fiber.StatusOK, views.Messages(views.MessagesData{Now: s.store.Now(), Chats: page.Items, People: people, Beeper: state}))
+}
+
+// chatParam is the chat ID from the path, which may arrive escaped.
+func chatParam(c *fiber.Ctx) string {
+	id, err := url.PathUnescape(c.Params("chat"))
+	if err != nil {
+		return c.Params("chat")
+	}
+	return id
+}
+
+func (s *Server) showConversation(c *fiber.Ctx) error {
+	chatID := chatParam(c)
+	ctx := c.UserContext()
+	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
+	if errors.Is(err, beeper.ErrNotFound) {
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such chat", nil)
+	}
+	d := views.ConversationData{Now: s.store.Now(), Chat: chat}
+	if err == nil {
+		var page beeper.MessagePage
+		page, err = s.cfg.Beeper.Messages(ctx, chatID, beeper.MessagesQuery{Cursor: c.Query("before"), Direction: beeper.Before})
+		d.Messages = page.Items
+		if page.HasMore {
+			d.OlderCursor = page.OldestCursor
+		}
+	}
+	d.Beeper = s.beeperState(err)
+	if d.Chat.ID == "" {
+		d.Chat = beeper.Chat{ID: chatID, Title: chatID}
+	}
+	if d.Drafts, err = s.store.ChatDrafts(ctx, chatID); err != nil {
+		return err
+	}
+	people, err := s.store.ChatPeople(ctx)
+	if err != nil {
+		return err
+	}
+	d.Person = people[chatID]
+	return s.render(c, fiber.StatusOK, views.Conversation(d))
+}
+
+// newSendKey is rendered into a review form, so a double submit is one send.
+func newSendKey() string {
+	b := make([]byte, 18)
+	rand.Read(b)
+	return "send-" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// reviewForm is the owner's chosen wording for a draft.
+type reviewForm struct {
+	Draft     string `form:"draft"`
+	Candidate string `form:"candidate"`
+	Body      string `form:"body"`
+}
+
+// review saves the wording as the owner's edit and shows exactly what will be sent.
+func (s *Server) review(c *fiber.Ctx) error {
+	var f reviewForm
+	if err := c.BodyParser(&f); err != nil {
+		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+	}
+	chatID := chatParam(c)
+	if _, err := s.store.SaveDraftEdit(c.UserContext(), f.Draft, f.Body, f.Candidate); err != nil {
+		if errors.Is(err, models.ErrNotFound) {
+			return apiError(c, fiber.StatusNotFound, "not_found", "no such draft", nil)
+		}
+		if errors.Is(err, models.ErrInvalidInput) {
+			return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "a reply needs 1-4000 characters", nil)
+		}
+		return err
+	}
+	return s.renderReview(c, fiber.StatusOK, chatID, f.Draft, f.Body, nil)
+}
+
+// renderReview shows the review screen; newer lists messages that arrived
+// since the draft, whose newest becomes the revision this review confirms.
+func (s *Server) renderReview(c *fiber.Ctx, status int, chatID, draftID, body string, newer []beeper.Message) error {
+	ctx := c.UserContext()
+	drafts, err := s.store.ChatDrafts(ctx, chatID)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(drafts, func(d models.DraftView) bool { return d.ID == draftID })
+	if i < 0 {
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such draft in this chat", nil)
+	}
+	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
+	s.beeperState(err)
+	if err != nil {
+		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
+	}
+	d := views.ReviewData{Chat: chat, Draft: drafts[i], Body: body, SendKey: newSendKey(), SourceRevision: drafts[i].SourceMessageRevision, Newer: newer}
+	if n := len(newer); n > 0 {
+		d.SourceRevision = string(newer[n-1].SortKey)
+	}
+	if id := drafts[i].ReplyToMessageID; id != "" {
+		page, err := s.cfg.Beeper.Messages(ctx, chatID, beeper.MessagesQuery{})
+		if err == nil {
+			for _, m := range page.Items {
+				if m.ID == id {
+					d.ReplyTo = &m
+				}
+			}
+		}
+	}
+	return s.render(c, status, views.Review(d))
+}
+
+// sendForm is the confirmation rendered by the review screen.
+type sendForm struct {
+	Draft                 string `form:"draft"`
+	Body                  string `form:"body"`
+	SendKey               string `form:"sendKey"`
+	SourceMessageRevision string `form:"sourceMessageRevision"`
+}
+
+// confirmSend sends a reviewed reply once (DESIGN §7).
+func (s *Server) confirmSend(c *fiber.Ctx) error {
+	var f sendForm
+	if err := c.BodyParser(&f); err != nil {
+		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+	}
+	chatID := chatParam(c)
+	send, err := s.store.ConfirmSend(c.UserContext(), s.cfg.Beeper, models.SendCommand{
+		SendKey: f.SendKey, DraftID: f.Draft, Body: f.Body, SourceMessageRevision: f.SourceMessageRevision})
+	var stale *models.StaleDraftError
+	switch {
+	case errors.As(err, &stale):
+		return s.renderReview(c, fiber.StatusConflict, chatID, f.Draft, f.Body, stale.Newer)
+	case errors.Is(err, models.ErrSendInFlight):
+		prior, _, lerr := s.store.LatestSend(c.UserContext(), f.Draft)
+		if lerr != nil {
+			return lerr
+		}
+		return s.renderSendResult(c, fiber.StatusConflict, chatID, prior)
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such draft", nil)
+	case errors.Is(err, models.ErrInvalidInput):
+		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", err.Error(), nil)
+	case err != nil:
+		s.beeperState(err)
+		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err)+"; nothing was sent", nil)
+	}
+	return s.renderSendResult(c, fiber.StatusOK, chatID, send)
+}
+
+func (s *Server) reconcileSend(c *fiber.Ctx) error {
+	send, err := s.store.ReconcileSend(c.UserContext(), s.cfg.Beeper, c.FormValue("sendKey"))
+	if errors.Is(err, models.ErrNotFound) {
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such send", nil)
+	}
+	if err != nil {
+		s.beeperState(err)
+		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
+	}
+	return s.renderSendResult(c, fiber.StatusOK, chatParam(c), send)
+}
+
+func (s *Server) renderSendResult(c *fiber.Ctx, status int, chatID string, send models.Send) error {
+	chat, err := s.cfg.Beeper.Chat(c.UserContext(), chatID)
+	if err != nil {
+		chat = beeper.Chat{ID: chatID, Title: chatID}
+	}
+	return s.render(c, status, views.SendResult(views.SendResultData{Chat: chat, Send: send}))
+}
