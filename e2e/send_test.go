@@ -56,7 +56,8 @@ func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {
 	if got := get(tb, "review body", chromedp.Text(css(`[data-testid="review-body"]`))); got != body {
 		t.Fatalf("review shows %q", got)
 	}
-	tb.do("confirm", chromedp.Click(css(`[data-testid="confirm"]`)), chromedp.WaitVisible(css(`[data-testid="send-sent"]`)))
+	// A double tap on Send posts the same sendKey twice: one message.
+	tb.do("confirm", chromedp.DoubleClick(css(`[data-testid="confirm"]`)), chromedp.WaitVisible(css(`[data-testid="send-sent"]`)))
 
 	page, err := beeper.NewClient(beeperURL, "e2e-token").Messages(context.Background(), beeper.FakeAnaChatID, beeper.MessagesQuery{})
 	if err != nil {

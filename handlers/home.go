@@ -199,5 +199,22 @@ func (s *Server) showPeople(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, fiber.StatusOK, views.People(views.PeopleData{People: ac.People.Items}))
+	cards := make([]views.PersonCard, len(ac.People.Items))
+	for i, p := range ac.People.Items {
+		cards[i].Person = p
+		if cards[i].Evidence, err = s.store.EvidenceChips(c.UserContext(), p.EvidenceIDs); err != nil {
+			return err
+		}
+		for _, a := range ac.Activities.Items {
+			if a.PersonID == p.ID && a.Retracted == nil {
+				cards[i].Activities = append(cards[i].Activities, a)
+			}
+		}
+		for _, d := range ac.ReplyDrafts.Items {
+			if d.PersonID == p.ID && d.Retracted == nil {
+				cards[i].Drafts = append(cards[i].Drafts, d)
+			}
+		}
+	}
+	return s.render(c, fiber.StatusOK, views.People(views.PeopleData{People: cards}))
 }

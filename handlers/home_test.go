@@ -364,5 +364,11 @@ func TestPeopleListsPublishedPeople(t *testing.T) {
 	if n := d.Find(`[data-testid="person"]`).Length(); n != 2 {
 		t.Errorf("people %d, want 2", n)
 	}
+	ana := has(t, d, `#person-ana-okafor`)
+	if ana.Find(`[data-testid="chip"]`).Length() != 2 || ana.Find(`[data-testid="person-activities"] a[href*="reply-ana-hike"]`).Length() != 1 ||
+		ana.Find(`[data-testid="person-conversations"] a[href^="/messages/%21ana-okafor"]`).Length() != 1 {
+		html, _ := ana.Html()
+		t.Errorf("Ana's card lacks evidence, activity or conversation:\n%s", html)
+	}
 	assertError(t, ta.get("/messages", "", cookie), http.StatusServiceUnavailable, "unavailable")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -411,6 +412,15 @@ func convertUnit(v float64, from, to string) float64 {
 		return v / 2.20462
 	}
 	return v
+}
+
+// EvidenceChips resolves source ref IDs to chips, in the given order.
+func (s *Store) EvidenceChips(ctx context.Context, ids []string) ([]EvidenceChip, error) {
+	chips, err := evidenceChips(s.rdb.WithContext(ctx), ids)
+	if err != nil {
+		return nil, fmt.Errorf("models: evidence: %w", err)
+	}
+	return chips, nil
 }
 
 // evidenceChips resolves source ref IDs to chips, in the given order.
