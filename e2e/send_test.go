@@ -41,6 +41,9 @@ func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {
 	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", beeperURL)
 	home := newTab(t, srv)
 	home.login()
+	convo := newTab(t, srv)
+	convo.do("open the conversation in another tab", chromedp.Navigate(srv.URL+"/messages/%21ana-okafor:beeper.local"),
+		chromedp.WaitVisible(css(`[data-testid="messages"]`)))
 	tb := newTab(t, srv)
 	body := "Saturday works! Trailhead at 8, I'll bring snacks and the map."
 	tb.do("open the conversation",
@@ -75,7 +78,26 @@ func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {
 	// The first tab never reloaded: the reply row moves to Done today live.
 	get(home, "reply done live", chromedp.Poll[bool](`(function(){var r=document.querySelector('[data-testid="done-today"] li[data-id="reply-ana-hike"]');return !!r && r.dataset.state==="completed"})()`,
 		chromedp.WithPollingTimeout(5*time.Second)))
+	// The other conversation tab reloads itself and shows the sent message.
+	eventually(convo, "sent message live", `(function(){var m=document.querySelector('.message.mine');return !!m && m.textContent.indexOf("snacks")>=0})()`, 5*time.Second)
 	if !strings.Contains(get(tb, "result", chromedp.Text(css(`[data-testid="send-body"]`))), "snacks") {
 		t.Error("result page does not show what was sent")
 	}
+}
+
+// eventually polls js until it is true, across the page's own reloads (a
+// poll does not survive a navigation, so each try is short and retried).
+func eventually(tb *tab, what, js string, within time.Duration) {
+	tb.t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(tb.ctx, 500*time.Millisecond)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tb.fail(what, context.DeadlineExceeded)
 }

@@ -110,6 +110,9 @@ func (s *Server) showConversation(c *fiber.Ctx) error {
 		return err
 	}
 	d.Person = people[chatID]
+	if d.Card, err = s.personCard(c, d.Drafts); err != nil {
+		return err
+	}
 	return s.render(c, fiber.StatusOK, views.Conversation(d))
 }
 
@@ -236,4 +239,22 @@ func (s *Server) renderSendResult(c *fiber.Ctx, status int, chatID string, send 
 		chat = beeper.Chat{ID: chatID, Title: chatID}
 	}
 	return s.render(c, status, views.SendResult(views.SendResultData{Chat: chat, Send: send}))
+}
+
+// personCard is the person the first of a chat's drafts concerns, if any.
+func (s *Server) personCard(c *fiber.Ctx, drafts []models.DraftView) (*views.PersonCard, error) {
+	if len(drafts) == 0 || drafts[0].PersonID == "" {
+		return nil, nil
+	}
+	ac, err := s.store.AgentContext(c.UserContext())
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ac.People.Items {
+		if p.ID == drafts[0].PersonID {
+			chips, err := s.store.EvidenceChips(c.UserContext(), p.EvidenceIDs)
+			return &views.PersonCard{Person: p, Evidence: chips}, err
+		}
+	}
+	return nil, nil
 }

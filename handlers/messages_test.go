@@ -48,6 +48,10 @@ func TestConversationShowsMessagesAndTheDraft(t *testing.T) {
 		t.Errorf("messages %d, want 3", n)
 	}
 	has(t, d, `#draft-draft-ana-hike textarea[data-testid="conversation-body"]`)
+	ctx := has(t, d, `[data-testid="person-context"]`)
+	if !strings.Contains(ctx.Text(), "Ana Okafor") || ctx.Find(`[data-testid="chip"]`).Length() != 2 {
+		t.Errorf("person context %q", ctx.Text())
+	}
 }
 
 func (ta *testApp) post(path string, form url.Values, cookie *http.Cookie) response {

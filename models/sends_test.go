@@ -182,3 +182,20 @@ func TestLostRequestIsUnknownThenReconciledToFailed(t *testing.T) {
 		t.Fatal("fake received a message")
 	}
 }
+
+func TestPublicationCannotMarkAReplySent(t *testing.T) {
+	s, fake, _ := sendFixture(t, nil)
+	reply := map[string]any{"id": "reply-ana", "kind": "reply", "title": "Answer Ana", "evidenceIds": []any{},
+		"payload": map[string]any{"draftId": "draft-ana", "sent": true}}
+	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 1).add("activities", reply).body())
+	var invalid *ValidationError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("a payload claiming sent: %v", err)
+	}
+	// Re-publishing the reply leaves it open: only a confirmed send completes it.
+	reply["payload"] = map[string]any{"draftId": "draft-ana"}
+	mustPublish(t, s, newPub("run-3", 1).add("activities", reply))
+	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateAvailable || len(fake.Sends()) != 0 {
+		t.Fatalf("reply %+v after re-publication, %d sends", a.UserState, len(fake.Sends()))
+	}
+}

@@ -12,13 +12,30 @@
   // The revision the page shows; every fragment carries its own.
   function shownRevision() {
     var el = live();
-    return el ? Number(el.dataset.revision) : 0;
+    return el ? Number(el.dataset.revision) : connectedAt;
+  }
+
+  // Pages without a live fragment (Messages, People) remember the revision
+  // of their first event and reload on a newer one, unless the owner is
+  // typing: then a notice offers the reload instead.
+  var connectedAt = 0;
+
+  function reloadPage() {
+    var typing = document.querySelector("[data-typing]") ||
+      (document.activeElement && document.activeElement.matches("input, textarea, select"));
+    if (!typing) {
+      location.reload();
+      return;
+    }
+    var note = document.getElementById("page-stale");
+    if (note) note.hidden = false;
   }
 
   // A row is being edited once a field in it changed or has focus.
   document.addEventListener("input", function (e) {
     var row = e.target.closest("[data-row]");
     if (row) row.dataset.editing = "true";
+    else e.target.dataset.typing = "true";
   });
 
   function editingRows(root) {
@@ -83,6 +100,11 @@
     }
     // The first event after every (re)connect carries the current revision,
     // so a page that missed events while disconnected catches up here.
+    if (!live()) {
+      if (!connectedAt) connectedAt = data.revision;
+      else if (data.revision > connectedAt) reloadPage();
+      return;
+    }
     if (data.revision > shownRevision()) refresh();
   });
 

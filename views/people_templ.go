@@ -256,7 +256,7 @@ func People(d PeopleData) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Shell("People", NavPeople, false).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Shell("People", NavPeople, true).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
