@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,10 +17,19 @@ import (
 
 // messagesApp is the demo-like publication with the fake Beeper behind
 // Messages; the draft is for the fake's chat with Ana.
-func messagesApp(t *testing.T) (*testApp, *http.Cookie, *beeper.Fake) {
+func messagesApp(t *testing.T, opts ...beeper.FakeOption) (*testApp, *http.Cookie, *beeper.Fake) {
+	return messagesAppVia(t, nil, opts...)
+}
+
+// messagesAppVia puts wrap between hearth and the fake, to fail calls the fake cannot.
+func messagesAppVia(t *testing.T, wrap func(http.Handler) http.Handler, opts ...beeper.FakeOption) (*testApp, *http.Cookie, *beeper.Fake) {
 	t.Helper()
-	fake := beeper.NewFake("tok", beeper.WithFakeClock(func() time.Time { return testNow }))
-	srv := httptest.NewServer(fake)
+	fake := beeper.NewFake("tok", append([]beeper.FakeOption{beeper.WithFakeClock(func() time.Time { return testNow })}, opts...)...)
+	var h http.Handler = fake
+	if wrap != nil {
+		h = wrap(fake)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	client := beeper.NewClient(srv.URL, "tok", beeper.WithTimeout(2*time.Second))
 	ta := newTestApp(t, withOwner(), withConfig(handlers.Config{Beeper: client}))
@@ -139,5 +149,83 @@ func TestAgentCredentialCannotReachSendRoutes(t *testing.T) {
 	}
 	if len(fake.Sends()) != 0 {
 		t.Fatal("an agent sent a message")
+	}
+}
+
+// reviewForm reviews body for Ana's draft and returns the confirmation form.
+func (ta *testApp) reviewForm(cookie *http.Cookie, body string) url.Values {
+	ta.t.Helper()
+	d := ta.post(anaPath+"/review", url.Values{"draft": {"draft-ana-hike"}, "body": {body}}, cookie).doc(ta.t.(*testing.T))
+	form := url.Values{}
+	d.Find(`form input[type="hidden"]`).Each(func(_ int, s *goquery.Selection) {
+		name, _ := s.Attr("name")
+		value, _ := s.Attr("value")
+		form.Set(name, value)
+	})
+	return form
+}
+
+func TestUnknownOutcomeIsShownHonestlyAndReconciledFromTheChat(t *testing.T) {
+	ta, cookie, fake := messagesApp(t)
+	fake.DropNextSendResponse()
+	form := ta.reviewForm(cookie, "See you Saturday!")
+	resp := ta.post(anaPath+"/send", form, cookie)
+	d := resp.doc(t)
+	has(t, d, `[data-testid="send-unknown"]`)
+	if d.Find(`[data-testid="send-sent"], [data-testid="send-failed"]`).Length() != 0 {
+		t.Fatal("an unknown outcome was reported as sent or failed")
+	}
+	// Another try is refused until the first is reconciled.
+	if again := ta.post(anaPath+"/send", ta.reviewForm(cookie, "See you Saturday!"), cookie); again.status != http.StatusConflict {
+		t.Fatalf("second try before reconciling: %d", again.status)
+	}
+	resp = ta.post(anaPath+"/reconcile", url.Values{"sendKey": {form.Get("sendKey")}}, cookie)
+	has(t, resp.doc(t), `[data-testid="send-sent"]`)
+	if n := len(fake.Sends()); n != 1 {
+		t.Fatalf("fake received %d messages, want 1", n)
+	}
+}
+
+func TestFailedSendSaysWhatWentWrongAndKeepsTheEdit(t *testing.T) {
+	var posts atomic.Int64
+	failPosts := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				posts.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusInternalServerError)
+				w.Write([]byte(`{"code":"INTERNAL","message":"the network is down"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	ta, cookie, fake := messagesAppVia(t, failPosts)
+	resp := ta.post(anaPath+"/send", ta.reviewForm(cookie, "My own words"), cookie)
+	if got := has(t, resp.doc(t), `[data-testid="send-failed"]`).Text(); !strings.Contains(got, "the network is down") {
+		t.Errorf("failure says %q", got)
+	}
+	if posts.Load() != 1 {
+		t.Fatalf("Beeper was asked to send %d times, want 1", posts.Load())
+	}
+	d := ta.get(anaPath, "", cookie).doc(t)
+	if body := has(t, d, `[data-testid="conversation-body"]`).Text(); body != "My own words" {
+		t.Errorf("editor holds %q after a failed send", body)
+	}
+	if len(fake.Sends()) != 0 {
+		t.Fatal("fake received a message")
+	}
+}
+
+func TestConversationLoadsOlderMessagesByCursor(t *testing.T) {
+	ta, cookie, _ := messagesApp(t, beeper.WithFakePageSize(2))
+	d := ta.get(anaPath, "", cookie).doc(t)
+	if n := d.Find(`[data-testid="message"]`).Length(); n != 2 {
+		t.Fatalf("first page %d messages, want 2", n)
+	}
+	href, _ := has(t, d, `[data-testid="load-older"]`).Attr("href")
+	older := ta.get(href, "", cookie).doc(t)
+	if id, _ := has(t, older, `[data-testid="message"]`).First().Attr("data-id"); id != "m-ana-1" {
+		t.Errorf("older page starts at %q, want m-ana-1", id)
 	}
 }
