@@ -130,6 +130,9 @@ func TestRowFragmentsCompactAndExpandedForEveryKind(t *testing.T) {
 			for _, sel := range tc.controls {
 				has(t, d, sel)
 			}
+			if href, ok := d.Find(`[data-testid="review-link"]`).Attr("href"); ok && href != "/messages/%21ana-okafor:beeper.local#draft-draft-ana-hike" {
+				t.Errorf("review link %q", href)
+			}
 		})
 	}
 	if p := has(t, ta.ownerRequest(http.MethodGet, "/activities/morning-routine-"+testDate+"?expanded=false", nil, true, cookie).doc(t), `[data-testid="progress"]`).Text(); p != "0/2" {
