@@ -195,6 +195,7 @@ func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
 }
 
 func (s *Server) showPeople(c *fiber.Ctx) error {
+	rev := s.store.LatestRevision() // before the read, so a later commit reloads the page
 	ac, err := s.store.AgentContext(c.UserContext())
 	if err != nil {
 		return err
@@ -216,5 +217,5 @@ func (s *Server) showPeople(c *fiber.Ctx) error {
 			}
 		}
 	}
-	return s.render(c, fiber.StatusOK, views.People(views.PeopleData{People: cards}))
+	return s.render(c, fiber.StatusOK, views.People(views.PeopleData{Revision: rev, People: cards}))
 }

@@ -64,13 +64,14 @@ func (s *Server) needBeeper(c *fiber.Ctx) error {
 }
 
 func (s *Server) showMessages(c *fiber.Ctx) error {
+	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	page, err := s.cfg.Beeper.Chats(c.UserContext(), beeper.ChatsQuery{})
 	state := s.beeperState(err)
 	people, perr := s.store.ChatPeople(c.UserContext())
 	if perr != nil {
 		return perr
 	}
-	return s.render(c, fiber.StatusOK, views.Messages(views.MessagesData{Now: s.store.Now(), Chats: page.Items, People: people, Beeper: state}))
+	return s.render(c, fiber.StatusOK, views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people, Beeper: state}))
 }
 
 // chatParam is the chat ID from the path, which may arrive escaped.
@@ -85,11 +86,12 @@ func chatParam(c *fiber.Ctx) string {
 func (s *Server) showConversation(c *fiber.Ctx) error {
 	chatID := chatParam(c)
 	ctx := c.UserContext()
+	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
 	if errors.Is(err, beeper.ErrNotFound) {
 		return apiError(c, fiber.StatusNotFound, "not_found", "no such chat", nil)
 	}
-	d := views.ConversationData{Now: s.store.Now(), Chat: chat}
+	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chat}
 	if err == nil {
 		var page beeper.MessagePage
 		page, err = s.cfg.Beeper.Messages(ctx, chatID, beeper.MessagesQuery{Cursor: c.Query("before"), Direction: beeper.Before})

@@ -12,14 +12,12 @@
   // The revision the page shows; every fragment carries its own.
   function shownRevision() {
     var el = live();
-    return el ? Number(el.dataset.revision) : connectedAt;
+    return el ? Number(el.dataset.revision) : Number(document.body.dataset.revision || 0);
   }
 
-  // Pages without a live fragment (Messages, People) remember the revision
-  // of their first event and reload on a newer one, unless the owner is
-  // typing: then a notice offers the reload instead.
-  var connectedAt = 0;
-
+  // Pages without a live fragment (Messages, People) reload on a revision
+  // newer than the one they were read at, unless the owner is typing: then
+  // a notice offers the reload instead.
   function reloadPage() {
     var typing = document.querySelector("[data-typing]") ||
       (document.activeElement && document.activeElement.matches("input, textarea, select"));
@@ -100,12 +98,9 @@
     }
     // The first event after every (re)connect carries the current revision,
     // so a page that missed events while disconnected catches up here.
-    if (!live()) {
-      if (!connectedAt) connectedAt = data.revision;
-      else if (data.revision > connectedAt) reloadPage();
-      return;
-    }
-    if (data.revision > shownRevision()) refresh();
+    if (data.revision <= shownRevision()) return;
+    if (live()) refresh();
+    else reloadPage();
   });
 
   // A replaced row is no longer being edited.

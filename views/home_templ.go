@@ -61,7 +61,7 @@ func Home(d HomeData) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Shell("Home", NavHome, true).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Shell("Home", NavHome, true, d.Home.Revision).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
