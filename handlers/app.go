@@ -42,6 +42,8 @@ type Store interface {
 	LatestSend(ctx context.Context, draftID string) (models.Send, bool, error)
 	ConfirmSend(ctx context.Context, m models.Messenger, cmd models.SendCommand) (models.Send, error)
 	ReconcileSend(ctx context.Context, m models.Messenger, sendKey string) (models.Send, error)
+	CreateRequest(ctx context.Context, body []byte) (models.RequestView, bool, error)
+	CancelRequest(ctx context.Context, id string) (models.RequestView, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
 	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
 }
@@ -123,6 +125,11 @@ func New(store Store, cfg Config) *fiber.App {
 	app.Post("/activities/:id/state", owner(s.setActivityState)...)
 	app.Post("/activities/:id/measurement", owner(s.saveMeasurement)...)
 	app.Post("/drafts/:id/edit", owner(s.saveDraftEdit)...)
+
+	// Owner routes under /api are registered before the agent group, whose
+	// guard would otherwise answer them first.
+	app.Post("/api/agent-requests", owner(s.createRequest)...)
+	app.Post("/api/agent-requests/:id/cancel", owner(s.cancelRequest)...)
 
 	agent := app.Group("/api", s.requireAgent)
 	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)

@@ -26,10 +26,11 @@ const (
 	CollectionReplyDrafts  = "replyDrafts"
 	CollectionMeasurements = "measurements"
 	CollectionSends        = "sends"
+	CollectionRequests     = "requests"
 )
 
 // ContextCollections lists the pageable collections.
-var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends}
+var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests}
 
 // AgentContext is what the agent reads before it reasons (DESIGN §4).
 type AgentContext struct {
@@ -41,6 +42,7 @@ type AgentContext struct {
 	ReplyDrafts     Page[DraftView]       `json:"replyDrafts"`
 	Measurements    Page[MeasurementView] `json:"measurements"`
 	Sends           Page[SendView]        `json:"sends"`
+	Requests        Page[RequestView]     `json:"requests"`
 	LastPublication *PublicationView      `json:"lastPublication,omitempty"`
 }
 
@@ -232,6 +234,9 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 		if out.Sends, err = sendPage(tx, now, ""); err != nil {
 			return err
 		}
+		if out.Requests, err = requestPage(tx, ""); err != nil {
+			return err
+		}
 		out.LastPublication, err = lastPublication(tx)
 		return err
 	})
@@ -265,6 +270,8 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursor string) (any
 			page, err = measurementPage(tx, now, after)
 		case CollectionSends:
 			page, err = sendPage(tx, now, after)
+		case CollectionRequests:
+			page, err = requestPage(tx, after)
 		default:
 			return ErrNotFound
 		}
@@ -469,6 +476,20 @@ func sendPage(tx *gorm.DB, now time.Time, after string) (Page[SendView], error) 
 			Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	}
 	return page(CollectionSends, views, func(v SendView) string { return fmt.Sprint(v.ID) }), nil
+}
+
+// requestPage lists the pending owner requests by ID.
+func requestPage(tx *gorm.DB, after string) (Page[RequestView], error) {
+	var rows []Request
+	if err := tx.Where("status = ? AND request_id > ?", RequestPending, after).Order("request_id").
+		Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
+		return Page[RequestView]{}, err
+	}
+	views := make([]RequestView, len(rows))
+	for i, r := range rows {
+		views[i] = r.view()
+	}
+	return page(CollectionRequests, views, func(v RequestView) string { return v.RequestID }), nil
 }
 
 func lastPublication(tx *gorm.DB) (*PublicationView, error) {

@@ -205,9 +205,6 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 			people = append(people, refCheck{path + "/personId", *d.PersonID})
 		}
 	}
-	for i, c := range r.CompletedRequests {
-		addEvidence(fmt.Sprintf("/completedRequests/%d/sourceRefIds", i), c.SourceRefIDs)
-	}
 	for _, check := range []struct {
 		table, what string
 		refs        []refCheck
@@ -237,10 +234,8 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 	if err := r.resolveRetractions(tx, v, pubActs, pubDrafts); err != nil {
 		return nil, err
 	}
-	for i, c := range r.CompletedRequests {
-		// The request inbox does not exist yet, so no request can be completed.
-		v.add(fmt.Sprintf("/completedRequests/%d/requestId", i), fmt.Sprintf("unknown request %q", c.RequestID),
-			"the ID of a pending owner request", quoteFound(c.RequestID))
+	if err := r.resolveCompletions(tx, v); err != nil {
+		return nil, err
 	}
 	return v.errs, nil
 }
@@ -497,7 +492,11 @@ func (r *Result) apply(tx *gorm.DB, rev int64, now time.Time) ([]string, error) 
 		}
 		changed = append(changed, prefix+rt.ID)
 	}
-	return changed, nil
+	done, err := r.completeRequests(tx, rev, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(changed, done...), nil
 }
 
 func decodeJSON(text string, v any) error {

@@ -192,6 +192,17 @@ func printContext(w io.Writer, ac models.AgentContext) {
 		}
 		fmt.Fprintf(w, "  %-24s chat %s, %d candidate(s)%s\n", d.ID, d.ChatID, len(d.Candidates), edited)
 	}
+	fmt.Fprintf(w, "\npending requests: %d%s\n", len(ac.Requests.Items), more(ac.Requests.Truncated))
+	for _, r := range ac.Requests.Items {
+		line := fmt.Sprintf("  %-24s %-11s %s", r.RequestID, r.Kind, r.Text)
+		if r.EntityID != "" {
+			line += " (" + r.EntityID + ")"
+		}
+		if r.Edit != nil {
+			line += fmt.Sprintf(" [%s → %q]", r.Edit.Field, r.Edit.Value)
+		}
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintf(w, "\nsends (14 days): %d%s\n", len(ac.Sends.Items), more(ac.Sends.Truncated))
 	for _, sd := range ac.Sends.Items {
 		fmt.Fprintf(w, "  %s %-8s chat %s: %q\n", sd.UpdatedAt.Format("2006-01-02 15:04"), sd.Status, sd.ChatID, sd.Body)

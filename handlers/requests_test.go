@@ -1,0 +1,139 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// ownerJSON posts body as the owner (or with token, as an agent).
+func (ta *testApp) ownerJSON(path, body string, cookie *http.Cookie, token string) response {
+	ta.t.Helper()
+	req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader([]byte(body)))
+	req.Header.Set("Content-Type", "application/json")
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return ta.do(req)
+}
+
+func requestStatus(t *testing.T, ta *testApp, token, id string) string {
+	t.Helper()
+	resp := ta.get("/api/agent-context", token, nil)
+	var ac struct {
+		Requests struct {
+			Items []struct{ RequestID, Status string }
+		}
+	}
+	json.Unmarshal(resp.body, &ac)
+	for _, r := range ac.Requests.Items {
+		if r.RequestID == id {
+			return r.Status
+		}
+	}
+	return "" // the context lists pending requests only
+}
+
+// completion publishes a result completing requestID with the given refs.
+func completion(t *testing.T, ta *testApp, runID, requestID string, refs []any, sourceRefs []any) doc {
+	t.Helper()
+	p := minimalPublication(runID, ta.revision())
+	p["sourceRefs"] = sourceRefs
+	p["completedRequests"] = []any{map[string]any{"requestId": requestID, "sourceRefIds": refs}}
+	return p
+}
+
+var lifeRef = map[string]any{"id": "life-ana", "kind": "life", "path": "people/ana.md",
+	"contentHash": "sha256:" + string(bytes.Repeat([]byte("ab"), 32)), "observedAt": "2026-09-29T06:00:00Z"}
+
+func TestRequestLifecycleThroughHTTP(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	cookie := ta.login()
+	token := ta.agentToken()
+	note := `{"requestId":"req-note-1","kind":"note","text":"Remind me to call the dentist"}`
+
+	if r := ta.ownerJSON("/api/agent-requests", note, cookie, ""); r.status != http.StatusCreated {
+		t.Fatalf("create: %s", r)
+	}
+	if r := ta.ownerJSON("/api/agent-requests", note, cookie, ""); r.status != http.StatusOK {
+		t.Fatalf("identical replay: %s", r)
+	}
+	assertError(t, ta.ownerJSON("/api/agent-requests", `{"requestId":"req-note-1","kind":"note","text":"Something else"}`, cookie, ""),
+		http.StatusConflict, "idempotency_conflict")
+	if st := requestStatus(t, ta, token, "req-note-1"); st != "pending" {
+		t.Fatalf("agent context shows %q", st)
+	}
+
+	// Completed by a publication that cites a source ref of its own.
+	ta.mustPublish(token, completion(t, ta, "run-done", "req-note-1", []any{"life-ana"}, []any{lifeRef}).bytes(t))
+	if st := requestStatus(t, ta, token, "req-note-1"); st != "" {
+		t.Fatalf("completed request still pending (%q)", st)
+	}
+
+	// Completing it again, an unknown one, or a cancelled one is 422 and writes nothing.
+	ta.ownerJSON("/api/agent-requests", `{"requestId":"req-refresh","kind":"refresh","text":""}`, cookie, "")
+	if r := ta.ownerJSON("/api/agent-requests/req-refresh/cancel", "", cookie, ""); r.status != http.StatusOK {
+		t.Fatalf("cancel: %s", r)
+	}
+	assertError(t, ta.ownerJSON("/api/agent-requests/req-refresh/cancel", "", cookie, ""), http.StatusConflict, "not_pending")
+	for _, id := range []string{"req-note-1", "req-unknown", "req-refresh"} {
+		before := ta.revision()
+		env := assertError(t, ta.publish(token, completion(t, ta, "run-"+id, id, []any{"life-ana"}, []any{lifeRef}).bytes(t)),
+			http.StatusUnprocessableEntity, "invalid_result")
+		if errs := fieldErrors(t, env); errs[0].Path != "/completedRequests/0/requestId" {
+			t.Errorf("%s: %+v", id, errs)
+		}
+		if ta.revision() != before {
+			t.Errorf("%s: a rejected completion wrote", id)
+		}
+	}
+}
+
+func TestCRMEditCompletionNeedsALifeRefWithAHash(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	cookie := ta.login()
+	token := ta.agentToken()
+	edit := `{"requestId":"req-edit","kind":"crm-edit","entityId":"ana-okafor","text":"She moved","edit":{"field":"city","value":"Lisbon"}}`
+	if r := ta.ownerJSON("/api/agent-requests", edit, cookie, ""); r.status != http.StatusCreated {
+		t.Fatalf("create: %s", r)
+	}
+	beeperRef := map[string]any{"id": "chat-ana", "kind": "beeper", "accountId": "a", "chatId": "c", "observedAt": "2026-09-29T06:00:00Z"}
+	env := assertError(t, ta.publish(token, completion(t, ta, "run-1", "req-edit", []any{"chat-ana"}, []any{beeperRef}).bytes(t)),
+		http.StatusUnprocessableEntity, "invalid_result")
+	if errs := fieldErrors(t, env); errs[0].Path != "/completedRequests/0/sourceRefIds" {
+		t.Errorf("errors %+v", errs)
+	}
+	// A ref stored earlier but not in this publication does not count either.
+	ta.mustPublish(token, func() doc {
+		p := minimalPublication("run-refs", ta.revision())
+		p["sourceRefs"] = []any{lifeRef}
+		return p
+	}().bytes(t))
+	assertError(t, ta.publish(token, completion(t, ta, "run-2", "req-edit", []any{"life-ana"}, []any{}).bytes(t)),
+		http.StatusUnprocessableEntity, "invalid_result")
+	ta.mustPublish(token, completion(t, ta, "run-3", "req-edit", []any{"life-ana"}, []any{lifeRef}).bytes(t))
+}
+
+func TestRequestsAreOwnerOnlyAndValidated(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	cookie := ta.login()
+	token := ta.agentToken()
+	assertError(t, ta.ownerJSON("/api/agent-requests", `{"requestId":"r1","kind":"note","text":"x"}`, nil, token), http.StatusForbidden, "forbidden")
+	assertError(t, ta.ownerJSON("/api/agent-requests/r1/cancel", "", nil, token), http.StatusForbidden, "forbidden")
+	for _, body := range []string{
+		`{"requestId":"r2","kind":"crm-edit","entityId":"p","text":"x"}`,               // no edit
+		`{"requestId":"r3","kind":"note","text":""}`,                                   // empty note
+		`{"requestId":"r4","kind":"reply-draft","text":"draft it"}`,                    // no chat
+		`{"requestId":"r5","kind":"wish","text":"x"}`,                                  // unknown kind
+		`{"requestId":"r6","kind":"note","text":"x","edit":{"field":"a","value":"b"}}`, // edit on a note
+	} {
+		assertError(t, ta.ownerJSON("/api/agent-requests", body, cookie, ""), http.StatusUnprocessableEntity, "invalid_request")
+	}
+	assertError(t, ta.ownerJSON("/api/agent-requests", `{"requestId":"r7","kind":"note","text":"x","text":"y"}`, cookie, ""),
+		http.StatusBadRequest, "malformed_json")
+}

@@ -1,0 +1,270 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hearth/models/strictjson"
+)
+
+// Request kinds and states (DESIGN §6).
+const (
+	RequestRefresh    = "refresh"
+	RequestReplyDraft = "reply-draft"
+	RequestCRMEdit    = "crm-edit"
+	RequestNote       = "note"
+
+	RequestPending   = "pending"
+	RequestCompleted = "completed"
+	RequestCancelled = "cancelled"
+)
+
+// RequestKinds lists what the owner may ask.
+var RequestKinds = []string{RequestRefresh, RequestReplyDraft, RequestCRMEdit, RequestNote}
+
+// MaxPendingInContext bounds the requests the agent context lists.
+const MaxPendingInContext = ContextPageSize
+
+// RequestIn is POST /api/agent-requests.
+type RequestIn struct {
+	RequestID      string  `json:"requestId"`
+	Kind           string  `json:"kind"`
+	EntityID       *string `json:"entityId"`
+	SourceRevision *string `json:"sourceRevision"`
+	Text           string  `json:"text"`
+	Edit           *EditIn `json:"edit"`
+}
+
+// EditIn is a correction the owner suggests for a person in life.
+type EditIn struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
+}
+
+// Request is a stored owner request.
+type Request struct {
+	RequestID      string `gorm:"primaryKey"`
+	Kind           string
+	EntityID       string
+	SourceRevision string
+	Text           string
+	EditField      string
+	EditValue      string
+	PayloadHash    string
+	Status         string
+	CompletedRunID string
+	CompletedRefs  string
+	Revision       int64
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// RequestView is a request as the agent context and pages show it.
+type RequestView struct {
+	RequestID      string    `json:"requestId"`
+	Kind           string    `json:"kind"`
+	EntityID       string    `json:"entityId,omitempty"`
+	SourceRevision string    `json:"sourceRevision,omitempty"`
+	Text           string    `json:"text"`
+	Edit           *EditIn   `json:"edit,omitempty"`
+	Status         string    `json:"status"`
+	CompletedRunID string    `json:"completedRunId,omitempty"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
+func (r Request) view() RequestView {
+	v := RequestView{RequestID: r.RequestID, Kind: r.Kind, EntityID: r.EntityID, SourceRevision: r.SourceRevision, Text: r.Text,
+		Status: r.Status, CompletedRunID: r.CompletedRunID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if r.EditField != "" {
+		v.Edit = &EditIn{Field: r.EditField, Value: r.EditValue}
+	}
+	return v
+}
+
+// ErrRequestNotPending means a cancel found the request already settled.
+var ErrRequestNotPending = errors.New("the request is no longer pending")
+
+func (r *RequestIn) validate(v *validator) {
+	v.id("/requestId", r.RequestID)
+	v.enum("/kind", r.Kind, RequestKinds)
+	v.text("/text", r.Text, MaxBodyLen, r.Kind != RequestRefresh)
+	needsEntity := r.Kind == RequestReplyDraft || r.Kind == RequestCRMEdit
+	switch {
+	case r.EntityID != nil:
+		v.text("/entityId", *r.EntityID, 256, true)
+	case needsEntity:
+		v.add("/entityId", fmt.Sprintf("a %s request names its entity", r.Kind), "a chat ID (reply-draft) or person ID (crm-edit)", "absent")
+	}
+	if r.SourceRevision != nil {
+		v.text("/sourceRevision", *r.SourceRevision, 128, true)
+	}
+	switch {
+	case r.Kind == RequestCRMEdit && r.Edit == nil:
+		v.add("/edit", "a crm-edit request carries the edit", "{field, value}", "absent")
+	case r.Kind != RequestCRMEdit && r.Edit != nil:
+		v.add("/edit", "only a crm-edit request carries an edit", "absent", "an edit")
+	case r.Edit != nil:
+		v.text("/edit/field", r.Edit.Field, 100, true)
+		v.text("/edit/value", r.Edit.Value, MaxContextLen, false)
+	}
+}
+
+// CreateRequest stores an owner request before it is acknowledged. The
+// same requestId with the same content is a replay (created false); with
+// other content it is ErrIdempotencyConflict.
+func (s *Store) CreateRequest(ctx context.Context, body []byte) (RequestView, bool, error) {
+	var in RequestIn
+	hash, err := strictjson.DecodeAndHash(body, &in)
+	var shape *strictjson.ShapeError
+	switch {
+	case errors.As(err, &shape):
+		return RequestView{}, false, &ValidationError{Errors: shape.Errors}
+	case err != nil:
+		return RequestView{}, false, err
+	}
+	v := &validator{}
+	in.validate(v)
+	if len(v.errs) > 0 {
+		return RequestView{}, false, &ValidationError{Errors: v.errs}
+	}
+	var row Request
+	created := false
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Where("request_id = ?", in.RequestID).Limit(1).Find(&row).Error; err != nil {
+			return err
+		}
+		if row.RequestID != "" {
+			if row.PayloadHash != hash {
+				return ErrIdempotencyConflict
+			}
+			return nil
+		}
+		now := s.clock()
+		rev, err := bumpRevision(tx, now)
+		if err != nil {
+			return err
+		}
+		row = Request{RequestID: in.RequestID, Kind: in.Kind, EntityID: deref(in.EntityID), SourceRevision: deref(in.SourceRevision),
+			Text: in.Text, PayloadHash: hash, Status: RequestPending, CompletedRefs: "[]", Revision: rev, CreatedAt: now, UpdatedAt: now}
+		if in.Edit != nil {
+			row.EditField, row.EditValue = in.Edit.Field, in.Edit.Value
+		}
+		created = true
+		return tx.Create(&row).Error
+	})
+	if err != nil {
+		return RequestView{}, false, classify("create request", err)
+	}
+	if created {
+		s.notify(row.Revision, []string{"request:" + row.RequestID})
+	}
+	return row.view(), created, nil
+}
+
+// CancelRequest cancels a pending request.
+func (s *Store) CancelRequest(ctx context.Context, id string) (RequestView, error) {
+	var row Request
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Where("request_id = ?", id).First(&row).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return ErrNotFound
+			}
+			return err
+		}
+		if row.Status != RequestPending {
+			return ErrRequestNotPending
+		}
+		now := s.clock()
+		rev, err := bumpRevision(tx, now)
+		if err != nil {
+			return err
+		}
+		row.Status, row.Revision, row.UpdatedAt = RequestCancelled, rev, now
+		return tx.Save(&row).Error
+	})
+	if err != nil {
+		if errors.Is(err, ErrRequestNotPending) {
+			return row.view(), err
+		}
+		return RequestView{}, classify("cancel request", err)
+	}
+	s.notify(row.Revision, []string{"request:" + row.RequestID})
+	return row.view(), nil
+}
+
+// Requests lists requests in a state, oldest first, at most limit.
+func (s *Store) Requests(ctx context.Context, status string, limit int) ([]RequestView, error) {
+	var rows []Request
+	if err := s.rdb.WithContext(ctx).Where("status = ?", status).Order("created_at, request_id").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("models: requests: %w", err)
+	}
+	out := make([]RequestView, len(rows))
+	for i, r := range rows {
+		out[i] = r.view()
+	}
+	return out, nil
+}
+
+// resolveCompletions checks completedRequests (DESIGN §6): each names a
+// pending request, cites only source refs of this publication, and a
+// crm-edit cites a life ref with a content hash.
+func (r *Result) resolveCompletions(tx *gorm.DB, v *validator) error {
+	refs := map[string]SourceRefIn{}
+	for _, s := range r.SourceRefs {
+		refs[s.ID] = s
+	}
+	seen := map[string]bool{}
+	for i, c := range r.CompletedRequests {
+		path := fmt.Sprintf("/completedRequests/%d", i)
+		v.unique(seen, path+"/requestId", c.RequestID, "completed request")
+		var rows []Request
+		if err := tx.Where("request_id = ?", c.RequestID).Limit(1).Find(&rows).Error; err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			v.add(path+"/requestId", fmt.Sprintf("unknown request %q", c.RequestID), "the ID of a pending owner request", quoteFound(c.RequestID))
+			continue
+		}
+		if rows[0].Status != RequestPending {
+			v.add(path+"/requestId", fmt.Sprintf("request %q is %s, not pending", c.RequestID, rows[0].Status), "the ID of a pending owner request", rows[0].Status)
+		}
+		lifeWithHash := false
+		for j, id := range c.SourceRefIDs {
+			ref, ok := refs[id]
+			if !ok {
+				v.add(fmt.Sprintf("%s/sourceRefIds/%d", path, j), fmt.Sprintf("source ref %q is not in this publication", id),
+					"the ID of a source ref in this publication's sourceRefs", quoteFound(id))
+				continue
+			}
+			if ref.Kind == "life" && ref.ContentHash != nil {
+				lifeWithHash = true
+			}
+		}
+		if rows[0].Kind == RequestCRMEdit && !lifeWithHash {
+			v.add(path+"/sourceRefIds", "a crm-edit completion cites the life file it changed",
+				"at least one life source ref with a contentHash", fmt.Sprintf("%d refs, none a life ref", len(c.SourceRefIDs)))
+		}
+	}
+	return nil
+}
+
+// completeRequests marks the publication's completed requests done.
+func (r *Result) completeRequests(tx *gorm.DB, rev int64, now time.Time) ([]string, error) {
+	var changed []string
+	for _, c := range r.CompletedRequests {
+		ids := slices.Clone(c.SourceRefIDs)
+		if err := tx.Model(&Request{}).Where("request_id = ? AND status = ?", c.RequestID, RequestPending).Updates(map[string]any{
+			"status": RequestCompleted, "completed_run_id": r.RunID, "completed_refs": evidenceText(ids), "revision": rev, "updated_at": now,
+		}).Error; err != nil {
+			return nil, err
+		}
+		changed = append(changed, "request:"+c.RequestID)
+	}
+	return changed, nil
+}
