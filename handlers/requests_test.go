@@ -116,7 +116,15 @@ func TestCRMEditCompletionNeedsALifeRefWithAHash(t *testing.T) {
 	}().bytes(t))
 	assertError(t, ta.publish(token, completion(t, ta, "run-2", "req-edit", []any{"life-ana"}, []any{}).bytes(t)),
 		http.StatusUnprocessableEntity, "invalid_result")
-	ta.mustPublish(token, completion(t, ta, "run-3", "req-edit", []any{"life-ana"}, []any{lifeRef}).bytes(t))
+	// The life file hearth already knew is no proof of the change; a new hash is.
+	assertError(t, ta.publish(token, completion(t, ta, "run-3", "req-edit", []any{"life-ana"}, []any{lifeRef}).bytes(t)),
+		http.StatusUnprocessableEntity, "invalid_result")
+	changed := map[string]any{}
+	for k, v := range lifeRef {
+		changed[k] = v
+	}
+	changed["contentHash"] = "sha256:" + string(bytes.Repeat([]byte("cd"), 32))
+	ta.mustPublish(token, completion(t, ta, "run-4", "req-edit", []any{"life-ana"}, []any{changed}).bytes(t))
 }
 
 func TestRequestsAreOwnerOnlyAndValidated(t *testing.T) {

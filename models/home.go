@@ -23,6 +23,8 @@ type HomeView struct {
 	LastPublication *PublicationView
 	Sections        []HomeSection
 	Done            []HomeRow
+	// Requests are the owner's pending requests and those settled today.
+	Requests []RequestView
 }
 
 // HomeSection is one group of Home; Name is a recommendation section or "other".
@@ -135,6 +137,14 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		startOfDay := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc).UTC()
 		if v.LastPublication, err = lastPublication(tx); err != nil {
 			return err
+		}
+		var reqs []Request
+		if err := tx.Where("status = ? OR updated_at >= ?", RequestPending, startOfDay).Order("created_at DESC, request_id").
+			Limit(50).Find(&reqs).Error; err != nil {
+			return err
+		}
+		for _, r := range reqs {
+			v.Requests = append(v.Requests, r.view())
 		}
 		if brief != nil {
 			if v.Evidence, err = evidenceChips(tx, brief.EvidenceIDs); err != nil {

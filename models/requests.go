@@ -198,6 +198,20 @@ func (s *Store) CancelRequest(ctx context.Context, id string) (RequestView, erro
 	return row.view(), nil
 }
 
+// RecentRequests lists pending requests and those settled since, newest first.
+func (s *Store) RecentRequests(ctx context.Context, since time.Time) ([]RequestView, error) {
+	var rows []Request
+	if err := s.rdb.WithContext(ctx).Where("status = ? OR updated_at >= ?", RequestPending, since).
+		Order("created_at DESC, request_id").Limit(MaxPendingInContext).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("models: recent requests: %w", err)
+	}
+	out := make([]RequestView, len(rows))
+	for i, r := range rows {
+		out[i] = r.view()
+	}
+	return out, nil
+}
+
 // Requests lists requests in a state, oldest first, at most limit.
 func (s *Store) Requests(ctx context.Context, status string, limit int) ([]RequestView, error) {
 	var rows []Request
@@ -249,6 +263,15 @@ func (r *Result) resolveCompletions(tx *gorm.DB, v *validator) error {
 		if rows[0].Kind == RequestCRMEdit && !lifeWithHash {
 			v.add(path+"/sourceRefIds", "a crm-edit completion cites the life file it changed",
 				"at least one life source ref with a contentHash", fmt.Sprintf("%d refs, none a life ref", len(c.SourceRefIDs)))
+		} else if rows[0].Kind == RequestCRMEdit {
+			changed, err := citesChangedLife(tx, refs, c.SourceRefIDs)
+			if err != nil {
+				return err
+			}
+			if !changed {
+				v.add(path+"/sourceRefIds", "a crm-edit completion cites the life file after the change",
+					"a life source ref whose contentHash differs from the one stored for its path", "only content hashes hearth already had")
+			}
 		}
 	}
 	return nil
@@ -267,4 +290,23 @@ func (r *Result) completeRequests(tx *gorm.DB, rev int64, now time.Time) ([]stri
 		changed = append(changed, "request:"+c.RequestID)
 	}
 	return changed, nil
+}
+
+// citesChangedLife reports whether one of ids is a life ref whose content
+// hash is new for its path: proof the file changed, not just a citation.
+func citesChangedLife(tx *gorm.DB, refs map[string]SourceRefIn, ids []string) (bool, error) {
+	for _, id := range ids {
+		ref := refs[id]
+		if ref.Kind != "life" || ref.ContentHash == nil || ref.Path == nil {
+			continue
+		}
+		var n int64
+		if err := tx.Model(&SourceRef{}).Where("path = ? AND content_hash = ?", *ref.Path, *ref.ContentHash).Count(&n).Error; err != nil {
+			return false, err
+		}
+		if n == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
