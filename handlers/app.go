@@ -44,6 +44,7 @@ type Store interface {
 	ReconcileSend(ctx context.Context, m models.Messenger, sendKey string) (models.Send, error)
 	CreateRequest(ctx context.Context, body []byte) (models.RequestView, bool, error)
 	CancelRequest(ctx context.Context, id string) (models.RequestView, error)
+	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
 	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
 }
@@ -129,6 +130,8 @@ func New(store Store, cfg Config) *fiber.App {
 	// Owner routes under /api are registered before the agent group, whose
 	// guard would otherwise answer them first.
 	app.Post("/api/agent-requests", owner(s.createRequest)...)
+	app.Post("/requests", owner(s.submitRequest)...)
+	app.Post("/requests/:id/cancel", owner(s.cancelRequestForm)...)
 	app.Post("/api/agent-requests/:id/cancel", owner(s.cancelRequest)...)
 
 	agent := app.Group("/api", s.requireAgent)

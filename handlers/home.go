@@ -35,7 +35,7 @@ func (s *Server) homeData(c *fiber.Ctx, open map[string]bool) (views.HomeData, e
 	if err != nil {
 		return views.HomeData{}, err
 	}
-	return views.HomeData{Home: home, Now: s.store.Now(), Open: open}, nil
+	return views.HomeData{Home: home, Now: s.store.Now(), Open: open, AskID: newRequestID()}, nil
 }
 
 func (s *Server) showHome(c *fiber.Ctx) error {
@@ -200,9 +200,19 @@ func (s *Server) showPeople(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
+	if err != nil {
+		return err
+	}
 	cards := make([]views.PersonCard, len(ac.People.Items))
 	for i, p := range ac.People.Items {
 		cards[i].Person = p
+		cards[i].AskID = newRequestID()
+		for _, r := range reqs {
+			if r.Kind == models.RequestCRMEdit && r.EntityID == p.ID {
+				cards[i].Corrections = append(cards[i].Corrections, r)
+			}
+		}
 		if cards[i].Evidence, err = s.store.EvidenceChips(c.UserContext(), p.EvidenceIDs); err != nil {
 			return err
 		}
@@ -217,5 +227,8 @@ func (s *Server) showPeople(c *fiber.Ctx) error {
 			}
 		}
 	}
-	return s.render(c, fiber.StatusOK, views.People(views.PeopleData{Revision: rev, People: cards}))
+	return s.render(c, fiber.StatusOK, views.People(views.PeopleData{Now: s.store.Now(), Revision: rev, People: cards}))
 }
+
+// newRequestID is rendered into a request form, so a double submit is one request.
+func newRequestID() string { return "req-" + newSendKey()[len("send-"):] }

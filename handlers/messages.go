@@ -91,7 +91,7 @@ func (s *Server) showConversation(c *fiber.Ctx) error {
 	if errors.Is(err, beeper.ErrNotFound) {
 		return apiError(c, fiber.StatusNotFound, "not_found", "no such chat", nil)
 	}
-	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chat}
+	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chat, AskID: newRequestID()}
 	if err == nil {
 		var page beeper.MessagePage
 		page, err = s.cfg.Beeper.Messages(ctx, chatID, beeper.MessagesQuery{Cursor: c.Query("before"), Direction: beeper.Before})

@@ -1,13 +1,16 @@
 package handlers
 
 import (
+	"encoding/json"
 	"errors"
 	"mime"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
 	"hearth/models/strictjson"
+	"hearth/views"
 )
 
 // createRequest is POST /api/agent-requests: the owner asks the agent for
@@ -53,4 +56,76 @@ func (s *Server) cancelRequest(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(req)
+}
+
+// requestForm is a browser form that makes an owner request.
+type requestForm struct {
+	RequestID      string `form:"requestId"`
+	Kind           string `form:"kind"`
+	EntityID       string `form:"entityId"`
+	SourceRevision string `form:"sourceRevision"`
+	Text           string `form:"text"`
+	Field          string `form:"field"`
+	Value          string `form:"value"`
+	Return         string `form:"return"`
+}
+
+// json builds the API body, so forms and the API take one path.
+func (f requestForm) json() []byte {
+	body := map[string]any{"requestId": f.RequestID, "kind": f.Kind, "text": strings.TrimSpace(f.Text)}
+	if f.EntityID != "" {
+		body["entityId"] = f.EntityID
+	}
+	if f.SourceRevision != "" {
+		body["sourceRevision"] = f.SourceRevision
+	}
+	if f.Kind == models.RequestCRMEdit {
+		body["edit"] = map[string]any{"field": strings.TrimSpace(f.Field), "value": strings.TrimSpace(f.Value)}
+	}
+	b, _ := json.Marshal(body)
+	return b
+}
+
+// backTo is where a form returns: a local path, else Home.
+func backTo(ret string) string {
+	if strings.HasPrefix(ret, "/") && !strings.HasPrefix(ret, "//") {
+		return ret
+	}
+	return "/"
+}
+
+// submitRequest is the browser form for POST /api/agent-requests: 303 back on
+// success or replay, the errors on a page otherwise.
+func (s *Server) submitRequest(c *fiber.Ctx) error {
+	var f requestForm
+	if err := c.BodyParser(&f); err != nil {
+		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+	}
+	_, _, err := s.store.CreateRequest(c.UserContext(), f.json())
+	var invalid *models.ValidationError
+	switch {
+	case errors.As(err, &invalid):
+		msgs := make([]string, len(invalid.Errors))
+		for i, e := range invalid.Errors {
+			msgs[i] = strings.TrimPrefix(e.Path, "/") + ": " + e.Message
+		}
+		return s.render(c, fiber.StatusUnprocessableEntity, views.FormError("Your request was not sent", msgs, backTo(f.Return)))
+	case errors.Is(err, models.ErrIdempotencyConflict):
+		return s.render(c, fiber.StatusConflict, views.FormError("This form was already sent with other words", nil, backTo(f.Return)))
+	case err != nil:
+		return err
+	}
+	return c.Redirect(backTo(f.Return), fiber.StatusSeeOther)
+}
+
+// cancelRequestForm is the browser's Cancel button.
+func (s *Server) cancelRequestForm(c *fiber.Ctx) error {
+	_, err := s.store.CancelRequest(c.UserContext(), c.Params("id"))
+	if err != nil && !errors.Is(err, models.ErrRequestNotPending) {
+		if errors.Is(err, models.ErrNotFound) {
+			return apiError(c, fiber.StatusNotFound, "not_found", "no such request", nil)
+		}
+		return err
+	}
+	return c.Redirect(backTo(c.FormValue("return")), fiber.StatusSeeOther)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -144,4 +146,48 @@ func TestRequestsAreOwnerOnlyAndValidated(t *testing.T) {
 	}
 	assertError(t, ta.ownerJSON("/api/agent-requests", `{"requestId":"r7","kind":"note","text":"x","text":"y"}`, cookie, ""),
 		http.StatusBadRequest, "malformed_json")
+}
+
+func TestAskFormMakesOnePendingRequestAndCancelSettlesIt(t *testing.T) {
+	ta, cookie := homeApp(t)
+	d := ta.get("/", "", cookie).doc(t)
+	id, _ := has(t, d, `[data-testid="ask-form"] input[name="requestId"]`).Attr("value")
+	form := url.Values{"requestId": {id}, "kind": {"note"}, "text": {"Book a table for Friday"}, "return": {"/"}}
+	for range 2 { // a double submit is one request
+		if r := ta.post("/requests", form, cookie); r.status != http.StatusSeeOther || r.header.Get("Location") != "/" {
+			t.Fatalf("submit: %s %q", r, r.header.Get("Location"))
+		}
+	}
+	d = ta.get("/", "", cookie).doc(t)
+	req := has(t, d, `[data-testid="request"][data-status="pending"]`)
+	if req.Length() != 1 || !strings.Contains(req.Text(), "Book a table") {
+		t.Fatalf("pending requests on Home: %d %q", req.Length(), req.Text())
+	}
+	if r := ta.post("/requests/"+id+"/cancel", url.Values{"return": {"/"}}, cookie); r.status != http.StatusSeeOther {
+		t.Fatalf("cancel: %s", r)
+	}
+	has(t, ta.get("/", "", cookie).doc(t), `[data-testid="request"][data-status="cancelled"]`)
+	if r := ta.post("/requests", url.Values{"requestId": {"req-x"}, "kind": {"note"}, "text": {""}}, cookie); r.status != http.StatusUnprocessableEntity {
+		t.Fatalf("empty note: %s", r)
+	}
+}
+
+func TestCorrectionShowsPendingUntilAPublicationConfirmsIt(t *testing.T) {
+	ta, cookie := homeApp(t)
+	token := ta.agentToken()
+	form := url.Values{"requestId": {"req-city"}, "kind": {"crm-edit"}, "entityId": {"ana-okafor"}, "field": {"city"}, "value": {"Lisbon"},
+		"text": {"She moved in May"}, "return": {"/people#person-ana-okafor"}}
+	ta.post("/requests", form, cookie)
+	state := func() string {
+		return has(t, ta.get("/people", "", cookie).doc(t), `#person-ana-okafor [data-testid="request"] [data-testid="request-state"]`).Text()
+	}
+	if got := state(); got != "pending" {
+		t.Fatalf("before the agent: %q", got)
+	}
+	changed := map[string]any{"id": "life-ana-2", "kind": "life", "path": "people/ana-okafor.md",
+		"contentHash": "sha256:" + strings.Repeat("ef", 32), "observedAt": "2026-09-29T06:30:00Z"}
+	ta.mustPublish(token, completion(t, ta, "run-city", "req-city", []any{"life-ana-2"}, []any{changed}).bytes(t))
+	if got := state(); got != "confirmed in life" {
+		t.Fatalf("after the publication: %q", got)
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"hearth/beeper"
 	"hearth/models"
 )
 
@@ -199,4 +200,12 @@ func personSuffix(name string) string {
 		return ""
 	}
 	return " · " + name
+}
+
+// newestSortKey is the newest message's sort key: the revision a draft request is about.
+func newestSortKey(msgs []beeper.Message) string {
+	if len(msgs) == 0 {
+		return ""
+	}
+	return string(msgs[len(msgs)-1].SortKey)
 }
