@@ -229,3 +229,12 @@ func TestConversationLoadsOlderMessagesByCursor(t *testing.T) {
 		t.Errorf("older page starts at %q, want m-ana-1", id)
 	}
 }
+
+func TestConversationOffersToAskForADraftAboutItsNewestMessage(t *testing.T) {
+	ta, cookie, _ := messagesApp(t)
+	d := ta.get(anaPath, "", cookie).doc(t)
+	form := has(t, d, `[data-testid="draft-request-form"]`)
+	if rev, _ := form.Find(`input[name="sourceRevision"]`).Attr("value"); rev != "3" {
+		t.Errorf("sourceRevision %q, want the newest message's sort key 3", rev)
+	}
+}
