@@ -50,35 +50,56 @@ func payloadTooLarge(c *fiber.Ctx) error {
 		fiber.Map{"limit": models.MaxBodyBytes})
 }
 
-func (s *Server) publishResult(c *fiber.Ctx) error {
-	// The raw body: Fiber's c.Body() would inflate a Content-Encoding without
-	// any limit, so a small gzip body could expand far past 1 MiB.
-	body := c.Request().Body()
+// jsonBody is the raw body of a JSON API request, or the envelope that
+// refuses it: over 1 MiB (413), not application/json or content-encoded (415).
+// The raw body, because Fiber's c.Body() would inflate a Content-Encoding
+// without any limit, so a small gzip body could expand far past 1 MiB.
+func jsonBody(c *fiber.Ctx) (body []byte, ok bool, err error) {
+	body = c.Request().Body()
 	if len(body) > models.MaxBodyBytes {
-		return payloadTooLarge(c)
+		return nil, false, payloadTooLarge(c)
 	}
 	mediaType, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
 	if err != nil || mediaType != fiber.MIMEApplicationJSON {
-		return apiError(c, fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send Content-Type: application/json",
+		return nil, false, apiError(c, fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send Content-Type: application/json",
 			fiber.Map{"expected": fiber.MIMEApplicationJSON, "found": c.Get(fiber.HeaderContentType)})
 	}
 	if enc := c.Get(fiber.HeaderContentEncoding); enc != "" && !strings.EqualFold(enc, "identity") {
-		return apiError(c, fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send the body without Content-Encoding",
+		return nil, false, apiError(c, fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send the body without Content-Encoding",
 			fiber.Map{"expected": "identity", "found": enc})
 	}
-	receipt, replayed, err := s.store.Publish(c.UserContext(), identityOf(c).agent.ID, body)
+	return body, true, nil
+}
+
+// refusal answers a contract error from decoding or validation (400, 422 with
+// invalidCode, 409 idempotency_conflict) and reports whether it did.
+func refusal(c *fiber.Ctx, err error, invalidCode, invalidMessage, conflictMessage string) (bool, error) {
 	var syntax *strictjson.SyntaxError
 	var invalid *models.ValidationError
-	var conflict *models.RevisionConflictError
 	switch {
 	case errors.As(err, &syntax):
-		return apiError(c, fiber.StatusBadRequest, "malformed_json", syntax.Error(), fiber.Map{"path": syntax.Path, "offset": syntax.Offset})
+		return true, apiError(c, fiber.StatusBadRequest, "malformed_json", syntax.Error(), fiber.Map{"path": syntax.Path, "offset": syntax.Offset})
 	case errors.As(err, &invalid):
-		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_result",
-			"the result was rejected; nothing was stored. Fix every error listed and publish again", fiber.Map{"errors": invalid.Errors})
+		return true, apiError(c, fiber.StatusUnprocessableEntity, invalidCode, invalidMessage, fiber.Map{"errors": invalid.Errors})
 	case errors.Is(err, models.ErrIdempotencyConflict):
-		return apiError(c, fiber.StatusConflict, "idempotency_conflict",
-			"this runId was already published with different content; use a new runId for a new result", nil)
+		return true, apiError(c, fiber.StatusConflict, "idempotency_conflict", conflictMessage, nil)
+	}
+	return false, nil
+}
+
+func (s *Server) publishResult(c *fiber.Ctx) error {
+	body, ok, err := jsonBody(c)
+	if !ok {
+		return err
+	}
+	receipt, replayed, err := s.store.Publish(c.UserContext(), identityOf(c).agent.ID, body)
+	if done, rerr := refusal(c, err, "invalid_result",
+		"the result was rejected; nothing was stored. Fix every error listed and publish again",
+		"this runId was already published with different content; use a new runId for a new result"); done {
+		return rerr
+	}
+	var conflict *models.RevisionConflictError
+	switch {
 	case errors.As(err, &conflict):
 		return apiError(c, fiber.StatusConflict, "revision_conflict",
 			"the workspace changed since your context read; read the context again and rebuild the result with a new runId",

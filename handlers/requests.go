@@ -3,38 +3,27 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"mime"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
-	"hearth/models/strictjson"
 	"hearth/views"
 )
 
 // createRequest is POST /api/agent-requests: the owner asks the agent for
 // something. Stored before it is acknowledged; an identical replay is 200.
 func (s *Server) createRequest(c *fiber.Ctx) error {
-	mediaType, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
-	if err != nil || mediaType != fiber.MIMEApplicationJSON {
-		return apiError(c, fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send Content-Type: application/json",
-			fiber.Map{"expected": fiber.MIMEApplicationJSON, "found": c.Get(fiber.HeaderContentType)})
+	body, ok, err := jsonBody(c)
+	if !ok {
+		return err
 	}
-	if len(c.Request().Body()) > models.MaxBodyBytes {
-		return payloadTooLarge(c)
+	req, created, err := s.store.CreateRequest(c.UserContext(), body)
+	if done, rerr := refusal(c, err, "invalid_request", "the request was rejected; nothing was stored",
+		"this requestId was already used with different content"); done {
+		return rerr
 	}
-	req, created, err := s.store.CreateRequest(c.UserContext(), c.Request().Body())
-	var syntax *strictjson.SyntaxError
-	var invalid *models.ValidationError
-	switch {
-	case errors.As(err, &syntax):
-		return apiError(c, fiber.StatusBadRequest, "malformed_json", syntax.Error(), fiber.Map{"path": syntax.Path, "offset": syntax.Offset})
-	case errors.As(err, &invalid):
-		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "the request was rejected; nothing was stored", fiber.Map{"errors": invalid.Errors})
-	case errors.Is(err, models.ErrIdempotencyConflict):
-		return apiError(c, fiber.StatusConflict, "idempotency_conflict", "this requestId was already used with different content", nil)
-	case err != nil:
+	if err != nil {
 		return err
 	}
 	status := fiber.StatusOK

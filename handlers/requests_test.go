@@ -146,6 +146,12 @@ func TestRequestsAreOwnerOnlyAndValidated(t *testing.T) {
 	}
 	assertError(t, ta.ownerJSON("/api/agent-requests", `{"requestId":"r7","kind":"note","text":"x","text":"y"}`, cookie, ""),
 		http.StatusBadRequest, "malformed_json")
+	// The same body guard as publishing: an encoded body is refused, not inflated.
+	req := httptest.NewRequest(http.MethodPost, "/api/agent-requests", strings.NewReader("\x1f\x8b"))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	req.AddCookie(cookie)
+	assertError(t, ta.do(req), http.StatusUnsupportedMediaType, "unsupported_media_type")
 }
 
 func TestAskFormMakesOnePendingRequestAndCancelSettlesIt(t *testing.T) {
