@@ -38,6 +38,7 @@ type Store interface {
 	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
 	ChatDrafts(ctx context.Context, chatID string) ([]models.DraftView, error)
 	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
+	Person(ctx context.Context, id string) (models.PersonView, error)
 	ChatPeople(ctx context.Context) (map[string]string, error)
 	LatestSend(ctx context.Context, draftID string) (models.Send, bool, error)
 	ConfirmSend(ctx context.Context, m models.Messenger, cmd models.SendCommand) (models.Send, error)

@@ -107,11 +107,6 @@ func (s *Server) showConversation(c *fiber.Ctx) error {
 	if d.Drafts, err = s.store.ChatDrafts(ctx, chatID); err != nil {
 		return err
 	}
-	people, err := s.store.ChatPeople(ctx)
-	if err != nil {
-		return err
-	}
-	d.Person = people[chatID]
 	if d.Card, err = s.personCard(c, d.Drafts); err != nil {
 		return err
 	}
@@ -248,15 +243,13 @@ func (s *Server) personCard(c *fiber.Ctx, drafts []models.DraftView) (*views.Per
 	if len(drafts) == 0 || drafts[0].PersonID == "" {
 		return nil, nil
 	}
-	ac, err := s.store.AgentContext(c.UserContext())
+	p, err := s.store.Person(c.UserContext(), drafts[0].PersonID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range ac.People.Items {
-		if p.ID == drafts[0].PersonID {
-			chips, err := s.store.EvidenceChips(c.UserContext(), p.EvidenceIDs)
-			return &views.PersonCard{Person: p, Evidence: chips}, err
-		}
-	}
-	return nil, nil
+	chips, err := s.store.EvidenceChips(c.UserContext(), p.EvidenceIDs)
+	return &views.PersonCard{Person: p, Evidence: chips}, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -326,6 +327,23 @@ func page[T any](collection string, items []T, key func(T) string) Page[T] {
 	return p
 }
 
+// Person reads one published person.
+func (s *Store) Person(ctx context.Context, id string) (PersonView, error) {
+	var p Person
+	err := s.rdb.WithContext(ctx).Where("id = ?", id).First(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return PersonView{}, ErrNotFound
+	}
+	if err != nil {
+		return PersonView{}, fmt.Errorf("models: person: %w", err)
+	}
+	return personView(p), nil
+}
+
+func personView(p Person) PersonView {
+	return PersonView{ID: p.ID, Name: p.Name, Context: p.Context, EvidenceIDs: evidenceList(p.EvidenceIDs), Revision: p.Revision, UpdatedAt: p.UpdatedAt}
+}
+
 func peoplePage(tx *gorm.DB, after string) (Page[PersonView], error) {
 	var rows []Person
 	if err := tx.Where("id > ?", after).Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
@@ -333,7 +351,7 @@ func peoplePage(tx *gorm.DB, after string) (Page[PersonView], error) {
 	}
 	views := make([]PersonView, len(rows))
 	for i, p := range rows {
-		views[i] = PersonView{ID: p.ID, Name: p.Name, Context: p.Context, EvidenceIDs: evidenceList(p.EvidenceIDs), Revision: p.Revision, UpdatedAt: p.UpdatedAt}
+		views[i] = personView(p)
 	}
 	return page(CollectionPeople, views, func(v PersonView) string { return v.ID }), nil
 }
@@ -341,7 +359,7 @@ func peoplePage(tx *gorm.DB, after string) (Page[PersonView], error) {
 // activityRow is an activity joined with the owner's state.
 type activityRow struct {
 	Activity
-	// PersonName is filled by Home's window read only.
+	// PersonName is read by Home's queries (scanActivityRows) only.
 	PersonName string `gorm:"-"`
 	State      *string
 	Until      *string
@@ -394,6 +412,13 @@ func (r activityRow) view() ActivityView {
 		v.UserState = UserStateView{State: *r.State, Until: deref(r.Until), Note: deref(r.Note), At: r.StateAt}
 	}
 	return v
+}
+
+// draftsWithEdits selects drafts with the owner's edit beside them, as draftRow scans them.
+func draftsWithEdits(tx *gorm.DB) *gorm.DB {
+	return tx.Table("reply_drafts").
+		Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at").
+		Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id")
 }
 
 type draftRow struct {

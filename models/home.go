@@ -189,15 +189,12 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, error) {
 	var out HomeRow
 	err := s.read(ctx, func(tx *gorm.DB) error {
-		var rows []activityRow
-		err := tx.Table("activities").Select(activitySelect).
-			Joins("LEFT JOIN activity_states ON activity_states.activity_id = activities.id").
-			Where("activities.id = ? OR activities.parent_id = ?", id, id).Scan(&rows).Error
+		rows, err := scanActivityRows(tx.Raw(homeRowQuery, map[string]any{"id": id}))
 		if err != nil {
 			return err
 		}
 		rows = slices.DeleteFunc(rows, func(r activityRow) bool {
-			return r.RetractedAt != nil || (r.State != nil && *r.State == StateDismissed && r.ID != id)
+			return r.State != nil && *r.State == StateDismissed && r.ID != id
 		})
 		tops, err := decorate(tx, rows, s.clock())
 		if err != nil {
@@ -217,8 +214,12 @@ func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, error) {
 	return out, nil
 }
 
-const activitySelect = "activities.*, activity_states.state AS state, activity_states.until AS until, " +
-	"activity_states.note AS note, activity_states.updated_at AS state_at"
+// homeRowQuery reads one activity and its steps the way homeWindow reads
+// Home, so both scan with scanActivityRows.
+const homeRowQuery = `SELECT a.*, COALESCE(p.name, ''), s.state, s.until, s.note, s.updated_at
+	FROM (SELECT ` + homeColumns + ` FROM activities WHERE (id = @id OR parent_id = @id) AND retracted_at IS NULL) AS a
+	LEFT JOIN activity_states s ON s.activity_id = a.id
+	LEFT JOIN people p ON p.id = a.person_id`
 
 // onHomeToday keeps today's occurrences (by the key's date, read as a day
 // of the brief's zone), undated open work, and what was settled today;
@@ -241,14 +242,11 @@ func onHomeToday(r activityRow, today string, startOfDay time.Time) bool {
 	return true
 }
 
-// decorate turns activity rows into Home rows: people's names, drafts,
-// measurements, and routine steps nested under their routine.
+// decorate turns activity rows (with person names, from scanActivityRows)
+// into Home rows: drafts, measurements, and routine steps nested under their routine.
 func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error) {
-	var personIDs, draftIDs, metrics, measured []string
+	var draftIDs, metrics, measured []string
 	for _, r := range rows {
-		if r.PersonID != nil && r.PersonName == "" {
-			personIDs = append(personIDs, *r.PersonID)
-		}
 		if r.DraftID != nil {
 			draftIDs = append(draftIDs, *r.DraftID)
 		}
@@ -260,23 +258,10 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 			measured = append(measured, r.ID)
 		}
 	}
-	names := map[string]string{}
-	if len(personIDs) > 0 {
-		var people []Person
-		if err := tx.Select("id, name").Where("id IN ?", personIDs).Find(&people).Error; err != nil {
-			return nil, err
-		}
-		for _, p := range people {
-			names[p.ID] = p.Name
-		}
-	}
 	drafts := map[string]*DraftView{}
 	if len(draftIDs) > 0 {
 		var ds []draftRow
-		err := tx.Table("reply_drafts").
-			Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at").
-			Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id").
-			Where("reply_drafts.id IN ?", draftIDs).Scan(&ds).Error
+		err := draftsWithEdits(tx).Where("reply_drafts.id IN ?", draftIDs).Scan(&ds).Error
 		if err != nil {
 			return nil, err
 		}
@@ -298,9 +283,6 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 	index := map[string]int{}
 	for i, r := range rows {
 		h := HomeRow{ActivityView: r.view(), PersonName: r.PersonName}
-		if h.PersonName == "" {
-			h.PersonName = names[deref(r.PersonID)]
-		}
 		if r.DraftID != nil {
 			h.Draft = drafts[*r.DraftID]
 		}

@@ -252,9 +252,7 @@ func classifySend(err error) error {
 // ChatDrafts lists the live reply drafts for a chat, with the owner's edits.
 func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]DraftView, error) {
 	var rows []draftRow
-	err := s.rdb.WithContext(ctx).Table("reply_drafts").
-		Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at").
-		Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id").
+	err := draftsWithEdits(s.rdb.WithContext(ctx)).
 		Where("reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", chatID).Order("reply_drafts.id").Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("models: chat drafts: %w", err)

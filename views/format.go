@@ -195,11 +195,11 @@ func sparkPoints(values []float64, w, h float64) string {
 // pathID escapes a chat ID for a URL path segment.
 func pathID(id string) string { return url.PathEscape(id) }
 
-func personSuffix(name string) string {
-	if name == "" {
+func personSuffix(card *PersonCard) string {
+	if card == nil {
 		return ""
 	}
-	return " · " + name
+	return " · " + card.Person.Name
 }
 
 // newestSortKey is the newest message's sort key: the revision a draft request is about.
