@@ -245,17 +245,25 @@ func TestCompletedTaskFoldsIntoDoneToday(t *testing.T) {
 	}
 }
 
-// republish publishes activities again at the current revision through the CLI.
-func republish(t *testing.T, srv *server, runID string, activities string) {
+// publishWithCLI publishes at the current revision through `hearth publish`
+// with the demo token; sourceRefs, activities and completedRequests are JSON
+// array contents.
+func publishWithCLI(t *testing.T, srv *server, runID, sourceRefs, activities, completedRequests string) {
 	t.Helper()
 	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
 	rev := client.context(t).Revision
-	body := fmt.Sprintf(`{"runId":%q,"jobKey":"refresh","expectedRevision":%d,"generatedAt":%q,"sourceRefs":[],
-		"people":[],"activities":[%s],"replyDrafts":[],"retractions":[],"completedRequests":[]}`,
-		runID, rev, time.Now().UTC().Format(time.RFC3339), activities)
+	body := fmt.Sprintf(`{"runId":%q,"jobKey":"refresh","expectedRevision":%d,"generatedAt":%q,"sourceRefs":[%s],
+		"people":[],"activities":[%s],"replyDrafts":[],"retractions":[],"completedRequests":[%s]}`,
+		runID, rev, time.Now().UTC().Format(time.RFC3339), sourceRefs, activities, completedRequests)
 	file := writeFile(t, t.TempDir(), "result.json", []byte(body), 0o600)
 	tokenFile := writeFile(t, t.TempDir(), "token", []byte(demoToken(t, srv.DataDir)), 0o600)
 	wantExit(t, runHearth(t, nil, "publish", file, "--url", srv.URL, "--credential-file", tokenFile), 0, "stdout", "published")
+}
+
+// republish publishes activities again through the CLI.
+func republish(t *testing.T, srv *server, runID string, activities string) {
+	t.Helper()
+	publishWithCLI(t, srv, runID, "", activities, "")
 }
 
 func TestDismissedActivityStaysDismissedAfterRepublish(t *testing.T) {

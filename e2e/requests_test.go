@@ -9,17 +9,10 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// completeRequest publishes a result completing requestID through `hearth publish`.
+// completeRequest completes requestID through `hearth publish`, citing sourceRef as ref-1.
 func completeRequest(t *testing.T, srv *server, runID, requestID, sourceRef string) {
 	t.Helper()
-	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
-	rev := client.context(t).Revision
-	body := fmt.Sprintf(`{"runId":%q,"jobKey":"inbox","expectedRevision":%d,"generatedAt":%q,"sourceRefs":[%s],
-		"people":[],"activities":[],"replyDrafts":[],"retractions":[],"completedRequests":[{"requestId":%q,"sourceRefIds":["ref-1"]}]}`,
-		runID, rev, time.Now().UTC().Format(time.RFC3339), sourceRef, requestID)
-	file := writeFile(t, t.TempDir(), "result.json", []byte(body), 0o600)
-	tokenFile := writeFile(t, t.TempDir(), "token", []byte(demoToken(t, srv.DataDir)), 0o600)
-	wantExit(t, runHearth(t, nil, "publish", file, "--url", srv.URL, "--credential-file", tokenFile), 0, "stdout", "published")
+	publishWithCLI(t, srv, runID, sourceRef, "", fmt.Sprintf(`{"requestId":%q,"sourceRefIds":["ref-1"]}`, requestID))
 }
 
 func TestRequestTypedOnHomeIsCompletedLive(t *testing.T) {

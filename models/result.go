@@ -345,7 +345,7 @@ func (r *Result) validateShape(v *validator) {
 			v.add("/brief/timeZone", "unknown time zone", "IANA time zone name like Europe/Berlin", quoteFound(b.TimeZone))
 		}
 		v.text("/brief/text", b.Text, MaxBriefLen, true)
-		v.evidenceShape(v, "/brief/evidenceIds", b.EvidenceIDs)
+		v.evidenceShape("/brief/evidenceIds", b.EvidenceIDs)
 	}
 	if v.count("/people", len(r.People), MaxPeople) {
 		seen := map[string]bool{}
@@ -355,7 +355,7 @@ func (r *Result) validateShape(v *validator) {
 			v.unique(seen, path+"/id", p.ID, "person")
 			v.text(path+"/name", p.Name, MaxNameLen, true)
 			v.text(path+"/context", p.Context, MaxContextLen, false)
-			v.evidenceShape(v, path+"/evidenceIds", p.EvidenceIDs)
+			v.evidenceShape(path+"/evidenceIds", p.EvidenceIDs)
 		}
 	}
 	if v.count("/activities", len(r.Activities), MaxActivities) {
@@ -369,7 +369,7 @@ func (r *Result) validateShape(v *validator) {
 			if a.Detail != nil {
 				v.text(path+"/detail", *a.Detail, MaxDetailLen, false)
 			}
-			v.evidenceShape(v, path+"/evidenceIds", a.EvidenceIDs)
+			v.evidenceShape(path+"/evidenceIds", a.EvidenceIDs)
 			if a.PersonID != nil {
 				v.id(path+"/personId", *a.PersonID)
 			}
@@ -425,7 +425,7 @@ func (r *Result) validateShape(v *validator) {
 					v.text(cp+"/body", c.Body, MaxBodyLen, true)
 				}
 			}
-			v.evidenceShape(v, path+"/evidenceIds", d.EvidenceIDs)
+			v.evidenceShape(path+"/evidenceIds", d.EvidenceIDs)
 		}
 	}
 	if v.count("/retractions", len(r.Retractions), MaxRetractions) {
@@ -442,12 +442,12 @@ func (r *Result) validateShape(v *validator) {
 		for i, c := range r.CompletedRequests {
 			path := fmt.Sprintf("/completedRequests/%d", i)
 			v.id(path+"/requestId", c.RequestID)
-			v.evidenceShape(v, path+"/sourceRefIds", c.SourceRefIDs)
+			v.evidenceShape(path+"/sourceRefIds", c.SourceRefIDs)
 		}
 	}
 }
 
-func (v *validator) evidenceShape(_ *validator, path string, ids []string) {
+func (v *validator) evidenceShape(path string, ids []string) {
 	if !v.count(path, len(ids), MaxEvidenceIDs) {
 		return
 	}

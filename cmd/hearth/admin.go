@@ -40,7 +40,7 @@ func openStore(dir string) (*models.Store, error) {
 }
 
 func cmdOwner(args []string) error {
-	if len(args) == 0 {
+	if len(args) == 0 || (args[0] != "passwd" && args[0] != "logout-all") {
 		return &exitError{code: 2, err: fmt.Errorf("owner: want passwd or logout-all")}
 	}
 	fs := flag.NewFlagSet("owner "+args[0], flag.ContinueOnError)
@@ -70,8 +70,6 @@ func cmdOwner(args []string) error {
 			return err
 		}
 		fmt.Printf("Ended %d owner session(s).\n", n)
-	default:
-		return &exitError{code: 2, err: fmt.Errorf("owner: unknown subcommand %q", args[0])}
 	}
 	return nil
 }
@@ -90,7 +88,8 @@ func readPassphrase(r io.Reader) (string, error) {
 }
 
 func cmdToken(args []string) error {
-	if len(args) == 0 {
+	// The subcommand is checked before the data dir is opened, so a typo creates nothing.
+	if len(args) == 0 || (args[0] != "create" && args[0] != "list" && args[0] != "revoke") {
 		return &exitError{code: 2, err: fmt.Errorf("token: want create, list or revoke")}
 	}
 	fs := flag.NewFlagSet("token "+args[0], flag.ContinueOnError)
@@ -139,8 +138,6 @@ func cmdToken(args []string) error {
 			return err
 		}
 		fmt.Printf("Revoked %s (%s).\n", cred.ID, cred.Name)
-	default:
-		return &exitError{code: 2, err: fmt.Errorf("token: unknown subcommand %q", args[0])}
 	}
 	return nil
 }
