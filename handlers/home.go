@@ -204,6 +204,19 @@ func (s *Server) showPeople(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	// One evidence read for all people, not one per person.
+	var ids []string
+	for _, p := range ac.People.Items {
+		ids = append(ids, p.EvidenceIDs...)
+	}
+	chips, err := s.store.EvidenceChips(c.UserContext(), ids)
+	if err != nil {
+		return err
+	}
+	byID := map[string]models.EvidenceChip{}
+	for _, ch := range chips {
+		byID[ch.ID] = ch
+	}
 	cards := make([]views.PersonCard, len(ac.People.Items))
 	for i, p := range ac.People.Items {
 		cards[i].Person = p
@@ -213,8 +226,10 @@ func (s *Server) showPeople(c *fiber.Ctx) error {
 				cards[i].Corrections = append(cards[i].Corrections, r)
 			}
 		}
-		if cards[i].Evidence, err = s.store.EvidenceChips(c.UserContext(), p.EvidenceIDs); err != nil {
-			return err
+		for _, id := range p.EvidenceIDs {
+			if ch, ok := byID[id]; ok {
+				cards[i].Evidence = append(cards[i].Evidence, ch)
+			}
 		}
 		for _, a := range ac.Activities.Items {
 			if a.PersonID == p.ID && a.Retracted == nil {

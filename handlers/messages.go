@@ -22,6 +22,7 @@ type Beeper interface {
 	models.Messenger
 	Chats(ctx context.Context, q beeper.ChatsQuery) (beeper.ChatPage, error)
 	Chat(ctx context.Context, chatID string) (beeper.Chat, error)
+	Message(ctx context.Context, chatID, messageID string) (beeper.Message, error)
 	BaseURL() string
 }
 
@@ -168,13 +169,9 @@ func (s *Server) renderReview(c *fiber.Ctx, status int, chatID, draftID, body st
 		d.SourceRevision = string(newer[n-1].SortKey)
 	}
 	if id := drafts[i].ReplyToMessageID; id != "" {
-		page, err := s.cfg.Beeper.Messages(ctx, chatID, beeper.MessagesQuery{})
-		if err == nil {
-			for _, m := range page.Items {
-				if m.ID == id {
-					d.ReplyTo = &m
-				}
-			}
+		// One message by ID: the replied-to message may be older than a page.
+		if m, err := s.cfg.Beeper.Message(ctx, chatID, id); err == nil {
+			d.ReplyTo = &m
 		}
 	}
 	return s.render(c, status, views.Review(d))
