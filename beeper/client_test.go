@@ -16,13 +16,14 @@ import (
 	"time"
 
 	"hearth/beeper"
+	"hearth/beeper/beepertest"
 )
 
-const token = "test-token"
+const token = beepertest.Token
 
 // fakeServer runs a fake over real HTTP and remembers the raw request URIs it saw.
 type fakeServer struct {
-	*beeper.Fake
+	*beepertest.Fake
 	URL  string
 	mu   sync.Mutex
 	uris []string
@@ -34,18 +35,19 @@ func (s *fakeServer) lastURI() string {
 	return s.uris[len(s.uris)-1]
 }
 
-func newFake(t *testing.T, opts ...beeper.FakeOption) (*fakeServer, *beeper.Client) {
+func newFake(t *testing.T, opts ...beepertest.Option) (*fakeServer, *beeper.Client) {
 	t.Helper()
-	fs := &fakeServer{Fake: beeper.NewFake(token, opts...)}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fs.mu.Lock()
-		fs.uris = append(fs.uris, r.RequestURI)
-		fs.mu.Unlock()
-		fs.Fake.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	fs.URL = srv.URL
-	return fs, beeper.NewClient(srv.URL, token, beeper.WithTimeout(2*time.Second))
+	fs := &fakeServer{}
+	b := beepertest.Start(t, func(f *beepertest.Fake) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fs.mu.Lock()
+			fs.uris = append(fs.uris, r.RequestURI)
+			fs.mu.Unlock()
+			f.ServeHTTP(w, r)
+		})
+	}, opts...)
+	fs.Fake, fs.URL = b.Fake, b.URL
+	return fs, b.Client
 }
 
 func TestInfoReportsAppAndVersionHeader(t *testing.T) {
@@ -54,7 +56,7 @@ func TestInfoReportsAppAndVersionHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Version != beeper.FakeVersion || info.App.Version != beeper.FakeVersion || info.App.Name == "" {
+	if info.Version != beepertest.Version || info.App.Version != beepertest.Version || info.App.Name == "" {
 		t.Fatalf("info = %+v", info)
 	}
 }
@@ -112,7 +114,7 @@ func TestChatsListMostRecentActivityFirstWithPreviewAndParticipants(t *testing.T
 }
 
 func TestChatsPageOlderThenNewerByCursor(t *testing.T) {
-	_, c := newFake(t, beeper.WithFakePageSize(2))
+	_, c := newFake(t, beepertest.WithPageSize(2))
 	ctx := t.Context()
 	first, err := c.Chats(ctx, beeper.ChatsQuery{})
 	if err != nil {
@@ -238,7 +240,7 @@ func TestMessagesReturnsSeededHikeThreadOldestFirst(t *testing.T) {
 }
 
 func TestMessagesPageBothDirectionsUntilHasMoreIsFalse(t *testing.T) {
-	f, c := newFake(t, beeper.WithFakePageSize(2))
+	f, c := newFake(t, beepertest.WithPageSize(2))
 	ctx := t.Context()
 	chat := "!ana-okafor:beeper.local"
 	for i := range 3 {
@@ -371,16 +373,16 @@ func TestSendRejectsEmptyTextWithoutARequest(t *testing.T) {
 func TestErrorKinds(t *testing.T) {
 	cases := []struct {
 		name   string
-		setup  func(*beeper.Fake)
+		setup  func(*beepertest.Fake)
 		chatID string
 		want   error
 		status int
 	}{
-		{"rejected token is unauthorized", func(f *beeper.Fake) { f.SetToken("rotated") }, "!ana-okafor:beeper.local", beeper.ErrUnauthorized, 401},
-		{"forbidden is unauthorized", func(f *beeper.Fake) { f.FailNext(403, 1) }, "!ana-okafor:beeper.local", beeper.ErrUnauthorized, 403},
-		{"unknown chat is not found", func(*beeper.Fake) {}, "!nobody:beeper.local", beeper.ErrNotFound, 404},
-		{"429 is rate limited", func(f *beeper.Fake) { f.FailNext(429, 1) }, "!ana-okafor:beeper.local", beeper.ErrRateLimited, 429},
-		{"500 is unavailable", func(f *beeper.Fake) { f.FailNext(500, 1) }, "!ana-okafor:beeper.local", beeper.ErrUnavailable, 500},
+		{"rejected token is unauthorized", func(f *beepertest.Fake) { f.SetToken("rotated") }, "!ana-okafor:beeper.local", beeper.ErrUnauthorized, 401},
+		{"forbidden is unauthorized", func(f *beepertest.Fake) { f.FailNext(403, 1) }, "!ana-okafor:beeper.local", beeper.ErrUnauthorized, 403},
+		{"unknown chat is not found", func(*beepertest.Fake) {}, "!nobody:beeper.local", beeper.ErrNotFound, 404},
+		{"429 is rate limited", func(f *beepertest.Fake) { f.FailNext(429, 1) }, "!ana-okafor:beeper.local", beeper.ErrRateLimited, 429},
+		{"500 is unavailable", func(f *beepertest.Fake) { f.FailNext(500, 1) }, "!ana-okafor:beeper.local", beeper.ErrUnavailable, 500},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

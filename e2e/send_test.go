@@ -10,13 +10,14 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"hearth/beeper"
+	"hearth/beeper/beepertest"
 )
 
-// startFakeBeeper runs `hearth fake-beeper` as its own process and returns its URL.
-func startFakeBeeper(t *testing.T) string {
+// startFakeBeeper runs `hearth fake-beeper` (with extra args) as its own process and returns its URL.
+func startFakeBeeper(t *testing.T, args ...string) string {
 	t.Helper()
 	addr := freeAddr(t)
-	cmd := exec.Command(hearthBin, "fake-beeper", "--addr", addr, "--token", "e2e-token")
+	cmd := exec.Command(hearthBin, append([]string{"fake-beeper", "--addr", addr, "--token", "e2e-token"}, args...)...)
 	cmd.Env = cleanEnv()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {
 	// A double tap on Send posts the same sendKey twice: one message.
 	tb.do("confirm", chromedp.DoubleClick(css(`[data-testid="confirm"]`)), chromedp.WaitVisible(css(`[data-testid="send-sent"]`)))
 
-	page, err := beeper.NewClient(beeperURL, "e2e-token").Messages(context.Background(), beeper.FakeAnaChatID, beeper.MessagesQuery{})
+	page, err := beeper.NewClient(beeperURL, "e2e-token").Messages(context.Background(), beepertest.AnaChatID, beeper.MessagesQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

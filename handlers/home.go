@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -30,12 +29,12 @@ func openSet(c *fiber.Ctx) map[string]bool {
 	return open
 }
 
-func (s *Server) homeData(c *fiber.Ctx, open map[string]bool) (views.HomeData, error) {
+func (s *Server) homeData(c *fiber.Ctx, open map[string]bool, askID string) (views.HomeData, error) {
 	home, err := s.store.Home(c.UserContext())
 	if err != nil {
 		return views.HomeData{}, err
 	}
-	return views.HomeData{Home: home, Now: s.store.Now(), Open: open, AskID: newRequestID()}, nil
+	return views.HomeData{Home: home, Now: s.store.Now(), Open: open, AskID: askID}, nil
 }
 
 func (s *Server) showHome(c *fiber.Ctx) error {
@@ -53,9 +52,11 @@ func (s *Server) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData)
 	now := s.store.Now()
 	key := fmt.Sprintf("%s|%d|%d|%s", kind, s.store.LatestRevision(), now.Unix()/60, openKey(open))
 	if page, ok := s.pages.get(key); ok {
-		return sendCached(c, page)
+		return sendCached(c, page, newRequestID())
 	}
-	d, err := s.homeData(c, open)
+	// The cached render holds a placeholder where the Ask form's requestId
+	// goes, and every response gets a fresh one, so two devices never share it.
+	d, err := s.homeData(c, open, askPlaceholder)
 	if err != nil {
 		return err
 	}
@@ -64,9 +65,9 @@ func (s *Server) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData)
 	if err := view(d).Render(c.UserContext(), &buf); err != nil {
 		return err
 	}
-	page := cachedPage{html: buf.Bytes(), gz: compressPage(buf.Bytes())}
+	page := newCachedPage(buf.Bytes(), askPlaceholder)
 	s.pages.put(key, page)
-	return sendCached(c, page)
+	return sendCached(c, page, newRequestID())
 }
 
 // showRow answers a tap on a row head: the row expanded or collapsed.
@@ -92,30 +93,21 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 	if !isHTMX(c) {
 		open := openSet(c)
 		open[id] = true
-		d, err := s.homeData(c, open)
+		d, err := s.homeData(c, open, newRequestID())
 		if err != nil {
 			return err
 		}
 		return s.render(c, status, views.Home(d))
 	}
-	row, err := s.store.HomeRow(c.UserContext(), id)
+	row, day, err := s.store.HomeRow(c.UserContext(), id)
 	if errors.Is(err, models.ErrNotFound) {
 		return apiError(c, fiber.StatusNotFound, "not_found", "no such activity", nil)
 	}
 	if err != nil {
 		return err
 	}
-	st.Now = s.store.Now()
-	st.Today = s.today(row)
+	st.Now, st.Day = s.store.Now(), day
 	return s.render(c, status, views.Row(row, st))
-}
-
-// today is the day of a row's occurrence, or today in UTC for undated rows.
-func (s *Server) today(r models.HomeRow) string {
-	if date, _, ok := strings.Cut(r.OccurrenceKey, "@"); ok {
-		return date
-	}
-	return s.store.Now().Format(time.DateOnly)
 }
 
 // afterAction answers a successful owner action: the updated row for htmx,

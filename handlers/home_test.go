@@ -237,6 +237,9 @@ func TestOwnerActionErrors(t *testing.T) {
 		{"bad defer date", "/activities/book-bike-service/state", url.Values{"state": {"deferred"}, "until": {"soon"}}, 422, "YYYY-MM-DD"},
 		{"empty draft", "/drafts/draft-ana-hike/edit?activity=reply-ana-hike", url.Values{"body": {"  "}}, 422, "1-4000 characters"},
 		{"measurement on a task", "/activities/book-bike-service/measurement", url.Values{"value": {"70"}}, 422, "not a measurement"},
+		{"measurement marked complete", "/activities/weigh-in-" + testDate + "/state", url.Values{"state": {"completed"}}, 422, "completed by saving its value"},
+		{"reply marked complete", "/activities/reply-ana-hike/state", url.Values{"state": {"completed"}}, 422, "completed by a confirmed send"},
+		{"task marked partial", "/activities/book-bike-service/state", url.Values{"state": {"partial"}}, 422, "only a routine"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -374,4 +377,36 @@ func TestPeopleListsPublishedPeople(t *testing.T) {
 		t.Errorf("Ana's card lacks evidence, activity or conversation:\n%s", html)
 	}
 	assertError(t, ta.get("/messages", "", cookie), http.StatusServiceUnavailable, "unavailable")
+}
+
+func TestEveryHomeResponseCarriesItsOwnAskRequestID(t *testing.T) {
+	ta, cookie := homeApp(t)
+	askID := func() string {
+		id, _ := has(t, ta.get("/", "", cookie).doc(t), `[data-testid="ask-form"] input[name="requestId"]`).Attr("value")
+		return id
+	}
+	phone, laptop := askID(), askID() // the second is served from the page cache
+	if phone == laptop || !strings.HasPrefix(phone, "req-") || !strings.HasPrefix(laptop, "req-") {
+		t.Fatalf("two devices got request IDs %q and %q", phone, laptop)
+	}
+	for id, note := range map[string]string{phone: "Call the dentist", laptop: "Buy bike lights"} {
+		form := url.Values{"requestId": {id}, "kind": {"note"}, "text": {note}, "return": {"/"}}
+		if r := ta.ownerRequest(http.MethodPost, "/requests", form, false, cookie); r.status != http.StatusSeeOther {
+			t.Fatalf("note %q from its own page: %s", note, r)
+		}
+	}
+}
+
+func TestRowFragmentComputesTomorrowInTheOwnersZone(t *testing.T) {
+	ta, cookie := homeApp(t)
+	// 00:30 on Sept 30 in Berlin (the brief's zone) is still Sept 29 in UTC.
+	ta.clock.Advance(time.Date(2026, 9, 29, 22, 30, 0, 0, time.UTC).Sub(testNow))
+	d := ta.ownerRequest(http.MethodGet, "/activities/book-bike-service?expanded=true", nil, true, cookie).doc(t)
+	if until, _ := has(t, d, `[data-testid="defer-tomorrow"]`).Parent().Find(`input[name="until"]`).Attr("value"); until != "2026-10-01" {
+		t.Fatalf("Tomorrow defers to %q, want 2026-10-01", until)
+	}
+	home := ta.get("/?open=book-bike-service", "", cookie).doc(t)
+	if until, _ := has(t, home, `li[data-id="book-bike-service"] input[type="date"]`).Attr("min"); until != "2026-10-01" {
+		t.Fatalf("Home's defer date picker starts at %q", until)
+	}
 }

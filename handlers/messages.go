@@ -123,52 +123,63 @@ func newSendKey() string {
 
 // reviewForm is the owner's chosen wording for a draft.
 type reviewForm struct {
-	Draft     string `form:"draft"`
+	Draft     string `form:"draftId"`
 	Candidate string `form:"candidate"`
 	Body      string `form:"body"`
 }
 
-// review saves the wording as the owner's edit and shows exactly what will be sent.
+// review saves the wording as the owner's edit and shows exactly what will
+// be sent. A draft already sent, or with a send in flight, shows that
+// outcome instead: it is never offered a second Send.
 func (s *Server) review(c *fiber.Ctx) error {
 	var f reviewForm
 	if err := c.BodyParser(&f); err != nil {
 		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
 	}
 	chatID := chatParam(c)
+	draft, err := s.chatDraft(c, chatID, f.Draft)
+	if err != nil || draft == nil {
+		return err
+	}
+	if last := draft.LastSend; last != nil && last.Status != models.SendFailed {
+		return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: *last})
+	}
 	if _, err := s.store.SaveDraftEdit(c.UserContext(), f.Draft, f.Body, f.Candidate); err != nil {
-		if errors.Is(err, models.ErrNotFound) {
-			return apiError(c, fiber.StatusNotFound, "not_found", "no such draft", nil)
-		}
 		if errors.Is(err, models.ErrInvalidInput) {
 			return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "a reply needs 1-4000 characters", nil)
 		}
 		return err
 	}
-	return s.renderReview(c, fiber.StatusOK, chatID, f.Draft, f.Body, nil)
+	return s.renderReview(c, fiber.StatusOK, chatID, *draft, f.Body, nil)
+}
+
+// chatDraft finds a live draft of the chat, or answers 404 and returns nil.
+func (s *Server) chatDraft(c *fiber.Ctx, chatID, draftID string) (*models.ChatDraft, error) {
+	drafts, err := s.store.ChatDrafts(c.UserContext(), chatID)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(drafts, func(d models.ChatDraft) bool { return d.ID == draftID })
+	if i < 0 {
+		return nil, apiError(c, fiber.StatusNotFound, "not_found", "no such draft in this chat", nil)
+	}
+	return &drafts[i], nil
 }
 
 // renderReview shows the review screen; newer lists messages that arrived
 // since the draft, whose newest becomes the revision this review confirms.
-func (s *Server) renderReview(c *fiber.Ctx, status int, chatID, draftID, body string, newer []beeper.Message) error {
+func (s *Server) renderReview(c *fiber.Ctx, status int, chatID string, draft models.ChatDraft, body string, newer []beeper.Message) error {
 	ctx := c.UserContext()
-	drafts, err := s.store.ChatDrafts(ctx, chatID)
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(drafts, func(d models.DraftView) bool { return d.ID == draftID })
-	if i < 0 {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such draft in this chat", nil)
-	}
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
 	s.beeperState(err)
 	if err != nil {
 		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
 	}
-	d := views.ReviewData{Chat: chat, Draft: drafts[i], Body: body, SendKey: newSendKey(), SourceRevision: drafts[i].SourceMessageRevision, Newer: newer}
+	d := views.ReviewData{Chat: chat, Draft: draft, Body: body, SendKey: newSendKey(), SourceRevision: draft.SourceMessageRevision, Newer: newer}
 	if n := len(newer); n > 0 {
 		d.SourceRevision = string(newer[n-1].SortKey)
 	}
-	if id := drafts[i].ReplyToMessageID; id != "" {
+	if id := draft.ReplyToMessageID; id != "" {
 		// One message by ID: the replied-to message may be older than a page.
 		if m, err := s.cfg.Beeper.Message(ctx, chatID, id); err == nil {
 			d.ReplyTo = &m
@@ -177,9 +188,9 @@ func (s *Server) renderReview(c *fiber.Ctx, status int, chatID, draftID, body st
 	return s.render(c, status, views.Review(d))
 }
 
-// sendForm is the confirmation rendered by the review screen.
+// sendForm is the confirmation rendered by the review screen (DESIGN §7).
 type sendForm struct {
-	Draft                 string `form:"draft"`
+	Draft                 string `form:"draftId"`
 	Body                  string `form:"body"`
 	SendKey               string `form:"sendKey"`
 	SourceMessageRevision string `form:"sourceMessageRevision"`
@@ -193,26 +204,38 @@ func (s *Server) confirmSend(c *fiber.Ctx) error {
 	}
 	chatID := chatParam(c)
 	send, err := s.store.ConfirmSend(c.UserContext(), s.cfg.Beeper, models.SendCommand{
-		SendKey: f.SendKey, DraftID: f.Draft, Body: f.Body, SourceMessageRevision: f.SourceMessageRevision})
+		SendKey: f.SendKey, DraftID: f.Draft, ChatID: chatID, Body: f.Body, SourceMessageRevision: f.SourceMessageRevision})
 	var stale *models.StaleDraftError
 	switch {
 	case errors.As(err, &stale):
-		return s.renderReview(c, fiber.StatusConflict, chatID, f.Draft, f.Body, stale.Newer)
-	case errors.Is(err, models.ErrSendInFlight):
+		draft, derr := s.chatDraft(c, chatID, f.Draft)
+		if derr != nil || draft == nil {
+			return derr
+		}
+		return s.renderReview(c, fiber.StatusConflict, chatID, *draft, f.Body, stale.Newer)
+	case errors.Is(err, models.ErrSendInFlight), errors.Is(err, models.ErrDraftAlreadySent):
 		prior, _, lerr := s.store.LatestSend(c.UserContext(), f.Draft)
 		if lerr != nil {
 			return lerr
 		}
-		return s.renderSendResult(c, fiber.StatusConflict, chatID, prior)
+		return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: prior})
+	case errors.Is(err, models.ErrDraftNotInChat):
+		return apiError(c, fiber.StatusConflict, "draft_not_in_chat", "this draft belongs to another chat; nothing was sent", nil)
+	case errors.Is(err, models.ErrOutcomeNotRecorded):
+		// Beeper was called: never say nothing was sent.
+		s.log.Error("send outcome not recorded", "err", err, "requestId", requestIDOf(c))
+		return s.renderSendResult(c, fiber.StatusOK, chatID, views.SendResultData{Send: send, NotRecorded: true})
 	case errors.Is(err, models.ErrNotFound):
 		return apiError(c, fiber.StatusNotFound, "not_found", "no such draft", nil)
 	case errors.Is(err, models.ErrInvalidInput):
 		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", err.Error(), nil)
 	case err != nil:
+		// Every other failure happens before the send is recorded as pending,
+		// so Beeper was not asked to send.
 		s.beeperState(err)
 		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err)+"; nothing was sent", nil)
 	}
-	return s.renderSendResult(c, fiber.StatusOK, chatID, send)
+	return s.renderSendResult(c, fiber.StatusOK, chatID, views.SendResultData{Send: send})
 }
 
 func (s *Server) reconcileSend(c *fiber.Ctx) error {
@@ -224,19 +247,32 @@ func (s *Server) reconcileSend(c *fiber.Ctx) error {
 		s.beeperState(err)
 		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
 	}
-	return s.renderSendResult(c, fiber.StatusOK, chatParam(c), send)
+	return s.renderSendResult(c, fiber.StatusOK, chatParam(c), views.SendResultData{Send: send})
 }
 
-func (s *Server) renderSendResult(c *fiber.Ctx, status int, chatID string, send models.Send) error {
+// markNotSent records the owner's word that an unknown send did not go out.
+func (s *Server) markNotSent(c *fiber.Ctx) error {
+	send, err := s.store.MarkSendNotSent(c.UserContext(), c.FormValue("sendKey"))
+	if errors.Is(err, models.ErrNotFound) {
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such send", nil)
+	}
+	if err != nil {
+		return err
+	}
+	return s.renderSendResult(c, fiber.StatusOK, chatParam(c), views.SendResultData{Send: send})
+}
+
+func (s *Server) renderSendResult(c *fiber.Ctx, status int, chatID string, d views.SendResultData) error {
 	chat, err := s.cfg.Beeper.Chat(c.UserContext(), chatID)
 	if err != nil {
 		chat = beeper.Chat{ID: chatID, Title: chatID}
 	}
-	return s.render(c, status, views.SendResult(views.SendResultData{Chat: chat, Send: send}))
+	d.Chat = chat
+	return s.render(c, status, views.SendResult(d))
 }
 
 // personCard is the person the first of a chat's drafts concerns, if any.
-func (s *Server) personCard(c *fiber.Ctx, drafts []models.DraftView) (*views.PersonCard, error) {
+func (s *Server) personCard(c *fiber.Ctx, drafts []models.ChatDraft) (*views.PersonCard, error) {
 	if len(drafts) == 0 || drafts[0].PersonID == "" {
 		return nil, nil
 	}

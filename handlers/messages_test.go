@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"context"
+	"database/sql"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -10,31 +12,29 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for a second connection
 
-	"hearth/beeper"
+	"hearth/beeper/beepertest"
 	"hearth/handlers"
 )
 
 // messagesApp is the demo-like publication with the fake Beeper behind
 // Messages; the draft is for the fake's chat with Ana.
-func messagesApp(t *testing.T, opts ...beeper.FakeOption) (*testApp, *http.Cookie, *beeper.Fake) {
+func messagesApp(t *testing.T, opts ...beepertest.Option) (*testApp, *http.Cookie, *beepertest.Fake) {
 	return messagesAppVia(t, nil, opts...)
 }
 
 // messagesAppVia puts wrap between hearth and the fake, to fail calls the fake cannot.
-func messagesAppVia(t *testing.T, wrap func(http.Handler) http.Handler, opts ...beeper.FakeOption) (*testApp, *http.Cookie, *beeper.Fake) {
+func messagesAppVia(t *testing.T, wrap func(http.Handler) http.Handler, opts ...beepertest.Option) (*testApp, *http.Cookie, *beepertest.Fake) {
 	t.Helper()
-	fake := beeper.NewFake("tok", append([]beeper.FakeOption{beeper.WithFakeClock(func() time.Time { return testNow })}, opts...)...)
-	var h http.Handler = fake
+	var through func(*beepertest.Fake) http.Handler
 	if wrap != nil {
-		h = wrap(fake)
+		through = func(f *beepertest.Fake) http.Handler { return wrap(f) }
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	client := beeper.NewClient(srv.URL, "tok", beeper.WithTimeout(2*time.Second))
-	ta := newTestApp(t, withOwner(), withConfig(handlers.Config{Beeper: client}))
+	b := beepertest.Start(t, through, append([]beepertest.Option{beepertest.WithClock(func() time.Time { return testNow })}, opts...)...)
+	ta := newTestApp(t, withOwner(), withConfig(handlers.Config{Beeper: b.Client}))
 	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).bytes(t))
-	return ta, ta.login(), fake
+	return ta, ta.login(), b.Fake
 }
 
 const anaPath = "/messages/%21ana-okafor:beeper.local"
@@ -71,7 +71,7 @@ func (ta *testApp) post(path string, form url.Values, cookie *http.Cookie) respo
 
 func TestReviewShowsExactlyWhatWillBeSentAndConfirmSendsOnce(t *testing.T) {
 	ta, cookie, fake := messagesApp(t)
-	resp := ta.post(anaPath+"/review", url.Values{"draft": {"draft-ana-hike"}, "candidate": {"yes-early"}, "body": {"Saturday at 8, see you!"}}, cookie)
+	resp := ta.post(anaPath+"/review", url.Values{"draftId": {"draft-ana-hike"}, "candidate": {"yes-early"}, "body": {"Saturday at 8, see you!"}}, cookie)
 	if resp.status != http.StatusOK {
 		t.Fatalf("review: %s", resp)
 	}
@@ -106,7 +106,7 @@ func TestReviewShowsExactlyWhatWillBeSentAndConfirmSendsOnce(t *testing.T) {
 
 func TestStaleReviewIsShownAgainWithTheNewMessage(t *testing.T) {
 	ta, cookie, fake := messagesApp(t)
-	d := ta.post(anaPath+"/review", url.Values{"draft": {"draft-ana-hike"}, "body": {"Yes!"}}, cookie).doc(t)
+	d := ta.post(anaPath+"/review", url.Values{"draftId": {"draft-ana-hike"}, "body": {"Yes!"}}, cookie).doc(t)
 	form := url.Values{}
 	d.Find(`form input[type="hidden"]`).Each(func(_ int, s *goquery.Selection) {
 		name, _ := s.Attr("name")
@@ -155,7 +155,7 @@ func TestAgentCredentialCannotReachSendRoutes(t *testing.T) {
 // reviewForm reviews body for Ana's draft and returns the confirmation form.
 func (ta *testApp) reviewForm(cookie *http.Cookie, body string) url.Values {
 	ta.t.Helper()
-	d := ta.post(anaPath+"/review", url.Values{"draft": {"draft-ana-hike"}, "body": {body}}, cookie).doc(ta.t.(*testing.T))
+	d := ta.post(anaPath+"/review", url.Values{"draftId": {"draft-ana-hike"}, "body": {body}}, cookie).doc(ta.t.(*testing.T))
 	form := url.Values{}
 	d.Find(`form input[type="hidden"]`).Each(func(_ int, s *goquery.Selection) {
 		name, _ := s.Attr("name")
@@ -175,9 +175,22 @@ func TestUnknownOutcomeIsShownHonestlyAndReconciledFromTheChat(t *testing.T) {
 	if d.Find(`[data-testid="send-sent"], [data-testid="send-failed"]`).Length() != 0 {
 		t.Fatal("an unknown outcome was reported as sent or failed")
 	}
-	// Another try is refused until the first is reconciled.
-	if again := ta.post(anaPath+"/send", ta.reviewForm(cookie, "See you Saturday!"), cookie); again.status != http.StatusConflict {
-		t.Fatalf("second try before reconciling: %d", again.status)
+	// Another review shows the outcome, not a Send; a confirm with a new key
+	// is refused until the first is reconciled.
+	again := ta.post(anaPath+"/review", url.Values{"draftId": {"draft-ana-hike"}, "body": {"See you Saturday!"}}, cookie)
+	if again.status != http.StatusConflict {
+		t.Fatalf("review before reconciling: %d", again.status)
+	}
+	if ad := again.doc(t); ad.Find(`[data-testid="confirm"]`).Length() != 0 || ad.Find(`[data-testid="send-unknown"]`).Length() != 1 {
+		t.Fatal("a review of a draft with an unknown send offers Send or hides the outcome")
+	}
+	second := url.Values{}
+	for k, v := range form {
+		second[k] = v
+	}
+	second.Set("sendKey", "send-second-try")
+	if r := ta.post(anaPath+"/send", second, cookie); r.status != http.StatusConflict {
+		t.Fatalf("second try before reconciling: %d", r.status)
 	}
 	resp = ta.post(anaPath+"/reconcile", url.Values{"sendKey": {form.Get("sendKey")}}, cookie)
 	has(t, resp.doc(t), `[data-testid="send-sent"]`)
@@ -218,7 +231,7 @@ func TestFailedSendSaysWhatWentWrongAndKeepsTheEdit(t *testing.T) {
 }
 
 func TestConversationLoadsOlderMessagesByCursor(t *testing.T) {
-	ta, cookie, _ := messagesApp(t, beeper.WithFakePageSize(2))
+	ta, cookie, _ := messagesApp(t, beepertest.WithPageSize(2))
 	d := ta.get(anaPath, "", cookie).doc(t)
 	if n := d.Find(`[data-testid="message"]`).Length(); n != 2 {
 		t.Fatalf("first page %d messages, want 2", n)
@@ -236,5 +249,108 @@ func TestConversationOffersToAskForADraftAboutItsNewestMessage(t *testing.T) {
 	form := has(t, d, `[data-testid="draft-request-form"]`)
 	if rev, _ := form.Find(`input[name="sourceRevision"]`).Attr("value"); rev != "3" {
 		t.Errorf("sourceRevision %q, want the newest message's sort key 3", rev)
+	}
+}
+
+func TestConfirmForADraftOfAnotherChatIsConflictAndSendsNothing(t *testing.T) {
+	ta, cookie, fake := messagesApp(t)
+	form := ta.reviewForm(cookie, "See you Saturday!")
+	assertError(t, ta.post("/messages/%21tomas-lindqvist:beeper.local/send", form, cookie), http.StatusConflict, "draft_not_in_chat")
+	if len(fake.Sends()) != 0 {
+		t.Fatal("a draft was sent to another chat")
+	}
+}
+
+func TestASentDraftShowsItsOutcomeAndNoSecondSend(t *testing.T) {
+	ta, cookie, fake := messagesApp(t)
+	if r := ta.post(anaPath+"/send", ta.reviewForm(cookie, "See you Saturday!"), cookie); r.status != http.StatusOK {
+		t.Fatalf("send: %s", r)
+	}
+	d := ta.get(anaPath, "", cookie).doc(t)
+	draft := has(t, d, `#draft-draft-ana-hike`)
+	if draft.Find(`[data-testid="send-sent"]`).Length() != 1 || draft.Find(`[data-testid="review"], textarea`).Length() != 0 {
+		t.Fatal("a sent draft still offers an editor and Review")
+	}
+	if state := has(t, d, `[data-testid="draft-activity-state"]`).Text(); !strings.Contains(state, "done") {
+		t.Fatalf("the reply's state on Home reads %q", state)
+	}
+	again := ta.post(anaPath+"/review", url.Values{"draftId": {"draft-ana-hike"}, "body": {"And again"}}, cookie)
+	if again.status != http.StatusConflict || again.doc(t).Find(`[data-testid="confirm"]`).Length() != 0 {
+		t.Fatalf("review of a sent draft: %s", again)
+	}
+	if n := len(fake.Sends()); n != 1 {
+		t.Fatalf("fake received %d messages", n)
+	}
+}
+
+func TestOwnerCanSayAnUnknownSendWasNotSentAndTryAgain(t *testing.T) {
+	dropPosts := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				conn, _, _ := w.(http.Hijacker).Hijack()
+				conn.Close()
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	ta, cookie, _ := messagesAppVia(t, dropPosts)
+	form := ta.reviewForm(cookie, "See you Saturday!")
+	has(t, ta.post(anaPath+"/send", form, cookie).doc(t), `[data-testid="send-unknown"]`)
+	// Checking the chat does not find it: still unknown, "not seen yet", never failed.
+	d := ta.post(anaPath+"/reconcile", url.Values{"sendKey": {form.Get("sendKey")}}, cookie).doc(t)
+	if msg := has(t, d, `[data-testid="send-unknown"]`).Text(); !strings.Contains(msg, "not seen in the chat yet") {
+		t.Fatalf("after reconciling: %q", msg)
+	}
+	has(t, ta.post(anaPath+"/not-sent", url.Values{"sendKey": {form.Get("sendKey")}}, cookie).doc(t), `[data-testid="send-failed"]`)
+	conv := ta.get(anaPath, "", cookie).doc(t)
+	has(t, conv, `#draft-draft-ana-hike [data-testid="review"]`)
+	has(t, conv, `[data-testid="draft-last-failed"]`)
+}
+
+func TestAnOutcomeHearthCouldNotRecordIsNeverNothingWasSent(t *testing.T) {
+	var ta *testApp
+	var release func()
+	// Beeper accepts the message while another connection holds the write
+	// lock past the busy timeout, so the final commit fails.
+	lockOnSend := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				release = holdWriteLock(t, ta.store.Path())
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	ta, cookie, fake := messagesAppVia(t, lockOnSend)
+	resp := ta.post(anaPath+"/send", ta.reviewForm(cookie, "See you Saturday!"), cookie)
+	release()
+	if strings.Contains(string(resp.body), "nothing was sent") {
+		t.Fatalf("after Beeper accepted the message the page says %s", resp.body)
+	}
+	has(t, resp.doc(t), `[data-testid="send-not-recorded"]`)
+	if n := len(fake.Sends()); n != 1 {
+		t.Fatalf("fake received %d messages", n)
+	}
+}
+
+// holdWriteLock takes SQLite's write lock on path from a connection of its
+// own, as another process would, and returns its release.
+func holdWriteLock(t *testing.T, path string) func() {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		conn.ExecContext(context.Background(), "ROLLBACK")
+		conn.Close()
+		db.Close()
 	}
 }

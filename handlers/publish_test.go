@@ -198,9 +198,6 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 			status: 422, code: "invalid_result", path: "/activities/1/payload/metric", expected: "weight"},
 		{name: "unknown section", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/recommendation/section", "later") },
 			status: 422, code: "invalid_result", path: "/activities/4/recommendation/section", expected: "routine, focus, optional"},
-		{name: "reply with an occurrence key", mutate: func(t *testing.T, d doc) {
-			d.set(t, "/activities/3/occurrenceKey", testDate+"@Europe/Berlin")
-		}, status: 422, code: "invalid_result", path: "/activities/3/occurrenceKey"},
 		{name: "draft without candidates", mutate: func(t *testing.T, d doc) { d.set(t, "/replyDrafts/0/candidates", []any{}) },
 			status: 422, code: "invalid_result", path: "/replyDrafts/0/candidates", expected: "1-5"},
 		{name: "retraction of an unknown activity", mutate: func(t *testing.T, d doc) {

@@ -38,6 +38,7 @@ type AgentContext struct {
 	Revision        int64                 `json:"revision"`
 	GeneratedAt     time.Time             `json:"generatedAt"`
 	Brief           *BriefView            `json:"brief,omitempty"`
+	Today           TodayView             `json:"today"`
 	People          Page[PersonView]      `json:"people"`
 	Activities      Page[ActivityView]    `json:"activities"`
 	ReplyDrafts     Page[DraftView]       `json:"replyDrafts"`
@@ -212,14 +213,21 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
 		out.GeneratedAt = now
-		if err := tx.Raw("SELECT revision FROM workspace WHERE id = 1").Scan(&out.Revision).Error; err != nil {
+		var err error
+		if out.Revision, err = workspaceRevision(tx); err != nil {
 			return err
 		}
-		brief, err := briefView(tx)
+		var brief *BriefView
+		brief, err = briefView(tx)
 		if err != nil {
 			return err
 		}
 		out.Brief = brief
+		day, err := ownerDay(tx, now, "")
+		if err != nil {
+			return err
+		}
+		out.Today = TodayView{Date: day.Date, TimeZone: day.Zone.String()}
 		if out.People, err = peoplePage(tx, ""); err != nil {
 			return err
 		}
@@ -235,7 +243,7 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 		if out.Sends, err = sendPage(tx, now, ""); err != nil {
 			return err
 		}
-		if out.Requests, err = requestPage(tx, ""); err != nil {
+		if out.Requests, err = requestPage(tx, now, ""); err != nil {
 			return err
 		}
 		out.LastPublication, err = lastPublication(tx)
@@ -272,7 +280,7 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursor string) (any
 		case CollectionSends:
 			page, err = sendPage(tx, now, after)
 		case CollectionRequests:
-			page, err = requestPage(tx, after)
+			page, err = requestPage(tx, now, after)
 		default:
 			return ErrNotFound
 		}
@@ -490,12 +498,14 @@ func sendPage(tx *gorm.DB, now time.Time, after string) (Page[SendView], error) 
 		afterID, _ = strconv.ParseInt(after, 10, 64) // decodeCursor checked it
 	}
 	var rows []Send
-	if err := tx.Where("updated_at >= ? AND id > ?", now.Add(-ContextHistory), afterID).
+	// An unsettled send stays listed however old, until it is reconciled.
+	if err := tx.Where("(updated_at >= ? OR status IN ?) AND id > ?", now.Add(-ContextHistory), []string{SendPending, SendUnknown}, afterID).
 		Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
 		return Page[SendView]{}, err
 	}
 	views := make([]SendView, len(rows))
 	for i, r := range rows {
+		r = r.effective(now)
 		views[i] = SendView{ID: r.ID, SendKey: r.SendKey, DraftID: r.DraftID, ActivityID: deref(r.ActivityID), AccountID: r.AccountID,
 			ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID, Body: r.Body, Status: r.Status, PendingMessageID: r.PendingMessageID,
 			Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
@@ -503,10 +513,12 @@ func sendPage(tx *gorm.DB, now time.Time, after string) (Page[SendView], error) 
 	return page(CollectionSends, views, func(v SendView) string { return fmt.Sprint(v.ID) }), nil
 }
 
-// requestPage lists the pending owner requests by ID.
-func requestPage(tx *gorm.DB, after string) (Page[RequestView], error) {
+// requestPage lists the pending owner requests and those settled
+// (completed, cancelled) in the last 14 days, by ID, so the agent can tell
+// its work landed.
+func requestPage(tx *gorm.DB, now time.Time, after string) (Page[RequestView], error) {
 	var rows []Request
-	if err := tx.Where("status = ? AND request_id > ?", RequestPending, after).Order("request_id").
+	if err := tx.Where("(status = ? OR updated_at >= ?) AND request_id > ?", RequestPending, now.Add(-ContextHistory), after).Order("request_id").
 		Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
 		return Page[RequestView]{}, err
 	}

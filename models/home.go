@@ -15,9 +15,9 @@ import (
 // HomeView is Home's snapshot: the brief, today's activities grouped by
 // section and ordered by rank, and what was settled today.
 type HomeView struct {
-	Revision        int64
-	Today           string // YYYY-MM-DD in Zone
-	Zone            string
+	Revision int64
+	// Day is the owner's day that Home shows.
+	Day             Day
 	Brief           *BriefView
 	Evidence        []EvidenceChip
 	LastPublication *PublicationView
@@ -37,7 +37,8 @@ type HomeSection struct {
 type HomeRow struct {
 	ActivityView
 	PersonName string
-	// Children are a routine's steps in rank order; Done of Total are settled.
+	// Children are a routine's steps in rank order (dismissed ones left
+	// out); Done of Total were completed.
 	Children    []HomeRow
 	Done, Total int
 	Measurement *MeasurementSummary
@@ -68,14 +69,18 @@ type EvidenceChip struct {
 var HomeSections = []string{"routine", "focus", "optional", "other"}
 
 // homeWindow loads the candidates for Home: open undated activities, open
-// occurrences of today (in the brief's zone), and anything settled since
-// the start of today. Pinned to activities_window, so flat in history.
+// occurrences of today (in the owner's zone), anything settled since the
+// start of today, and occurrences of other days deferred to today. Pinned
+// to activities_window (and activity_states_deferred), so flat in history.
 const homeWindow = `SELECT a.*, COALESCE(p.name, ''), s.state, s.until, s.note, s.updated_at
 	FROM (SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = '' AND retracted_at IS NULL
 	      UNION ALL
 	      SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = @today AND retracted_at IS NULL
 	      UNION ALL
-	      SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at >= @startOfDay AND retracted_at IS NULL) AS a
+	      SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at >= @startOfDay AND retracted_at IS NULL
+	      UNION ALL
+	      SELECT ` + homeColumns + ` FROM activities WHERE id IN (SELECT activity_id FROM activity_states WHERE state = 'deferred' AND until = @today)
+	        AND closed_at IS NULL AND occurrence_date NOT IN ('', @today) AND retracted_at IS NULL) AS a
 	LEFT JOIN activity_states s ON s.activity_id = a.id
 	LEFT JOIN people p ON p.id = a.person_id`
 
@@ -118,23 +123,17 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 	var v HomeView
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
-		if err := tx.Raw("SELECT revision FROM workspace WHERE id = 1").Scan(&v.Revision).Error; err != nil {
+		var err error
+		if v.Revision, err = workspaceRevision(tx); err != nil {
 			return err
 		}
-		brief, err := briefView(tx)
-		if err != nil {
+		if v.Brief, err = briefView(tx); err != nil {
 			return err
 		}
-		v.Brief = brief
-		loc := time.UTC
-		if brief != nil {
-			if l, err := loadLocation(brief.TimeZone); err == nil {
-				loc = l
-			}
+		if v.Day, err = ownerDay(tx, now, ""); err != nil {
+			return err
 		}
-		local := now.In(loc)
-		v.Today, v.Zone = local.Format(time.DateOnly), loc.String()
-		startOfDay := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc).UTC()
+		brief, startOfDay := v.Brief, v.Day.Start
 		if v.LastPublication, err = lastPublication(tx); err != nil {
 			return err
 		}
@@ -151,11 +150,11 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 				return err
 			}
 		}
-		rows, err := scanActivityRows(tx.Raw(homeWindow, map[string]any{"today": v.Today, "startOfDay": startOfDay}))
+		rows, err := scanActivityRows(tx.Raw(homeWindow, map[string]any{"today": v.Day.Date, "startOfDay": startOfDay}))
 		if err != nil {
 			return err
 		}
-		rows = slices.DeleteFunc(rows, func(r activityRow) bool { return !onHomeToday(r, v.Today, startOfDay) })
+		rows = slices.DeleteFunc(rows, func(r activityRow) bool { return !onHomeToday(r, v.Day) })
 		tops, err := decorate(tx, rows, now)
 		if err != nil {
 			return err
@@ -185,9 +184,11 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 	return v, nil
 }
 
-// HomeRow reads one activity as Home shows it (a routine with its steps).
-func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, error) {
+// HomeRow reads one activity as Home shows it (a routine with its steps),
+// with the owner's day its controls compute dates from.
+func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, Day, error) {
 	var out HomeRow
+	var day Day
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		rows, err := scanActivityRows(tx.Raw(homeRowQuery, map[string]any{"id": id}))
 		if err != nil {
@@ -203,15 +204,16 @@ func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, error) {
 		for _, r := range tops {
 			if r.ID == id {
 				out = r
-				return nil
+				day, err = ownerDay(tx, s.clock(), r.OccurrenceKey)
+				return err
 			}
 		}
 		return ErrNotFound
 	})
 	if err != nil {
-		return HomeRow{}, classify("home row", err)
+		return HomeRow{}, Day{}, classify("home row", err)
 	}
-	return out, nil
+	return out, day, nil
 }
 
 // homeRowQuery reads one activity and its steps the way homeWindow reads
@@ -222,24 +224,28 @@ const homeRowQuery = `SELECT a.*, COALESCE(p.name, ''), s.state, s.until, s.note
 	LEFT JOIN people p ON p.id = a.person_id`
 
 // onHomeToday keeps today's occurrences (by the key's date, read as a day
-// of the brief's zone), undated open work, and what was settled today;
-// dismissed rows and rows deferred past today stay off Home.
-func onHomeToday(r activityRow, today string, startOfDay time.Time) bool {
-	if date, _, _ := strings.Cut(r.OccurrenceKey, "@"); date != "" && date != today {
-		return false
+// of the owner's zone), undated open work, what was settled today, and what
+// was deferred to today. Dismissed rows and rows deferred past today stay
+// off Home; a dated occurrence deferred to a date returns on that date
+// only, and an undated one from that date on.
+func onHomeToday(r activityRow, day Day) bool {
+	date, _, _ := strings.Cut(r.OccurrenceKey, "@")
+	state := ""
+	if r.State != nil {
+		state = *r.State
 	}
-	if r.State == nil {
-		return true
-	}
-	switch *r.State {
+	switch state {
 	case StateDismissed:
 		return false
+	case StateCompleted, StatePartial, StateSkipped:
+		return r.StateAt != nil && !r.StateAt.Before(day.Start)
 	case StateDeferred:
-		return deref(r.Until) <= today
-	case StateCompleted, StateSkipped:
-		return r.StateAt != nil && !r.StateAt.Before(startOfDay)
+		if date == "" {
+			return deref(r.Until) <= day.Date
+		}
+		return deref(r.Until) == day.Date
 	}
-	return true
+	return date == "" || date == day.Date
 }
 
 // decorate turns activity rows (with person names, from scanActivityRows)
@@ -329,7 +335,7 @@ func nest(all []HomeRow, index map[string]int, r HomeRow) HomeRow {
 			}
 			r.Children = append(r.Children, child)
 			r.Total++
-			if child.Settled() {
+			if child.UserState.State == StateCompleted {
 				r.Done++
 			}
 		}

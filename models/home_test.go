@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -70,8 +71,8 @@ func TestHomeGroupsTodaysActivitiesBySectionAndRank(t *testing.T) {
 			}
 		}
 	}
-	if h.Today != "2026-09-29" || h.Zone != "Europe/Berlin" || len(h.Evidence) != 1 || h.Evidence[0].Label != "people/ana.md" {
-		t.Fatalf("today %s zone %s evidence %+v", h.Today, h.Zone, h.Evidence)
+	if h.Day.Date != "2026-09-29" || h.Day.Zone.String() != "Europe/Berlin" || len(h.Evidence) != 1 || h.Evidence[0].Label != "people/ana.md" {
+		t.Fatalf("today %s zone %s evidence %+v", h.Day.Date, h.Day.Zone, h.Evidence)
 	}
 	r := h.Sections[0].Rows[0]
 	if len(r.Children) != 2 || r.Children[0].ID != "weigh" || r.Total != 2 || r.Done != 0 {
@@ -120,26 +121,211 @@ func TestHomeShowsDeferredActivityOnItsDayAndNoBacklogOfEarlierDays(t *testing.T
 	}
 }
 
-func TestRoutineCompletesWhenEveryStepIsDone(t *testing.T) {
+func routineOutcome(t *testing.T, s *Store) UserStateView {
+	t.Helper()
+	row, _, err := s.HomeRow(context.Background(), "routine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return row.UserState
+}
+
+func TestRoutineCompletesOnlyWhenEveryStepIsCompleted(t *testing.T) {
 	s, _ := homeFixture(t)
 	ctx := context.Background()
 	if _, err := s.RecordMeasurement(ctx, "weigh", 72.5); err != nil {
 		t.Fatal(err)
 	}
-	row, err := s.HomeRow(ctx, "routine")
+	row, _, err := s.HomeRow(ctx, "routine")
 	if err != nil || row.Done != 1 || row.Total != 2 || row.Settled() {
 		t.Fatalf("after one step: %d/%d settled=%v err=%v", row.Done, row.Total, row.Settled(), err)
 	}
-	if _, err := s.SetActivityState(ctx, "stretch", StateSkipped, "", "sore"); err != nil {
+	if _, err := s.SetActivityState(ctx, "stretch", StateCompleted, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	row, err = s.HomeRow(ctx, "routine")
-	if err != nil || row.UserState.State != StateCompleted {
-		t.Fatalf("routine after all steps: %+v %v", row.UserState, err)
+	if st := routineOutcome(t, s); st.State != StateCompleted {
+		t.Fatalf("routine after every step: %+v", st)
 	}
 	h := mustHome(t, s)
 	if len(h.Done) != 1 || h.Done[0].ID != "routine" {
 		t.Fatalf("done today %+v", h.Done)
+	}
+}
+
+func TestRoutineWithASkippedStepIsPartialNeverCompleted(t *testing.T) {
+	s, _ := homeFixture(t)
+	ctx := context.Background()
+	if _, err := s.RecordMeasurement(ctx, "weigh", 72.5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetActivityState(ctx, "stretch", StateSkipped, "", "sore"); err != nil {
+		t.Fatal(err)
+	}
+	if st := routineOutcome(t, s); st.State != StatePartial || st.Note != "1 of 2 steps completed" {
+		t.Fatalf("routine with a skipped step: %+v", st)
+	}
+	if h := mustHome(t, s); len(h.Done) != 1 || h.Done[0].ID != "routine" || h.Done[0].UserState.State != StatePartial {
+		t.Fatalf("done today %+v", h.Done)
+	}
+}
+
+func TestRoutineWhoseStepsWereAllSkippedOrDismissedIsNotCompleted(t *testing.T) {
+	s, _ := homeFixture(t)
+	ctx := context.Background()
+	if _, err := s.SetActivityState(ctx, "weigh", StateDismissed, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetActivityState(ctx, "stretch", StateSkipped, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if st := routineOutcome(t, s); st.State != StateSkipped || st.Note != "no step completed" {
+		t.Fatalf("routine with no step done: %+v", st)
+	}
+}
+
+func TestOwnerSettledRoutineKeepsTheOwnersWord(t *testing.T) {
+	s, _ := homeFixture(t)
+	ctx := context.Background()
+	if _, err := s.SetActivityState(ctx, "routine", StatePartial, "", "short on time"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetActivityState(ctx, "stretch", StateCompleted, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordMeasurement(ctx, "weigh", 72.5); err != nil {
+		t.Fatal(err)
+	}
+	if st := routineOutcome(t, s); st.State != StatePartial || st.Note != "short on time" {
+		t.Fatalf("routine %+v", st)
+	}
+}
+
+func TestCompletedIsRefusedForMeasurementAndReplyAndWritesNothing(t *testing.T) {
+	s, _ := homeFixture(t)
+	ctx := context.Background()
+	reply := map[string]any{"id": "reply", "kind": "reply", "title": "Answer", "evidenceIds": []any{}, "payload": map[string]any{"draftId": "d"}}
+	mustPublish(t, s, newPub("run-2", 1).add("replyDrafts", draft("d", "hi")).add("activities", reply))
+	before := mustRevision(t, s)
+	for _, id := range []string{"weigh", "reply"} {
+		if _, err := s.SetActivityState(ctx, id, StateCompleted, "", ""); !errors.Is(err, ErrCompletedElsewhere) {
+			t.Fatalf("completing %s by hand: %v", id, err)
+		}
+	}
+	if _, err := s.SetActivityState(ctx, "focus", StatePartial, "", ""); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("a task marked partial: %v", err)
+	}
+	if rev := mustRevision(t, s); rev != before {
+		t.Fatalf("a refused action moved the revision %d → %d", before, rev)
+	}
+	// Skipping and dismissing stay the owner's choice for every kind.
+	if _, err := s.SetActivityState(ctx, "reply", StateDismissed, "", ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDeferredDatedOccurrenceReturnsOnItsDateOnly(t *testing.T) {
+	s, now := homeFixture(t)
+	ctx := context.Background()
+	// Today's (Sept 29) stretch step deferred to Oct 1: gone on the 29th and 30th, back on Oct 1, gone again on Oct 2.
+	if _, err := s.SetActivityState(ctx, "focus", StateDeferred, "2026-10-01", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetActivityState(ctx, "tomorrow", StateDeferred, "2026-10-01", ""); err != nil {
+		t.Fatal(err)
+	}
+	onHome := func(id string) bool {
+		h := mustHome(t, s)
+		for _, sec := range h.Sections {
+			for _, r := range sec.Rows {
+				if r.ID == id {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, c := range []struct {
+		at             time.Time
+		dated, undated bool
+	}{
+		{testNow, false, false},
+		{testNow.Add(24 * time.Hour), false, false},
+		{testNow.Add(48 * time.Hour), true, true},
+		{testNow.Add(72 * time.Hour), false, true},
+	} {
+		*now = c.at
+		if got := onHome("tomorrow"); got != c.dated {
+			t.Errorf("%s: dated occurrence deferred to Oct 1 on Home = %v, want %v", c.at.Format(time.DateOnly), got, c.dated)
+		}
+		if got := onHome("focus"); got != c.undated {
+			t.Errorf("%s: undated task deferred to Oct 1 on Home = %v, want %v", c.at.Format(time.DateOnly), got, c.undated)
+		}
+	}
+}
+
+func TestOwnersDayIsTheBriefsZoneNearMidnight(t *testing.T) {
+	for _, c := range []struct {
+		zone           string
+		at             time.Time
+		today, tomorro string
+	}{
+		// 00:30 on Sept 30 in Tokyo is still Sept 29 in UTC.
+		{"Asia/Tokyo", time.Date(2026, 9, 29, 15, 30, 0, 0, time.UTC), "2026-09-30", "2026-10-01"},
+		// 23:30 on Sept 29 in New York is already Sept 30 in UTC.
+		{"America/New_York", time.Date(2026, 9, 30, 3, 30, 0, 0, time.UTC), "2026-09-29", "2026-09-30"},
+	} {
+		t.Run(c.zone, func(t *testing.T) {
+			s, now := newTestStore(t)
+			key := c.today + "@" + c.zone
+			today := task("today")
+			today["occurrenceKey"] = key
+			other := task("utc-day")
+			other["occurrenceKey"] = c.at.Format(time.DateOnly) + "@" + c.zone
+			p := newPub("run-1", 0).add("activities", today, other)
+			p["brief"] = map[string]any{"date": c.today, "timeZone": c.zone, "text": "Today.", "evidenceIds": []any{}}
+			mustPublish(t, s, p)
+			*now = c.at
+			h := mustHome(t, s)
+			if h.Day.Date != c.today || h.Day.Tomorrow != c.tomorro || h.Day.Zone.String() != c.zone {
+				t.Fatalf("Home's day %+v", h.Day)
+			}
+			if ids := sectionIDs(h)["other"]; len(ids) != 1 || ids[0] != "today" {
+				t.Fatalf("Home lists %v, want only today's occurrence", ids)
+			}
+			_, day, err := s.HomeRow(context.Background(), "today")
+			if err != nil || day.Date != c.today || day.Tomorrow != c.tomorro {
+				t.Fatalf("row fragment's day %+v, %v", day, err)
+			}
+			ac, err := s.AgentContext(context.Background())
+			if err != nil || ac.Today.Date != c.today || ac.Today.TimeZone != c.zone {
+				t.Fatalf("context's today %+v, %v", ac.Today, err)
+			}
+		})
+	}
+}
+
+func TestDayOfADSTDayIsTwentyFiveHoursLong(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	d := DayOf(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), ny)
+	if d.Date != "2026-11-01" || d.Tomorrow != "2026-11-02" || d.End.Sub(d.Start) != 25*time.Hour {
+		t.Fatalf("day %+v, %v long", d, d.End.Sub(d.Start))
+	}
+}
+
+func TestSavingTheSameWordingAgainKeepsTheRevision(t *testing.T) {
+	s, _ := newTestStore(t)
+	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", draft("d", "hi")))
+	ctx := context.Background()
+	first, err := s.SaveDraftEdit(ctx, "d", "hello", "c0")
+	if err != nil || first.Revision != 2 {
+		t.Fatalf("first save %+v, %v", first, err)
+	}
+	again, err := s.SaveDraftEdit(ctx, "d", "hello", "c0")
+	if err != nil || again.Revision != 2 || mustRevision(t, s) != 2 {
+		t.Fatalf("same wording again: %+v, %v, revision %d", again, err, mustRevision(t, s))
+	}
+	if changed, err := s.SaveDraftEdit(ctx, "d", "hello!", "c0"); err != nil || changed.Revision != 3 {
+		t.Fatalf("changed wording: %+v, %v", changed, err)
 	}
 }
 
@@ -153,7 +339,7 @@ func TestHomeMeasurementKeepsHistoryAndShowsCorrection(t *testing.T) {
 	if _, err := s.RecordMeasurement(ctx, "weigh", 72.2); err != nil {
 		t.Fatal(err)
 	}
-	row, err := s.HomeRow(ctx, "weigh")
+	row, _, err := s.HomeRow(ctx, "weigh")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +355,7 @@ func TestHomeMeasurementKeepsHistoryAndShowsCorrection(t *testing.T) {
 
 func TestHomeRowOfUnknownActivityIsNotFound(t *testing.T) {
 	s, _ := homeFixture(t)
-	if _, err := s.HomeRow(context.Background(), "nope"); err != ErrNotFound {
+	if _, _, err := s.HomeRow(context.Background(), "nope"); err != ErrNotFound {
 		t.Fatalf("got %v", err)
 	}
 }

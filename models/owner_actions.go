@@ -18,8 +18,15 @@ type OwnerActionResult struct {
 	Revision int64
 }
 
+// ErrCompletedElsewhere means the owner asked to mark complete a kind whose
+// completion is recorded by its own control: a saved value (measurement) or
+// a confirmed send (reply).
+var ErrCompletedElsewhere = fmt.Errorf("this kind is completed by its own control: %w", ErrInvalidInput)
+
 // SetActivityState records the owner's decision on an activity. until is a
-// YYYY-MM-DD date, required for deferred and refused otherwise.
+// YYYY-MM-DD date, required for deferred and refused otherwise. A
+// measurement completes by saving a value and a reply by a confirmed send,
+// so completed is refused for both; partial applies to routines only.
 func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, note string) (OwnerActionResult, error) {
 	if !slices.Contains(States, state) {
 		return OwnerActionResult{}, fmt.Errorf("models: state must be one of %s: %w", strings.Join(States, ", "), ErrInvalidInput)
@@ -35,48 +42,62 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 	if utf8.RuneCountInString(note) > MaxReasonLen {
 		return OwnerActionResult{}, fmt.Errorf("models: note longer than %d characters: %w", MaxReasonLen, ErrInvalidInput)
 	}
-	var rev int64
-	var routine string
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		if err := mustExist(tx, &Activity{}, activityID); err != nil {
+	rev, err := s.commit(ctx, func(t *txn) error {
+		var a Activity
+		if err := t.Select("id, kind").Where("id = ?", activityID).Take(&a).Error; err != nil {
+			return notFound(err)
+		}
+		switch {
+		case state == StateCompleted && a.Kind == KindMeasurement:
+			return fmt.Errorf("a measurement is completed by saving its value, not by marking it complete: %w", ErrCompletedElsewhere)
+		case state == StateCompleted && a.Kind == KindReply:
+			return fmt.Errorf("a reply is completed by a confirmed send, not by marking it complete: %w", ErrCompletedElsewhere)
+		case state == StatePartial && a.Kind != KindRoutine:
+			return fmt.Errorf("only a routine can be partly done; a %s is completed, skipped or dismissed: %w", a.Kind, ErrInvalidInput)
+		}
+		rev, err := t.bump()
+		if err != nil {
 			return err
 		}
-		now := s.clock()
-		var err error
-		if rev, err = bumpRevision(tx, now); err != nil {
-			return err
-		}
-		routine, err = decide(tx, ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: now})
-		return err
+		return decide(t, ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: t.now})
 	})
 	if err != nil {
 		return OwnerActionResult{}, classify("set activity state", err)
 	}
-	s.notify(rev, activityChanges(activityID, routine))
 	return OwnerActionResult{Revision: rev}, nil
 }
 
-// SaveDraftEdit stores the owner's wording of a reply draft.
+// SaveDraftEdit stores the owner's wording of a reply draft. Saving the
+// wording already stored changes nothing and keeps the revision, so opening
+// the review screen again does not make the agent's next publish stale.
 func (s *Store) SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (OwnerActionResult, error) {
 	if strings.TrimSpace(body) == "" || utf8.RuneCountInString(body) > MaxBodyLen {
 		return OwnerActionResult{}, fmt.Errorf("models: a reply needs 1-%d characters: %w", MaxBodyLen, ErrInvalidInput)
 	}
-	var rev int64
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		if err := mustExist(tx, &ReplyDraft{}, draftID); err != nil {
+	rev, err := s.commit(ctx, func(t *txn) error {
+		if err := mustExist(t.DB, &ReplyDraft{}, draftID); err != nil {
 			return err
 		}
-		now := s.clock()
-		var err error
-		if rev, err = bumpRevision(tx, now); err != nil {
+		var prior []DraftEdit
+		if err := t.Where("draft_id = ?", draftID).Limit(1).Find(&prior).Error; err != nil {
 			return err
 		}
-		return tx.Save(&DraftEdit{DraftID: draftID, Body: body, SelectedCandidateID: selectedCandidateID, Revision: rev, UpdatedAt: now}).Error
+		if len(prior) == 1 && prior[0].Body == body && prior[0].SelectedCandidateID == selectedCandidateID {
+			return nil
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		t.touch("draft:" + draftID)
+		return t.Save(&DraftEdit{DraftID: draftID, Body: body, SelectedCandidateID: selectedCandidateID, Revision: rev, UpdatedAt: t.now}).Error
 	})
 	if err != nil {
 		return OwnerActionResult{}, classify("save draft edit", err)
 	}
-	s.notify(rev, []string{"draft:" + draftID})
+	if rev == 0 {
+		rev = s.LatestRevision()
+	}
 	return OwnerActionResult{Revision: rev}, nil
 }
 
@@ -88,14 +109,10 @@ var MeasurementBounds = map[string][2]float64{"kg": {20, 400}, "lb": {44, 880}}
 // earlier row; history is kept.
 func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value float64) (Measurement, error) {
 	var m Measurement
-	var routine string
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	_, err := s.commit(ctx, func(t *txn) error {
 		var a Activity
-		if err := tx.Where("id = ?", activityID).First(&a).Error; err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
-				return ErrNotFound
-			}
-			return err
+		if err := t.Where("id = ?", activityID).Take(&a).Error; err != nil {
+			return notFound(err)
 		}
 		if a.Kind != KindMeasurement {
 			return fmt.Errorf("activity %q is a %s, not a measurement: %w", activityID, a.Kind, ErrInvalidInput)
@@ -109,30 +126,35 @@ func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value 
 			return fmt.Errorf("%s must be between %g and %g %s: %w", p.Metric, bounds[0], bounds[1], p.Unit, ErrInvalidInput)
 		}
 		var prior Measurement
-		if err := tx.Where("activity_id = ? AND occurrence_key = ?", activityID, a.OccurrenceKey).
+		if err := t.Where("activity_id = ? AND occurrence_key = ?", activityID, a.OccurrenceKey).
 			Order("id DESC").Limit(1).Find(&prior).Error; err != nil {
 			return err
 		}
-		now := s.clock()
-		rev, err := bumpRevision(tx, now)
+		rev, err := t.bump()
 		if err != nil {
 			return err
 		}
-		m = Measurement{ActivityID: activityID, OccurrenceKey: a.OccurrenceKey, Metric: p.Metric, Unit: p.Unit, Value: value, Revision: rev, RecordedAt: now}
+		m = Measurement{ActivityID: activityID, OccurrenceKey: a.OccurrenceKey, Metric: p.Metric, Unit: p.Unit, Value: value, Revision: rev, RecordedAt: t.now}
 		if prior.ID != 0 {
 			m.SupersedesID = &prior.ID
 		}
-		if err := tx.Create(&m).Error; err != nil {
+		if err := t.Create(&m).Error; err != nil {
 			return err
 		}
-		routine, err = decide(tx, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: now})
-		return err
+		return decide(t, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: t.now})
 	})
 	if err != nil {
 		return Measurement{}, classify("record measurement", err)
 	}
-	s.notify(m.Revision, activityChanges(activityID, routine))
 	return m, nil
+}
+
+// notFound maps GORM's missing-row error to ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return ErrNotFound
+	}
+	return err
 }
 
 func mustExist(tx *gorm.DB, model any, id string) error {
@@ -146,51 +168,69 @@ func mustExist(tx *gorm.DB, model any, id string) error {
 	return nil
 }
 
-// decide stores the owner's state for an activity, keeps closed_at in step
-// with it (unless the agent retracted the row), and completes the routine
-// the activity is a step of when this was its last open step. It returns
-// that routine's ID when it completed it.
-func decide(tx *gorm.DB, st ActivityState) (routine string, err error) {
-	if err := tx.Save(&st).Error; err != nil {
-		return "", err
+// decide stores the owner's state for an activity inside t, keeps
+// closed_at in step with it (unless the agent retracted the row), settles
+// the routine the activity is a step of when this was its last open step,
+// and names what changed.
+func decide(t *txn, st ActivityState) error {
+	if err := t.Save(&st).Error; err != nil {
+		return err
 	}
+	t.touch("activity:" + st.ActivityID)
 	closed := gorm.Expr("retracted_at")
 	if settled(st.State) {
 		closed = gorm.Expr("COALESCE(retracted_at, ?)", st.UpdatedAt)
 	}
-	if err := tx.Model(&Activity{}).Where("id = ?", st.ActivityID).Update("closed_at", closed).Error; err != nil {
-		return "", err
+	if err := t.Model(&Activity{}).Where("id = ?", st.ActivityID).Update("closed_at", closed).Error; err != nil {
+		return err
 	}
-	return completeRoutineIfDone(tx, st.ActivityID, st.Revision, st.UpdatedAt)
+	return settleRoutineIfDone(t, st.ActivityID, st.Revision)
 }
 
-// activityChanges names what an owner action changed, for the notifier.
-func activityChanges(id, routine string) []string {
-	if routine == "" {
-		return []string{"activity:" + id}
-	}
-	return []string{"activity:" + id, "activity:" + routine}
-}
-
-// completeRoutineIfDone completes the routine that activityID is a step of
-// once every step (but dismissed ones) is completed or skipped. It returns
-// the routine's ID when it completed it.
-func completeRoutineIfDone(tx *gorm.DB, activityID string, rev int64, now time.Time) (string, error) {
+// settleRoutineIfDone settles the routine that activityID is a step of once
+// none of its steps is open, with the outcome its steps earned (seed 000:
+// partial completion is recorded honestly, never as full completion).
+// Dismissed steps have left the routine; of the rest, completed means every
+// one was completed, partial that some were and others were skipped, and
+// skipped that none was. A routine the owner already settled keeps the
+// owner's word.
+func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 	var parent *string
-	if err := tx.Model(&Activity{}).Select("parent_id").Where("id = ?", activityID).Scan(&parent).Error; err != nil || parent == nil {
-		return "", err
+	if err := t.Model(&Activity{}).Select("parent_id").Where("id = ?", activityID).Scan(&parent).Error; err != nil || parent == nil {
+		return err
 	}
-	var open, decided int64
-	err := tx.Raw(`SELECT COUNT(*) FROM activities a LEFT JOIN activity_states s ON s.activity_id = a.id
-		WHERE a.parent_id = ? AND a.retracted_at IS NULL AND COALESCE(s.state, 'available') NOT IN ('completed', 'skipped', 'dismissed')`, *parent).Scan(&open).Error
-	if err != nil || open > 0 {
-		return "", err
+	var steps []struct {
+		State string
+		N     int
 	}
-	if err := tx.Raw(`SELECT COUNT(*) FROM activity_states WHERE activity_id = ? AND state IN ('completed', 'skipped', 'dismissed')`, *parent).Scan(&decided).Error; err != nil || decided > 0 {
-		return "", err
+	err := t.Raw(`SELECT COALESCE(s.state, 'available') AS state, COUNT(*) AS n FROM activities a
+		LEFT JOIN activity_states s ON s.activity_id = a.id
+		WHERE a.parent_id = ? AND a.retracted_at IS NULL GROUP BY 1`, *parent).Scan(&steps).Error
+	if err != nil {
+		return err
 	}
-	if _, err := decide(tx, ActivityState{ActivityID: *parent, State: StateCompleted, Note: "all steps done", Revision: rev, UpdatedAt: now}); err != nil {
-		return "", err
+	var completed, notDone int
+	for _, st := range steps {
+		switch st.State {
+		case StateCompleted:
+			completed += st.N
+		case StateSkipped, StatePartial:
+			notDone += st.N
+		case StateDismissed:
+		default:
+			return nil // a step is still open
+		}
 	}
-	return *parent, nil
+	var decided int64
+	if err := t.Model(&ActivityState{}).Where("activity_id = ? AND state IN ?", *parent, settledStates).Count(&decided).Error; err != nil || decided > 0 {
+		return err
+	}
+	outcome, note := StateCompleted, "every step completed"
+	switch {
+	case completed == 0:
+		outcome, note = StateSkipped, "no step completed"
+	case notDone > 0:
+		outcome, note = StatePartial, fmt.Sprintf("%d of %d steps completed", completed, completed+notDone)
+	}
+	return decide(t, ActivityState{ActivityID: *parent, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now})
 }

@@ -63,12 +63,11 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 		}
 	}
 
-	var changed []string
-	err = s.write(ctx, func(tx *gorm.DB) error {
+	_, err = s.commit(ctx, func(t *txn) error {
 		// Replay is checked before validation and the revision so a retry
 		// still succeeds after later edits.
 		var prior Receipt
-		err := tx.Where("publisher = ? AND run_id = ?", publisher, r.RunID).Limit(1).Find(&prior).Error
+		err := t.Where("publisher = ? AND run_id = ?", publisher, r.RunID).Limit(1).Find(&prior).Error
 		if err != nil {
 			return err
 		}
@@ -83,39 +82,36 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 		if invalid != nil {
 			return invalid
 		}
-		if errs, err := r.resolveReferences(tx); err != nil {
+		if errs, err := r.resolveReferences(t.DB); err != nil {
 			return err
 		} else if len(errs) > 0 {
 			return &ValidationError{Errors: errs}
 		}
-		var current int64
-		if err := tx.Raw("SELECT revision FROM workspace WHERE id = 1").Scan(&current).Error; err != nil {
+		current, err := workspaceRevision(t.DB)
+		if err != nil {
 			return err
 		}
 		if current != r.ExpectedRevision {
 			return &RevisionConflictError{Expected: r.ExpectedRevision, Current: current}
 		}
-		now := s.clock()
-		rev, err := bumpRevision(tx, now)
+		rev, err := t.bump()
 		if err != nil {
 			return err
 		}
-		changed, err = r.apply(tx, rev, now)
+		changed, err := r.apply(t.DB, rev, t.now)
 		if err != nil {
 			return err
 		}
-		rc := Receipt{Publisher: publisher, RunID: r.RunID, JobKey: r.JobKey, PayloadHash: hash, Revision: rev, ReceivedAt: now}
-		if err := tx.Create(&rc).Error; err != nil {
+		t.touch(changed...)
+		rc := Receipt{Publisher: publisher, RunID: r.RunID, JobKey: r.JobKey, PayloadHash: hash, Revision: rev, ReceivedAt: t.now}
+		if err := t.Create(&rc).Error; err != nil {
 			return err
 		}
-		receipt = PublishReceipt{RunID: r.RunID, Revision: rev, ReceivedAt: now}
+		receipt = PublishReceipt{RunID: r.RunID, Revision: rev, ReceivedAt: t.now}
 		return nil
 	})
 	if err != nil {
 		return PublishReceipt{}, false, classify("publish", err)
-	}
-	if !replayed {
-		s.notify(receipt.Revision, changed)
 	}
 	return receipt, replayed, nil
 }
@@ -237,7 +233,113 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 	if err := r.resolveCompletions(tx, v); err != nil {
 		return nil, err
 	}
+	if err := r.resolveReplies(tx, v); err != nil {
+		return nil, err
+	}
+	if err := r.resolveActedOn(tx, v); err != nil {
+		return nil, err
+	}
 	return v.errs, nil
+}
+
+// resolveReplies holds the contract of one reply activity per draft: Home
+// and Messages show the same reply, a send completes it, and a retraction
+// of either withdraws both. So a draft named by two activities (here or
+// stored and live), or a reply whose draft this publication retracts (or
+// the reverse), is refused.
+func (r *Result) resolveReplies(tx *gorm.DB, v *validator) error {
+	retracted := map[string]bool{}
+	for _, rt := range r.Retractions {
+		retracted[rt.Kind+":"+rt.ID] = true
+	}
+	byDraft := map[string]string{}
+	var drafts []string
+	for i, a := range r.Activities {
+		rp, ok := a.payload.(*ReplyPayload)
+		if !ok {
+			continue
+		}
+		path := fmt.Sprintf("/activities/%d/payload/draftId", i)
+		if other, ok := byDraft[rp.DraftID]; ok {
+			v.add(path, fmt.Sprintf("draft %q is already the reply of activity %q in this publication", rp.DraftID, other),
+				"a draft no other reply activity names", quoteFound(rp.DraftID))
+			continue
+		}
+		byDraft[rp.DraftID] = a.ID
+		drafts = append(drafts, rp.DraftID)
+		if retracted["replyDraft:"+rp.DraftID] {
+			v.add(path, fmt.Sprintf("draft %q is retracted in this publication, which withdraws its reply too", rp.DraftID),
+				"a live draft", quoteFound(rp.DraftID))
+		}
+	}
+	for i, d := range r.ReplyDrafts {
+		var owners []string
+		if err := tx.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", d.ID).Pluck("id", &owners).Error; err != nil {
+			return err
+		}
+		for _, a := range owners {
+			if retracted["activity:"+a] {
+				v.add(fmt.Sprintf("/replyDrafts/%d/id", i), fmt.Sprintf("draft %q is published while its reply activity %q is retracted, which withdraws the draft too", d.ID, a),
+					"a draft whose reply stays live", quoteFound(d.ID))
+			}
+		}
+	}
+	for chunk := range slices.Chunk(drafts, 500) {
+		var rows []struct{ ID, DraftID string }
+		if err := tx.Model(&Activity{}).Select("id, draft_id").Where("draft_id IN ? AND retracted_at IS NULL", chunk).Scan(&rows).Error; err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if mine := byDraft[row.DraftID]; mine != row.ID && !retracted["activity:"+row.ID] {
+				i := slices.IndexFunc(r.Activities, func(a ActivityIn) bool { return a.ID == mine })
+				v.add(fmt.Sprintf("/activities/%d/payload/draftId", i), fmt.Sprintf("draft %q is already the reply of stored activity %q", row.DraftID, row.ID),
+					"a draft no other live reply activity names (retract the other first)", quoteFound(row.DraftID))
+			}
+		}
+	}
+	return nil
+}
+
+// resolveActedOn refuses a re-publication that would change the identity
+// of an activity the owner has acted on (a decision, a measurement, a
+// send): its kind, occurrenceKey and parentId. The owner's record must keep
+// meaning what it meant; a changed activity needs a new ID.
+func (r *Result) resolveActedOn(tx *gorm.DB, v *validator) error {
+	ids := make([]string, len(r.Activities))
+	for i, a := range r.Activities {
+		ids[i] = a.ID
+	}
+	stored := map[string]Activity{}
+	for chunk := range slices.Chunk(ids, 500) {
+		var rows []Activity
+		err := tx.Select("id, kind, occurrence_key, parent_id").Where("id IN ?", chunk).Where(
+			`EXISTS (SELECT 1 FROM activity_states s WHERE s.activity_id = activities.id)
+			OR EXISTS (SELECT 1 FROM measurements m WHERE m.activity_id = activities.id)
+			OR EXISTS (SELECT 1 FROM sends d WHERE d.activity_id = activities.id)`).Find(&rows).Error
+		if err != nil {
+			return err
+		}
+		for _, a := range rows {
+			stored[a.ID] = a
+		}
+	}
+	for i, a := range r.Activities {
+		old, ok := stored[a.ID]
+		if !ok {
+			continue
+		}
+		path := fmt.Sprintf("/activities/%d", i)
+		fixed := func(field, was, now string) {
+			if was != now {
+				v.add(path+"/"+field, fmt.Sprintf("the owner has acted on %q, so its %s stays %q; publish a new ID for a different one", a.ID, field, was),
+					quoteFound(was), quoteFound(now))
+			}
+		}
+		fixed("kind", old.Kind, a.Kind)
+		fixed("occurrenceKey", old.OccurrenceKey, deref(a.OccurrenceKey))
+		fixed("parentId", deref(old.ParentID), deref(a.ParentID))
+	}
+	return nil
 }
 
 type storedParent struct {
@@ -421,7 +523,7 @@ const (
 			payload = excluded.payload, evidence_ids = excluded.evidence_ids, revision = excluded.revision,
 			updated_at = excluded.updated_at, retracted_at = NULL, retract_reason = '',
 			closed_at = (SELECT s.updated_at FROM activity_states s WHERE s.activity_id = activities.id
-				AND s.state IN ('completed', 'skipped', 'dismissed'))`
+				AND s.state IN ('completed', 'partial', 'skipped', 'dismissed'))`
 )
 
 // apply writes the publication at revision rev and returns what changed.
@@ -491,6 +593,31 @@ func (r *Result) apply(tx *gorm.DB, rev int64, now time.Time) ([]string, error) 
 			return nil, err
 		}
 		changed = append(changed, prefix+rt.ID)
+		// A draft and its reply activity leave Home and Messages together.
+		var linked []string
+		if rt.Kind == "replyDraft" {
+			if err := tx.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", rt.ID).Pluck("id", &linked).Error; err != nil {
+				return nil, err
+			}
+			if err := tx.Model(&Activity{}).Where("id IN ?", linked).Updates(map[string]any{"retracted_at": now, "retract_reason": "its draft was retracted",
+				"revision": rev, "updated_at": now, "closed_at": gorm.Expr("COALESCE(closed_at, ?)", now)}).Error; err != nil {
+				return nil, err
+			}
+			for _, id := range linked {
+				changed = append(changed, "activity:"+id)
+			}
+			continue
+		}
+		if err := tx.Model(&Activity{}).Where("id = ? AND draft_id IS NOT NULL", rt.ID).Pluck("draft_id", &linked).Error; err != nil {
+			return nil, err
+		}
+		if err := tx.Model(&ReplyDraft{}).Where("id IN ? AND retracted_at IS NULL", linked).Updates(map[string]any{"retracted_at": now,
+			"retract_reason": "its reply activity was retracted", "revision": rev, "updated_at": now}).Error; err != nil {
+			return nil, err
+		}
+		for _, id := range linked {
+			changed = append(changed, "draft:"+id)
+		}
 	}
 	done, err := r.completeRequests(tx, rev, now)
 	if err != nil {

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -354,5 +355,139 @@ func TestPublishSameRunIDWithShapeErrorIsIdempotencyConflict(t *testing.T) {
 	changed["unexpected"] = true
 	if _, _, err := s.Publish(context.Background(), "cred-test", changed.body()); !errors.Is(err, ErrIdempotencyConflict) {
 		t.Fatalf("got %v, want idempotency conflict: the receipt is checked before validation", err)
+	}
+}
+
+func replyTo(id, draftID string) map[string]any {
+	return map[string]any{"id": id, "kind": "reply", "title": "Answer", "evidenceIds": []any{}, "payload": map[string]any{"draftId": draftID}}
+}
+
+func TestPublishAllowsOneReplyActivityPerDraft(t *testing.T) {
+	s, _ := newTestStore(t)
+	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-1", 0).add("replyDrafts", draft("d", "hi")).
+		add("activities", replyTo("a", "d"), replyTo("b", "d")).body())
+	assertFieldError(t, err, "/activities/1/payload/draftId")
+	mustPublish(t, s, newPub("run-2", 0).add("replyDrafts", draft("d", "hi")).add("activities", replyTo("a", "d")))
+	_, _, err = s.Publish(context.Background(), "cred-test", newPub("run-3", 1).add("activities", replyTo("b", "d")).body())
+	assertFieldError(t, err, "/activities/0/payload/draftId")
+	// Re-publishing the same reply, or moving the draft to a new reply while retracting the old, is fine.
+	mustPublish(t, s, newPub("run-4", 1).add("activities", replyTo("a", "d")))
+	mustPublish(t, s, newPub("run-5", 2).add("activities", replyTo("b", "d")).add("retractions", map[string]any{"kind": "activity", "id": "a"}))
+}
+
+func TestRetractingADraftOrItsReplyWithdrawsBoth(t *testing.T) {
+	s, _ := newTestStore(t)
+	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", draft("d1", "hi"), draft("d2", "yo")).
+		add("activities", replyTo("r1", "d1"), replyTo("r2", "d2")))
+	mustPublish(t, s, newPub("run-2", 1).add("retractions", map[string]any{"kind": "replyDraft", "id": "d1"}, map[string]any{"kind": "activity", "id": "r2"}))
+	ac, err := s.AgentContext(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range ac.Activities.Items {
+		if a.Retracted == nil {
+			t.Errorf("activity %s still live", a.ID)
+		}
+	}
+	for _, d := range ac.ReplyDrafts.Items {
+		if d.Retracted == nil {
+			t.Errorf("draft %s still live", d.ID)
+		}
+	}
+	if h := mustHome(t, s); len(h.Sections) != 0 {
+		t.Fatalf("Home still lists %v", sectionIDs(h))
+	}
+	if drafts, _ := s.ChatDrafts(context.Background(), "chat-1"); len(drafts) != 0 {
+		t.Fatalf("Messages still lists %+v", drafts)
+	}
+	// Retracting a draft while publishing its reply is a contradiction.
+	mustPublish(t, s, newPub("run-3", 2).add("replyDrafts", draft("d3", "hey")).add("activities", replyTo("r3", "d3")))
+	_, _, err = s.Publish(context.Background(), "cred-test", newPub("run-4", 3).add("activities", replyTo("r3", "d3")).
+		add("retractions", map[string]any{"kind": "replyDraft", "id": "d3"}).body())
+	assertFieldError(t, err, "/activities/0/payload/draftId")
+}
+
+func TestRepublishingAnActedOnActivityKeepsItsIdentity(t *testing.T) {
+	s, _ := newTestStore(t)
+	routine := map[string]any{"id": "r", "kind": "routine", "title": "Morning", "evidenceIds": []any{}, "payload": map[string]any{}}
+	step := task("step")
+	step["occurrenceKey"], step["parentId"] = "2026-09-29@Europe/Berlin", "r"
+	mustPublish(t, s, newPub("run-1", 0).add("activities", routine, step, task("untouched")))
+	if _, err := s.SetActivityState(context.Background(), "step", StateSkipped, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, path string
+		change     func(a map[string]any)
+	}{
+		{"occurrence key", "/activities/0/occurrenceKey", func(a map[string]any) { a["occurrenceKey"] = "2026-09-30@Europe/Berlin" }},
+		{"parent", "/activities/0/parentId", func(a map[string]any) { delete(a, "parentId") }},
+		{"kind", "/activities/0/kind", func(a map[string]any) {
+			a["kind"], a["payload"] = "measurement", map[string]any{"metric": "weight", "unit": "kg"}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			changed := maps.Clone(step)
+			c.change(changed)
+			_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-"+strings.ReplaceAll(c.name, " ", "-"), 2).add("activities", changed).body())
+			assertFieldError(t, err, c.path)
+		})
+	}
+	// Its title may change; an activity nobody acted on may change anything.
+	retitled := maps.Clone(step)
+	retitled["title"] = "Stretch longer"
+	moved := task("untouched")
+	moved["occurrenceKey"] = "2026-09-30@Europe/Berlin"
+	mustPublish(t, s, newPub("run-ok", 2).add("activities", retitled, moved))
+}
+
+func TestReplyMayCarryAnOccurrenceKey(t *testing.T) {
+	s, _ := newTestStore(t)
+	r := replyTo("a", "d")
+	r["occurrenceKey"] = "2026-09-29@Europe/Berlin"
+	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", draft("d", "hi")).add("activities", r))
+}
+
+// assertFieldError fails unless err is a *ValidationError naming path.
+func assertFieldError(t *testing.T, err error, path string) {
+	t.Helper()
+	var invalid *ValidationError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("want a validation error at %s, got %v", path, err)
+	}
+	for _, e := range invalid.Errors {
+		if e.Path == path {
+			return
+		}
+	}
+	t.Fatalf("no error at %s: %+v", path, invalid.Errors)
+}
+
+func TestContextListsRequestsSettledInTheLastFourteenDays(t *testing.T) {
+	s, now := newTestStore(t)
+	ctx := context.Background()
+	for _, id := range []string{"req-old", "req-done", "req-open"} {
+		if _, _, err := s.CreateRequest(ctx, []byte(`{"requestId":"`+id+`","kind":"note","text":"hi"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.CancelRequest(ctx, "req-old"); err != nil {
+		t.Fatal(err)
+	}
+	*now = now.Add(10 * 24 * time.Hour)
+	p := newPub("run-1", mustRevision(t, s))
+	p["completedRequests"] = []any{map[string]any{"requestId": "req-done", "sourceRefIds": []any{"life-1"}}}
+	mustPublish(t, s, p)
+	*now = now.Add(5 * 24 * time.Hour)
+	ac, err := s.AgentContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range ac.Requests.Items {
+		got[r.RequestID] = r.Status
+	}
+	if len(got) != 2 || got["req-done"] != RequestCompleted || got["req-open"] != RequestPending {
+		t.Fatalf("context requests %v: want the pending one and the one completed 5 days ago, not the one cancelled 15 days ago", got)
 	}
 }

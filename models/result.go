@@ -538,8 +538,5 @@ func (a *ActivityIn) validatePayload(v *validator, path string) {
 		v.enum(path+"/payload/unit", p.Unit, Units)
 	case *ReplyPayload:
 		v.id(path+"/payload/draftId", p.DraftID)
-		if a.OccurrenceKey != nil {
-			v.add(path+"/occurrenceKey", "a reply is not recurring", "absent", quoteFound(*a.OccurrenceKey))
-		}
 	}
 }

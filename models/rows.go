@@ -1,6 +1,9 @@
 package models
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Row types mirror the tables of migrations/. JSON-valued columns hold text.
 
@@ -93,15 +96,19 @@ const (
 	StateCompleted  = "completed"
 	StateSkipped    = "skipped"
 	StateDismissed  = "dismissed"
+	// StatePartial settles a routine some of whose steps were not done: it
+	// is never counted as completed.
+	StatePartial = "partial"
 )
 
 // States lists every owner state.
-var States = []string{StateAvailable, StateInProgress, StateWaiting, StateDeferred, StateCompleted, StateSkipped, StateDismissed}
+var States = []string{StateAvailable, StateInProgress, StateWaiting, StateDeferred, StateCompleted, StatePartial, StateSkipped, StateDismissed}
+
+// settledStates close an activity.
+var settledStates = []string{StateCompleted, StatePartial, StateSkipped, StateDismissed}
 
 // settled reports whether a state closes the activity.
-func settled(state string) bool {
-	return state == StateCompleted || state == StateSkipped || state == StateDismissed
-}
+func settled(state string) bool { return slices.Contains(settledStates, state) }
 
 // ActivityState is the owner's decision on an activity.
 type ActivityState struct {

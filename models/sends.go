@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"hearth/beeper"
 )
@@ -47,6 +47,17 @@ type Messenger interface {
 	Send(ctx context.Context, chatID string, req beeper.SendRequest) (beeper.SendResult, error)
 }
 
+// SendDeadline bounds the Beeper send call. A send still pending
+// pendingGrace after its deadline was interrupted (the process stopped, or
+// the final commit failed) and is reported as unknown, to be reconciled.
+const (
+	SendDeadline = 30 * time.Second
+	pendingGrace = 10 * time.Second
+)
+
+// reconcilePages bounds how far back reconciliation pages through a chat.
+const reconcilePages = 20
+
 // StaleDraftError means the chat has messages newer than the draft was
 // written against; the owner must review again.
 type StaleDraftError struct {
@@ -57,24 +68,40 @@ func (e *StaleDraftError) Error() string {
 	return fmt.Sprintf("the chat has %d newer message(s) than the draft", len(e.Newer))
 }
 
-// ErrSendInFlight means a send for this draft is pending or unknown, so no
-// other may start until it is settled or reconciled.
-var ErrSendInFlight = errors.New("a send for this draft is still pending or unknown")
+// Send refusals that handlers answer with 409; none of them sent anything.
+var (
+	// ErrSendInFlight means a send for this draft is pending or unknown, so
+	// no other may start until it is settled or reconciled.
+	ErrSendInFlight = errors.New("a send for this draft is still pending or unknown")
+	// ErrDraftAlreadySent means the draft's reply went out; it is not sent twice.
+	ErrDraftAlreadySent = errors.New("this draft was already sent")
+	// ErrDraftNotInChat means the draft belongs to another chat than the one addressed.
+	ErrDraftNotInChat = errors.New("the draft belongs to another chat")
+)
+
+// ErrOutcomeNotRecorded means Beeper was called but hearth could not commit
+// the outcome; the send shows as unknown until it is reconciled. It never
+// means nothing was sent.
+var ErrOutcomeNotRecorded = errors.New("Beeper was called but the outcome could not be recorded")
 
 // SendCommand is the owner's confirmation of a reviewed reply.
 type SendCommand struct {
 	SendKey               string
 	DraftID               string
+	ChatID                string // the chat the owner reviewed; the draft must belong to it
 	Body                  string
 	SourceMessageRevision string
 }
 
 // ConfirmSend sends a reviewed reply exactly once per SendKey (DESIGN §7):
-// an existing send with the key is returned as it is; a chat with messages
-// newer than the reviewed revision is a *StaleDraftError and nothing is
-// sent; otherwise the send is committed as pending, Beeper is called once,
-// and the outcome (sent, failed, or unknown when the answer never came) is
-// committed. A sent reply completes its activity.
+// an existing send with the key is returned as it is; a draft of another
+// chat, one already sent, or one with a send in flight is refused; a chat
+// with messages newer than the reviewed revision is a *StaleDraftError; in
+// all those cases nothing is sent. Otherwise the send is committed as
+// pending, Beeper is called once, and the outcome (sent, failed, or unknown
+// when the answer never came) is committed. A sent reply completes its
+// activity. When that last commit fails the error wraps
+// ErrOutcomeNotRecorded and the returned send carries what Beeper answered.
 func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (Send, error) {
 	if !idPattern.MatchString(cmd.SendKey) {
 		return Send{}, fmt.Errorf("models: send key must be %s: %w", idChars, ErrInvalidInput)
@@ -86,11 +113,14 @@ func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (
 		return prior, err
 	}
 	var draft ReplyDraft
-	if err := s.rdb.WithContext(ctx).Where("id = ? AND retracted_at IS NULL", cmd.DraftID).First(&draft).Error; err != nil {
+	if err := s.rdb.WithContext(ctx).Where("id = ? AND retracted_at IS NULL", cmd.DraftID).Take(&draft).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return Send{}, ErrNotFound
 		}
 		return Send{}, fmt.Errorf("models: send: %w", err)
+	}
+	if draft.ChatID != cmd.ChatID {
+		return Send{}, ErrDraftNotInChat
 	}
 	// Freshness is read before the pending row, so a stale review sends nothing.
 	page, err := m.Messages(ctx, draft.ChatID, beeper.MessagesQuery{})
@@ -111,7 +141,9 @@ func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (
 	if err != nil || !created {
 		return send, err
 	}
-	result, sendErr := m.Send(ctx, draft.ChatID, beeper.SendRequest{Text: cmd.Body, ReplyToMessageID: draft.ReplyToMessageID})
+	callCtx, cancel := context.WithTimeout(ctx, SendDeadline)
+	result, sendErr := m.Send(callCtx, draft.ChatID, beeper.SendRequest{Text: cmd.Body, ReplyToMessageID: draft.ReplyToMessageID})
+	cancel()
 	status, pendingID, errText := SendSent, result.PendingMessageID, ""
 	switch {
 	case errors.Is(sendErr, beeper.ErrOutcomeUnknown):
@@ -119,7 +151,28 @@ func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (
 	case sendErr != nil:
 		status, errText = SendFailed, sendErr.Error()
 	}
-	return s.settleSend(context.WithoutCancel(ctx), send.ID, status, pendingID, errText)
+	settled, err := s.settleSend(context.WithoutCancel(ctx), send.ID, status, pendingID, errText)
+	if err != nil {
+		send.Status, send.PendingMessageID, send.Error = status, pendingID, errText
+		return send, fmt.Errorf("models: send: %w: %w", ErrOutcomeNotRecorded, err)
+	}
+	return settled, nil
+}
+
+// interrupted reports a pending send whose Beeper call must have ended: the
+// process stopped or its final commit failed, so its outcome is unknown.
+func (sd Send) interrupted(now time.Time) bool {
+	return sd.Status == SendPending && now.Sub(sd.CreatedAt) > SendDeadline+pendingGrace
+}
+
+// effective is the send as the owner and agent see it: an interrupted
+// pending send is unknown, to be reconciled.
+func (sd Send) effective(now time.Time) Send {
+	if sd.interrupted(now) {
+		sd.Status = SendUnknown
+		sd.Error = "hearth stopped before the outcome was recorded"
+	}
+	return sd
 }
 
 func (s *Store) sendByKey(ctx context.Context, key string) (Send, bool, error) {
@@ -130,95 +183,101 @@ func (s *Store) sendByKey(ctx context.Context, key string) (Send, bool, error) {
 	if len(rows) == 0 {
 		return Send{}, false, nil
 	}
-	return rows[0], true, nil
+	return rows[0].effective(s.clock()), true, nil
 }
 
 // recordPendingSend commits the pending row. A concurrent confirm with the
 // same key finds the row the first one inserted and calls nobody.
 func (s *Store) recordPendingSend(ctx context.Context, draft ReplyDraft, cmd SendCommand) (send Send, created bool, err error) {
-	var rev int64
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Where("send_key = ?", cmd.SendKey).Limit(1).Find(&send).Error; err != nil || send.ID != 0 {
+	_, err = s.commit(ctx, func(t *txn) error {
+		if err := t.Where("send_key = ?", cmd.SendKey).Limit(1).Find(&send).Error; err != nil || send.ID != 0 {
 			return err
 		}
-		var inFlight int64
-		if err := tx.Model(&Send{}).Where("draft_id = ? AND status IN ('pending', 'unknown')", draft.ID).Count(&inFlight).Error; err != nil {
+		var statuses []string
+		if err := t.Model(&Send{}).Where("draft_id = ? AND status IN ?", draft.ID, []string{SendPending, SendUnknown, SendSent}).
+			Distinct().Pluck("status", &statuses).Error; err != nil {
 			return err
 		}
-		if inFlight > 0 {
+		if slices.Contains(statuses, SendSent) {
+			return ErrDraftAlreadySent
+		}
+		if len(statuses) > 0 {
 			return ErrSendInFlight
 		}
 		var activity *string
 		var ids []string
-		if err := tx.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", draft.ID).Limit(1).Pluck("id", &ids).Error; err != nil {
+		if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", draft.ID).Order("id").Limit(1).Pluck("id", &ids).Error; err != nil {
 			return err
 		}
 		if len(ids) == 1 {
 			activity = &ids[0]
 		}
-		now := s.clock()
-		if rev, err = bumpRevision(tx, now); err != nil {
+		rev, err := t.bump()
+		if err != nil {
 			return err
 		}
+		t.touch("draft:" + draft.ID)
 		send = Send{SendKey: cmd.SendKey, DraftID: draft.ID, ActivityID: activity, AccountID: draft.AccountID, ChatID: draft.ChatID,
 			ReplyToMessageID: draft.ReplyToMessageID, Body: cmd.Body, SourceMessageRevision: cmd.SourceMessageRevision,
-			Status: SendPending, Revision: rev, CreatedAt: now, UpdatedAt: now}
-		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&send)
-		if res.Error != nil {
-			return res.Error
+			Status: SendPending, Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}
+		if err := t.Create(&send).Error; err != nil {
+			return err
 		}
-		// Another process won the key between our read and insert: its row stands.
-		created = res.RowsAffected == 1
-		if !created {
-			return tx.Where("send_key = ?", cmd.SendKey).First(&send).Error
+		created = true
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrSendInFlight) || errors.Is(err, ErrDraftAlreadySent) {
+			return Send{}, false, err
+		}
+		return Send{}, false, fmt.Errorf("models: send: %w", err)
+	}
+	return send.effective(s.clock()), created, nil
+}
+
+// settleSend records a send's outcome; a sent reply completes every live
+// activity that names its draft (the contract allows one).
+func (s *Store) settleSend(ctx context.Context, id int64, status, pendingID, errText string) (Send, error) {
+	var send Send
+	_, err := s.commit(ctx, func(t *txn) error {
+		if err := t.Take(&send, id).Error; err != nil {
+			return err
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		t.touch("draft:" + send.DraftID)
+		send.Status, send.PendingMessageID, send.Error, send.Revision, send.UpdatedAt = status, pendingID, errText, rev, t.now
+		if err := t.Save(&send).Error; err != nil {
+			return err
+		}
+		if status != SendSent {
+			return nil
+		}
+		var ids []string
+		if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", send.DraftID).Pluck("id", &ids).Error; err != nil {
+			return err
+		}
+		for _, a := range ids {
+			if err := decide(t, ActivityState{ActivityID: a, State: StateCompleted, Note: "sent", Revision: rev, UpdatedAt: t.now}); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return Send{}, false, classifySend(err)
-	}
-	if created {
-		s.notify(rev, []string{"draft:" + draft.ID})
-	}
-	return send, created, nil
-}
-
-// settleSend records a send's outcome; a sent reply completes its activity.
-func (s *Store) settleSend(ctx context.Context, id int64, status, pendingID, errText string) (Send, error) {
-	var send Send
-	var routine string
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.First(&send, id).Error; err != nil {
-			return err
-		}
-		now := s.clock()
-		rev, err := bumpRevision(tx, now)
-		if err != nil {
-			return err
-		}
-		send.Status, send.PendingMessageID, send.Error, send.Revision, send.UpdatedAt = status, pendingID, errText, rev, now
-		if err := tx.Save(&send).Error; err != nil {
-			return err
-		}
-		if status == SendSent && send.ActivityID != nil {
-			routine, err = decide(tx, ActivityState{ActivityID: *send.ActivityID, State: StateCompleted, Note: "sent", Revision: rev, UpdatedAt: now})
-		}
-		return err
-	})
-	if err != nil {
 		return Send{}, fmt.Errorf("models: settle send: %w", err)
 	}
-	changed := []string{"draft:" + send.DraftID}
-	if send.ActivityID != nil {
-		changed = append(changed, activityChanges(*send.ActivityID, routine)...)
-	}
-	s.notify(send.Revision, changed)
 	return send, nil
 }
 
-// ReconcileSend settles a send whose outcome is unknown by reading the chat:
-// the owner's message with the same text after the attempt means sent;
-// its absence means failed, so the owner may try again with a new key.
+// ReconcileSend settles a send whose outcome is unknown by reading the chat
+// back, page by page, to the time of the attempt: the owner's message with
+// the same text means sent (or failed, when Beeper reports its send status
+// as failed). Not finding it proves nothing (Beeper may not have synced the
+// message yet), so the send stays unknown, noted "not seen yet"; only the
+// owner's explicit MarkSendNotSent opens the draft to another try.
 func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) (Send, error) {
 	send, ok, err := s.sendByKey(ctx, sendKey)
 	if err != nil {
@@ -230,36 +289,156 @@ func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) 
 	if send.Status != SendUnknown {
 		return send, nil
 	}
-	page, err := m.Messages(ctx, send.ChatID, beeper.MessagesQuery{})
-	if err != nil {
-		return Send{}, fmt.Errorf("models: reconcile: read chat: %w", err)
-	}
-	for _, msg := range page.Items {
-		if msg.IsSender && msg.Text == send.Body && !msg.Timestamp.Before(send.CreatedAt.Add(-time.Minute)) {
-			return s.settleSend(ctx, send.ID, SendSent, msg.ID, "")
+	since := send.CreatedAt.Add(-time.Minute)
+	q := beeper.MessagesQuery{}
+	checked := 0
+	for range reconcilePages {
+		page, err := m.Messages(ctx, send.ChatID, q)
+		if err != nil {
+			return Send{}, fmt.Errorf("models: reconcile: read chat: %w", err)
 		}
+		reachedAttempt := false
+		for _, msg := range page.Items {
+			checked++
+			if msg.Timestamp.Before(since) {
+				reachedAttempt = true
+				continue
+			}
+			if msg.IsSender && msg.Text == send.Body {
+				if failedStatus(msg.SendStatus) {
+					return s.settleSend(ctx, send.ID, SendFailed, msg.ID, "Beeper reports the message failed to send ("+msg.SendStatus+")")
+				}
+				return s.settleSend(ctx, send.ID, SendSent, msg.ID, "")
+			}
+		}
+		if reachedAttempt || !page.HasMore || page.OldestCursor == "" {
+			break
+		}
+		q = beeper.MessagesQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
 	}
-	return s.settleSend(ctx, send.ID, SendFailed, "", "not found in the chat after the attempt: "+send.Error)
+	note := fmt.Sprintf("not seen in the chat yet (checked %d messages back to %s at %s); check again later, or say it was not sent",
+		checked, since.Format(time.RFC3339), s.clock().Format(time.RFC3339))
+	return s.settleSend(ctx, send.ID, SendUnknown, "", note)
 }
 
-func classifySend(err error) error {
-	if errors.Is(err, ErrSendInFlight) {
-		return err
-	}
-	return fmt.Errorf("models: send: %w", err)
+// failedStatus reads Beeper's optional per-message sendStatus.
+func failedStatus(status string) bool {
+	st := strings.ToLower(status)
+	return strings.Contains(st, "fail") || st == "error"
 }
 
-// ChatDrafts lists the live reply drafts for a chat, with the owner's edits.
-func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]DraftView, error) {
-	var rows []draftRow
-	err := draftsWithEdits(s.rdb.WithContext(ctx)).
-		Where("reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", chatID).Order("reply_drafts.id").Scan(&rows).Error
+// MarkSendNotSent is the owner's word that an unknown send did not go out
+// (they looked in the chat themselves): it is recorded as failed, which
+// opens the draft to another review and send. A send in any other state is
+// returned unchanged.
+func (s *Store) MarkSendNotSent(ctx context.Context, sendKey string) (Send, error) {
+	send, ok, err := s.sendByKey(ctx, sendKey)
+	if err != nil {
+		return Send{}, err
+	}
+	if !ok {
+		return Send{}, ErrNotFound
+	}
+	if send.Status != SendUnknown {
+		return send, nil
+	}
+	return s.settleSend(ctx, send.ID, SendFailed, "", "the owner confirmed it was not sent")
+}
+
+// RecoverInterruptedSends marks every pending send unknown. serve calls it
+// at start: sends run inside serve's requests, so a pending row at start was
+// interrupted by a stop between the Beeper call and its outcome.
+func (s *Store) RecoverInterruptedSends(ctx context.Context) (int64, error) {
+	var n int64
+	_, err := s.commit(ctx, func(t *txn) error {
+		var keys []string
+		if err := t.Model(&Send{}).Where("status = ?", SendPending).Pluck("draft_id", &keys).Error; err != nil || len(keys) == 0 {
+			return err
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		res := t.Model(&Send{}).Where("status = ?", SendPending).Updates(map[string]any{
+			"status": SendUnknown, "error": "hearth stopped before the outcome was recorded", "revision": rev, "updated_at": t.now})
+		n = res.RowsAffected
+		for _, k := range keys {
+			t.touch("draft:" + k)
+		}
+		return res.Error
+	})
+	if err != nil {
+		return 0, fmt.Errorf("models: recover sends: %w", err)
+	}
+	return n, nil
+}
+
+// ChatDraft is a reply draft as Messages shows it: the owner's edit beside
+// the agent's candidates, the state of the reply activity that names it, and
+// its newest send, so a sent draft offers its outcome rather than a second Send.
+type ChatDraft struct {
+	DraftView
+	ActivityID string
+	State      UserStateView
+	LastSend   *Send
+}
+
+// Sent reports whether the draft's reply went out.
+func (d ChatDraft) Sent() bool { return d.LastSend != nil && d.LastSend.Status == SendSent }
+
+// ChatDrafts lists the live reply drafts for a chat, with the owner's
+// edits, their reply activity's state and their newest send.
+func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, error) {
+	var out []ChatDraft
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		var rows []draftRow
+		err := draftsWithEdits(tx).Where("reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", chatID).
+			Order("reply_drafts.id").Scan(&rows).Error
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		ids := make([]string, len(rows))
+		for i, r := range rows {
+			ids[i] = r.ID
+		}
+		var acts []struct {
+			ID, DraftID        string
+			State, Until, Note *string
+			UpdatedAt          *time.Time
+		}
+		if err := tx.Raw(`SELECT a.id, a.draft_id, s.state, s.until, s.note, s.updated_at FROM activities a
+			LEFT JOIN activity_states s ON s.activity_id = a.id
+			WHERE a.draft_id IN ? AND a.retracted_at IS NULL ORDER BY a.id`, ids).Scan(&acts).Error; err != nil {
+			return err
+		}
+		var sends []Send
+		if err := tx.Raw(`SELECT * FROM sends WHERE id IN (SELECT MAX(id) FROM sends WHERE draft_id IN ? GROUP BY draft_id)`, ids).
+			Scan(&sends).Error; err != nil {
+			return err
+		}
+		now := s.clock()
+		for _, r := range rows {
+			d := ChatDraft{DraftView: r.view(), State: UserStateView{State: StateAvailable}}
+			for _, a := range acts {
+				if a.DraftID == r.ID && d.ActivityID == "" {
+					d.ActivityID = a.ID
+					if a.State != nil {
+						d.State = UserStateView{State: *a.State, Until: deref(a.Until), Note: deref(a.Note), At: a.UpdatedAt}
+					}
+				}
+			}
+			for _, sd := range sends {
+				if sd.DraftID == r.ID {
+					e := sd.effective(now)
+					d.LastSend = &e
+				}
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("models: chat drafts: %w", err)
-	}
-	out := make([]DraftView, len(rows))
-	for i, r := range rows {
-		out[i] = r.view()
 	}
 	return out, nil
 }
@@ -288,5 +467,5 @@ func (s *Store) LatestSend(ctx context.Context, draftID string) (Send, bool, err
 	if len(rows) == 0 {
 		return Send{}, false, nil
 	}
-	return rows[0], true, nil
+	return rows[0].effective(s.clock()), true, nil
 }

@@ -2,39 +2,64 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"net/http"
-	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for a second connection
+
 	"hearth/beeper"
+	"hearth/beeper/beepertest"
 )
 
 // sendFixture is a store with a reply to Ana's chat of the fake Beeper, and
 // a client that reaches the fake through handler h (the fake when nil).
-func sendFixture(t *testing.T, wrap func(fake *beeper.Fake) http.Handler) (*Store, *beeper.Fake, *beeper.Client) {
+func sendFixture(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler) (*Store, *beepertest.Fake, *beeper.Client) {
 	t.Helper()
 	s, _ := newTestStore(t)
-	fake := beeper.NewFake("tok", beeper.WithFakeClock(func() time.Time { return testNow }))
-	var h http.Handler = fake
-	if wrap != nil {
-		h = wrap(fake)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	client := beeper.NewClient(srv.URL, "tok", beeper.WithTimeout(2*time.Second))
+	b := beepertest.Start(t, wrap, beepertest.WithClock(func() time.Time { return testNow }))
+	publishAnaReply(t, s)
+	return s, b.Fake, b.Client
+}
+
+// publishAnaReply publishes a draft replying to m-ana-3 in Ana's chat and its reply activity.
+func publishAnaReply(t *testing.T, s *Store) {
+	t.Helper()
 	d := draft("draft-ana", "Saturday works!")
-	d["chatId"], d["accountId"], d["replyToMessageId"], d["sourceMessageRevision"] = beeper.FakeAnaChatID, beeper.FakeAccountID, "m-ana-3", "3"
+	d["chatId"], d["accountId"], d["replyToMessageId"], d["sourceMessageRevision"] = beepertest.AnaChatID, beepertest.AccountID, "m-ana-3", "3"
 	reply := map[string]any{"id": "reply-ana", "kind": "reply", "title": "Answer Ana", "evidenceIds": []any{}, "payload": map[string]any{"draftId": "draft-ana"}}
 	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", d).add("activities", reply))
-	return s, fake, client
+}
+
+// holdWriteLock takes SQLite's write lock on path from a connection of its
+// own, as another process would, and returns its release.
+func holdWriteLock(t *testing.T, path string) func() {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		conn.ExecContext(context.Background(), "ROLLBACK")
+		conn.Close()
+		db.Close()
+	}
 }
 
 func confirm(key string) SendCommand {
-	return SendCommand{SendKey: key, DraftID: "draft-ana", Body: "Saturday works, 8am!", SourceMessageRevision: "3"}
+	return SendCommand{SendKey: key, DraftID: "draft-ana", ChatID: beepertest.AnaChatID, Body: "Saturday works, 8am!", SourceMessageRevision: "3"}
 }
 
 func TestConfirmSendSendsOnceAndCompletesTheReply(t *testing.T) {
@@ -81,7 +106,7 @@ func TestConcurrentConfirmsWithOneKeySendOneMessage(t *testing.T) {
 
 func TestStaleDraftSendsNothingAndShowsTheNewMessages(t *testing.T) {
 	s, fake, client := sendFixture(t, nil)
-	fake.Incoming(beeper.FakeAnaChatID, "@ana:beeper.local", "Actually, can we do Sunday?")
+	fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", "Actually, can we do Sunday?")
 	_, err := s.ConfirmSend(context.Background(), client, confirm("key-1"))
 	var stale *StaleDraftError
 	if !errors.As(err, &stale) || len(stale.Newer) != 1 || stale.Newer[0].Text != "Actually, can we do Sunday?" {
@@ -96,8 +121,8 @@ func TestStaleDraftSendsNothingAndShowsTheNewMessages(t *testing.T) {
 }
 
 // failSends answers every POST with status, without reaching the fake.
-func failSends(status int, posts *atomic.Int64) func(*beeper.Fake) http.Handler {
-	return func(fake *beeper.Fake) http.Handler {
+func failSends(status int, posts *atomic.Int64) func(*beepertest.Fake) http.Handler {
+	return func(fake *beepertest.Fake) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
 				posts.Add(1)
@@ -157,9 +182,9 @@ func TestLostAnswerIsUnknownThenReconciledToSentWithoutASecondMessage(t *testing
 	}
 }
 
-func TestLostRequestIsUnknownThenReconciledToFailed(t *testing.T) {
+func TestLostRequestStaysUnknownUntilSeenOrOwnerSaysNotSent(t *testing.T) {
 	// The connection drops before the fake sees the send: nothing arrives.
-	drop := func(fake *beeper.Fake) http.Handler {
+	drop := func(fake *beepertest.Fake) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
 				conn, _, _ := w.(http.Hijacker).Hijack()
@@ -170,16 +195,161 @@ func TestLostRequestIsUnknownThenReconciledToFailed(t *testing.T) {
 		})
 	}
 	s, fake, client := sendFixture(t, drop)
-	send, err := s.ConfirmSend(context.Background(), client, confirm("key-1"))
+	ctx := context.Background()
+	send, err := s.ConfirmSend(ctx, client, confirm("key-1"))
 	if err != nil || send.Status != SendUnknown {
 		t.Fatalf("send %+v, %v", send, err)
 	}
-	send, err = s.ReconcileSend(context.Background(), client, "key-1")
-	if err != nil || send.Status != SendFailed {
+	// Not finding the message proves nothing: Beeper may not have it yet.
+	send, err = s.ReconcileSend(ctx, client, "key-1")
+	if err != nil || send.Status != SendUnknown || !strings.Contains(send.Error, "not seen in the chat yet") {
 		t.Fatalf("reconciled %+v, %v", send, err)
+	}
+	if _, err := s.ConfirmSend(ctx, client, confirm("key-2")); !errors.Is(err, ErrSendInFlight) {
+		t.Fatalf("a new try while the outcome is unknown: %v", err)
+	}
+	// The owner looked and says it did not go: only then may it be sent again.
+	send, err = s.MarkSendNotSent(ctx, "key-1")
+	if err != nil || send.Status != SendFailed {
+		t.Fatalf("marked not sent %+v, %v", send, err)
 	}
 	if len(fake.Sends()) != 0 {
 		t.Fatal("fake received a message")
+	}
+	// The wrapper drops every POST, so the new try is let through and is again unknown.
+	if send, err := s.ConfirmSend(ctx, client, confirm("key-3")); err != nil || send.Status != SendUnknown {
+		t.Fatalf("the new try: %+v, %v", send, err)
+	}
+}
+
+func TestReconcileFindsTheMessageOnAnOlderPageByCursor(t *testing.T) {
+	s, _ := newTestStore(t)
+	b := beepertest.Start(t, nil, beepertest.WithClock(func() time.Time { return testNow }), beepertest.WithPageSize(2))
+	fake, client := b.Fake, b.Client
+	publishAnaReply(t, s)
+	ctx := context.Background()
+	fake.DropNextSendResponse()
+	send, err := s.ConfirmSend(ctx, client, confirm("key-1"))
+	if err != nil || send.Status != SendUnknown {
+		t.Fatalf("send %+v, %v", send, err)
+	}
+	// Ana writes three more messages: the owner's is no longer on the first page.
+	for _, text := range []string{"ok", "see you", "bring water"} {
+		fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", text)
+	}
+	send, err = s.ReconcileSend(ctx, client, "key-1")
+	if err != nil || send.Status != SendSent || send.PendingMessageID == "" {
+		t.Fatalf("reconciled %+v, %v", send, err)
+	}
+	if n := len(fake.Sends()); n != 1 {
+		t.Fatalf("fake received %d messages, want 1", n)
+	}
+}
+
+func TestConfirmRefusesADraftOfAnotherChatAndSendsNothing(t *testing.T) {
+	s, fake, client := sendFixture(t, nil)
+	cmd := confirm("key-1")
+	cmd.ChatID = beepertest.TomasChatID
+	if _, err := s.ConfirmSend(context.Background(), client, cmd); !errors.Is(err, ErrDraftNotInChat) {
+		t.Fatalf("got %v", err)
+	}
+	if len(fake.Sends()) != 0 {
+		t.Fatal("a mismatched draft was sent")
+	}
+	if _, ok, _ := s.sendByKey(context.Background(), "key-1"); ok {
+		t.Fatal("a refused confirm left a send row")
+	}
+}
+
+func TestASentDraftIsNeverSentAgainWithANewKey(t *testing.T) {
+	s, fake, client := sendFixture(t, nil)
+	ctx := context.Background()
+	if send, err := s.ConfirmSend(ctx, client, confirm("key-1")); err != nil || send.Status != SendSent {
+		t.Fatalf("send %+v, %v", send, err)
+	}
+	if _, err := s.ConfirmSend(ctx, client, confirm("key-2")); !errors.Is(err, ErrDraftAlreadySent) {
+		t.Fatalf("a second send of a sent draft: %v", err)
+	}
+	if n := len(fake.Sends()); n != 1 {
+		t.Fatalf("fake received %d messages", n)
+	}
+	drafts, err := s.ChatDrafts(ctx, beepertest.AnaChatID)
+	if err != nil || len(drafts) != 1 || !drafts[0].Sent() || drafts[0].ActivityID != "reply-ana" || drafts[0].State.State != StateCompleted {
+		t.Fatalf("Messages' view of the draft: %+v, %v", drafts, err)
+	}
+}
+
+func TestInterruptedPendingSendIsUnknownAfterTheDeadlineAndReconcilable(t *testing.T) {
+	s, fake, client := sendFixture(t, nil)
+	ctx := context.Background()
+	d := ReplyDraft{ID: "draft-ana", ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID, ReplyToMessageID: "m-ana-3"}
+	// The process stopped after recording pending and calling Beeper.
+	if _, _, err := s.recordPendingSend(ctx, d, confirm("key-1")); err != nil {
+		t.Fatal(err)
+	}
+	fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "Saturday works, 8am!")
+	if send, _, _ := s.sendByKey(ctx, "key-1"); send.Status != SendPending {
+		t.Fatalf("within the deadline the send is %s", send.Status)
+	}
+	clock := s.now
+	s.now = func() time.Time { return clock().Add(SendDeadline + pendingGrace + time.Second) }
+	if send, _, _ := s.sendByKey(ctx, "key-1"); send.Status != SendUnknown {
+		t.Fatalf("after the deadline the send is %s, want unknown", send.Status)
+	}
+	if _, err := s.ConfirmSend(ctx, client, confirm("key-2")); !errors.Is(err, ErrSendInFlight) {
+		t.Fatalf("a new try beside an interrupted send: %v", err)
+	}
+	send, err := s.ReconcileSend(ctx, client, "key-1")
+	if err != nil || send.Status != SendSent {
+		t.Fatalf("reconciled %+v, %v", send, err)
+	}
+}
+
+func TestRecoverInterruptedSendsMarksPendingUnknownAtStart(t *testing.T) {
+	s, _, _ := sendFixture(t, nil)
+	ctx := context.Background()
+	d := ReplyDraft{ID: "draft-ana", ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID}
+	if _, _, err := s.recordPendingSend(ctx, d, confirm("key-1")); err != nil {
+		t.Fatal(err)
+	}
+	before := mustRevision(t, s)
+	if n, err := s.RecoverInterruptedSends(ctx); err != nil || n != 1 {
+		t.Fatalf("recovered %d, %v", n, err)
+	}
+	send, _, _ := s.sendByKey(ctx, "key-1")
+	if send.Status != SendUnknown || mustRevision(t, s) != before+1 {
+		t.Fatalf("send %+v at revision %d", send, mustRevision(t, s))
+	}
+	if n, err := s.RecoverInterruptedSends(ctx); err != nil || n != 0 || mustRevision(t, s) != before+1 {
+		t.Fatalf("second recovery changed %d rows, %v", n, err)
+	}
+}
+
+func TestOutcomeThatCannotBeRecordedIsNeverNothingSent(t *testing.T) {
+	// Another connection holds the write lock from the moment Beeper accepts
+	// the message until after the busy timeout, so the final commit fails.
+	var release func()
+	var s *Store
+	hold := func(fake *beepertest.Fake) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				release = holdWriteLock(t, s.Path())
+			}
+			fake.ServeHTTP(w, r)
+		})
+	}
+	s, fake, client := sendFixture(t, hold)
+	send, err := s.ConfirmSend(context.Background(), client, confirm("key-1"))
+	release()
+	if !errors.Is(err, ErrOutcomeNotRecorded) || send.Status != SendSent {
+		t.Fatalf("send %+v, %v", send, err)
+	}
+	if n := len(fake.Sends()); n != 1 {
+		t.Fatalf("fake received %d messages", n)
+	}
+	// The row is still pending: no new try starts, and after the deadline it is unknown and reconciled.
+	if _, err := s.ConfirmSend(context.Background(), client, confirm("key-2")); !errors.Is(err, ErrSendInFlight) {
+		t.Fatalf("a new try: %v", err)
 	}
 }
 

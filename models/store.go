@@ -188,7 +188,7 @@ func (s *Store) Close() error {
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
-	return s.rdb.WithContext(ctx).Raw("SELECT 1 FROM workspace").Scan(&one).Error
+	return s.rdb.WithContext(ctx).Model(&Workspace{}).Select("1").Scan(&one).Error
 }
 
 // Path is the database file.
@@ -199,7 +199,8 @@ func (s *Store) clock() time.Time { return s.now().UTC() }
 // Now is the Store's clock: handlers use it so pages agree with the data.
 func (s *Store) Now() time.Time { return s.clock() }
 
-// write runs fn in one immediate write transaction.
+// write runs fn in one immediate write transaction; services that change
+// agent-visible state go through commit, which bumps and notifies.
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -225,19 +226,9 @@ func (s *Store) LatestRevision() int64 { return s.latest.Load() }
 
 // Revision is the workspace revision.
 func (s *Store) Revision(ctx context.Context) (int64, error) {
-	var rev int64
-	if err := s.rdb.WithContext(ctx).Raw("SELECT revision FROM workspace WHERE id = 1").Scan(&rev).Error; err != nil {
-		return 0, fmt.Errorf("models: revision: %w", err)
-	}
-	return rev, nil
-}
-
-// bumpRevision increments the workspace revision inside tx and returns it.
-func bumpRevision(tx *gorm.DB, now time.Time) (int64, error) {
-	var rev int64
-	err := tx.Raw("UPDATE workspace SET revision = revision + 1, updated_at = ? WHERE id = 1 RETURNING revision", now).Scan(&rev).Error
+	rev, err := workspaceRevision(s.rdb.WithContext(ctx))
 	if err != nil {
-		return 0, fmt.Errorf("bump revision: %w", err)
+		return 0, fmt.Errorf("models: revision: %w", err)
 	}
 	return rev, nil
 }

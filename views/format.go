@@ -35,14 +35,6 @@ func longDate(date string) string {
 	return t.Format("Monday 2 January")
 }
 
-func tomorrow(today string) string {
-	t, err := time.Parse(time.DateOnly, today)
-	if err != nil {
-		return ""
-	}
-	return t.AddDate(0, 0, 1).Format(time.DateOnly)
-}
-
 // ago renders a past moment relative to now, briefly.
 func ago(now, then time.Time) string {
 	if then.IsZero() {
@@ -69,9 +61,12 @@ func derefTime(t *time.Time) time.Time {
 	return *t
 }
 
-// clock renders a moment as HH:MM in the owner's zone (that of Home's day).
+// clock renders a moment as HH:MM in the owner's zone (that of the day), never the server's.
 func clock(t time.Time, s RowState) string {
-	return t.Local().Format("15:04")
+	if s.Day.Zone == nil {
+		return t.UTC().Format("15:04 UTC")
+	}
+	return t.In(s.Day.Zone).Format("15:04")
 }
 
 func kindIcon(kind, state string) string {
@@ -80,6 +75,8 @@ func kindIcon(kind, state string) string {
 		return "✓"
 	case models.StateSkipped:
 		return "–"
+	case models.StatePartial:
+		return "◐"
 	}
 	switch kind {
 	case models.KindMeasurement:
@@ -98,6 +95,8 @@ func stateLabel(r models.HomeRow) string {
 		return "done"
 	case models.StateSkipped:
 		return "skipped"
+	case models.StatePartial:
+		return "partly done"
 	case models.StateDeferred:
 		return "deferred to " + r.UserState.Until
 	case models.StateInProgress:
@@ -208,4 +207,19 @@ func newestSortKey(msgs []beeper.Message) string {
 		return ""
 	}
 	return string(msgs[len(msgs)-1].SortKey)
+}
+
+// replyStateLabel says where the reply activity stands on Home.
+func replyStateLabel(d models.ChatDraft) string {
+	switch d.State.State {
+	case models.StateCompleted:
+		return "done"
+	case models.StateDismissed:
+		return "dismissed"
+	case models.StateSkipped:
+		return "skipped"
+	case models.StateDeferred:
+		return "deferred to " + d.State.Until
+	}
+	return "to do"
 }

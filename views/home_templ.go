@@ -24,7 +24,7 @@ type HomeData struct {
 }
 
 func (d HomeData) rowState(id string) RowState {
-	return RowState{Expanded: d.Open[id], Now: d.Now, Today: d.Home.Today, Open: d.Open}
+	return RowState{Expanded: d.Open[id], Now: d.Now, Day: d.Home.Day, Open: d.Open}
 }
 
 // Home is the full Home page.

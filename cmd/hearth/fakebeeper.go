@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"hearth/beeper"
+	"hearth/beeper/beepertest"
 )
 
 // cmdFakeBeeper serves the in-memory Beeper Desktop fake, for demos and manual testing.
@@ -19,6 +19,7 @@ func cmdFakeBeeper(args []string) error {
 	fs := flag.NewFlagSet("fake-beeper", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:23373", "listen address")
 	token := fs.String("token", "fake-beeper-token", "access token the fake accepts")
+	sendDelay := fs.Duration("send-delay", 0, "hold each send's answer this long after applying it (crash tests)")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
@@ -27,7 +28,8 @@ func cmdFakeBeeper(args []string) error {
 		return err
 	}
 	// A live clock makes the seeded conversations look recent in the demo.
-	fake := beeper.NewFake(*token, beeper.WithFakeClock(time.Now))
+	fake := beepertest.New(*token, beepertest.WithClock(time.Now))
+	fake.SetSendDelay(*sendDelay)
 	srv := &http.Server{Handler: fake, ReadHeaderTimeout: 10 * time.Second}
 	url := "http://" + ln.Addr().String()
 	fmt.Printf("fake Beeper Desktop API at %s\n  BEEPER_DESKTOP_BASE_URL=%s\n  BEEPER_ACCESS_TOKEN=%s\n", url, url, *token)

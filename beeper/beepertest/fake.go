@@ -1,4 +1,8 @@
-package beeper
+// Package beepertest is an in-memory Beeper Desktop API server speaking
+// the protocol of ../shared/beeper-api.md, with fault injection, for tests
+// and the demo. It lives apart from the client so production code that
+// talks to Beeper never links a fake by accident.
+package beepertest
 
 import (
 	"encoding/json"
@@ -10,21 +14,23 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"hearth/beeper"
 )
 
-// FakeVersion is the X-Beeper-Desktop-Version the fake reports.
-const FakeVersion = "4.1.0-hearth-fake"
+// Version is the X-Beeper-Desktop-Version the fake reports.
+const Version = "4.1.0-hearth-fake"
 
-// FakeBaseTime is the fake's default clock: fixed, so seeded data and tests are deterministic.
-var FakeBaseTime = time.Date(2026, time.March, 11, 9, 0, 0, 0, time.UTC)
+// BaseTime is the fake's default clock: fixed, so seeded data and tests are deterministic.
+var BaseTime = time.Date(2026, time.March, 11, 9, 0, 0, 0, time.UTC)
 
 // Seeded identifiers, shared with hearth's demo publication.
 const (
-	FakeAccountID = "whatsapp-demo"
-	FakeSelfID    = "@owner:beeper.local"
-	FakeAnaChatID = "!ana-okafor:beeper.local"
-	FakeTomasChat = "!tomas-lindqvist:beeper.local"
-	FakeGroupChat = "!climbing-crew:beeper.local"
+	AccountID   = "whatsapp-demo"
+	SelfID      = "@owner:beeper.local"
+	AnaChatID   = "!ana-okafor:beeper.local"
+	TomasChatID = "!tomas-lindqvist:beeper.local"
+	GroupChatID = "!climbing-crew:beeper.local"
 )
 
 // RecordedSend is one send the fake accepted, in arrival order.
@@ -35,46 +41,47 @@ type RecordedSend struct {
 	At               time.Time
 }
 
-// FakeOption configures a Fake.
-type FakeOption func(*Fake)
+// Option configures a Fake.
+type Option func(*Fake)
 
-// WithFakeClock sets the clock; seeded messages are placed relative to its first reading.
-func WithFakeClock(now func() time.Time) FakeOption { return func(f *Fake) { f.now = now } }
+// WithClock sets the clock; seeded messages are placed relative to its first reading.
+func WithClock(now func() time.Time) Option { return func(f *Fake) { f.now = now } }
 
-// WithFakePageSize sets how many chats or messages one page holds (default 50).
-func WithFakePageSize(n int) FakeOption { return func(f *Fake) { f.pageSize = max(n, 1) } }
+// WithPageSize sets how many chats or messages one page holds (default 50).
+func WithPageSize(n int) Option { return func(f *Fake) { f.pageSize = max(n, 1) } }
 
 // Fake is an in-memory Beeper Desktop API server (an http.Handler) with fault injection.
 type Fake struct {
-	mu       sync.Mutex
-	now      func() time.Time
-	pageSize int
-	token    string
-	accounts []Account
-	chats    map[string]*fakeChat
-	sends    []RecordedSend
-	seq      int // orders all messages ever added, to break lastActivity ties
-	requests int
-	failCode int
-	failN    int
-	delay    time.Duration
-	dropSend bool
+	mu        sync.Mutex
+	now       func() time.Time
+	pageSize  int
+	token     string
+	accounts  []beeper.Account
+	chats     map[string]*fakeChat
+	sends     []RecordedSend
+	seq       int // orders all messages ever added, to break lastActivity ties
+	requests  int
+	failCode  int
+	failN     int
+	delay     time.Duration
+	sendDelay time.Duration
+	dropSend  bool
 }
 
 type fakeChat struct {
-	chat Chat
+	chat beeper.Chat
 	msgs []fakeMessage // ascending by sort key
 }
 
 type fakeMessage struct {
-	Message
+	beeper.Message
 	pendingID string
 	seq       int
 }
 
-// NewFake returns a fake seeded with fictional chats that accepts token as Bearer.
-func NewFake(token string, opts ...FakeOption) *Fake {
-	f := &Fake{now: func() time.Time { return FakeBaseTime }, pageSize: 50, token: token, chats: map[string]*fakeChat{}}
+// New returns a fake seeded with fictional chats that accepts token as Bearer.
+func New(token string, opts ...Option) *Fake {
+	f := &Fake{now: func() time.Time { return BaseTime }, pageSize: 50, token: token, chats: map[string]*fakeChat{}}
 	for _, o := range opts {
 		o(f)
 	}
@@ -83,22 +90,22 @@ func NewFake(token string, opts ...FakeOption) *Fake {
 }
 
 func (f *Fake) seed(base time.Time) {
-	self := User{ID: FakeSelfID, FullName: "Sam Rivera", IsSelf: true}
-	ana := User{ID: "@ana:beeper.local", FullName: "Ana Okafor"}
-	tomas := User{ID: "@tomas:beeper.local", FullName: "Tomas Lindqvist"}
-	jules := User{ID: "@jules:beeper.local", FullName: "Jules Moreau"}
-	f.accounts = []Account{{AccountID: FakeAccountID, User: self, Network: "WhatsApp"}}
+	self := beeper.User{ID: SelfID, FullName: "Sam Rivera", IsSelf: true}
+	ana := beeper.User{ID: "@ana:beeper.local", FullName: "Ana Okafor"}
+	tomas := beeper.User{ID: "@tomas:beeper.local", FullName: "Tomas Lindqvist"}
+	jules := beeper.User{ID: "@jules:beeper.local", FullName: "Jules Moreau"}
+	f.accounts = []beeper.Account{{AccountID: AccountID, User: self, Network: "WhatsApp"}}
 
 	type line struct {
 		id   string
-		from User
+		from beeper.User
 		ago  time.Duration
 		text string
 	}
-	add := func(id, title, typ string, people []User, unread int, lines ...line) {
-		c := &fakeChat{chat: Chat{
-			ID: id, AccountID: FakeAccountID, Network: "WhatsApp", Title: title, Type: typ,
-			Participants: Participants{Items: people, Total: len(people)},
+	add := func(id, title, typ string, people []beeper.User, unread int, lines ...line) {
+		c := &fakeChat{chat: beeper.Chat{
+			ID: id, AccountID: AccountID, Network: "WhatsApp", Title: title, Type: typ,
+			Participants: beeper.Participants{Items: people, Total: len(people)},
 		}}
 		f.chats[id] = c
 		for i, l := range lines {
@@ -108,17 +115,17 @@ func (f *Fake) seed(base time.Time) {
 		}
 		c.chat.UnreadCount = unread
 	}
-	add(FakeGroupChat, "Climbing crew", ChatGroup, []User{self, ana, jules}, 0,
+	add(GroupChatID, "Climbing crew", beeper.ChatGroup, []beeper.User{self, ana, jules}, 0,
 		line{"m-crew-1", jules, 50 * time.Hour, "Bouldering Thursday at 7? The new problems went up."},
 		line{"m-crew-2", ana, 49 * time.Hour, "I'm in. Sam?"},
 		line{"m-crew-3", self, 48 * time.Hour, "Count me in, I'll bring the spare chalk bag."},
 	)
-	add(FakeTomasChat, "Tomas Lindqvist", ChatSingle, []User{self, tomas}, 0,
+	add(TomasChatID, "Tomas Lindqvist", beeper.ChatSingle, []beeper.User{self, tomas}, 0,
 		line{"m-tomas-1", tomas, 30 * time.Hour, "If your bike still needs a service, the shop on Kastanienallee is great."},
 		line{"m-tomas-2", self, 29 * time.Hour, "Thanks! Do they take walk-ins?"},
 		line{"m-tomas-3", tomas, 28 * time.Hour, "Bookings by phone only, usually a week out."},
 	)
-	add(FakeAnaChatID, "Ana Okafor", ChatSingle, []User{self, ana}, 1,
+	add(AnaChatID, "Ana Okafor", beeper.ChatSingle, []beeper.User{self, ana}, 1,
 		line{"m-ana-1", ana, 40 * time.Hour, "Are we still on for the coast trail hike on Saturday?"},
 		line{"m-ana-2", ana, 16 * time.Hour, "Checking again about Saturday: does it still work for you?"},
 		line{"m-ana-3", ana, 1 * time.Hour, "And what time should we meet? I'd like an early start."},
@@ -126,7 +133,7 @@ func (f *Fake) seed(base time.Time) {
 }
 
 // appendLocked adds a message with the next sort key in its chat and bumps the chat's activity.
-func (f *Fake) appendLocked(c *fakeChat, from User, text, replyTo string, at time.Time) *fakeMessage {
+func (f *Fake) appendLocked(c *fakeChat, from beeper.User, text, replyTo string, at time.Time) *fakeMessage {
 	at = at.UTC().Truncate(time.Millisecond) // the API's timestamp precision
 	f.seq++
 	next := 1
@@ -134,10 +141,10 @@ func (f *Fake) appendLocked(c *fakeChat, from User, text, replyTo string, at tim
 		last, _ := strconv.Atoi(string(c.msgs[n-1].SortKey))
 		next = last + 1
 	}
-	c.msgs = append(c.msgs, fakeMessage{seq: f.seq, Message: Message{
+	c.msgs = append(c.msgs, fakeMessage{seq: f.seq, Message: beeper.Message{
 		ID: fmt.Sprintf("m-%d", f.seq), AccountID: c.chat.AccountID, ChatID: c.chat.ID,
-		SenderID: from.ID, SenderName: from.FullName, SortKey: SortKey(strconv.Itoa(next)),
-		Timestamp: at, Type: "TEXT", Text: text, IsSender: from.ID == FakeSelfID, LinkedMessageID: replyTo,
+		SenderID: from.ID, SenderName: from.FullName, SortKey: beeper.SortKey(strconv.Itoa(next)),
+		Timestamp: at, Type: "TEXT", Text: text, IsSender: from.ID == SelfID, LinkedMessageID: replyTo,
 	}})
 	c.chat.LastActivity = at
 	return &c.msgs[len(c.msgs)-1]
@@ -165,6 +172,15 @@ func (f *Fake) SetDelay(d time.Duration) {
 	f.delay = d
 }
 
+// SetSendDelay holds each send's answer for d after the message was
+// applied: a client (or process) that gives up or dies meanwhile leaves the
+// message sent without knowing it.
+func (f *Fake) SetSendDelay(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sendDelay = d
+}
+
 // DropNextSendResponse makes the next send be recorded and applied, then closes
 // the connection without answering: "accepted but the response never arrived".
 func (f *Fake) DropNextSendResponse() {
@@ -173,15 +189,15 @@ func (f *Fake) DropNextSendResponse() {
 	f.dropSend = true
 }
 
-// Incoming injects a newer unread message from senderID; it returns the zero Message for an unknown chat.
-func (f *Fake) Incoming(chatID, senderID, text string) Message {
+// Incoming injects a newer unread message from senderID; it returns the zero beeper.Message for an unknown chat.
+func (f *Fake) Incoming(chatID, senderID, text string) beeper.Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c, ok := f.chats[chatID]
 	if !ok {
-		return Message{}
+		return beeper.Message{}
 	}
-	from := User{ID: senderID}
+	from := beeper.User{ID: senderID}
 	for _, u := range c.chat.Participants.Items {
 		if u.ID == senderID {
 			from = u
@@ -203,14 +219,14 @@ func (f *Fake) Sends() []RecordedSend {
 }
 
 // Messages returns a copy of a chat's messages, oldest first (nil for an unknown chat).
-func (f *Fake) Messages(chatID string) []Message {
+func (f *Fake) Messages(chatID string) []beeper.Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c, ok := f.chats[chatID]
 	if !ok {
 		return nil
 	}
-	out := make([]Message, len(c.msgs))
+	out := make([]beeper.Message, len(c.msgs))
 	for i, m := range c.msgs {
 		out[i] = m.Message
 	}
@@ -240,6 +256,9 @@ func errReply(status int, code, msg string) reply {
 func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	delay := f.delay
+	if r.Method == http.MethodPost {
+		delay += f.sendDelay
+	}
 	rep := f.handleLocked(r)
 	f.mu.Unlock()
 
@@ -264,7 +283,7 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range rep.header {
 		w.Header()[k] = v
 	}
-	w.Header().Set("X-Beeper-Desktop-Version", FakeVersion)
+	w.Header().Set("X-Beeper-Desktop-Version", Version)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(rep.status)
 	_ = json.NewEncoder(w).Encode(rep.body)
@@ -294,7 +313,7 @@ func (f *Fake) handleLocked(r *http.Request) reply {
 	}
 	if len(seg) == 1 && seg[0] == "info" && r.Method == http.MethodGet {
 		return reply{status: http.StatusOK, body: map[string]any{
-			"app":    map[string]string{"name": "Beeper Desktop (hearth fake)", "version": FakeVersion},
+			"app":    map[string]string{"name": "Beeper Desktop (hearth fake)", "version": Version},
 			"server": map[string]string{"status": "running"},
 		}}
 	}
@@ -350,7 +369,7 @@ func codeFor(status int) string {
 	return "BAD_REQUEST"
 }
 
-func validDirection(d string) bool { return d == "" || d == Before || d == After }
+func validDirection(d string) bool { return d == "" || d == beeper.Before || d == beeper.After }
 
 // listChatsLocked serves the chat list and search; the cursor is the position key of a chat.
 func (f *Fake) listChatsLocked(q url.Values, search bool) reply {
@@ -397,7 +416,7 @@ func (f *Fake) listChatsLocked(q url.Values, search bool) reply {
 	// Most recent activity first; the newest message's sequence breaks ties.
 	slices.SortFunc(chats, func(a, b *fakeChat) int { return b.position() - a.position() })
 	page, more := pageOf(chats, q, limit, (*fakeChat).position, true)
-	items := make([]Chat, len(page))
+	items := make([]beeper.Chat, len(page))
 	for i, c := range page {
 		items[i] = c.chat
 		if n := len(c.msgs); n > 0 {
@@ -425,7 +444,7 @@ func (c *fakeChat) position() int {
 // page without a cursor, else the items nearest the cursor on its older
 // ("before", the default) or newer ("after") side.
 func pageOf[T any](items []T, q url.Values, size int, key func(T) int, desc bool) ([]T, bool) {
-	after := q.Get("direction") == After
+	after := q.Get("direction") == beeper.After
 	sel := items
 	if cursor := q.Get("cursor"); cursor != "" {
 		c, _ := strconv.Atoi(cursor)
@@ -452,7 +471,7 @@ func (f *Fake) listMessagesLocked(c *fakeChat, q url.Values) reply {
 	}
 	sortKey := func(m fakeMessage) int { n, _ := strconv.Atoi(string(m.SortKey)); return n }
 	page, more := pageOf(c.msgs, q, f.pageSize, sortKey, false)
-	items := make([]Message, 0, len(page))
+	items := make([]beeper.Message, 0, len(page))
 	for i := len(page) - 1; i >= 0; i-- {
 		items = append(items, page[i].Message)
 	}
@@ -465,7 +484,7 @@ func (f *Fake) listMessagesLocked(c *fakeChat, q url.Values) reply {
 }
 
 func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
-	var req SendRequest
+	var req beeper.SendRequest
 	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20)).Decode(&req); err != nil {
 		return errReply(http.StatusBadRequest, "BAD_REQUEST", "body must be JSON {text, replyToMessageID?}")
 	}
@@ -476,7 +495,7 @@ func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
 		return errReply(http.StatusBadRequest, "BAD_REQUEST", "replyToMessageID is not in this chat")
 	}
 	at := f.now().UTC().Truncate(time.Millisecond)
-	var self User
+	var self beeper.User
 	for _, a := range f.accounts {
 		if a.AccountID == c.chat.AccountID {
 			self = a.User
@@ -490,5 +509,5 @@ func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
 		f.dropSend = false
 		return reply{drop: true}
 	}
-	return reply{status: http.StatusOK, body: SendResult{ChatID: c.chat.ID, PendingMessageID: m.pendingID}}
+	return reply{status: http.StatusOK, body: beeper.SendResult{ChatID: c.chat.ID, PendingMessageID: m.pendingID}}
 }

@@ -1,0 +1,74 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Workspace is the one row holding the workspace revision: every commit
+// that changes agent-visible state increments it (DESIGN §4).
+type Workspace struct {
+	ID        int `gorm:"primaryKey"`
+	Revision  int64
+	UpdatedAt time.Time
+}
+
+// TableName is the singular table of migration 00001.
+func (Workspace) TableName() string { return "workspace" }
+
+// workspaceRevision reads the revision inside tx.
+func workspaceRevision(tx *gorm.DB) (int64, error) {
+	var w Workspace
+	err := tx.Select("revision").Where("id = 1").Take(&w).Error
+	return w.Revision, err
+}
+
+// txn is one write transaction of commit: the transaction, its clock, and
+// the revision it bumped (zero until bump) with what it changed.
+type txn struct {
+	*gorm.DB
+	now     time.Time
+	rev     int64
+	changed []string
+}
+
+// bump increments the workspace revision once per transaction and returns
+// it; a transaction that changes nothing never calls it.
+func (t *txn) bump() (int64, error) {
+	if t.rev != 0 {
+		return t.rev, nil
+	}
+	var w Workspace
+	err := t.Model(&w).Clauses(clause.Returning{Columns: []clause.Column{{Name: "revision"}}}).Where("id = 1").
+		Updates(map[string]any{"revision": gorm.Expr("revision + 1"), "updated_at": t.now}).Error
+	if err != nil {
+		return 0, err
+	}
+	t.rev = w.Revision
+	return t.rev, nil
+}
+
+// touch names what the transaction changed, for the notifier.
+func (t *txn) touch(keys ...string) { t.changed = append(t.changed, keys...) }
+
+// commit runs fn in one immediate write transaction under the write lock
+// and, when fn bumped the revision, notifies after the commit, so a
+// listener never sees state that could roll back. It returns the bumped
+// revision, or zero when fn changed nothing.
+func (s *Store) commit(ctx context.Context, fn func(t *txn) error) (int64, error) {
+	var t *txn
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		t = &txn{DB: tx, now: s.clock()}
+		return fn(t)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if t.rev != 0 {
+		s.notify(t.rev, t.changed)
+	}
+	return t.rev, nil
+}
