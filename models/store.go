@@ -53,6 +53,9 @@ type Store struct {
 	latest atomic.Int64
 	// sessions caches verified owner sessions briefly (see AuthenticateSession).
 	sessions sync.Map // token hash → time.Time (cached until)
+	// sessionsEnded counts committed logouts, so a session read that raced
+	// one does not stay cached (see forgetSessions).
+	sessionsEnded atomic.Uint64
 
 	// writeMu queues this process's writers in Go rather than in SQLite's
 	// busy handler; _txlock=immediate and busy_timeout still cover other
