@@ -87,16 +87,25 @@ func hashToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CreateCredential mints an agent credential and returns it with the token,
-// which is shown once and never stored.
-func (s *Store) CreateCredential(ctx context.Context, name string, scopes []string) (AgentCredential, string, error) {
+// ValidateCredential checks a new credential's name and scopes, so the CLI
+// can refuse them before it opens (and so creates) a data dir.
+func ValidateCredential(name string, scopes []string) error {
 	if !credentialName.MatchString(name) {
-		return AgentCredential{}, "", fmt.Errorf("models: credential name must be 1-64 of [A-Za-z0-9._:@-]: %w", ErrInvalidInput)
+		return fmt.Errorf("models: credential name must be 1-64 of [A-Za-z0-9._:@-]: %w", ErrInvalidInput)
 	}
 	for _, sc := range scopes {
 		if !slices.Contains(AllScopes, sc) {
-			return AgentCredential{}, "", fmt.Errorf("models: unknown scope %q (allowed: %s): %w", sc, strings.Join(AllScopes, ", "), ErrInvalidInput)
+			return fmt.Errorf("models: unknown scope %q (allowed: %s): %w", sc, strings.Join(AllScopes, ", "), ErrInvalidInput)
 		}
+	}
+	return nil
+}
+
+// CreateCredential mints an agent credential and returns it with the token,
+// which is shown once and never stored.
+func (s *Store) CreateCredential(ctx context.Context, name string, scopes []string) (AgentCredential, string, error) {
+	if err := ValidateCredential(name, scopes); err != nil {
+		return AgentCredential{}, "", err
 	}
 	token := tokenPrefix + randomToken()
 	cred := AgentCredential{
