@@ -33,7 +33,12 @@ func (s *Server) agentContext(c *fiber.Ctx) error {
 
 func (s *Server) agentContextPage(c *fiber.Ctx) error {
 	page, err := s.store.ContextPage(c.UserContext(), c.Params("collection"), c.Query("cursor"))
+	var stale *models.StaleCursorError
 	switch {
+	case errors.As(err, &stale):
+		return apiError(c, fiber.StatusConflict, "revision_conflict",
+			"the workspace changed since this cursor was issued; read GET /api/agent-context again",
+			fiber.Map{"cursorRevision": stale.CursorRevision, "currentRevision": stale.Current})
 	case errors.Is(err, models.ErrNotFound):
 		return apiError(c, fiber.StatusNotFound, "not_found", "unknown collection", fiber.Map{"allowed": models.ContextCollections})
 	case errors.Is(err, models.ErrBadCursor):

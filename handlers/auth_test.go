@@ -392,3 +392,36 @@ func TestUnknownRouteIs404Envelope(t *testing.T) {
 		})
 	}
 }
+
+func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
+	t.Parallel()
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	cases := []struct {
+		name, header string
+		status       int
+	}{
+		{name: "lower case", header: "bearer " + token, status: http.StatusOK},
+		{name: "upper case", header: "BEARER " + token, status: http.StatusOK},
+		{name: "mixed case, two spaces", header: "BeArEr  " + token, status: http.StatusOK},
+		{name: "canonical", header: "Bearer " + token, status: http.StatusOK},
+		{name: "another scheme", header: "Basic " + token, status: http.StatusUnauthorized},
+		{name: "no space after the scheme", header: "Bearer" + token, status: http.StatusUnauthorized},
+		{name: "scheme only", header: "bearer", status: http.StatusUnauthorized},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ta := ta.in(t)
+			req := httptest.NewRequest(http.MethodGet, "/api/agent-context", nil)
+			req.Header.Set("Authorization", tc.header)
+			resp := ta.do(req)
+			if tc.status != http.StatusOK {
+				assertError(t, resp, tc.status, "unauthorized")
+				return
+			}
+			if resp.status != http.StatusOK || jsonAt(t, resp.body, "/revision") != float64(0) {
+				t.Fatalf("got %s, want 200 with the context at revision 0", resp)
+			}
+		})
+	}
+}

@@ -126,8 +126,9 @@ func TestAgentContextRejectsForgedCursor(t *testing.T) {
 	token := ta.agentToken()
 	for _, cursor := range []string{
 		"bad", // valid base64url, but not a cursor this server issued
-		base64.RawURLEncoding.EncodeToString([]byte("people:p1")),          // another collection's cursor
-		base64.RawURLEncoding.EncodeToString([]byte("measurements:12abc")), // a non-numeric measurement key
+		base64.RawURLEncoding.EncodeToString([]byte("people:p1")),               // another collection's cursor
+		base64.RawURLEncoding.EncodeToString([]byte("measurements:12abc")),      // a non-numeric measurement key
+		base64.RawURLEncoding.EncodeToString([]byte("activities:-1:task-0001")), // a revision that cannot be
 	} {
 		collection := "activities"
 		if strings.HasPrefix(cursor, base64.RawURLEncoding.EncodeToString([]byte("measurements"))[:12]) {
@@ -157,16 +158,7 @@ func TestAgentContextPagesThroughAllActivities(t *testing.T) {
 	ta := newTestApp(t)
 	token := ta.agentToken()
 	const total = 600
-	for p := range 2 {
-		d := minimalPublication(fmt.Sprintf("run-page-%d", p), int64(p))
-		acts := make([]any, total/2)
-		for i := range acts {
-			// Interleave the two publications' IDs so each page mixes them.
-			acts[i] = taskActivity(fmt.Sprintf("task-%04d", 2*i+p))
-		}
-		d.set(t, "/activities", acts)
-		ta.mustPublish(token, d.bytes(t))
-	}
+	publishTasks(ta, token, total)
 
 	resp := ta.get("/api/agent-context", token, nil)
 	if resp.status != http.StatusOK {
@@ -219,4 +211,50 @@ func TestAgentContextPagesThroughAllActivities(t *testing.T) {
 	if !slices.IsSorted(order) {
 		t.Error("activities are not in one stable order across pages")
 	}
+}
+
+// publishTasks publishes total tasks task-0000… in two publications (a
+// publication holds at most 500), leaving the workspace at revision 2.
+func publishTasks(ta *testApp, token string, total int) {
+	ta.t.Helper()
+	for p := range 2 {
+		d := minimalPublication(fmt.Sprintf("run-page-%d", p), int64(p))
+		acts := make([]any, total/2)
+		for i := range acts {
+			// Interleave the two publications' IDs so each page mixes them.
+			acts[i] = taskActivity(fmt.Sprintf("task-%04d", 2*i+p))
+		}
+		d.set(ta.t, "/activities", acts)
+		ta.mustPublish(token, d.bytes(ta.t))
+	}
+}
+
+func TestContextCursorFromOlderRevisionIsConflict(t *testing.T) {
+	t.Parallel()
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	publishTasks(ta, token, 600)
+	first := ta.get("/api/agent-context", token, nil)
+	if first.status != http.StatusOK || jsonAt(t, first.body, "/revision") != float64(2) {
+		t.Fatalf("context: %s", first)
+	}
+	cursor, _ := jsonAt(t, first.body, "/activities/nextCursor").(string)
+	if cursor == "" {
+		t.Fatal("the first page of 600 activities has no nextCursor")
+	}
+	page2 := "/api/agent-context/activities?cursor=" + url.QueryEscape(cursor)
+	if r := ta.get(page2, token, nil); r.status != http.StatusOK || len(jsonAt(t, r.body, "/items").([]any)) != 100 {
+		t.Fatalf("page 2 at the same revision: %s", r)
+	}
+
+	// An owner decision commits revision 3; page 2 of revision 2 is gone.
+	if _, err := ta.store.SetActivityState(t.Context(), "task-0550", models.StateDismissed, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	env := assertError(t, ta.get(page2, token, nil), http.StatusConflict, "revision_conflict")
+	if env.Details["currentRevision"] != float64(3) || env.Details["cursorRevision"] != float64(2) {
+		t.Errorf("details %v, want currentRevision 3 and cursorRevision 2", env.Details)
+	}
+	// A cursor this server never issued is still a bad request, not a conflict.
+	assertError(t, ta.get("/api/agent-context/activities?cursor=garbage", token, nil), http.StatusUnprocessableEntity, "invalid_request")
 }

@@ -42,10 +42,10 @@ func identityOf(c *fiber.Ctx) identity {
 func (s *Server) identify(c *fiber.Ctx) error {
 	var id identity
 	if auth := c.Get(fiber.HeaderAuthorization); auth != "" {
-		token, ok := strings.CutPrefix(auth, "Bearer ")
+		token, ok := bearerToken(auth)
 		if !ok {
 			id.agentErr = models.ErrUnauthorized
-		} else if cred, err := s.store.AuthenticateAgent(c.UserContext(), strings.TrimSpace(token)); err != nil {
+		} else if cred, err := s.store.AuthenticateAgent(c.UserContext(), token); err != nil {
 			id.agentErr = err
 		} else {
 			id.agent = &cred
@@ -68,6 +68,16 @@ func (s *Server) identify(c *fiber.Ctx) error {
 	}
 	c.Locals(localIdentity, id)
 	return c.Next()
+}
+
+// bearerToken is the credential of an Authorization header in the Bearer
+// scheme, whose name is case-insensitive (RFC 7235 §2.1).
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }
 
 // requireOwner admits the owner; an agent credential gets 403, nobody is sent to log in.

@@ -75,14 +75,6 @@ func (f requestForm) json() []byte {
 	return b
 }
 
-// backTo is where a form returns: a local path, else Home.
-func backTo(ret string) string {
-	if strings.HasPrefix(ret, "/") && !strings.HasPrefix(ret, "//") {
-		return ret
-	}
-	return "/"
-}
-
 // submitRequest is the browser form for POST /api/agent-requests: 303 back on
 // success or replay, the errors on a page otherwise.
 func (s *Server) submitRequest(c *fiber.Ctx) error {
@@ -98,13 +90,13 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 		for i, e := range invalid.Errors {
 			msgs[i] = strings.TrimPrefix(e.Path, "/") + ": " + e.Message
 		}
-		return s.render(c, fiber.StatusUnprocessableEntity, views.FormError("Your request was not sent", msgs, backTo(f.Return)))
+		return s.render(c, fiber.StatusUnprocessableEntity, views.FormError("Your request was not sent", msgs, safePath(f.Return)))
 	case errors.Is(err, models.ErrIdempotencyConflict):
-		return s.render(c, fiber.StatusConflict, views.FormError("This form was already sent with other words", nil, backTo(f.Return)))
+		return s.render(c, fiber.StatusConflict, views.FormError("This form was already sent with other words", nil, safePath(f.Return)))
 	case err != nil:
 		return err
 	}
-	return c.Redirect(backTo(f.Return), fiber.StatusSeeOther)
+	return c.Redirect(safePath(f.Return), fiber.StatusSeeOther)
 }
 
 // cancelRequestForm is the browser's Cancel button.
@@ -116,5 +108,5 @@ func (s *Server) cancelRequestForm(c *fiber.Ctx) error {
 		}
 		return err
 	}
-	return c.Redirect(backTo(c.FormValue("return")), fiber.StatusSeeOther)
+	return c.Redirect(safePath(c.FormValue("return")), fiber.StatusSeeOther)
 }

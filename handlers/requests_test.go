@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -190,5 +191,45 @@ func TestCorrectionShowsPendingUntilAPublicationConfirmsIt(t *testing.T) {
 	ta.mustPublish(token, completion(t, ta, "run-city", "req-city", []any{"life-ana-2"}, []any{changed}).bytes(t))
 	if got := state(); got != "confirmed in life" {
 		t.Fatalf("after the publication: %q", got)
+	}
+}
+
+// TestNextURLRefusesProtocolRelativeHosts: a form's return address is followed
+// only when it is a path on this site; anything a browser could read as
+// another host sends the owner Home instead.
+func TestNextURLRefusesProtocolRelativeHosts(t *testing.T) {
+	ta, cookie := homeApp(t)
+	cases := []struct{ ret, want string }{
+		{"/", "/"},
+		{"/people#person-ana-okafor", "/people#person-ana-okafor"},
+		{"/messages/chat-1?before=x", "/messages/chat-1?before=x"},
+		{"//evil.example", "/"},
+		{`/\evil.example`, "/"},
+		{`/\/evil.example`, "/"},
+		{`\\evil.example`, "/"},
+		{`\/evil.example`, "/"},
+		{"/\t/evil.example", "/"},
+		{"/\n/evil.example", "/"},
+		{"/%2Fevil.example", "/"},
+		{"/%5Cevil.example", "/"},
+		{"/%252F/evil.example", "/"},
+		{"https://evil.example/", "/"},
+		{"javascript:alert(1)", "/"},
+		{"evil.example", "/"},
+		{" //evil.example", "/"},
+		{"", "/"},
+	}
+	for i, tc := range cases {
+		t.Run(fmt.Sprintf("%q", tc.ret), func(t *testing.T) {
+			ta := ta.in(t)
+			id := fmt.Sprintf("req-next-%02d", i)
+			form := url.Values{"requestId": {id}, "kind": {"note"}, "text": {"Call the dentist"}, "return": {tc.ret}}
+			if r := ta.post("/requests", form, cookie); r.status != http.StatusSeeOther || r.header.Get("Location") != tc.want {
+				t.Errorf("submit: %d Location %q, want 303 to %q", r.status, r.header.Get("Location"), tc.want)
+			}
+			if r := ta.post("/requests/"+id+"/cancel", url.Values{"return": {tc.ret}}, cookie); r.status != http.StatusSeeOther || r.header.Get("Location") != tc.want {
+				t.Errorf("cancel: %d Location %q, want 303 to %q", r.status, r.header.Get("Location"), tc.want)
+			}
+		})
 	}
 }

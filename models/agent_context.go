@@ -178,32 +178,54 @@ type PublicationView struct {
 // ErrBadCursor means a context cursor was not one this server issued.
 var ErrBadCursor = fmt.Errorf("bad cursor: %w", ErrInvalidInput)
 
-// A cursor names its collection and the last key served, so a cursor of one
-// collection, or any string this server did not issue, is refused.
-func encodeCursor(collection, key string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(collection + ":" + key))
+// StaleCursorError means a context cursor was issued at another revision
+// than the current one: the next page would mix two revisions, so the agent
+// must read the context again.
+type StaleCursorError struct{ CursorRevision, Current int64 }
+
+func (e *StaleCursorError) Error() string {
+	return fmt.Sprintf("context cursor of revision %d, current revision %d", e.CursorRevision, e.Current)
 }
 
-func decodeCursor(collection, c string) (string, error) {
-	if c == "" {
-		return "", nil
-	}
+// cursor is a position in a collection: the revision it was read at and the
+// last key served. The first page has no key.
+type cursor struct {
+	revision int64
+	after    string
+}
+
+// A cursor names its collection, its revision and the last key served, so a
+// cursor of one collection, or any string this server did not issue, is
+// refused, and one of an older revision is recognised as stale.
+func encodeCursor(collection string, revision int64, key string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(collection + ":" + strconv.FormatInt(revision, 10) + ":" + key))
+}
+
+func decodeCursor(collection, c string) (cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || len(b) > 256 {
-		return "", ErrBadCursor
+		return cursor{}, ErrBadCursor
 	}
-	key, ok := strings.CutPrefix(string(b), collection+":")
+	rest, ok := strings.CutPrefix(string(b), collection+":")
 	if !ok {
-		return "", ErrBadCursor
+		return cursor{}, ErrBadCursor
+	}
+	revText, key, ok := strings.Cut(rest, ":")
+	if !ok {
+		return cursor{}, ErrBadCursor
+	}
+	rev, err := strconv.ParseInt(revText, 10, 64)
+	if err != nil || rev < 0 {
+		return cursor{}, ErrBadCursor
 	}
 	if collection == CollectionMeasurements || collection == CollectionSends {
 		if _, err := strconv.ParseInt(key, 10, 64); err != nil {
-			return "", ErrBadCursor
+			return cursor{}, ErrBadCursor
 		}
 	} else if !idPattern.MatchString(key) {
-		return "", ErrBadCursor
+		return cursor{}, ErrBadCursor
 	}
-	return key, nil
+	return cursor{revision: rev, after: key}, nil
 }
 
 // AgentContext reads the first page of every collection in one read transaction
@@ -228,22 +250,23 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 			return err
 		}
 		out.Today = TodayView{Date: day.Date, TimeZone: day.Zone.String()}
-		if out.People, err = peoplePage(tx, ""); err != nil {
+		first := cursor{revision: out.Revision}
+		if out.People, err = peoplePage(tx, first); err != nil {
 			return err
 		}
-		if out.Activities, err = activityPage(tx, now, ""); err != nil {
+		if out.Activities, err = activityPage(tx, now, first); err != nil {
 			return err
 		}
-		if out.ReplyDrafts, err = draftPage(tx, now, ""); err != nil {
+		if out.ReplyDrafts, err = draftPage(tx, now, first); err != nil {
 			return err
 		}
-		if out.Measurements, err = measurementPage(tx, now, ""); err != nil {
+		if out.Measurements, err = measurementPage(tx, now, first); err != nil {
 			return err
 		}
-		if out.Sends, err = sendPage(tx, now, ""); err != nil {
+		if out.Sends, err = sendPage(tx, now, first); err != nil {
 			return err
 		}
-		if out.Requests, err = requestPage(tx, now, ""); err != nil {
+		if out.Requests, err = requestPage(tx, now, first); err != nil {
 			return err
 		}
 		out.LastPublication, err = lastPublication(tx)
@@ -255,37 +278,54 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 	return out, nil
 }
 
-// ContextPage reads one further page of a collection after cursor.
-func (s *Store) ContextPage(ctx context.Context, collection, cursor string) (any, error) {
+// ContextPage reads one further page of a collection after cursorText, or
+// its first page when cursorText is empty. A cursor of another revision than
+// the current one is a *StaleCursorError, checked in the page's own read
+// transaction so a page never mixes two revisions.
+func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) (any, error) {
 	if !slices.Contains(ContextCollections, collection) {
 		return nil, ErrNotFound
 	}
-	after, err := decodeCursor(collection, cursor)
-	if err != nil {
-		return nil, err
+	var from cursor
+	if cursorText != "" {
+		var err error
+		if from, err = decodeCursor(collection, cursorText); err != nil {
+			return nil, err
+		}
 	}
 	var page any
-	err = s.read(ctx, func(tx *gorm.DB) error {
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		current, err := workspaceRevision(tx)
+		if err != nil {
+			return err
+		}
+		if cursorText != "" && from.revision != current {
+			return &StaleCursorError{CursorRevision: from.revision, Current: current}
+		}
+		from.revision = current
 		now := s.clock()
-		var err error
 		switch collection {
 		case CollectionPeople:
-			page, err = peoplePage(tx, after)
+			page, err = peoplePage(tx, from)
 		case CollectionActivities:
-			page, err = activityPage(tx, now, after)
+			page, err = activityPage(tx, now, from)
 		case CollectionReplyDrafts:
-			page, err = draftPage(tx, now, after)
+			page, err = draftPage(tx, now, from)
 		case CollectionMeasurements:
-			page, err = measurementPage(tx, now, after)
+			page, err = measurementPage(tx, now, from)
 		case CollectionSends:
-			page, err = sendPage(tx, now, after)
+			page, err = sendPage(tx, now, from)
 		case CollectionRequests:
-			page, err = requestPage(tx, now, after)
+			page, err = requestPage(tx, now, from)
 		default:
 			return ErrNotFound
 		}
 		return err
 	})
+	var stale *StaleCursorError
+	if errors.As(err, &stale) {
+		return nil, stale
+	}
 	if err != nil {
 		return nil, classify("context page", err)
 	}
@@ -321,13 +361,14 @@ func briefView(tx *gorm.DB) (*BriefView, error) {
 	return &BriefView{Date: b.Date, TimeZone: b.TimeZone, Text: b.Text, EvidenceIDs: evidenceList(b.EvidenceIDs), Revision: b.Revision, UpdatedAt: b.UpdatedAt}, nil
 }
 
-// page trims rows fetched with limit+1 and sets the cursor from the last kept key.
-func page[T any](collection string, items []T, key func(T) string) Page[T] {
+// page trims rows fetched with limit+1 and sets the cursor from the last
+// kept key, bound to the revision the page was read at.
+func page[T any](collection string, from cursor, items []T, key func(T) string) Page[T] {
 	p := Page[T]{Items: items}
 	if len(items) > ContextPageSize {
 		p.Items = items[:ContextPageSize]
 		p.Truncated = true
-		p.NextCursor = encodeCursor(collection, key(p.Items[ContextPageSize-1]))
+		p.NextCursor = encodeCursor(collection, from.revision, key(p.Items[ContextPageSize-1]))
 	}
 	if p.Items == nil {
 		p.Items = []T{}
@@ -352,16 +393,16 @@ func personView(p Person) PersonView {
 	return PersonView{ID: p.ID, Name: p.Name, Context: p.Context, EvidenceIDs: evidenceList(p.EvidenceIDs), Revision: p.Revision, UpdatedAt: p.UpdatedAt}
 }
 
-func peoplePage(tx *gorm.DB, after string) (Page[PersonView], error) {
+func peoplePage(tx *gorm.DB, from cursor) (Page[PersonView], error) {
 	var rows []Person
-	if err := tx.Where("id > ?", after).Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
+	if err := tx.Where("id > ?", from.after).Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
 		return Page[PersonView]{}, err
 	}
 	views := make([]PersonView, len(rows))
 	for i, p := range rows {
 		views[i] = personView(p)
 	}
-	return page(CollectionPeople, views, func(v PersonView) string { return v.ID }), nil
+	return page(CollectionPeople, from, views, func(v PersonView) string { return v.ID }), nil
 }
 
 // activityRow is an activity joined with the owner's state.
@@ -390,12 +431,12 @@ const activityWindow = `SELECT a.*, s.state AS state, s.until AS until, s.note A
 	LEFT JOIN activity_states s ON s.activity_id = a.id
 	ORDER BY a.id LIMIT @limit`
 
-func activityPage(tx *gorm.DB, now time.Time, after string) (Page[ActivityView], error) {
+func activityPage(tx *gorm.DB, now time.Time, from cursor) (Page[ActivityView], error) {
 	var rows []activityRow
 	since := now.Add(-ContextHistory)
 	// A day earlier than the cutoff so a zone ahead of UTC loses nothing.
 	sinceDate := since.Add(-24 * time.Hour).Format(time.DateOnly)
-	err := tx.Raw(activityWindow, map[string]any{"after": after, "since": since, "sinceDate": sinceDate, "limit": ContextPageSize + 1}).Scan(&rows).Error
+	err := tx.Raw(activityWindow, map[string]any{"after": from.after, "since": since, "sinceDate": sinceDate, "limit": ContextPageSize + 1}).Scan(&rows).Error
 	if err != nil {
 		return Page[ActivityView]{}, err
 	}
@@ -403,7 +444,7 @@ func activityPage(tx *gorm.DB, now time.Time, after string) (Page[ActivityView],
 	for i, r := range rows {
 		views[i] = r.view()
 	}
-	return page(CollectionActivities, views, func(v ActivityView) string { return v.ID }), nil
+	return page(CollectionActivities, from, views, func(v ActivityView) string { return v.ID }), nil
 }
 
 func (r activityRow) view() ActivityView {
@@ -445,9 +486,9 @@ const draftWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS
 	LEFT JOIN draft_edits e ON e.draft_id = d.id
 	ORDER BY d.id LIMIT @limit`
 
-func draftPage(tx *gorm.DB, now time.Time, after string) (Page[DraftView], error) {
+func draftPage(tx *gorm.DB, now time.Time, from cursor) (Page[DraftView], error) {
 	var rows []draftRow
-	err := tx.Raw(draftWindow, map[string]any{"after": after, "since": now.Add(-ContextHistory), "limit": ContextPageSize + 1}).Scan(&rows).Error
+	err := tx.Raw(draftWindow, map[string]any{"after": from.after, "since": now.Add(-ContextHistory), "limit": ContextPageSize + 1}).Scan(&rows).Error
 	if err != nil {
 		return Page[DraftView]{}, err
 	}
@@ -455,7 +496,7 @@ func draftPage(tx *gorm.DB, now time.Time, after string) (Page[DraftView], error
 	for i, r := range rows {
 		views[i] = r.view()
 	}
-	return page(CollectionReplyDrafts, views, func(v DraftView) string { return v.ID }), nil
+	return page(CollectionReplyDrafts, from, views, func(v DraftView) string { return v.ID }), nil
 }
 
 func (r draftRow) view() DraftView {
@@ -473,10 +514,10 @@ func (r draftRow) view() DraftView {
 	return v
 }
 
-func measurementPage(tx *gorm.DB, now time.Time, after string) (Page[MeasurementView], error) {
+func measurementPage(tx *gorm.DB, now time.Time, from cursor) (Page[MeasurementView], error) {
 	var afterID int64
-	if after != "" {
-		afterID, _ = strconv.ParseInt(after, 10, 64) // decodeCursor checked it
+	if from.after != "" {
+		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
 	}
 	var rows []Measurement
 	if err := tx.Where("recorded_at >= ? AND id > ?", now.Add(-ContextHistory), afterID).
@@ -488,14 +529,14 @@ func measurementPage(tx *gorm.DB, now time.Time, after string) (Page[Measurement
 		views[i] = MeasurementView{ID: m.ID, ActivityID: m.ActivityID, OccurrenceKey: m.OccurrenceKey, Metric: m.Metric, Unit: m.Unit,
 			Value: m.Value, SupersedesID: m.SupersedesID, RecordedAt: m.RecordedAt}
 	}
-	return page(CollectionMeasurements, views, func(v MeasurementView) string { return fmt.Sprint(v.ID) }), nil
+	return page(CollectionMeasurements, from, views, func(v MeasurementView) string { return fmt.Sprint(v.ID) }), nil
 }
 
 // sendPage lists sends updated in the last 14 days, oldest first.
-func sendPage(tx *gorm.DB, now time.Time, after string) (Page[SendView], error) {
+func sendPage(tx *gorm.DB, now time.Time, from cursor) (Page[SendView], error) {
 	var afterID int64
-	if after != "" {
-		afterID, _ = strconv.ParseInt(after, 10, 64) // decodeCursor checked it
+	if from.after != "" {
+		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
 	}
 	var rows []Send
 	// An unsettled send stays listed however old, until it is reconciled.
@@ -510,15 +551,15 @@ func sendPage(tx *gorm.DB, now time.Time, after string) (Page[SendView], error) 
 			ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID, Body: r.Body, Status: r.Status, PendingMessageID: r.PendingMessageID,
 			Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	}
-	return page(CollectionSends, views, func(v SendView) string { return fmt.Sprint(v.ID) }), nil
+	return page(CollectionSends, from, views, func(v SendView) string { return fmt.Sprint(v.ID) }), nil
 }
 
 // requestPage lists the pending owner requests and those settled
 // (completed, cancelled) in the last 14 days, by ID, so the agent can tell
 // its work landed.
-func requestPage(tx *gorm.DB, now time.Time, after string) (Page[RequestView], error) {
+func requestPage(tx *gorm.DB, now time.Time, from cursor) (Page[RequestView], error) {
 	var rows []Request
-	if err := tx.Where("(status = ? OR updated_at >= ?) AND request_id > ?", RequestPending, now.Add(-ContextHistory), after).Order("request_id").
+	if err := tx.Where("(status = ? OR updated_at >= ?) AND request_id > ?", RequestPending, now.Add(-ContextHistory), from.after).Order("request_id").
 		Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
 		return Page[RequestView]{}, err
 	}
@@ -526,7 +567,7 @@ func requestPage(tx *gorm.DB, now time.Time, after string) (Page[RequestView], e
 	for i, r := range rows {
 		views[i] = r.view()
 	}
-	return page(CollectionRequests, views, func(v RequestView) string { return v.RequestID }), nil
+	return page(CollectionRequests, from, views, func(v RequestView) string { return v.RequestID }), nil
 }
 
 func lastPublication(tx *gorm.DB) (*PublicationView, error) {

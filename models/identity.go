@@ -87,16 +87,25 @@ func hashToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CreateCredential mints an agent credential and returns it with the token,
-// which is shown once and never stored.
-func (s *Store) CreateCredential(ctx context.Context, name string, scopes []string) (AgentCredential, string, error) {
+// ValidateCredential checks a new credential's name and scopes, so the CLI
+// can refuse them before it opens (and so creates) a data dir.
+func ValidateCredential(name string, scopes []string) error {
 	if !credentialName.MatchString(name) {
-		return AgentCredential{}, "", fmt.Errorf("models: credential name must be 1-64 of [A-Za-z0-9._:@-]: %w", ErrInvalidInput)
+		return fmt.Errorf("models: credential name must be 1-64 of [A-Za-z0-9._:@-]: %w", ErrInvalidInput)
 	}
 	for _, sc := range scopes {
 		if !slices.Contains(AllScopes, sc) {
-			return AgentCredential{}, "", fmt.Errorf("models: unknown scope %q (allowed: %s): %w", sc, strings.Join(AllScopes, ", "), ErrInvalidInput)
+			return fmt.Errorf("models: unknown scope %q (allowed: %s): %w", sc, strings.Join(AllScopes, ", "), ErrInvalidInput)
 		}
+	}
+	return nil
+}
+
+// CreateCredential mints an agent credential and returns it with the token,
+// which is shown once and never stored.
+func (s *Store) CreateCredential(ctx context.Context, name string, scopes []string) (AgentCredential, string, error) {
+	if err := ValidateCredential(name, scopes); err != nil {
+		return AgentCredential{}, "", err
 	}
 	token := tokenPrefix + randomToken()
 	cred := AgentCredential{
@@ -182,12 +191,12 @@ func (s *Store) SetOwnerPassphrase(ctx context.Context, passphrase string) error
 		if err := tx.Save(&o).Error; err != nil {
 			return err
 		}
-		s.sessions.Clear()
 		return tx.Where("1 = 1").Delete(&OwnerSession{}).Error
 	})
 	if err != nil {
 		return fmt.Errorf("models: passphrase: %w", err)
 	}
+	s.forgetSessions("")
 	return nil
 }
 
@@ -244,6 +253,7 @@ func (s *Store) AuthenticateSession(ctx context.Context, token string) (OwnerSes
 	if until, ok := s.sessions.Load(hash); ok && now.Before(until.(time.Time)) {
 		return OwnerSession{TokenHash: hash}, nil
 	}
+	ended := s.sessionsEnded.Load()
 	var sess OwnerSession
 	err := s.rdb.WithContext(ctx).Where("token_hash = ? AND expires_at > ?", hash, now).First(&sess).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -253,7 +263,26 @@ func (s *Store) AuthenticateSession(ctx context.Context, token string) (OwnerSes
 		return OwnerSession{}, fmt.Errorf("models: session: %w", err)
 	}
 	s.sessions.Store(hash, minTime(now.Add(sessionCacheTTL), sess.ExpiresAt))
+	// A logout that committed while the row was read may have forgotten
+	// sessions before the Store above: forget this one again.
+	if s.sessionsEnded.Load() != ended {
+		s.sessions.Delete(hash)
+	}
 	return sess, nil
+}
+
+// forgetSessions drops one cached session (by token hash), or all when hash
+// is empty. Called only after the delete committed: forgetting earlier lets
+// a request in between cache the still-visible row for sessionCacheTTL.
+func (s *Store) forgetSessions(hash string) {
+	// The counter moves before the cache is touched, so a concurrent
+	// AuthenticateSession that stores after this sees it and undoes its Store.
+	s.sessionsEnded.Add(1)
+	if hash == "" {
+		s.sessions.Clear()
+	} else {
+		s.sessions.Delete(hash)
+	}
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -263,18 +292,22 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
-// Logout ends one session.
+// Logout ends one session; it is refused by the time Logout returns.
 func (s *Store) Logout(ctx context.Context, token string) error {
-	s.sessions.Delete(hashToken(token))
-	return s.write(ctx, func(tx *gorm.DB) error {
-		return tx.Where("token_hash = ?", hashToken(token)).Delete(&OwnerSession{}).Error
+	hash := hashToken(token)
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		return tx.Where("token_hash = ?", hash).Delete(&OwnerSession{}).Error
 	})
+	if err != nil {
+		return fmt.Errorf("models: logout: %w", err)
+	}
+	s.forgetSessions(hash)
+	return nil
 }
 
 // LogoutAll ends every owner session and returns how many there were.
 func (s *Store) LogoutAll(ctx context.Context) (int64, error) {
 	var n int64
-	s.sessions.Clear()
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		res := tx.Where("1 = 1").Delete(&OwnerSession{})
 		n = res.RowsAffected
@@ -283,5 +316,6 @@ func (s *Store) LogoutAll(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("models: logout all: %w", err)
 	}
+	s.forgetSessions("")
 	return n, nil
 }

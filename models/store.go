@@ -28,7 +28,7 @@ var (
 	// ErrSchemaTooNew means the database was migrated by a newer hearth.
 	ErrSchemaTooNew = errors.New("database schema is newer than this hearth knows")
 	// ErrNotMigrated means the database lacks migrations this hearth needs.
-	ErrNotMigrated = errors.New("database schema is behind: run hearth serve (or hearth migrate) first")
+	ErrNotMigrated = errors.New("database schema is behind: run hearth migrate (with the server stopped) first")
 )
 
 // Notifier hears about committed changes. It is called after commit, never
@@ -53,6 +53,9 @@ type Store struct {
 	latest atomic.Int64
 	// sessions caches verified owner sessions briefly (see AuthenticateSession).
 	sessions sync.Map // token hash → time.Time (cached until)
+	// sessionsEnded counts committed logouts, so a session read that raced
+	// one does not stay cached (see forgetSessions).
+	sessionsEnded atomic.Uint64
 
 	// writeMu queues this process's writers in Go rather than in SQLite's
 	// busy handler; _txlock=immediate and busy_timeout still cover other
@@ -132,7 +135,7 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 	// run beside the one writer.
 	sqlDB.SetMaxOpenConns(2)
 	s := &Store{db: db, sqlDB: sqlDB, path: path, notifier: opts.Notifier, now: clock}
-	if err := s.checkSchema(ctx, migrate); err != nil {
+	if _, _, err := checkSchema(ctx, sqlDB, migrate); err != nil {
 		sqlDB.Close()
 		return nil, err
 	}
@@ -151,30 +154,49 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 	return s, nil
 }
 
-func (s *Store) checkSchema(ctx context.Context, migrate bool) error {
-	p, err := goose.NewProvider(goose.DialectSQLite3, s.sqlDB, migrations.FS)
+// checkSchema refuses a schema newer than this binary knows and, when
+// migrate is set or the database is new, applies pending migrations. It
+// returns the schema version found and the version left.
+func checkSchema(ctx context.Context, sqlDB *sql.DB, migrate bool) (from, to int64, err error) {
+	p, err := goose.NewProvider(goose.DialectSQLite3, sqlDB, migrations.FS)
 	if err != nil {
-		return fmt.Errorf("models: migrations: %w", err)
+		return 0, 0, fmt.Errorf("models: migrations: %w", err)
 	}
 	sources := p.ListSources()
 	newest := sources[len(sources)-1].Version
 	current, err := p.GetDBVersion(ctx)
 	if err != nil {
-		return fmt.Errorf("models: schema version: %w", err)
+		return 0, 0, fmt.Errorf("models: schema version: %w", err)
 	}
 	if current > newest {
-		return fmt.Errorf("models: %w (database at %d, newest known %d)", ErrSchemaTooNew, current, newest)
+		return current, current, fmt.Errorf("models: %w (database at %d, newest known %d)", ErrSchemaTooNew, current, newest)
 	}
 	if current == newest {
-		return nil
+		return current, current, nil
 	}
 	if !migrate && current != 0 {
-		return fmt.Errorf("models: %w (database at %d, needs %d)", ErrNotMigrated, current, newest)
+		return current, current, fmt.Errorf("models: %w (database at %d, needs %d)", ErrNotMigrated, current, newest)
 	}
 	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("models: migrate: %w", err)
+		return current, current, fmt.Errorf("models: migrate: %w", err)
 	}
-	return nil
+	return current, newest, nil
+}
+
+// Migrate applies pending migrations to the database in dataDir (creating
+// it if needed) and returns the schema version before and after. It is for
+// `hearth migrate`: run it with the server stopped.
+func Migrate(ctx context.Context, dataDir string) (from, to int64, err error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return 0, 0, fmt.Errorf("models: migrate: %w", err)
+	}
+	path := DatabasePath(dataDir)
+	_, sqlDB, err := openGorm(dsn(path), time.Now)
+	if err != nil {
+		return 0, 0, fmt.Errorf("models: open %s: %w", path, err)
+	}
+	defer sqlDB.Close()
+	return checkSchema(ctx, sqlDB, true)
 }
 
 // SetNotifier installs the commit listener (the SSE hub) after construction.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,12 +19,16 @@ func dataFlag(fs *flag.FlagSet) *string {
 	return fs.String("data", envOr("HEARTH_DATA", "./data"), "data directory (HEARTH_DATA)")
 }
 
-// parseInterspersed parses flags that may come before or after positional arguments.
+// parseInterspersed parses flags that may come before or after positional
+// arguments. A bad flag exits 1; -h, after the flag package printed the
+// command's flags, exits 0.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, &exitError{code: 2, err: err}
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, &exitError{code: exitOK}
+		} else if err != nil {
+			return nil, &exitError{code: exitRejected, err: err}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -41,11 +46,15 @@ func openStore(dir string) (*models.Store, error) {
 
 func cmdOwner(args []string) error {
 	if len(args) == 0 || (args[0] != "passwd" && args[0] != "logout-all") {
-		return &exitError{code: 2, err: fmt.Errorf("owner: want passwd or logout-all")}
+		return usageError("owner: want passwd or logout-all")
 	}
 	fs := flag.NewFlagSet("owner "+args[0], flag.ContinueOnError)
 	dir := dataFlag(fs)
-	if _, err := parseInterspersed(fs, args[1:]); err != nil {
+	rest, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
 		return err
 	}
 	store, err := openStore(*dir)
@@ -90,7 +99,7 @@ func readPassphrase(r io.Reader) (string, error) {
 func cmdToken(args []string) error {
 	// The subcommand is checked before the data dir is opened, so a typo creates nothing.
 	if len(args) == 0 || (args[0] != "create" && args[0] != "list" && args[0] != "revoke") {
-		return &exitError{code: 2, err: fmt.Errorf("token: want create, list or revoke")}
+		return usageError("token: want create, list or revoke")
 	}
 	fs := flag.NewFlagSet("token "+args[0], flag.ContinueOnError)
 	dir := dataFlag(fs)
@@ -99,6 +108,27 @@ func cmdToken(args []string) error {
 	rest, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return err
+	}
+	// Every argument is checked before the data dir is opened, which would create it.
+	switch args[0] {
+	case "create":
+		if *name == "" {
+			return usageError("token create: want --name N")
+		}
+		if err := models.ValidateCredential(*name, strings.Split(*scopes, ",")); err != nil {
+			return usageError("token create: %v", err)
+		}
+		if err := noArgs(rest); err != nil {
+			return err
+		}
+	case "list":
+		if err := noArgs(rest); err != nil {
+			return err
+		}
+	case "revoke":
+		if len(rest) != 1 {
+			return usageError("token revoke: want one ID or name")
+		}
 	}
 	store, err := openStore(*dir)
 	if err != nil {
@@ -130,9 +160,6 @@ func cmdToken(args []string) error {
 		}
 		return w.Flush()
 	case "revoke":
-		if len(rest) != 1 {
-			return &exitError{code: 2, err: fmt.Errorf("token revoke: want one ID or name")}
-		}
 		cred, err := store.RevokeCredential(ctx, rest[0])
 		if err != nil {
 			return err
@@ -150,7 +177,7 @@ func cmdBackup(args []string) error {
 		return err
 	}
 	if len(rest) != 1 {
-		return &exitError{code: 2, err: fmt.Errorf("backup: want one destination FILE")}
+		return usageError("backup: want one destination FILE")
 	}
 	store, err := openStore(*dir)
 	if err != nil {
@@ -161,5 +188,29 @@ func cmdBackup(args []string) error {
 		return err
 	}
 	fmt.Printf("Backed up %s to %s (integrity_check ok).\n", store.Path(), rest[0])
+	return nil
+}
+
+// cmdMigrate applies pending migrations, the one command that upgrades an
+// existing database besides serve. Run it with the server stopped.
+func cmdMigrate(args []string) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	dir := dataFlag(fs)
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	from, to, err := models.Migrate(context.Background(), *dir)
+	if err != nil {
+		return err
+	}
+	if from == to {
+		fmt.Printf("%s is already at version %d.\n", models.DatabasePath(*dir), to)
+		return nil
+	}
+	fmt.Printf("Migrated %s from version %d to %d.\n", models.DatabasePath(*dir), from, to)
 	return nil
 }

@@ -8,19 +8,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"hearth/models"
-)
-
-// Exit codes of the client commands (DESIGN §9).
-const (
-	exitOK          = 0
-	exitRejected    = 1 // validation, auth or conflict: the request must change
-	exitUnavailable = 2 // transport, 5xx or an unreadable answer: retry later
 )
 
 type clientFlags struct {
@@ -34,6 +28,16 @@ func addClientFlags(fs *flag.FlagSet) clientFlags {
 		credFile: fs.String("credential-file", "", "file holding the agent token (else HEARTH_TOKEN); must not be group/other-readable"),
 		json:     fs.Bool("json", false, "print one JSON object on stdout"),
 	}
+}
+
+// baseURL is --url checked up front, so a malformed one is a usage error
+// (exit 1) rather than a transport failure that is retried and exits 2.
+func (f clientFlags) baseURL() (string, error) {
+	u, err := url.Parse(*f.url)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", usageError("--url %q (HEARTH_URL) is not an http:// or https:// URL", *f.url)
+	}
+	return strings.TrimRight(*f.url, "/"), nil
 }
 
 // token reads the agent token from --credential-file or HEARTH_TOKEN.
@@ -137,14 +141,22 @@ func indentJSON(raw []byte) string {
 func cmdContext(args []string) error {
 	fs := flag.NewFlagSet("context", flag.ContinueOnError)
 	cf := addClientFlags(fs)
-	if _, err := parseInterspersed(fs, args); err != nil {
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	base, err := cf.baseURL()
+	if err != nil {
 		return err
 	}
 	token, err := cf.token()
 	if err != nil {
 		return err
 	}
-	r, err := do(http.MethodGet, strings.TrimRight(*cf.url, "/")+"/api/agent-context", token, nil)
+	r, err := do(http.MethodGet, base+"/api/agent-context", token, nil)
 	if err != nil {
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("hearth unreachable: %w", err)}
 	}
@@ -231,7 +243,11 @@ func cmdPublish(args []string) error {
 		return err
 	}
 	if len(rest) != 1 {
-		return &exitError{code: exitRejected, err: errors.New("publish: want one FILE or - for stdin")}
+		return usageError("publish: want one FILE or - for stdin")
+	}
+	base, err := cf.baseURL()
+	if err != nil {
+		return err
 	}
 	var body []byte
 	if rest[0] == "-" {
@@ -246,11 +262,10 @@ func cmdPublish(args []string) error {
 	if err != nil {
 		return err
 	}
-	url := strings.TrimRight(*cf.url, "/") + "/api/agent-results"
 	// Every attempt sends the exact same bytes, so a retry is an idempotent replay.
 	var r response
 	for attempt := 0; ; attempt++ {
-		r, err = do(http.MethodPost, url, token, body)
+		r, err = do(http.MethodPost, base+"/api/agent-results", token, body)
 		if err == nil && !r.transient() {
 			break
 		}

@@ -13,6 +13,7 @@ const usage = `hearth: a personal workspace that an agent publishes into.
 
 Usage:
   hearth serve   [--addr 127.0.0.1:8080] [--data DIR] [--demo] [--tailscale-owner LOGIN]
+  hearth migrate [--data DIR]               apply pending schema migrations (serve does too)
   hearth owner passwd [--data DIR]          passphrase on stdin
   hearth owner logout-all [--data DIR]
   hearth token create --name N [--scopes S] [--data DIR]
@@ -25,7 +26,17 @@ Usage:
 
 Environment: HEARTH_DATA (default ./data), HEARTH_ADDR, HEARTH_URL
 (default http://127.0.0.1:8080), HEARTH_TOKEN, HEARTH_TAILSCALE_OWNER.
+
+Exit status: 0 success (or an exact replay); 1 the command must change (usage,
+validation, auth, conflict); 2 hearth is unavailable or answered unreadably.
 `
+
+// Exit codes of every command (DESIGN §9).
+const (
+	exitOK          = 0
+	exitRejected    = 1 // usage, validation, auth or conflict: the command must change
+	exitUnavailable = 2 // transport, 5xx or an unreadable answer: retry later
+)
 
 // exitError carries a process exit code out of a subcommand.
 type exitError struct {
@@ -35,6 +46,20 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 
+// usageError is a command used wrongly: exit 1, since retrying cannot help.
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitRejected, err: fmt.Errorf(format, args...)}
+}
+
+// noArgs refuses positional arguments to a command that takes none, rather
+// than ignoring a typo.
+func noArgs(rest []string) error {
+	if len(rest) > 0 {
+		return usageError("unexpected argument %q", rest[0])
+	}
+	return nil
+}
+
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
@@ -43,12 +68,13 @@ func run(args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(os.Stderr, usage)
 		if len(args) == 0 {
-			return 2
+			return exitRejected
 		}
-		return 0
+		return exitOK
 	}
 	cmds := map[string]func([]string) error{
 		"serve":       cmdServe,
+		"migrate":     cmdMigrate,
 		"owner":       cmdOwner,
 		"token":       cmdToken,
 		"context":     cmdContext,
@@ -59,7 +85,7 @@ func run(args []string) int {
 	cmd, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "hearth: unknown command %q\n\n%s", args[0], usage)
-		return 2
+		return exitRejected
 	}
 	if err := cmd(args[1:]); err != nil {
 		var ee *exitError
@@ -70,9 +96,9 @@ func run(args []string) int {
 			return ee.code
 		}
 		fmt.Fprintln(os.Stderr, "hearth:", err)
-		return 1
+		return exitRejected
 	}
-	return 0
+	return exitOK
 }
 
 func envOr(key, fallback string) string {

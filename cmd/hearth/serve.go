@@ -31,7 +31,11 @@ func cmdServe(args []string) error {
 	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from a loopback peer (HEARTH_TAILSCALE_OWNER)")
 	beeperURL := fs.String("beeper-url", os.Getenv("BEEPER_DESKTOP_BASE_URL"), "Beeper Desktop API base URL (BEEPER_DESKTOP_BASE_URL); with --demo and none, an in-process fake")
 	beeperTokenFile := fs.String("beeper-token-file", "", "file holding the Beeper access token, mode 0600 (else BEEPER_ACCESS_TOKEN)")
-	if _, err := parseInterspersed(fs, args); err != nil {
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))

@@ -1,0 +1,61 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestLogoutEndsSessionAtOnce holds a logout before its commit and checks the
+// cookie in that window, as a concurrent request would: the check must not
+// put the session back in the cache, so it is dead as soon as logout returns.
+func TestLogoutEndsSessionAtOnce(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		end  func(s *Store, token string) error
+	}{
+		{"logout", func(s *Store, token string) error { return s.Logout(ctx, token) }},
+		{"logout-all", func(s *Store, _ string) error { _, err := s.LogoutAll(ctx); return err }},
+	}
+	s, _ := newTestStore(t)
+	if err := s.SetOwnerPassphrase(ctx, "correct horse battery staple"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			token, err := s.Login(ctx, "correct horse battery staple")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.AuthenticateSession(ctx, token); err != nil {
+				t.Fatalf("fresh session: %v", err)
+			}
+			hash := hashToken(token)
+
+			s.writeMu.Lock() // the logout waits here, before its commit
+			done := make(chan error, 1)
+			go func() { done <- tc.end(s, token) }()
+			// Give the logout time to reach the lock; one that forgets the
+			// cached session before committing has forgotten it by now.
+			for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				if _, cached := s.sessions.Load(hash); !cached {
+					break
+				}
+			}
+			if _, err := s.AuthenticateSession(ctx, token); err != nil {
+				s.writeMu.Unlock()
+				t.Fatalf("request while the logout is uncommitted: %v, want the session still valid", err)
+			}
+			s.writeMu.Unlock()
+			if err := <-done; err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+
+			if _, err := s.AuthenticateSession(ctx, token); !errors.Is(err, ErrUnauthorized) {
+				t.Fatalf("after %s returned: %v, want ErrUnauthorized at once (not after the %s cache)", tc.name, err, sessionCacheTTL)
+			}
+		})
+	}
+}
