@@ -2,6 +2,7 @@ package schedules
 
 import (
 	"errors"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -217,5 +218,23 @@ Brief me.
 
 	if _, err := (Definition{ID: "x", Job: "j", Rule: rule, Prompt: "p"}).Render(); !errors.Is(err, ErrInvalid) {
 		t.Errorf("Render with zero limits = %v, want a validation error", err)
+	}
+}
+
+// TestReadmeExample keeps the README's definition example parseable and its
+// fingerprint description honest.
+func TestReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "```markdown\n")
+	block, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 {
+		t.Fatal("README has no markdown example")
+	}
+	d := mustParse(t, "morning-brief", block)
+	if d.Rule.EndAt().IsZero() || d.Limits != DefaultLimits() || !strings.Contains(string(d.Canonical()), `"format":"hearth.schedule.v1"`) {
+		t.Errorf("README example parsed as %+v", d)
 	}
 }
