@@ -14,6 +14,8 @@ require (
 	github.com/klauspost/compress v1.20.4
 	github.com/pressly/goose/v3 v3.30.0
 	github.com/r3labs/sse/v2 v2.10.0
+	github.com/robfig/cron/v3 v3.0.1
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/crypto v0.59.0
 	gorm.io/gorm v1.31.2
 )
