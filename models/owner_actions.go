@@ -54,6 +54,13 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 			return fmt.Errorf("a reply is completed by a confirmed send, not by marking it complete: %w", ErrCompletedElsewhere)
 		case state == StatePartial && a.Kind != KindRoutine:
 			return fmt.Errorf("only a routine can be partly done; a %s is completed, skipped or dismissed: %w", a.Kind, ErrInvalidInput)
+		case state == StateDismissed && note == "" && a.Kind == KindRoutine:
+			// For a routine occurrence, dismissed means not applicable, which leaves the denominator: say why.
+			if rule, err := occurrenceRule(t.DB, activityID); err != nil {
+				return err
+			} else if rule != nil {
+				return fmt.Errorf("not applicable needs a reason: %w", ErrInvalidInput)
+			}
 		}
 		rev, err := t.bump()
 		if err != nil {
@@ -177,6 +184,9 @@ func decide(t *txn, st ActivityState) error {
 		return err
 	}
 	t.touch("activity:" + st.ActivityID)
+	if err := recordOccurrenceOutcome(t, st); err != nil {
+		return err
+	}
 	closed := gorm.Expr("retracted_at")
 	if settled(st.State) {
 		closed = gorm.Expr("COALESCE(retracted_at, ?)", st.UpdatedAt)
@@ -209,6 +219,13 @@ func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 	if err != nil {
 		return err
 	}
+	rule, err := occurrenceRule(t.DB, *parent)
+	if err != nil {
+		return err
+	}
+	if rule != nil {
+		return settleOccurrence(t, *parent, *rule, rev)
+	}
 	var completed, notDone int
 	for _, st := range steps {
 		switch st.State {
@@ -233,4 +250,47 @@ func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 		outcome, note = StatePartial, fmt.Sprintf("%d of %d steps completed", completed, completed+notDone)
 	}
 	return decide(t, ActivityState{ActivityID: *parent, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now})
+}
+
+// settleOccurrence settles a routine occurrence by its frozen rule: as soon
+// as the rule is met it is completed (optional steps may stay open); once no
+// step is open and the rule is not met it is partial when some step was
+// completed, skipped when none was. An outcome the owner recorded stands.
+func settleOccurrence(t *txn, routineID string, rule frozenRule, rev int64) error {
+	var rows []struct {
+		ID    string
+		State string
+	}
+	if err := t.Raw(`SELECT a.id, COALESCE(s.state, 'available') AS state FROM activities a
+		LEFT JOIN activity_states s ON s.activity_id = a.id WHERE a.parent_id = ? AND a.retracted_at IS NULL`, routineID).Scan(&rows).Error; err != nil {
+		return err
+	}
+	completed, open := map[string]bool{}, 0
+	for _, r := range rows {
+		switch {
+		case r.State == StateCompleted:
+			completed[r.ID] = true
+		case !settled(r.State):
+			open++
+		}
+	}
+	var current []string
+	if err := t.Model(&ActivityState{}).Where("activity_id = ?", routineID).Pluck("state", &current).Error; err != nil {
+		return err
+	}
+	if len(current) == 1 && (settled(current[0]) || current[0] == StateDeferred) {
+		return nil
+	}
+	outcome, note := "", ""
+	switch {
+	case rule.met(completed):
+		outcome, note = StateCompleted, fmt.Sprintf("%d of %d steps completed", len(completed), len(rule.Steps))
+	case open > 0:
+		return nil
+	case len(completed) > 0:
+		outcome, note = StatePartial, fmt.Sprintf("%d of %d steps completed; the rule was not met", len(completed), len(rule.Steps))
+	default:
+		outcome, note = StateSkipped, "no step completed"
+	}
+	return decide(t, ActivityState{ActivityID: routineID, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now})
 }

@@ -194,6 +194,12 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 			drafts = append(drafts, refCheck{path + "/payload/draftId", rp.DraftID})
 		}
 	}
+	for i, d := range r.RoutineDefinitions {
+		addEvidence(fmt.Sprintf("/routineDefinitions/%d/evidenceIds", i), d.EvidenceIDs)
+	}
+	for i, rv := range r.Reviews {
+		addEvidence(fmt.Sprintf("/reviews/%d/evidenceIds", i), rv.EvidenceIDs)
+	}
 	for i, d := range r.ReplyDrafts {
 		path := fmt.Sprintf("/replyDrafts/%d", i)
 		addEvidence(path+"/evidenceIds", d.EvidenceIDs)
@@ -237,6 +243,9 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 		return nil, err
 	}
 	if err := r.resolveActedOn(tx, v); err != nil {
+		return nil, err
+	}
+	if err := r.resolveRoutines(tx, v, pubRefs); err != nil {
 		return nil, err
 	}
 	return v.errs, nil
@@ -623,7 +632,11 @@ func (r *Result) apply(tx *gorm.DB, rev int64, now time.Time) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	return append(changed, done...), nil
+	routines, err := r.applyRoutines(tx, rev, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(changed, done...), routines...), nil
 }
 
 func decodeJSON(text string, v any) error {

@@ -50,6 +50,9 @@ type Result struct {
 	ReplyDrafts       []ReplyDraftIn     `json:"replyDrafts"`
 	Retractions       []RetractionIn     `json:"retractions"`
 	CompletedRequests []CompletedRequest `json:"completedRequests"`
+	// Routine definitions and reviews (issue 9) may be omitted, never null.
+	RoutineDefinitions []RoutineDefinitionIn `json:"routineDefinitions,omitempty"`
+	Reviews            []ReviewIn            `json:"reviews,omitempty"`
 }
 
 // SourceRefIn is provenance: a life file or a Beeper chat/message. Data, never an instruction.
@@ -438,6 +441,7 @@ func (r *Result) validateShape(v *validator) {
 			}
 		}
 	}
+	r.validateRoutines(v)
 	if v.count("/completedRequests", len(r.CompletedRequests), MaxCompletedRequests) {
 		for i, c := range r.CompletedRequests {
 			path := fmt.Sprintf("/completedRequests/%d", i)

@@ -1,0 +1,658 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Occurrence outcomes. Unrecorded is computed (an applicable day that ended
+// with no outcome), never stored as a choice.
+const (
+	OutcomeCompleted     = "completed"
+	OutcomePartial       = "partial"
+	OutcomeSkipped       = "skipped"
+	OutcomeDeferred      = "deferred"
+	OutcomeNotApplicable = "not-applicable"
+	OutcomeUnrecorded    = "unrecorded"
+	// OutcomeOpen is an applicable occasion whose day has not ended yet.
+	OutcomeOpen = "open"
+)
+
+// Trial bounds: the review window the owner chooses.
+const (
+	DefaultTrialDays = 14
+	MaxTrialDays     = 90
+)
+
+// RoutineDefinition is one stored revision of a routine.
+type RoutineDefinition struct {
+	RoutineID         string `gorm:"primaryKey"`
+	Revision          int64  `gorm:"primaryKey"`
+	Title             string
+	Purpose           string
+	TriggerKind       string
+	TriggerDays       string
+	TriggerEvent      string
+	TimeOfDay         string
+	Steps             string
+	CompletionRule    string
+	Status            string
+	EvidenceIDs       string
+	ContentHash       string
+	PublishedRevision int64
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// RoutineStep is a stored step of a revision.
+type RoutineStep struct {
+	ID       string          `json:"id"`
+	Title    string          `json:"title"`
+	Kind     string          `json:"kind"`
+	Required bool            `json:"required"`
+	Payload  json.RawMessage `json:"payload"`
+}
+
+// RoutineTrial is the owner's decision to try a revision.
+type RoutineTrial struct {
+	ID         int64 `gorm:"primaryKey"`
+	RoutineID  string
+	Revision   int64
+	Days       string
+	Zone       string
+	StartsOn   string
+	EndsOn     string
+	EndedOn    string
+	State      string
+	RevisionAt int64
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// LastDay is the trial's last applicable day: the window's end, or the day
+// the owner ended it.
+func (t RoutineTrial) LastDay() string {
+	if t.EndedOn != "" && t.EndedOn < t.EndsOn {
+		return t.EndedOn
+	}
+	return t.EndsOn
+}
+
+// RoutineOccurrence is one applicable occasion of a routine, frozen to the
+// revision and rule it was instantiated with.
+type RoutineOccurrence struct {
+	ID         string `gorm:"primaryKey"`
+	RoutineID  string
+	Revision   int64
+	TrialID    int64
+	Occasion   string
+	LocalDate  string
+	Zone       string
+	Rule       string
+	ActivityID string
+	CreatedAt  time.Time
+}
+
+// RoutineOutcome is one recorded outcome; the newest row of an occurrence is current.
+type RoutineOutcome struct {
+	ID           int64 `gorm:"primaryKey"`
+	OccurrenceID string
+	Outcome      string
+	Reason       string
+	Effort       string
+	Helped       string
+	Late         bool
+	Revision     int64
+	RecordedAt   time.Time
+}
+
+// frozenRule is an occurrence's completion rule with its required steps (activity IDs).
+type frozenRule struct {
+	Kind     string   `json:"kind"`
+	N        int      `json:"n,omitempty"`
+	Steps    []string `json:"steps"`
+	Required []string `json:"required"`
+}
+
+// Routine errors handlers map to statuses.
+var (
+	ErrTrialNotActive = errors.New("the trial is not active")
+	ErrNoOutcomeYet   = errors.New("record an outcome before feedback")
+)
+
+// TrialCommand is the owner's Try: which revision, on which weekdays, for how long.
+type TrialCommand struct {
+	RoutineID  string
+	Revision   int64
+	Days       []int // ISO weekdays; empty means the definition's days, or every day
+	WindowDays int   // 0 means DefaultTrialDays
+}
+
+// StartTrial starts trying a routine revision from today (or tomorrow, when
+// today already has an occurrence), ending the routine's active trial. Only
+// the owner calls it; importing a definition never activates anything.
+func (s *Store) StartTrial(ctx context.Context, cmd TrialCommand) (RoutineTrial, error) {
+	if cmd.WindowDays == 0 {
+		cmd.WindowDays = DefaultTrialDays
+	}
+	if cmd.WindowDays < 1 || cmd.WindowDays > MaxTrialDays {
+		return RoutineTrial{}, fmt.Errorf("models: a review window is 1-%d days: %w", MaxTrialDays, ErrInvalidInput)
+	}
+	for _, d := range cmd.Days {
+		if d < 1 || d > 7 {
+			return RoutineTrial{}, fmt.Errorf("models: days are ISO weekdays 1-7: %w", ErrInvalidInput)
+		}
+	}
+	var trial RoutineTrial
+	_, err := s.commit(ctx, func(t *txn) error {
+		var def RoutineDefinition
+		if err := t.Where("routine_id = ? AND revision = ?", cmd.RoutineID, cmd.Revision).Take(&def).Error; err != nil {
+			return notFound(err)
+		}
+		if def.Status == RoutineRetired {
+			return fmt.Errorf("revision %d of %q is retired: %w", cmd.Revision, cmd.RoutineID, ErrInvalidInput)
+		}
+		day, err := ownerDay(t.DB, t.now, "")
+		if err != nil {
+			return err
+		}
+		days := slices.Clone(cmd.Days)
+		if len(days) == 0 {
+			_ = json.Unmarshal([]byte(def.TriggerDays), &days)
+		}
+		if len(days) == 0 {
+			days = []int{1, 2, 3, 4, 5, 6, 7}
+		}
+		slices.Sort(days)
+		days = slices.Compact(days)
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		start := day.Date
+		if busy, err := occurrenceOn(t.DB, cmd.RoutineID, day.Date); err != nil {
+			return err
+		} else if busy {
+			start = day.Tomorrow
+		}
+		if err := endActiveTrial(t, cmd.RoutineID, day); err != nil {
+			return err
+		}
+		first, _ := time.Parse(time.DateOnly, start)
+		trial = RoutineTrial{RoutineID: cmd.RoutineID, Revision: cmd.Revision, Days: jsonText(days), Zone: day.Zone.String(),
+			StartsOn: start, EndsOn: first.AddDate(0, 0, cmd.WindowDays-1).Format(time.DateOnly), State: "active",
+			RevisionAt: rev, CreatedAt: t.now, UpdatedAt: t.now}
+		t.touch("routine:" + cmd.RoutineID)
+		if err := t.Create(&trial).Error; err != nil {
+			return err
+		}
+		return ensureOccurrences(t, day)
+	})
+	if err != nil {
+		return RoutineTrial{}, classify("start trial", err)
+	}
+	return trial, nil
+}
+
+// occurrenceOn reports whether the routine has an occurrence dated date.
+func occurrenceOn(tx *gorm.DB, routineID, date string) (bool, error) {
+	var n int64
+	err := tx.Model(&RoutineOccurrence{}).Where("routine_id = ? AND local_date = ?", routineID, date).Count(&n).Error
+	return n > 0, err
+}
+
+// endActiveTrial ends the routine's active trial: through today when today
+// already has its occurrence, else through yesterday.
+func endActiveTrial(t *txn, routineID string, day Day) error {
+	var active []RoutineTrial
+	if err := t.Where("routine_id = ? AND state = 'active'", routineID).Find(&active).Error; err != nil || len(active) == 0 {
+		return err
+	}
+	busy, err := occurrenceOn(t.DB, routineID, day.Date)
+	if err != nil {
+		return err
+	}
+	last := day.Date
+	if !busy {
+		today, _ := time.Parse(time.DateOnly, day.Date)
+		last = today.AddDate(0, 0, -1).Format(time.DateOnly)
+	}
+	tr := active[0]
+	tr.State, tr.UpdatedAt = "ended", t.now
+	if last < tr.LastDay() {
+		tr.EndedOn = last
+	}
+	return t.Save(&tr).Error
+}
+
+// EndTrial ends an active trial early; its history and counts stay.
+func (s *Store) EndTrial(ctx context.Context, trialID int64) error {
+	_, err := s.commit(ctx, func(t *txn) error {
+		var tr RoutineTrial
+		if err := t.Take(&tr, trialID).Error; err != nil {
+			return notFound(err)
+		}
+		if tr.State != "active" {
+			return ErrTrialNotActive
+		}
+		day, err := ownerDay(t.DB, t.now, "")
+		if err != nil {
+			return err
+		}
+		if _, err := t.bump(); err != nil {
+			return err
+		}
+		t.touch("routine:" + tr.RoutineID)
+		return endActiveTrial(t, tr.RoutineID, day)
+	})
+	if err != nil && !errors.Is(err, ErrTrialNotActive) {
+		return classify("end trial", err)
+	}
+	return err
+}
+
+// ExtendTrial moves an active trial's window end by days.
+func (s *Store) ExtendTrial(ctx context.Context, trialID int64, days int) error {
+	if days < 1 || days > MaxTrialDays {
+		return fmt.Errorf("models: extend by 1-%d days: %w", MaxTrialDays, ErrInvalidInput)
+	}
+	_, err := s.commit(ctx, func(t *txn) error {
+		var tr RoutineTrial
+		if err := t.Take(&tr, trialID).Error; err != nil {
+			return notFound(err)
+		}
+		if tr.State != "active" {
+			return ErrTrialNotActive
+		}
+		end, _ := time.Parse(time.DateOnly, tr.EndsOn)
+		start, _ := time.Parse(time.DateOnly, tr.StartsOn)
+		newEnd := end.AddDate(0, 0, days)
+		if newEnd.Sub(start) >= 366*24*time.Hour {
+			return fmt.Errorf("a trial runs at most a year: %w", ErrInvalidInput)
+		}
+		if _, err := t.bump(); err != nil {
+			return err
+		}
+		t.touch("routine:" + tr.RoutineID)
+		tr.EndsOn, tr.UpdatedAt = newEnd.Format(time.DateOnly), t.now
+		if err := t.Save(&tr).Error; err != nil {
+			return err
+		}
+		day, err := ownerDay(t.DB, t.now, "")
+		if err != nil {
+			return err
+		}
+		return ensureOccurrences(t, day)
+	})
+	if err != nil && !errors.Is(err, ErrTrialNotActive) {
+		return classify("extend trial", err)
+	}
+	return err
+}
+
+// EnsureOccurrences instantiates today's occurrences of every active
+// daily or weekly trial, in the owner's zone. It is idempotent under
+// concurrent callers (serve's ticker, Home) and never backfills earlier
+// days: a day that passed without an occurrence is unrecorded, not a backlog.
+func (s *Store) EnsureOccurrences(ctx context.Context) (created int, err error) {
+	var missing bool
+	err = s.read(ctx, func(tx *gorm.DB) error {
+		day, err := ownerDay(tx, s.clock(), "")
+		if err != nil {
+			return err
+		}
+		var n int64
+		err = tx.Raw(`SELECT COUNT(*) FROM routine_trials t JOIN routine_definitions d ON d.routine_id = t.routine_id AND d.revision = t.revision
+			WHERE t.state = 'active' AND d.trigger_kind != 'event' AND t.starts_on <= ? AND t.ends_on >= ?
+			AND NOT EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.routine_id AND o.occasion = ?)`,
+			day.Date, day.Date, day.Date).Scan(&n).Error
+		missing = n > 0
+		return err
+	})
+	if err != nil || !missing {
+		return 0, err
+	}
+	_, err = s.commit(ctx, func(t *txn) error {
+		day, err := ownerDay(t.DB, t.now, "")
+		if err != nil {
+			return err
+		}
+		before := len(t.changed)
+		if err := ensureOccurrences(t, day); err != nil {
+			return err
+		}
+		created = len(t.changed) - before
+		return nil
+	})
+	if err != nil {
+		return 0, classify("ensure occurrences", err)
+	}
+	return created, nil
+}
+
+// ensureOccurrences creates day's missing occurrences of active daily and
+// weekly trials inside t.
+func ensureOccurrences(t *txn, day Day) error {
+	var trials []RoutineTrial
+	if err := t.Where("state = 'active' AND starts_on <= ? AND ends_on >= ?", day.Date, day.Date).Find(&trials).Error; err != nil {
+		return err
+	}
+	for _, tr := range trials {
+		var def RoutineDefinition
+		if err := t.Where("routine_id = ? AND revision = ?", tr.RoutineID, tr.Revision).Take(&def).Error; err != nil {
+			return err
+		}
+		if def.TriggerKind == TriggerEvent || !trialApplies(tr, day.Date) {
+			continue
+		}
+		if err := instantiate(t, def, tr, day, day.Date); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// trialApplies reports whether a trial plans an occasion on date.
+func trialApplies(tr RoutineTrial, date string) bool {
+	if date < tr.StartsOn || date > tr.LastDay() {
+		return false
+	}
+	var days []int
+	_ = json.Unmarshal([]byte(tr.Days), &days)
+	d, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return false
+	}
+	wd := int(d.Weekday())
+	if wd == 0 {
+		wd = 7
+	}
+	return slices.Contains(days, wd)
+}
+
+// TriggerEvent instantiates the occurrences of active event routines for
+// event (start-work, end-work) today. The occasion is the day and event, so
+// a double tap, or a second device, makes one occurrence.
+func (s *Store) TriggerEvent(ctx context.Context, event string) (int, error) {
+	if event != EventStartWork && event != EventEndWork {
+		return 0, fmt.Errorf("models: event must be start-work or end-work: %w", ErrInvalidInput)
+	}
+	created := 0
+	_, err := s.commit(ctx, func(t *txn) error {
+		day, err := ownerDay(t.DB, t.now, "")
+		if err != nil {
+			return err
+		}
+		var trials []RoutineTrial
+		if err := t.Where("state = 'active' AND starts_on <= ? AND ends_on >= ?", day.Date, day.Date).Find(&trials).Error; err != nil {
+			return err
+		}
+		for _, tr := range trials {
+			var def RoutineDefinition
+			if err := t.Where("routine_id = ? AND revision = ?", tr.RoutineID, tr.Revision).Take(&def).Error; err != nil {
+				return err
+			}
+			if def.TriggerKind != TriggerEvent || def.TriggerEvent != event || !trialApplies(tr, day.Date) {
+				continue
+			}
+			before := len(t.changed)
+			if err := instantiate(t, def, tr, day, day.Date+"."+event); err != nil {
+				return err
+			}
+			created += len(t.changed) - before
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, classify("trigger event", err)
+	}
+	return created, nil
+}
+
+// OccurrenceID is the stable identity of a routine's occasion.
+func OccurrenceID(routineID, occasion string) string { return routineID + "@" + occasion }
+
+// occurrenceActivityID is the routine activity of an occurrence on Home;
+// its steps add ":<step ID>".
+func occurrenceActivityID(occurrenceID string) string { return hearthIDPrefix + occurrenceID }
+
+// instantiate creates the occurrence of def for occasion (a date, or a date
+// and event) with its routine activity and one child activity per step,
+// unless the routine already has that occasion, whatever its revision.
+func instantiate(t *txn, def RoutineDefinition, tr RoutineTrial, day Day, occasion string) error {
+	occID := OccurrenceID(def.RoutineID, occasion)
+	var n int64
+	if err := t.Model(&RoutineOccurrence{}).Where("routine_id = ? AND occasion = ?", def.RoutineID, occasion).Count(&n).Error; err != nil || n > 0 {
+		return err
+	}
+	rev, err := t.bump()
+	if err != nil {
+		return err
+	}
+	var steps []RoutineStep
+	if err := json.Unmarshal([]byte(def.Steps), &steps); err != nil {
+		return fmt.Errorf("stored steps of %s@%d: %w", def.RoutineID, def.Revision, err)
+	}
+	var rule CompletionRule
+	if err := json.Unmarshal([]byte(def.CompletionRule), &rule); err != nil {
+		return fmt.Errorf("stored rule of %s@%d: %w", def.RoutineID, def.Revision, err)
+	}
+	date, _, _ := strings.Cut(occasion, ".")
+	key := date + "@" + day.Zone.String()
+	parent := occurrenceActivityID(occID)
+	frozen := frozenRule{Kind: rule.Kind, Steps: []string{}, Required: []string{}}
+	if rule.N != nil {
+		frozen.N = *rule.N
+	}
+	rank := int64(0)
+	if hh, mm, ok := strings.Cut(def.TimeOfDay, ":"); ok {
+		var h, m int64
+		fmt.Sscan(hh, &h)
+		fmt.Sscan(mm, &m)
+		rank = h*60 + m
+	}
+	rows := [][]any{{parent, KindRoutine, def.Title, def.Purpose, nil, nil, nil, key, "routine", rank, "", "{}", def.EvidenceIDs, rev, t.now, t.now}}
+	for i, st := range steps {
+		id := parent + ":" + st.ID
+		frozen.Steps = append(frozen.Steps, id)
+		if st.Required {
+			frozen.Required = append(frozen.Required, id)
+		}
+		rows = append(rows, []any{id, st.Kind, st.Title, "", nil, parent, nil, key, "routine", int64(i), "", string(st.Payload), "[]", rev, t.now, t.now})
+	}
+	if err := execRows(t.DB, insertOccurrenceActivity, rows); err != nil {
+		return err
+	}
+	occ := RoutineOccurrence{ID: occID, RoutineID: def.RoutineID, Revision: def.Revision, TrialID: tr.ID, Occasion: occasion,
+		LocalDate: date, Zone: day.Zone.String(), Rule: jsonText(frozen), ActivityID: parent, CreatedAt: t.now}
+	res := t.Clauses(clause.OnConflict{DoNothing: true}).Create(&occ)
+	if res.Error != nil {
+		return res.Error
+	}
+	t.touch("activity:"+parent, "routine:"+def.RoutineID)
+	return nil
+}
+
+// insertOccurrenceActivity never overwrites: an occurrence's activities are
+// created once.
+const insertOccurrenceActivity = `INSERT INTO activities (id, kind, title, detail, person_id, parent_id, draft_id, occurrence_key,
+		section, rank, reason, payload, evidence_ids, revision, created_at, updated_at) VALUES VALUES_ROWS
+	ON CONFLICT (id) DO NOTHING`
+
+// stateOutcomes maps an owner state of an occurrence's routine activity to
+// its outcome; a state that reopens it clears the outcome ("").
+var stateOutcomes = map[string]string{
+	StateCompleted: OutcomeCompleted, StatePartial: OutcomePartial, StateSkipped: OutcomeSkipped,
+	StateDeferred: OutcomeDeferred, StateDismissed: OutcomeNotApplicable,
+}
+
+// recordOccurrenceOutcome appends the outcome an owner state means when
+// st's activity is an occurrence's routine activity. It runs inside decide,
+// so every way of settling a routine (its steps, Skip, Not applicable, a
+// correction) leaves the same history.
+func recordOccurrenceOutcome(t *txn, st ActivityState) error {
+	var occ []RoutineOccurrence
+	if err := t.Where("activity_id = ?", st.ActivityID).Limit(1).Find(&occ).Error; err != nil || len(occ) == 0 {
+		return err
+	}
+	o := occ[0]
+	day, err := ownerDay(t.DB, t.now, "")
+	if err != nil {
+		return err
+	}
+	row := RoutineOutcome{OccurrenceID: o.ID, Outcome: stateOutcomes[st.State], Reason: st.Note, Late: o.LocalDate < day.Date,
+		Revision: st.Revision, RecordedAt: t.now}
+	t.touch("routine:" + o.RoutineID)
+	return t.Create(&row).Error
+}
+
+// occurrenceRule returns the frozen rule when routineID is an occurrence's routine activity.
+func occurrenceRule(tx *gorm.DB, routineID string) (*frozenRule, error) {
+	var rules []string
+	if err := tx.Model(&RoutineOccurrence{}).Where("activity_id = ?", routineID).Limit(1).Pluck("rule", &rules).Error; err != nil || len(rules) == 0 {
+		return nil, err
+	}
+	var r frozenRule
+	if err := json.Unmarshal([]byte(rules[0]), &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ruleMet reports whether completed step activities satisfy a frozen rule.
+func (r frozenRule) met(completed map[string]bool) bool {
+	if r.Kind == RuleMinSteps {
+		return len(completed) >= r.N
+	}
+	for _, id := range r.Required {
+		if !completed[id] {
+			return false
+		}
+	}
+	return len(r.Required) > 0 || len(completed) == len(r.Steps)
+}
+
+// RecordFeedback adds the owner's one-tap feedback (effort: easy, ok, hard;
+// helped: yes, no, unsure) to an occurrence's current outcome, as a new
+// row so history is kept. An empty value keeps the earlier answer.
+func (s *Store) RecordFeedback(ctx context.Context, occurrenceID, effort, helped string) error {
+	if !slices.Contains([]string{"", "easy", "ok", "hard"}, effort) || !slices.Contains([]string{"", "yes", "no", "unsure"}, helped) {
+		return fmt.Errorf("models: effort is easy, ok or hard; helped is yes, no or unsure: %w", ErrInvalidInput)
+	}
+	_, err := s.commit(ctx, func(t *txn) error {
+		var occ RoutineOccurrence
+		if err := t.Take(&occ, "id = ?", occurrenceID).Error; err != nil {
+			return notFound(err)
+		}
+		var last []RoutineOutcome
+		if err := t.Where("occurrence_id = ?", occurrenceID).Order("id DESC").Limit(1).Find(&last).Error; err != nil {
+			return err
+		}
+		if len(last) == 0 || last[0].Outcome == "" {
+			return ErrNoOutcomeYet
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		row := last[0]
+		row.ID, row.Revision, row.RecordedAt = 0, rev, t.now
+		if effort != "" {
+			row.Effort = effort
+		}
+		if helped != "" {
+			row.Helped = helped
+		}
+		t.touch("routine:"+occ.RoutineID, "activity:"+occ.ActivityID)
+		return t.Create(&row).Error
+	})
+	if err != nil && !errors.Is(err, ErrNoOutcomeYet) {
+		return classify("record feedback", err)
+	}
+	return err
+}
+
+// PastOutcomeCommand records the outcome of an earlier day of the current
+// review window ("I did it yesterday").
+type PastOutcomeCommand struct {
+	RoutineID string
+	Date      string // YYYY-MM-DD, before today, inside the trial's window
+	Outcome   string // completed, partial, skipped, not-applicable
+	Reason    string
+}
+
+// RecordPastOutcome records an earlier day's outcome. It instantiates that
+// day's occurrence when it was never created (the owner did not open Home),
+// with the revision the trial tried, and keeps when it was recorded.
+func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) error {
+	state := map[string]string{OutcomeCompleted: StateCompleted, OutcomePartial: StatePartial, OutcomeSkipped: StateSkipped,
+		OutcomeNotApplicable: StateDismissed}[cmd.Outcome]
+	if state == "" {
+		return fmt.Errorf("models: an earlier day's outcome is completed, partial, skipped or not-applicable: %w", ErrInvalidInput)
+	}
+	if cmd.Outcome == OutcomeNotApplicable && strings.TrimSpace(cmd.Reason) == "" {
+		return fmt.Errorf("models: not applicable needs a reason: %w", ErrInvalidInput)
+	}
+	if utf8.RuneCountInString(cmd.Reason) > MaxReasonLen {
+		return fmt.Errorf("models: reason longer than %d characters: %w", MaxReasonLen, ErrInvalidInput)
+	}
+	_, err := s.commit(ctx, func(t *txn) error {
+		day, err := ownerDay(t.DB, t.now, "")
+		if err != nil {
+			return err
+		}
+		if cmd.Date >= day.Date {
+			return fmt.Errorf("record today's outcome on Home; %s is not an earlier day: %w", cmd.Date, ErrInvalidInput)
+		}
+		var trials []RoutineTrial
+		if err := t.Where("routine_id = ?", cmd.RoutineID).Order("id DESC").Find(&trials).Error; err != nil {
+			return err
+		}
+		i := slices.IndexFunc(trials, func(tr RoutineTrial) bool { return trialApplies(tr, cmd.Date) })
+		if i < 0 || (trials[i].State != "active" && trials[i].LastDay() < day.Date && !withinReview(trials[i], day)) {
+			return fmt.Errorf("%s is not a planned day of a current review window of %q: %w", cmd.Date, cmd.RoutineID, ErrInvalidInput)
+		}
+		tr := trials[i]
+		var def RoutineDefinition
+		if err := t.Where("routine_id = ? AND revision = ?", tr.RoutineID, tr.Revision).Take(&def).Error; err != nil {
+			return err
+		}
+		if def.TriggerKind == TriggerEvent {
+			return fmt.Errorf("an event routine's occasions come from its event: %w", ErrInvalidInput)
+		}
+		loc, err := loadLocation(tr.Zone)
+		if err != nil {
+			loc = day.Zone
+		}
+		if err := instantiate(t, def, tr, Day{Date: cmd.Date, Zone: loc}, cmd.Date); err != nil {
+			return err
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		act := occurrenceActivityID(OccurrenceID(cmd.RoutineID, cmd.Date))
+		return decide(t, ActivityState{ActivityID: act, State: state, Note: strings.TrimSpace(cmd.Reason), Revision: rev, UpdatedAt: t.now})
+	})
+	if err != nil {
+		return classify("record past outcome", err)
+	}
+	return nil
+}
+
+// withinReview keeps an ended trial's window open for late records for the
+// 14 days after its last day, so the owner can complete the record before
+// the review.
+func withinReview(tr RoutineTrial, day Day) bool {
+	last, err := time.Parse(time.DateOnly, tr.LastDay())
+	return err == nil && last.AddDate(0, 0, 14).Format(time.DateOnly) >= day.Date
+}
