@@ -31,21 +31,28 @@ const (
 )
 
 // ContextCollections lists the pageable collections.
-var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests}
+var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests,
+	CollectionRoutineDefinitions, CollectionTrials, CollectionOccurrences, CollectionRoutineMetrics}
 
 // AgentContext is what the agent reads before it reasons (DESIGN §4).
 type AgentContext struct {
-	Revision        int64                 `json:"revision"`
-	GeneratedAt     time.Time             `json:"generatedAt"`
-	Brief           *BriefView            `json:"brief,omitempty"`
-	Today           TodayView             `json:"today"`
-	People          Page[PersonView]      `json:"people"`
-	Activities      Page[ActivityView]    `json:"activities"`
-	ReplyDrafts     Page[DraftView]       `json:"replyDrafts"`
-	Measurements    Page[MeasurementView] `json:"measurements"`
-	Sends           Page[SendView]        `json:"sends"`
-	Requests        Page[RequestView]     `json:"requests"`
-	LastPublication *PublicationView      `json:"lastPublication,omitempty"`
+	Revision     int64                 `json:"revision"`
+	GeneratedAt  time.Time             `json:"generatedAt"`
+	Brief        *BriefView            `json:"brief,omitempty"`
+	Today        TodayView             `json:"today"`
+	People       Page[PersonView]      `json:"people"`
+	Activities   Page[ActivityView]    `json:"activities"`
+	ReplyDrafts  Page[DraftView]       `json:"replyDrafts"`
+	Measurements Page[MeasurementView] `json:"measurements"`
+	Sends        Page[SendView]        `json:"sends"`
+	Requests     Page[RequestView]     `json:"requests"`
+	// Routines (issue 9): current definitions, recent trials, the last 14
+	// days of occurrences with outcomes, and each recent trial's counts.
+	RoutineDefinitions Page[RoutineContextView] `json:"routineDefinitions"`
+	Trials             Page[TrialView]          `json:"trials"`
+	Occurrences        Page[OccurrenceView]     `json:"occurrences"`
+	RoutineMetrics     Page[TrialMetricsView]   `json:"routineMetrics"`
+	LastPublication    *PublicationView         `json:"lastPublication,omitempty"`
 }
 
 // Page is a bounded slice of a collection; NextCursor continues it.
@@ -218,7 +225,7 @@ func decodeCursor(collection, c string) (cursor, error) {
 	if err != nil || rev < 0 {
 		return cursor{}, ErrBadCursor
 	}
-	if collection == CollectionMeasurements || collection == CollectionSends {
+	if collection == CollectionMeasurements || collection == CollectionSends || collection == CollectionTrials || collection == CollectionRoutineMetrics {
 		if _, err := strconv.ParseInt(key, 10, 64); err != nil {
 			return cursor{}, ErrBadCursor
 		}
@@ -269,6 +276,18 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 		if out.Requests, err = requestPage(tx, now, first); err != nil {
 			return err
 		}
+		if out.RoutineDefinitions, err = routineDefinitionPage(tx, first); err != nil {
+			return err
+		}
+		if out.Trials, err = trialPage(tx, now, first); err != nil {
+			return err
+		}
+		if out.Occurrences, err = occurrencePage(tx, now, first); err != nil {
+			return err
+		}
+		if out.RoutineMetrics, err = routineMetricsPage(tx, now, first); err != nil {
+			return err
+		}
 		out.LastPublication, err = lastPublication(tx)
 		return err
 	})
@@ -317,6 +336,14 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) 
 			page, err = sendPage(tx, now, from)
 		case CollectionRequests:
 			page, err = requestPage(tx, now, from)
+		case CollectionRoutineDefinitions:
+			page, err = routineDefinitionPage(tx, from)
+		case CollectionTrials:
+			page, err = trialPage(tx, now, from)
+		case CollectionOccurrences:
+			page, err = occurrencePage(tx, now, from)
+		case CollectionRoutineMetrics:
+			page, err = routineMetricsPage(tx, now, from)
 		default:
 			return ErrNotFound
 		}

@@ -18,6 +18,9 @@ const (
 	RequestReplyDraft = "reply-draft"
 	RequestCRMEdit    = "crm-edit"
 	RequestNote       = "note"
+	// RequestRoutineChange is an adopted, modified or rejected review
+	// proposal; it is made by DecideProposal, never posted directly.
+	RequestRoutineChange = "routine-change"
 
 	RequestPending   = "pending"
 	RequestCompleted = "completed"
@@ -62,20 +65,24 @@ type Request struct {
 	Revision       int64
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	ReviewID       string
+	ProposalID     string
+	Decision       string
 }
 
 // RequestView is a request as the agent context and pages show it.
 type RequestView struct {
-	RequestID      string    `json:"requestId"`
-	Kind           string    `json:"kind"`
-	EntityID       string    `json:"entityId,omitempty"`
-	SourceRevision string    `json:"sourceRevision,omitempty"`
-	Text           string    `json:"text"`
-	Edit           *EditIn   `json:"edit,omitempty"`
-	Status         string    `json:"status"`
-	CompletedRunID string    `json:"completedRunId,omitempty"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
+	RequestID      string       `json:"requestId"`
+	Kind           string       `json:"kind"`
+	EntityID       string       `json:"entityId,omitempty"`
+	SourceRevision string       `json:"sourceRevision,omitempty"`
+	Text           string       `json:"text"`
+	Edit           *EditIn      `json:"edit,omitempty"`
+	Status         string       `json:"status"`
+	Proposal       *ProposalRef `json:"proposal,omitempty"`
+	CompletedRunID string       `json:"completedRunId,omitempty"`
+	CreatedAt      time.Time    `json:"createdAt"`
+	UpdatedAt      time.Time    `json:"updatedAt"`
 }
 
 func (r Request) view() RequestView {
@@ -84,7 +91,17 @@ func (r Request) view() RequestView {
 	if r.EditField != "" {
 		v.Edit = &EditIn{Field: r.EditField, Value: r.EditValue}
 	}
+	if r.ReviewID != "" {
+		v.Proposal = &ProposalRef{ReviewID: r.ReviewID, ProposalID: r.ProposalID, Decision: r.Decision}
+	}
 	return v
+}
+
+// ProposalRef names the review proposal a routine-change request decides.
+type ProposalRef struct {
+	ReviewID   string `json:"reviewId"`
+	ProposalID string `json:"proposalId"`
+	Decision   string `json:"decision"`
 }
 
 // ErrRequestNotPending means a cancel found the request already settled.

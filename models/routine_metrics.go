@@ -29,7 +29,7 @@ type RoutineMetrics struct {
 	Coverage      CoverageRatio  `json:"coverage"`
 	Reasons       []string       `json:"notApplicableReasons,omitempty"`
 	Feedback      FeedbackCounts `json:"feedback"`
-	Days          []DayOutcome   `json:"days"`
+	Days          []DayOutcome   `json:"days,omitempty"`
 	Steps         []StepMetrics  `json:"steps"`
 }
 

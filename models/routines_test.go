@@ -2,12 +2,16 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/beeper/beepertest"
 )
 
 // routineDef is a daily two-step routine: a required weigh-in and an optional stretch.
@@ -361,5 +365,185 @@ func TestOwnerRecordsYesterdayInsideTheReviewWindow(t *testing.T) {
 	m := metricsOf(t, s, "morning", 1, "2026-10-01", "2026-10-02")
 	if m.Completed != 1 || m.Unrecorded != 1 || !m.Days[1].Late {
 		t.Fatalf("metrics %+v", m)
+	}
+}
+
+func TestRoutineContractRefusesBadDefinitionsAndReviewsWithPaths(t *testing.T) {
+	for _, c := range []struct {
+		name, path string
+		mutate     func(p pub)
+	}{
+		{"unknown trigger", "/routineDefinitions/0/trigger/kind", func(p pub) {
+			p["routineDefinitions"].([]any)[0].(map[string]any)["trigger"] = map[string]any{"kind": "hourly"}
+		}},
+		{"weekly without days", "/routineDefinitions/0/trigger/days", func(p pub) {
+			p["routineDefinitions"].([]any)[0].(map[string]any)["trigger"] = map[string]any{"kind": "weekly"}
+		}},
+		{"bad weekday", "/routineDefinitions/0/trigger/days/0", func(p pub) {
+			p["routineDefinitions"].([]any)[0].(map[string]any)["trigger"] = map[string]any{"kind": "weekly", "days": []any{8}}
+		}},
+		{"event without event", "/routineDefinitions/0/trigger/event", func(p pub) {
+			p["routineDefinitions"].([]any)[0].(map[string]any)["trigger"] = map[string]any{"kind": "event"}
+		}},
+		{"bad time", "/routineDefinitions/0/trigger/timeOfDay", func(p pub) {
+			p["routineDefinitions"].([]any)[0].(map[string]any)["trigger"] = map[string]any{"kind": "daily", "timeOfDay": "25:00"}
+		}},
+		{"min-steps beyond steps", "/routineDefinitions/0/completionRule/n", func(p pub) {
+			p["routineDefinitions"].([]any)[0].(map[string]any)["completionRule"] = map[string]any{"kind": "min-steps", "n": 3}
+		}},
+		{"no steps", "/routineDefinitions/0/steps", func(p pub) {
+			p["routineDefinitions"].([]any)[0].(map[string]any)["steps"] = []any{}
+		}},
+		{"routine step kind", "/routineDefinitions/0/steps/0/kind", func(p pub) {
+			p["routineDefinitions"].([]any)[0].(map[string]any)["steps"].([]any)[0].(map[string]any)["kind"] = "routine"
+		}},
+		{"unknown status", "/routineDefinitions/0/status", func(p pub) {
+			p["routineDefinitions"].([]any)[0].(map[string]any)["status"] = "active"
+		}},
+		{"revision zero", "/routineDefinitions/0/revision", func(p pub) {
+			p["routineDefinitions"].([]any)[0].(map[string]any)["revision"] = 0
+		}},
+		{"no hashed life source", "/routineDefinitions/0/evidenceIds", func(p pub) {
+			p["sourceRefs"] = append(p["sourceRefs"].([]any), map[string]any{"id": "chat", "kind": "beeper", "accountId": "a", "chatId": "c", "observedAt": "2026-09-29T06:58:00Z"})
+			p["routineDefinitions"].([]any)[0].(map[string]any)["evidenceIds"] = []any{"chat"}
+		}},
+		{"review of an unknown revision", "/reviews/0/revision", func(p pub) {
+			p["reviews"] = []any{review("rv", "morning", 9)}
+		}},
+		{"review window backwards", "/reviews/0/window", func(p pub) {
+			rv := review("rv", "morning", 1)
+			rv["window"] = map[string]any{"from": "2026-10-07", "to": "2026-10-01"}
+			p["reviews"] = []any{rv}
+		}},
+		{"hearth: activity ID", "/activities/0/id", func(p pub) { p.add("activities", task("hearth:mine")) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := newTestStore(t)
+			p := newPub("run-1", 0).add("routineDefinitions", routineDef("morning", 1))
+			c.mutate(p)
+			_, _, err := s.Publish(context.Background(), "cred-test", p.body())
+			assertFieldError(t, err, c.path)
+			if mustRevision(t, s) != 0 {
+				t.Fatal("a refused publication wrote")
+			}
+		})
+	}
+	s, _ := newTestStore(t)
+	p := newPub("run-null", 0)
+	p["routineDefinitions"] = nil
+	if _, _, err := s.Publish(context.Background(), "cred-test", p.body()); err == nil {
+		t.Fatal("routineDefinitions: null was accepted")
+	}
+}
+
+func review(id, routine string, revision int64) map[string]any {
+	return map[string]any{"id": id, "routineId": routine, "revision": revision,
+		"window":       map[string]any{"from": "2026-10-01", "to": "2026-10-07"},
+		"observations": []any{"Weigh-ins happened on workdays"}, "uncertainties": []any{"One week is little data"},
+		"proposals":   []any{map[string]any{"id": "p1", "text": "Drop the stretch on weekends"}, map[string]any{"id": "p2", "text": "Move it to 8:00"}},
+		"evidenceIds": []any{"life-1"}}
+}
+
+func TestReviewKeepsItsCountsAndProposalDecisionsBecomeRequests(t *testing.T) {
+	s, now := routineStore(t)
+	ctx := context.Background()
+	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "morning", Revision: 1, WindowDays: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordMeasurement(ctx, "hearth:morning@2026-10-01:weigh", 72); err != nil {
+		t.Fatal(err)
+	}
+	workDay(t, s, now, "2026-10-08")
+	mustPublish(t, s, newPub("run-review", mustRevision(t, s)).add("reviews", review("rv-1", "morning", 1)))
+	v, err := s.Routines(ctx)
+	if err != nil || len(v.Routines) != 1 || len(v.Routines[0].Reviews) != 1 {
+		t.Fatalf("routines %+v, %v", v, err)
+	}
+	rv := v.Routines[0].Reviews[0]
+	if rv.BasedOn.Completed != 1 || rv.BasedOn.Applicable != 7 || rv.BasedOn.Unrecorded != 6 {
+		t.Fatalf("the review's counts %+v", rv.BasedOn)
+	}
+	if _, err := s.DecideProposal(ctx, ProposalDecision{RequestID: "req-p1", ReviewID: "rv-1", ProposalID: "p1", Decision: DecisionModify}); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("modify without words: %v", err)
+	}
+	req, err := s.DecideProposal(ctx, ProposalDecision{RequestID: "req-p1", ReviewID: "rv-1", ProposalID: "p1", Decision: DecisionModify, Words: "Only on Sundays"})
+	if err != nil || req.Kind != RequestRoutineChange || req.Status != RequestPending || req.EntityID != "morning" || req.Proposal.Decision != DecisionModify {
+		t.Fatalf("request %+v, %v", req, err)
+	}
+	if again, err := s.DecideProposal(ctx, ProposalDecision{RequestID: "req-p1", ReviewID: "rv-1", ProposalID: "p1", Decision: DecisionModify, Words: "Only on Sundays"}); err != nil || again.RequestID != "req-p1" {
+		t.Fatalf("double submit: %+v, %v", again, err)
+	}
+	if _, err := s.DecideProposal(ctx, ProposalDecision{RequestID: "req-other", ReviewID: "rv-1", ProposalID: "p1", Decision: DecisionReject}); !errors.Is(err, ErrAlreadyDecided) {
+		t.Fatalf("a second decision: %v", err)
+	}
+	ac, err := s.AgentContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range ac.Requests.Items {
+		found = found || (r.RequestID == "req-p1" && r.Kind == RequestRoutineChange && r.Text == `Modify "Drop the stretch on weekends": Only on Sundays`)
+	}
+	if !found {
+		t.Fatalf("the agent does not see the decision: %+v", ac.Requests.Items)
+	}
+}
+
+func TestAgentContextCarriesRoutinesTrialsOccurrencesAndMetrics(t *testing.T) {
+	s, now := routineStore(t)
+	ctx := context.Background()
+	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "morning", Revision: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetActivityState(ctx, "hearth:morning@2026-10-01", StateSkipped, "", "late start"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordFeedback(ctx, OccurrenceID("morning", "2026-10-01"), "hard", "unsure"); err != nil {
+		t.Fatal(err)
+	}
+	workDay(t, s, now, "2026-10-02")
+	ac, err := s.AgentContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ac.RoutineDefinitions.Items; len(d) != 1 || d[0].Revision != 1 || len(d[0].RevisionsWithOccurrences) != 1 {
+		t.Fatalf("definitions %+v", d)
+	}
+	if tr := ac.Trials.Items; len(tr) != 1 || tr[0].State != "active" || tr[0].StartsOn != "2026-10-01" {
+		t.Fatalf("trials %+v", tr)
+	}
+	occ := ac.Occurrences.Items
+	if len(occ) != 2 || occ[0].Outcome != OutcomeSkipped || occ[0].Effort != "hard" || len(occ[0].History) != 2 || occ[1].Outcome != OutcomeOpen {
+		t.Fatalf("occurrences %+v", occ)
+	}
+	if m := ac.RoutineMetrics.Items; len(m) != 1 || m[0].Skipped != 1 || m[0].Applicable != 1 || m[0].Open != 1 || m[0].Days != nil {
+		t.Fatalf("metrics %+v", m)
+	}
+	body, _ := json.Marshal(ac)
+	for _, key := range []string{`"routineDefinitions"`, `"trials"`, `"occurrences"`, `"routineMetrics"`, `"attainment":{"completed":0,"applicable":1}`, `"coverage":{"observed":1,"applicable":1}`} {
+		if !strings.Contains(string(body), key) {
+			t.Errorf("context JSON lacks %s", key)
+		}
+	}
+}
+
+func TestASendCompletesTodaysRoutineReplyStepForItsChat(t *testing.T) {
+	s, fake, client := sendFixture(t, nil)
+	ctx := context.Background()
+	def := routineDef("inbox", 1)
+	def["steps"] = []any{map[string]any{"id": "answer", "title": "Answer Ana", "kind": "reply", "required": true, "payload": map[string]any{"chatId": beepertest.AnaChatID}}}
+	mustPublish(t, s, newPub("run-inbox", mustRevision(t, s)).add("routineDefinitions", def))
+	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "inbox", Revision: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetActivityState(ctx, "hearth:inbox@2026-09-29:answer", StateCompleted, "", ""); !errors.Is(err, ErrCompletedElsewhere) {
+		t.Fatalf("a reply step marked complete by hand: %v", err)
+	}
+	if send, err := s.ConfirmSend(ctx, client, confirm("key-1")); err != nil || send.Status != SendSent {
+		t.Fatalf("send %+v %v", send, err)
+	}
+	row, _, err := s.HomeRow(ctx, "hearth:inbox@2026-09-29")
+	if err != nil || row.UserState.State != StateCompleted || len(fake.Sends()) != 1 {
+		t.Fatalf("routine after the send: %+v %v", row.UserState, err)
 	}
 }

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -259,7 +260,11 @@ func (s *Store) settleSend(ctx context.Context, id int64, status, pendingID, err
 		if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", send.DraftID).Pluck("id", &ids).Error; err != nil {
 			return err
 		}
-		for _, a := range ids {
+		steps, err := routineReplySteps(t, send.ChatID)
+		if err != nil {
+			return err
+		}
+		for _, a := range append(ids, steps...) {
 			if err := decide(t, ActivityState{ActivityID: a, State: StateCompleted, Note: "sent", Revision: rev, UpdatedAt: t.now}); err != nil {
 				return err
 			}
@@ -468,4 +473,26 @@ func (s *Store) LatestSend(ctx context.Context, draftID string) (Send, bool, err
 		return Send{}, false, nil
 	}
 	return rows[0].effective(s.clock()), true, nil
+}
+
+// routineReplySteps are today's open reply steps of routine occurrences
+// that a send to chatID completes: those naming that chat, or no chat.
+func routineReplySteps(t *txn, chatID string) ([]string, error) {
+	day, err := ownerDay(t.DB, t.now, "")
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct{ ID, Payload string }
+	if err := t.Raw(`SELECT id, payload FROM activities WHERE kind = 'reply' AND draft_id IS NULL AND closed_at IS NULL
+		AND retracted_at IS NULL AND occurrence_date = ? AND id LIKE 'hearth:%'`, day.Date).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range rows {
+		var p RoutineReplyPayload
+		if json.Unmarshal([]byte(r.Payload), &p) == nil && (p.ChatID == nil || *p.ChatID == chatID) {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids, nil
 }

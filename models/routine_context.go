@@ -1,0 +1,171 @@
+package models
+
+import (
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Routine collections of the agent context (issue 9).
+const (
+	CollectionRoutineDefinitions = "routineDefinitions"
+	CollectionTrials             = "trials"
+	CollectionOccurrences        = "occurrences"
+	CollectionRoutineMetrics     = "routineMetrics"
+)
+
+// RoutineContextView is a routine's current revision, with the revisions
+// that have occurrences (whose history the agent may read).
+type RoutineContextView struct {
+	RoutineRevisionView
+	RevisionsWithOccurrences []int64 `json:"revisionsWithOccurrences"`
+}
+
+// OccurrenceView is an occurrence with its current outcome, feedback and history.
+type OccurrenceView struct {
+	ID         string           `json:"id"`
+	RoutineID  string           `json:"routineId"`
+	Revision   int64            `json:"revision"`
+	TrialID    int64            `json:"trialId"`
+	Occasion   string           `json:"occasion"`
+	Date       string           `json:"date"`
+	Zone       string           `json:"zone"`
+	ActivityID string           `json:"activityId"`
+	Outcome    string           `json:"outcome"` // as recorded; "unrecorded" once the day ended without one, "open" before
+	Reason     string           `json:"reason,omitempty"`
+	Effort     string           `json:"effort,omitempty"`
+	Helped     string           `json:"helped,omitempty"`
+	History    []OutcomeHistory `json:"history"`
+}
+
+// OutcomeHistory is one recorded outcome row, kept through corrections.
+type OutcomeHistory struct {
+	Outcome    string    `json:"outcome"`
+	Reason     string    `json:"reason,omitempty"`
+	Effort     string    `json:"effort,omitempty"`
+	Helped     string    `json:"helped,omitempty"`
+	Late       bool      `json:"late,omitempty"`
+	RecordedAt time.Time `json:"recordedAt"`
+}
+
+// TrialMetricsView is the metrics of one trial's window, without the per-day list.
+type TrialMetricsView struct {
+	TrialID int64 `json:"trialId"`
+	RoutineMetrics
+}
+
+func routineDefinitionPage(tx *gorm.DB, from cursor) (Page[RoutineContextView], error) {
+	var defs []RoutineDefinition
+	err := tx.Raw(`SELECT d.* FROM routine_definitions d WHERE d.routine_id > ? AND d.revision =
+		(SELECT MAX(revision) FROM routine_definitions x WHERE x.routine_id = d.routine_id) ORDER BY d.routine_id LIMIT ?`,
+		from.after, ContextPageSize+1).Scan(&defs).Error
+	if err != nil {
+		return Page[RoutineContextView]{}, err
+	}
+	var used []struct {
+		RoutineID string
+		Revision  int64
+	}
+	if err := tx.Raw(`SELECT DISTINCT routine_id, revision FROM routine_occurrences ORDER BY routine_id, revision`).Scan(&used).Error; err != nil {
+		return Page[RoutineContextView]{}, err
+	}
+	views := make([]RoutineContextView, len(defs))
+	for i, d := range defs {
+		views[i] = RoutineContextView{RoutineRevisionView: d.view(), RevisionsWithOccurrences: []int64{}}
+		for _, u := range used {
+			if u.RoutineID == d.RoutineID {
+				views[i].RevisionsWithOccurrences = append(views[i].RevisionsWithOccurrences, u.Revision)
+			}
+		}
+	}
+	return page(CollectionRoutineDefinitions, from, views, func(v RoutineContextView) string { return v.RoutineID }), nil
+}
+
+// recentTrials are active trials and those whose window ended in the last 14 days.
+func recentTrials(tx *gorm.DB, now time.Time, after int64) ([]RoutineTrial, error) {
+	since := now.Add(-ContextHistory).Format(time.DateOnly)
+	var rows []RoutineTrial
+	err := tx.Where("(state = 'active' OR (CASE WHEN ended_on != '' AND ended_on < ends_on THEN ended_on ELSE ends_on END) >= ?) AND id > ?",
+		since, after).Order("id").Limit(ContextPageSize + 1).Find(&rows).Error
+	return rows, err
+}
+
+func trialPage(tx *gorm.DB, now time.Time, from cursor) (Page[TrialView], error) {
+	after, _ := strconv.ParseInt(from.after, 10, 64)
+	rows, err := recentTrials(tx, now, after)
+	if err != nil {
+		return Page[TrialView]{}, err
+	}
+	views := make([]TrialView, len(rows))
+	for i, t := range rows {
+		views[i] = t.view()
+	}
+	return page(CollectionTrials, from, views, func(v TrialView) string { return strconv.FormatInt(v.ID, 10) }), nil
+}
+
+func routineMetricsPage(tx *gorm.DB, now time.Time, from cursor) (Page[TrialMetricsView], error) {
+	after, _ := strconv.ParseInt(from.after, 10, 64)
+	rows, err := recentTrials(tx, now, after)
+	if err != nil {
+		return Page[TrialMetricsView]{}, err
+	}
+	day, err := ownerDay(tx, now, "")
+	if err != nil {
+		return Page[TrialMetricsView]{}, err
+	}
+	views := make([]TrialMetricsView, len(rows))
+	for i, t := range rows {
+		m, err := routineMetrics(tx, t.RoutineID, t.Revision, t.StartsOn, max(t.StartsOn, min(t.LastDay(), day.Date)), now)
+		if err != nil {
+			return Page[TrialMetricsView]{}, err
+		}
+		m.Days = nil // the occurrences collection carries each day
+		views[i] = TrialMetricsView{TrialID: t.ID, RoutineMetrics: m}
+	}
+	return page(CollectionRoutineMetrics, from, views, func(v TrialMetricsView) string { return strconv.FormatInt(v.TrialID, 10) }), nil
+}
+
+// occurrencePage lists the occurrences of the last 14 days with their outcomes.
+func occurrencePage(tx *gorm.DB, now time.Time, from cursor) (Page[OccurrenceView], error) {
+	since := now.Add(-ContextHistory).Format(time.DateOnly)
+	var occs []RoutineOccurrence
+	if err := tx.Where("local_date >= ? AND id > ?", since, from.after).Order("id").Limit(ContextPageSize + 1).Find(&occs).Error; err != nil {
+		return Page[OccurrenceView]{}, err
+	}
+	history := map[string][]RoutineOutcome{}
+	if len(occs) > 0 {
+		ids := make([]string, len(occs))
+		for i, o := range occs {
+			ids[i] = o.ID
+		}
+		var rows []RoutineOutcome
+		if err := tx.Where("occurrence_id IN ?", ids).Order("id").Find(&rows).Error; err != nil {
+			return Page[OccurrenceView]{}, err
+		}
+		for _, r := range rows {
+			history[r.OccurrenceID] = append(history[r.OccurrenceID], r)
+		}
+	}
+	day, err := ownerDay(tx, now, "")
+	if err != nil {
+		return Page[OccurrenceView]{}, err
+	}
+	views := make([]OccurrenceView, len(occs))
+	for i, o := range occs {
+		v := OccurrenceView{ID: o.ID, RoutineID: o.RoutineID, Revision: o.Revision, TrialID: o.TrialID, Occasion: o.Occasion,
+			Date: o.LocalDate, Zone: o.Zone, ActivityID: o.ActivityID, History: []OutcomeHistory{}}
+		for _, h := range history[o.ID] {
+			v.History = append(v.History, OutcomeHistory{Outcome: h.Outcome, Reason: h.Reason, Effort: h.Effort, Helped: h.Helped, Late: h.Late, RecordedAt: h.RecordedAt})
+			v.Outcome, v.Reason, v.Effort, v.Helped = h.Outcome, h.Reason, h.Effort, h.Helped
+		}
+		if v.Outcome == "" {
+			v.Outcome = OutcomeOpen
+			if occasionEnded(DayOutcome{Date: o.LocalDate, OccurrenceID: o.ID}, map[string]RoutineOccurrence{o.ID: o}, day, now) {
+				v.Outcome = OutcomeUnrecorded
+			}
+		}
+		views[i] = v
+	}
+	return page(CollectionOccurrences, from, views, func(v OccurrenceView) string { return v.ID }), nil
+}

@@ -1,0 +1,345 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+)
+
+// RoutinesView is the Routines page: the catalog with each routine's
+// revisions, trials, counts and reviews, read in one transaction.
+type RoutinesView struct {
+	Revision int64
+	Day      Day
+	Routines []RoutineCard
+}
+
+// RoutineCard is one routine: its current revision, where it stands
+// (ideal, candidate, active, retired), its history and what was recorded.
+type RoutineCard struct {
+	ID        string
+	Current   RoutineRevisionView
+	Revisions []RoutineRevisionView // newest first
+	// Standing is "active" while a trial runs, else the current revision's status.
+	Standing    string
+	ActiveTrial *TrialView
+	Trials      []TrialView // newest first, each with its counts (a named period)
+	Reviews     []ReviewView
+	Evidence    []EvidenceChip
+	// RecordableDays are earlier planned days of the current review window
+	// without an outcome, for "I did it yesterday".
+	RecordableDays []string
+}
+
+// RoutineRevisionView is one stored revision.
+type RoutineRevisionView struct {
+	RoutineID   string         `json:"routineId"`
+	Revision    int64          `json:"revision"`
+	Title       string         `json:"title"`
+	Purpose     string         `json:"purpose"`
+	Trigger     TriggerView    `json:"trigger"`
+	Steps       []RoutineStep  `json:"steps"`
+	Rule        CompletionRule `json:"completionRule"`
+	Status      string         `json:"status"`
+	EvidenceIDs []string       `json:"evidenceIds"`
+	PublishedAt time.Time      `json:"publishedAt"`
+}
+
+// TriggerView is a stored trigger.
+type TriggerView struct {
+	Kind      string `json:"kind"`
+	Days      []int  `json:"days,omitempty"`
+	Event     string `json:"event,omitempty"`
+	TimeOfDay string `json:"timeOfDay,omitempty"`
+}
+
+// TrialView is a trial with the counts of its window so far.
+type TrialView struct {
+	ID        int64          `json:"id"`
+	RoutineID string         `json:"routineId"`
+	Revision  int64          `json:"revision"`
+	Days      []int          `json:"days"`
+	StartsOn  string         `json:"startsOn"`
+	EndsOn    string         `json:"endsOn"`
+	EndedOn   string         `json:"endedOn,omitempty"`
+	State     string         `json:"state"`
+	Zone      string         `json:"zone"`
+	Metrics   RoutineMetrics `json:"-"`
+}
+
+// Name is how the page names the trial's period.
+func (t TrialView) Name() string {
+	return fmt.Sprintf("r%d, %s to %s", t.Revision, t.StartsOn, t.lastDay())
+}
+
+func (t TrialView) lastDay() string {
+	if t.EndedOn != "" && t.EndedOn < t.EndsOn {
+		return t.EndedOn
+	}
+	return t.EndsOn
+}
+
+// ReviewView is an agent review with the counts it was based on and the
+// owner's decision on each proposal.
+type ReviewView struct {
+	ID            string         `json:"id"`
+	RoutineID     string         `json:"routineId"`
+	Revision      int64          `json:"revision"`
+	Window        WindowIn       `json:"window"`
+	Observations  []string       `json:"observations"`
+	Uncertainties []string       `json:"uncertainties"`
+	Proposals     []ProposalView `json:"proposals"`
+	EvidenceIDs   []string       `json:"evidenceIds"`
+	BasedOn       RoutineMetrics `json:"basedOn"`
+	PublishedAt   time.Time      `json:"publishedAt"`
+}
+
+// ProposalView is a proposal and the owner's decision, if any.
+type ProposalView struct {
+	ID       string `json:"id"`
+	Text     string `json:"text"`
+	Decision string `json:"decision,omitempty"` // adopt, modify, reject
+	Words    string `json:"words,omitempty"`    // the owner's own words (modify) or note
+	Request  string `json:"requestId,omitempty"`
+}
+
+func (d RoutineDefinition) view() RoutineRevisionView {
+	v := RoutineRevisionView{RoutineID: d.RoutineID, Revision: d.Revision, Title: d.Title, Purpose: d.Purpose, Status: d.Status,
+		Trigger: TriggerView{Kind: d.TriggerKind, Event: d.TriggerEvent, TimeOfDay: d.TimeOfDay}, EvidenceIDs: evidenceList(d.EvidenceIDs),
+		PublishedAt: d.UpdatedAt}
+	_ = json.Unmarshal([]byte(d.TriggerDays), &v.Trigger.Days)
+	_ = json.Unmarshal([]byte(d.Steps), &v.Steps)
+	_ = json.Unmarshal([]byte(d.CompletionRule), &v.Rule)
+	return v
+}
+
+func (t RoutineTrial) view() TrialView {
+	v := TrialView{ID: t.ID, RoutineID: t.RoutineID, Revision: t.Revision, StartsOn: t.StartsOn, EndsOn: t.EndsOn, EndedOn: t.EndedOn,
+		State: t.State, Zone: t.Zone}
+	_ = json.Unmarshal([]byte(t.Days), &v.Days)
+	return v
+}
+
+// Routines reads the Routines page.
+func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
+	var v RoutinesView
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		now := s.clock()
+		var err error
+		if v.Revision, err = workspaceRevision(tx); err != nil {
+			return err
+		}
+		if v.Day, err = ownerDay(tx, now, ""); err != nil {
+			return err
+		}
+		var defs []RoutineDefinition
+		if err := tx.Order("routine_id, revision DESC").Find(&defs).Error; err != nil {
+			return err
+		}
+		var trials []RoutineTrial
+		if err := tx.Order("id DESC").Find(&trials).Error; err != nil {
+			return err
+		}
+		var reviews []RoutineReview
+		if err := tx.Order("window_to DESC, id").Find(&reviews).Error; err != nil {
+			return err
+		}
+		decisions, err := proposalDecisions(tx)
+		if err != nil {
+			return err
+		}
+		var evidence []string
+		for _, d := range defs {
+			if len(v.Routines) == 0 || v.Routines[len(v.Routines)-1].ID != d.RoutineID {
+				v.Routines = append(v.Routines, RoutineCard{ID: d.RoutineID, Current: d.view()})
+				evidence = append(evidence, evidenceList(d.EvidenceIDs)...)
+			}
+			card := &v.Routines[len(v.Routines)-1]
+			card.Revisions = append(card.Revisions, d.view())
+		}
+		chips, err := evidenceChips(tx, evidence)
+		if err != nil {
+			return err
+		}
+		for i := range v.Routines {
+			card := &v.Routines[i]
+			card.Standing = card.Current.Status
+			for _, id := range card.Current.EvidenceIDs {
+				if j := slices.IndexFunc(chips, func(c EvidenceChip) bool { return c.ID == id }); j >= 0 {
+					card.Evidence = append(card.Evidence, chips[j])
+				}
+			}
+			for _, t := range trials {
+				if t.RoutineID != card.ID {
+					continue
+				}
+				tv := t.view()
+				to := min(t.LastDay(), v.Day.Date)
+				if tv.Metrics, err = routineMetrics(tx, t.RoutineID, t.Revision, t.StartsOn, max(to, t.StartsOn), now); err != nil {
+					return err
+				}
+				card.Trials = append(card.Trials, tv)
+				if t.State == "active" {
+					active := tv
+					card.ActiveTrial, card.Standing = &active, "active"
+					for _, d := range tv.Metrics.Days {
+						if d.Date < v.Day.Date && d.Outcome == OutcomeUnrecorded && card.Current.Trigger.Kind != TriggerEvent {
+							card.RecordableDays = append(card.RecordableDays, d.Date)
+						}
+					}
+				}
+			}
+			for _, r := range reviews {
+				if r.RoutineID == card.ID {
+					card.Reviews = append(card.Reviews, r.view(decisions))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return RoutinesView{}, classify("routines", err)
+	}
+	return v, nil
+}
+
+// RoutineReview is a stored review.
+type RoutineReview struct {
+	ID                string `gorm:"primaryKey"`
+	RoutineID         string
+	Revision          int64
+	WindowFrom        string
+	WindowTo          string
+	Observations      string
+	Uncertainties     string
+	Proposals         string
+	EvidenceIDs       string
+	Metrics           string
+	PublishedRevision int64
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+func (r RoutineReview) view(decisions map[string]Request) ReviewView {
+	v := ReviewView{ID: r.ID, RoutineID: r.RoutineID, Revision: r.Revision, Window: WindowIn{From: r.WindowFrom, To: r.WindowTo},
+		EvidenceIDs: evidenceList(r.EvidenceIDs), PublishedAt: r.UpdatedAt}
+	_ = json.Unmarshal([]byte(r.Observations), &v.Observations)
+	_ = json.Unmarshal([]byte(r.Uncertainties), &v.Uncertainties)
+	_ = json.Unmarshal([]byte(r.Metrics), &v.BasedOn)
+	var props []ProposalIn
+	_ = json.Unmarshal([]byte(r.Proposals), &props)
+	for _, p := range props {
+		pv := ProposalView{ID: p.ID, Text: p.Text}
+		if d, ok := decisions[r.ID+"/"+p.ID]; ok {
+			pv.Decision, pv.Words, pv.Request = d.Decision, d.Text, d.RequestID
+		}
+		v.Proposals = append(v.Proposals, pv)
+	}
+	return v
+}
+
+func proposalDecisions(tx *gorm.DB) (map[string]Request, error) {
+	var rows []Request
+	if err := tx.Where("kind = ?", RequestRoutineChange).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := map[string]Request{}
+	for _, r := range rows {
+		out[r.ReviewID+"/"+r.ProposalID] = r
+	}
+	return out, nil
+}
+
+// Proposal decisions (issue 9).
+const (
+	DecisionAdopt  = "adopt"
+	DecisionModify = "modify"
+	DecisionReject = "reject"
+)
+
+// ErrAlreadyDecided means the proposal has a decision; it stands.
+var ErrAlreadyDecided = errors.New("this proposal was already decided")
+
+// ProposalDecision is the owner's answer to one review proposal.
+type ProposalDecision struct {
+	RequestID  string
+	ReviewID   string
+	ProposalID string
+	Decision   string // adopt, modify, reject
+	Words      string // required for modify; optional note otherwise
+}
+
+// DecideProposal records the owner's decision on a proposal as an owner
+// request of kind routine-change, for the agent: it updates life and
+// publishes a new revision. The same requestId again is a replay.
+func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (RequestView, error) {
+	d.Words = strings.TrimSpace(d.Words)
+	switch {
+	case !idPattern.MatchString(d.RequestID):
+		return RequestView{}, fmt.Errorf("models: request ID must be %s: %w", idChars, ErrInvalidInput)
+	case !slices.Contains([]string{DecisionAdopt, DecisionModify, DecisionReject}, d.Decision):
+		return RequestView{}, fmt.Errorf("models: decide adopt, modify or reject: %w", ErrInvalidInput)
+	case d.Decision == DecisionModify && d.Words == "":
+		return RequestView{}, fmt.Errorf("models: say how you would change it: %w", ErrInvalidInput)
+	case utf8.RuneCountInString(d.Words) > MaxBodyLen:
+		return RequestView{}, fmt.Errorf("models: at most %d characters: %w", MaxBodyLen, ErrInvalidInput)
+	}
+	var row Request
+	_, err := s.commit(ctx, func(t *txn) error {
+		var prior []Request
+		if err := t.Where("request_id = ? OR (review_id = ? AND proposal_id = ?)", d.RequestID, d.ReviewID, d.ProposalID).Find(&prior).Error; err != nil {
+			return err
+		}
+		for _, p := range prior {
+			if p.RequestID == d.RequestID && p.ReviewID == d.ReviewID && p.ProposalID == d.ProposalID && p.Decision == d.Decision {
+				row = p
+				return nil // a double submit
+			}
+		}
+		if len(prior) > 0 {
+			row = prior[0]
+			return ErrAlreadyDecided
+		}
+		var rv RoutineReview
+		if err := t.Take(&rv, "id = ?", d.ReviewID).Error; err != nil {
+			return notFound(err)
+		}
+		var props []ProposalIn
+		_ = json.Unmarshal([]byte(rv.Proposals), &props)
+		i := slices.IndexFunc(props, func(p ProposalIn) bool { return p.ID == d.ProposalID })
+		if i < 0 {
+			return ErrNotFound
+		}
+		text := map[string]string{
+			DecisionAdopt:  "Adopt: " + props[i].Text,
+			DecisionModify: "Modify \"" + props[i].Text + "\": " + d.Words,
+			DecisionReject: "Reject: " + props[i].Text,
+		}[d.Decision]
+		if d.Decision != DecisionModify && d.Words != "" {
+			text += " (" + d.Words + ")"
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		row = Request{RequestID: d.RequestID, Kind: RequestRoutineChange, EntityID: rv.RoutineID, SourceRevision: fmt.Sprint(rv.Revision),
+			Text: text, PayloadHash: "", Status: RequestPending, CompletedRefs: "[]", Revision: rev, CreatedAt: t.now, UpdatedAt: t.now,
+			ReviewID: d.ReviewID, ProposalID: d.ProposalID, Decision: d.Decision}
+		t.touch("request:"+d.RequestID, "routine:"+rv.RoutineID)
+		return t.Create(&row).Error
+	})
+	if err != nil {
+		if errors.Is(err, ErrAlreadyDecided) {
+			return row.view(), err
+		}
+		return RequestView{}, classify("decide proposal", err)
+	}
+	return row.view(), nil
+}
