@@ -1,0 +1,137 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"hearth/models/strictjson"
+)
+
+// DryRunReport says what a publication would change, without writing it or
+// storing a receipt: per collection how many items would be created and
+// updated, and the conflicts a real publish would meet.
+type DryRunReport struct {
+	RunID            string                    `json:"runId"`
+	DryRun           bool                      `json:"dryRun"`
+	Valid            bool                      `json:"valid"`
+	ExpectedRevision int64                     `json:"expectedRevision"`
+	CurrentRevision  int64                     `json:"currentRevision"`
+	Replay           bool                      `json:"replay"`
+	Changes          map[string]CollectionDiff `json:"changes"`
+	Conflicts        []DryRunConflict          `json:"conflicts"`
+}
+
+// CollectionDiff counts the items of one collection a publication touches.
+type CollectionDiff struct {
+	Created int `json:"created"`
+	Updated int `json:"updated"`
+}
+
+// DryRunConflict is a conflict a real publish would answer with 409.
+type DryRunConflict struct {
+	Code    string `json:"code"` // idempotency_conflict, revision_conflict
+	Message string `json:"message"`
+}
+
+// PublishDryRun validates a publication fully, in one read transaction, and
+// reports what it would change. Syntax and validation errors are returned as
+// Publish returns them; conflicts are reported, not returned.
+func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte) (DryRunReport, error) {
+	r, hash, err := parseAndHash(body)
+	if err != nil {
+		var syntax *strictjson.SyntaxError
+		var invalid *ValidationError
+		if errors.As(err, &syntax) || errors.As(err, &invalid) {
+			return DryRunReport{}, err
+		}
+		return DryRunReport{}, fmt.Errorf("models: dry run: %w", err)
+	}
+	v := &validator{}
+	r.validateShape(v)
+	if len(v.errs) > 0 {
+		return DryRunReport{}, &ValidationError{Errors: v.errs}
+	}
+	rep := DryRunReport{RunID: r.RunID, DryRun: true, ExpectedRevision: r.ExpectedRevision, Changes: map[string]CollectionDiff{}, Conflicts: []DryRunConflict{}}
+	err = s.read(ctx, func(tx *gorm.DB) error {
+		var prior Receipt
+		if err := tx.Where("publisher = ? AND run_id = ?", publisher, r.RunID).Limit(1).Find(&prior).Error; err != nil {
+			return err
+		}
+		if prior.RunID != "" {
+			if prior.PayloadHash == hash {
+				rep.Replay = true
+			} else {
+				rep.Conflicts = append(rep.Conflicts, DryRunConflict{Code: "idempotency_conflict",
+					Message: "this runId was already published with different content"})
+			}
+		}
+		if errs, err := r.resolveReferences(tx); err != nil {
+			return err
+		} else if len(errs) > 0 {
+			return &ValidationError{Errors: errs}
+		}
+		var err error
+		if rep.CurrentRevision, err = workspaceRevision(tx); err != nil {
+			return err
+		}
+		if rep.CurrentRevision != r.ExpectedRevision && !rep.Replay {
+			rep.Conflicts = append(rep.Conflicts, DryRunConflict{Code: "revision_conflict",
+				Message: fmt.Sprintf("expectedRevision %d, current %d", r.ExpectedRevision, rep.CurrentRevision)})
+		}
+		return r.diff(tx, rep.Changes)
+	})
+	if err != nil {
+		return DryRunReport{}, classify("dry run", err)
+	}
+	rep.Valid = true
+	return rep, nil
+}
+
+// diff counts, per collection, the published IDs that are new or stored.
+func (r *Result) diff(tx *gorm.DB, out map[string]CollectionDiff) error {
+	ids := func(n int, id func(int) string) []string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = id(i)
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name, table string
+		ids         []string
+	}{
+		{"sourceRefs", "source_refs", ids(len(r.SourceRefs), func(i int) string { return r.SourceRefs[i].ID })},
+		{"people", "people", ids(len(r.People), func(i int) string { return r.People[i].ID })},
+		{"activities", "activities", ids(len(r.Activities), func(i int) string { return r.Activities[i].ID })},
+		{"replyDrafts", "reply_drafts", ids(len(r.ReplyDrafts), func(i int) string { return r.ReplyDrafts[i].ID })},
+		{"reviews", "routine_reviews", ids(len(r.Reviews), func(i int) string { return r.Reviews[i].ID })},
+	} {
+		found, err := existing(tx, c.table, c.ids)
+		if err != nil {
+			return err
+		}
+		out[c.name] = CollectionDiff{Created: len(c.ids) - len(found), Updated: len(found)}
+	}
+	defs := CollectionDiff{}
+	for _, d := range r.RoutineDefinitions {
+		var n int64
+		if err := tx.Table("routine_definitions").Where("routine_id = ? AND revision = ?", d.ID, d.Revision).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			defs.Updated++
+		} else {
+			defs.Created++
+		}
+	}
+	out["routineDefinitions"] = defs
+	if r.Brief != nil {
+		out["brief"] = CollectionDiff{Updated: 1}
+	}
+	out["retractions"] = CollectionDiff{Updated: len(r.Retractions)}
+	out["completedRequests"] = CollectionDiff{Updated: len(r.CompletedRequests)}
+	return nil
+}
