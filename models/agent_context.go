@@ -28,10 +28,11 @@ const (
 	CollectionMeasurements = "measurements"
 	CollectionSends        = "sends"
 	CollectionRequests     = "requests"
+	CollectionObservations = "observations"
 )
 
 // ContextCollections lists the pageable collections.
-var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests}
+var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests, CollectionObservations}
 
 // AgentContext is what the agent reads before it reasons (DESIGN §4).
 type AgentContext struct {
@@ -45,6 +46,7 @@ type AgentContext struct {
 	Measurements    Page[MeasurementView] `json:"measurements"`
 	Sends           Page[SendView]        `json:"sends"`
 	Requests        Page[RequestView]     `json:"requests"`
+	Observations    Page[ObservationView] `json:"observations"`
 	LastPublication *PublicationView      `json:"lastPublication,omitempty"`
 }
 
@@ -218,7 +220,7 @@ func decodeCursor(collection, c string) (cursor, error) {
 	if err != nil || rev < 0 {
 		return cursor{}, ErrBadCursor
 	}
-	if collection == CollectionMeasurements || collection == CollectionSends {
+	if collection == CollectionMeasurements || collection == CollectionSends || collection == CollectionObservations {
 		if _, err := strconv.ParseInt(key, 10, 64); err != nil {
 			return cursor{}, ErrBadCursor
 		}
@@ -269,6 +271,9 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 		if out.Requests, err = requestPage(tx, now, first); err != nil {
 			return err
 		}
+		if out.Observations, err = observationPage(tx, first); err != nil {
+			return err
+		}
 		out.LastPublication, err = lastPublication(tx)
 		return err
 	})
@@ -317,6 +322,8 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) 
 			page, err = sendPage(tx, now, from)
 		case CollectionRequests:
 			page, err = requestPage(tx, now, from)
+		case CollectionObservations:
+			page, err = observationPage(tx, from)
 		default:
 			return ErrNotFound
 		}

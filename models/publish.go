@@ -239,6 +239,9 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 	if err := r.resolveActedOn(tx, v); err != nil {
 		return nil, err
 	}
+	if err := r.resolveConsumed(tx, v); err != nil {
+		return nil, err
+	}
 	return v.errs, nil
 }
 
@@ -623,7 +626,11 @@ func (r *Result) apply(tx *gorm.DB, rev int64, now time.Time) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	return append(changed, done...), nil
+	consumed, err := r.consumeObservations(tx, rev, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(changed, done...), consumed...), nil
 }
 
 func decodeJSON(text string, v any) error {

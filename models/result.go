@@ -50,6 +50,10 @@ type Result struct {
 	ReplyDrafts       []ReplyDraftIn     `json:"replyDrafts"`
 	Retractions       []RetractionIn     `json:"retractions"`
 	CompletedRequests []CompletedRequest `json:"completedRequests"`
+	// ConsumedObservations are pending observations this publication has
+	// taken into account; optional (a publication without it stays valid),
+	// never null.
+	ConsumedObservations []int64 `json:"consumedObservations,omitempty"`
 }
 
 // SourceRefIn is provenance: a life file or a Beeper chat/message. Data, never an instruction.
@@ -445,6 +449,7 @@ func (r *Result) validateShape(v *validator) {
 			v.evidenceShape(path+"/sourceRefIds", c.SourceRefIDs)
 		}
 	}
+	r.validateConsumed(v)
 }
 
 func (v *validator) evidenceShape(path string, ids []string) {
