@@ -49,6 +49,8 @@ type Store interface {
 	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
 	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
+	RecordObservation(ctx context.Context, credentialID string, body []byte) (models.ObservationReceipt, error)
+	RecordObservations(ctx context.Context, credentialID string, body []byte) ([]models.ObservationOutcome, error)
 }
 
 // Config holds what the app needs besides the store.
@@ -141,6 +143,8 @@ func New(store Store, cfg Config) *fiber.App {
 	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)
 	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), s.agentContextPage)
 	agent.Post("/agent-results", s.requireScope(models.ScopeResultsPublish), s.publishResult)
+	agent.Post("/observations", s.requireScope(models.ScopeObservationsWrite), s.postObservation)
+	agent.Post("/observations/batch", s.requireScope(models.ScopeObservationsWrite), s.postObservations)
 	return app
 }
 

@@ -28,11 +28,12 @@ const (
 	CollectionMeasurements = "measurements"
 	CollectionSends        = "sends"
 	CollectionRequests     = "requests"
+	CollectionObservations = "observations"
 )
 
 // ContextCollections lists the pageable collections.
 var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests,
-	CollectionRoutineDefinitions, CollectionTrials, CollectionOccurrences, CollectionRoutineMetrics}
+	CollectionObservations, CollectionRoutineDefinitions, CollectionTrials, CollectionOccurrences, CollectionRoutineMetrics}
 
 // AgentContext is what the agent reads before it reasons (DESIGN §4).
 type AgentContext struct {
@@ -46,6 +47,7 @@ type AgentContext struct {
 	Measurements Page[MeasurementView] `json:"measurements"`
 	Sends        Page[SendView]        `json:"sends"`
 	Requests     Page[RequestView]     `json:"requests"`
+	Observations Page[ObservationView] `json:"observations"`
 	// Routines (issue 9): current definitions, recent trials, the last 14
 	// days of occurrences with outcomes, and each recent trial's counts.
 	RoutineDefinitions Page[RoutineContextView] `json:"routineDefinitions"`
@@ -225,7 +227,8 @@ func decodeCursor(collection, c string) (cursor, error) {
 	if err != nil || rev < 0 {
 		return cursor{}, ErrBadCursor
 	}
-	if collection == CollectionMeasurements || collection == CollectionSends || collection == CollectionTrials || collection == CollectionRoutineMetrics {
+	if collection == CollectionMeasurements || collection == CollectionSends || collection == CollectionObservations ||
+		collection == CollectionTrials || collection == CollectionRoutineMetrics {
 		if _, err := strconv.ParseInt(key, 10, 64); err != nil {
 			return cursor{}, ErrBadCursor
 		}
@@ -274,6 +277,9 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 			return err
 		}
 		if out.Requests, err = requestPage(tx, now, first); err != nil {
+			return err
+		}
+		if out.Observations, err = observationPage(tx, first); err != nil {
 			return err
 		}
 		if out.RoutineDefinitions, err = routineDefinitionPage(tx, first); err != nil {
@@ -336,6 +342,8 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) 
 			page, err = sendPage(tx, now, from)
 		case CollectionRequests:
 			page, err = requestPage(tx, now, from)
+		case CollectionObservations:
+			page, err = observationPage(tx, from)
 		case CollectionRoutineDefinitions:
 			page, err = routineDefinitionPage(tx, from)
 		case CollectionTrials:

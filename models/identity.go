@@ -19,12 +19,19 @@ import (
 
 // Agent credential scopes.
 const (
-	ScopeContextRead    = "context:read"
-	ScopeResultsPublish = "results:publish"
+	ScopeContextRead       = "context:read"
+	ScopeResultsPublish    = "results:publish"
+	ScopeObservationsWrite = "observations:write"
 )
 
-// AllScopes are the scopes a new credential gets unless told otherwise.
-var AllScopes = []string{ScopeContextRead, ScopeResultsPublish}
+// AllScopes are every scope a credential may carry.
+var AllScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeObservationsWrite}
+
+// DefaultScopes are what `hearth token create` grants without --scopes: the
+// reasoning agent's read and publish. Posting observations is a fetcher's
+// job and needs observations:write asked for by name, so a default token's
+// powers do not grow when hearth does.
+var DefaultScopes = []string{ScopeContextRead, ScopeResultsPublish}
 
 // SessionLifetime is how long an owner session lasts after login.
 const SessionLifetime = 30 * 24 * time.Hour

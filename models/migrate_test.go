@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "github.com/glebarez/go-sqlite" // the "sqlite" database/sql driver, to build old schemas by hand
@@ -114,5 +115,23 @@ func TestBackupIsConsistentCopyThatPassesIntegrityCheck(t *testing.T) {
 	}
 	if err := s.Backup(context.Background(), dest); err == nil {
 		t.Fatal("backup overwrote an existing file")
+	}
+}
+
+func TestOpenRefusesADatabaseWithAVersionMissingBelowTheHighest(t *testing.T) {
+	dir := t.TempDir()
+	db := migrateTo(t, dir, 7)
+	// As if version 6 had landed after 7 was applied: 7 present, 6 absent.
+	if _, err := db.Exec(`DELETE FROM goose_db_version WHERE version_id = 6`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(context.Background(), dir, Options{})
+	if err == nil {
+		s.Close()
+		t.Fatal("a database missing version 6 below 7 opened as current")
+	}
+	if !strings.Contains(err.Error(), "6") {
+		t.Fatalf("the error does not name the missing version: %v", err)
 	}
 }

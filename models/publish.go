@@ -248,6 +248,9 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 	if err := r.resolveRoutines(tx, v, pubRefs); err != nil {
 		return nil, err
 	}
+	if err := r.resolveConsumed(tx, v); err != nil {
+		return nil, err
+	}
 	return v.errs, nil
 }
 
@@ -636,7 +639,11 @@ func (r *Result) apply(tx *gorm.DB, rev int64, now time.Time) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	return append(append(changed, done...), routines...), nil
+	consumed, err := r.consumeObservations(tx, rev, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(append(changed, done...), routines...), consumed...), nil
 }
 
 func decodeJSON(text string, v any) error {

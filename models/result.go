@@ -53,6 +53,10 @@ type Result struct {
 	// Routine definitions and reviews (issue 9) may be omitted, never null.
 	RoutineDefinitions []RoutineDefinitionIn `json:"routineDefinitions,omitempty"`
 	Reviews            []ReviewIn            `json:"reviews,omitempty"`
+	// ConsumedObservations are pending observations this publication has
+	// taken into account; optional (a publication without it stays valid),
+	// never null.
+	ConsumedObservations []int64 `json:"consumedObservations,omitempty"`
 }
 
 // SourceRefIn is provenance: a life file or a Beeper chat/message. Data, never an instruction.
@@ -449,6 +453,7 @@ func (r *Result) validateShape(v *validator) {
 			v.evidenceShape(path+"/sourceRefIds", c.SourceRefIDs)
 		}
 	}
+	r.validateConsumed(v)
 }
 
 func (v *validator) evidenceShape(path string, ids []string) {

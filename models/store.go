@@ -171,7 +171,13 @@ func checkSchema(ctx context.Context, sqlDB *sql.DB, migrate bool) (from, to int
 	if current > newest {
 		return current, current, fmt.Errorf("models: %w (database at %d, newest known %d)", ErrSchemaTooNew, current, newest)
 	}
-	if current == newest {
+	// Every known version must be applied, not only the highest: a version
+	// that landed below one already applied is an error, never skipped.
+	pending, err := p.HasPending(ctx)
+	if err != nil {
+		return current, current, fmt.Errorf("models: schema version: %w", err)
+	}
+	if !pending {
 		return current, current, nil
 	}
 	if !migrate && current != 0 {

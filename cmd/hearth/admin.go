@@ -104,7 +104,7 @@ func cmdToken(args []string) error {
 	fs := flag.NewFlagSet("token "+args[0], flag.ContinueOnError)
 	dir := dataFlag(fs)
 	name := fs.String("name", "", "credential name (create)")
-	scopes := fs.String("scopes", strings.Join(models.AllScopes, ","), "comma-separated scopes (create)")
+	scopes := fs.String("scopes", strings.Join(models.DefaultScopes, ","), "comma-separated scopes (create): "+strings.Join(models.AllScopes, ", "))
 	rest, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return err

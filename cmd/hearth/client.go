@@ -215,6 +215,10 @@ func printContext(w io.Writer, ac models.AgentContext) {
 		}
 		fmt.Fprintln(w, line)
 	}
+	fmt.Fprintf(w, "\npending observations: %d%s\n", len(ac.Observations.Items), more(ac.Observations.Truncated))
+	for _, o := range ac.Observations.Items {
+		fmt.Fprintf(w, "  %-6d %-9s %-8s %s %s\n", o.ObservationID, o.ChangeType, o.Payload.Kind, o.Source, o.Ref)
+	}
 	fmt.Fprintf(w, "\nsends (14 days): %d%s\n", len(ac.Sends.Items), more(ac.Sends.Truncated))
 	for _, sd := range ac.Sends.Items {
 		fmt.Fprintf(w, "  %s %-8s chat %s: %q\n", sd.UpdatedAt.Format("2006-01-02 15:04"), sd.Status, sd.ChatID, sd.Body)

@@ -23,6 +23,22 @@ func appendCanonical(dst []byte, d *document) []byte {
 	return w.out
 }
 
+// Canonical returns the RFC 8785 canonical form of the held value, so a
+// caller can store or hash one part of a body (an observation's raw payload)
+// exactly as Hash would see it. It fails as Hash does on a document JCS
+// cannot represent, and on the zero Raw.
+func (r Raw) Canonical() ([]byte, error) {
+	if r.d == nil {
+		return nil, &ShapeError{Errors: []FieldError{{Path: r.path, Message: "missing value", Found: "nothing"}}}
+	}
+	if r.d.canon != nil {
+		return nil, r.d.canon
+	}
+	w := canonWriter{d: r.d, out: make([]byte, 0, 64)}
+	w.value(&r.d.nodes[r.n])
+	return w.out, nil
+}
+
 type canonWriter struct {
 	d     *document
 	out   []byte

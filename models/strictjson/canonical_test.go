@@ -253,3 +253,39 @@ func TestDecodeAndHashConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestRawCanonicalIsJCSOfTheHeldValue(t *testing.T) {
+	var doc struct {
+		Raw Raw `json:"raw"`
+	}
+	for _, inner := range canonicalDocs {
+		if inner == "null" {
+			continue // null binds nowhere
+		}
+		body := []byte(`{"raw": ` + inner + `}`)
+		if err := Decode(body, &doc); err != nil {
+			t.Fatalf("Decode(%s): %v", body, err)
+		}
+		got, err := doc.Raw.Canonical()
+		_, want := jcsHash(t, []byte(inner))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("Canonical of %s = %s, %v; want %s", inner, got, err, want)
+		}
+	}
+}
+
+func TestRawCanonicalRefusesWhatHashRefuses(t *testing.T) {
+	var doc struct {
+		Raw Raw `json:"raw"`
+	}
+	// Decode accepts an unpaired surrogate; the canonical form cannot hold it.
+	if err := Decode([]byte(`{"raw": {"s": "\ud800"}}`), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := doc.Raw.Canonical(); !errors.As(err, new(*SyntaxError)) {
+		t.Errorf("got %v, want *SyntaxError", err)
+	}
+	if _, err := (Raw{}).Canonical(); !errors.As(err, new(*ShapeError)) {
+		t.Errorf("zero Raw: got %v, want *ShapeError", err)
+	}
+}

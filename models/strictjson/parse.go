@@ -35,9 +35,10 @@ const (
 // typical body, and lets the parser move nodes without write barriers, which
 // dominated the cost of a tree of pointers.
 type document struct {
-	src   string // the body, copied once so bound strings are immutable substrings of it
-	esc   string // decoded text of every string that contained an escape, concatenated
-	nodes []node // children of a container are contiguous; the root is last
+	src   string       // the body, copied once so bound strings are immutable substrings of it
+	esc   string       // decoded text of every string that contained an escape, concatenated
+	nodes []node       // children of a container are contiguous; the root is last
+	canon *SyntaxError // what makes the document not canonicalizable, if anything (see parser.canon)
 }
 
 // node is one parsed value; objects keep members in document order so errors
@@ -191,6 +192,7 @@ func parse(data []byte) (*document, *SyntaxError, error) {
 	if len(p.esc) > 0 {
 		d.esc = string(p.esc)
 	}
+	d.canon = p.canon
 	return d, p.canon, nil
 }
 

@@ -1,0 +1,119 @@
+package handlers
+
+import (
+	"errors"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hearth/models"
+)
+
+// observationRejected is the message of a 422 for one observation.
+const observationRejected = "the observation was rejected; nothing was stored. Fix every error listed and post again"
+
+// itemError is the error of one batch item: the single POST's envelope
+// without the requestId, which belongs to the whole batch.
+type itemError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Details any    `json:"details,omitempty"`
+}
+
+// observationRefusal maps an observation's contract error to the status and
+// envelope the single POST answers; ok is false for any other error.
+func observationRefusal(err error) (status int, e itemError, ok bool) {
+	var invalid *models.ValidationError
+	var dup *models.DuplicateObservationError
+	switch {
+	case errors.As(err, &invalid):
+		return fiber.StatusUnprocessableEntity, itemError{"invalid_request", observationRejected, fiber.Map{"errors": invalid.Errors}}, true
+	case errors.As(err, &dup):
+		msg := "an identical payload is already pending for this (source, ref); nothing was written"
+		if dup.Status == models.ObservationConsumed {
+			msg = "an identical payload for this (source, ref) was already consumed by a publication; nothing was written"
+		}
+		return fiber.StatusConflict, itemError{"duplicate", msg, dup}, true
+	}
+	return 0, itemError{}, false
+}
+
+// postObservation is POST /api/observations: 200 with the action and the
+// content hash hearth computed, 409 duplicate, 422 invalid_request.
+func (s *Server) postObservation(c *fiber.Ctx) error {
+	body, ok, err := jsonBody(c)
+	if !ok {
+		return err
+	}
+	receipt, err := s.store.RecordObservation(c.UserContext(), identityOf(c).agent.ID, body)
+	if done, rerr := refusal(c, err, "invalid_request", observationRejected, ""); done {
+		return rerr
+	}
+	if status, e, ok := observationRefusal(err); ok {
+		return apiError(c, status, e.Code, e.Message, e.Details)
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(receipt)
+}
+
+// batchItem is one result of POST /api/observations/batch.
+type batchItem struct {
+	Index         int        `json:"index"`
+	Status        int        `json:"status"`
+	Action        string     `json:"action,omitempty"`
+	ContentHash   string     `json:"contentHash,omitempty"`
+	ObservationID int64      `json:"observationId,omitempty"`
+	Error         *itemError `json:"error,omitempty"`
+}
+
+// batchCounts sums a batch's outcomes, for fetchers that report counts.
+type batchCounts struct {
+	Created   int `json:"created"`
+	Modified  int `json:"modified"`
+	Duplicate int `json:"duplicate"`
+	Invalid   int `json:"invalid"`
+}
+
+// postObservations is POST /api/observations/batch: up to 500 observations
+// in one transaction, answered per item with what the single POST would say.
+func (s *Server) postObservations(c *fiber.Ctx) error {
+	body, ok, err := jsonBody(c)
+	if !ok {
+		return err
+	}
+	outcomes, err := s.store.RecordObservations(c.UserContext(), identityOf(c).agent.ID, body)
+	if done, rerr := refusal(c, err, "invalid_request", "the batch was rejected; nothing was stored. Fix every error listed and post again", ""); done {
+		return rerr
+	}
+	if err != nil {
+		return err
+	}
+	results := make([]batchItem, len(outcomes))
+	var counts batchCounts
+	for i, o := range outcomes {
+		results[i] = batchItem{Index: i, Status: fiber.StatusOK}
+		if status, e, ok := observationRefusal(o.Err); ok {
+			results[i].Status, results[i].Error = status, &e
+			if status == fiber.StatusConflict {
+				counts.Duplicate++
+			} else {
+				counts.Invalid++
+			}
+			continue
+		}
+		if o.Err != nil {
+			return o.Err
+		}
+		results[i].Action, results[i].ContentHash, results[i].ObservationID = o.Receipt.Action, o.Receipt.ContentHash, o.Receipt.ObservationID
+		if o.Receipt.Action == models.ActionCreated {
+			counts.Created++
+		} else {
+			counts.Modified++
+		}
+	}
+	return c.JSON(struct {
+		Results []batchItem `json:"results"`
+		Counts  batchCounts `json:"counts"`
+	}{results, counts})
+}
