@@ -97,6 +97,13 @@ func (s *Server) publishResult(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
+	switch c.Query("dryRun") {
+	case "", "false":
+	case "true":
+		return s.dryRunResult(c, body)
+	default:
+		return apiError(c, fiber.StatusBadRequest, "bad_request", "dryRun is true or false", fiber.Map{"found": c.Query("dryRun")})
+	}
 	receipt, replayed, err := s.store.Publish(c.UserContext(), identityOf(c).agent.ID, body)
 	if done, rerr := refusal(c, err, "invalid_result",
 		"the result was rejected; nothing was stored. Fix every error listed and publish again",
@@ -117,4 +124,18 @@ func (s *Server) publishResult(c *fiber.Ctx) error {
 		status = fiber.StatusOK
 	}
 	return c.Status(status).JSON(receipt)
+}
+
+// dryRunResult validates a publication fully and answers what it would
+// change, writing nothing and storing no receipt (issue 11).
+func (s *Server) dryRunResult(c *fiber.Ctx, body []byte) error {
+	report, err := s.store.PublishDryRun(c.UserContext(), identityOf(c).agent.ID, body)
+	if done, rerr := refusal(c, err, "invalid_result",
+		"the result would be rejected; nothing was stored. Fix every error listed", ""); done {
+		return rerr
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(report)
 }

@@ -49,6 +49,7 @@ type Store interface {
 	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
 	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
+	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
 	RecordObservation(ctx context.Context, credentialID string, body []byte) (models.ObservationReceipt, error)
 	RecordObservations(ctx context.Context, credentialID string, body []byte) ([]models.ObservationOutcome, error)
 }

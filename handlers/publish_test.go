@@ -505,3 +505,59 @@ func TestPublishResponsesCarryRequestID(t *testing.T) {
 		t.Fatalf("X-Request-Id %q: want a fresh ID instead of a malformed one", id)
 	}
 }
+
+func TestDryRunValidatesFullyAndReportsChangesWithoutWriting(t *testing.T) {
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	dry := func(body []byte) response { return ta.do(dryRunRequest(token, body, "true")) }
+	pub := validPublication("run-1", 0)
+	r := dry(pub.bytes(t))
+	if r.status != http.StatusOK {
+		t.Fatalf("dry run: %s", r)
+	}
+	var rep struct {
+		DryRun, Valid bool
+		Changes       map[string]struct{ Created, Updated int }
+		Conflicts     []struct{ Code string }
+	}
+	decodeJSONBody(t, r.body, &rep)
+	if !rep.DryRun || !rep.Valid || rep.Changes["activities"].Created != len(pub["activities"].([]any)) || len(rep.Conflicts) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	if ta.revision() != 0 {
+		t.Fatal("a dry run wrote")
+	}
+	// It stored no receipt: the same runId publishes for real afterwards.
+	ta.mustPublish(token, pub.bytes(t))
+	r = dry(pub.bytes(t)) // now an update, and a replay
+	decodeJSONBody(t, r.body, &rep)
+	if rep.Changes["activities"].Updated != len(pub["activities"].([]any)) || rep.Changes["activities"].Created != 0 {
+		t.Fatalf("second report %+v", rep)
+	}
+	stale := validPublication("run-2", 0)
+	decodeJSONBody(t, dry(stale.bytes(t)).body, &rep)
+	if len(rep.Conflicts) != 1 || rep.Conflicts[0].Code != "revision_conflict" {
+		t.Fatalf("stale dry run conflicts %+v", rep.Conflicts)
+	}
+	bad := validPublication("run-3", 1)
+	bad.set(t, "/activities/0/kind", "chore")
+	assertError(t, dry(bad.bytes(t)), http.StatusUnprocessableEntity, "invalid_result")
+	assertError(t, ta.do(dryRunRequest(token, pub.bytes(t), "maybe")), http.StatusBadRequest, "bad_request")
+	if ta.revision() != 1 {
+		t.Fatalf("dry runs changed the revision to %d", ta.revision())
+	}
+}
+
+func decodeJSONBody(t *testing.T, body []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+}
+
+func dryRunRequest(token string, body []byte, value string) *http.Request {
+	req := httptest.NewRequest(http.MethodPost, "/api/agent-results?dryRun="+value, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	return req
+}

@@ -133,5 +133,6 @@ func (r *Result) diff(tx *gorm.DB, out map[string]CollectionDiff) error {
 	}
 	out["retractions"] = CollectionDiff{Updated: len(r.Retractions)}
 	out["completedRequests"] = CollectionDiff{Updated: len(r.CompletedRequests)}
+	out["consumedObservations"] = CollectionDiff{Updated: len(r.ConsumedObservations)}
 	return nil
 }
