@@ -4,7 +4,7 @@ BIN     := bin/hearth
 DATA    ?= ./data/demo
 ADDR    ?= 127.0.0.1:8080
 
-.PHONY: build run test unit fuzz e2e chromium bench lint generate check-generated clean
+.PHONY: build run test unit fuzz e2e chromium bench lint generate schema check-generated clean
 
 build: generate
 	$(GO) build -o $(BIN) ./cmd/hearth
@@ -50,9 +50,14 @@ lint:
 generate:
 	$(GO) tool templ generate -include-version=false
 
+## schema: regenerate the committed JSON Schemas of the agent contract (models/schema)
+schema:
+	$(GO) run ./models/schema/gen
+
 ## check-generated: fail when committed templ output is stale
-check-generated: generate
+check-generated: generate schema
 	@git diff --exit-code -- views || (echo "generated templ code is out of date: run make generate and commit"; exit 1)
+	@git diff --exit-code -- models/schema || (echo "the committed JSON Schemas are out of date: run make schema and commit"; exit 1)
 
 clean:
 	rm -rf bin data

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
+	"hearth/models/schema"
 	"hearth/models/strictjson"
 )
 
@@ -138,4 +139,15 @@ func (s *Server) dryRunResult(c *fiber.Ctx, body []byte) error {
 		return err
 	}
 	return c.JSON(report)
+}
+
+// serveSchema answers a committed JSON Schema of the agent contract.
+func serveSchema(c *fiber.Ctx) error {
+	b, ok := schema.Committed(c.Params("name"))
+	if !ok {
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such schema", fiber.Map{"allowed": schema.Names()})
+	}
+	c.Set(fiber.HeaderContentType, "application/schema+json")
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	return c.Send(b)
 }

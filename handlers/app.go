@@ -140,6 +140,9 @@ func New(store Store, cfg Config) *fiber.App {
 	app.Post("/requests/:id/cancel", owner(s.cancelRequestForm)...)
 	app.Post("/api/agent-requests/:id/cancel", owner(s.cancelRequest)...)
 
+	// The contract's JSON Schemas describe no data, so anyone may read them.
+	app.Get("/api/schema/:name", serveSchema)
+
 	agent := app.Group("/api", s.requireAgent)
 	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)
 	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), s.agentContextPage)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"hearth/models"
+	"hearth/models/schema"
 )
 
 // assertNothingWritten checks that a rejected publication left no trace: the
@@ -560,4 +561,16 @@ func dryRunRequest(token string, body []byte, value string) *http.Request {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
 	return req
+}
+
+func TestSchemasAreServedAsCommitted(t *testing.T) {
+	ta := newTestApp(t)
+	for _, name := range schema.Names() {
+		r := ta.get("/api/schema/"+name, "", nil)
+		want, _ := schema.Committed(name)
+		if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/schema+json" || !bytes.Equal(r.body, want) {
+			t.Errorf("%s: %d %q", name, r.status, r.header.Get("Content-Type"))
+		}
+	}
+	assertError(t, ta.get("/api/schema/secrets.json", "", nil), http.StatusNotFound, "not_found")
 }

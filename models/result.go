@@ -39,10 +39,10 @@ const (
 
 // Result is one agent publication, as posted to /api/agent-results.
 type Result struct {
-	RunID             string             `json:"runId"`
-	JobKey            string             `json:"jobKey"`
-	ExpectedRevision  int64              `json:"expectedRevision"`
-	GeneratedAt       string             `json:"generatedAt"`
+	RunID             string             `json:"runId" jsonschema:"pattern=^[A-Za-z0-9._:@-]{1\\,128}$"`
+	JobKey            string             `json:"jobKey" jsonschema:"pattern=^[A-Za-z0-9._:@-]{1\\,128}$"`
+	ExpectedRevision  int64              `json:"expectedRevision" jsonschema:"minimum=0"`
+	GeneratedAt       string             `json:"generatedAt" jsonschema:"format=date-time"`
 	SourceRefs        []SourceRefIn      `json:"sourceRefs"`
 	Brief             *BriefIn           `json:"brief"`
 	People            []PersonIn         `json:"people"`
@@ -61,11 +61,11 @@ type Result struct {
 
 // SourceRefIn is provenance: a life file or a Beeper chat/message. Data, never an instruction.
 type SourceRefIn struct {
-	ID          string  `json:"id"`
-	Kind        string  `json:"kind"`
-	ObservedAt  string  `json:"observedAt"`
+	ID          string  `json:"id" jsonschema:"pattern=^[A-Za-z0-9._:@-]{1\\,128}$"`
+	Kind        string  `json:"kind" jsonschema:"enum=life,enum=beeper"`
+	ObservedAt  string  `json:"observedAt" jsonschema:"format=date-time"`
 	Path        *string `json:"path"`
-	ContentHash *string `json:"contentHash"`
+	ContentHash *string `json:"contentHash" jsonschema:"pattern=^sha256:[0-9a-f]{64}$"`
 	AccountID   *string `json:"accountId"`
 	ChatID      *string `json:"chatId"`
 	MessageID   *string `json:"messageId"`
@@ -74,9 +74,9 @@ type SourceRefIn struct {
 
 // BriefIn is the daily brief.
 type BriefIn struct {
-	Date        string   `json:"date"`
+	Date        string   `json:"date" jsonschema:"format=date"`
 	TimeZone    string   `json:"timeZone"`
-	Text        string   `json:"text"`
+	Text        string   `json:"text" jsonschema:"maxLength=8000"`
 	EvidenceIDs []string `json:"evidenceIds"`
 }
 
@@ -90,14 +90,14 @@ type PersonIn struct {
 
 // ActivityIn is one suggested activity; Payload is bound by Kind.
 type ActivityIn struct {
-	ID             string          `json:"id"`
-	Kind           string          `json:"kind"`
-	Title          string          `json:"title"`
+	ID             string          `json:"id" jsonschema:"pattern=^[A-Za-z0-9._:@-]{1\\,128}$"`
+	Kind           string          `json:"kind" jsonschema:"enum=task,enum=measurement,enum=reply,enum=routine"`
+	Title          string          `json:"title" jsonschema:"minLength=1,maxLength=200"`
 	Detail         *string         `json:"detail"`
 	EvidenceIDs    []string        `json:"evidenceIds"`
 	PersonID       *string         `json:"personId"`
 	ParentID       *string         `json:"parentId"`
-	OccurrenceKey  *string         `json:"occurrenceKey"`
+	OccurrenceKey  *string         `json:"occurrenceKey" jsonschema:"pattern=^\\d{4}-\\d{2}-\\d{2}@[A-Za-z0-9_+/-]{1\\,64}$"`
 	Recommendation *Recommendation `json:"recommendation"`
 	Payload        strictjson.Raw  `json:"payload"`
 
@@ -107,7 +107,7 @@ type ActivityIn struct {
 
 // Recommendation places an activity in a Home section at a rank.
 type Recommendation struct {
-	Section string  `json:"section"`
+	Section string  `json:"section" jsonschema:"enum=routine,enum=focus,enum=optional"`
 	Rank    int64   `json:"rank"`
 	Reason  *string `json:"reason"`
 }
@@ -168,7 +168,7 @@ type CandidateIn struct {
 
 // RetractionIn withdraws an agent suggestion.
 type RetractionIn struct {
-	Kind   string  `json:"kind"`
+	Kind   string  `json:"kind" jsonschema:"enum=activity,enum=replyDraft"`
 	ID     string  `json:"id"`
 	Reason *string `json:"reason"`
 }

@@ -50,30 +50,30 @@ var timeOfDayPattern = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
 // RoutineDefinitionIn is one revision of a routine, as the agent projects it from life.
 type RoutineDefinitionIn struct {
 	ID             string          `json:"id"`
-	Revision       int64           `json:"revision"`
+	Revision       int64           `json:"revision" jsonschema:"minimum=1"`
 	Title          string          `json:"title"`
 	Purpose        string          `json:"purpose"`
 	Trigger        TriggerIn       `json:"trigger"`
 	Steps          []RoutineStepIn `json:"steps"`
 	CompletionRule CompletionRule  `json:"completionRule"`
-	Status         string          `json:"status"`
+	Status         string          `json:"status" jsonschema:"enum=ideal,enum=candidate,enum=retired"`
 	EvidenceIDs    []string        `json:"evidenceIds"`
 }
 
 // TriggerIn says when a routine applies: daily or weekly on ISO weekdays
 // (1 Monday … 7 Sunday), or on an event the owner taps on Home.
 type TriggerIn struct {
-	Kind      string  `json:"kind"`
-	Days      []int   `json:"days,omitempty"`
-	Event     *string `json:"event"`
-	TimeOfDay *string `json:"timeOfDay"`
+	Kind      string  `json:"kind" jsonschema:"enum=daily,enum=weekly,enum=event"`
+	Days      []int   `json:"days,omitempty" jsonschema:"minimum=1,maximum=7"`
+	Event     *string `json:"event" jsonschema:"enum=start-work,enum=end-work"`
+	TimeOfDay *string `json:"timeOfDay" jsonschema:"pattern=^([01]\\d|2[0-3]):[0-5]\\d$"`
 }
 
 // RoutineStepIn is one step; it becomes a child activity of each occurrence.
 type RoutineStepIn struct {
 	ID       string         `json:"id"`
 	Title    string         `json:"title"`
-	Kind     string         `json:"kind"`
+	Kind     string         `json:"kind" jsonschema:"enum=task,enum=measurement,enum=reply"`
 	Required bool           `json:"required"`
 	Payload  strictjson.Raw `json:"payload"`
 
@@ -83,8 +83,8 @@ type RoutineStepIn struct {
 // CompletionRule decides when an occurrence is completed: every required
 // step completed, or at least N steps completed.
 type CompletionRule struct {
-	Kind string `json:"kind"`
-	N    *int   `json:"n"`
+	Kind string `json:"kind" jsonschema:"enum=all-required,enum=min-steps"`
+	N    *int   `json:"n,omitempty" jsonschema:"minimum=1"`
 }
 
 // RoutineReplyPayload is a routine's reply step: it has no draft (a
@@ -108,8 +108,8 @@ type ReviewIn struct {
 
 // WindowIn is an inclusive range of local dates.
 type WindowIn struct {
-	From string `json:"from"`
-	To   string `json:"to"`
+	From string `json:"from" jsonschema:"format=date"`
+	To   string `json:"to" jsonschema:"format=date"`
 }
 
 // ProposalIn is one change the agent suggests trying next.

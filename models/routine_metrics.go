@@ -47,10 +47,14 @@ type CoverageRatio struct {
 
 // FeedbackCounts tallies the optional one-tap answers.
 type FeedbackCounts struct {
-	Easy, OK, Hard    int
-	Helped, NotHelped int
-	Unsure, Answered  int
-	EffortAnswered    int
+	Easy           int `json:"easy"`
+	OK             int `json:"ok"`
+	Hard           int `json:"hard"`
+	EffortAnswered int `json:"effortAnswered"`
+	Helped         int `json:"helped"`
+	NotHelped      int `json:"notHelped"`
+	Unsure         int `json:"unsure"`
+	Answered       int `json:"helpedAnswered"`
 }
 
 // DayOutcome is one planned occasion and what was recorded for it.

@@ -1,0 +1,29 @@
+// Command gen writes the committed JSON Schemas of the agent contract
+// (make schema); CI checks they are current.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"hearth/models/schema"
+)
+
+func main() {
+	dir := "models/schema"
+	if len(os.Args) > 1 {
+		dir = os.Args[1]
+	}
+	for _, name := range schema.Names() {
+		b, err := schema.Generate(name)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+}

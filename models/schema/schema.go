@@ -1,0 +1,167 @@
+// Package schema generates the JSON Schemas (2020-12) of the agent
+// contract from the Go types the server decodes and encodes, and embeds the
+// committed copies the server serves. A test keeps the two equal, so the
+// served schema never drifts from what hearth accepts.
+package schema
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+
+	"hearth/models"
+	"hearth/models/strictjson"
+)
+
+// Documents are the schemas hearth serves under /api/schema/, by file name.
+var Documents = map[string]any{
+	"agent-result.json":      models.Result{},
+	"agent-request.json":     models.RequestIn{},
+	"agent-context.json":     models.AgentContext{},
+	"agent-observation.json": models.ObservationIn{},
+}
+
+// Names lists the documents in a stable order.
+func Names() []string {
+	names := make([]string, 0, len(Documents))
+	for n := range Documents {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+//go:embed *.json
+var committed embed.FS
+
+// Committed returns the committed schema document name.
+func Committed(name string) ([]byte, bool) {
+	b, err := committed.ReadFile(name)
+	return b, err == nil
+}
+
+// Generate reflects document name from its Go type. Required properties
+// follow strictjson's rule (a non-pointer field without omitempty), and
+// every object refuses unknown properties, as the decoder does.
+func Generate(name string) ([]byte, error) {
+	v, ok := Documents[name]
+	if !ok {
+		return nil, fmt.Errorf("schema: no document %q", name)
+	}
+	r := &jsonschema.Reflector{
+		BaseSchemaID:   "https://hearth.invalid/schema",
+		ExpandedStruct: true,
+		Namer:          typeName,
+		Mapper: func(t reflect.Type) *jsonschema.Schema {
+			switch t {
+			case reflect.TypeOf(strictjson.Raw{}):
+				return &jsonschema.Schema{Type: "object", Description: "per-kind payload; see the README for each kind's fields"}
+			case reflect.TypeOf(json.RawMessage{}):
+				return &jsonschema.Schema{Description: "any JSON value"}
+			}
+			return nil
+		},
+	}
+	s := r.Reflect(v)
+	s.ID = jsonschema.ID("https://hearth.invalid/schema/" + name)
+	fixRequired(s, reflect.TypeOf(v), s.Definitions, map[reflect.Type]bool{})
+	out, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// typeName names definitions; generic instances (Page[T]) get T's name.
+func typeName(t reflect.Type) string {
+	name := t.Name()
+	if i := strings.IndexByte(name, '['); i >= 0 {
+		inner := name[i+1 : len(name)-1]
+		inner = inner[strings.LastIndexAny(inner, "./")+1:]
+		name = name[:i] + "Of" + inner
+	}
+	return name
+}
+
+// fixRequired sets each object's required list by strictjson's rule and
+// recurses into the types its fields use.
+func fixRequired(root *jsonschema.Schema, t reflect.Type, defs jsonschema.Definitions, seen map[reflect.Type]bool) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] || t.PkgPath() == "time" {
+		return
+	}
+	seen[t] = true
+	target := root
+	if d, ok := defs[typeName(t)]; ok && root.Properties == nil {
+		target = d
+	} else if ok && target != d && root.ID == "" {
+		target = d
+	}
+	if target != nil && target.Properties != nil {
+		target.Required = requiredOf(t)
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if f.Anonymous {
+			fixRequired(target, f.Type, defs, seen)
+			continue
+		}
+		sub := f.Type
+		for sub.Kind() == reflect.Pointer || sub.Kind() == reflect.Slice || sub.Kind() == reflect.Map {
+			sub = sub.Elem()
+		}
+		if d, ok := defs[typeName(sub)]; ok {
+			fixRequired(d, sub, defs, seen)
+		}
+	}
+}
+
+// requiredOf lists the JSON names strictjson requires on t (embedded
+// structs' fields included).
+func requiredOf(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			out = append(out, requiredOf(f.Type)...)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if f.Type.Kind() == reflect.Pointer || slices.Contains(strings.Split(opts, ","), "omitempty") || slices.Contains(strings.Split(opts, ","), "omitzero") {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// Equal reports whether a generated document matches the committed one.
+func Equal(name string) (bool, error) {
+	gen, err := Generate(name)
+	if err != nil {
+		return false, err
+	}
+	c, ok := Committed(name)
+	return ok && bytes.Equal(gen, c), nil
+}
