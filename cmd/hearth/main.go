@@ -21,6 +21,7 @@ Usage:
   hearth token revoke ID|NAME [--data DIR]
   hearth context [--json] [--url URL] [--credential-file F]
   hearth publish FILE|- [--json] [--url URL] [--credential-file F]
+  hearth mcp [--url URL] [--credential-file F]   MCP server on stdio: get_context, publish_result, list_requests, post_observations
   hearth backup FILE [--data DIR]
   hearth fake-beeper [--addr 127.0.0.1:23373] [--token T]   in-memory Beeper Desktop API for demos and tests
 
@@ -78,6 +79,7 @@ func run(args []string) int {
 		"owner":       cmdOwner,
 		"token":       cmdToken,
 		"context":     cmdContext,
+		"mcp":         cmdMCP,
 		"publish":     cmdPublish,
 		"backup":      cmdBackup,
 		"fake-beeper": cmdFakeBeeper,
