@@ -50,6 +50,9 @@ type Store interface {
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
 	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
 	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
+	TakeWakes(ctx context.Context) ([]models.Wake, error)
+	NextWakeAt(ctx context.Context) (time.Time, bool, error)
+	DirtyChanged() <-chan struct{}
 	RecordObservation(ctx context.Context, credentialID string, body []byte) (models.ObservationReceipt, error)
 	RecordObservations(ctx context.Context, credentialID string, body []byte) ([]models.ObservationOutcome, error)
 }
@@ -145,6 +148,7 @@ func New(store Store, cfg Config) *fiber.App {
 
 	agent := app.Group("/api", s.requireAgent)
 	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)
+	agent.Get("/agent-wake", s.requireScope(models.ScopeContextRead), s.agentWake)
 	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), s.agentContextPage)
 	agent.Post("/agent-results", s.requireScope(models.ScopeResultsPublish), s.publishResult)
 	agent.Post("/observations", s.requireScope(models.ScopeObservationsWrite), s.postObservation)

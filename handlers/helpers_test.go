@@ -22,6 +22,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/beeper/beepertest"
 	"hearth/handlers"
 	"hearth/models"
 )
@@ -69,7 +70,8 @@ type appState struct {
 	names      atomic.Int64
 	listenOnce sync.Once
 	base       string
-	owner      bool // set by setOwner
+	owner      bool              // set by setOwner
+	beeper     beepertest.Server // set by messagesApp
 }
 
 // in binds the app to subtest t, so helpers fail the right test.

@@ -16,6 +16,7 @@ import (
 
 	"hearth/beeper/beepertest"
 	"hearth/handlers"
+	"hearth/models"
 )
 
 // messagesApp is the demo-like publication with the fake Beeper behind
@@ -33,6 +34,7 @@ func messagesAppVia(t *testing.T, wrap func(http.Handler) http.Handler, opts ...
 	}
 	b := beepertest.Start(t, through, append([]beepertest.Option{beepertest.WithClock(func() time.Time { return testNow })}, opts...)...)
 	ta := newTestApp(t, withOwner(), withConfig(handlers.Config{Beeper: b.Client}))
+	ta.beeper = b
 	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).bytes(t))
 	return ta, ta.login(), b.Fake
 }
@@ -353,4 +355,20 @@ func holdWriteLock(t *testing.T, path string) func() {
 		conn.Close()
 		db.Close()
 	}
+}
+
+func TestAStaleDraftShowsOnHomeAndMessagesBeforeAnyReview(t *testing.T) {
+	ta, cookie, fake := messagesApp(t)
+	watch := ta.store.NewBeeperWatch(ta.beeper.Client, models.WatchOptions{})
+	ctx := context.Background()
+	if _, err := watch.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ta.clock.Advance(time.Second)
+	fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", "Or Sunday?")
+	if _, err := watch.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	has(t, ta.get("/", "", cookie).doc(t), `li[data-id="reply-ana-hike"] [data-testid="row-stale"]`)
+	has(t, ta.get(anaPath, "", cookie).doc(t), `#draft-draft-ana-hike [data-testid="draft-stale"]`)
 }

@@ -136,6 +136,9 @@ type DraftView struct {
 	Revision              int64          `json:"revision"`
 	Retracted             *RetractedView `json:"retracted,omitempty"`
 	OwnerEdit             *OwnerEditView `json:"ownerEdit,omitempty"`
+	// Stale is set when the Beeper watch saw a message from someone else
+	// in the chat newer than sourceMessageRevision.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // OwnerEditView is the owner's wording of a draft.
@@ -530,6 +533,9 @@ func draftPage(tx *gorm.DB, now time.Time, from cursor) (Page[DraftView], error)
 	views := make([]DraftView, len(rows))
 	for i, r := range rows {
 		views[i] = r.view()
+	}
+	if err := markStale(tx, views); err != nil {
+		return Page[DraftView]{}, err
 	}
 	return page(CollectionReplyDrafts, from, views, func(v DraftView) string { return v.ID }), nil
 }

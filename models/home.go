@@ -271,9 +271,15 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range ds {
-			dv := d.view()
-			drafts[d.ID] = &dv
+		views := make([]DraftView, len(ds))
+		for i, d := range ds {
+			views[i] = d.view()
+		}
+		if err := markStale(tx, views); err != nil {
+			return nil, err
+		}
+		for i := range views {
+			drafts[views[i].ID] = &views[i]
 		}
 	}
 	recent, err := recentMeasurements(tx, metrics)

@@ -422,8 +422,15 @@ func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, err
 			return err
 		}
 		now := s.clock()
-		for _, r := range rows {
-			d := ChatDraft{DraftView: r.view(), State: UserStateView{State: StateAvailable}}
+		views := make([]DraftView, len(rows))
+		for i, r := range rows {
+			views[i] = r.view()
+		}
+		if err := markStale(tx, views); err != nil {
+			return err
+		}
+		for i, r := range rows {
+			d := ChatDraft{DraftView: views[i], State: UserStateView{State: StateAvailable}}
 			for _, a := range acts {
 				if a.DraftID == r.ID && d.ActivityID == "" {
 					d.ActivityID = a.ID

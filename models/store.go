@@ -61,6 +61,10 @@ type Store struct {
 	// busy handler; _txlock=immediate and busy_timeout still cover other
 	// processes (the CLI) writing to the same file.
 	writeMu sync.Mutex
+
+	// dirty is closed at the next dirty-job mark (see DirtyChanged).
+	dirtyMu sync.Mutex
+	dirty   chan struct{}
 }
 
 // Options tune a Store; the zero value is production.

@@ -31,6 +31,9 @@ func cmdServe(args []string) error {
 	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from a loopback peer (HEARTH_TAILSCALE_OWNER)")
 	beeperURL := fs.String("beeper-url", os.Getenv("BEEPER_DESKTOP_BASE_URL"), "Beeper Desktop API base URL (BEEPER_DESKTOP_BASE_URL); with --demo and none, an in-process fake")
 	beeperTokenFile := fs.String("beeper-token-file", "", "file holding the Beeper access token, mode 0600 (else BEEPER_ACCESS_TOKEN)")
+	watchInterval := fs.Duration("watch-interval", models.DefaultWatchInterval, "how often the Beeper watch reads chats with new activity (0 turns the watch off)")
+	wakeDebounce := fs.Duration("wake-debounce", models.DefaultWakeDebounce, "new messages coalesce into one agent wake-up per window")
+	watchJob := fs.String("watch-job", models.DefaultWatchJob, "the job key new Beeper messages make dirty")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -68,6 +71,12 @@ func cmdServe(args []string) error {
 		cfg.Beeper = client
 	}
 	app := handlers.New(store, cfg)
+	background, stopBackground := context.WithCancel(ctx)
+	defer stopBackground()
+	if client != nil && *watchInterval > 0 {
+		watch := store.NewBeeperWatch(client, models.WatchOptions{Interval: *watchInterval, Debounce: *wakeDebounce, Job: *watchJob, Log: log})
+		go watch.Run(background)
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -91,6 +100,7 @@ func cmdServe(args []string) error {
 	}
 	// Ending the event streams first lets their handlers return, so shutdown
 	// only waits for in-flight requests.
+	stopBackground()
 	hub.Close()
 	if err := app.ShutdownWithTimeout(10 * time.Second); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
