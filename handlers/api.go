@@ -25,7 +25,15 @@ func apiError(c *fiber.Ctx, status int, code, message string, details any) error
 }
 
 func (s *Server) agentContext(c *fiber.Ctx) error {
-	out, err := s.store.AgentContext(c.UserContext())
+	read := s.store.AgentContext
+	switch c.Query("compact") {
+	case "", "false":
+	case "true":
+		read = s.store.CompactContext
+	default:
+		return apiError(c, fiber.StatusBadRequest, "bad_request", "compact is true or false", fiber.Map{"found": c.Query("compact")})
+	}
+	out, err := read(c.UserContext())
 	if err != nil {
 		return err
 	}

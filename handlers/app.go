@@ -28,6 +28,7 @@ type Store interface {
 	Login(ctx context.Context, passphrase string) (string, error)
 	Logout(ctx context.Context, token string) error
 	AgentContext(ctx context.Context) (models.AgentContext, error)
+	CompactContext(ctx context.Context) (models.AgentContext, error)
 	Home(ctx context.Context) (models.HomeView, error)
 	HomeRow(ctx context.Context, id string) (models.HomeRow, models.Day, error)
 	Revision(ctx context.Context) (int64, error)

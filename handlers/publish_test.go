@@ -574,3 +574,13 @@ func TestSchemasAreServedAsCommitted(t *testing.T) {
 	}
 	assertError(t, ta.get("/api/schema/secrets.json", "", nil), http.StatusNotFound, "not_found")
 }
+
+func TestCompactContextIsServedAndItsFlagChecked(t *testing.T) {
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	ta.mustPublish(token, validPublication("run-1", 0).bytes(t))
+	if r := ta.get("/api/agent-context?compact=true", token, nil); r.status != http.StatusOK || !json.Valid(r.body) {
+		t.Fatalf("compact: %s", r)
+	}
+	assertError(t, ta.get("/api/agent-context?compact=yes", token, nil), http.StatusBadRequest, "bad_request")
+}

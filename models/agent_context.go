@@ -230,6 +230,9 @@ func decodeCursor(collection, c string) (cursor, error) {
 	if err != nil || rev < 0 {
 		return cursor{}, ErrBadCursor
 	}
+	if key == "" {
+		return cursor{revision: rev}, nil // from the start (a compact context's pointer)
+	}
 	if collection == CollectionMeasurements || collection == CollectionSends || collection == CollectionObservations ||
 		collection == CollectionTrials || collection == CollectionRoutineMetrics {
 		if _, err := strconv.ParseInt(key, 10, 64); err != nil {

@@ -1,0 +1,42 @@
+package models
+
+import "context"
+
+// CompactContext is AgentContext without what the agent can re-read by
+// cursor: history (settled and lapsed activities, retracted drafts, settled
+// requests, ended trials) and the execution logs (measurements, sends,
+// observations, occurrences, routine metrics). A collection that lost items
+// says so with "truncated": true and a nextCursor that reads it in full from
+// its start, at the same revision.
+func (s *Store) CompactContext(ctx context.Context) (AgentContext, error) {
+	ac, err := s.AgentContext(ctx)
+	if err != nil {
+		return ac, err
+	}
+	rev := ac.Revision
+	keep(&ac.Activities, CollectionActivities, rev, func(a ActivityView) bool { return a.Retracted == nil && !settled(a.UserState.State) })
+	keep(&ac.ReplyDrafts, CollectionReplyDrafts, rev, func(d DraftView) bool { return d.Retracted == nil })
+	keep(&ac.Requests, CollectionRequests, rev, func(r RequestView) bool { return r.Status == RequestPending })
+	keep(&ac.Trials, CollectionTrials, rev, func(t TrialView) bool { return t.State == "active" })
+	keep(&ac.Measurements, CollectionMeasurements, rev, func(MeasurementView) bool { return false })
+	keep(&ac.Sends, CollectionSends, rev, func(v SendView) bool { return v.Status == SendPending || v.Status == SendUnknown })
+	keep(&ac.Observations, CollectionObservations, rev, func(ObservationView) bool { return false })
+	keep(&ac.Occurrences, CollectionOccurrences, rev, func(o OccurrenceView) bool { return o.Outcome == OutcomeOpen })
+	keep(&ac.RoutineMetrics, CollectionRoutineMetrics, rev, func(TrialMetricsView) bool { return false })
+	return ac, nil
+}
+
+// keep drops the items of p that fail want; when it drops any, the page
+// points at the collection's start so the agent can read all of it.
+func keep[T any](p *Page[T], collection string, revision int64, want func(T) bool) {
+	kept := p.Items[:0:0]
+	for _, it := range p.Items {
+		if want(it) {
+			kept = append(kept, it)
+		}
+	}
+	if len(kept) == len(p.Items) {
+		return
+	}
+	p.Items, p.Truncated, p.NextCursor = kept, true, encodeCursor(collection, revision, "")
+}

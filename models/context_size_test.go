@@ -1,0 +1,121 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// typicalDay publishes issue 11's typical day: 50 activities, 20 people and
+// 10 reply drafts with realistic text lengths, and the owner's morning (10
+// settled, 3 weights saved).
+func typicalDay(t testing.TB) *Store {
+	t.Helper()
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	p := newPub("run-day", 0)
+	sentence := "Ana mentioned the gym moved its Saturday hours; she prefers mornings and asked about the hike."
+	for i := range 20 {
+		pp := person(fmt.Sprintf("person-%02d", i))
+		pp["name"], pp["context"] = fmt.Sprintf("Person Number %02d", i), sentence+" "+sentence
+		p.add("people", pp)
+	}
+	for i := range 10 {
+		d := draft(fmt.Sprintf("draft-%02d", i), "Saturday works for me, see you at the trailhead at eight!", "Can we move it to Sunday? Saturday is full.")
+		d["personId"] = fmt.Sprintf("person-%02d", i)
+		d["reason"] = "They asked a question two days ago and are waiting."
+		p.add("replyDrafts", d)
+		p.add("activities", map[string]any{"id": fmt.Sprintf("reply-%02d", i), "kind": "reply", "title": fmt.Sprintf("Answer Person %02d", i),
+			"personId": fmt.Sprintf("person-%02d", i), "evidenceIds": []any{"life-1"}, "payload": map[string]any{"draftId": fmt.Sprintf("draft-%02d", i)},
+			"recommendation": map[string]any{"section": "focus", "rank": i, "reason": "Waiting for two days."}})
+	}
+	for i := range 35 {
+		a := task(fmt.Sprintf("task-%02d", i))
+		a["title"], a["detail"] = "Book the bike service before the weekend", sentence
+		a["recommendation"] = map[string]any{"section": "optional", "rank": i}
+		p.add("activities", a)
+	}
+	for i := range 5 {
+		p.add("activities", map[string]any{"id": fmt.Sprintf("weigh-%d", i), "kind": "measurement", "title": "Weigh in", "evidenceIds": []any{"life-1"},
+			"occurrenceKey": "2026-09-29@Europe/Berlin", "payload": map[string]any{"metric": "weight", "unit": "kg"},
+			"recommendation": map[string]any{"section": "routine", "rank": i}})
+	}
+	p["brief"] = map[string]any{"date": "2026-09-29", "timeZone": "Europe/Berlin", "text": strings.Repeat(sentence+" ", 5), "evidenceIds": []any{"life-1"}}
+	mustPublish(t, s, p)
+	for i := range 10 {
+		if _, err := s.SetActivityState(ctx, fmt.Sprintf("task-%02d", i), StateCompleted, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		if _, err := s.RecordMeasurement(ctx, fmt.Sprintf("weigh-%d", i), 72.4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// contextTokens is the context's size as issue 11 estimates tokens: bytes/4.
+func contextTokens(t testing.TB, read func(context.Context) (AgentContext, error)) (int, int) {
+	t.Helper()
+	ac, err := read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(ac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b), len(b) / 4
+}
+
+func TestATypicalDaysContextFitsEightThousandTokens(t *testing.T) {
+	s := typicalDay(t)
+	fullBytes, full := contextTokens(t, s.AgentContext)
+	compactBytes, compact := contextTokens(t, s.CompactContext)
+	t.Logf("typical day: full %d bytes ≈ %d tokens, compact %d bytes ≈ %d tokens", fullBytes, full, compactBytes, compact)
+	if full > 8000 || compact > 8000 {
+		t.Errorf("a typical day's context is %d tokens (compact %d), over the 8,000 budget", full, compact)
+	}
+	if compact >= full {
+		t.Errorf("compact (%d) is not smaller than full (%d)", compact, full)
+	}
+}
+
+func TestCompactContextPointsAtWhatItLeftOut(t *testing.T) {
+	s := typicalDay(t)
+	ctx := context.Background()
+	ac, err := s.CompactContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range ac.Activities.Items {
+		if settled(a.UserState.State) {
+			t.Fatalf("compact lists settled activity %s", a.ID)
+		}
+	}
+	if !ac.Activities.Truncated || !ac.Measurements.Truncated || len(ac.Measurements.Items) != 0 {
+		t.Fatalf("compact does not say what it left out: activities %v, measurements %v", ac.Activities.Truncated, ac.Measurements.Truncated)
+	}
+	page, err := s.ContextPage(ctx, CollectionMeasurements, ac.Measurements.NextCursor)
+	if err != nil || len(page.(Page[MeasurementView]).Items) != 3 {
+		t.Fatalf("re-reading measurements by the compact cursor: %+v, %v", page, err)
+	}
+	all, err := s.ContextPage(ctx, CollectionActivities, ac.Activities.NextCursor)
+	if err != nil || len(all.(Page[ActivityView]).Items) != 50 {
+		t.Fatalf("re-reading activities by the compact cursor: %d, %v", len(all.(Page[ActivityView]).Items), err)
+	}
+}
+
+// BenchmarkTypicalDayContextSize reports the context's size for make bench.
+func BenchmarkTypicalDayContextSize(b *testing.B) {
+	s := typicalDay(b)
+	for b.Loop() {
+		full, _ := contextTokens(b, s.AgentContext)
+		compact, _ := contextTokens(b, s.CompactContext)
+		b.ReportMetric(float64(full)/4, "full-tokens")
+		b.ReportMetric(float64(compact)/4, "compact-tokens")
+	}
+}
