@@ -168,7 +168,7 @@ func (d *dbTemplate) path(t testing.TB) string {
 		}
 		// Backup is VACUUM INTO: a consistent single file, no WAL to copy beside it.
 		d.file = filepath.Join(templateDir, d.name+".db")
-		d.err = store.Backup(ctx, d.file)
+		_, d.err = store.Backup(ctx, d.file)
 	})
 	if d.err != nil {
 		t.Fatalf("%s template database: %v", d.name, d.err)

@@ -21,10 +21,19 @@ import (
 const (
 	ScopeContextRead    = "context:read"
 	ScopeResultsPublish = "results:publish"
+	// ScopeSchedulesRead lists schedules and reads due work; it changes nothing.
+	ScopeSchedulesRead = "schedules:read"
+	// ScopeSchedulesAdmin creates and cancels schedules: an operator's
+	// credential, never given by default (Authority A).
+	ScopeSchedulesAdmin = "schedules:admin"
 )
 
-// AllScopes are the scopes a new credential gets unless told otherwise.
-var AllScopes = []string{ScopeContextRead, ScopeResultsPublish}
+// AllScopes are the scopes a new credential gets unless told otherwise: an
+// agent's. schedules:admin is never among them.
+var AllScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeSchedulesRead}
+
+// GrantableScopes are every scope `hearth token create --scopes` accepts.
+var GrantableScopes = append(slices.Clone(AllScopes), ScopeSchedulesAdmin)
 
 // SessionLifetime is how long an owner session lasts after login.
 const SessionLifetime = 30 * 24 * time.Hour
@@ -94,8 +103,8 @@ func ValidateCredential(name string, scopes []string) error {
 		return fmt.Errorf("models: credential name must be 1-64 of [A-Za-z0-9._:@-]: %w", ErrInvalidInput)
 	}
 	for _, sc := range scopes {
-		if !slices.Contains(AllScopes, sc) {
-			return fmt.Errorf("models: unknown scope %q (allowed: %s): %w", sc, strings.Join(AllScopes, ", "), ErrInvalidInput)
+		if !slices.Contains(GrantableScopes, sc) {
+			return fmt.Errorf("models: unknown scope %q (allowed: %s): %w", sc, strings.Join(GrantableScopes, ", "), ErrInvalidInput)
 		}
 	}
 	return nil
