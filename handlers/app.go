@@ -17,6 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/compress"
 
 	"hearth/models"
+	"hearth/models/schedules"
 )
 
 // Store is the part of models.Store the handlers call.
@@ -49,6 +50,12 @@ type Store interface {
 	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
 	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
+	CreateSchedule(ctx context.Context, actor models.Actor, body []byte) (models.ScheduleReceipt, bool, error)
+	CancelSchedule(ctx context.Context, actor models.Actor, id string) (models.CancelResult, error)
+	Schedules(ctx context.Context) (models.ScheduleList, error)
+	DueSchedules(ctx context.Context, now time.Time) (models.DueReport, error)
+	NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedules.NextResult, error)
+	ApproveSchedule(ctx context.Context, id, fingerprint string) (models.ScheduleView, error)
 }
 
 // Config holds what the app needs besides the store.
@@ -136,6 +143,19 @@ func New(store Store, cfg Config) *fiber.App {
 	app.Post("/requests", owner(s.submitRequest)...)
 	app.Post("/requests/:id/cancel", owner(s.cancelRequestForm)...)
 	app.Post("/api/agent-requests/:id/cancel", owner(s.cancelRequest)...)
+
+	// Schedules: the owner, or a credential with the scope (Authority A:
+	// schedules:admin creates and cancels, schedules:read or admin reads).
+	app.Get("/schedules", owner(s.showSchedules)...)
+	app.Post("/schedules/:id/cancel", owner(s.cancelScheduleForm)...)
+	app.Post("/schedules/:id/approve", owner(s.approveScheduleForm)...)
+	read := s.requireScheduleScope(models.ScopeSchedulesRead, models.ScopeSchedulesAdmin)
+	admin := s.requireScheduleScope(models.ScopeSchedulesAdmin)
+	app.Get("/api/schedules", read, s.listSchedules)
+	app.Post("/api/schedules", admin, s.createSchedule)
+	app.Get("/api/schedules/due", read, s.dueSchedules)
+	app.Get("/api/schedules/:id/next", read, s.nextSchedule)
+	app.Post("/api/schedules/:id/cancel", admin, s.cancelSchedule)
 
 	agent := app.Group("/api", s.requireAgent)
 	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)

@@ -236,6 +236,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
+// DataDir is the data directory: the database and DATA/schedules.
+func (s *Store) DataDir() string { return s.dataDir }
+
 func (s *Store) clock() time.Time { return s.now().UTC() }
 
 // Now is the Store's clock: handlers use it so pages agree with the data.
