@@ -223,6 +223,13 @@ func (s *Store) scheduleView(row Schedule, out *ScheduleOccurrence, revoked []st
 		return ScheduleView{}, err
 	}
 	spec := def.Rule.Spec()
+	// Instants read in the schedule's zone, as its owner thinks of them.
+	if at := def.Rule.At(); !at.IsZero() {
+		spec.At = at.In(def.Rule.Location()).Format(time.RFC3339Nano)
+	}
+	if end := def.Rule.EndAt(); !end.IsZero() {
+		spec.EndAt = end.In(def.Rule.Location()).Format(time.RFC3339Nano)
+	}
 	v := ScheduleView{
 		ID: row.ID, Job: row.Job, State: row.State, StateReason: row.StateReason, StateDetail: row.StateDetail, StateChangedAt: row.StateChangedAt.UTC(),
 		At: spec.At, Cron: spec.Cron, EndAt: spec.EndAt, Zone: row.Zone, ZoneSource: row.ZoneSource,
