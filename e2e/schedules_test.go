@@ -421,7 +421,8 @@ func must(t *testing.T, err error) {
 }
 
 // TestSchedulesPageAt390 shows a held schedule on a phone: no horizontal
-// overflow, the reason, what changed and Approve again; approving it works.
+// overflow, no serious accessibility violation, what changed and Approve
+// again; approving it works.
 func TestSchedulesPageAt390(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	ops := newScheduleCLI(t, srv, "ops", models.ScopeSchedulesAdmin)
@@ -441,6 +442,16 @@ func TestSchedulesPageAt390(t *testing.T) {
 	widths := get(tb, "widths", chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
 	if widths[0] > widths[1] || widths[1] != 390 {
 		t.Errorf("scrollWidth %d > clientWidth %d (want 390)", widths[0], widths[1])
+	}
+	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.do("load axe", chromedp.Evaluate[chromedp.Void](string(axe)))
+	raw := get(tb, "axe run", chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
+		chromedp.EvalAwaitPromise))
+	if raw != "[]" {
+		t.Errorf("serious/critical axe violations on Schedules: %s", raw)
 	}
 	changes := get(tb, "changes", chromedp.Text(css(row+` [data-testid="schedule-changes"]`)))
 	if !strings.Contains(changes, "cron 30 5 * * *") {

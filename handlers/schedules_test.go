@@ -256,8 +256,8 @@ func (ta *testApp) definitionPath(id string) string {
 	return filepath.Join(ta.store.DataDir(), "schedules", "definitions", id+".md")
 }
 
-// schedulePage GETs /schedules as the owner and returns the schedule's row.
-func schedulePage(t *testing.T, ta *testApp, cookie *http.Cookie, id string) response {
+// schedulePage GETs /schedules as the owner.
+func schedulePage(t *testing.T, ta *testApp, cookie *http.Cookie) response {
 	t.Helper()
 	r := ta.get("/schedules", "", cookie)
 	if r.status != http.StatusOK {
@@ -301,7 +301,7 @@ func TestSchedulesPageQuarantineNeedsTheOwnersApproval(t *testing.T) {
 			}
 			ctx := context.Background()
 
-			d := schedulePage(t, ta, cookie, "q").doc(t)
+			d := schedulePage(t, ta, cookie).doc(t)
 			row := has(t, d, `[data-testid="schedule"][data-id="q"]`)
 			if row.AttrOr("data-state", "") != "active" || row.Find(`[data-testid="approve-schedule"]`).Length() != 0 ||
 				!strings.Contains(row.Find(`[data-testid="schedule-zone"]`).Text(), "UTC (chosen)") ||
@@ -315,7 +315,7 @@ func TestSchedulesPageQuarantineNeedsTheOwnersApproval(t *testing.T) {
 			if a, err := ta.store.ClaimSchedule(ctx, "q", "runner"); err != nil || a.Admitted != nil || a.Hold != "quarantined" {
 				t.Fatalf("claim of a %s file = %+v, %v", tc.name, a, err)
 			}
-			d = schedulePage(t, ta, cookie, "q").doc(t)
+			d = schedulePage(t, ta, cookie).doc(t)
 			row = has(t, d, `[data-testid="schedule"][data-id="q"]`)
 			if row.AttrOr("data-state", "") != "quarantined" || row.Find(`[data-testid="schedule-file-problem"]`).Length() != 1 {
 				t.Fatalf("quarantined row: %s", must(row.Html()))
@@ -335,7 +335,7 @@ func TestSchedulesPageQuarantineNeedsTheOwnersApproval(t *testing.T) {
 				if a, _ := ta.store.ClaimSchedule(ctx, "q", "runner"); a.Admitted != nil {
 					t.Fatalf("claim after the file was put back = %+v", a)
 				}
-				row = has(t, schedulePage(t, ta, cookie, "q").doc(t), `[data-testid="schedule"][data-id="q"]`)
+				row = has(t, schedulePage(t, ta, cookie).doc(t), `[data-testid="schedule"][data-id="q"]`)
 			}
 			fp := row.Find(`[data-testid="schedule-review"] input[name="fingerprint"]`).AttrOr("value", "")
 			if fp == "" {
@@ -358,7 +358,7 @@ func TestSchedulesPageQuarantineNeedsTheOwnersApproval(t *testing.T) {
 			if r.status != http.StatusSeeOther || r.header.Get("Location") != "/schedules#schedule-q" {
 				t.Fatalf("approve: %s", r)
 			}
-			row = has(t, schedulePage(t, ta, cookie, "q").doc(t), `[data-testid="schedule"][data-id="q"]`)
+			row = has(t, schedulePage(t, ta, cookie).doc(t), `[data-testid="schedule"][data-id="q"]`)
 			if row.AttrOr("data-state", "") != "active" || row.Find(`[data-testid="schedule-review"]`).Length() != 0 {
 				t.Fatalf("approved row: %s", must(row.Html()))
 			}
@@ -380,7 +380,7 @@ func must(s string, err error) string {
 func TestSchedulesPageCancelsAndShowsCancelledOnes(t *testing.T) {
 	ta := newTestApp(t, withOwner())
 	cookie := ta.login()
-	if d := schedulePage(t, ta, cookie, "").doc(t); d.Find(`[data-testid="schedules-empty"]`).Length() != 1 {
+	if d := schedulePage(t, ta, cookie).doc(t); d.Find(`[data-testid="schedules-empty"]`).Length() != 1 {
 		t.Error("empty page lacks its note")
 	}
 	ops := ta.agentToken(models.ScopeSchedulesAdmin)
@@ -393,7 +393,7 @@ func TestSchedulesPageCancelsAndShowsCancelledOnes(t *testing.T) {
 	if ta.revision() != rev+1 {
 		t.Error("cancel did not bump the revision")
 	}
-	row := has(t, schedulePage(t, ta, cookie, "c").doc(t), `[data-testid="schedule"][data-id="c"]`)
+	row := has(t, schedulePage(t, ta, cookie).doc(t), `[data-testid="schedule"][data-id="c"]`)
 	if row.AttrOr("data-state", "") != "cancelled" || row.Find(`[data-testid="cancel-schedule"]`).Length() != 0 ||
 		!strings.Contains(row.Find(`[data-testid="schedule-reason"]`).Text(), "cancelled by owner") {
 		t.Fatalf("cancelled row: %s", must(row.Html()))
