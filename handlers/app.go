@@ -17,6 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/compress"
 
 	"hearth/models"
+	"hearth/models/schedules"
 )
 
 // Store is the part of models.Store the handlers call.
@@ -56,6 +57,12 @@ type Store interface {
 	DirtyChanged() <-chan struct{}
 	RecordObservation(ctx context.Context, credentialID string, body []byte) (models.ObservationReceipt, error)
 	RecordObservations(ctx context.Context, credentialID string, body []byte) ([]models.ObservationOutcome, error)
+	CreateSchedule(ctx context.Context, actor models.Actor, body []byte) (models.ScheduleReceipt, bool, error)
+	CancelSchedule(ctx context.Context, actor models.Actor, id string) (models.CancelResult, error)
+	Schedules(ctx context.Context) (models.ScheduleList, error)
+	DueSchedules(ctx context.Context, now time.Time) (models.DueReport, error)
+	NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedules.NextResult, error)
+	ApproveSchedule(ctx context.Context, id, fingerprint string) (models.ScheduleView, error)
 }
 
 // Config holds what the app needs besides the store.
@@ -146,6 +153,18 @@ func New(store Store, cfg Config) *fiber.App {
 
 	// The contract's JSON Schemas describe no data, so anyone may read them.
 	app.Get("/api/schema/:name", serveSchema)
+	// Schedules: the owner, or a credential with the scope (Authority A:
+	// schedules:admin creates and cancels, schedules:read or admin reads).
+	app.Get("/schedules", owner(s.showSchedules)...)
+	app.Post("/schedules/:id/cancel", owner(s.cancelScheduleForm)...)
+	app.Post("/schedules/:id/approve", owner(s.approveScheduleForm)...)
+	read := s.requireScheduleScope(models.ScopeSchedulesRead, models.ScopeSchedulesAdmin)
+	admin := s.requireScheduleScope(models.ScopeSchedulesAdmin)
+	app.Get("/api/schedules", read, s.listSchedules)
+	app.Post("/api/schedules", admin, s.createSchedule)
+	app.Get("/api/schedules/due", read, s.dueSchedules)
+	app.Get("/api/schedules/:id/next", read, s.nextSchedule)
+	app.Post("/api/schedules/:id/cancel", admin, s.cancelSchedule)
 
 	agent := app.Group("/api", s.requireAgent)
 	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)

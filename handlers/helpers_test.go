@@ -170,7 +170,7 @@ func (d *dbTemplate) path(t testing.TB) string {
 		}
 		// Backup is VACUUM INTO: a consistent single file, no WAL to copy beside it.
 		d.file = filepath.Join(templateDir, d.name+".db")
-		d.err = store.Backup(ctx, d.file)
+		_, d.err = store.Backup(ctx, d.file)
 	})
 	if d.err != nil {
 		t.Fatalf("%s template database: %v", d.name, d.err)
@@ -261,7 +261,7 @@ func (ta *testApp) agentToken(scopes ...string) string {
 func (ta *testApp) agentCredential(scopes ...string) (id, token string) {
 	ta.t.Helper()
 	if len(scopes) == 0 {
-		scopes = models.AllScopes
+		scopes = models.DemoScopes
 	}
 	name := fmt.Sprintf("agent-%d", ta.names.Add(1))
 	cred, token, err := ta.store.CreateCredential(context.Background(), name, scopes)

@@ -121,6 +121,38 @@ func (s *Server) requireScope(scope string) fiber.Handler {
 	}
 }
 
+// requireScheduleScope admits the owner (with cross-origin protection) and
+// agent credentials carrying one of scopes; another credential gets 403
+// naming scopes[0] as requiredScope, nobody 401. A body or a file never
+// grants authority: only the authenticated request does.
+func (s *Server) requireScheduleScope(scopes ...string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id := identityOf(c)
+		switch {
+		case id.owner:
+			return s.crossOriginProtection(c)
+		case id.agent != nil:
+			for _, sc := range scopes {
+				if id.agent.HasScope(sc) {
+					return c.Next()
+				}
+			}
+			return apiError(c, fiber.StatusForbidden, "forbidden", "credential lacks scope "+scopes[0], fiber.Map{"requiredScope": scopes[0]})
+		default:
+			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="hearth"`)
+			return apiError(c, fiber.StatusUnauthorized, "unauthorized", "missing, unknown or revoked credential: send Authorization: Bearer hearth_…", nil)
+		}
+	}
+}
+
+// actorOf is who an authorized schedule request acts as.
+func actorOf(c *fiber.Ctx) models.Actor {
+	if id := identityOf(c); id.agent != nil {
+		return models.OperatorActor(*id.agent)
+	}
+	return models.OwnerActor()
+}
+
 // crossOrigin applies Go's CrossOriginProtection rules to owner routes.
 var crossOrigin = http.NewCrossOriginProtection()
 

@@ -22,16 +22,24 @@ const (
 	ScopeContextRead       = "context:read"
 	ScopeResultsPublish    = "results:publish"
 	ScopeObservationsWrite = "observations:write"
+	// ScopeSchedulesRead lists schedules and reads due work; it changes nothing.
+	ScopeSchedulesRead = "schedules:read"
+	// ScopeSchedulesAdmin creates and cancels schedules: an operator's
+	// credential, never given by default (Authority A).
+	ScopeSchedulesAdmin = "schedules:admin"
 )
 
-// AllScopes are every scope a credential may carry.
-var AllScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeObservationsWrite}
+// AllScopes are every scope a credential may carry (`hearth token create --scopes`).
+var AllScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeObservationsWrite, ScopeSchedulesRead, ScopeSchedulesAdmin}
 
 // DefaultScopes are what `hearth token create` grants without --scopes: the
-// reasoning agent's read and publish. Posting observations is a fetcher's
-// job and needs observations:write asked for by name, so a default token's
-// powers do not grow when hearth does.
-var DefaultScopes = []string{ScopeContextRead, ScopeResultsPublish}
+// reasoning agent's read, publish and schedule reads. Posting observations
+// is a fetcher's job and schedules:admin an operator's: each is asked for
+// by name, so a default token's powers do not grow when hearth does.
+var DefaultScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeSchedulesRead}
+
+// DemoScopes are the demo agent's: an agent and its fetcher, never an operator.
+var DemoScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeObservationsWrite, ScopeSchedulesRead}
 
 // SessionLifetime is how long an owner session lasts after login.
 const SessionLifetime = 30 * 24 * time.Hour

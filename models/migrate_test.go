@@ -91,7 +91,7 @@ func TestBackupIsConsistentCopyThatPassesIntegrityCheck(t *testing.T) {
 	s, _ := newTestStore(t)
 	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
 	dest := filepath.Join(t.TempDir(), "backup.db")
-	if err := s.Backup(context.Background(), dest); err != nil {
+	if _, err := s.Backup(context.Background(), dest); err != nil {
 		t.Fatal(err)
 	}
 	if err := CheckIntegrity(context.Background(), dest); err != nil {
@@ -102,7 +102,7 @@ func TestBackupIsConsistentCopyThatPassesIntegrityCheck(t *testing.T) {
 	}
 	// The copy is a complete database: open it where a data dir expects it.
 	dir := t.TempDir()
-	if err := s.Backup(context.Background(), DatabasePath(dir)); err != nil {
+	if _, err := s.Backup(context.Background(), DatabasePath(dir)); err != nil {
 		t.Fatal(err)
 	}
 	restored, err := Open(context.Background(), dir, Options{})
@@ -113,7 +113,7 @@ func TestBackupIsConsistentCopyThatPassesIntegrityCheck(t *testing.T) {
 	if _, ok := findActivity(t, restored, "a1"); !ok {
 		t.Fatal("backup lacks a1")
 	}
-	if err := s.Backup(context.Background(), dest); err == nil {
+	if _, err := s.Backup(context.Background(), dest); err == nil {
 		t.Fatal("backup overwrote an existing file")
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"hearth/migrations"
+	"hearth/models/schedules"
 )
 
 // Sentinel errors that handlers map to HTTP statuses.
@@ -44,8 +45,21 @@ type Store struct {
 	rdb      *gorm.DB // readers: deferred BEGIN, query_only, so a read transaction is one WAL snapshot that never takes the write lock
 	rsqlDB   *sql.DB
 	path     string
+	dataDir  string
 	notifier Notifier
 	now      func() time.Time
+
+	// defs are the schedule definition files under DATA/schedules.
+	defs *schedules.Store
+	// schedMu serialises this process's schedule file operations (add,
+	// cancel, approve, journal recovery), so a journal entry seen while
+	// holding it belongs to an attempt that failed or crashed, never to one
+	// in flight. Schedules are written only by serve (the CLI goes through
+	// its API), so one process per data dir holds it.
+	schedMu sync.Mutex
+	// pause is Options.Pause: a test-only hook at named points of a
+	// schedule file operation.
+	pause func(point string)
 
 	// latest is the newest revision this process committed (or found at
 	// open): every revision-bumping commit goes through this Store and
@@ -73,6 +87,11 @@ type Options struct {
 	Clock func() time.Time
 	// Notifier hears every commit; nil discards.
 	Notifier Notifier
+	// Pause, when set, is called at named points of a schedule add or
+	// cancel (PauseJournalWritten, PauseFileWritten, PauseCancelCommitted).
+	// Test-only: serve sets it from HEARTH_TEST_PAUSE_AT so the e2e journal
+	// test can SIGKILL the process at an exact point.
+	Pause func(point string)
 }
 
 // DatabasePath is where a data dir keeps its SQLite file.
@@ -138,7 +157,8 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 	// Writers are serialised by writeMu; two connections let a plain read
 	// run beside the one writer.
 	sqlDB.SetMaxOpenConns(2)
-	s := &Store{db: db, sqlDB: sqlDB, path: path, notifier: opts.Notifier, now: clock}
+	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, notifier: opts.Notifier, now: clock,
+		defs: schedules.NewStore(dataDir), pause: opts.Pause}
 	if _, _, err := checkSchema(ctx, sqlDB, migrate); err != nil {
 		sqlDB.Close()
 		return nil, err
@@ -226,6 +246,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
+// DataDir is the data directory: the database and DATA/schedules.
+func (s *Store) DataDir() string { return s.dataDir }
+
 func (s *Store) clock() time.Time { return s.now().UTC() }
 
 // Now is the Store's clock: handlers use it so pages agree with the data.
@@ -265,24 +288,77 @@ func (s *Store) Revision(ctx context.Context) (int64, error) {
 	return rev, nil
 }
 
+// BackupReport says what Backup copied.
+type BackupReport struct {
+	// SchedulesDir is the copy of DATA/schedules: BackupSchedulesDir(dest).
+	SchedulesDir string
+	// DefinitionFiles is how many definition files (live and retired) were copied.
+	DefinitionFiles int
+	// Skipped are schedule files not copied (links, non-regular files), "definitions/x.md: symlink".
+	Skipped []string
+}
+
+// BackupSchedulesDir is where Backup copies DATA/schedules: a directory
+// beside the database copy, FILE.schedules, with definitions/ and retired/.
+func BackupSchedulesDir(dest string) string { return dest + ".schedules" }
+
 // Backup writes a consistent online copy of the database to dest (which
-// must not exist) and checks that the copy passes integrity_check. The copy
-// is created 0600 first: VACUUM INTO accepts an empty file, and would
-// otherwise create it readable by everyone.
-func (s *Store) Backup(ctx context.Context, dest string) error {
+// must not exist), marks the copy as a backup (table backup_copy, so a
+// server started on it after a restore holds its schedules as
+// restore_pending), checks that it passes integrity_check, and then copies
+// DATA/schedules to BackupSchedulesDir(dest). The database is copied first,
+// so every schedule in the copy had its file written before the files are
+// copied; a cancel in between leaves a restored schedule whose file is in
+// retired/, which reconciliation shows the owner. The copy is created 0600
+// first: VACUUM INTO accepts an empty file, and would otherwise create it
+// readable by everyone.
+func (s *Store) Backup(ctx context.Context, dest string) (BackupReport, error) {
+	rep := BackupReport{SchedulesDir: BackupSchedulesDir(dest)}
+	if _, err := os.Lstat(rep.SchedulesDir); err == nil {
+		return rep, fmt.Errorf("models: backup: %s already exists; choose a new file", rep.SchedulesDir)
+	}
 	f, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("models: backup: %s already exists; choose a new file", dest)
+		return rep, fmt.Errorf("models: backup: %s already exists; choose a new file", dest)
 	}
 	if err != nil {
-		return fmt.Errorf("models: backup: %w", err)
+		return rep, fmt.Errorf("models: backup: %w", err)
 	}
 	f.Close()
-	if err := s.db.WithContext(ctx).Exec("VACUUM INTO ?", dest).Error; err != nil {
+	fail := func(err error) (BackupReport, error) {
 		os.Remove(dest)
-		return fmt.Errorf("models: backup: %w", err)
+		os.RemoveAll(rep.SchedulesDir)
+		return rep, err
 	}
-	return CheckIntegrity(ctx, dest)
+	if err := s.db.WithContext(ctx).Exec("VACUUM INTO ?", dest).Error; err != nil {
+		return fail(fmt.Errorf("models: backup: %w", err))
+	}
+	if err := markBackupCopy(ctx, dest, s.path, s.clock()); err != nil {
+		return fail(err)
+	}
+	if err := CheckIntegrity(ctx, dest); err != nil {
+		return fail(err)
+	}
+	n, skipped, err := s.defs.CopyTo(rep.SchedulesDir)
+	if err != nil {
+		return fail(fmt.Errorf("models: backup: %w", err))
+	}
+	rep.DefinitionFiles, rep.Skipped = n, skipped
+	return rep, nil
+}
+
+// markBackupCopy writes the backup_copy row into the copy at path.
+func markBackupCopy(ctx context.Context, path, source string, now time.Time) error {
+	db, sqlDB, err := openGorm("file:"+path+"?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)", func() time.Time { return now })
+	if err != nil {
+		return fmt.Errorf("models: backup: mark copy: %w", err)
+	}
+	defer sqlDB.Close()
+	err = db.WithContext(ctx).Exec("INSERT OR REPLACE INTO backup_copy (id, taken_at, source) VALUES (1, ?, ?)", now.UTC(), source).Error
+	if err != nil {
+		return fmt.Errorf("models: backup: mark copy: %w", err)
+	}
+	return nil
 }
 
 // CheckIntegrity opens the SQLite file at path read-only and runs PRAGMA integrity_check.

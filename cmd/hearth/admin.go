@@ -184,10 +184,15 @@ func cmdBackup(args []string) error {
 		return err
 	}
 	defer store.Close()
-	if err := store.Backup(context.Background(), rest[0]); err != nil {
+	rep, err := store.Backup(context.Background(), rest[0])
+	if err != nil {
 		return err
 	}
-	fmt.Printf("Backed up %s to %s (integrity_check ok).\n", store.Path(), rest[0])
+	fmt.Printf("Backed up %s to %s (integrity_check ok) and %d schedule definition files to %s.\n",
+		store.Path(), rest[0], rep.DefinitionFiles, rep.SchedulesDir)
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(os.Stderr, "hearth: not copied (not a regular file): %s\n", s)
+	}
 	return nil
 }
 

@@ -239,6 +239,30 @@ func more(truncated bool) string {
 // publishRetries are the waits before each retry of a transient failure.
 var publishRetries = []time.Duration{500 * time.Millisecond, 2 * time.Second, 5 * time.Second}
 
+// postRetrying POSTs body, retrying transient failures (transport errors,
+// 5xx, 429) after publishRetries with the exact same bytes, so a retry is an
+// idempotent replay. It returns the first non-transient answer, or the exit
+// error of the last failure.
+func postRetrying(url, token string, body []byte) (response, error) {
+	for attempt := 0; ; attempt++ {
+		r, err := do(http.MethodPost, url, token, body)
+		if err == nil && !r.transient() {
+			return r, nil
+		}
+		if attempt == len(publishRetries) {
+			if err != nil {
+				return response{}, &exitError{code: exitUnavailable, err: fmt.Errorf("hearth unreachable after %d attempts: %w", attempt+1, err)}
+			}
+			return response{}, r.failure()
+		}
+		wait := publishRetries[attempt]
+		if r.retryAfter > wait && r.retryAfter <= 30*time.Second {
+			wait = r.retryAfter
+		}
+		time.Sleep(wait)
+	}
+}
+
 func cmdPublish(args []string) error {
 	fs := flag.NewFlagSet("publish", flag.ContinueOnError)
 	cf := addClientFlags(fs)
@@ -266,24 +290,9 @@ func cmdPublish(args []string) error {
 	if err != nil {
 		return err
 	}
-	// Every attempt sends the exact same bytes, so a retry is an idempotent replay.
-	var r response
-	for attempt := 0; ; attempt++ {
-		r, err = do(http.MethodPost, base+"/api/agent-results", token, body)
-		if err == nil && !r.transient() {
-			break
-		}
-		if attempt == len(publishRetries) {
-			if err != nil {
-				return &exitError{code: exitUnavailable, err: fmt.Errorf("hearth unreachable after %d attempts: %w", attempt+1, err)}
-			}
-			return r.failure()
-		}
-		wait := publishRetries[attempt]
-		if r.retryAfter > wait && r.retryAfter <= 30*time.Second {
-			wait = r.retryAfter
-		}
-		time.Sleep(wait)
+	r, err := postRetrying(base+"/api/agent-results", token, body)
+	if err != nil {
+		return err
 	}
 	if r.status != http.StatusCreated && r.status != http.StatusOK {
 		return r.failure()

@@ -22,11 +22,17 @@ Usage:
   hearth context [--json] [--url URL] [--credential-file F]
   hearth publish FILE|- [--json] [--url URL] [--credential-file F]
   hearth mcp [--url URL] [--credential-file F]   MCP server on stdio: get_context, publish_result, list_requests, post_observations
+  hearth schedule add --job K (--at T | --cron "m h dom mon dow") [--zone IANA] [--end-at T]
+                      (--prompt-file F | --prompt TEXT) [--request-key K] [--id ID]
+                      [--max-invocations N] [--deadline D] [--notify-on-success]
+  hearth schedule list | cancel ID | due [--now T] | next ID [--from T] [--count N]
+                      (each also [--json] [--url URL] [--credential-file F])
   hearth backup FILE [--data DIR]
   hearth fake-beeper [--addr 127.0.0.1:23373] [--token T]   in-memory Beeper Desktop API for demos and tests
 
 Environment: HEARTH_DATA (default ./data), HEARTH_ADDR, HEARTH_URL
-(default http://127.0.0.1:8080), HEARTH_TOKEN, HEARTH_TAILSCALE_OWNER.
+(default http://127.0.0.1:8080), HEARTH_TOKEN, HEARTH_TAILSCALE_OWNER; TZ is
+the client zone of schedule add.
 
 Exit status: 0 success (or an exact replay); 1 the command must change (usage,
 validation, auth, conflict); 2 hearth is unavailable or answered unreadably.
@@ -81,6 +87,7 @@ func run(args []string) int {
 		"context":     cmdContext,
 		"mcp":         cmdMCP,
 		"publish":     cmdPublish,
+		"schedule":    cmdSchedule,
 		"backup":      cmdBackup,
 		"fake-beeper": cmdFakeBeeper,
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,11 +44,26 @@ func cmdServe(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx := context.Background()
-	store, err := models.Open(ctx, *dir, models.Options{})
+	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log)})
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	// Schedule adds and cancels run inside serve's requests: finish any the
+	// last stop interrupted, notice a restored backup, check the files.
+	rec, err := store.RecoverSchedules(ctx)
+	if err != nil {
+		return err
+	}
+	if rec.Completed+rec.RolledBack+rec.Retired > 0 {
+		log.Warn("schedule writes interrupted by the last stop were finished", "completed", rec.Completed, "rolledBack", rec.RolledBack, "retired", rec.Retired)
+	}
+	if !rec.RestoredFrom.IsZero() {
+		log.Warn("running on a restored backup: schedules wait for the owner on the Schedules page", "takenAt", rec.RestoredFrom, "restorePending", rec.Restored)
+	}
+	if len(rec.Quarantined) > 0 {
+		log.Warn("schedule definition files changed outside hearth are quarantined", "schedules", strings.Join(rec.Quarantined, ","))
+	}
 	// Sends run inside serve's requests: one still pending now was cut off
 	// between the Beeper call and its outcome, so it is unknown until reconciled.
 	if n, err := store.RecoverInterruptedSends(ctx); err != nil {
@@ -108,6 +124,25 @@ func cmdServe(args []string) error {
 	return nil
 }
 
+// testPause is the test-only hook of HEARTH_TEST_PAUSE_AT=POINT (a
+// models.Pause* name): at that point of a schedule add or cancel serve logs
+// "paused at POINT" and blocks that request forever, so the e2e journal
+// test can SIGKILL it between the file write and the database commit.
+// Unset, it does nothing; nothing but tests should set it.
+func testPause(log *slog.Logger) func(string) {
+	at := os.Getenv("HEARTH_TEST_PAUSE_AT")
+	if at == "" {
+		return nil
+	}
+	log.Warn("HEARTH_TEST_PAUSE_AT is set: schedule writes will block (test only)", "point", at)
+	return func(point string) {
+		if point == at {
+			log.Warn("paused at " + point)
+			select {}
+		}
+	}
+}
+
 func demoTokenPath(dir string) string { return filepath.Join(dir, "agent.token") }
 
 // loadDemo gives an empty data dir a passphrase, an agent credential (token in
@@ -124,7 +159,7 @@ func loadDemo(ctx context.Context, store *models.Store, dir string) error {
 		}
 	}
 	if _, err := os.Stat(demoTokenPath(dir)); errors.Is(err, os.ErrNotExist) {
-		_, token, err := store.CreateCredential(ctx, "demo-agent", models.AllScopes)
+		_, token, err := store.CreateCredential(ctx, "demo-agent", models.DemoScopes)
 		if err != nil {
 			return err
 		}

@@ -326,3 +326,91 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// CopyTo copies definitions/ and retired/ into dest (which must not exist)
+// with the same layout, directories 0700 and files 0600, each file and
+// directory fsynced: the schedules half of `hearth backup`. Only regular
+// *.md files are copied; a link or anything else is not followed and is
+// returned in skipped ("definitions/x.md: symlink"), since a restored link
+// would be quarantined anyway. A missing source directory is copied as an
+// empty one, so a backup always has the full layout.
+func (s *Store) CopyTo(dest string) (copied int, skipped []string, err error) {
+	if _, err := os.Lstat(dest); err == nil {
+		return 0, nil, fmt.Errorf("schedules: backup: %s already exists; choose a new name", dest)
+	}
+	if err := os.Mkdir(dest, 0o700); err != nil {
+		return 0, nil, fmt.Errorf("schedules: backup: %w", err)
+	}
+	skipped = []string{}
+	for _, sub := range []string{"definitions", "retired"} {
+		to := filepath.Join(dest, sub)
+		if err := os.Mkdir(to, 0o700); err != nil {
+			return copied, skipped, fmt.Errorf("schedules: backup: %w", err)
+		}
+		from := filepath.Join(s.root, sub)
+		if fi, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return copied, skipped, fmt.Errorf("schedules: backup: %w", err)
+		} else if !fi.IsDir() {
+			skipped = append(skipped, sub+": not a directory")
+			continue
+		}
+		entries, err := os.ReadDir(from)
+		if err != nil {
+			return copied, skipped, fmt.Errorf("schedules: backup: %w", err)
+		}
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			if !e.Type().IsRegular() {
+				skipped = append(skipped, fmt.Sprintf("%s/%s: %s", sub, e.Name(), kindOf(e.Type())))
+				continue
+			}
+			id := strings.TrimSuffix(e.Name(), ".md")
+			data, err := readRegular(id, filepath.Join(from, e.Name()))
+			var q *QuarantineError
+			if errors.As(err, &q) {
+				skipped = append(skipped, fmt.Sprintf("%s/%s: %s", sub, e.Name(), q.Reason))
+				continue
+			} else if err != nil {
+				return copied, skipped, err
+			}
+			if err := writeSynced(filepath.Join(to, e.Name()), data); err != nil {
+				return copied, skipped, err
+			}
+			copied++
+		}
+		if err := syncDir(to); err != nil {
+			return copied, skipped, err
+		}
+	}
+	return copied, skipped, syncDir(dest)
+}
+
+func kindOf(m fs.FileMode) string {
+	if m&fs.ModeSymlink != 0 {
+		return string(QuarantineSymlink)
+	}
+	return string(QuarantineNotRegular)
+}
+
+// writeSynced creates path (which must not exist) 0600 with data, fsynced.
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("schedules: backup: %w", err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("schedules: backup: %w", err)
+	}
+	return nil
+}

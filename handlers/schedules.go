@@ -1,0 +1,166 @@
+package handlers
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hearth/models"
+	"hearth/views"
+)
+
+// listSchedules is GET /api/schedules: every schedule, cancelled ones with their state.
+func (s *Server) listSchedules(c *fiber.Ctx) error {
+	list, err := s.store.Schedules(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return c.JSON(list)
+}
+
+// createSchedule is POST /api/schedules: 201 with the receipt, 200 with the
+// original receipt for a replay of the same requestKey and body.
+func (s *Server) createSchedule(c *fiber.Ctx) error {
+	body, ok, err := jsonBody(c)
+	if !ok {
+		return err
+	}
+	receipt, created, err := s.store.CreateSchedule(c.UserContext(), actorOf(c), body)
+	if done, rerr := refusal(c, err, "invalid_request", "the schedule was refused; nothing was stored",
+		"this requestKey was already used with a different body; use a new requestKey for a new schedule"); done {
+		return rerr
+	}
+	var exists *models.ScheduleExistsError
+	switch {
+	case errors.As(err, &exists):
+		return apiError(c, fiber.StatusConflict, "schedule_exists", exists.Error(), fiber.Map{"scheduleId": exists.ID, "state": exists.State})
+	case err != nil:
+		return err
+	}
+	status := fiber.StatusOK
+	if created {
+		status = fiber.StatusCreated
+	}
+	return c.Status(status).JSON(receipt)
+}
+
+// cancelSchedule is POST /api/schedules/:id/cancel: idempotent; it reports
+// a running attempt rather than claim to stop it.
+func (s *Server) cancelSchedule(c *fiber.Ctx) error {
+	res, err := s.store.CancelSchedule(c.UserContext(), actorOf(c), c.Params("id"))
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such schedule", nil)
+	case err != nil:
+		return err
+	}
+	return c.JSON(res)
+}
+
+// dueSchedules is GET /api/schedules/due?now=: read-only evaluation.
+func (s *Server) dueSchedules(c *fiber.Ctx) error {
+	now, ok, err := instantParam(c, "now", s.store.Now())
+	if !ok {
+		return err
+	}
+	rep, err := s.store.DueSchedules(c.UserContext(), now)
+	if err != nil {
+		return err
+	}
+	return c.JSON(rep)
+}
+
+// nextSchedule is GET /api/schedules/:id/next?from=&count=.
+func (s *Server) nextSchedule(c *fiber.Ctx) error {
+	from, ok, err := instantParam(c, "from", s.store.Now())
+	if !ok {
+		return err
+	}
+	count := models.DefaultNextCount
+	if raw := c.Query("count"); raw != "" {
+		n, perr := strconv.Atoi(raw)
+		if perr != nil || n < 1 || n > models.MaxNextCount {
+			return invalidParam(c, "count", "an integer from 1 to "+strconv.Itoa(models.MaxNextCount), raw)
+		}
+		count = n
+	}
+	res, err := s.store.NextSchedule(c.UserContext(), c.Params("id"), from, count)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such schedule", nil)
+	case err != nil:
+		return err
+	}
+	return c.JSON(res)
+}
+
+// instantParam reads an optional RFC 3339 query parameter (fallback when
+// absent); ok false means the 422 was written.
+func instantParam(c *fiber.Ctx, name string, fallback time.Time) (time.Time, bool, error) {
+	raw := c.Query(name)
+	if raw == "" {
+		return fallback, true, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, raw)
+	if err != nil {
+		return time.Time{}, false, invalidParam(c, name, "an RFC 3339 instant with Z or an offset, like 2026-03-08T07:30:00-05:00", raw)
+	}
+	return t, true, nil
+}
+
+func invalidParam(c *fiber.Ctx, name, expected, found string) error {
+	return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "invalid query parameter "+name,
+		fiber.Map{"errors": []fiber.Map{{"path": name, "message": "invalid query parameter", "expected": expected, "found": found}}})
+}
+
+// showSchedules is the owner's Schedules page.
+func (s *Server) showSchedules(c *fiber.Ctx) error {
+	rev := s.store.LatestRevision() // before the read, so a later commit reloads the page
+	list, err := s.store.Schedules(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return s.render(c, fiber.StatusOK, views.Schedules(views.SchedulesData{Now: s.store.Now(), Revision: rev, List: list}))
+}
+
+// scheduleAnchor is the page address of one schedule.
+func scheduleAnchor(id string) string { return "/schedules#schedule-" + url.PathEscape(id) }
+
+// cancelScheduleForm is the page's Cancel button.
+func (s *Server) cancelScheduleForm(c *fiber.Ctx) error {
+	_, err := s.store.CancelSchedule(c.UserContext(), models.OwnerActor(), c.Params("id"))
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such schedule", nil)
+	case err != nil:
+		return err
+	}
+	return c.Redirect(scheduleAnchor(c.Params("id")), fiber.StatusSeeOther)
+}
+
+// approveScheduleForm is the page's Approve again: the owner approves the
+// definition file whose fingerprint the page showed.
+func (s *Server) approveScheduleForm(c *fiber.Ctx) error {
+	id := c.Params("id")
+	_, err := s.store.ApproveSchedule(c.UserContext(), id, c.FormValue("fingerprint"))
+	var notApprovable *models.NotApprovableError
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such schedule", nil)
+	case errors.Is(err, models.ErrFileChanged):
+		return s.render(c, fiber.StatusConflict, views.FormError("Not approved: the file changed",
+			[]string{"The definition file is not the one the page showed you. Look at it again before approving."}, scheduleAnchor(id)))
+	case errors.As(err, &notApprovable):
+		return s.render(c, fiber.StatusConflict, views.FormError("Not approved: the file cannot be approved",
+			[]string{notApprovable.Error()}, scheduleAnchor(id)))
+	case errors.Is(err, models.ErrScheduleClosed):
+		return s.render(c, fiber.StatusConflict, views.FormError("Not approved: the schedule is closed",
+			[]string{"A cancelled or expired schedule never runs again."}, scheduleAnchor(id)))
+	case err != nil:
+		return err
+	}
+	return c.Redirect(scheduleAnchor(id), fiber.StatusSeeOther)
+}

@@ -1,0 +1,246 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hearth/models/schedules"
+)
+
+// Admission is the answer to a claim: the occurrence admitted, if any, and
+// the definition to run it with, from the approved snapshot.
+type Admission struct {
+	ScheduleID string `json:"scheduleId"`
+	// Admitted is the new occurrence; nil when nothing was admitted.
+	Admitted *ScheduleOccurrenceView `json:"admitted"`
+	// Expired is an outstanding occurrence this claim expired (or, with a
+	// running attempt, marked unknown).
+	Expired *ScheduleOccurrenceView `json:"expired"`
+	// Hold says why nothing was admitted: a schedules.Hold, or quarantined,
+	// approval_revoked.
+	Hold   string `json:"hold,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Job, Prompt, Limits and NotifyOnSuccess come from the approved snapshot.
+	Job             string     `json:"job,omitempty"`
+	Prompt          string     `json:"prompt,omitempty"`
+	Limits          LimitsView `json:"limits"`
+	NotifyOnSuccess bool       `json:"notifyOnSuccess"`
+}
+
+// ClaimSchedule is the admission of Timing A, for the runner: in one write
+// transaction it checks the approval and the definition file (a failed
+// check is recorded as a quarantine, which bumps the revision and admits
+// nothing), evaluates the schedule on the store's clock and applies the
+// decision: the outstanding occurrence expires (or turns unknown when an
+// attempt is still running), the admitted one is inserted with LastDueAt,
+// NextDueAt is stored, and a schedule with nothing left is marked expired.
+// The partial unique index of migration 00007 keeps a second outstanding
+// occurrence out even against another process, so concurrent claims admit
+// exactly once. Occurrence bookkeeping does not bump the revision.
+func (s *Store) ClaimSchedule(ctx context.Context, id, claimant string) (Admission, error) {
+	adm := Admission{ScheduleID: id}
+	_, err := s.commit(ctx, func(t *txn) error {
+		var row Schedule
+		if err := t.Where("id = ?", id).Take(&row).Error; err != nil {
+			return notFound(err)
+		}
+		def, err := row.definition()
+		if err != nil {
+			return err
+		}
+		adm.Job, adm.Prompt, adm.Limits, adm.NotifyOnSuccess = def.Job, def.Prompt, limitsView(def.Limits), def.NotifyOnSuccess
+		if row.State == string(schedules.StatusActive) {
+			var revoked []string
+			if err := revokedCredentials(t.DB, &revoked); err != nil {
+				return err
+			}
+			if approvalRevoked(row, revoked) {
+				adm.Hold, adm.Reason = HoldApprovalRevoked, "credential "+row.ApprovedBy+" was revoked"
+				return nil
+			}
+			if fc := s.checkFile(id, row.ApprovedFingerprint, def); !fc.OK() {
+				adm.Hold, adm.Reason = HoldQuarantined, fc.Status
+				return quarantine(t, &row, fc)
+			}
+		}
+		var occ []ScheduleOccurrence
+		if err := t.Where("schedule_id = ? AND state IN ?", id, outstandingStates).Find(&occ).Error; err != nil {
+			return err
+		}
+		out := byScheduleID(occ)[id]
+		d := schedules.Evaluate(id, def.Rule, evalState(row, out), t.now)
+		adm.Hold = string(d.Hold)
+		updates := map[string]any{}
+		if d.Expire != nil && out != nil {
+			if d.Hold == schedules.HoldInvestigate {
+				if out.State == OccurrenceRunning {
+					out.State, out.Detail = OccurrenceUnknown, "expired while an attempt was running: its outcome is unknown; investigate before anything reruns"
+				}
+			} else {
+				fin := d.Expire.ExpiresAt().UTC()
+				out.State, out.FinishedAt, out.Detail = OccurrenceExpired, &fin, "not finished within 24 h of its due time"
+				updates["last_finished_at"], updates["occurrences_expired"] = fin, row.OccurrencesExpired+1
+				row.LastFinishedAt = &fin
+			}
+			out.UpdatedAt = t.now
+			if err := t.Save(out).Error; err != nil {
+				return err
+			}
+			adm.Expired = ptr(out.view())
+			if !out.outstanding() {
+				out = nil
+			}
+		}
+		if d.Admit != nil {
+			o := ScheduleOccurrence{ID: d.Admit.ID(), ScheduleID: id, DueAt: d.Admit.DueAt.UTC(), State: OccurrenceAdmitted,
+				MaxAttempts: def.Limits.MaxInvocations, ExpiresAt: d.Admit.ExpiresAt().UTC(), ClaimedBy: claimant, ClaimedAt: t.now, UpdatedAt: t.now}
+			if err := t.Create(&o).Error; err != nil {
+				return err
+			}
+			adm.Admitted, out = ptr(o.view()), &o
+			updates["last_due_at"], updates["occurrences_admitted"] = o.DueAt, row.OccurrencesAdmitted+1
+		}
+		if d.NextDueAt.IsZero() {
+			updates["next_due_at"] = nil
+		} else {
+			updates["next_due_at"] = d.NextDueAt.UTC()
+		}
+		if row.State == string(schedules.StatusActive) && d.Ended && out == nil {
+			if err := endSchedule(t, row, d); err != nil {
+				return err
+			}
+		}
+		updates["updated_at"] = t.now
+		return t.Model(&Schedule{}).Where("id = ?", id).Updates(updates).Error
+	})
+	if err != nil {
+		return Admission{}, classifySchedule("claim schedule", err)
+	}
+	return adm, nil
+}
+
+// quarantine records a failed file check; it changes what the owner sees,
+// so it bumps the revision.
+func quarantine(t *txn, row *Schedule, fc FileCheck) error {
+	rev, err := t.bump()
+	if err != nil {
+		return err
+	}
+	t.touch("schedule:" + row.ID)
+	row.State, row.StateReason, row.StateDetail = string(schedules.StatusQuarantined), fc.Status, fc.Detail
+	return t.Model(&Schedule{}).Where("id = ?", row.ID).Updates(map[string]any{
+		"state": row.State, "state_reason": fc.Status, "state_detail": fc.Detail, "state_changed_at": t.now, "revision": rev, "updated_at": t.now,
+	}).Error
+}
+
+// endSchedule marks a schedule with no instant left, and nothing
+// outstanding, expired.
+func endSchedule(t *txn, row Schedule, d schedules.Decision) error {
+	detail := "no due instant remains"
+	switch {
+	case !d.StaleSince.IsZero():
+		detail = "its last instant, " + d.StaleSince.UTC().Format(time.RFC3339) + ", was missed by more than 24 h"
+	case row.LastDueAt != nil:
+		detail = "its last instant was " + row.LastDueAt.UTC().Format(time.RFC3339)
+	}
+	rev, err := t.bump()
+	if err != nil {
+		return err
+	}
+	t.touch("schedule:" + row.ID)
+	return t.Model(&Schedule{}).Where("id = ?", row.ID).Updates(map[string]any{
+		"state": string(schedules.StatusExpired), "state_reason": "ended", "state_detail": detail, "state_changed_at": t.now, "revision": rev,
+	}).Error
+}
+
+// StartAttempt records that the runner invokes the agent for an admitted or
+// running occurrence: one more attempt, at most the occurrence's
+// maxInvocations across retries (Budget A, ErrAttemptsExhausted beyond),
+// with a deadline from the approved limits. A cancelled, quarantined or
+// otherwise inactive schedule starts nothing, nor does an occurrence past
+// its freshness (ErrOccurrenceClosed). It does not bump the revision.
+func (s *Store) StartAttempt(ctx context.Context, occurrenceID string) (ScheduleOccurrenceView, error) {
+	var o ScheduleOccurrence
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		now := s.clock()
+		if err := tx.Where("id = ?", occurrenceID).Take(&o).Error; err != nil {
+			return notFound(err)
+		}
+		var row Schedule
+		if err := tx.Where("id = ?", o.ScheduleID).Take(&row).Error; err != nil {
+			return err
+		}
+		def, err := row.definition()
+		if err != nil {
+			return err
+		}
+		switch {
+		case o.State != OccurrenceAdmitted && o.State != OccurrenceRunning,
+			row.State != string(schedules.StatusActive), !now.Before(o.ExpiresAt):
+			return ErrOccurrenceClosed
+		case o.Attempts >= o.MaxAttempts:
+			return ErrAttemptsExhausted
+		}
+		deadline := now.Add(def.Limits.Deadline)
+		o.Attempts++
+		o.State, o.DeadlineAt, o.UpdatedAt = OccurrenceRunning, &deadline, now
+		if o.StartedAt == nil {
+			o.StartedAt = &now
+		}
+		return tx.Save(&o).Error
+	})
+	if err != nil {
+		return ScheduleOccurrenceView{}, classifySchedule("start attempt", err)
+	}
+	return o.view(), nil
+}
+
+// FinishOccurrence records a running occurrence's outcome. A one-off (or a
+// cron past its end) with nothing left is then marked expired, which bumps
+// the revision; the outcome itself does not.
+func (s *Store) FinishOccurrence(ctx context.Context, occurrenceID string, succeeded bool, detail string) (ScheduleOccurrenceView, error) {
+	var o ScheduleOccurrence
+	_, err := s.commit(ctx, func(t *txn) error {
+		if err := t.Where("id = ?", occurrenceID).Take(&o).Error; err != nil {
+			return notFound(err)
+		}
+		if o.State != OccurrenceRunning {
+			return ErrOccurrenceClosed
+		}
+		var row Schedule
+		if err := t.Where("id = ?", o.ScheduleID).Take(&row).Error; err != nil {
+			return err
+		}
+		o.State, o.FinishedAt, o.Detail, o.UpdatedAt = OccurrenceFailed, &t.now, detail, t.now
+		counter := "occurrences_failed"
+		if succeeded {
+			o.State, counter = OccurrenceSucceeded, "occurrences_succeeded"
+		}
+		if err := t.Save(&o).Error; err != nil {
+			return err
+		}
+		if err := t.Model(&Schedule{}).Where("id = ?", row.ID).Updates(map[string]any{
+			"last_finished_at": t.now, counter: gorm.Expr(counter + " + 1"), "updated_at": t.now,
+		}).Error; err != nil {
+			return err
+		}
+		row.LastFinishedAt = &t.now
+		if row.State != string(schedules.StatusActive) {
+			return nil
+		}
+		def, err := row.definition()
+		if err != nil {
+			return err
+		}
+		if d := schedules.Evaluate(row.ID, def.Rule, evalState(row, nil), t.now); d.Ended && d.Admit == nil {
+			return endSchedule(t, row, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return ScheduleOccurrenceView{}, classifySchedule("finish occurrence", err)
+	}
+	return o.view(), nil
+}

@@ -1,0 +1,402 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hearth/models/schedules"
+)
+
+// MaxScheduleList bounds GET /api/schedules and the Schedules page: the
+// newest schedules of every state, cancelled ones included.
+const MaxScheduleList = 500
+
+// Holds the due report gives besides schedules.Hold's.
+const (
+	HoldQuarantined     = "quarantined"      // the file is not what was approved, or the ledger recorded so
+	HoldRestorePending  = "restore_pending"  // restored from a backup; the owner reconciles it
+	HoldApprovalRevoked = "approval_revoked" // the credential that approved it was revoked; the owner may approve it again
+)
+
+// FileCheck is what the definition file holds now, compared with the
+// approved snapshot. It is read each time and changes nothing; a claim (or
+// serve's start) records a failed check as a quarantine.
+type FileCheck struct {
+	// Status is "ok" or the quarantine reason: symlink, escape, not_regular,
+	// missing, invalid, changed, or "unreadable" for an I/O error.
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+	// Fingerprint is the file's, when it parses as a definition.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Changes are what differ from the approved snapshot, when it parses and differs.
+	Changes []schedules.Change `json:"changes,omitempty"`
+}
+
+// OK reports whether the file matches the approved fingerprint.
+func (f FileCheck) OK() bool { return f.Status == "ok" }
+
+// Approvable reports whether the owner can approve the file as it is now:
+// it parses as a definition (a link, escape or missing file cannot be).
+func (f FileCheck) Approvable() bool { return f.Fingerprint != "" }
+
+// checkFile reads the definition file of a schedule and compares it with
+// the approved snapshot.
+func (s *Store) checkFile(id, approvedFP string, approved schedules.Definition) FileCheck {
+	d, err := s.defs.Load(id)
+	var q *schedules.QuarantineError
+	switch {
+	case errors.As(err, &q):
+		fc := FileCheck{Status: string(q.Reason), Detail: string(q.Reason)}
+		if q.Err != nil {
+			fc.Detail = q.Err.Error()
+		}
+		return fc
+	case err != nil:
+		return FileCheck{Status: "unreadable", Detail: err.Error()}
+	}
+	fp := d.Fingerprint()
+	if fp == approvedFP {
+		return FileCheck{Status: "ok", Fingerprint: fp}
+	}
+	return FileCheck{Status: string(schedules.QuarantineChanged), Detail: "edited, replaced or restored since it was approved",
+		Fingerprint: fp, Changes: schedules.Changes(approved, d)}
+}
+
+// definition is the approved snapshot, checked against its fingerprint.
+func (row Schedule) definition() (schedules.Definition, error) {
+	d, err := schedules.ParseCanonical([]byte(row.ApprovedSnapshot))
+	if err != nil {
+		return schedules.Definition{}, fmt.Errorf("schedule %s: %w", row.ID, err)
+	}
+	if d.Fingerprint() != row.ApprovedFingerprint {
+		return schedules.Definition{}, fmt.Errorf("schedule %s: approved snapshot does not match its fingerprint", row.ID)
+	}
+	return d, nil
+}
+
+// evalState is what Evaluate needs from the ledger.
+func evalState(row Schedule, out *ScheduleOccurrence) schedules.State {
+	st := schedules.State{Status: schedules.Status(row.State), Since: row.Since}
+	if row.LastDueAt != nil {
+		st.LastDueAt = *row.LastDueAt
+	}
+	if row.LastFinishedAt != nil {
+		st.LastFinishedAt = *row.LastFinishedAt
+	}
+	if out != nil {
+		st.Outstanding, st.LastDueAt = true, out.DueAt
+		st.Running = out.State == OccurrenceRunning || out.State == OccurrenceUnknown
+	}
+	return st
+}
+
+// ScheduleView is a schedule as GET /api/schedules and the Schedules page show it.
+type ScheduleView struct {
+	ID             string     `json:"id"`
+	Job            string     `json:"job"`
+	State          string     `json:"state"`
+	StateReason    string     `json:"stateReason,omitempty"`
+	StateDetail    string     `json:"stateDetail,omitempty"`
+	StateChangedAt time.Time  `json:"stateChangedAt"`
+	At             string     `json:"at,omitempty"`
+	Cron           string     `json:"cron,omitempty"`
+	EndAt          string     `json:"endAt,omitempty"`
+	Zone           string     `json:"zone"`
+	ZoneSource     string     `json:"zoneSource"`
+	NextDueAt      *time.Time `json:"nextDueAt"` // active schedules only, in the zone
+	LastDueAt      *time.Time `json:"lastDueAt"`
+	LastFinishedAt *time.Time `json:"lastFinishedAt"`
+	Limits         LimitsView `json:"limits"`
+	Notify         bool       `json:"notifyOnSuccess"`
+	PromptPreview  string     `json:"promptPreview"`
+	Fingerprint    string     `json:"fingerprint"` // the approved one
+	CreatedAt      time.Time  `json:"createdAt"`
+	CreatedBy      Actor      `json:"createdBy"`
+	ApprovedAt     time.Time  `json:"approvedAt"`
+	ApprovedBy     string     `json:"approvedBy"`
+	CancelledAt    *time.Time `json:"cancelledAt,omitempty"`
+	Counters       Counters   `json:"counters"`
+	// Outstanding is the occurrence that keeps the schedule busy, if any.
+	Outstanding *ScheduleOccurrenceView `json:"outstanding"`
+	// File is the live check of the definition file (not for cancelled or
+	// expired schedules, whose files are retired or done).
+	File *FileCheck `json:"file,omitempty"`
+	// Hold says why an active schedule would not run now even when due.
+	Hold string `json:"hold,omitempty"`
+}
+
+// Counters are a schedule's occurrence counts.
+type Counters struct {
+	Admitted  int64 `json:"admitted"`
+	Succeeded int64 `json:"succeeded"`
+	Failed    int64 `json:"failed"`
+	Expired   int64 `json:"expired"`
+}
+
+// ScheduleList is GET /api/schedules.
+type ScheduleList struct {
+	Schedules []ScheduleView `json:"schedules"`
+	Truncated bool           `json:"truncated"`
+}
+
+// Schedules lists the newest MaxScheduleList schedules of every state,
+// cancelled ones with their state, newest first. It reads the definition
+// files but writes nothing.
+func (s *Store) Schedules(ctx context.Context) (ScheduleList, error) {
+	var rows []Schedule
+	var out []ScheduleOccurrence
+	var revoked []string
+	err := s.rdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Order("created_at DESC, id").Limit(MaxScheduleList + 1).Find(&rows).Error; err != nil {
+			return err
+		}
+		if err := outstandingOccurrences(tx, &out); err != nil {
+			return err
+		}
+		return revokedCredentials(tx, &revoked)
+	})
+	if err != nil {
+		return ScheduleList{}, fmt.Errorf("models: schedules: %w", err)
+	}
+	list := ScheduleList{Schedules: []ScheduleView{}}
+	if len(rows) > MaxScheduleList {
+		rows, list.Truncated = rows[:MaxScheduleList], true
+	}
+	busy := byScheduleID(out)
+	now := s.clock()
+	for _, row := range rows {
+		v, err := s.scheduleView(row, busy[row.ID], revoked, now)
+		if err != nil {
+			return ScheduleList{}, fmt.Errorf("models: schedules: %w", err)
+		}
+		list.Schedules = append(list.Schedules, v)
+	}
+	return list, nil
+}
+
+// Schedule is one schedule as Schedules shows it.
+func (s *Store) Schedule(ctx context.Context, id string) (ScheduleView, error) {
+	var row Schedule
+	var out []ScheduleOccurrence
+	var revoked []string
+	err := s.rdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("id = ?", id).Take(&row).Error; err != nil {
+			return notFound(err)
+		}
+		if err := tx.Where("schedule_id = ? AND state IN ?", id, outstandingStates).Find(&out).Error; err != nil {
+			return err
+		}
+		return revokedCredentials(tx, &revoked)
+	})
+	if err != nil {
+		return ScheduleView{}, classify("schedule", err)
+	}
+	return s.scheduleView(row, byScheduleID(out)[id], revoked, s.clock())
+}
+
+func outstandingOccurrences(tx *gorm.DB, out *[]ScheduleOccurrence) error {
+	return tx.Where("state IN ?", outstandingStates).Find(out).Error
+}
+
+func revokedCredentials(tx *gorm.DB, ids *[]string) error {
+	return tx.Model(&AgentCredential{}).Where("revoked_at IS NOT NULL").Pluck("id", ids).Error
+}
+
+// byScheduleID keeps the outstanding occurrence of each schedule.
+func byScheduleID(occ []ScheduleOccurrence) map[string]*ScheduleOccurrence {
+	m := map[string]*ScheduleOccurrence{}
+	for i := range occ {
+		if occ[i].outstanding() {
+			m[occ[i].ScheduleID] = &occ[i]
+		}
+	}
+	return m
+}
+
+func (s *Store) scheduleView(row Schedule, out *ScheduleOccurrence, revoked []string, now time.Time) (ScheduleView, error) {
+	def, err := row.definition()
+	if err != nil {
+		return ScheduleView{}, err
+	}
+	spec := def.Rule.Spec()
+	// Instants read in the schedule's zone, as its owner thinks of them.
+	if at := def.Rule.At(); !at.IsZero() {
+		spec.At = at.In(def.Rule.Location()).Format(time.RFC3339Nano)
+	}
+	if end := def.Rule.EndAt(); !end.IsZero() {
+		spec.EndAt = end.In(def.Rule.Location()).Format(time.RFC3339Nano)
+	}
+	v := ScheduleView{
+		ID: row.ID, Job: row.Job, State: row.State, StateReason: row.StateReason, StateDetail: row.StateDetail, StateChangedAt: row.StateChangedAt.UTC(),
+		At: spec.At, Cron: spec.Cron, EndAt: spec.EndAt, Zone: row.Zone, ZoneSource: row.ZoneSource,
+		LastDueAt: zoned(row.LastDueAt, row.Zone), LastFinishedAt: utcOrNil(row.LastFinishedAt),
+		Limits: limitsView(def.Limits), Notify: def.NotifyOnSuccess, PromptPreview: def.Summarize().Prompt, Fingerprint: row.ApprovedFingerprint,
+		CreatedAt: row.CreatedAt.UTC(), CreatedBy: Actor{Kind: row.CreatorKind, ID: row.CreatorID, Name: row.CreatorName},
+		ApprovedAt: row.ApprovedAt.UTC(), ApprovedBy: row.ApprovedBy, CancelledAt: utcOrNil(row.CancelledAt),
+		Counters: Counters{Admitted: row.OccurrencesAdmitted, Succeeded: row.OccurrencesSucceeded, Failed: row.OccurrencesFailed, Expired: row.OccurrencesExpired},
+	}
+	if out != nil {
+		v.Outstanding = ptr(out.view())
+	}
+	switch schedules.Status(row.State) {
+	case schedules.StatusActive, schedules.StatusQuarantined, schedules.StatusRestorePending:
+		fc := s.checkFile(row.ID, row.ApprovedFingerprint, def)
+		v.File = &fc
+	}
+	if row.State == string(schedules.StatusActive) {
+		d := schedules.Evaluate(row.ID, def.Rule, evalState(row, out), now)
+		if !d.NextDueAt.IsZero() {
+			v.NextDueAt = zoned(&d.NextDueAt, row.Zone)
+		}
+		switch {
+		case approvalRevoked(row, revoked):
+			v.Hold = HoldApprovalRevoked
+		case !v.File.OK():
+			v.Hold = HoldQuarantined
+		}
+	}
+	return v, nil
+}
+
+// approvalRevoked reports whether the credential that approved row was revoked.
+func approvalRevoked(row Schedule, revoked []string) bool {
+	for _, id := range revoked {
+		if id == row.ApprovedBy {
+			return true
+		}
+	}
+	return false
+}
+
+func zoned(t *time.Time, zone string) *time.Time {
+	if t == nil {
+		return nil
+	}
+	return inZone(*t, zone)
+}
+
+// DueReport is GET /api/schedules/due: what Evaluate would admit at Now.
+type DueReport struct {
+	Now  time.Time  `json:"now"`
+	Due  []DueItem  `json:"due"`
+	Held []HeldItem `json:"held"`
+}
+
+// DueItem is one occurrence that a claim at Now would admit, with what the
+// runner needs from the approved snapshot (never from the file).
+type DueItem struct {
+	ScheduleID      string           `json:"scheduleId"`
+	OccurrenceID    string           `json:"occurrenceId"`
+	DueAt           time.Time        `json:"dueAt"`
+	ExpiresAt       time.Time        `json:"expiresAt"`
+	Job             string           `json:"job"`
+	Zone            string           `json:"zone"`
+	Limits          LimitsView       `json:"limits"`
+	NotifyOnSuccess bool             `json:"notifyOnSuccess"`
+	Prompt          string           `json:"prompt"`
+	Fingerprint     string           `json:"fingerprint"`
+	Skipped         []schedules.Skip `json:"skipped"`
+}
+
+// HeldItem is a schedule that would admit nothing now for a reason the
+// owner or the runner should know: one occurrence outstanding, an unknown
+// outcome to investigate, a quarantine, a restore, a revoked approval.
+type HeldItem struct {
+	ScheduleID  string          `json:"scheduleId"`
+	Hold        string          `json:"hold"`
+	Reason      string          `json:"reason,omitempty"`
+	Outstanding *ScheduleOccurrenceView `json:"outstanding,omitempty"`
+}
+
+// DueSchedules evaluates every schedule at now with schedules.Evaluate. It
+// is read-only: it claims nothing, advances nothing and records nothing,
+// not even a quarantine it notices (a claim records that).
+func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, error) {
+	var rows []Schedule
+	var out []ScheduleOccurrence
+	var revoked []string
+	err := s.rdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("state IN ?", []string{string(schedules.StatusActive), string(schedules.StatusQuarantined), string(schedules.StatusRestorePending)}).
+			Order("id").Find(&rows).Error; err != nil {
+			return err
+		}
+		if err := outstandingOccurrences(tx, &out); err != nil {
+			return err
+		}
+		return revokedCredentials(tx, &revoked)
+	})
+	if err != nil {
+		return DueReport{}, fmt.Errorf("models: due: %w", err)
+	}
+	rep := DueReport{Now: now.UTC(), Due: []DueItem{}, Held: []HeldItem{}}
+	busy := byScheduleID(out)
+	for _, row := range rows {
+		switch schedules.Status(row.State) {
+		case schedules.StatusQuarantined:
+			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: row.StateReason})
+			continue
+		case schedules.StatusRestorePending:
+			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldRestorePending, Reason: row.StateDetail})
+			continue
+		}
+		def, err := row.definition()
+		if err != nil {
+			return DueReport{}, fmt.Errorf("models: due: %w", err)
+		}
+		if approvalRevoked(row, revoked) {
+			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldApprovalRevoked, Reason: "credential " + row.ApprovedBy + " was revoked"})
+			continue
+		}
+		if fc := s.checkFile(row.ID, row.ApprovedFingerprint, def); !fc.OK() {
+			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: fc.Status})
+			continue
+		}
+		o := busy[row.ID]
+		d := schedules.Evaluate(row.ID, def.Rule, evalState(row, o), now)
+		switch {
+		case d.Admit != nil:
+			rep.Due = append(rep.Due, DueItem{ScheduleID: row.ID, OccurrenceID: d.Admit.ID(), DueAt: d.Admit.DueAt.In(def.Rule.Location()),
+				ExpiresAt: d.Admit.ExpiresAt().UTC(), Job: def.Job, Zone: row.Zone, Limits: limitsView(def.Limits),
+				NotifyOnSuccess: def.NotifyOnSuccess, Prompt: def.Prompt, Fingerprint: row.ApprovedFingerprint, Skipped: nonNilSkips(d.Skipped)})
+		case d.Hold == schedules.HoldOutstanding || d.Hold == schedules.HoldInvestigate:
+			h := HeldItem{ScheduleID: row.ID, Hold: string(d.Hold)}
+			if o != nil {
+				h.Outstanding = ptr(o.view())
+			}
+			rep.Held = append(rep.Held, h)
+		}
+	}
+	return rep, nil
+}
+
+func nonNilSkips(s []schedules.Skip) []schedules.Skip {
+	if s == nil {
+		return []schedules.Skip{}
+	}
+	return s
+}
+
+// MaxNextCount is the default and the bound of `next`'s count.
+const (
+	DefaultNextCount = 5
+	MaxNextCount     = schedules.MaxNext
+)
+
+// NextSchedule lists the next due instants of a schedule's approved rule
+// after from (at most MaxNextCount), with the wall times skipped in DST
+// gaps: for the owner to check a rule. It reads only the ledger.
+func (s *Store) NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedules.NextResult, error) {
+	var row Schedule
+	if err := s.rdb.WithContext(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+		return schedules.NextResult{}, classify("next", notFound(err))
+	}
+	def, err := row.definition()
+	if err != nil {
+		return schedules.NextResult{}, fmt.Errorf("models: next: %w", err)
+	}
+	return schedules.NextReport(id, def.Rule, schedules.ZoneSource(row.ZoneSource), from, count), nil
+}

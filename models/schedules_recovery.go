@@ -1,0 +1,284 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hearth/models/schedules"
+)
+
+// Journal operations (table schedule_journal).
+const (
+	journalAdd    = "add"    // payload: the ledger row to insert once its file is written
+	journalRetire = "retire" // the row is cancelled; its file still has to move to retired/
+)
+
+// Points where Options.Pause is called (test-only; see HEARTH_TEST_PAUSE_AT).
+const (
+	PauseJournalWritten  = "schedule-journal-written"  // add: intent committed, no file yet
+	PauseFileWritten     = "schedule-file-written"     // add: file written, ledger row not yet committed
+	PauseCancelCommitted = "schedule-cancel-committed" // cancel: row cancelled, file not yet retired
+)
+
+// scheduleJournal is one pending file operation of a schedule.
+type scheduleJournal struct {
+	ScheduleID  string `gorm:"primaryKey"`
+	Op          string
+	Payload     string
+	Fingerprint string
+	CreatedAt   time.Time
+}
+
+// TableName is the singular table of migration 00007.
+func (scheduleJournal) TableName() string { return "schedule_journal" }
+
+// backupCopy is the row `hearth backup` writes into its copy only.
+type backupCopy struct {
+	ID      int
+	TakenAt time.Time
+	Source  string
+}
+
+// TableName is the singular table of migration 00007.
+func (backupCopy) TableName() string { return "backup_copy" }
+
+func (s *Store) pauseAt(point string) {
+	if s.pause != nil {
+		s.pause(point)
+	}
+}
+
+// dropJournal removes an add intent whose file was never written.
+func (s *Store) dropJournal(ctx context.Context, id string) error {
+	return s.write(ctx, func(tx *gorm.DB) error {
+		return tx.Where("schedule_id = ?", id).Delete(&scheduleJournal{}).Error
+	})
+}
+
+// retire moves a cancelled schedule's file to retired/ and removes the
+// intent. A file that is in neither place (deleted outside hearth) has
+// nothing to retire.
+func (s *Store) retire(ctx context.Context, id string) error {
+	if err := s.defs.Retire(id); err != nil && !errors.Is(err, schedules.ErrNotFound) {
+		return err
+	}
+	return s.dropJournal(ctx, id)
+}
+
+// journalOutcome counts what recoverJournal did.
+type journalOutcome struct{ completed, rolledBack, retired int }
+
+// recoverJournal finishes every pending file operation; the caller holds
+// schedMu, so none of them is in flight. An add whose file is there, as
+// the intent says, is completed: the ledger row is inserted with its
+// receipt (the client was never answered; its retry with the same request
+// key gets that receipt). An add whose file is missing (or is not the
+// intended one) is rolled back: only the intent is removed, so a retry
+// creates the schedule afresh. A retire is completed.
+func (s *Store) recoverJournal(ctx context.Context) error {
+	_, err := s.recoverJournalCounted(ctx)
+	return err
+}
+
+func (s *Store) recoverJournalCounted(ctx context.Context) (journalOutcome, error) {
+	var n journalOutcome
+	var entries []scheduleJournal
+	if err := s.db.WithContext(ctx).Order("created_at, schedule_id").Find(&entries).Error; err != nil {
+		return n, fmt.Errorf("models: schedule journal: %w", err)
+	}
+	for _, e := range entries {
+		switch e.Op {
+		case journalAdd:
+			d, err := s.defs.Load(e.ScheduleID)
+			if err == nil && d.Fingerprint() == e.Fingerprint {
+				if _, err := s.completeAdd(ctx, e); err != nil {
+					return n, fmt.Errorf("models: schedule journal: complete add %s: %w", e.ScheduleID, err)
+				}
+				n.completed++
+				continue
+			}
+			if err := s.dropJournal(ctx, e.ScheduleID); err != nil {
+				return n, fmt.Errorf("models: schedule journal: roll back add %s: %w", e.ScheduleID, err)
+			}
+			n.rolledBack++
+		case journalRetire:
+			if err := s.retire(ctx, e.ScheduleID); err != nil {
+				return n, fmt.Errorf("models: schedule journal: retire %s: %w", e.ScheduleID, err)
+			}
+			n.retired++
+		}
+	}
+	return n, nil
+}
+
+// ScheduleRecovery is what RecoverSchedules did at serve's start.
+type ScheduleRecovery struct {
+	// Completed, RolledBack and Retired count the journal's interrupted operations.
+	Completed, RolledBack, Retired int
+	// RestoredFrom is when the backup this database was restored from was
+	// taken (zero: not a restore); Restored how many schedules now wait for
+	// the owner as restore_pending.
+	RestoredFrom time.Time
+	Restored     int
+	// Quarantined are the active schedules whose file no longer matched.
+	Quarantined []string
+}
+
+// RecoverSchedules is run by serve at start, before it listens, and only
+// there: an admin command beside a live server must not complete or roll
+// back that server's operation in flight. It finishes the journal
+// (recoverJournal); on a database restored from a `hearth backup` copy
+// (table backup_copy) it marks active and quarantined schedules
+// restore_pending and their outstanding occurrences unknown, since the copy
+// cannot know what ran after it was taken; then it checks the file of every
+// active schedule and records failures as quarantines.
+func (s *Store) RecoverSchedules(ctx context.Context) (ScheduleRecovery, error) {
+	s.schedMu.Lock()
+	defer s.schedMu.Unlock()
+	var rec ScheduleRecovery
+	n, err := s.recoverJournalCounted(ctx)
+	if err != nil {
+		return rec, err
+	}
+	rec.Completed, rec.RolledBack, rec.Retired = n.completed, n.rolledBack, n.retired
+	_, err = s.commit(ctx, func(t *txn) error {
+		var marks []backupCopy
+		if err := t.Find(&marks).Error; err != nil {
+			return err
+		}
+		if len(marks) == 1 {
+			taken := marks[0].TakenAt.UTC()
+			rec.RestoredFrom = taken
+			var ids []string
+			if err := t.Model(&Schedule{}).Where("state IN ?", []string{string(schedules.StatusActive), string(schedules.StatusQuarantined)}).
+				Order("id").Pluck("id", &ids).Error; err != nil {
+				return err
+			}
+			if len(ids) > 0 {
+				rev, err := t.bump()
+				if err != nil {
+					return err
+				}
+				for _, id := range ids {
+					t.touch("schedule:" + id)
+				}
+				stamp := taken.Format(time.RFC3339)
+				if err := t.Model(&Schedule{}).Where("id IN ?", ids).Updates(map[string]any{
+					"state": string(schedules.StatusRestorePending), "state_reason": "restored",
+					"state_detail":     "restored from a backup taken at " + stamp + "; check it and approve it again",
+					"state_changed_at": t.now, "revision": rev, "updated_at": t.now,
+				}).Error; err != nil {
+					return err
+				}
+				if err := t.Model(&ScheduleOccurrence{}).Where("schedule_id IN ? AND state IN ?", ids, []string{OccurrenceAdmitted, OccurrenceRunning}).
+					Updates(map[string]any{"state": OccurrenceUnknown, "updated_at": t.now,
+						"detail": "restored from a backup taken at " + stamp + ": whether it ran after that is unknown"}).Error; err != nil {
+					return err
+				}
+				rec.Restored = len(ids)
+			}
+			if err := t.Where("id = 1").Delete(&backupCopy{}).Error; err != nil {
+				return err
+			}
+		}
+		var active []Schedule
+		if err := t.Where("state = ?", string(schedules.StatusActive)).Order("id").Find(&active).Error; err != nil {
+			return err
+		}
+		for i := range active {
+			def, err := active[i].definition()
+			if err != nil {
+				return err
+			}
+			if fc := s.checkFile(active[i].ID, active[i].ApprovedFingerprint, def); !fc.OK() {
+				if err := quarantine(t, &active[i], fc); err != nil {
+					return err
+				}
+				rec.Quarantined = append(rec.Quarantined, active[i].ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return rec, fmt.Errorf("models: recover schedules: %w", err)
+	}
+	return rec, nil
+}
+
+// ApproveSchedule is the owner's "Approve again" (the only way out of
+// quarantined and restore_pending, and the way to take over a schedule
+// whose approving credential was revoked): the definition file as it is
+// now, whose fingerprint the owner was shown (fingerprint; otherwise
+// ErrFileChanged), becomes the approved snapshot, approved by the owner.
+// The file must be a regular definition (*NotApprovableError otherwise); a
+// cancelled or expired schedule is ErrScheduleClosed. The schedule becomes
+// active from now: instants due while it was held are not caught up, and
+// occurrences whose outcome was unknown count as looked at. Only the owner
+// approves again; the API offers it to no credential.
+func (s *Store) ApproveSchedule(ctx context.Context, id, fingerprint string) (ScheduleView, error) {
+	s.schedMu.Lock()
+	defer s.schedMu.Unlock()
+	if err := s.recoverJournal(ctx); err != nil {
+		return ScheduleView{}, err
+	}
+	_, err := s.commit(ctx, func(t *txn) error {
+		var row Schedule
+		if err := t.Where("id = ?", id).Take(&row).Error; err != nil {
+			return notFound(err)
+		}
+		switch schedules.Status(row.State) {
+		case schedules.StatusCancelled, schedules.StatusExpired:
+			return ErrScheduleClosed
+		}
+		d, err := s.defs.Load(id)
+		var q *schedules.QuarantineError
+		switch {
+		case errors.As(err, &q):
+			detail := string(q.Reason)
+			if q.Err != nil {
+				detail = q.Err.Error()
+			}
+			return &NotApprovableError{Reason: q.Reason, Detail: detail}
+		case err != nil:
+			return err
+		}
+		fp := d.Fingerprint()
+		if fp != fingerprint {
+			return ErrFileChanged
+		}
+		if row.State == string(schedules.StatusActive) && fp == row.ApprovedFingerprint && row.ApprovedBy == ActorOwner {
+			return nil
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		t.touch("schedule:" + id)
+		zone, source := d.Rule.Location().String(), row.ZoneSource
+		if zone != row.Zone {
+			source = string(schedules.ZoneExplicit) // the owner approved the file's zone
+		}
+		var next any
+		if n, _ := d.Rule.Next(t.now, 1); len(n) == 1 {
+			next = n[0].UTC()
+		}
+		if err := t.Model(&ScheduleOccurrence{}).Where("schedule_id = ? AND state = ? AND resolved_at IS NULL", id, OccurrenceUnknown).
+			Updates(map[string]any{"resolved_at": t.now, "updated_at": t.now}).Error; err != nil {
+			return err
+		}
+		return t.Model(&Schedule{}).Where("id = ?", id).Updates(map[string]any{
+			"job": d.Job, "zone": zone, "zone_source": source,
+			"approved_by": ActorOwner, "approved_at": t.now, "approved_fingerprint": fp, "approved_snapshot": string(d.Canonical()),
+			"state": string(schedules.StatusActive), "state_reason": "approved", "state_detail": "approved again by the owner",
+			"state_changed_at": t.now, "since": t.now, "next_due_at": next, "revision": rev, "updated_at": t.now,
+		}).Error
+	})
+	if err != nil {
+		return ScheduleView{}, classifySchedule("approve schedule", err)
+	}
+	return s.Schedule(ctx, id)
+}
