@@ -36,6 +36,9 @@ const (
 // hearthBin is the binary TestMain built for this run.
 var hearthBin string
 
+// fakeAgentBin is the scripted agent the runner tests invoke.
+var fakeAgentBin string
+
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
 }
@@ -59,6 +62,13 @@ func buildAndRun(m *testing.M) int {
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/hearth: %v\n%s", err, out)
+		return 1
+	}
+	fakeAgentBin = filepath.Join(dir, "fakeagent")
+	build = exec.Command("go", "build", "-o", fakeAgentBin, "./e2e/fakeagent")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: go build ./e2e/fakeagent: %v\n%s", err, out)
 		return 1
 	}
 	defer closeBrowser()

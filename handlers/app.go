@@ -53,6 +53,12 @@ type Store interface {
 	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
 	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
 	TakeWakes(ctx context.Context) ([]models.Wake, error)
+	StartRun(ctx context.Context, runner string, in models.RunStartIn, costCap float64) (models.RunStart, error)
+	StartInvocation(ctx context.Context, runner, runID string) (models.RunView, error)
+	FinishRun(ctx context.Context, runner, runID string, in models.RunFinishIn) (models.RunView, error)
+	ResolveRun(ctx context.Context, runID string) (models.RunView, error)
+	Runs(ctx context.Context) (models.RunsView, error)
+	HomeRunNotice(ctx context.Context, costCap float64) (models.RunNotice, error)
 	NextWakeAt(ctx context.Context) (time.Time, bool, error)
 	DirtyChanged() <-chan struct{}
 	RecordObservation(ctx context.Context, credentialID string, body []byte) (models.ObservationReceipt, error)
@@ -79,6 +85,9 @@ type Config struct {
 	// Beeper reads chats and sends confirmed replies; nil leaves Messages
 	// answering 503.
 	Beeper Beeper
+	// DailyCostCap holds scheduled and watch runs once the day's reported
+	// agent cost reached it (USD); 0 means no cap. Runs the owner starts still go.
+	DailyCostCap float64
 }
 
 // Server holds the app's dependencies.
@@ -156,6 +165,8 @@ func New(store Store, cfg Config) *fiber.App {
 	// Schedules: the owner, or a credential with the scope (Authority A:
 	// schedules:admin creates and cancels, schedules:read or admin reads).
 	app.Get("/schedules", owner(s.showSchedules)...)
+	app.Get("/runs", owner(s.showRuns)...)
+	app.Post("/runs/:id/resolve", owner(s.resolveRunForm)...)
 	app.Post("/schedules/:id/cancel", owner(s.cancelScheduleForm)...)
 	app.Post("/schedules/:id/approve", owner(s.approveScheduleForm)...)
 	read := s.requireScheduleScope(models.ScopeSchedulesRead, models.ScopeSchedulesAdmin)
@@ -169,6 +180,9 @@ func New(store Store, cfg Config) *fiber.App {
 	agent := app.Group("/api", s.requireAgent)
 	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)
 	agent.Get("/agent-wake", s.requireScope(models.ScopeContextRead), s.agentWake)
+	agent.Post("/runs", s.requireScope(models.ScopeRunsWrite), s.startRun)
+	agent.Post("/runs/:id/invocations", s.requireScope(models.ScopeRunsWrite), s.startInvocation)
+	agent.Post("/runs/:id/finish", s.requireScope(models.ScopeRunsWrite), s.finishRun)
 	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), s.agentContextPage)
 	agent.Post("/agent-results", s.requireScope(models.ScopeResultsPublish), s.publishResult)
 	agent.Post("/observations", s.requireScope(models.ScopeObservationsWrite), s.postObservation)

@@ -15,10 +15,19 @@ const (
 	maxWakeWait     = 2 * time.Minute
 )
 
-// wakeAnswer carries job keys and reasons only, never text to execute.
+// wakeAnswer carries job keys and reasons only, never text to execute:
+// due schedules are named, their prompts are read when a run claims them.
 type wakeAnswer struct {
-	Jobs     []models.Wake `json:"jobs"`
-	TimedOut bool          `json:"timedOut"`
+	Jobs      []models.Wake `json:"jobs"`
+	Schedules []dueSchedule `json:"schedules"`
+	TimedOut  bool          `json:"timedOut"`
+}
+
+// dueSchedule is a schedule whose occurrence is due now.
+type dueSchedule struct {
+	ScheduleID string    `json:"scheduleId"`
+	Job        string    `json:"job"`
+	DueAt      time.Time `json:"dueAt"`
 }
 
 // agentWake long-polls for dirty jobs whose debounce window passed: it
@@ -42,13 +51,23 @@ func (s *Server) agentWake(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		if len(wakes) > 0 {
-			return c.JSON(wakeAnswer{Jobs: wakes})
+		due, err := s.store.DueSchedules(ctx, s.store.Now())
+		if err != nil {
+			return err
+		}
+		scheds := []dueSchedule{}
+		for _, d := range due.Due {
+			scheds = append(scheds, dueSchedule{ScheduleID: d.ScheduleID, Job: d.Job, DueAt: d.DueAt})
+		}
+		if len(wakes) > 0 || len(scheds) > 0 {
+			return c.JSON(wakeAnswer{Jobs: append([]models.Wake{}, wakes...), Schedules: scheds})
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return c.JSON(wakeAnswer{Jobs: []models.Wake{}, TimedOut: true})
+			return c.JSON(wakeAnswer{Jobs: []models.Wake{}, Schedules: scheds, TimedOut: true})
 		}
+		// A schedule comes due on the clock: look again within a minute.
+		left = min(left, time.Minute)
 		next, ok, err := s.store.NextWakeAt(ctx)
 		if err != nil {
 			return err

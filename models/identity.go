@@ -27,19 +27,21 @@ const (
 	// ScopeSchedulesAdmin creates and cancels schedules: an operator's
 	// credential, never given by default (Authority A).
 	ScopeSchedulesAdmin = "schedules:admin"
+	// ScopeRunsWrite starts, claims and reports the runner's own runs.
+	ScopeRunsWrite = "runs:write"
 )
 
 // AllScopes are every scope a credential may carry (`hearth token create --scopes`).
-var AllScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeObservationsWrite, ScopeSchedulesRead, ScopeSchedulesAdmin}
+var AllScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeObservationsWrite, ScopeSchedulesRead, ScopeSchedulesAdmin, ScopeRunsWrite}
 
 // DefaultScopes are what `hearth token create` grants without --scopes: the
-// reasoning agent's read, publish and schedule reads. Posting observations
+// reasoning agent's read and publish, and its runner's schedule reads and runs. Posting observations
 // is a fetcher's job and schedules:admin an operator's: each is asked for
 // by name, so a default token's powers do not grow when hearth does.
-var DefaultScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeSchedulesRead}
+var DefaultScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeSchedulesRead, ScopeRunsWrite}
 
 // DemoScopes are the demo agent's: an agent and its fetcher, never an operator.
-var DemoScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeObservationsWrite, ScopeSchedulesRead}
+var DemoScopes = []string{ScopeContextRead, ScopeResultsPublish, ScopeObservationsWrite, ScopeSchedulesRead, ScopeRunsWrite}
 
 // SessionLifetime is how long an owner session lasts after login.
 const SessionLifetime = 30 * 24 * time.Hour

@@ -306,9 +306,9 @@ type DueItem struct {
 // owner or the runner should know: one occurrence outstanding, an unknown
 // outcome to investigate, a quarantine, a restore, a revoked approval.
 type HeldItem struct {
-	ScheduleID  string          `json:"scheduleId"`
-	Hold        string          `json:"hold"`
-	Reason      string          `json:"reason,omitempty"`
+	ScheduleID  string                  `json:"scheduleId"`
+	Hold        string                  `json:"hold"`
+	Reason      string                  `json:"reason,omitempty"`
 	Outstanding *ScheduleOccurrenceView `json:"outstanding,omitempty"`
 }
 

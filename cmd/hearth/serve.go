@@ -35,6 +35,7 @@ func cmdServe(args []string) error {
 	watchInterval := fs.Duration("watch-interval", models.DefaultWatchInterval, "how often the Beeper watch reads chats with new activity (0 turns the watch off)")
 	wakeDebounce := fs.Duration("wake-debounce", models.DefaultWakeDebounce, "new messages coalesce into one agent wake-up per window")
 	watchJob := fs.String("watch-job", models.DefaultWatchJob, "the job key new Beeper messages make dirty")
+	costCap := fs.Float64("daily-cost-cap", 0, "USD: scheduled and watch runs wait once the day's reported agent cost reaches it (0: no cap); runs the owner starts still go")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -82,7 +83,10 @@ func cmdServe(args []string) error {
 	}
 	hub := handlers.NewHub()
 	store.SetNotifier(hub)
-	cfg := handlers.Config{TailscaleOwner: *tsOwner, Log: log, Hub: hub}
+	if *costCap < 0 {
+		return usageError("--daily-cost-cap must not be negative")
+	}
+	cfg := handlers.Config{TailscaleOwner: *tsOwner, Log: log, Hub: hub, DailyCostCap: *costCap}
 	if client != nil {
 		cfg.Beeper = client
 	}

@@ -1,0 +1,671 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"hearth/models"
+)
+
+// The runner drives the external agent for hearth's jobs (issue 10): it
+// claims work through the host, invokes the configured agent command, keeps
+// the result in a private file until hearth acknowledges it, and never
+// invokes the agent again for work whose outcome it does not know.
+
+// maxAgentOutput bounds what the agent may print: one publication.
+const maxAgentOutput = models.MaxBodyBytes
+
+// runJournal is what the runner writes before each step of a run, so a
+// restarted runner knows where the last one stopped.
+type runJournal struct {
+	RunID      string `json:"runId"`
+	Job        string `json:"job"`
+	Trigger    string `json:"trigger"`
+	ScheduleID string `json:"scheduleId,omitempty"`
+	Phase      string `json:"phase"` // claiming, started, invoking, publishing
+	PubRunID   string `json:"publicationRunId,omitempty"`
+	Invocation int    `json:"invocation"`
+	Prompt     string `json:"prompt"`
+	Deadline   int    `json:"deadlineSeconds"`
+}
+
+// Journal phases.
+const (
+	phaseClaiming   = "claiming"   // the run is being started at the host (a schedule run claims)
+	phaseStarted    = "started"    // the host recorded the run; the agent has not been invoked
+	phaseInvoking   = "invoking"   // the agent may be running: its outcome is unknown if we stop
+	phasePublishing = "publishing" // the result is in pending/ until hearth acknowledges it
+)
+
+// runner holds one `hearth run`'s settings.
+type runner struct {
+	base, token string
+	agentCmd    string
+	agentDir    string
+	codexHome   string
+	state       string // DATA/runner
+	log         *slog.Logger
+	retries     []time.Duration
+	out         []models.RunView
+	pendingUse  totals // usage of the current run's earlier invocations
+}
+
+func cmdRun(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	cf := addClientFlags(fs)
+	dir := dataFlag(fs)
+	due := fs.Bool("due", false, "run every schedule that is due (for a systemd timer)")
+	job := fs.String("job", "", "run this job now (the owner's request: not held by the cost cap)")
+	watch := fs.Bool("watch", false, "wait on GET /api/agent-wake and run each dirty job and due schedule once")
+	promptFile := fs.String("prompt-file", "", "with --job: the prompt to give the agent")
+	agentCmd := fs.String("agent-cmd", os.Getenv("HEARTH_AGENT_CMD"), "the agent command, run with sh -c; it prints one publication on stdout (HEARTH_AGENT_CMD)")
+	agentDir := fs.String("agent-dir", "", "the agent's working directory")
+	codexHome := fs.String("codex-home", os.Getenv("CODEX_HOME"), "CODEX_HOME for the agent")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	modes := 0
+	for _, on := range []bool{*due, *job != "", *watch} {
+		if on {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return usageError("say exactly one of --due, --job K, --watch")
+	}
+	if *agentCmd == "" {
+		return usageError("no agent command: pass --agent-cmd or set HEARTH_AGENT_CMD")
+	}
+	if *promptFile != "" && *job == "" {
+		return usageError("--prompt-file goes with --job")
+	}
+	prompt := ""
+	if *promptFile != "" {
+		b, err := os.ReadFile(*promptFile)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		prompt = string(b)
+	}
+	base, err := cf.baseURL()
+	if err != nil {
+		return err
+	}
+	token, err := cf.token()
+	if err != nil {
+		return err
+	}
+	r := &runner{base: base, token: token, agentCmd: *agentCmd, agentDir: *agentDir, codexHome: *codexHome,
+		state: filepath.Join(*dir, "runner"), log: slog.New(slog.NewTextHandler(os.Stderr, nil)), retries: publishRetries}
+	for _, d := range []string{r.state, filepath.Join(r.state, "runs"), filepath.Join(r.state, "pending"), filepath.Join(r.state, "failed"), filepath.Join(r.state, "work")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	unlock, err := r.lock()
+	if err != nil {
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			if *due || *watch {
+				r.log.Info("another hearth run holds the lock; nothing to do")
+				return nil
+			}
+			return &exitError{code: exitRejected, err: errors.New("another hearth run holds the lock")}
+		}
+		return err
+	}
+	defer unlock()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = r.recover(ctx)
+	switch {
+	case err != nil:
+	case *due:
+		err = r.runDue(ctx)
+	case *job != "":
+		err = r.runJob(ctx, *job, models.TriggerManual, "", prompt)
+	case *watch:
+		err = r.watch(ctx)
+	}
+	if *cf.json {
+		json.NewEncoder(os.Stdout).Encode(map[string]any{"runs": append([]models.RunView{}, r.out...)})
+	} else {
+		for _, v := range r.out {
+			fmt.Printf("%s %s: %s (%d invocation(s))%s\n", v.Job, v.ID, v.State, v.Invocations, detailSuffix(v.Detail))
+		}
+	}
+	return err
+}
+
+func detailSuffix(d string) string {
+	if d == "" {
+		return ""
+	}
+	return ": " + d
+}
+
+// lock takes the runner's lock so runs never overlap, on this host or in
+// another process.
+func (r *runner) lock() (func(), error) {
+	f, err := os.OpenFile(filepath.Join(r.state, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
+}
+
+// api calls the host; a transport failure or an unreadable answer is exit 2.
+func (r *runner) api(method, path string, body any, out any) (int, []byte, error) {
+	var raw []byte
+	if body != nil {
+		raw, _ = json.Marshal(body)
+	}
+	resp, err := do(method, r.base+path, r.token, raw)
+	if err != nil {
+		return 0, nil, &exitError{code: exitUnavailable, err: fmt.Errorf("hearth is unavailable: %w", err)}
+	}
+	if resp.status >= 500 {
+		return resp.status, resp.body, resp.failure()
+	}
+	if out != nil && resp.status < 300 {
+		if err := json.Unmarshal(resp.body, out); err != nil {
+			return resp.status, resp.body, &exitError{code: exitUnavailable, err: fmt.Errorf("unreadable answer from hearth: %w", err)}
+		}
+	}
+	return resp.status, resp.body, nil
+}
+
+// newRunID names a run: the job, the start time and a random tail.
+func newRunID(job string) string {
+	b := make([]byte, 3)
+	rand.Read(b)
+	id := fmt.Sprintf("%s-%s-%s", job, time.Now().UTC().Format("20060102T150405Z"), hex.EncodeToString(b))
+	if len(id) > 120 {
+		id = id[len(id)-120:]
+	}
+	return id
+}
+
+// runDue runs every due schedule once.
+func (r *runner) runDue(ctx context.Context) error {
+	var rep models.DueReport
+	if _, body, err := r.api(http.MethodGet, "/api/schedules/due", nil, &rep); err != nil {
+		return err
+	} else if rep.Due == nil && !json.Valid(body) {
+		return &exitError{code: exitUnavailable, err: errors.New("unreadable due answer")}
+	}
+	var firstErr error
+	for _, d := range rep.Due {
+		if err := r.runJob(ctx, d.Job, models.TriggerSchedule, d.ScheduleID, ""); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
+
+// watch waits on the wake-up channel and runs each job it names once.
+func (r *runner) watch(ctx context.Context) error {
+	for ctx.Err() == nil {
+		var wake struct {
+			Jobs      []models.Wake `json:"jobs"`
+			Schedules []struct {
+				ScheduleID string `json:"scheduleId"`
+				Job        string `json:"job"`
+			} `json:"schedules"`
+		}
+		if _, _, err := r.api(http.MethodGet, "/api/agent-wake?timeout=60", nil, &wake); err != nil {
+			r.log.Warn("wake-up channel unavailable; trying again in 30 s", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(30 * time.Second):
+			}
+			continue
+		}
+		for _, j := range wake.Jobs {
+			r.log.Info("woken", "job", j.JobKey, "marks", j.Marks)
+			if err := r.runJob(ctx, j.JobKey, models.TriggerWatch, "", ""); err != nil {
+				r.log.Warn("run failed", "job", j.JobKey, "err", err)
+			}
+		}
+		for _, s := range wake.Schedules {
+			if err := r.runJob(ctx, s.Job, models.TriggerSchedule, s.ScheduleID, ""); err != nil {
+				r.log.Warn("run failed", "job", s.Job, "err", err)
+			}
+		}
+	}
+	return nil
+}
+
+// runJob starts a run at the host (a schedule run claims its occurrence)
+// and carries it out. The journal names the run before the claim, so a
+// runner stopped around the claim starts the same run again: the host
+// answers a known runId with that run, never a second claim.
+func (r *runner) runJob(ctx context.Context, job, trigger, scheduleID, prompt string) error {
+	j := runJournal{RunID: newRunID(job), Job: job, Trigger: trigger, ScheduleID: scheduleID, Phase: phaseClaiming, Prompt: prompt}
+	if err := r.save(j); err != nil {
+		return err
+	}
+	return r.claim(ctx, j)
+}
+
+// claim starts (or starts again) the journal's run at the host, then executes it.
+func (r *runner) claim(ctx context.Context, j runJournal) error {
+	in := models.RunStartIn{RunID: j.RunID, Job: j.Job, Trigger: j.Trigger}
+	if j.ScheduleID != "" {
+		in.ScheduleID = &j.ScheduleID
+	}
+	var start models.RunStart
+	status, body, err := r.api(http.MethodPost, "/api/runs", in, &start)
+	if err != nil {
+		return err
+	}
+	if status >= 400 {
+		os.Remove(r.journalPath(j.RunID))
+		return response{status: status, body: body}.failure()
+	}
+	if !start.Admitted {
+		os.Remove(r.journalPath(j.RunID))
+		r.log.Info("run held", "job", j.Job, "schedule", j.ScheduleID, "hold", start.Hold, "reason", start.Reason)
+		return nil
+	}
+	pauseAt("claimed")
+	if j.Trigger == models.TriggerSchedule {
+		j.Prompt = start.Prompt
+	}
+	j.Phase, j.Deadline = phaseStarted, start.DeadlineSecs
+	if err := r.save(j); err != nil {
+		return err
+	}
+	return r.execute(ctx, j)
+}
+
+// pauseAt blocks forever at point when HEARTH_RUNNER_PAUSE_AT names it. It
+// is for the crash tests only: they SIGKILL the runner there.
+func pauseAt(point string) {
+	if os.Getenv("HEARTH_RUNNER_PAUSE_AT") == point {
+		fmt.Fprintln(os.Stderr, "paused at", point)
+		select {}
+	}
+}
+
+// execute invokes the agent and publishes its result, re-reading and
+// regenerating under a new runId after a revision conflict, at most three
+// invocations in all.
+func (r *runner) execute(ctx context.Context, j runJournal) error {
+	for {
+		var run models.RunView
+		status, body, err := r.api(http.MethodPost, "/api/runs/"+url.PathEscape(j.RunID)+"/invocations", nil, &run)
+		if err != nil {
+			return err
+		}
+		if status >= 400 {
+			var env apiEnvelope
+			json.Unmarshal(body, &env)
+			return r.finish(j, models.RunFailed, "no further invocation: "+env.Code, nil, 0, agentUsage{})
+		}
+		j.Invocation, j.PubRunID, j.Phase = run.Invocations, fmt.Sprintf("%s-%d", j.RunID, run.Invocations), phaseInvoking
+		if err := r.save(j); err != nil {
+			return err
+		}
+		var ac struct {
+			Revision int64 `json:"revision"`
+		}
+		status, ctxBody, err := r.api(http.MethodGet, "/api/agent-context", nil, &ac)
+		if err != nil {
+			return err
+		}
+		if status >= 400 {
+			return r.finish(j, models.RunFailed, fmt.Sprintf("could not read the context (HTTP %d)", status), nil, 0, agentUsage{})
+		}
+		started := time.Now()
+		out, use, err := r.invoke(ctx, j, ctxBody, ac.Revision)
+		took := time.Since(started)
+		if err != nil {
+			r.log.Warn("agent failed", "job", j.Job, "run", j.PubRunID, "err", err, "took", took.Round(time.Millisecond))
+			return r.finish(j, models.RunFailed, "agent: "+err.Error(), nil, took, use)
+		}
+		pub, err := shapePublication(out, j.PubRunID, j.Job, ac.Revision)
+		if err != nil {
+			return r.finish(j, models.RunFailed, err.Error(), nil, took, use)
+		}
+		pending := r.pendingPath(j.PubRunID)
+		if err := writePrivate(pending, pub); err != nil {
+			return err
+		}
+		j.Phase = phasePublishing
+		if err := r.save(j); err != nil {
+			return err
+		}
+		r.log.Info("agent finished", "job", j.Job, "run", j.PubRunID, "invocation", j.Invocation, "took", took.Round(time.Millisecond), "bytes", len(pub))
+		done, err := r.publish(j, pub, took, use)
+		if err != nil || done {
+			return err
+		}
+		// A revision conflict: read again and regenerate under a new runId.
+		os.Remove(pending)
+	}
+}
+
+// agentUsage is what the agent reported it spent, if anything.
+type agentUsage struct {
+	Tokens  *int64   `json:"tokens"`
+	CostUSD *float64 `json:"costUsd"`
+}
+
+// invoke runs the agent command with the context and prompt in private
+// files, the deadline of the run, and credentials only in its environment
+// (never hearth's token: the runner publishes, not the agent).
+func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, revision int64) ([]byte, agentUsage, error) {
+	work := filepath.Join(r.state, "work", j.PubRunID)
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		return nil, agentUsage{}, err
+	}
+	defer os.RemoveAll(work)
+	ctxFile, promptFile, usageFile := filepath.Join(work, "context.json"), filepath.Join(work, "prompt.txt"), filepath.Join(work, "usage.json")
+	if err := writePrivate(ctxFile, contextJSON); err != nil {
+		return nil, agentUsage{}, err
+	}
+	if err := writePrivate(promptFile, []byte(j.Prompt)); err != nil {
+		return nil, agentUsage{}, err
+	}
+	deadline := time.Duration(j.Deadline) * time.Second
+	if deadline <= 0 || deadline > 10*time.Minute {
+		deadline = 10 * time.Minute
+	}
+	cctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, "sh", "-c", r.agentCmd)
+	cmd.Dir = r.agentDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HEARTH_TOKEN=") && !strings.HasPrefix(kv, "HEARTH_AGENT_CMD=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "HEARTH_CONTEXT_FILE="+ctxFile, "HEARTH_PROMPT_FILE="+promptFile, "HEARTH_USAGE_FILE="+usageFile,
+		"HEARTH_RUN_ID="+j.PubRunID, "HEARTH_JOB="+j.Job, fmt.Sprintf("HEARTH_EXPECTED_REVISION=%d", revision))
+	if r.codexHome != "" {
+		env = append(env, "CODEX_HOME="+r.codexHome)
+	}
+	cmd.Env = env
+	var stdout bytes.Buffer
+	cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
+	cmd.Stderr = os.Stderr // the agent's own log; hearth's logs never hold message contents
+	err := cmd.Run()
+	var use agentUsage
+	if b, rerr := os.ReadFile(usageFile); rerr == nil {
+		json.Unmarshal(b, &use)
+	}
+	switch {
+	case cctx.Err() == context.DeadlineExceeded:
+		return nil, use, fmt.Errorf("no result within the %s deadline; the agent was stopped", deadline)
+	case ctx.Err() != nil:
+		return nil, use, ctx.Err()
+	case err != nil:
+		return nil, use, fmt.Errorf("exited: %v", err)
+	case stdout.Len() > maxAgentOutput:
+		return nil, use, fmt.Errorf("printed more than %d bytes", maxAgentOutput)
+	}
+	return stdout.Bytes(), use, nil
+}
+
+// limitedWriter keeps at most n bytes and discards the rest.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
+}
+
+// shapePublication stamps the agent's publication with the run's runId,
+// job and the revision its context was read at, so a retry is the same
+// bytes and a stale one is a conflict.
+func shapePublication(out []byte, runID, job string, revision int64) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	var pub map[string]any
+	if err := dec.Decode(&pub); err != nil || pub == nil {
+		return nil, errors.New("the agent did not print a JSON object")
+	}
+	pub["runId"], pub["jobKey"], pub["expectedRevision"] = runID, job, revision
+	return json.Marshal(pub)
+}
+
+// publish sends the pending result with the same bytes until hearth
+// answers: true when the run ended (published or refused), false after a
+// revision conflict (the caller regenerates). Unreachable hearth leaves
+// the result pending for the next run (exit 2).
+func (r *runner) publish(j runJournal, pub []byte, took time.Duration, use agentUsage) (bool, error) {
+	var resp response
+	var err error
+	for attempt := 0; ; attempt++ {
+		resp, err = do(http.MethodPost, r.base+"/api/agent-results", r.token, pub)
+		if err == nil && !resp.transient() {
+			break
+		}
+		if attempt >= len(r.retries) {
+			r.log.Warn("publication not acknowledged; kept for the next run", "run", j.PubRunID, "file", r.pendingPath(j.PubRunID))
+			if err != nil {
+				return true, &exitError{code: exitUnavailable, err: fmt.Errorf("hearth is unavailable: %w", err)}
+			}
+			return true, resp.failure()
+		}
+		time.Sleep(r.retries[attempt])
+	}
+	pauseAt("published")
+	switch {
+	case resp.status == http.StatusOK || resp.status == http.StatusCreated:
+		var rc models.PublishReceipt
+		json.Unmarshal(resp.body, &rc)
+		os.Remove(r.pendingPath(j.PubRunID))
+		return true, r.finish(j, models.RunSucceeded, "", &rc, took, use)
+	case resp.status == http.StatusConflict && envelopeCode(resp.body) == "revision_conflict":
+		r.log.Info("revision conflict: reading the context again", "run", j.PubRunID)
+		return false, r.reportUsage(j, took, use)
+	}
+	os.Rename(r.pendingPath(j.PubRunID), filepath.Join(r.state, "failed", j.PubRunID+".json"))
+	return true, r.finish(j, models.RunFailed, fmt.Sprintf("hearth refused the publication: HTTP %d %s", resp.status, envelopeCode(resp.body)), nil, took, use)
+}
+
+func envelopeCode(body []byte) string {
+	var env apiEnvelope
+	json.Unmarshal(body, &env)
+	return env.Code
+}
+
+// reportUsage keeps an intermediate invocation's usage in the run's totals:
+// it is sent with the final outcome.
+func (r *runner) reportUsage(j runJournal, took time.Duration, use agentUsage) error {
+	r.pendingUse.add(use, took)
+	return nil
+}
+
+// finish reports a run's outcome, with usage summed across invocations,
+// and forgets its journal.
+func (r *runner) finish(j runJournal, outcome, detail string, rc *models.PublishReceipt, took time.Duration, use agentUsage) error {
+	r.pendingUse.add(use, took)
+	in := map[string]any{"outcome": outcome, "detail": truncate(detail, models.MaxReasonLen), "durationMs": r.pendingUse.took.Milliseconds()}
+	if r.pendingUse.tokens != nil {
+		in["tokens"] = *r.pendingUse.tokens
+	}
+	if r.pendingUse.cost != nil {
+		in["costUsd"] = *r.pendingUse.cost
+	}
+	if rc != nil {
+		in["publicationRunId"], in["publicationRevision"] = rc.RunID, rc.Revision
+	}
+	r.pendingUse = totals{}
+	var run models.RunView
+	status, body, err := r.api(http.MethodPost, "/api/runs/"+url.PathEscape(j.RunID)+"/finish", in, &run)
+	if err != nil {
+		return err
+	}
+	if status >= 400 {
+		return response{status: status, body: body}.failure()
+	}
+	os.Remove(r.journalPath(j.RunID))
+	r.out = append(r.out, run)
+	if outcome == models.RunFailed {
+		return &exitError{code: exitRejected, err: fmt.Errorf("run %s of %s failed: %s", j.RunID, j.Job, detail)}
+	}
+	return nil
+}
+
+// totals sums a run's usage across its invocations.
+type totals struct {
+	tokens *int64
+	cost   *float64
+	took   time.Duration
+}
+
+func (t *totals) add(u agentUsage, took time.Duration) {
+	t.took += took
+	if u.Tokens != nil {
+		t.tokens = ptrAdd(t.tokens, *u.Tokens)
+	}
+	if u.CostUSD != nil {
+		t.cost = ptrAdd(t.cost, *u.CostUSD)
+	}
+}
+
+func ptrAdd[T int64 | float64](p *T, v T) *T {
+	if p == nil {
+		return &v
+	}
+	s := *p + v
+	return &s
+}
+
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+// recover finishes what the last runner left: a run that never invoked
+// the agent goes on; one stopped mid-invocation is reported unknown and
+// never rerun; a result still pending is sent again, the same bytes.
+func (r *runner) recover(ctx context.Context) error {
+	entries, err := os.ReadDir(filepath.Join(r.state, "runs"))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(r.state, "runs", e.Name()))
+		if err != nil {
+			return err
+		}
+		var j runJournal
+		if err := json.Unmarshal(b, &j); err != nil {
+			r.log.Warn("unreadable run journal left alone", "file", e.Name())
+			continue
+		}
+		r.log.Info("recovering an interrupted run", "run", j.RunID, "phase", j.Phase)
+		switch j.Phase {
+		case phaseClaiming:
+			err = r.claim(ctx, j)
+		case phaseStarted:
+			err = r.execute(ctx, j)
+		case phaseInvoking:
+			err = r.finish(j, models.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil, 0, agentUsage{})
+		case phasePublishing:
+			var pub []byte
+			if pub, err = os.ReadFile(r.pendingPath(j.PubRunID)); err != nil {
+				err = r.finish(j, models.RunUnknown, "the pending result is missing", nil, 0, agentUsage{})
+				break
+			}
+			var done bool
+			if done, err = r.publish(j, pub, 0, agentUsage{}); err == nil && !done {
+				os.Remove(r.pendingPath(j.PubRunID))
+				err = r.execute(ctx, j)
+			}
+		}
+		if err != nil {
+			var xe *exitError
+			if errors.As(err, &xe) && xe.code == exitUnavailable {
+				return err
+			}
+			r.log.Warn("recovered run ended badly", "run", j.RunID, "err", err)
+		}
+	}
+	return nil
+}
+
+func (r *runner) journalPath(runID string) string {
+	return filepath.Join(r.state, "runs", runID+".json")
+}
+
+func (r *runner) pendingPath(pubRunID string) string {
+	return filepath.Join(r.state, "pending", pubRunID+".json")
+}
+
+// save writes the journal durably before the step it names.
+func (r *runner) save(j runJournal) error {
+	b, _ := json.Marshal(j)
+	return writePrivate(r.journalPath(j.RunID), b)
+}
+
+// writePrivate writes a 0600 file durably: a temp file, fsync, rename, fsync the dir.
+func writePrivate(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -1,0 +1,88 @@
+// Command fakeagent stands in for the external agent in the runner's e2e
+// tests: a scripted runtime, no model. It reads the context file the runner
+// wrote, counts its invocations, reports usage, and prints a publication.
+// FAKE_AGENT_MODE chooses a behaviour: ok (default), conflict-once (the
+// first invocation publishes something itself, so the runner's publication
+// meets a revision conflict), sleep (until killed), fail (exit 3), garbage.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	if os.Getenv("HEARTH_TOKEN") != "" {
+		fmt.Fprintln(os.Stderr, "fakeagent: hearth's token leaked into the agent's environment")
+		os.Exit(9)
+	}
+	ctxFile := os.Getenv("HEARTH_CONTEXT_FILE")
+	var ac struct {
+		Revision int64 `json:"revision"`
+	}
+	b, err := os.ReadFile(ctxFile)
+	if err != nil || json.Unmarshal(b, &ac) != nil {
+		fmt.Fprintln(os.Stderr, "fakeagent: no readable context file:", err)
+		os.Exit(4)
+	}
+	n := count()
+	if pidFile := os.Getenv("FAKE_AGENT_PID_FILE"); pidFile != "" {
+		os.WriteFile(pidFile, fmt.Appendf(nil, "%d", os.Getpid()), 0o600)
+	}
+	os.WriteFile(os.Getenv("HEARTH_USAGE_FILE"), []byte(`{"tokens": 1200, "costUsd": 0.25}`), 0o600)
+	switch os.Getenv("FAKE_AGENT_MODE") {
+	case "sleep":
+		time.Sleep(time.Hour)
+	case "fail":
+		os.Exit(3)
+	case "garbage":
+		fmt.Println("this is not a publication")
+		return
+	case "conflict-once":
+		if n == 1 {
+			interfere(ac.Revision)
+		}
+	}
+	runID := os.Getenv("HEARTH_RUN_ID")
+	pub := map[string]any{"runId": "set-by-the-runner", "jobKey": "set-by-the-runner", "expectedRevision": 0,
+		"generatedAt": time.Now().UTC().Format(time.RFC3339), "sourceRefs": []any{}, "people": []any{},
+		"activities": []any{map[string]any{"id": "agent-" + strings.ReplaceAll(runID, "/", "-"), "kind": "task",
+			"title": "Written by the fake agent", "evidenceIds": []any{}, "payload": map[string]any{}}},
+		"replyDrafts": []any{}, "retractions": []any{}, "completedRequests": []any{}}
+	json.NewEncoder(os.Stdout).Encode(pub)
+}
+
+// count appends this invocation to FAKE_AGENT_COUNT_FILE and returns how many there were.
+func count() int {
+	path := os.Getenv("FAKE_AGENT_COUNT_FILE")
+	if path == "" {
+		return 1
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err == nil {
+		f.WriteString(os.Getenv("HEARTH_RUN_ID") + "\n")
+		f.Close()
+	}
+	b, _ := os.ReadFile(path)
+	return bytes.Count(b, []byte("\n"))
+}
+
+// interfere publishes with its own credential, moving the revision on.
+func interfere(revision int64) {
+	body, _ := json.Marshal(map[string]any{"runId": "interference", "jobKey": "other", "expectedRevision": revision,
+		"generatedAt": time.Now().UTC().Format(time.RFC3339), "sourceRefs": []any{}, "people": []any{}, "activities": []any{},
+		"replyDrafts": []any{}, "retractions": []any{}, "completedRequests": []any{}})
+	req, _ := http.NewRequest(http.MethodPost, os.Getenv("FAKE_AGENT_URL")+"/api/agent-results", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+os.Getenv("FAKE_AGENT_OWN_TOKEN"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		fmt.Fprintln(os.Stderr, "fakeagent: interference failed", err)
+		os.Exit(5)
+	}
+}

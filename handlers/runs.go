@@ -1,0 +1,105 @@
+package handlers
+
+import (
+	"errors"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hearth/models"
+	"hearth/views"
+)
+
+// startRun is POST /api/runs: the runner starts a run (a schedule run
+// claims its occurrence); 201 with the run, or 200 with admitted false and
+// why it was held.
+func (s *Server) startRun(c *fiber.Ctx) error {
+	body, ok, err := jsonBody(c)
+	if !ok {
+		return err
+	}
+	in, err := models.DecodeRunStart(body)
+	if err == nil {
+		var start models.RunStart
+		start, err = s.store.StartRun(c.UserContext(), identityOf(c).agent.ID, in, s.cfg.DailyCostCap)
+		if err == nil {
+			status := fiber.StatusOK
+			if start.Admitted {
+				status = fiber.StatusCreated
+			}
+			return c.Status(status).JSON(start)
+		}
+	}
+	if done, rerr := refusal(c, err, "invalid_request", "the run was refused", ""); done {
+		return rerr
+	}
+	return s.runError(c, err)
+}
+
+// startInvocation is POST /api/runs/:id/invocations: one more agent
+// invocation (at most three), 409 attempts_exhausted beyond.
+func (s *Server) startInvocation(c *fiber.Ctx) error {
+	run, err := s.store.StartInvocation(c.UserContext(), identityOf(c).agent.ID, c.Params("id"))
+	if err != nil {
+		return s.runError(c, err)
+	}
+	return c.JSON(run)
+}
+
+// finishRun is POST /api/runs/:id/finish.
+func (s *Server) finishRun(c *fiber.Ctx) error {
+	body, ok, err := jsonBody(c)
+	if !ok {
+		return err
+	}
+	in, err := models.DecodeRunFinish(body)
+	if err == nil {
+		var run models.RunView
+		if run, err = s.store.FinishRun(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), in); err == nil {
+			return c.JSON(run)
+		}
+	}
+	if done, rerr := refusal(c, err, "invalid_request", "the outcome was refused", ""); done {
+		return rerr
+	}
+	return s.runError(c, err)
+}
+
+// runError maps the run services' refusals.
+func (s *Server) runError(c *fiber.Ctx, err error) error {
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such run or schedule of this runner", nil)
+	case errors.Is(err, models.ErrRunExists):
+		return apiError(c, fiber.StatusConflict, "run_exists", "this runId belongs to another run", nil)
+	case errors.Is(err, models.ErrRunFinished):
+		return apiError(c, fiber.StatusConflict, "run_finished", "the run is finished", nil)
+	case errors.Is(err, models.ErrAttemptsExhausted):
+		return apiError(c, fiber.StatusConflict, "attempts_exhausted", "the run used all its agent invocations", nil)
+	case errors.Is(err, models.ErrOccurrenceClosed):
+		return apiError(c, fiber.StatusConflict, "occurrence_closed", "the occurrence is cancelled, expired or its schedule is not active", nil)
+	case errors.Is(err, models.ErrInvalidInput):
+		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", err.Error(), nil)
+	}
+	return err
+}
+
+// showRuns is the owner's Runs page.
+func (s *Server) showRuns(c *fiber.Ctx) error {
+	rev := s.store.LatestRevision()
+	v, err := s.store.Runs(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return s.render(c, fiber.StatusOK, views.Runs(views.RunsData{Now: s.store.Now(), Revision: rev, Runs: v, CostCap: s.cfg.DailyCostCap}))
+}
+
+// resolveRunForm is the owner's "I looked at it" on an unknown run.
+func (s *Server) resolveRunForm(c *fiber.Ctx) error {
+	if _, err := s.store.ResolveRun(c.UserContext(), c.Params("id")); err != nil {
+		if errors.Is(err, models.ErrNotFound) {
+			return apiError(c, fiber.StatusNotFound, "not_found", "no such run", nil)
+		}
+		return err
+	}
+	return c.Redirect("/runs#run-"+c.Params("id"), fiber.StatusSeeOther)
+}

@@ -1,0 +1,66 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+)
+
+func agentPost(token, path string, body any) *http.Request {
+	b, _ := json.Marshal(body)
+	req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	return req
+}
+
+func TestRunsAreStartedInvokedAndFinishedByTheirRunnerOnly(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	token := ta.agentToken()
+	r := ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-1", "job": "morning-brief", "trigger": "manual"}))
+	if r.status != http.StatusCreated {
+		t.Fatalf("start: %s", r)
+	}
+	assertError(t, ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-2", "job": "x", "trigger": "schedule"})),
+		http.StatusUnprocessableEntity, "invalid_request")
+	assertError(t, ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-1", "job": "other", "trigger": "manual"})),
+		http.StatusConflict, "run_exists")
+	other := ta.agentToken()
+	assertError(t, ta.do(agentPost(other, "/api/runs/run-1/invocations", nil)), http.StatusNotFound, "not_found")
+	for range 3 {
+		if r := ta.do(agentPost(token, "/api/runs/run-1/invocations", nil)); r.status != http.StatusOK {
+			t.Fatalf("invocation: %s", r)
+		}
+	}
+	assertError(t, ta.do(agentPost(token, "/api/runs/run-1/invocations", nil)), http.StatusConflict, "attempts_exhausted")
+	if r := ta.do(agentPost(token, "/api/runs/run-1/finish", map[string]any{"outcome": "unknown", "detail": "stopped", "durationMs": 10})); r.status != http.StatusOK {
+		t.Fatalf("finish: %s", r)
+	}
+	assertError(t, ta.do(agentPost(token, "/api/runs/run-1/finish", map[string]any{"outcome": "failed"})), http.StatusConflict, "run_finished")
+	// The owner sees it, unknown, and says they looked.
+	cookie := ta.login()
+	d := ta.get("/runs", "", cookie).doc(t)
+	has(t, d, `[data-testid="run"][data-id="run-1"][data-state="unknown"] [data-testid="resolve-run"]`)
+	has(t, d, `[data-testid="last-failure"]`)
+	if r := ta.post("/runs/run-1/resolve", url.Values{}, cookie); r.status != http.StatusSeeOther {
+		t.Fatalf("resolve: %s", r)
+	}
+	if ta.get("/runs", "", cookie).doc(t).Find(`[data-testid="resolve-run"]`).Length() != 0 {
+		t.Fatal("a resolved run still asks to be looked at")
+	}
+}
+
+func TestRunRoutesNeedTheRunsScope(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	token := ta.agentToken("context:read", "results:publish")
+	env := assertError(t, ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-1", "job": "x", "trigger": "manual"})), http.StatusForbidden, "forbidden")
+	if env.Details["requiredScope"] != "runs:write" {
+		t.Fatalf("details %+v", env.Details)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/runs", nil)
+	req.Header.Set("Authorization", "Bearer "+ta.agentToken())
+	assertError(t, ta.do(req), http.StatusForbidden, "forbidden")
+}

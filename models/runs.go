@@ -1,0 +1,494 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hearth/models/schedules"
+	"hearth/models/strictjson"
+)
+
+// Run triggers and states (issue 10).
+const (
+	TriggerSchedule = "schedule"
+	TriggerManual   = "manual"
+	TriggerWatch    = "watch"
+
+	RunRunning   = "running"
+	RunSucceeded = "succeeded"
+	RunFailed    = "failed"
+	RunUnknown   = "unknown"
+
+	// MaxRunInvocations is Budget A's bound on agent invocations per run.
+	MaxRunInvocations = 3
+	// HoldCostCap holds an autonomous run once the day's reported cost reached the cap.
+	HoldCostCap = "cost_cap"
+)
+
+// Run is one run of a job by the runner.
+type Run struct {
+	ID                  string `gorm:"primaryKey"`
+	Job                 string
+	TriggerKind         string
+	ScheduleID          string
+	OccurrenceID        *string
+	Runner              string
+	State               string
+	Invocations         int
+	PublicationRunID    string
+	PublicationRevision int64
+	Tokens              int64
+	CostUSD             float64 `gorm:"column:cost_usd"`
+	DurationMS          int64   `gorm:"column:duration_ms"`
+	Detail              string
+	ResolvedAt          *time.Time
+	StartedAt           time.Time
+	FinishedAt          *time.Time
+	UpdatedAt           time.Time
+}
+
+// RunStartIn is POST /api/runs: what the runner asks to start.
+type RunStartIn struct {
+	RunID      string  `json:"runId"`
+	Job        string  `json:"job"`
+	Trigger    string  `json:"trigger"`
+	ScheduleID *string `json:"scheduleId,omitempty"`
+}
+
+// RunStart answers a start: the run, or why it was held.
+type RunStart struct {
+	Admitted bool     `json:"admitted"`
+	Hold     string   `json:"hold,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Run      *RunView `json:"run,omitempty"`
+	// Prompt, Deadline and MaxInvocations come from the schedule's approved
+	// snapshot (or the defaults for a manual run).
+	Prompt         string `json:"prompt"`
+	DeadlineSecs   int    `json:"deadlineSeconds"`
+	MaxInvocations int    `json:"maxInvocations"`
+}
+
+// RunView is a run as the API and the Runs page show it.
+type RunView struct {
+	ID                  string     `json:"id"`
+	Job                 string     `json:"job"`
+	Trigger             string     `json:"trigger"`
+	ScheduleID          string     `json:"scheduleId,omitempty"`
+	OccurrenceID        string     `json:"occurrenceId,omitempty"`
+	State               string     `json:"state"`
+	Invocations         int        `json:"invocations"`
+	PublicationRunID    string     `json:"publicationRunId,omitempty"`
+	PublicationRevision int64      `json:"publicationRevision,omitempty"`
+	Tokens              int64      `json:"tokens,omitempty"`
+	CostUSD             float64    `json:"costUsd,omitempty"`
+	DurationMS          int64      `json:"durationMs,omitempty"`
+	Detail              string     `json:"detail,omitempty"`
+	ResolvedAt          *time.Time `json:"resolvedAt,omitempty"`
+	StartedAt           time.Time  `json:"startedAt"`
+	FinishedAt          *time.Time `json:"finishedAt,omitempty"`
+}
+
+func (r Run) view() RunView {
+	return RunView{ID: r.ID, Job: r.Job, Trigger: r.TriggerKind, ScheduleID: r.ScheduleID, OccurrenceID: deref(r.OccurrenceID), State: r.State,
+		Invocations: r.Invocations, PublicationRunID: r.PublicationRunID, PublicationRevision: r.PublicationRevision, Tokens: r.Tokens,
+		CostUSD: r.CostUSD, DurationMS: r.DurationMS, Detail: r.Detail, ResolvedAt: r.ResolvedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+}
+
+// Run errors handlers map to 409.
+var (
+	ErrRunExists   = errors.New("a run with this ID exists")
+	ErrRunFinished = errors.New("the run is finished")
+)
+
+// StartRun records a run the runner starts. A schedule run claims its
+// schedule (exactly one admission under concurrent callers); a schedule or
+// watch run is held once the day's reported cost reached costCap (0: no
+// cap), while a manual run, the owner's, always goes. The same runId again
+// returns that run (a retried start), never a second claim.
+func (s *Store) StartRun(ctx context.Context, runner string, in RunStartIn, costCap float64) (RunStart, error) {
+	v := &validator{}
+	v.id("/runId", in.RunID)
+	v.id("/job", in.Job)
+	v.enum("/trigger", in.Trigger, []string{TriggerSchedule, TriggerManual, TriggerWatch})
+	if (in.Trigger == TriggerSchedule) != (in.ScheduleID != nil) {
+		v.add("/scheduleId", "a schedule run names its schedule, and only it", "a schedule ID exactly when trigger is schedule", fmt.Sprint(in.ScheduleID != nil))
+	}
+	if len(v.errs) > 0 {
+		return RunStart{}, &ValidationError{Errors: v.errs}
+	}
+	out := RunStart{DeadlineSecs: int(schedules.DefaultLimits().Deadline / time.Second), MaxInvocations: MaxRunInvocations}
+	var prior []Run
+	if err := s.rdb.WithContext(ctx).Where("id = ?", in.RunID).Limit(1).Find(&prior).Error; err != nil {
+		return RunStart{}, fmt.Errorf("models: start run: %w", err)
+	}
+	if len(prior) == 1 {
+		if prior[0].Job != in.Job || prior[0].TriggerKind != in.Trigger || prior[0].Runner != runner {
+			return RunStart{}, ErrRunExists
+		}
+		rv := prior[0].view()
+		out.Admitted, out.Run = true, &rv
+		return out, nil
+	}
+	if in.Trigger != TriggerManual && costCap > 0 {
+		spent, err := s.CostToday(ctx)
+		if err != nil {
+			return RunStart{}, err
+		}
+		if spent >= costCap {
+			out.Hold, out.Reason = HoldCostCap, fmt.Sprintf("today's reported agent cost $%.2f reached the $%.2f cap; scheduled runs wait until tomorrow, runs you start still go", spent, costCap)
+			return out, nil
+		}
+	}
+	run := Run{ID: in.RunID, Job: in.Job, TriggerKind: in.Trigger, Runner: runner, State: RunRunning}
+	if in.Trigger == TriggerSchedule {
+		adm, err := s.ClaimSchedule(ctx, *in.ScheduleID, runner)
+		if err != nil {
+			return RunStart{}, err
+		}
+		if adm.Admitted == nil {
+			out.Hold, out.Reason = adm.Hold, adm.Reason
+			return out, nil
+		}
+		if adm.Job != in.Job {
+			return RunStart{}, fmt.Errorf("models: schedule %s runs job %q, not %q: %w", *in.ScheduleID, adm.Job, in.Job, ErrInvalidInput)
+		}
+		run.ScheduleID, run.OccurrenceID = *in.ScheduleID, &adm.Admitted.ID
+		out.Prompt, out.DeadlineSecs, out.MaxInvocations = adm.Prompt, int(adm.Limits.DeadlineSeconds), adm.Limits.MaxInvocations
+	}
+	// Run bookkeeping does not bump the revision, so a run never makes its
+	// own publication a revision_conflict (as schedule claims do not).
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		run.StartedAt, run.UpdatedAt = s.clock(), s.clock()
+		return tx.Create(&run).Error
+	})
+	if err != nil {
+		return RunStart{}, fmt.Errorf("models: start run: %w", err)
+	}
+	rv := run.view()
+	out.Admitted, out.Run = true, &rv
+	return out, nil
+}
+
+// StartInvocation records one more agent invocation of a run: at most
+// MaxRunInvocations, and for a schedule run an attempt of its occurrence
+// (with the occurrence's own bound and deadline). It refuses a finished run.
+func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (RunView, error) {
+	if err := s.ownRun(ctx, runner, runID); err != nil {
+		return RunView{}, err
+	}
+	var run Run
+	if err := s.rdb.WithContext(ctx).Take(&run, "id = ?", runID).Error; err != nil {
+		return RunView{}, classify("start invocation", notFound(err))
+	}
+	if run.State != RunRunning {
+		return RunView{}, ErrRunFinished
+	}
+	if run.Invocations >= MaxRunInvocations {
+		return RunView{}, ErrAttemptsExhausted
+	}
+	if run.OccurrenceID != nil {
+		if _, err := s.StartAttempt(ctx, *run.OccurrenceID); err != nil {
+			return RunView{}, err
+		}
+	}
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		res := tx.Model(&Run{}).Where("id = ? AND state = ? AND invocations < ?", runID, RunRunning, MaxRunInvocations).
+			Updates(map[string]any{"invocations": gorm.Expr("invocations + 1"), "updated_at": s.clock()})
+		if res.Error == nil && res.RowsAffected == 0 {
+			return ErrAttemptsExhausted
+		}
+		if res.Error != nil {
+			return res.Error
+		}
+		return tx.Take(&run, "id = ?", runID).Error
+	})
+	if err != nil {
+		return RunView{}, classify("start invocation", err)
+	}
+	return run.view(), nil
+}
+
+// RunFinishIn is POST /api/runs/{id}/finish.
+type RunFinishIn struct {
+	Outcome             string   `json:"outcome"` // succeeded, failed, unknown
+	Detail              string   `json:"detail,omitempty"`
+	PublicationRunID    *string  `json:"publicationRunId"`
+	PublicationRevision *int64   `json:"publicationRevision"`
+	DurationMS          int64    `json:"durationMs,omitempty"`
+	Tokens              *int64   `json:"tokens"`
+	CostUSD             *float64 `json:"costUsd"`
+}
+
+// FinishRun records a run's outcome, its schedule occurrence's outcome with
+// it. An unknown run (its runner stopped mid-invocation) keeps its
+// occurrence unknown, which holds the schedule until the owner looks. A
+// run already finished may only go from unknown to succeeded, when a kept
+// publication was acknowledged later.
+func (s *Store) FinishRun(ctx context.Context, runner, runID string, in RunFinishIn) (RunView, error) {
+	if err := s.ownRun(ctx, runner, runID); err != nil {
+		return RunView{}, err
+	}
+	v := &validator{}
+	v.enum("/outcome", in.Outcome, []string{RunSucceeded, RunFailed, RunUnknown})
+	v.text("/detail", in.Detail, MaxReasonLen, false)
+	if in.DurationMS < 0 {
+		v.add("/durationMs", "must not be negative", "integer >= 0", fmt.Sprint(in.DurationMS))
+	}
+	if in.CostUSD != nil && (*in.CostUSD < 0 || math.IsNaN(*in.CostUSD) || *in.CostUSD > 1e6) {
+		v.add("/costUsd", "out of range", "0 to 1000000", fmt.Sprint(*in.CostUSD))
+	}
+	if in.Tokens != nil && *in.Tokens < 0 {
+		v.add("/tokens", "must not be negative", "integer >= 0", fmt.Sprint(*in.Tokens))
+	}
+	if len(v.errs) > 0 {
+		return RunView{}, &ValidationError{Errors: v.errs}
+	}
+	var run Run
+	if err := s.rdb.WithContext(ctx).Take(&run, "id = ?", runID).Error; err != nil {
+		return RunView{}, classify("finish run", notFound(err))
+	}
+	if run.State != RunRunning && !(run.State == RunUnknown && in.Outcome == RunSucceeded) {
+		return run.view(), ErrRunFinished
+	}
+	if run.OccurrenceID != nil && run.State == RunRunning && in.Outcome != RunUnknown && run.Invocations > 0 {
+		if _, err := s.FinishOccurrence(ctx, *run.OccurrenceID, in.Outcome == RunSucceeded, in.Detail); err != nil && !errors.Is(err, ErrOccurrenceClosed) {
+			return RunView{}, err
+		}
+	}
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		t := &txn{DB: tx, now: s.clock()}
+		run.State, run.Detail, run.UpdatedAt = in.Outcome, strings.TrimSpace(in.Detail), t.now
+		run.FinishedAt = &t.now
+		run.DurationMS += in.DurationMS
+		if in.PublicationRunID != nil {
+			run.PublicationRunID = *in.PublicationRunID
+		}
+		if in.PublicationRevision != nil {
+			run.PublicationRevision = *in.PublicationRevision
+		}
+		if in.Tokens != nil {
+			run.Tokens += *in.Tokens
+		}
+		if in.CostUSD != nil {
+			run.CostUSD += *in.CostUSD
+		}
+		if in.Outcome == RunUnknown && run.OccurrenceID != nil {
+			// The occurrence's outcome is unknown: hold the schedule for investigation.
+			if err := t.Model(&ScheduleOccurrence{}).Where("id = ? AND state = ?", *run.OccurrenceID, OccurrenceRunning).
+				Updates(map[string]any{"state": OccurrenceUnknown, "detail": "the runner stopped during an agent invocation: " + run.Detail, "updated_at": t.now}).Error; err != nil {
+				return err
+			}
+		}
+		return t.Save(&run).Error
+	})
+	if err != nil {
+		return RunView{}, classify("finish run", err)
+	}
+	return run.view(), nil
+}
+
+// ResolveRun is the owner's word that an unknown run was looked at: the
+// run stays unknown (nobody knows what it did) but no longer holds its
+// schedule, which may admit its next occurrence.
+func (s *Store) ResolveRun(ctx context.Context, runID string) (RunView, error) {
+	var run Run
+	_, err := s.commit(ctx, func(t *txn) error {
+		if err := t.Take(&run, "id = ?", runID).Error; err != nil {
+			return notFound(err)
+		}
+		if run.State != RunUnknown || run.ResolvedAt != nil {
+			return nil
+		}
+		if _, err := t.bump(); err != nil {
+			return err
+		}
+		t.touch("run:" + runID)
+		run.ResolvedAt, run.UpdatedAt = &t.now, t.now
+		if run.OccurrenceID != nil {
+			if err := t.Model(&ScheduleOccurrence{}).Where("id = ? AND state = ? AND resolved_at IS NULL", *run.OccurrenceID, OccurrenceUnknown).
+				Updates(map[string]any{"resolved_at": t.now, "updated_at": t.now}).Error; err != nil {
+				return err
+			}
+		}
+		return t.Save(&run).Error
+	})
+	if err != nil {
+		return RunView{}, classify("resolve run", err)
+	}
+	return run.view(), nil
+}
+
+// CostToday sums the cost runs reported since the start of the owner's day.
+func (s *Store) CostToday(ctx context.Context) (float64, error) {
+	var sum float64
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		day, err := ownerDay(tx, s.clock(), "")
+		if err != nil {
+			return err
+		}
+		return tx.Model(&Run{}).Where("started_at >= ?", day.Start).Select("COALESCE(SUM(cost_usd), 0)").Scan(&sum).Error
+	})
+	if err != nil {
+		return 0, fmt.Errorf("models: cost today: %w", err)
+	}
+	return sum, nil
+}
+
+// RunsView is the Runs page: recent runs, the outstanding and recent
+// schedule occurrences, the last accepted publication and how fresh its
+// sources were.
+type RunsView struct {
+	Revision        int64
+	Day             Day
+	Runs            []RunView
+	Schedules       []ScheduleView
+	LastPublication *PublicationView
+	// SourcesObservedAt is the newest observedAt among the last publication's
+	// source refs: how fresh what the agent read was.
+	SourcesObservedAt *time.Time
+	LastFailure       *RunView // the newest failed or unknown run after the last success
+	CostToday         float64
+}
+
+// maxRunsShown bounds the Runs page.
+const maxRunsShown = 50
+
+// Runs reads the Runs page.
+func (s *Store) Runs(ctx context.Context) (RunsView, error) {
+	var v RunsView
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		var err error
+		if v.Revision, err = workspaceRevision(tx); err != nil {
+			return err
+		}
+		if v.Day, err = ownerDay(tx, s.clock(), ""); err != nil {
+			return err
+		}
+		var rows []Run
+		if err := tx.Order("started_at DESC, id").Limit(maxRunsShown).Find(&rows).Error; err != nil {
+			return err
+		}
+		for _, r := range rows {
+			v.Runs = append(v.Runs, r.view())
+		}
+		v.LastFailure = lastFailure(v.Runs)
+		if v.LastPublication, err = lastPublication(tx); err != nil {
+			return err
+		}
+		if v.LastPublication != nil {
+			var refs []SourceRef
+			if err := tx.Select("observed_at").Where("revision = ?", v.LastPublication.Revision).Order("observed_at DESC").Limit(1).Find(&refs).Error; err != nil {
+				return err
+			}
+			if len(refs) == 1 {
+				v.SourcesObservedAt = &refs[0].ObservedAt
+			}
+		}
+		return tx.Model(&Run{}).Where("started_at >= ?", v.Day.Start).Select("COALESCE(SUM(cost_usd), 0)").Scan(&v.CostToday).Error
+	})
+	if err != nil {
+		return RunsView{}, classify("runs", err)
+	}
+	list, err := s.Schedules(ctx)
+	if err != nil {
+		return RunsView{}, err
+	}
+	v.Schedules = list.Schedules
+	return v, nil
+}
+
+// lastFailure is the newest failed or unknown run newer than every success.
+func lastFailure(runs []RunView) *RunView {
+	for i, r := range runs {
+		switch r.State {
+		case RunSucceeded:
+			return nil
+		case RunFailed, RunUnknown:
+			return &runs[i]
+		}
+	}
+	return nil
+}
+
+// RunNotice is what Home says about autonomous runs: the last run failed
+// (so the brief shown is an older one), or scheduled runs are paused by
+// the cost cap.
+type RunNotice struct {
+	Failed  *RunView
+	CapHeld bool
+	Spent   float64
+	Cap     float64
+}
+
+// HomeRunNotice reads the notice Home shows, if any.
+func (s *Store) HomeRunNotice(ctx context.Context, costCap float64) (RunNotice, error) {
+	var n RunNotice
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		var rows []Run
+		if err := tx.Where("state != ?", RunRunning).Order("started_at DESC, id").Limit(10).Find(&rows).Error; err != nil {
+			return err
+		}
+		views := make([]RunView, len(rows))
+		for i, r := range rows {
+			views[i] = r.view()
+		}
+		n.Failed = lastFailure(views)
+		if costCap <= 0 {
+			return nil
+		}
+		day, err := ownerDay(tx, s.clock(), "")
+		if err != nil {
+			return err
+		}
+		if err := tx.Model(&Run{}).Where("started_at >= ?", day.Start).Select("COALESCE(SUM(cost_usd), 0)").Scan(&n.Spent).Error; err != nil {
+			return err
+		}
+		n.Cap, n.CapHeld = costCap, n.Spent >= costCap
+		return nil
+	})
+	if err != nil {
+		return RunNotice{}, classify("run notice", err)
+	}
+	return n, nil
+}
+
+// decodeStrict decodes an API body as strictly as a publication: a syntax
+// error as *strictjson.SyntaxError, a shape error as *ValidationError.
+func decodeStrict(body []byte, v any) error {
+	_, err := strictjson.DecodeAndHash(body, v)
+	var shape *strictjson.ShapeError
+	if errors.As(err, &shape) {
+		return &ValidationError{Errors: shape.Errors}
+	}
+	return err
+}
+
+// DecodeRunStart reads POST /api/runs.
+func DecodeRunStart(body []byte) (RunStartIn, error) {
+	var in RunStartIn
+	return in, decodeStrict(body, &in)
+}
+
+// DecodeRunFinish reads POST /api/runs/{id}/finish.
+func DecodeRunFinish(body []byte) (RunFinishIn, error) {
+	var in RunFinishIn
+	return in, decodeStrict(body, &in)
+}
+
+// ownRun checks that runner started runID (a runner claims only its own runs).
+func (s *Store) ownRun(ctx context.Context, runner, runID string) error {
+	var n int64
+	if err := s.rdb.WithContext(ctx).Model(&Run{}).Where("id = ? AND runner = ?", runID, runner).Count(&n).Error; err != nil {
+		return fmt.Errorf("models: run: %w", err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
