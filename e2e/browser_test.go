@@ -326,8 +326,10 @@ func TestRoutineStepCompletedInSecondTabShowsInFirst(t *testing.T) {
 	routine, stretch := "morning-routine-"+day, "stretch-"+day
 	second.expand(routine, "routine")
 	second.expand(stretch, "task")
+	// The row's state, not its expanded control: a live refresh from the same
+	// commit may swap the row in collapsed before the click's own answer lands.
 	second.do("complete step", chromedp.Click(css(rowSel(stretch)+` [data-testid="complete"]`)),
-		chromedp.WaitVisible(css(rowSel(stretch)+` [data-testid="settled"]`)))
+		chromedp.WaitReady(css(`li[data-id="`+stretch+`"][data-state="completed"]`)))
 	get(first, "see progress", chromedp.Poll[bool](`(function(){var p=document.querySelector('`+rowSel(routine)+` > a [data-testid="progress"]');return p&&p.textContent==="1/3"})()`,
 		chromedp.WithPollingTimeout(3*time.Second)))
 }
