@@ -320,3 +320,48 @@ func TestRunnerExitCodes(t *testing.T) {
 		t.Fatalf("unreachable: exit %d", res.code)
 	}
 }
+
+func TestRunWatchWakesOnceForABurstOfMessages(t *testing.T) {
+	t.Parallel()
+	beeperURL := startFakeBeeper(t)
+	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", beeperURL,
+		"--watch-interval", "200ms", "--wake-debounce", "1s")
+	f := &runnerFixture{t: t, srv: srv, state: t.TempDir(), token: filepath.Join(srv.DataDir, "agent.token"), countLog: filepath.Join(t.TempDir(), "invocations")}
+	watch := exec.Command(hearthBin, "run", "--watch", "--agent-cmd", fakeAgentBin, "--data", f.state, "--url", srv.URL, "--credential-file", f.token)
+	watch.Env = cleanEnv("FAKE_AGENT_COUNT_FILE=" + f.countLog)
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
+	// The watch's first read sets its baseline: wait for it, on the Messages page.
+	owner := loginOwner(t, srv.URL)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if d := owner.mustPage(http.MethodGet, "/messages", nil); d.Find(`[data-testid="watch-status"][data-ok="true"]`).Length() == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the Beeper watch never read")
+		}
+	}
+	for i := range 20 {
+		body := strings.NewReader(`{"chatId":"!ana-okafor:beeper.local","senderId":"@ana:beeper.local","text":"message ` + strconv.Itoa(i) + `"}`)
+		req, _ := http.NewRequest(http.MethodPost, beeperURL+"/_fake/incoming", body)
+		req.Header.Set("Authorization", "Bearer e2e-token")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("inject: %v %v", err, resp)
+		}
+		resp.Body.Close()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(f.invocations()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // room for a wrong second wake-up
+	if inv := f.invocations(); len(inv) != 1 || !strings.HasPrefix(inv[0], "messages-") {
+		t.Fatalf("the agent ran %v: want once, for the messages job", inv)
+	}
+	if states := f.runsPage(); len(states) != 1 {
+		t.Fatalf("runs %v", states)
+	}
+}

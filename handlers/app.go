@@ -42,6 +42,7 @@ type Store interface {
 	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
 	Person(ctx context.Context, id string) (models.PersonView, error)
 	ChatPeople(ctx context.Context) (map[string]string, error)
+	WatchStatus(ctx context.Context) (models.WatchHealth, error)
 	LatestSend(ctx context.Context, draftID string) (models.Send, bool, error)
 	ConfirmSend(ctx context.Context, m models.Messenger, cmd models.SendCommand) (models.Send, error)
 	ReconcileSend(ctx context.Context, m models.Messenger, sendKey string) (models.Send, error)

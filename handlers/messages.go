@@ -72,7 +72,12 @@ func (s *Server) showMessages(c *fiber.Ctx) error {
 	if perr != nil {
 		return perr
 	}
-	return s.render(c, fiber.StatusOK, views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people, Beeper: state}))
+	watch, werr := s.store.WatchStatus(c.UserContext())
+	if werr != nil {
+		return werr
+	}
+	return s.render(c, fiber.StatusOK, views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
+		Beeper: state, Watch: watch}))
 }
 
 // chatParam is the chat ID from the path, which may arrive escaped.

@@ -252,8 +252,17 @@ func errReply(status int, code, msg string) reply {
 	return reply{status: status, body: map[string]string{"code": code, "message": msg}}
 }
 
+// IncomingPath is the fake's own control route (not Beeper's): a POST of
+// {chatId, senderId, text} with the fake's token injects a new message, so
+// a test can drive a fake running in another process.
+const IncomingPath = "/_fake/incoming"
+
 // ServeHTTP answers the Beeper Desktop API routes hearth uses.
 func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == IncomingPath && r.Method == http.MethodPost {
+		f.serveIncoming(w, r)
+		return
+	}
 	f.mu.Lock()
 	delay := f.delay
 	if r.Method == http.MethodPost {
@@ -510,4 +519,26 @@ func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
 		return reply{drop: true}
 	}
 	return reply{status: http.StatusOK, body: beeper.SendResult{ChatID: c.chat.ID, PendingMessageID: m.pendingID}}
+}
+
+func (f *Fake) serveIncoming(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	token := f.token
+	f.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer "+token {
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	var in struct{ ChatID, SenderID, Text string }
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&in); err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	m := f.Incoming(in.ChatID, in.SenderID, in.Text)
+	if m.ID == "" {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(m)
 }
