@@ -62,7 +62,14 @@ func (s *Store) commit(ctx context.Context, fn func(t *txn) error) (int64, error
 	var t *txn
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		t = &txn{DB: tx, now: s.clock()}
-		return fn(t)
+		if err := fn(t); err != nil {
+			return err
+		}
+		if t.rev != 0 {
+			// Before the commit: a read that sees it must not reuse older counts.
+			s.metrics.changing(t.rev, t.changed)
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, err

@@ -121,6 +121,8 @@ type frozenRule struct {
 	N        int      `json:"n,omitempty"`
 	Steps    []string `json:"steps"`
 	Required []string `json:"required"`
+
+	routine string // the routine of the occurrence, not stored
 }
 
 // Routine errors handlers map to statuses.
@@ -425,6 +427,9 @@ func OccurrenceID(routineID, occasion string) string { return routineID + "@" + 
 // its steps add ":<step ID>".
 func occurrenceActivityID(occurrenceID string) string { return hearthIDPrefix + occurrenceID }
 
+// OccurrenceActivityID is the ID of an occurrence's routine activity on Home.
+func OccurrenceActivityID(occurrenceID string) string { return occurrenceActivityID(occurrenceID) }
+
 // instantiate creates the occurrence of def for occasion (a date, or a date
 // and event) with its routine activity and one child activity per step,
 // unless the routine already has that occasion, whatever its revision.
@@ -515,16 +520,18 @@ func recordOccurrenceOutcome(t *txn, st ActivityState) error {
 	return t.Create(&row).Error
 }
 
-// occurrenceRule returns the frozen rule when routineID is an occurrence's routine activity.
+// occurrenceRule returns the frozen rule when routineID is an occurrence's
+// routine activity, with the routine it is an occurrence of.
 func occurrenceRule(tx *gorm.DB, routineID string) (*frozenRule, error) {
-	var rules []string
-	if err := tx.Model(&RoutineOccurrence{}).Where("activity_id = ?", routineID).Limit(1).Pluck("rule", &rules).Error; err != nil || len(rules) == 0 {
+	var rows []struct{ Rule, RoutineID string }
+	if err := tx.Model(&RoutineOccurrence{}).Select("rule, routine_id").Where("activity_id = ?", routineID).Limit(1).Scan(&rows).Error; err != nil || len(rows) == 0 {
 		return nil, err
 	}
 	var r frozenRule
-	if err := json.Unmarshal([]byte(rules[0]), &r); err != nil {
+	if err := json.Unmarshal([]byte(rows[0].Rule), &r); err != nil {
 		return nil, err
 	}
+	r.routine = rows[0].RoutineID
 	return &r, nil
 }
 

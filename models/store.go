@@ -46,6 +46,8 @@ type Store struct {
 	path     string
 	notifier Notifier
 	now      func() time.Time
+	// metrics keeps routine counts between reads (routine_memo.go).
+	metrics *metricsMemo
 
 	// latest is the newest revision this process committed (or found at
 	// open): every revision-bumping commit goes through this Store and
@@ -134,7 +136,7 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 	// Writers are serialised by writeMu; two connections let a plain read
 	// run beside the one writer.
 	sqlDB.SetMaxOpenConns(2)
-	s := &Store{db: db, sqlDB: sqlDB, path: path, notifier: opts.Notifier, now: clock}
+	s := &Store{db: db, sqlDB: sqlDB, path: path, notifier: opts.Notifier, now: clock, metrics: newMetricsMemo()}
 	if _, _, err := checkSchema(ctx, sqlDB, migrate); err != nil {
 		sqlDB.Close()
 		return nil, err
