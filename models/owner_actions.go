@@ -225,7 +225,7 @@ func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 	}
 	if rule != nil {
 		// A step's state or value changes its routine's step counts.
-		t.touch("routine:" + rule.routine)
+		t.touchRoutine(rule.routine, rule.revision, rule.date)
 		return settleOccurrence(t, *parent, *rule, rev)
 	}
 	var completed, notDone int

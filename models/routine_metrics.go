@@ -130,12 +130,17 @@ type stepCount struct {
 }
 
 // occurrenceRecords reads the occurrences of routineID@revision dated in
-// [from, to] with their newest outcome row, in one query.
+// [from, to] with their newest outcome row, in one query. An occasion is
+// its date, or its date and ".event", so the occasion range (from, to+"~")
+// holds the same occurrences and lets the (routine_id, occasion) index
+// read only them, rather than every occasion of the routine.
+//
+// The parameters are routineID, revision, from, to, from, to.
 const occurrenceRecords = `SELECT o.id, o.occasion, o.local_date, o.zone, COALESCE(r.outcome, ''), COALESCE(r.reason, ''),
 		COALESCE(r.effort, ''), COALESCE(r.helped, ''), COALESCE(r.late, 0)
 	FROM routine_occurrences o
 	LEFT JOIN routine_outcomes r ON r.id = (SELECT MAX(x.id) FROM routine_outcomes x WHERE x.occurrence_id = o.id)
-	WHERE o.routine_id = ? AND o.revision = ? AND o.local_date >= ? AND o.local_date <= ?
+	WHERE o.routine_id = ? AND o.revision = ? AND o.local_date >= ? AND o.local_date <= ? AND o.occasion >= ? AND o.occasion <= ? || '~'
 	ORDER BY o.local_date, o.occasion`
 
 // stepCounts counts the step activities of the same occurrences by step and
@@ -145,14 +150,14 @@ const stepCounts = `SELECT substr(a.id, length(a.parent_id) + 2) AS step, COALES
 	FROM routine_occurrences o
 	JOIN activities a ON a.parent_id = o.activity_id
 	LEFT JOIN activity_states s ON s.activity_id = a.id
-	WHERE o.routine_id = ? AND o.revision = ? AND o.local_date >= ? AND o.local_date <= ?
+	WHERE o.routine_id = ? AND o.revision = ? AND o.local_date >= ? AND o.local_date <= ? AND o.occasion >= ? AND o.occasion <= ? || '~'
 	GROUP BY 1, 2`
 
 // loadMetricsInput reads the occurrences, outcomes and step counts of
 // def's revision in [from, to]: two queries, scanned by hand.
 func loadMetricsInput(tx *gorm.DB, def RoutineDefinition, trials []RoutineTrial, from, to string) (metricsInput, error) {
 	in := metricsInput{def: def, trials: trials}
-	rows, err := tx.Raw(occurrenceRecords, def.RoutineID, def.Revision, from, to).Rows()
+	rows, err := tx.Raw(occurrenceRecords, def.RoutineID, def.Revision, from, to, from, to).Rows()
 	if err != nil {
 		return in, err
 	}
@@ -171,7 +176,7 @@ func loadMetricsInput(tx *gorm.DB, def RoutineDefinition, trials []RoutineTrial,
 	if len(in.occs) == 0 {
 		return in, nil
 	}
-	rows, err = tx.Raw(stepCounts, def.RoutineID, def.Revision, from, to).Rows()
+	rows, err = tx.Raw(stepCounts, def.RoutineID, def.Revision, from, to, from, to).Rows()
 	if err != nil {
 		return in, err
 	}

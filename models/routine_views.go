@@ -162,12 +162,13 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 		}
 		var evidence []string
 		for _, d := range defs {
+			dv := s.metrics.view(d)
 			if len(v.Routines) == 0 || v.Routines[len(v.Routines)-1].ID != d.RoutineID {
-				v.Routines = append(v.Routines, RoutineCard{ID: d.RoutineID, Current: d.view()})
-				evidence = append(evidence, evidenceList(d.EvidenceIDs)...)
+				v.Routines = append(v.Routines, RoutineCard{ID: d.RoutineID, Current: dv})
+				evidence = append(evidence, dv.EvidenceIDs...)
 			}
 			card := &v.Routines[len(v.Routines)-1]
-			card.Revisions = append(card.Revisions, d.view())
+			card.Revisions = append(card.Revisions, dv)
 		}
 		chips, err := evidenceChips(tx, evidence)
 		if err != nil {
@@ -183,25 +184,31 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 			key := fmt.Sprintf("%s@%d", t.RoutineID, t.Revision)
 			trialsByRev[key] = append(trialsByRev[key], t)
 		}
-		// metrics is routineMetrics over the rows already read, reusing
-		// counts no commit has touched since (routine_memo.go).
+		// metrics is routineMetrics over the rows already read, month by
+		// month, reusing the months no commit has changed since (routine_memo.go).
 		metrics := func(routineID string, revision int64, from, to string) (RoutineMetrics, error) {
-			key := newMetricsKey(routineID, revision, from, to, v.Day)
-			if m, ok := s.metrics.get(key, v.Revision, now); ok {
-				return m, nil
-			}
 			rev := fmt.Sprintf("%s@%d", routineID, revision)
 			def, ok := defByRev[rev]
 			if !ok {
 				return RoutineMetrics{}, ErrNotFound
 			}
-			in, err := loadMetricsInput(tx, def, trialsByRev[rev], from, to)
-			if err != nil {
-				return RoutineMetrics{}, err
+			windows := monthWindows(from, to)
+			parts, seqs := make([]RoutineMetrics, 0, len(windows)), make([]uint64, 0, len(windows))
+			for _, w := range windows {
+				key := newMetricsKey(routineID, revision, w[0], w[1], v.Day)
+				m, seq, ok := s.metrics.get(key, v.Revision, now)
+				if !ok {
+					in, err := loadMetricsInput(tx, def, trialsByRev[rev], w[0], w[1])
+					if err != nil {
+						return RoutineMetrics{}, err
+					}
+					var until time.Time
+					m, until = in.compute(w[0], w[1], v.Day, now)
+					seq = s.metrics.put(key, v.Revision, until, m)
+				}
+				parts, seqs = append(parts, m), append(seqs, seq)
 			}
-			m, until := in.compute(from, to, v.Day, now)
-			s.metrics.put(key, v.Revision, until, m)
-			return m, nil
+			return s.metrics.window(newMetricsKey(routineID, revision, from, to, v.Day), seqs, parts), nil
 		}
 		for i := range v.Routines {
 			card := &v.Routines[i]

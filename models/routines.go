@@ -122,7 +122,10 @@ type frozenRule struct {
 	Steps    []string `json:"steps"`
 	Required []string `json:"required"`
 
-	routine string // the routine of the occurrence, not stored
+	// The occurrence's routine, revision and date; not stored.
+	routine  string
+	revision int64
+	date     string
 }
 
 // Routine errors handlers map to statuses.
@@ -193,7 +196,7 @@ func (s *Store) StartTrial(ctx context.Context, cmd TrialCommand) (RoutineTrial,
 		trial = RoutineTrial{RoutineID: cmd.RoutineID, Revision: cmd.Revision, Days: jsonText(days), Zone: day.Zone.String(),
 			StartsOn: start, EndsOn: first.AddDate(0, 0, cmd.WindowDays-1).Format(time.DateOnly), State: "active",
 			RevisionAt: rev, CreatedAt: t.now, UpdatedAt: t.now}
-		t.touch("routine:" + cmd.RoutineID)
+		t.touchRoutine(cmd.RoutineID, 0, "")
 		if err := t.Create(&trial).Error; err != nil {
 			return err
 		}
@@ -253,7 +256,7 @@ func (s *Store) EndTrial(ctx context.Context, trialID int64) error {
 		if _, err := t.bump(); err != nil {
 			return err
 		}
-		t.touch("routine:" + tr.RoutineID)
+		t.touchRoutine(tr.RoutineID, 0, "")
 		return endActiveTrial(t, tr.RoutineID, day)
 	})
 	if err != nil && !errors.Is(err, ErrTrialNotActive) {
@@ -284,7 +287,7 @@ func (s *Store) ExtendTrial(ctx context.Context, trialID int64, days int) error 
 		if _, err := t.bump(); err != nil {
 			return err
 		}
-		t.touch("routine:" + tr.RoutineID)
+		t.touchRoutine(tr.RoutineID, tr.Revision, "")
 		tr.EndsOn, tr.UpdatedAt = newEnd.Format(time.DateOnly), t.now
 		if err := t.Save(&tr).Error; err != nil {
 			return err
@@ -483,7 +486,8 @@ func instantiate(t *txn, def RoutineDefinition, tr RoutineTrial, day Day, occasi
 	if res.Error != nil {
 		return res.Error
 	}
-	t.touch("activity:"+parent, "routine:"+def.RoutineID)
+	t.touch("activity:" + parent)
+	t.touchRoutine(def.RoutineID, def.Revision, date)
 	return nil
 }
 
@@ -516,22 +520,26 @@ func recordOccurrenceOutcome(t *txn, st ActivityState) error {
 	}
 	row := RoutineOutcome{OccurrenceID: o.ID, Outcome: stateOutcomes[st.State], Reason: st.Note, Late: o.LocalDate < day.Date,
 		Revision: st.Revision, RecordedAt: t.now}
-	t.touch("routine:" + o.RoutineID)
+	t.touchRoutine(o.RoutineID, o.Revision, o.LocalDate)
 	return t.Create(&row).Error
 }
 
 // occurrenceRule returns the frozen rule when routineID is an occurrence's
 // routine activity, with the routine it is an occurrence of.
 func occurrenceRule(tx *gorm.DB, routineID string) (*frozenRule, error) {
-	var rows []struct{ Rule, RoutineID string }
-	if err := tx.Model(&RoutineOccurrence{}).Select("rule, routine_id").Where("activity_id = ?", routineID).Limit(1).Scan(&rows).Error; err != nil || len(rows) == 0 {
+	var rows []struct {
+		Rule, RoutineID, LocalDate string
+		Revision                   int64
+	}
+	if err := tx.Model(&RoutineOccurrence{}).Select("rule, routine_id, revision, local_date").Where("activity_id = ?", routineID).
+		Limit(1).Scan(&rows).Error; err != nil || len(rows) == 0 {
 		return nil, err
 	}
 	var r frozenRule
 	if err := json.Unmarshal([]byte(rows[0].Rule), &r); err != nil {
 		return nil, err
 	}
-	r.routine = rows[0].RoutineID
+	r.routine, r.revision, r.date = rows[0].RoutineID, rows[0].Revision, rows[0].LocalDate
 	return &r, nil
 }
 
@@ -579,7 +587,8 @@ func (s *Store) RecordFeedback(ctx context.Context, occurrenceID, effort, helped
 		if helped != "" {
 			row.Helped = helped
 		}
-		t.touch("routine:"+occ.RoutineID, "activity:"+occ.ActivityID)
+		t.touch("activity:" + occ.ActivityID)
+		t.touchRoutine(occ.RoutineID, occ.Revision, occ.LocalDate)
 		return t.Create(&row).Error
 	})
 	if err != nil && !errors.Is(err, ErrNoOutcomeYet) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -654,5 +655,63 @@ func TestHomeOffersEventButtonsAndShowsOccurrenceOutcomes(t *testing.T) {
 	row, _, _ = s.HomeRow(ctx, row.ID)
 	if o := row.Occurrence; o.Outcome != OutcomePartial || o.Helped != "unsure" || o.Effort != "" {
 		t.Fatalf("after partial and feedback: %+v", o)
+	}
+}
+
+func TestRoutinesPageCountsByMonthEqualTheWholeWindow(t *testing.T) {
+	s, now := routineStore(t)
+	ctx := context.Background()
+	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "morning", Revision: 1, WindowDays: 60}); err != nil {
+		t.Fatal(err)
+	}
+	start, _ := time.Parse(time.DateOnly, "2026-10-01")
+	unrecorded := []string{}
+	for i := range 45 { // Oct 1 to Nov 14, across a DST change and a month end
+		date := start.AddDate(0, 0, i).Format(time.DateOnly)
+		workDay(t, s, now, date)
+		act := "hearth:morning@" + date
+		var err error
+		switch i % 6 {
+		case 0:
+			_, err = s.RecordMeasurement(ctx, act+":weigh", 72)
+		case 1:
+			_, err = s.SetActivityState(ctx, act, StateSkipped, "", "late")
+		case 2:
+			_, err = s.SetActivityState(ctx, act, StateDismissed, "", "travelling")
+		case 3:
+			_, err = s.SetActivityState(ctx, act+":stretch", StateSkipped, "", "")
+		case 4:
+			_, err = s.SetActivityState(ctx, act, StatePartial, "", "")
+			if err == nil {
+				err = s.RecordFeedback(ctx, OccurrenceID("morning", date), "hard", "no")
+			}
+		default:
+			unrecorded = append(unrecorded, date)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", date, err)
+		}
+	}
+	workDay(t, s, now, "2026-11-15")
+	same := func(when string) {
+		t.Helper()
+		page := trialCounts(t, s, "morning")
+		whole := metricsOf(t, s, "morning", 1, "2026-10-01", "2026-11-15")
+		if !reflect.DeepEqual(page, whole) {
+			t.Fatalf("%s: by month %+v\nwhole %+v", when, page, whole)
+		}
+	}
+	same("first read")
+	// A late record in October and feedback in November change only their months.
+	if err := s.RecordPastOutcome(ctx, PastOutcomeCommand{RoutineID: "morning", Date: unrecorded[0], Outcome: OutcomeCompleted}); err != nil {
+		t.Fatal(err)
+	}
+	same("after a late record in October")
+	if err := s.RecordFeedback(ctx, OccurrenceID("morning", "2026-11-13"), "easy", ""); err != nil {
+		t.Fatal(err)
+	}
+	same("after feedback in November")
+	if m := trialCounts(t, s, "morning"); m.Applicable+m.NotApplicable+m.Open != 46 || m.Feedback.Easy != 1 {
+		t.Fatalf("counts %+v", m)
 	}
 }
