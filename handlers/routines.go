@@ -40,7 +40,7 @@ func (s *Server) renderRoutines(c *fiber.Ctx, status int, problem *views.FormPro
 			}
 		}
 	}
-	return s.render(c, status, views.Routines(views.RoutinesData{View: v, Now: s.store.Now(), RequestIDs: ids, Problem: problem}))
+	return s.renderGzip(c, status, views.Routines(views.RoutinesData{View: v, Now: s.store.Now(), RequestIDs: ids, Problem: problem}))
 }
 
 // pathParam is a path parameter, unescaped.

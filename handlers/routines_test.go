@@ -189,7 +189,7 @@ func TestTryWorkAndCountWithDenominators(t *testing.T) {
 	if got := text(morning.Find(`[data-testid="step-metric"][data-step="weigh"] [data-testid="step-done"]`)); got != "value saved 1 of 1" {
 		t.Errorf("weigh-in step %q", got)
 	}
-	has(t, d, `[data-id="morning"] [data-testid="strip-day"][data-date="`+testDate+`"][data-outcome="completed"]`)
+	has(t, d, `[data-id="morning"] [data-testid="outcome-strip"] g[data-date="`+testDate+`"][data-outcome="completed"]`)
 	if label := morning.Find(testID("outcome-strip")).AttrOr("aria-label", ""); !strings.Contains(label, "1 completed") || morning.Find(testID("outcome-strip")).AttrOr("role", "") != "img" {
 		t.Errorf("strip label %q", label)
 	}
@@ -215,7 +215,7 @@ func TestTryWorkAndCountWithDenominators(t *testing.T) {
 	if strings.Contains(strings.ToLower(text(morning)), "fail") {
 		t.Error("the page calls a day a failure")
 	}
-	has(t, d, `[data-id="morning"] [data-testid="strip-day"][data-date="2026-09-30"][data-outcome="unrecorded"]`)
+	has(t, d, `[data-id="morning"] [data-testid="outcome-strip"] g[data-date="2026-09-30"][data-outcome="unrecorded"]`)
 	has(t, d, `[data-id="morning"] [data-testid="past-outcome"][data-date="2026-09-30"]`)
 }
 
@@ -482,7 +482,7 @@ func TestIDidItYesterdayRecordsAnEarlierDay(t *testing.T) {
 		t.Fatalf("record: %s", resp)
 	}
 	d = ta.routinesPage(cookie)
-	has(t, d, `[data-id="morning"] [data-testid="strip-day"][data-date="2026-09-30"][data-outcome="completed"]`)
+	has(t, d, `[data-id="morning"] [data-testid="outcome-strip"] g[data-date="2026-09-30"][data-outcome="completed"]`)
 	if d.Find(`[data-id="morning"] [data-testid="past-outcome"][data-date="2026-09-30"]`).Length() != 0 {
 		t.Error("the recorded day is still offered")
 	}
