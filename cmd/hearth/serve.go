@@ -74,6 +74,12 @@ func cmdServe(args []string) error {
 	ticked := make(chan struct{})
 	go func() {
 		defer close(ticked)
+		ensureOnce(tickCtx, store, log)
+		// Counting a year of routines takes a while the first time; after
+		// this, a Routines page recounts only what commits change.
+		if _, err := store.Routines(tickCtx); err != nil && tickCtx.Err() == nil {
+			log.Warn("routine counts not warmed", "err", err)
+		}
 		ensureOccurrencesEvery(tickCtx, store, time.Minute, log)
 	}()
 	defer func() {
