@@ -125,6 +125,13 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 		return err
 	}
 	st.Now, st.Day = s.store.Now(), day
+	if st.Expanded {
+		// Its steps' links (without JavaScript) then keep it open.
+		if st.Open == nil {
+			st.Open = map[string]bool{}
+		}
+		st.Open[id] = true
+	}
 	return s.render(c, status, views.Row(row, st))
 }
 

@@ -372,6 +372,11 @@ func TestStepCompletionCompletesTheOccurrenceAndFeedbackFollows(t *testing.T) {
 	if r.status != http.StatusConflict || !strings.Contains(text(has(t, parseHTML(t, r), testID("row-error"))), "outcome first") {
 		t.Fatalf("feedback before an outcome: %s", r)
 	}
+	// Without JavaScript (or before htmx is ready) a step's link keeps its routine open.
+	step := ta.homeRow(occ, cookie).Find(`li[data-id="` + occ + `:weigh"] > a.row-head`)
+	if href := step.AttrOr("href", ""); href != "/?open="+url.QueryEscape(occ+","+occ+":weigh")+"#row-"+occ+":weigh" {
+		t.Errorf("step link %q", href)
+	}
 	if r := ta.form("/activities/"+occ+":weigh/measurement", url.Values{"value": {"72,4"}}, true, cookie); r.status != http.StatusOK {
 		t.Fatalf("weigh-in: %s", r)
 	}

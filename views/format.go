@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -121,6 +122,26 @@ func rowHref(id string, expand bool) templ.SafeURL {
 		return templ.SafeURL("/?open=" + id + "#row-" + id)
 	}
 	return templ.SafeURL("/#row-" + id)
+}
+
+// rowHeadHref is a row head's no-JavaScript link: the full page with the
+// rows open now, this one opened or closed, so a step's link (or a tap
+// before htmx is ready) keeps its routine open.
+func rowHeadHref(id string, expand bool, open map[string]bool) templ.SafeURL {
+	ids := make([]string, 0, len(open)+1)
+	for o := range open {
+		if open[o] && o != id {
+			ids = append(ids, o)
+		}
+	}
+	if expand {
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return templ.SafeURL("/#row-" + id)
+	}
+	slices.Sort(ids)
+	return templ.SafeURL("/?open=" + url.QueryEscape(strings.Join(ids, ",")) + "#row-" + id)
 }
 
 // rowFragment is the htmx URL of the row, expanded or compact.
