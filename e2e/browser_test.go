@@ -250,11 +250,22 @@ func TestCompletedTaskFoldsIntoDoneToday(t *testing.T) {
 // array contents.
 func publishWithCLI(t *testing.T, srv *server, runID, sourceRefs, activities, completedRequests string) {
 	t.Helper()
+	publishFieldsWithCLI(t, srv, runID, sourceRefs, activities, completedRequests, "")
+}
+
+// publishFieldsWithCLI is publishWithCLI with more top-level members
+// (extra: `"name": value` pairs, without a leading comma), such as
+// routineDefinitions.
+func publishFieldsWithCLI(t *testing.T, srv *server, runID, sourceRefs, activities, completedRequests, extra string) {
+	t.Helper()
 	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
 	rev := client.context(t).Revision
+	if extra != "" {
+		extra = "," + extra
+	}
 	body := fmt.Sprintf(`{"runId":%q,"jobKey":"refresh","expectedRevision":%d,"generatedAt":%q,"sourceRefs":[%s],
-		"people":[],"activities":[%s],"replyDrafts":[],"retractions":[],"completedRequests":[%s]}`,
-		runID, rev, time.Now().UTC().Format(time.RFC3339), sourceRefs, activities, completedRequests)
+		"people":[],"activities":[%s],"replyDrafts":[],"retractions":[],"completedRequests":[%s]%s}`,
+		runID, rev, time.Now().UTC().Format(time.RFC3339), sourceRefs, activities, completedRequests, extra)
 	file := writeFile(t, t.TempDir(), "result.json", []byte(body), 0o600)
 	tokenFile := writeFile(t, t.TempDir(), "token", []byte(demoToken(t, srv.DataDir)), 0o600)
 	wantExit(t, runHearth(t, nil, "publish", file, "--url", srv.URL, "--credential-file", tokenFile), 0, "stdout", "published")

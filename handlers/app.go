@@ -70,6 +70,15 @@ type Store interface {
 	DueSchedules(ctx context.Context, now time.Time) (models.DueReport, error)
 	NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedules.NextResult, error)
 	ApproveSchedule(ctx context.Context, id, fingerprint string) (models.ScheduleView, error)
+	Routines(ctx context.Context) (models.RoutinesView, error)
+	StartTrial(ctx context.Context, cmd models.TrialCommand) (models.RoutineTrial, error)
+	EndTrial(ctx context.Context, trialID int64) error
+	ExtendTrial(ctx context.Context, trialID int64, days int) error
+	EnsureOccurrences(ctx context.Context) (int, error)
+	TriggerEvent(ctx context.Context, event string) (int, error)
+	RecordFeedback(ctx context.Context, occurrenceID, effort, helped string) error
+	RecordPastOutcome(ctx context.Context, cmd models.PastOutcomeCommand) error
+	DecideProposal(ctx context.Context, d models.ProposalDecision) (models.RequestView, error)
 }
 
 // Config holds what the app needs besides the store.
@@ -153,6 +162,15 @@ func New(store Store, cfg Config) *fiber.App {
 	app.Post("/activities/:id/state", owner(s.setActivityState)...)
 	app.Post("/activities/:id/measurement", owner(s.saveMeasurement)...)
 	app.Post("/drafts/:id/edit", owner(s.saveDraftEdit)...)
+	app.Get("/routines", owner(s.showRoutines)...)
+	// The fixed second segments come before /routines/:id/..., which would also match them.
+	app.Post("/routines/events/:event", owner(s.triggerEvent)...)
+	app.Post("/routines/occurrences/:occurrence/feedback", owner(s.recordFeedback)...)
+	app.Post("/routines/trials/:trial/end", owner(s.endTrial)...)
+	app.Post("/routines/trials/:trial/extend", owner(s.extendTrial)...)
+	app.Post("/routines/reviews/:review/proposals/:proposal", owner(s.decideProposal)...)
+	app.Post("/routines/:id/trials", owner(s.startTrial)...)
+	app.Post("/routines/:id/outcomes", owner(s.recordPastOutcome)...)
 
 	// Owner routes under /api are registered before the agent group, whose
 	// guard would otherwise answer them first.

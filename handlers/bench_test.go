@@ -81,10 +81,20 @@ func fetchTimed(b *testing.B, client *http.Client, url string, cookie *http.Cook
 // median and p99 of the server's time (Server-Timing) and of the round trip.
 func latencies(b *testing.B, url func(base string, i int) string) {
 	ta, cookie := benchHome(b)
-	base := ta.listen()
+	reportLatencies(b, ta.listen(), cookie, url, nil)
+}
+
+// reportLatencies requests url(base, i) as the owner, one at a time, and
+// reports the median and p99 of the server's time and of the round trip.
+// before, when set, runs ahead of each request (a commit, say), untimed by
+// the server's figure.
+func reportLatencies(b *testing.B, base string, cookie *http.Cookie, url func(base string, i int) string, before func(i int)) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	var server, trip []time.Duration
 	for i := 0; b.Loop(); i++ {
+		if before != nil {
+			before(i)
+		}
 		start := time.Now()
 		_, took := fetchTimed(b, client, url(base, i), cookie, nil)
 		trip = append(trip, time.Since(start))

@@ -48,6 +48,13 @@ func (c *testClock) Now() time.Time {
 	return c.now
 }
 
+// Set moves the clock to t.
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
 func (c *testClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -79,8 +86,9 @@ func (ta *testApp) in(t testing.TB) *testApp { return &testApp{t: t, appState: t
 
 // appSetup is what newTestApp's options change.
 type appSetup struct {
-	cfg   handlers.Config
-	owner bool
+	cfg      handlers.Config
+	owner    bool
+	template *dbTemplate
 }
 
 // appOption changes how newTestApp builds the app.
@@ -93,6 +101,12 @@ func withConfig(cfg handlers.Config) appOption { return func(s *appSetup) { s.cf
 // so that bcrypt hashes once per package run rather than once per test.
 func withOwner() appOption { return func(s *appSetup) { s.owner = true } }
 
+// withTemplate starts from a copy of tmpl's database (built once per run);
+// its prepare must set ownerPassphrase.
+func withTemplate(tmpl *dbTemplate) appOption {
+	return func(s *appSetup) { s.template, s.owner = tmpl, true }
+}
+
 // newTestApp builds the app on a fresh database in t.TempDir with a fixed
 // clock. The database is a copy of a template migrated once per package run:
 // migrating dominated the suite's time under -race.
@@ -103,7 +117,10 @@ func newTestApp(t testing.TB, opts ...appOption) *testApp {
 		o(&setup)
 	}
 	tmpl := &emptyTemplate
-	if setup.owner {
+	switch {
+	case setup.template != nil:
+		tmpl = setup.template
+	case setup.owner:
 		tmpl = &ownerTemplate
 	}
 	dir := t.TempDir()
@@ -136,10 +153,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// dbTemplate is a database file built once, on first use, by models.Open and prepare.
+// dbTemplate is a database file built once, on first use, by models.Open and
+// prepare, which may move the store's clock (it starts at testNow).
 type dbTemplate struct {
 	name    string
-	prepare func(context.Context, *models.Store) error
+	prepare func(context.Context, *models.Store, *testClock) error
 	once    sync.Once
 	file    string
 	err     error
@@ -147,7 +165,7 @@ type dbTemplate struct {
 
 var (
 	emptyTemplate = dbTemplate{name: "empty"}
-	ownerTemplate = dbTemplate{name: "owner", prepare: func(ctx context.Context, s *models.Store) error {
+	ownerTemplate = dbTemplate{name: "owner", prepare: func(ctx context.Context, s *models.Store, _ *testClock) error {
 		return s.SetOwnerPassphrase(ctx, ownerPassphrase)
 	}}
 )
@@ -157,14 +175,15 @@ func (d *dbTemplate) path(t testing.TB) string {
 	t.Helper()
 	d.once.Do(func() {
 		ctx := context.Background()
-		store, err := models.Open(ctx, filepath.Join(templateDir, d.name+"-src"), models.Options{Clock: func() time.Time { return testNow }})
+		clock := &testClock{now: testNow}
+		store, err := models.Open(ctx, filepath.Join(templateDir, d.name+"-src"), models.Options{Clock: clock.Now})
 		if err != nil {
 			d.err = err
 			return
 		}
 		defer store.Close()
 		if d.prepare != nil {
-			if d.err = d.prepare(ctx, store); d.err != nil {
+			if d.err = d.prepare(ctx, store, clock); d.err != nil {
 				return
 			}
 		}

@@ -49,9 +49,18 @@ func (s *Server) showLive(c *fiber.Ctx) error {
 // cachedHome serves a Home render from the page cache, rendering it on a miss.
 func (s *Server) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData) templ.Component) error {
 	open := openSet(c)
-	now := s.store.Now()
-	key := fmt.Sprintf("%s|%d|%d|%s", kind, s.store.LatestRevision(), now.Unix()/60, openKey(open))
-	if page, ok := s.pages.get(key); ok {
+	key := func() string {
+		return fmt.Sprintf("%s|%d|%d|%s", kind, s.store.LatestRevision(), s.store.Now().Unix()/60, openKey(open))
+	}
+	// A cached page was rendered after today's occurrences were ensured at
+	// the same revision and minute (so on the same day): nothing is missing.
+	if page, ok := s.pages.get(key()); ok {
+		return sendCached(c, page, newRequestID())
+	}
+	s.ensureOccurrences(c)
+	// Ensuring may have created occurrences, a new revision: key it after.
+	k := key()
+	if page, ok := s.pages.get(k); ok {
 		return sendCached(c, page, newRequestID())
 	}
 	// The cached render holds a placeholder where the Ask form's requestId
@@ -66,8 +75,17 @@ func (s *Server) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData)
 		return err
 	}
 	page := newCachedPage(buf.Bytes(), askPlaceholder)
-	s.pages.put(key, page)
+	s.pages.put(k, page)
 	return sendCached(c, page, newRequestID())
+}
+
+// ensureOccurrences instantiates today's routine occurrences before Home
+// is read (a cheap read when none is missing). A failure is logged and Home
+// is shown without them: serve's ticker tries again every minute.
+func (s *Server) ensureOccurrences(c *fiber.Ctx) {
+	if _, err := s.store.EnsureOccurrences(c.UserContext()); err != nil {
+		s.log.Error("ensure occurrences", "err", err, "requestId", requestIDOf(c))
+	}
 }
 
 // showRow answers a tap on a row head: the row expanded or collapsed.
@@ -107,6 +125,13 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 		return err
 	}
 	st.Now, st.Day = s.store.Now(), day
+	if st.Expanded {
+		// Its steps' links (without JavaScript) then keep it open.
+		if st.Open == nil {
+			st.Open = map[string]bool{}
+		}
+		st.Open[id] = true
+	}
 	return s.render(c, status, views.Row(row, st))
 }
 
@@ -145,8 +170,10 @@ func (s *Server) setActivityState(c *fiber.Ctx) error {
 	if err := c.BodyParser(&f); err != nil {
 		return s.actionError(c, id, models.ErrInvalidInput, "")
 	}
-	if _, err := s.store.SetActivityState(c.UserContext(), id, f.State, f.Until, strings.TrimSpace(f.Note)); err != nil {
-		return s.actionError(c, id, err, "")
+	note := strings.TrimSpace(f.Note)
+	if _, err := s.store.SetActivityState(c.UserContext(), id, f.State, f.Until, note); err != nil {
+		// The note goes back into its field (a routine's reason) with the message.
+		return s.actionError(c, id, err, note)
 	}
 	return s.afterAction(c, id)
 }

@@ -33,6 +33,9 @@ type txn struct {
 	now     time.Time
 	rev     int64
 	changed []string
+	// recounts name the routine counts the transaction changes, for the
+	// metrics memo (routine_memo.go).
+	recounts []recount
 }
 
 // bump increments the workspace revision once per transaction and returns
@@ -54,6 +57,14 @@ func (t *txn) bump() (int64, error) {
 // touch names what the transaction changed, for the notifier.
 func (t *txn) touch(keys ...string) { t.changed = append(t.changed, keys...) }
 
+// touchRoutine names a change of what a routine's counts are computed
+// from: the occasions of revision on date, or (revision 0, date "") all of
+// them. It touches "routine:<id>" for the notifier too.
+func (t *txn) touchRoutine(routineID string, revision int64, date string) {
+	t.touch("routine:" + routineID)
+	t.recounts = append(t.recounts, recount{routine: routineID, revision: revision, date: date})
+}
+
 // commit runs fn in one immediate write transaction under the write lock
 // and, when fn bumped the revision, notifies after the commit, so a
 // listener never sees state that could roll back. It returns the bumped
@@ -62,7 +73,14 @@ func (s *Store) commit(ctx context.Context, fn func(t *txn) error) (int64, error
 	var t *txn
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		t = &txn{DB: tx, now: s.clock()}
-		return fn(t)
+		if err := fn(t); err != nil {
+			return err
+		}
+		if t.rev != 0 {
+			// Before the commit: a read that sees it must not reuse older counts.
+			s.metrics.changing(t.rev, t.recounts)
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, err

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -25,6 +26,8 @@ type HomeView struct {
 	Done            []HomeRow
 	// Requests are the owner's pending requests and those settled today.
 	Requests []RequestView
+	// Events are the buttons (Start work, End work) of active event routines.
+	Events []EventTrigger
 }
 
 // HomeSection is one group of Home; Name is a recommendation section or "other".
@@ -43,6 +46,33 @@ type HomeRow struct {
 	Done, Total int
 	Measurement *MeasurementSummary
 	Draft       *DraftView
+	// Occurrence is set on the routine activity of a routine occurrence
+	// (ID hearth:<routine>@<occasion>): its outcome and feedback.
+	Occurrence *OccurrenceOutcome
+}
+
+// OccurrenceOutcome is what Home shows of a routine occurrence: its ID (for
+// feedback) and its current outcome, with the owner's one-tap feedback.
+type OccurrenceOutcome struct {
+	ID      string
+	Outcome string // empty until one is recorded
+	Effort  string
+	Helped  string
+}
+
+// RoutineReplyChat is the chat of a routine occurrence's reply step, which
+// has no draft: a confirmed send to that chat (any chat when chatID is
+// empty) completes it. ok is false for any other row.
+func (r HomeRow) RoutineReplyChat() (chatID string, ok bool) {
+	if r.Kind != KindReply || r.Draft != nil || !strings.HasPrefix(r.ID, hearthIDPrefix) {
+		return "", false
+	}
+	var p RoutineReplyPayload
+	_ = json.Unmarshal(r.Payload, &p)
+	if p.ChatID != nil {
+		return *p.ChatID, true
+	}
+	return "", true
 }
 
 // Settled reports whether the owner completed or skipped the activity.
@@ -134,6 +164,9 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 			return err
 		}
 		brief, startOfDay := v.Brief, v.Day.Start
+		if v.Events, err = eventTriggers(tx, v.Day); err != nil {
+			return err
+		}
 		if v.LastPublication, err = lastPublication(tx); err != nil {
 			return err
 		}
@@ -325,7 +358,81 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 		tops = append(tops, nest(all, index, all[i]))
 	}
 	sortRows(tops)
+	if err := attachOccurrences(tx, tops); err != nil {
+		return nil, err
+	}
 	return tops, nil
+}
+
+// attachOccurrences sets Occurrence on the routine rows that are routine
+// occurrences, with each one's newest outcome row.
+func attachOccurrences(tx *gorm.DB, tops []HomeRow) error {
+	index := map[string]int{}
+	for i, r := range tops {
+		if r.Kind == KindRoutine && strings.HasPrefix(r.ID, hearthIDPrefix) {
+			index[r.ID] = i
+		}
+	}
+	if len(index) == 0 {
+		return nil
+	}
+	var rows []struct {
+		ActivityID string
+		OccurrenceOutcome
+	}
+	err := tx.Raw(`SELECT o.activity_id, o.id, COALESCE(r.outcome, '') AS outcome, COALESCE(r.effort, '') AS effort,
+			COALESCE(r.helped, '') AS helped
+		FROM routine_occurrences o
+		LEFT JOIN routine_outcomes r ON r.id = (SELECT MAX(x.id) FROM routine_outcomes x WHERE x.occurrence_id = o.id)
+		WHERE o.activity_id IN ?`, slices.Collect(maps.Keys(index))).Scan(&rows).Error
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		occ := r.OccurrenceOutcome
+		tops[index[r.ActivityID]].Occurrence = &occ
+	}
+	return nil
+}
+
+// EventTrigger is an event Home offers as a button because the routine of
+// an active trial applies on it today.
+type EventTrigger struct {
+	Event string // start-work or end-work
+	// Done reports that every such routine already has today's occurrence:
+	// the owner tapped it today (a second tap changes nothing).
+	Done bool
+}
+
+// eventTriggers lists the events of active event routines that apply on
+// day, start-work before end-work.
+func eventTriggers(tx *gorm.DB, day Day) ([]EventTrigger, error) {
+	var rows []struct {
+		RoutineTrial
+		TriggerEvent string
+		Occurred     bool
+	}
+	err := tx.Raw(`SELECT t.*, d.trigger_event,
+			EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.routine_id AND o.occasion = ? || '.' || d.trigger_event) AS occurred
+		FROM routine_trials t JOIN routine_definitions d ON d.routine_id = t.routine_id AND d.revision = t.revision
+		WHERE t.state = 'active' AND d.trigger_kind = 'event' AND t.starts_on <= ? AND t.ends_on >= ?`,
+		day.Date, day.Date, day.Date).Scan(&rows).Error
+	if err != nil {
+		return nil, err
+	}
+	var out []EventTrigger
+	for _, event := range []string{EventStartWork, EventEndWork} {
+		applies, done := false, true
+		for _, r := range rows {
+			if r.TriggerEvent == event && trialApplies(r.RoutineTrial, day.Date) {
+				applies, done = true, done && r.Occurred
+			}
+		}
+		if applies {
+			out = append(out, EventTrigger{Event: event, Done: done})
+		}
+	}
+	return out, nil
 }
 
 // nest attaches a routine's steps (rows whose parent it is) in rank order.

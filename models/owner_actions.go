@@ -224,6 +224,8 @@ func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 		return err
 	}
 	if rule != nil {
+		// A step's state or value changes its routine's step counts.
+		t.touchRoutine(rule.routine, rule.revision, rule.date)
 		return settleOccurrence(t, *parent, *rule, rev)
 	}
 	var completed, notDone int

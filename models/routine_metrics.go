@@ -97,62 +97,207 @@ func routineMetrics(tx *gorm.DB, routineID string, revision int64, from, to stri
 	if err := tx.Where("routine_id = ? AND revision = ?", routineID, revision).Order("id").Find(&trials).Error; err != nil {
 		return m, err
 	}
-	var occs []RoutineOccurrence
-	if err := tx.Where("routine_id = ? AND revision = ? AND local_date >= ? AND local_date <= ?", routineID, revision, from, to).
-		Order("local_date, occasion").Find(&occs).Error; err != nil {
-		return m, err
-	}
-	outcomes, err := latestOutcomes(tx, occs)
-	if err != nil {
-		return m, err
-	}
-	byOccasion := map[string]RoutineOccurrence{}
-	for _, o := range occs {
-		byOccasion[o.Occasion] = o
-	}
 	day := DayOf(now, time.UTC)
 	if z, err := ownerDay(tx, now, ""); err == nil {
 		day = z
 	}
-	var planned []DayOutcome
-	if def.TriggerKind == TriggerEvent {
-		for _, o := range occs {
-			planned = append(planned, DayOutcome{Date: o.LocalDate, OccurrenceID: o.ID})
+	in, err := loadMetricsInput(tx, def, trials, from, to)
+	if err != nil {
+		return m, err
+	}
+	m, _ = in.compute(from, to, day, now)
+	return m, nil
+}
+
+// metricsInput is what the metrics of one routine revision over a window
+// are computed from: read by loadMetricsInput, counted by compute.
+type metricsInput struct {
+	def    RoutineDefinition
+	trials []RoutineTrial // of the revision, by ID
+	occs   []occurrenceRecord
+	steps  []stepCount
+}
+
+// occurrenceRecord is an occurrence with its current (newest) outcome row;
+// Outcome is empty when none was recorded or the newest row reopened it.
+type occurrenceRecord struct {
+	ID, Occasion, LocalDate, Zone   string
+	Outcome, Reason, Effort, Helped string
+	Late                            bool
+}
+
+// stepCount is how many of a step's activities in the window are in state
+// (empty when never decided), and how many of them have a saved value.
+type stepCount struct {
+	Step, State string
+	N, Saved    int
+}
+
+// occurrenceRecords reads the occurrences of routineID@revision dated in
+// [from, to] with their newest outcome row, in one query. An occasion is
+// its date, or its date and ".event", so the occasion range (from, to+"~")
+// holds the same occurrences and lets the (routine_id, occasion) index
+// read only them, rather than every occasion of the routine.
+//
+// The parameters are routineID, revision, from, to, from, to.
+const occurrenceRecords = `SELECT o.id, o.occasion, o.local_date, o.zone, COALESCE(r.outcome, ''), COALESCE(r.reason, ''),
+		COALESCE(r.effort, ''), COALESCE(r.helped, ''), COALESCE(r.late, 0)
+	FROM routine_occurrences o
+	LEFT JOIN routine_outcomes r ON r.id = (SELECT MAX(x.id) FROM routine_outcomes x WHERE x.occurrence_id = o.id)
+	WHERE o.routine_id = ? AND o.revision = ? AND o.local_date >= ? AND o.local_date <= ? AND o.occasion >= ? AND o.occasion <= ? || '~'
+	ORDER BY o.local_date, o.occasion`
+
+// stepCounts counts the step activities of the same occurrences by step and
+// state in SQL, so a year of steps is a few rows, not thousands.
+const stepCounts = `SELECT substr(a.id, length(a.parent_id) + 2) AS step, COALESCE(s.state, '') AS state, COUNT(*) AS n,
+		SUM(EXISTS (SELECT 1 FROM measurements m WHERE m.activity_id = a.id)) AS saved
+	FROM routine_occurrences o
+	JOIN activities a ON a.parent_id = o.activity_id
+	LEFT JOIN activity_states s ON s.activity_id = a.id
+	WHERE o.routine_id = ? AND o.revision = ? AND o.local_date >= ? AND o.local_date <= ? AND o.occasion >= ? AND o.occasion <= ? || '~'
+	GROUP BY 1, 2`
+
+// loadMetricsInput reads the occurrences, outcomes and step counts of
+// def's revision in [from, to]: two queries, scanned by hand.
+func loadMetricsInput(tx *gorm.DB, def RoutineDefinition, trials []RoutineTrial, from, to string) (metricsInput, error) {
+	in := metricsInput{def: def, trials: trials}
+	rows, err := tx.Raw(occurrenceRecords, def.RoutineID, def.Revision, from, to, from, to).Rows()
+	if err != nil {
+		return in, err
+	}
+	for rows.Next() {
+		var o occurrenceRecord
+		if err := rows.Scan(&o.ID, &o.Occasion, &o.LocalDate, &o.Zone, &o.Outcome, &o.Reason, &o.Effort, &o.Helped, &o.Late); err != nil {
+			rows.Close()
+			return in, err
+		}
+		in.occs = append(in.occs, o)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return in, err
+	}
+	if len(in.occs) == 0 {
+		return in, nil
+	}
+	rows, err = tx.Raw(stepCounts, def.RoutineID, def.Revision, from, to, from, to).Rows()
+	if err != nil {
+		return in, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c stepCount
+		if err := rows.Scan(&c.Step, &c.State, &c.N, &c.Saved); err != nil {
+			return in, err
+		}
+		in.steps = append(in.steps, c)
+	}
+	return in, rows.Err()
+}
+
+// compute counts the window at now on the owner's day. It also returns
+// until when the result holds without a new outcome: the end of the
+// earliest occasion still open, when it would turn unrecorded.
+func (in metricsInput) compute(from, to string, day Day, now time.Time) (RoutineMetrics, time.Time) {
+	m := RoutineMetrics{RoutineID: in.def.RoutineID, Revision: in.def.Revision, Window: WindowIn{From: from, To: to}, Days: []DayOutcome{}, Steps: []StepMetrics{}}
+	byOccasion := make(map[string]int, len(in.occs))
+	for i, o := range in.occs {
+		byOccasion[o.Occasion] = i
+	}
+	var planned []int // indexes into in.occs, or -1 - i for planned day i without an occurrence
+	var dates []string
+	if in.def.TriggerKind == TriggerEvent {
+		for i := range in.occs {
+			planned = append(planned, i)
 		}
 	} else {
 		seen := map[string]bool{}
-		for _, tr := range trials {
+		for _, tr := range in.trials {
 			start, end := max(from, tr.StartsOn), min(to, tr.LastDay(), day.Date)
-			for d := start; d <= end; d = nextDate(d) {
-				if seen[d] || !trialApplies(tr, d) {
+			days := trialWeekdays(tr)
+			first, err := time.Parse(time.DateOnly, start)
+			if err != nil {
+				continue
+			}
+			for t := first; ; t = t.AddDate(0, 0, 1) {
+				d := t.Format(time.DateOnly)
+				if d > end {
+					break
+				}
+				if seen[d] || !days[isoWeekday(t)] {
 					continue
 				}
 				seen[d] = true
-				do := DayOutcome{Date: d}
-				if o, ok := byOccasion[d]; ok {
-					do.OccurrenceID = o.ID
+				if i, ok := byOccasion[d]; ok {
+					planned = append(planned, i)
+				} else {
+					dates = append(dates, d)
+					planned = append(planned, -len(dates))
 				}
-				planned = append(planned, do)
 			}
 		}
-		slices.SortFunc(planned, func(a, b DayOutcome) int { return compareStrings(a.Date, b.Date) })
+		date := func(p int) string {
+			if p >= 0 {
+				return in.occs[p].LocalDate
+			}
+			return dates[-p-1]
+		}
+		slices.SortStableFunc(planned, func(a, b int) int { return compareStrings(date(a), date(b)) })
 	}
-	for _, do := range planned {
-		out, recorded := outcomes[do.OccurrenceID]
-		if recorded && out.Outcome != "" {
-			do.Outcome, do.Reason, do.Late, do.Effort, do.Helped = out.Outcome, out.Reason, out.Late, out.Effort, out.Helped
-		} else if occasionEnded(do, byOccasion, day, now) {
-			do.Outcome = OutcomeUnrecorded
+	var until time.Time
+	for _, p := range planned {
+		var do DayOutcome
+		zone := ""
+		if p >= 0 {
+			o := in.occs[p]
+			do = DayOutcome{Date: o.LocalDate, OccurrenceID: o.ID}
+			if o.Outcome != "" {
+				do.Outcome, do.Reason, do.Late, do.Effort, do.Helped = o.Outcome, o.Reason, o.Late, o.Effort, o.Helped
+			}
+			zone = o.Zone
 		} else {
-			do.Outcome = OutcomeOpen
+			do = DayOutcome{Date: dates[-p-1]}
+		}
+		if do.Outcome == "" {
+			end, ok := occasionEnd(do.Date, zone, day)
+			switch {
+			case ok && !now.Before(end):
+				do.Outcome = OutcomeUnrecorded
+			default:
+				do.Outcome = OutcomeOpen
+				if ok && (until.IsZero() || end.Before(until)) {
+					until = end
+				}
+			}
 		}
 		m.count(do)
 		m.Days = append(m.Days, do)
 	}
 	m.Attainment = Ratio{Completed: m.Completed, Applicable: m.Applicable}
 	m.Coverage = CoverageRatio{Observed: m.Completed + m.Partial + m.Skipped + m.Deferred, Applicable: m.Applicable}
-	m.Steps, err = stepMetrics(tx, def, occs)
-	return m, err
+	m.Steps = in.stepMetrics()
+	return m, until
+}
+
+// trialWeekdays is the set of ISO weekdays a trial plans.
+func trialWeekdays(tr RoutineTrial) [8]bool {
+	var days []int
+	_ = json.Unmarshal([]byte(tr.Days), &days)
+	var set [8]bool
+	for _, d := range days {
+		if d >= 1 && d <= 7 {
+			set[d] = true
+		}
+	}
+	return set
+}
+
+// isoWeekday is 1 (Monday) to 7 (Sunday).
+func isoWeekday(t time.Time) int {
+	if wd := int(t.Weekday()); wd != 0 {
+		return wd
+	}
+	return 7
 }
 
 // count adds one occasion: not applicable leaves the denominator, an open
@@ -205,102 +350,55 @@ func (m *RoutineMetrics) count(do DayOutcome) {
 	}
 }
 
+// occasionEnd is when an occasion's day ends in its zone (the
+// occurrence's, else the owner's): from then on no outcome means unrecorded.
+func occasionEnd(date, zone string, day Day) (time.Time, bool) {
+	loc := day.Zone
+	if zone != "" {
+		if l, err := loadLocation(zone); err == nil {
+			loc = l
+		}
+	}
+	d, err := time.ParseInLocation(time.DateOnly, date, loc)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return DayOf(d, loc).End, true
+}
+
 // occasionEnded reports whether an occasion's day is over in its zone (the
 // occurrence's, else the owner's), so no outcome means unrecorded.
 func occasionEnded(do DayOutcome, occs map[string]RoutineOccurrence, day Day, now time.Time) bool {
-	loc := day.Zone
-	for _, o := range occs {
-		if o.ID == do.OccurrenceID {
-			if l, err := loadLocation(o.Zone); err == nil {
-				loc = l
-			}
-		}
-	}
-	d, err := time.ParseInLocation(time.DateOnly, do.Date, loc)
-	if err != nil {
-		return false
-	}
-	return !now.Before(DayOf(d, loc).End)
+	end, ok := occasionEnd(do.Date, occs[do.OccurrenceID].Zone, day)
+	return ok && !now.Before(end)
 }
 
-// latestOutcomes reads the current outcome row of each occurrence.
-func latestOutcomes(tx *gorm.DB, occs []RoutineOccurrence) (map[string]RoutineOutcome, error) {
-	out := map[string]RoutineOutcome{}
-	if len(occs) == 0 {
-		return out, nil
-	}
-	ids := make([]string, len(occs))
-	for i, o := range occs {
-		ids[i] = o.ID
-	}
-	var rows []RoutineOutcome
-	for chunk := range slices.Chunk(ids, 500) {
-		var part []RoutineOutcome
-		if err := tx.Raw(`SELECT * FROM routine_outcomes WHERE id IN (SELECT MAX(id) FROM routine_outcomes WHERE occurrence_id IN ? GROUP BY occurrence_id)`, chunk).
-			Scan(&part).Error; err != nil {
-			return nil, err
-		}
-		rows = append(rows, part...)
-	}
-	for _, r := range rows {
-		out[r.OccurrenceID] = r
-	}
-	return out, nil
-}
-
-// stepMetrics counts each step over the window's occurrences.
-func stepMetrics(tx *gorm.DB, def RoutineDefinition, occs []RoutineOccurrence) ([]StepMetrics, error) {
+// stepMetrics analyses each step over the window's occurrences.
+func (in metricsInput) stepMetrics() []StepMetrics {
 	var steps []RoutineStep
-	if err := json.Unmarshal([]byte(def.Steps), &steps); err != nil {
-		return nil, err
-	}
+	_ = json.Unmarshal([]byte(in.def.Steps), &steps)
 	out := make([]StepMetrics, len(steps))
 	index := map[string]int{}
 	for i, st := range steps {
-		out[i] = StepMetrics{StepID: st.ID, Title: st.Title, Kind: st.Kind, Required: st.Required, Occasions: len(occs)}
+		out[i] = StepMetrics{StepID: st.ID, Title: st.Title, Kind: st.Kind, Required: st.Required, Occasions: len(in.occs)}
 		index[st.ID] = i
 	}
-	if len(occs) == 0 {
-		return out, nil
-	}
-	parents := make([]string, len(occs))
-	for i, o := range occs {
-		parents[i] = o.ActivityID
-	}
-	var rows []struct {
-		ID, ParentID, State string
-		Saved               int
-	}
-	for chunk := range slices.Chunk(parents, 500) {
-		var part []struct {
-			ID, ParentID, State string
-			Saved               int
-		}
-		if err := tx.Raw(`SELECT a.id, a.parent_id, COALESCE(s.state, '') AS state,
-				(SELECT COUNT(*) FROM measurements m WHERE m.activity_id = a.id) > 0 AS saved
-			FROM activities a LEFT JOIN activity_states s ON s.activity_id = a.id WHERE a.parent_id IN ?`, chunk).Scan(&part).Error; err != nil {
-			return nil, err
-		}
-		rows = append(rows, part...)
-	}
-	for _, r := range rows {
-		i, ok := index[r.ID[len(r.ParentID)+1:]]
+	for _, c := range in.steps {
+		i, ok := index[c.Step]
 		if !ok {
 			continue
 		}
-		switch r.State {
+		switch c.State {
 		case StateCompleted:
-			out[i].Completed++
+			out[i].Completed += c.N
 		case StateSkipped:
-			out[i].Skipped++
+			out[i].Skipped += c.N
 		case StateDismissed:
-			out[i].Dismissed++
+			out[i].Dismissed += c.N
 		}
-		if r.Saved > 0 {
-			out[i].Saved++
-		}
+		out[i].Saved += c.Saved
 	}
-	return out, nil
+	return out
 }
 
 func nextDate(d string) string {

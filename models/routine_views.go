@@ -98,7 +98,10 @@ type ReviewView struct {
 	Proposals     []ProposalView `json:"proposals"`
 	EvidenceIDs   []string       `json:"evidenceIds"`
 	BasedOn       RoutineMetrics `json:"basedOn"`
-	PublishedAt   time.Time      `json:"publishedAt"`
+	// Current are the counts of the same window now (late records, days
+	// that ended since), to show beside BasedOn when they differ.
+	Current     RoutineMetrics `json:"-"`
+	PublishedAt time.Time      `json:"publishedAt"`
 }
 
 // ProposalView is a proposal and the owner's decision, if any.
@@ -108,6 +111,8 @@ type ProposalView struct {
 	Decision string `json:"decision,omitempty"` // adopt, modify, reject
 	Words    string `json:"words,omitempty"`    // the owner's own words (modify) or note
 	Request  string `json:"requestId,omitempty"`
+	// Status is the routine-change request's: pending until a publication completes it.
+	Status string `json:"status,omitempty"`
 }
 
 func (d RoutineDefinition) view() RoutineRevisionView {
@@ -157,16 +162,53 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 		}
 		var evidence []string
 		for _, d := range defs {
+			dv := s.metrics.view(d)
 			if len(v.Routines) == 0 || v.Routines[len(v.Routines)-1].ID != d.RoutineID {
-				v.Routines = append(v.Routines, RoutineCard{ID: d.RoutineID, Current: d.view()})
-				evidence = append(evidence, evidenceList(d.EvidenceIDs)...)
+				v.Routines = append(v.Routines, RoutineCard{ID: d.RoutineID, Current: dv})
+				evidence = append(evidence, dv.EvidenceIDs...)
 			}
 			card := &v.Routines[len(v.Routines)-1]
-			card.Revisions = append(card.Revisions, d.view())
+			card.Revisions = append(card.Revisions, dv)
 		}
 		chips, err := evidenceChips(tx, evidence)
 		if err != nil {
 			return err
+		}
+		defByRev := map[string]RoutineDefinition{}
+		for _, d := range defs {
+			defByRev[fmt.Sprintf("%s@%d", d.RoutineID, d.Revision)] = d
+		}
+		trialsByRev := map[string][]RoutineTrial{}
+		for i := len(trials) - 1; i >= 0; i-- { // by ID, as routineMetrics reads them
+			t := trials[i]
+			key := fmt.Sprintf("%s@%d", t.RoutineID, t.Revision)
+			trialsByRev[key] = append(trialsByRev[key], t)
+		}
+		// metrics is routineMetrics over the rows already read, month by
+		// month, reusing the months no commit has changed since (routine_memo.go).
+		metrics := func(routineID string, revision int64, from, to string) (RoutineMetrics, error) {
+			rev := fmt.Sprintf("%s@%d", routineID, revision)
+			def, ok := defByRev[rev]
+			if !ok {
+				return RoutineMetrics{}, ErrNotFound
+			}
+			windows := monthWindows(from, to)
+			parts, seqs := make([]RoutineMetrics, 0, len(windows)), make([]uint64, 0, len(windows))
+			for _, w := range windows {
+				key := newMetricsKey(routineID, revision, w[0], w[1], v.Day)
+				m, seq, ok := s.metrics.get(key, v.Revision, now)
+				if !ok {
+					in, err := loadMetricsInput(tx, def, trialsByRev[rev], w[0], w[1])
+					if err != nil {
+						return RoutineMetrics{}, err
+					}
+					var until time.Time
+					m, until = in.compute(w[0], w[1], v.Day, now)
+					seq = s.metrics.put(key, v.Revision, until, m)
+				}
+				parts, seqs = append(parts, m), append(seqs, seq)
+			}
+			return s.metrics.window(newMetricsKey(routineID, revision, from, to, v.Day), seqs, parts), nil
 		}
 		for i := range v.Routines {
 			card := &v.Routines[i]
@@ -182,7 +224,7 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 				}
 				tv := t.view()
 				to := min(t.LastDay(), v.Day.Date)
-				if tv.Metrics, err = routineMetrics(tx, t.RoutineID, t.Revision, t.StartsOn, max(to, t.StartsOn), now); err != nil {
+				if tv.Metrics, err = metrics(t.RoutineID, t.Revision, t.StartsOn, max(to, t.StartsOn)); err != nil {
 					return err
 				}
 				card.Trials = append(card.Trials, tv)
@@ -198,7 +240,11 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 			}
 			for _, r := range reviews {
 				if r.RoutineID == card.ID {
-					card.Reviews = append(card.Reviews, r.view(decisions))
+					rv := r.view(decisions)
+					if rv.Current, err = metrics(r.RoutineID, r.Revision, r.WindowFrom, r.WindowTo); err != nil {
+						return err
+					}
+					card.Reviews = append(card.Reviews, rv)
 				}
 			}
 		}
@@ -238,7 +284,7 @@ func (r RoutineReview) view(decisions map[string]Request) ReviewView {
 	for _, p := range props {
 		pv := ProposalView{ID: p.ID, Text: p.Text}
 		if d, ok := decisions[r.ID+"/"+p.ID]; ok {
-			pv.Decision, pv.Words, pv.Request = d.Decision, d.Text, d.RequestID
+			pv.Decision, pv.Words, pv.Request, pv.Status = d.Decision, d.Text, d.RequestID, d.Status
 		}
 		v.Proposals = append(v.Proposals, pv)
 	}

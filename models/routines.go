@@ -121,6 +121,11 @@ type frozenRule struct {
 	N        int      `json:"n,omitempty"`
 	Steps    []string `json:"steps"`
 	Required []string `json:"required"`
+
+	// The occurrence's routine, revision and date; not stored.
+	routine  string
+	revision int64
+	date     string
 }
 
 // Routine errors handlers map to statuses.
@@ -191,7 +196,7 @@ func (s *Store) StartTrial(ctx context.Context, cmd TrialCommand) (RoutineTrial,
 		trial = RoutineTrial{RoutineID: cmd.RoutineID, Revision: cmd.Revision, Days: jsonText(days), Zone: day.Zone.String(),
 			StartsOn: start, EndsOn: first.AddDate(0, 0, cmd.WindowDays-1).Format(time.DateOnly), State: "active",
 			RevisionAt: rev, CreatedAt: t.now, UpdatedAt: t.now}
-		t.touch("routine:" + cmd.RoutineID)
+		t.touchRoutine(cmd.RoutineID, 0, "")
 		if err := t.Create(&trial).Error; err != nil {
 			return err
 		}
@@ -251,7 +256,7 @@ func (s *Store) EndTrial(ctx context.Context, trialID int64) error {
 		if _, err := t.bump(); err != nil {
 			return err
 		}
-		t.touch("routine:" + tr.RoutineID)
+		t.touchRoutine(tr.RoutineID, 0, "")
 		return endActiveTrial(t, tr.RoutineID, day)
 	})
 	if err != nil && !errors.Is(err, ErrTrialNotActive) {
@@ -282,7 +287,7 @@ func (s *Store) ExtendTrial(ctx context.Context, trialID int64, days int) error 
 		if _, err := t.bump(); err != nil {
 			return err
 		}
-		t.touch("routine:" + tr.RoutineID)
+		t.touchRoutine(tr.RoutineID, tr.Revision, "")
 		tr.EndsOn, tr.UpdatedAt = newEnd.Format(time.DateOnly), t.now
 		if err := t.Save(&tr).Error; err != nil {
 			return err
@@ -425,6 +430,9 @@ func OccurrenceID(routineID, occasion string) string { return routineID + "@" + 
 // its steps add ":<step ID>".
 func occurrenceActivityID(occurrenceID string) string { return hearthIDPrefix + occurrenceID }
 
+// OccurrenceActivityID is the ID of an occurrence's routine activity on Home.
+func OccurrenceActivityID(occurrenceID string) string { return occurrenceActivityID(occurrenceID) }
+
 // instantiate creates the occurrence of def for occasion (a date, or a date
 // and event) with its routine activity and one child activity per step,
 // unless the routine already has that occasion, whatever its revision.
@@ -478,7 +486,8 @@ func instantiate(t *txn, def RoutineDefinition, tr RoutineTrial, day Day, occasi
 	if res.Error != nil {
 		return res.Error
 	}
-	t.touch("activity:"+parent, "routine:"+def.RoutineID)
+	t.touch("activity:" + parent)
+	t.touchRoutine(def.RoutineID, def.Revision, date)
 	return nil
 }
 
@@ -511,20 +520,26 @@ func recordOccurrenceOutcome(t *txn, st ActivityState) error {
 	}
 	row := RoutineOutcome{OccurrenceID: o.ID, Outcome: stateOutcomes[st.State], Reason: st.Note, Late: o.LocalDate < day.Date,
 		Revision: st.Revision, RecordedAt: t.now}
-	t.touch("routine:" + o.RoutineID)
+	t.touchRoutine(o.RoutineID, o.Revision, o.LocalDate)
 	return t.Create(&row).Error
 }
 
-// occurrenceRule returns the frozen rule when routineID is an occurrence's routine activity.
+// occurrenceRule returns the frozen rule when routineID is an occurrence's
+// routine activity, with the routine it is an occurrence of.
 func occurrenceRule(tx *gorm.DB, routineID string) (*frozenRule, error) {
-	var rules []string
-	if err := tx.Model(&RoutineOccurrence{}).Where("activity_id = ?", routineID).Limit(1).Pluck("rule", &rules).Error; err != nil || len(rules) == 0 {
+	var rows []struct {
+		Rule, RoutineID, LocalDate string
+		Revision                   int64
+	}
+	if err := tx.Model(&RoutineOccurrence{}).Select("rule, routine_id, revision, local_date").Where("activity_id = ?", routineID).
+		Limit(1).Scan(&rows).Error; err != nil || len(rows) == 0 {
 		return nil, err
 	}
 	var r frozenRule
-	if err := json.Unmarshal([]byte(rules[0]), &r); err != nil {
+	if err := json.Unmarshal([]byte(rows[0].Rule), &r); err != nil {
 		return nil, err
 	}
+	r.routine, r.revision, r.date = rows[0].RoutineID, rows[0].Revision, rows[0].LocalDate
 	return &r, nil
 }
 
@@ -572,7 +587,8 @@ func (s *Store) RecordFeedback(ctx context.Context, occurrenceID, effort, helped
 		if helped != "" {
 			row.Helped = helped
 		}
-		t.touch("routine:"+occ.RoutineID, "activity:"+occ.ActivityID)
+		t.touch("activity:" + occ.ActivityID)
+		t.touchRoutine(occ.RoutineID, occ.Revision, occ.LocalDate)
 		return t.Create(&row).Error
 	})
 	if err != nil && !errors.Is(err, ErrNoOutcomeYet) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -545,5 +546,172 @@ func TestASendCompletesTodaysRoutineReplyStepForItsChat(t *testing.T) {
 	row, _, err := s.HomeRow(ctx, "hearth:inbox@2026-09-29")
 	if err != nil || row.UserState.State != StateCompleted || len(fake.Sends()) != 1 {
 		t.Fatalf("routine after the send: %+v %v", row.UserState, err)
+	}
+}
+
+// trialCounts reads the Routines page and returns the metrics of routine's newest trial.
+func trialCounts(t *testing.T, s *Store, routine string) RoutineMetrics {
+	t.Helper()
+	v, err := s.Routines(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range v.Routines {
+		if c.ID == routine && len(c.Trials) > 0 {
+			return c.Trials[0].Metrics
+		}
+	}
+	t.Fatalf("no trial of %s on the Routines page", routine)
+	return RoutineMetrics{}
+}
+
+func TestRoutinesPageCountsFollowEveryChange(t *testing.T) {
+	s, now := routineStore(t)
+	ctx := context.Background()
+	other := routineDef("evening", 1)
+	mustPublish(t, s, newPub("run-evening", mustRevision(t, s)).add("routineDefinitions", other))
+	for _, id := range []string{"morning", "evening"} {
+		if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: id, Revision: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := trialCounts(t, s, "morning"); m.Open != 1 || m.Applicable != 0 {
+		t.Fatalf("before any outcome: %+v", m)
+	}
+	trialCounts(t, s, "evening") // counted once, then reused
+	// A step's value completes the routine (its only required step).
+	if _, err := s.RecordMeasurement(ctx, "hearth:morning@2026-10-01:weigh", 72); err != nil {
+		t.Fatal(err)
+	}
+	if m := trialCounts(t, s, "morning"); m.Completed != 1 || m.Applicable != 1 || m.Steps[0].Saved != 1 {
+		t.Fatalf("after the weigh-in: %+v", m)
+	}
+	// A step that does not change the outcome still changes the step counts.
+	if _, err := s.SetActivityState(ctx, "hearth:morning@2026-10-01:stretch", StateSkipped, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if m := trialCounts(t, s, "morning"); m.Steps[1].Skipped != 1 || m.Completed != 1 {
+		t.Fatalf("after skipping the stretch: %+v", m.Steps)
+	}
+	if err := s.RecordFeedback(ctx, OccurrenceID("morning", "2026-10-01"), "easy", ""); err != nil {
+		t.Fatal(err)
+	}
+	if m := trialCounts(t, s, "morning"); m.Feedback.Easy != 1 {
+		t.Fatalf("after feedback: %+v", m.Feedback)
+	}
+	// The evening's day ends with no commit: it is no record from then on.
+	if m := trialCounts(t, s, "evening"); m.Open != 1 {
+		t.Fatalf("evening before midnight: %+v", m)
+	}
+	*now = now.Add(24 * time.Hour)
+	if m := trialCounts(t, s, "evening"); m.Open != 1 || m.Unrecorded != 1 {
+		t.Fatalf("evening the next day: %+v", m)
+	}
+	// "I did it yesterday" replaces that no record.
+	if err := s.RecordPastOutcome(ctx, PastOutcomeCommand{RoutineID: "evening", Date: "2026-10-01", Outcome: OutcomeCompleted}); err != nil {
+		t.Fatal(err)
+	}
+	if m := trialCounts(t, s, "evening"); m.Unrecorded != 0 || m.Completed != 1 || !m.Days[0].Late {
+		t.Fatalf("evening after the late record: %+v", m)
+	}
+}
+
+func TestHomeOffersEventButtonsAndShowsOccurrenceOutcomes(t *testing.T) {
+	s, _ := routineStore(t)
+	ctx := context.Background()
+	def := routineDef("startup", 1)
+	def["trigger"] = map[string]any{"kind": "event", "event": "start-work"}
+	def["steps"] = []any{map[string]any{"id": "inbox", "title": "Answer the team", "kind": "reply", "required": true, "payload": map[string]any{"chatId": "chat-team"}}}
+	mustPublish(t, s, newPub("run-ev", mustRevision(t, s)).add("routineDefinitions", def))
+	if h := mustHome(t, s); len(h.Events) != 0 {
+		t.Fatalf("events before any trial: %+v", h.Events)
+	}
+	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "startup", Revision: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if h := mustHome(t, s); len(h.Events) != 1 || h.Events[0] != (EventTrigger{Event: EventStartWork}) {
+		t.Fatalf("events with a trial: %+v", h.Events)
+	}
+	if _, err := s.TriggerEvent(ctx, EventStartWork); err != nil {
+		t.Fatal(err)
+	}
+	h := mustHome(t, s)
+	if len(h.Events) != 1 || !h.Events[0].Done {
+		t.Fatalf("events after the tap: %+v", h.Events)
+	}
+	row, _, err := s.HomeRow(ctx, "hearth:startup@2026-10-01.start-work")
+	if err != nil || row.Occurrence == nil || row.Occurrence.ID != "startup@2026-10-01.start-work" || row.Occurrence.Outcome != "" {
+		t.Fatalf("occurrence row %+v, %v", row.Occurrence, err)
+	}
+	if chat, ok := row.Children[0].RoutineReplyChat(); !ok || chat != "chat-team" {
+		t.Fatalf("reply step chat %q %v", chat, ok)
+	}
+	if _, err := s.SetActivityState(ctx, row.ID, StatePartial, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordFeedback(ctx, row.Occurrence.ID, "", "unsure"); err != nil {
+		t.Fatal(err)
+	}
+	row, _, _ = s.HomeRow(ctx, row.ID)
+	if o := row.Occurrence; o.Outcome != OutcomePartial || o.Helped != "unsure" || o.Effort != "" {
+		t.Fatalf("after partial and feedback: %+v", o)
+	}
+}
+
+func TestRoutinesPageCountsByMonthEqualTheWholeWindow(t *testing.T) {
+	s, now := routineStore(t)
+	ctx := context.Background()
+	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "morning", Revision: 1, WindowDays: 60}); err != nil {
+		t.Fatal(err)
+	}
+	start, _ := time.Parse(time.DateOnly, "2026-10-01")
+	unrecorded := []string{}
+	for i := range 45 { // Oct 1 to Nov 14, across a DST change and a month end
+		date := start.AddDate(0, 0, i).Format(time.DateOnly)
+		workDay(t, s, now, date)
+		act := "hearth:morning@" + date
+		var err error
+		switch i % 6 {
+		case 0:
+			_, err = s.RecordMeasurement(ctx, act+":weigh", 72)
+		case 1:
+			_, err = s.SetActivityState(ctx, act, StateSkipped, "", "late")
+		case 2:
+			_, err = s.SetActivityState(ctx, act, StateDismissed, "", "travelling")
+		case 3:
+			_, err = s.SetActivityState(ctx, act+":stretch", StateSkipped, "", "")
+		case 4:
+			_, err = s.SetActivityState(ctx, act, StatePartial, "", "")
+			if err == nil {
+				err = s.RecordFeedback(ctx, OccurrenceID("morning", date), "hard", "no")
+			}
+		default:
+			unrecorded = append(unrecorded, date)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", date, err)
+		}
+	}
+	workDay(t, s, now, "2026-11-15")
+	same := func(when string) {
+		t.Helper()
+		page := trialCounts(t, s, "morning")
+		whole := metricsOf(t, s, "morning", 1, "2026-10-01", "2026-11-15")
+		if !reflect.DeepEqual(page, whole) {
+			t.Fatalf("%s: by month %+v\nwhole %+v", when, page, whole)
+		}
+	}
+	same("first read")
+	// A late record in October and feedback in November change only their months.
+	if err := s.RecordPastOutcome(ctx, PastOutcomeCommand{RoutineID: "morning", Date: unrecorded[0], Outcome: OutcomeCompleted}); err != nil {
+		t.Fatal(err)
+	}
+	same("after a late record in October")
+	if err := s.RecordFeedback(ctx, OccurrenceID("morning", "2026-11-13"), "easy", ""); err != nil {
+		t.Fatal(err)
+	}
+	same("after feedback in November")
+	if m := trialCounts(t, s, "morning"); m.Applicable+m.NotApplicable+m.Open != 46 || m.Feedback.Easy != 1 {
+		t.Fatalf("counts %+v", m)
 	}
 }

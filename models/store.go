@@ -48,6 +48,8 @@ type Store struct {
 	dataDir  string
 	notifier Notifier
 	now      func() time.Time
+	// metrics keeps routine counts between reads (routine_memo.go).
+	metrics *metricsMemo
 
 	// defs are the schedule definition files under DATA/schedules.
 	defs *schedules.Store
@@ -158,7 +160,7 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 	// run beside the one writer.
 	sqlDB.SetMaxOpenConns(2)
 	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, notifier: opts.Notifier, now: clock,
-		defs: schedules.NewStore(dataDir), pause: opts.Pause}
+		defs: schedules.NewStore(dataDir), pause: opts.Pause, metrics: newMetricsMemo()}
 	if _, _, err := checkSchema(ctx, sqlDB, migrate); err != nil {
 		sqlDB.Close()
 		return nil, err

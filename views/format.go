@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,6 +105,9 @@ func stateLabel(r models.HomeRow) string {
 	case models.StateWaiting:
 		return "waiting"
 	case models.StateDismissed:
+		if r.Occurrence != nil {
+			return "not applicable"
+		}
 		return "dismissed"
 	}
 	if r.Kind == models.KindMeasurement && r.Measurement != nil && r.Measurement.Saved != nil {
@@ -118,6 +122,26 @@ func rowHref(id string, expand bool) templ.SafeURL {
 		return templ.SafeURL("/?open=" + id + "#row-" + id)
 	}
 	return templ.SafeURL("/#row-" + id)
+}
+
+// rowHeadHref is a row head's no-JavaScript link: the full page with the
+// rows open now, this one opened or closed, so a step's link (or a tap
+// before htmx is ready) keeps its routine open.
+func rowHeadHref(id string, expand bool, open map[string]bool) templ.SafeURL {
+	ids := make([]string, 0, len(open)+1)
+	for o := range open {
+		if open[o] && o != id {
+			ids = append(ids, o)
+		}
+	}
+	if expand {
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return templ.SafeURL("/#row-" + id)
+	}
+	slices.Sort(ids)
+	return templ.SafeURL("/?open=" + url.QueryEscape(strings.Join(ids, ",")) + "#row-" + id)
 }
 
 // rowFragment is the htmx URL of the row, expanded or compact.
@@ -222,4 +246,57 @@ func replyStateLabel(d models.ChatDraft) string {
 		return "deferred to " + d.State.Until
 	}
 	return "to do"
+}
+
+// messagesHref is a chat in Messages, or the chat list when chatID is empty.
+func messagesHref(chatID string) templ.SafeURL {
+	if chatID == "" {
+		return "/messages"
+	}
+	return templ.SafeURL("/messages/" + pathID(chatID))
+}
+
+// feedbackURL is where a routine occurrence's one-tap feedback goes.
+func feedbackURL(r models.HomeRow) string {
+	return "/routines/occurrences/" + pathID(r.Occurrence.ID) + "/feedback"
+}
+
+// feedbackOffered is whether an outcome invites feedback: one the owner
+// did, in part or not (not one that did not apply).
+func feedbackOffered(r models.HomeRow) bool {
+	switch r.Occurrence.Outcome {
+	case models.OutcomeCompleted, models.OutcomePartial, models.OutcomeSkipped:
+		return true
+	}
+	return false
+}
+
+type feedbackChoice struct{ Value, Label string }
+
+var (
+	effortChoices = []feedbackChoice{{"easy", "Easy"}, {"ok", "OK"}, {"hard", "Hard"}}
+	helpedChoices = []feedbackChoice{{"yes", "Yes"}, {"no", "No"}, {"unsure", "Unsure"}}
+)
+
+func choiceLabel(choices []feedbackChoice, value string) string {
+	for _, c := range choices {
+		if c.Value == value {
+			return c.Label
+		}
+	}
+	return value
+}
+
+func eventLabel(event string) string {
+	if event == models.EventEndWork {
+		return "End work"
+	}
+	return "Start work"
+}
+
+func eventDoneLabel(event string) string {
+	if event == models.EventEndWork {
+		return "Work ended today"
+	}
+	return "Work started today"
 }

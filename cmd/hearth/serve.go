@@ -97,6 +97,24 @@ func cmdServe(args []string) error {
 		watch := store.NewBeeperWatch(client, models.WatchOptions{Interval: *watchInterval, Debounce: *wakeDebounce, Job: *watchJob, Log: log})
 		go watch.Run(background)
 	}
+	// Today's routine occurrences exist at midnight even with no page open;
+	// stopped before the store closes.
+	tickCtx, stopTicker := context.WithCancel(ctx)
+	ticked := make(chan struct{})
+	go func() {
+		defer close(ticked)
+		ensureOnce(tickCtx, store, log)
+		// Counting a year of routines takes a while the first time; after
+		// this, a Routines page recounts only what commits change.
+		if _, err := store.Routines(tickCtx); err != nil && tickCtx.Err() == nil {
+			log.Warn("routine counts not warmed", "err", err)
+		}
+		ensureOccurrencesEvery(tickCtx, store, time.Minute, log)
+	}()
+	defer func() {
+		stopTicker()
+		<-ticked
+	}()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -148,6 +166,42 @@ func testPause(log *slog.Logger) func(string) {
 }
 
 func demoTokenPath(dir string) string { return filepath.Join(dir, "agent.token") }
+
+// occurrenceEnsurer is the part of the store the ticker calls.
+type occurrenceEnsurer interface {
+	EnsureOccurrences(ctx context.Context) (int, error)
+}
+
+// ensureOccurrencesEvery instantiates today's routine occurrences now and
+// then every interval until ctx ends. A failure (or a panic) is logged and
+// tried again at the next tick; it never stops serve.
+func ensureOccurrencesEvery(ctx context.Context, store occurrenceEnsurer, every time.Duration, log *slog.Logger) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		ensureOnce(ctx, store, log)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func ensureOnce(ctx context.Context, store occurrenceEnsurer, log *slog.Logger) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("ensure occurrences panicked", "panic", fmt.Sprint(r))
+		}
+	}()
+	n, err := store.EnsureOccurrences(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		log.Error("ensure occurrences", "err", err)
+	case n > 0:
+		log.Info("routine occurrences instantiated", "count", n)
+	}
+}
 
 // loadDemo gives an empty data dir a passphrase, an agent credential (token in
 // DIR/agent.token, mode 0600) and a fictional publication, through the same

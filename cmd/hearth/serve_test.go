@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// flakyStore fails, panics, then works, counting calls.
+type flakyStore struct{ calls atomic.Int64 }
+
+func (f *flakyStore) EnsureOccurrences(context.Context) (int, error) {
+	switch f.calls.Add(1) {
+	case 1:
+		return 0, errors.New("database is locked")
+	case 2:
+		panic("boom")
+	}
+	return 1, nil
+}
+
+func TestEnsureOccurrencesTickerSurvivesFailuresAndStops(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil)) // read only after the ticker stopped
+	store := &flakyStore{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ensureOccurrencesEvery(ctx, store, 5*time.Millisecond, log)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for store.calls.Load() < 4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls in 5 s", store.calls.Load())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the ticker did not stop with its context")
+	}
+	out := buf.String()
+	for _, want := range []string{"database is locked", "panicked", "routine occurrences instantiated"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package handlers
+
+import (
+	"errors"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hearth/models"
+	"hearth/views"
+)
+
+// The Routines page (issue 9): plain forms answered by 303, a refused
+// form by the page again with its message beside that form.
+
+func (s *Server) showRoutines(c *fiber.Ctx) error {
+	return s.renderRoutines(c, fiber.StatusOK, nil)
+}
+
+// renderRoutines renders the page with status, and problem beside the form it concerns.
+func (s *Server) renderRoutines(c *fiber.Ctx, status int, problem *views.FormProblem) error {
+	v, err := s.store.Routines(c.UserContext())
+	if err != nil {
+		return err
+	}
+	// Every response renders its own requestIds (the page is never cached),
+	// so two devices never share one and a double submit is one request.
+	ids := map[string]string{}
+	for _, card := range v.Routines {
+		for _, rv := range card.Reviews {
+			for _, p := range rv.Proposals {
+				if p.Decision == "" {
+					ids[views.ProposalKey(rv.ID, p.ID)] = newRequestID()
+				}
+			}
+		}
+	}
+	return s.renderGzip(c, status, views.Routines(views.RoutinesData{View: v, Now: s.store.Now(), RequestIDs: ids, Problem: problem}))
+}
+
+// pathParam is a path parameter, unescaped.
+func pathParam(c *fiber.Ctx, name string) string {
+	v, err := url.PathUnescape(c.Params(name))
+	if err != nil {
+		return c.Params(name)
+	}
+	return v
+}
+
+// formValues are the posted form fields, kept to show a refused form again as sent.
+func formValues(c *fiber.Ctx) map[string][]string {
+	out := map[string][]string{}
+	c.Request().PostArgs().VisitAll(func(k, v []byte) {
+		out[string(k)] = append(out[string(k)], string(v))
+	})
+	return out
+}
+
+// inputMessage is a models.ErrInvalidInput error as a sentence for the owner.
+func inputMessage(err error) string {
+	msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "models: "), ": "+models.ErrInvalidInput.Error())
+	r, n := utf8.DecodeRuneInString(msg)
+	return string(unicode.ToUpper(r)) + msg[n:] + "."
+}
+
+var routineIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
+
+// routineAnchor is the Routines page at a routine's card.
+func routineAnchor(routineID string) string {
+	if !routineIDPattern.MatchString(routineID) {
+		return "/routines"
+	}
+	return "/routines#routine-" + routineID
+}
+
+// startTrial is the owner's Try: a revision, weekdays and a review window.
+func (s *Server) startTrial(c *fiber.Ctx) error {
+	id := pathParam(c, "id")
+	values := formValues(c)
+	refuse := func(msg string) error {
+		return s.renderRoutines(c, fiber.StatusUnprocessableEntity, &views.FormProblem{Form: views.TryForm(id), Message: msg, Values: values})
+	}
+	rev, err := strconv.ParseInt(c.FormValue("revision"), 10, 64)
+	if err != nil {
+		return refuse("Choose a revision to try.")
+	}
+	window := models.DefaultTrialDays
+	if w := strings.TrimSpace(c.FormValue("windowDays")); w != "" {
+		if window, err = strconv.Atoi(w); err != nil || window < 1 || window > models.MaxTrialDays {
+			return refuse("A review window is 1 to 90 days.")
+		}
+	}
+	var days []int
+	for _, v := range values["days"] {
+		d, err := strconv.Atoi(v)
+		if err != nil || d < 1 || d > 7 {
+			return refuse("Days are weekdays, Monday to Sunday.")
+		}
+		days = append(days, d)
+	}
+	if len(days) == 0 {
+		return refuse("Choose at least one day.")
+	}
+	_, err = s.store.StartTrial(c.UserContext(), models.TrialCommand{RoutineID: id, Revision: rev, Days: days, WindowDays: window})
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such routine revision", nil)
+	case errors.Is(err, models.ErrInvalidInput):
+		return refuse(inputMessage(err))
+	case err != nil:
+		return err
+	}
+	return c.Redirect(routineAnchor(id), fiber.StatusSeeOther)
+}
+
+// trialParam is the trial ID from the path, or 0.
+func trialParam(c *fiber.Ctx) int64 {
+	id, err := strconv.ParseInt(c.Params("trial"), 10, 64)
+	if err != nil || id < 1 {
+		return 0
+	}
+	return id
+}
+
+// endTrial ends an active trial; ending one that already ended is what
+// the owner asked for, so it answers the same 303.
+func (s *Server) endTrial(c *fiber.Ctx) error {
+	id := trialParam(c)
+	err := s.store.EndTrial(c.UserContext(), id)
+	switch {
+	case id == 0, errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such trial", nil)
+	case err != nil && !errors.Is(err, models.ErrTrialNotActive):
+		return err
+	}
+	return c.Redirect(routineAnchor(c.FormValue("routine")), fiber.StatusSeeOther)
+}
+
+// extendTrial moves an active trial's window end by the posted days (7).
+func (s *Server) extendTrial(c *fiber.Ctx) error {
+	id := trialParam(c)
+	if id == 0 {
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such trial", nil)
+	}
+	days, err := strconv.Atoi(c.FormValue("days"))
+	if err == nil {
+		err = s.store.ExtendTrial(c.UserContext(), id, days)
+	} else {
+		err = models.ErrInvalidInput
+	}
+	problem := func(status int, msg string) error {
+		return s.renderRoutines(c, status, &views.FormProblem{Form: views.TrialForm(id), Message: msg, Values: formValues(c)})
+	}
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such trial", nil)
+	case errors.Is(err, models.ErrTrialNotActive):
+		return problem(fiber.StatusConflict, "This trial has ended; try the routine again instead.")
+	case errors.Is(err, models.ErrInvalidInput):
+		return problem(fiber.StatusUnprocessableEntity, "A trial is extended by 1 to 90 days, and runs at most a year.")
+	case err != nil:
+		return err
+	}
+	return c.Redirect(routineAnchor(c.FormValue("routine")), fiber.StatusSeeOther)
+}
+
+// recordPastOutcome is "I did it yesterday" for an earlier day of the window.
+func (s *Server) recordPastOutcome(c *fiber.Ctx) error {
+	id := pathParam(c, "id")
+	cmd := models.PastOutcomeCommand{RoutineID: id, Date: c.FormValue("date"), Outcome: c.FormValue("outcome"), Reason: c.FormValue("reason")}
+	err := s.store.RecordPastOutcome(c.UserContext(), cmd)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such routine", nil)
+	case errors.Is(err, models.ErrInvalidInput):
+		form := views.OutcomeForm(id, cmd.Date)
+		if c.FormValue("form") == views.EarlierDays {
+			form = views.OutcomeForm(id, views.EarlierDays)
+		}
+		return s.renderRoutines(c, fiber.StatusUnprocessableEntity, &views.FormProblem{Form: form, Message: inputMessage(err), Values: formValues(c)})
+	case err != nil:
+		return err
+	}
+	return c.Redirect(routineAnchor(id), fiber.StatusSeeOther)
+}
+
+// decideProposal adopts, modifies or rejects a review proposal: an owner
+// request (routine-change) for the agent. The same requestId again is the
+// same decision (a double submit), so it answers the same 303.
+func (s *Server) decideProposal(c *fiber.Ctx) error {
+	d := models.ProposalDecision{RequestID: c.FormValue("requestId"), ReviewID: pathParam(c, "review"), ProposalID: pathParam(c, "proposal"),
+		Decision: c.FormValue("decision"), Words: c.FormValue("words")}
+	_, err := s.store.DecideProposal(c.UserContext(), d)
+	problem := func(status int, msg string) error {
+		return s.renderRoutines(c, status, &views.FormProblem{Form: views.ProposalKey(d.ReviewID, d.ProposalID), Message: msg, Values: formValues(c)})
+	}
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such review proposal", nil)
+	case errors.Is(err, models.ErrAlreadyDecided):
+		return problem(fiber.StatusConflict, "This proposal was already decided; that decision stands.")
+	case errors.Is(err, models.ErrInvalidInput):
+		return problem(fiber.StatusUnprocessableEntity, inputMessage(err))
+	case err != nil:
+		return err
+	}
+	return c.Redirect("/routines#review-"+url.PathEscape(d.ReviewID), fiber.StatusSeeOther)
+}
+
+// triggerEvent is Start work / End work on Home: today's occurrences of the
+// routines tried on that event, once however often it is tapped. htmx gets
+// Home's live part back, a plain form a 303 to Home.
+func (s *Server) triggerEvent(c *fiber.Ctx) error {
+	event := c.Params("event")
+	if event != models.EventStartWork && event != models.EventEndWork {
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such event: start-work or end-work", nil)
+	}
+	if _, err := s.store.TriggerEvent(c.UserContext(), event); err != nil {
+		return err
+	}
+	if isHTMX(c) {
+		return s.showLive(c)
+	}
+	return c.Redirect("/", fiber.StatusSeeOther)
+}
+
+// recordFeedback is the one-tap feedback on a routine occurrence's outcome;
+// it answers with the occurrence's row.
+func (s *Server) recordFeedback(c *fiber.Ctx) error {
+	occ := pathParam(c, "occurrence")
+	row := models.OccurrenceActivityID(occ)
+	err := s.store.RecordFeedback(c.UserContext(), occ, c.FormValue("effort"), c.FormValue("helped"))
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such occurrence", nil)
+	case errors.Is(err, models.ErrNoOutcomeYet):
+		return s.renderRow(c, fiber.StatusConflict, row, views.RowState{Expanded: true, Error: "Record an outcome first; feedback is about what happened.", Open: openSet(c)})
+	case errors.Is(err, models.ErrInvalidInput):
+		return s.actionError(c, row, err, "")
+	case err != nil:
+		return err
+	}
+	return s.afterAction(c, row)
+}
