@@ -34,7 +34,11 @@ func (s *Server) homeData(c *fiber.Ctx, open map[string]bool, askID string) (vie
 	if err != nil {
 		return views.HomeData{}, err
 	}
-	return views.HomeData{Home: home, Now: s.store.Now(), Open: open, AskID: askID}, nil
+	runs, err := s.store.HomeRunNotice(c.UserContext(), s.cfg.DailyCostCap)
+	if err != nil {
+		return views.HomeData{}, err
+	}
+	return views.HomeData{Home: home, Now: s.store.Now(), Open: open, AskID: askID, Runs: runs}, nil
 }
 
 func (s *Server) showHome(c *fiber.Ctx) error {

@@ -7,6 +7,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
+	"time"
+
+	"hearth/handlers"
 )
 
 func agentPost(token, path string, body any) *http.Request {
@@ -63,4 +66,29 @@ func TestRunRoutesNeedTheRunsScope(t *testing.T) {
 	req := httptest.NewRequest(http.MethodGet, "/runs", nil)
 	req.Header.Set("Authorization", "Bearer "+ta.agentToken())
 	assertError(t, ta.do(req), http.StatusForbidden, "forbidden")
+}
+
+func TestHomeSaysWhenTheLastRunFailedOrTheCostCapHolds(t *testing.T) {
+	ta := newTestApp(t, withOwner(), withConfig(handlers.Config{DailyCostCap: 0.5}))
+	token := ta.agentToken()
+	cookie := ta.login()
+	if d := ta.get("/", "", cookie).doc(t); d.Find(`[data-testid="run-failed"], [data-testid="cost-cap"]`).Length() != 0 {
+		t.Fatal("a notice before any run")
+	}
+	ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-1", "job": "morning-brief", "trigger": "manual"}))
+	ta.do(agentPost(token, "/api/runs/run-1/invocations", nil))
+	if r := ta.do(agentPost(token, "/api/runs/run-1/finish", map[string]any{"outcome": "failed", "detail": "agent: exited 3", "costUsd": 0.75})); r.status != http.StatusOK {
+		t.Fatalf("finish: %s", r)
+	}
+	ta.clock.Advance(time.Minute) // Home is cached per minute; runs do not bump the revision
+	d := ta.get("/", "", cookie).doc(t)
+	has(t, d, `[data-testid="run-failed"]`)
+	has(t, d, `[data-testid="cost-cap"]`)
+	// A watch run is held by the cap; the owner's run still starts.
+	if r := ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-2", "job": "messages", "trigger": "watch"})); r.status != http.StatusOK || !bytes.Contains(r.body, []byte(`"hold":"cost_cap"`)) {
+		t.Fatalf("watch run past the cap: %s", r)
+	}
+	if r := ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-3", "job": "morning-brief", "trigger": "manual"})); r.status != http.StatusCreated {
+		t.Fatalf("the owner's run: %s", r)
+	}
 }

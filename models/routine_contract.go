@@ -190,6 +190,12 @@ func (r *Result) validateRoutines(v *validator) {
 				"an ID without the hearth: prefix", quoteFound(a.ID))
 		}
 	}
+	for i, rt := range r.Retractions {
+		if strings.HasPrefix(rt.ID, hearthIDPrefix) {
+			v.add(fmt.Sprintf("/retractions/%d/id", i), "a routine occurrence is the owner's execution record, not the agent's suggestion to withdraw",
+				"an ID without the hearth: prefix", quoteFound(rt.ID))
+		}
+	}
 }
 
 func (t *TriggerIn) validate(v *validator, path string) {

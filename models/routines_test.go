@@ -417,6 +417,9 @@ func TestRoutineContractRefusesBadDefinitionsAndReviewsWithPaths(t *testing.T) {
 			p["reviews"] = []any{rv}
 		}},
 		{"hearth: activity ID", "/activities/0/id", func(p pub) { p.add("activities", task("hearth:mine")) }},
+		{"retracting an occurrence", "/retractions/0/id", func(p pub) {
+			p.add("retractions", map[string]any{"kind": "activity", "id": "hearth:morning@2026-09-29"})
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, _ := newTestStore(t)

@@ -510,4 +510,11 @@ func runUsage(r models.RunView) string {
 	return s
 }
 
+func detailText(d string) string {
+	if d == "" {
+		return ""
+	}
+	return ": " + d
+}
+
 var _ = templruntime.GeneratedTemplate
