@@ -59,17 +59,17 @@ func (s *Server) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData)
 	// A cached page was rendered after today's occurrences were ensured at
 	// the same revision and minute (so on the same day): nothing is missing.
 	if page, ok := s.pages.get(key()); ok {
-		return sendCached(c, page, newRequestID())
+		return sendCached(c, page)
 	}
 	s.ensureOccurrences(c)
 	// Ensuring may have created occurrences, a new revision: key it after.
 	k := key()
 	if page, ok := s.pages.get(k); ok {
-		return sendCached(c, page, newRequestID())
+		return sendCached(c, page)
 	}
 	// The cached render holds a placeholder where the Ask form's requestId
 	// goes, and every response gets a fresh one, so two devices never share it.
-	d, err := s.homeData(c, open, askPlaceholder)
+	d, err := s.homeData(c, open, idPlaceholder)
 	if err != nil {
 		return err
 	}
@@ -78,9 +78,9 @@ func (s *Server) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData)
 	if err := view(d).Render(c.UserContext(), &buf); err != nil {
 		return err
 	}
-	page := newCachedPage(buf.Bytes(), askPlaceholder)
+	page := newCachedPage(buf.Bytes())
 	s.pages.put(k, page)
-	return sendCached(c, page, newRequestID())
+	return sendCached(c, page)
 }
 
 // ensureOccurrences instantiates today's routine occurrences before Home

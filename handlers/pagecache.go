@@ -21,19 +21,18 @@ type pageCache struct {
 	order   []string
 }
 
-// cachedPage is a render split at the one place that differs per response
-// (the Ask form's requestId): head + a fresh ID + tail.
+// cachedPage is a render split at the places that differ per response
+// (the requestIds of its forms): parts[0] + a fresh ID + parts[1] + … .
 type cachedPage struct {
-	head, tail []byte
+	parts [][]byte
 }
 
-// askPlaceholder stands for the requestId in a cached render; it is a valid
+// idPlaceholder stands for each requestId in a cached render; it is a valid
 // request ID, so a render that escaped the splice would still be well formed.
-const askPlaceholder = "req-cached-placeholder"
+const idPlaceholder = "req-cached-placeholder"
 
-func newCachedPage(html []byte, placeholder string) cachedPage {
-	head, tail, _ := bytes.Cut(html, []byte(placeholder))
-	return cachedPage{head: head, tail: tail}
+func newCachedPage(html []byte) cachedPage {
+	return cachedPage{parts: bytes.Split(html, []byte(idPlaceholder))}
 }
 
 // pageCacheSize bounds the entries; one owner needs only a handful.
@@ -72,17 +71,21 @@ func openKey(open map[string]bool) string {
 	return strings.Join(ids, ",")
 }
 
-// sendCached answers with a cached page carrying id, gzip when the client
-// takes it. The compress middleware leaves a response that already has an
-// encoding. Compressing per response costs about 0.1 ms (make bench); it is
-// what lets the ID differ per device while the read and render are shared.
-func sendCached(c *fiber.Ctx, e cachedPage, id string) error {
+// sendCached answers with a cached page, a fresh requestId in each of its
+// forms, gzip when the client takes it. The compress middleware leaves a
+// response that already has an encoding. Compressing per response costs
+// about 0.1 ms for Home (make bench); it is what lets the IDs differ per
+// device while the read and render are shared.
+func sendCached(c *fiber.Ctx, e cachedPage) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
 	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	parts := [][]byte{e.head, []byte(id), e.tail}
-	if e.tail == nil {
-		parts = parts[:1] // the live fragment has no Ask form
+	parts := make([][]byte, 0, 2*len(e.parts))
+	for i, p := range e.parts {
+		if i > 0 {
+			parts = append(parts, []byte(newRequestID()))
+		}
+		parts = append(parts, p)
 	}
 	if strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
 		c.Set(fiber.HeaderContentEncoding, "gzip")

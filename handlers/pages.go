@@ -27,21 +27,8 @@ func (s *Server) render(c *fiber.Ctx, status int, comp templ.Component) error {
 // alone): for a page of hundreds of KB, like Routines with a year of twenty
 // routines, the middleware's default level cost more than the render (make bench).
 func (s *Server) renderGzip(c *fiber.Ctx, status int, comp templ.Component) error {
-	var buf *bytes.Buffer
-	select {
-	case buf = <-renderBuffers:
-		buf.Reset()
-	default:
-		buf = new(bytes.Buffer)
-	}
-	defer func() {
-		if buf.Cap() <= 4<<20 { // a freak page is not kept
-			select {
-			case renderBuffers <- buf:
-			default:
-			}
-		}
-	}()
+	buf := takeRenderBuffer()
+	defer returnRenderBuffer(buf)
 	if err := comp.Render(c.UserContext(), buf); err != nil {
 		s.log.Error("render", "err", err, "requestId", requestIDOf(c))
 		return err
@@ -101,4 +88,23 @@ func (s *Server) logout(c *fiber.Ctx) error {
 	}
 	c.ClearCookie(SessionCookie)
 	return c.Redirect("/login", fiber.StatusSeeOther)
+}
+
+func takeRenderBuffer() *bytes.Buffer {
+	select {
+	case buf := <-renderBuffers:
+		buf.Reset()
+		return buf
+	default:
+		return new(bytes.Buffer)
+	}
+}
+
+func returnRenderBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= 4<<20 { // a freak page is not kept
+		select {
+		case renderBuffers <- buf:
+		default:
+		}
+	}
 }

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -18,8 +20,44 @@ import (
 // The Routines page (issue 9): plain forms answered by 303, a refused
 // form by the page again with its message beside that form.
 
+// showRoutines serves the Routines page from the page cache, keyed by
+// revision and minute like Home: a page of twenty routines with a year of
+// counts is hundreds of KB, so it is read and rendered once per commit.
 func (s *Server) showRoutines(c *fiber.Ctx) error {
-	return s.renderRoutines(c, fiber.StatusOK, nil)
+	key := fmt.Sprintf("routines|%d|%d", s.store.LatestRevision(), s.store.Now().Unix()/60)
+	if page, ok := s.pages.get(key); ok {
+		return sendCached(c, page)
+	}
+	v, err := s.store.Routines(c.UserContext())
+	if err != nil {
+		return err
+	}
+	// Each proposal form's requestId is a placeholder in the cached render,
+	// filled per response, so two devices never share one.
+	buf := takeRenderBuffer()
+	defer returnRenderBuffer(buf)
+	if err := views.Routines(views.RoutinesData{View: v, Now: s.store.Now(), RequestIDs: proposalIDs(v, func() string { return idPlaceholder })}).
+		Render(c.UserContext(), buf); err != nil {
+		return err
+	}
+	page := newCachedPage(bytes.Clone(buf.Bytes()))
+	s.pages.put(key, page)
+	return sendCached(c, page)
+}
+
+// proposalIDs gives each undecided proposal's form a requestId.
+func proposalIDs(v models.RoutinesView, id func() string) map[string]string {
+	ids := map[string]string{}
+	for _, card := range v.Routines {
+		for _, rv := range card.Reviews {
+			for _, p := range rv.Proposals {
+				if p.Decision == "" {
+					ids[views.ProposalKey(rv.ID, p.ID)] = id()
+				}
+			}
+		}
+	}
+	return ids
 }
 
 // renderRoutines renders the page with status, and problem beside the form it concerns.
@@ -28,19 +66,8 @@ func (s *Server) renderRoutines(c *fiber.Ctx, status int, problem *views.FormPro
 	if err != nil {
 		return err
 	}
-	// Every response renders its own requestIds (the page is never cached),
-	// so two devices never share one and a double submit is one request.
-	ids := map[string]string{}
-	for _, card := range v.Routines {
-		for _, rv := range card.Reviews {
-			for _, p := range rv.Proposals {
-				if p.Decision == "" {
-					ids[views.ProposalKey(rv.ID, p.ID)] = newRequestID()
-				}
-			}
-		}
-	}
-	return s.renderGzip(c, status, views.Routines(views.RoutinesData{View: v, Now: s.store.Now(), RequestIDs: ids, Problem: problem}))
+	// A refused form's page is rendered for this response alone.
+	return s.renderGzip(c, status, views.Routines(views.RoutinesData{View: v, Now: s.store.Now(), RequestIDs: proposalIDs(v, newRequestID), Problem: problem}))
 }
 
 // pathParam is a path parameter, unescaped.

@@ -530,6 +530,11 @@ func TestProposalDecisionsBecomeRequestsForTheAgent(t *testing.T) {
 	if !strings.HasPrefix(id, "req-") || id == rv.Find(`[data-testid="proposal"][data-id="p2"] input[name="requestId"]`).AttrOr("value", "") {
 		t.Fatalf("proposal request IDs %q", id)
 	}
+	// The page is served from the cache between commits, but never with another response's IDs.
+	other := ta.routinesPage(cookie).Find(`[data-testid="proposal"][data-id="p1"] input[name="requestId"]`).AttrOr("value", "")
+	if other == id || !strings.HasPrefix(other, "req-") {
+		t.Fatalf("a second device got request ID %q beside %q", other, id)
+	}
 	path := "/routines/reviews/rv-1/proposals/p1"
 	before := ta.revision()
 	resp := ta.form(path, url.Values{"requestId": {id}, "decision": {"modify"}, "words": {"  "}}, false, cookie)
