@@ -79,12 +79,7 @@ func (t TrialView) Name() string {
 	return fmt.Sprintf("r%d, %s to %s", t.Revision, t.StartsOn, t.lastDay())
 }
 
-func (t TrialView) lastDay() string {
-	if t.EndedOn != "" && t.EndedOn < t.EndsOn {
-		return t.EndedOn
-	}
-	return t.EndsOn
-}
+func (t TrialView) lastDay() string { return lastDay(t.EndsOn, t.EndedOn) }
 
 // ReviewView is an agent review with the counts it was based on and the
 // owner's decision on each proposal.

@@ -80,11 +80,14 @@ type RoutineTrial struct {
 
 // LastDay is the trial's last applicable day: the window's end, or the day
 // the owner ended it.
-func (t RoutineTrial) LastDay() string {
-	if t.EndedOn != "" && t.EndedOn < t.EndsOn {
-		return t.EndedOn
+func (t RoutineTrial) LastDay() string { return lastDay(t.EndsOn, t.EndedOn) }
+
+// lastDay is a window's end, or the day it was ended early.
+func lastDay(endsOn, endedOn string) string {
+	if endedOn != "" && endedOn < endsOn {
+		return endedOn
 	}
-	return t.EndsOn
+	return endsOn
 }
 
 // RoutineOccurrence is one applicable occasion of a routine, frozen to the
@@ -200,7 +203,8 @@ func (s *Store) StartTrial(ctx context.Context, cmd TrialCommand) (RoutineTrial,
 		if err := t.Create(&trial).Error; err != nil {
 			return err
 		}
-		return ensureOccurrences(t, day)
+		_, err = ensureOccurrences(t, day)
+		return err
 	})
 	if err != nil {
 		return RoutineTrial{}, classify("start trial", err)
@@ -296,7 +300,8 @@ func (s *Store) ExtendTrial(ctx context.Context, trialID int64, days int) error 
 		if err != nil {
 			return err
 		}
-		return ensureOccurrences(t, day)
+		_, err = ensureOccurrences(t, day)
+		return err
 	})
 	if err != nil && !errors.Is(err, ErrTrialNotActive) {
 		return classify("extend trial", err)
@@ -331,12 +336,8 @@ func (s *Store) EnsureOccurrences(ctx context.Context) (created int, err error) 
 		if err != nil {
 			return err
 		}
-		before := len(t.changed)
-		if err := ensureOccurrences(t, day); err != nil {
-			return err
-		}
-		created = len(t.changed) - before
-		return nil
+		created, err = ensureOccurrences(t, day)
+		return err
 	})
 	if err != nil {
 		return 0, classify("ensure occurrences", err)
@@ -345,21 +346,38 @@ func (s *Store) EnsureOccurrences(ctx context.Context) (created int, err error) 
 }
 
 // ensureOccurrences creates day's missing occurrences of active daily and
-// weekly trials inside t.
-func ensureOccurrences(t *txn, day Day) error {
+// weekly trials inside t, and says how many it created.
+func ensureOccurrences(t *txn, day Day) (int, error) {
+	created := 0
+	err := eachTrialToday(t, day, func(def RoutineDefinition, tr RoutineTrial) error {
+		if def.TriggerKind == TriggerEvent {
+			return nil
+		}
+		made, err := instantiate(t, def, tr, day, day.Date)
+		if made {
+			created++
+		}
+		return err
+	})
+	return created, err
+}
+
+// eachTrialToday calls fn with each active trial that plans day, and the
+// revision it tries.
+func eachTrialToday(t *txn, day Day, fn func(RoutineDefinition, RoutineTrial) error) error {
 	var trials []RoutineTrial
 	if err := t.Where("state = 'active' AND starts_on <= ? AND ends_on >= ?", day.Date, day.Date).Find(&trials).Error; err != nil {
 		return err
 	}
 	for _, tr := range trials {
+		if !trialApplies(tr, day.Date) {
+			continue
+		}
 		var def RoutineDefinition
 		if err := t.Where("routine_id = ? AND revision = ?", tr.RoutineID, tr.Revision).Take(&def).Error; err != nil {
 			return err
 		}
-		if def.TriggerKind == TriggerEvent || !trialApplies(tr, day.Date) {
-			continue
-		}
-		if err := instantiate(t, def, tr, day, day.Date); err != nil {
+		if err := fn(def, tr); err != nil {
 			return err
 		}
 	}
@@ -397,25 +415,16 @@ func (s *Store) TriggerEvent(ctx context.Context, event string) (int, error) {
 		if err != nil {
 			return err
 		}
-		var trials []RoutineTrial
-		if err := t.Where("state = 'active' AND starts_on <= ? AND ends_on >= ?", day.Date, day.Date).Find(&trials).Error; err != nil {
+		return eachTrialToday(t, day, func(def RoutineDefinition, tr RoutineTrial) error {
+			if def.TriggerKind != TriggerEvent || def.TriggerEvent != event {
+				return nil
+			}
+			made, err := instantiate(t, def, tr, day, day.Date+"."+event)
+			if made {
+				created++
+			}
 			return err
-		}
-		for _, tr := range trials {
-			var def RoutineDefinition
-			if err := t.Where("routine_id = ? AND revision = ?", tr.RoutineID, tr.Revision).Take(&def).Error; err != nil {
-				return err
-			}
-			if def.TriggerKind != TriggerEvent || def.TriggerEvent != event || !trialApplies(tr, day.Date) {
-				continue
-			}
-			before := len(t.changed)
-			if err := instantiate(t, def, tr, day, day.Date+"."+event); err != nil {
-				return err
-			}
-			created += len(t.changed) - before
-		}
-		return nil
+		})
 	})
 	if err != nil {
 		return 0, classify("trigger event", err)
@@ -436,23 +445,23 @@ func OccurrenceActivityID(occurrenceID string) string { return occurrenceActivit
 // instantiate creates the occurrence of def for occasion (a date, or a date
 // and event) with its routine activity and one child activity per step,
 // unless the routine already has that occasion, whatever its revision.
-func instantiate(t *txn, def RoutineDefinition, tr RoutineTrial, day Day, occasion string) error {
+func instantiate(t *txn, def RoutineDefinition, tr RoutineTrial, day Day, occasion string) (bool, error) {
 	occID := OccurrenceID(def.RoutineID, occasion)
 	var n int64
 	if err := t.Model(&RoutineOccurrence{}).Where("routine_id = ? AND occasion = ?", def.RoutineID, occasion).Count(&n).Error; err != nil || n > 0 {
-		return err
+		return false, err
 	}
 	rev, err := t.bump()
 	if err != nil {
-		return err
+		return false, err
 	}
 	var steps []RoutineStep
 	if err := json.Unmarshal([]byte(def.Steps), &steps); err != nil {
-		return fmt.Errorf("stored steps of %s@%d: %w", def.RoutineID, def.Revision, err)
+		return false, fmt.Errorf("stored steps of %s@%d: %w", def.RoutineID, def.Revision, err)
 	}
 	var rule CompletionRule
 	if err := json.Unmarshal([]byte(def.CompletionRule), &rule); err != nil {
-		return fmt.Errorf("stored rule of %s@%d: %w", def.RoutineID, def.Revision, err)
+		return false, fmt.Errorf("stored rule of %s@%d: %w", def.RoutineID, def.Revision, err)
 	}
 	date, _, _ := strings.Cut(occasion, ".")
 	key := date + "@" + day.Zone.String()
@@ -478,17 +487,17 @@ func instantiate(t *txn, def RoutineDefinition, tr RoutineTrial, day Day, occasi
 		rows = append(rows, []any{id, st.Kind, st.Title, "", nil, parent, nil, key, "routine", int64(i), "", string(st.Payload), "[]", rev, t.now, t.now})
 	}
 	if err := execRows(t.DB, insertOccurrenceActivity, rows); err != nil {
-		return err
+		return false, err
 	}
 	occ := RoutineOccurrence{ID: occID, RoutineID: def.RoutineID, Revision: def.Revision, TrialID: tr.ID, Occasion: occasion,
 		LocalDate: date, Zone: day.Zone.String(), Rule: jsonText(frozen), ActivityID: parent, CreatedAt: t.now}
 	res := t.Clauses(clause.OnConflict{DoNothing: true}).Create(&occ)
 	if res.Error != nil {
-		return res.Error
+		return false, res.Error
 	}
 	t.touch("activity:" + parent)
 	t.touchRoutine(def.RoutineID, def.Revision, date)
-	return nil
+	return res.RowsAffected == 1, nil
 }
 
 // insertOccurrenceActivity never overwrites: an occurrence's activities are
@@ -649,7 +658,7 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 		if err != nil {
 			loc = day.Zone
 		}
-		if err := instantiate(t, def, tr, Day{Date: cmd.Date, Zone: loc}, cmd.Date); err != nil {
+		if _, err := instantiate(t, def, tr, Day{Date: cmd.Date, Zone: loc}, cmd.Date); err != nil {
 			return err
 		}
 		rev, err := t.bump()

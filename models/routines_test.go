@@ -288,9 +288,10 @@ func TestEventRoutineOccursOncePerDayWhenTheOwnerStartsWork(t *testing.T) {
 	if n, _ := s.EnsureOccurrences(ctx); n != 0 {
 		t.Fatalf("an event routine was instantiated by the clock: %d", n)
 	}
-	for range 2 {
-		if _, err := s.TriggerEvent(ctx, EventStartWork); err != nil {
-			t.Fatal(err)
+	for i := range 2 {
+		n, err := s.TriggerEvent(ctx, EventStartWork)
+		if err != nil || n != 1-i {
+			t.Fatalf("tap %d created %d, %v: want 1, then 0", i+1, n, err)
 		}
 	}
 	var n int64

@@ -40,6 +40,16 @@ func (f clientFlags) baseURL() (string, error) {
 	return strings.TrimRight(*f.url, "/"), nil
 }
 
+// endpoint is --url and the credential, each checked: a client command's
+// preamble.
+func (f clientFlags) endpoint() (base, token string, err error) {
+	if base, err = f.baseURL(); err != nil {
+		return "", "", err
+	}
+	token, err = f.token()
+	return base, token, err
+}
+
 // token reads the agent token from --credential-file or HEARTH_TOKEN.
 func (f clientFlags) token() (string, error) {
 	if *f.credFile == "" {
@@ -148,11 +158,7 @@ func cmdContext(args []string) error {
 	if err := noArgs(rest); err != nil {
 		return err
 	}
-	base, err := cf.baseURL()
-	if err != nil {
-		return err
-	}
-	token, err := cf.token()
+	base, token, err := cf.endpoint()
 	if err != nil {
 		return err
 	}

@@ -149,11 +149,7 @@ func cmdMCP(args []string) error {
 	if err := noArgs(rest); err != nil {
 		return err
 	}
-	base, err := cf.baseURL()
-	if err != nil {
-		return err
-	}
-	token, err := cf.token()
+	base, token, err := cf.endpoint()
 	if err != nil {
 		return err
 	}

@@ -110,11 +110,7 @@ func cmdRun(args []string) error {
 		}
 		prompt = string(b)
 	}
-	base, err := cf.baseURL()
-	if err != nil {
-		return err
-	}
-	token, err := cf.token()
+	base, token, err := cf.endpoint()
 	if err != nil {
 		return err
 	}
