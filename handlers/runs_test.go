@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,4 +92,22 @@ func TestHomeSaysWhenTheLastRunFailedOrTheCostCapHolds(t *testing.T) {
 	if r := ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-3", "job": "morning-brief", "trigger": "manual"})); r.status != http.StatusCreated {
 		t.Fatalf("the owner's run: %s", r)
 	}
+}
+
+func TestRunsPageShowsEachScheduleOccurrenceWithItsAttempts(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	ops := ta.agentToken("schedules:admin")
+	ta.mustCreateSchedule(ops, "k1", "brief")
+	ta.clock.Advance(2 * time.Hour) // testNow is 07:00 UTC: 08:00 has come
+	token := ta.agentToken()
+	if r := ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-1", "job": "morning", "trigger": "schedule", "scheduleId": "brief"})); r.status != http.StatusCreated {
+		t.Fatalf("start: %s", r)
+	}
+	ta.do(agentPost(token, "/api/runs/run-1/invocations", nil))
+	ta.clock.Advance(time.Minute)
+	d := ta.get("/runs", "", ta.login()).doc(t)
+	if got := text(has(t, d, `[data-testid="run-schedule"][data-id="brief"] [data-testid="run-schedule-outstanding"]`)); !strings.Contains(got, "running, attempt 1 of 3") {
+		t.Fatalf("the occurrence reads %q", got)
+	}
+	has(t, d, `[data-testid="run"][data-id="run-1"][data-state="running"]`)
 }
