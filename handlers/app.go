@@ -107,6 +107,7 @@ type Server struct {
 	log    *slog.Logger
 	hub    *Hub
 	pages  *pageCache
+	cards  cardCache
 	beeper beeperHealth
 }
 

@@ -118,3 +118,38 @@ func compressPage(parts ...[]byte) []byte {
 	gzipWriters.Put(zw)
 	return buf.Bytes()
 }
+
+// cardCache keeps rendered Routines cards, at most cardCacheSize, dropping
+// the oldest first.
+type cardCache struct {
+	mu      sync.Mutex
+	entries map[string]string
+	order   []string
+}
+
+// cardCacheSize holds a few renders of a catalog of a hundred routines.
+const cardCacheSize = 512
+
+func (k *cardCache) get(key string) (string, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	html, ok := k.entries[key]
+	return html, ok
+}
+
+func (k *cardCache) put(key, html string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.entries == nil {
+		k.entries = map[string]string{}
+	}
+	if _, ok := k.entries[key]; ok {
+		return
+	}
+	if len(k.order) >= cardCacheSize {
+		delete(k.entries, k.order[0])
+		k.order = k.order[1:]
+	}
+	k.entries[key] = html
+	k.order = append(k.order, key)
+}

@@ -34,15 +34,42 @@ func (s *Server) showRoutines(c *fiber.Ctx) error {
 	}
 	// Each proposal form's requestId is a placeholder in the cached render,
 	// filled per response, so two devices never share one.
+	d := views.RoutinesData{View: v, Now: s.store.Now(), RequestIDs: proposalIDs(v, func() string { return idPlaceholder })}
+	if d.Rendered, err = s.routineCards(c, d); err != nil {
+		return err
+	}
 	buf := takeRenderBuffer()
 	defer returnRenderBuffer(buf)
-	if err := views.Routines(views.RoutinesData{View: v, Now: s.store.Now(), RequestIDs: proposalIDs(v, func() string { return idPlaceholder })}).
-		Render(c.UserContext(), buf); err != nil {
+	if err := views.Routines(d).Render(c.UserContext(), buf); err != nil {
 		return err
 	}
 	page := newCachedPage(bytes.Clone(buf.Bytes()))
 	s.pages.put(key, page)
 	return sendCached(c, page)
+}
+
+// routineCards renders each card, or takes it from the cards kept since an
+// earlier render: a card is kept by its version (which changes whenever its
+// data may have), the owner's day and the minute (its relative times), so
+// after a commit on one routine only that card is rendered again.
+func (s *Server) routineCards(c *fiber.Ctx, d views.RoutinesData) (map[string]string, error) {
+	out := make(map[string]string, len(d.View.Routines))
+	minute := s.store.Now().Unix() / 60
+	var buf bytes.Buffer
+	for _, card := range d.View.Routines {
+		key := fmt.Sprintf("%s|%s|%s|%d", card.ID, card.Version, d.View.Day.Date, minute)
+		if html, ok := s.cards.get(key); ok {
+			out[card.ID] = html
+			continue
+		}
+		buf.Reset()
+		if err := views.RoutineCardOf(d, card).Render(c.UserContext(), &buf); err != nil {
+			return nil, err
+		}
+		out[card.ID] = buf.String()
+		s.cards.put(key, out[card.ID])
+	}
+	return out, nil
 }
 
 // proposalIDs gives each undecided proposal's form a requestId.

@@ -625,3 +625,21 @@ func TestAgentCredentialIsForbiddenOnRoutineRoutes(t *testing.T) {
 		t.Error("an agent request wrote")
 	}
 }
+
+func TestAKeptRoutineCardFollowsAPublicationThatOnlyChangesItsSource(t *testing.T) {
+	ta, cookie := routineApp(t)
+	chip := func() string {
+		return text(ta.routinesPage(cookie).Find(`[data-id="morning"] [data-testid="chip"][data-kind="life"]`))
+	}
+	if got := chip(); !strings.Contains(got, "1b1b1b1b") {
+		t.Fatalf("source chip %q", got)
+	}
+	// Only the life file's hash changes: no routine is named, yet the card must not be served as kept.
+	pub := minimalPublication("run-source", ta.revision())
+	pub["sourceRefs"] = []any{map[string]any{"id": "life-health", "kind": "life", "path": "areas/health.md",
+		"contentHash": "sha256:" + strings.Repeat("9e", 32), "observedAt": "2026-09-29T06:00:00Z"}}
+	ta.mustPublish(ta.agentToken(), pub.bytes(t))
+	if got := chip(); !strings.Contains(got, "9e9e9e9e") {
+		t.Fatalf("after the source changed the card still shows %q", got)
+	}
+}

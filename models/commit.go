@@ -2,6 +2,9 @@ package models
 
 import (
 	"context"
+	"maps"
+	"strings"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -86,7 +89,44 @@ func (s *Store) commit(ctx context.Context, fn func(t *txn) error) (int64, error
 		return 0, err
 	}
 	if t.rev != 0 {
+		s.cards.committed(t.rev, t.changed)
 		s.notify(t.rev, t.changed)
 	}
 	return t.rev, nil
+}
+
+// cardVersions says, per routine, the newest revision that changed what its
+// Routines card shows: a commit naming "routine:X" changes X's card; one
+// naming a request (a proposal's status) or a publication (evidence, source
+// refs) may change any card. Versions only grow, and a read takes them
+// before its snapshot, so a card rendered from data is never labelled with
+// a version older than the data; a label newer than the data only costs a
+// render.
+type cardVersions struct {
+	mu      sync.Mutex
+	routine map[string]int64
+	global  int64
+}
+
+func (v *cardVersions) committed(rev int64, changed []string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, key := range changed {
+		switch {
+		case strings.HasPrefix(key, "routine:"):
+			if v.routine == nil {
+				v.routine = map[string]int64{}
+			}
+			v.routine[strings.TrimPrefix(key, "routine:")] = rev
+		case strings.HasPrefix(key, "request:"), key == "publication":
+			v.global = rev
+		}
+	}
+}
+
+// version is routineID's card version.
+func (v *cardVersions) snapshot() (map[string]int64, int64) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return maps.Clone(v.routine), v.global
 }

@@ -103,6 +103,7 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 			return err
 		}
 		t.touch(changed...)
+		t.touch("publication")
 		rc := Receipt{Publisher: publisher, RunID: r.RunID, JobKey: r.JobKey, PayloadHash: hash, Revision: rev, ReceivedAt: t.now}
 		if err := t.Create(&rc).Error; err != nil {
 			return err

@@ -24,7 +24,10 @@ type RoutinesView struct {
 // RoutineCard is one routine: its current revision, where it stands
 // (ideal, candidate, active, retired), its history and what was recorded.
 type RoutineCard struct {
-	ID        string
+	ID string
+	// Version changes whenever what the card shows may have changed (see
+	// cardVersions); with the day and minute it keys a rendered card.
+	Version   string
 	Current   RoutineRevisionView
 	Revisions []RoutineRevisionView // newest first
 	// Standing is "active" while a trial runs, else the current revision's status.
@@ -130,6 +133,7 @@ func (t RoutineTrial) view() TrialView {
 // Routines reads the Routines page.
 func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 	var v RoutinesView
+	versions, global := s.cards.snapshot() // before the snapshot: a label is never older than the data
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
 		var err error
@@ -159,7 +163,7 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 		for _, d := range defs {
 			dv := s.metrics.view(d)
 			if len(v.Routines) == 0 || v.Routines[len(v.Routines)-1].ID != d.RoutineID {
-				v.Routines = append(v.Routines, RoutineCard{ID: d.RoutineID, Current: dv})
+				v.Routines = append(v.Routines, RoutineCard{ID: d.RoutineID, Current: dv, Version: fmt.Sprintf("%d.%d", versions[d.RoutineID], global)})
 				evidence = append(evidence, dv.EvidenceIDs...)
 			}
 			card := &v.Routines[len(v.Routines)-1]
