@@ -143,6 +143,11 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 // 303 back to Home for a plain form.
 func (s *Server) afterAction(c *fiber.Ctx, id string) error {
 	if !isHTMX(c) {
+		// A routine's step is shown inside its routine: open both, or the
+		// owner lands on a collapsed routine that hides what they just did.
+		if row, _, err := s.store.HomeRow(c.UserContext(), id); err == nil && row.ParentID != "" {
+			return c.Redirect("/?open="+url.QueryEscape(row.ParentID+","+id)+"#row-"+url.PathEscape(id), fiber.StatusSeeOther)
+		}
 		return c.Redirect(rowPageURL(id, true), fiber.StatusSeeOther)
 	}
 	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: true, Open: openSet(c)})

@@ -219,7 +219,7 @@ func TestTaskActionsAnswerFragmentOrRedirect(t *testing.T) {
 	has(t, d, `[data-testid="done-today"] li[data-id="book-bike-service"]`)
 
 	resp = ta.ownerRequest(http.MethodPost, "/activities/stretch-"+testDate+"/state", url.Values{"state": {"deferred"}, "until": {"2026-09-30"}}, false, cookie)
-	if resp.status != http.StatusSeeOther || !strings.HasPrefix(resp.header.Get("Location"), "/?open=stretch-") {
+	if resp.status != http.StatusSeeOther || !strings.HasPrefix(resp.header.Get("Location"), "/?open=morning-routine-"+testDate+"%2Cstretch-") {
 		t.Fatalf("plain form: %s %q", resp, resp.header.Get("Location"))
 	}
 }
@@ -409,4 +409,17 @@ func TestRowFragmentComputesTomorrowInTheOwnersZone(t *testing.T) {
 	if until, _ := has(t, home, `li[data-id="book-bike-service"] input[type="date"]`).Attr("min"); until != "2026-10-01" {
 		t.Fatalf("Home's defer date picker starts at %q", until)
 	}
+}
+
+func TestAPlainFormOnARoutineStepLandsWithTheRoutineOpen(t *testing.T) {
+	ta, cookie := homeApp(t)
+	step := "stretch-" + testDate
+	resp := ta.ownerRequest(http.MethodPost, "/activities/"+step+"/state", url.Values{"state": {"completed"}}, false, cookie)
+	loc := resp.header.Get("Location")
+	if resp.status != http.StatusSeeOther || !strings.Contains(loc, url.QueryEscape("morning-routine-"+testDate+","+step)) {
+		t.Fatalf("redirect %d %q: want the routine and the step open", resp.status, loc)
+	}
+	u, _ := url.Parse(loc)
+	d := ta.get(u.RequestURI(), "", cookie).doc(t)
+	has(t, d, `li[data-id="`+step+`"][data-state="completed"]`)
 }
