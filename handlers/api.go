@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"mime"
 	"strings"
@@ -11,6 +12,15 @@ import (
 	"hearth/models/schema"
 	"hearth/models/strictjson"
 )
+
+// agentStore is the agent's read and publish.
+type agentStore interface {
+	AgentContext(ctx context.Context) (models.AgentContext, error)
+	CompactContext(ctx context.Context) (models.AgentContext, error)
+	ContextPage(ctx context.Context, collection, cursor string) (any, error)
+	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
+	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
+}
 
 // envelope is every API error body (DESIGN §4).
 type envelope struct {

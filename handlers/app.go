@@ -17,68 +17,32 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/compress"
 
 	"hearth/models"
-	"hearth/models/schedules"
 )
 
-// Store is the part of models.Store the handlers call.
+// Store is the part of models.Store the handlers call: the union of the
+// narrow interfaces each handler file declares beside the handlers that
+// need them (homeStore in home.go, messagesStore in messages.go, …).
 type Store interface {
+	coreStore
+	identityStore
+	pagesStore
+	homeStore
+	messagesStore
+	requestsStore
+	agentStore
+	wakeStore
+	observationsStore
+	schedulesStore
+	runsStore
+	routinesStore
+}
+
+// coreStore is what every page and the health check use.
+type coreStore interface {
 	Ping(ctx context.Context) error
-	AuthenticateAgent(ctx context.Context, token string) (models.AgentCredential, error)
-	AuthenticateSession(ctx context.Context, token string) (models.OwnerSession, error)
-	HasOwner(ctx context.Context) (bool, error)
-	Login(ctx context.Context, passphrase string) (string, error)
-	Logout(ctx context.Context, token string) error
-	AgentContext(ctx context.Context) (models.AgentContext, error)
-	CompactContext(ctx context.Context) (models.AgentContext, error)
-	Home(ctx context.Context) (models.HomeView, error)
-	HomeRow(ctx context.Context, id string) (models.HomeRow, models.Day, error)
 	Revision(ctx context.Context) (int64, error)
 	LatestRevision() int64
 	Now() time.Time
-	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
-	RecordMeasurement(ctx context.Context, activityID string, value float64) (models.Measurement, error)
-	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
-	ChatDrafts(ctx context.Context, chatID string) ([]models.ChatDraft, error)
-	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
-	Person(ctx context.Context, id string) (models.PersonView, error)
-	ChatPeople(ctx context.Context) (map[string]string, error)
-	WatchStatus(ctx context.Context) (models.WatchHealth, error)
-	LatestSend(ctx context.Context, draftID string) (models.Send, bool, error)
-	ConfirmSend(ctx context.Context, m models.Messenger, cmd models.SendCommand) (models.Send, error)
-	ReconcileSend(ctx context.Context, m models.Messenger, sendKey string) (models.Send, error)
-	MarkSendNotSent(ctx context.Context, sendKey string) (models.Send, error)
-	CreateRequest(ctx context.Context, body []byte) (models.RequestView, bool, error)
-	CancelRequest(ctx context.Context, id string) (models.RequestView, error)
-	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
-	ContextPage(ctx context.Context, collection, cursor string) (any, error)
-	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
-	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
-	TakeWakes(ctx context.Context) ([]models.Wake, error)
-	StartRun(ctx context.Context, runner string, in models.RunStartIn, costCap float64) (models.RunStart, error)
-	StartInvocation(ctx context.Context, runner, runID string) (models.RunView, error)
-	FinishRun(ctx context.Context, runner, runID string, in models.RunFinishIn) (models.RunView, error)
-	ResolveRun(ctx context.Context, runID string) (models.RunView, error)
-	Runs(ctx context.Context) (models.RunsView, error)
-	HomeRunNotice(ctx context.Context, costCap float64) (models.RunNotice, error)
-	NextWakeAt(ctx context.Context) (time.Time, bool, error)
-	DirtyChanged() <-chan struct{}
-	RecordObservation(ctx context.Context, credentialID string, body []byte) (models.ObservationReceipt, error)
-	RecordObservations(ctx context.Context, credentialID string, body []byte) ([]models.ObservationOutcome, error)
-	CreateSchedule(ctx context.Context, actor models.Actor, body []byte) (models.ScheduleReceipt, bool, error)
-	CancelSchedule(ctx context.Context, actor models.Actor, id string) (models.CancelResult, error)
-	Schedules(ctx context.Context) (models.ScheduleList, error)
-	DueSchedules(ctx context.Context, now time.Time) (models.DueReport, error)
-	NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedules.NextResult, error)
-	ApproveSchedule(ctx context.Context, id, fingerprint string) (models.ScheduleView, error)
-	Routines(ctx context.Context) (models.RoutinesView, error)
-	StartTrial(ctx context.Context, cmd models.TrialCommand) (models.RoutineTrial, error)
-	EndTrial(ctx context.Context, trialID int64) error
-	ExtendTrial(ctx context.Context, trialID int64, days int) error
-	EnsureOccurrences(ctx context.Context) (int, error)
-	TriggerEvent(ctx context.Context, event string) (int, error)
-	RecordFeedback(ctx context.Context, occurrenceID, effort, helped string) error
-	RecordPastOutcome(ctx context.Context, cmd models.PastOutcomeCommand) error
-	DecideProposal(ctx context.Context, d models.ProposalDecision) (models.RequestView, error)
 }
 
 // Config holds what the app needs besides the store.

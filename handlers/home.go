@@ -2,11 +2,13 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -14,6 +16,20 @@ import (
 	"hearth/models"
 	"hearth/views"
 )
+
+// homeStore is what Home, its rows and People read and change.
+type homeStore interface {
+	Home(ctx context.Context) (models.HomeView, error)
+	HomeRow(ctx context.Context, id string) (models.HomeRow, models.Day, error)
+	HomeRunNotice(ctx context.Context, costCap float64) (models.RunNotice, error)
+	EnsureOccurrences(ctx context.Context) (int, error)
+	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
+	RecordMeasurement(ctx context.Context, activityID string, value float64) (models.Measurement, error)
+	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
+	AgentContext(ctx context.Context) (models.AgentContext, error)
+	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
+	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
+}
 
 // isHTMX reports whether htmx made the request, so a fragment answers it.
 func isHTMX(c *fiber.Ctx) bool { return c.Get("HX-Request") == "true" }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -12,6 +13,12 @@ import (
 
 	"hearth/models"
 )
+
+// identityStore authenticates callers.
+type identityStore interface {
+	AuthenticateAgent(ctx context.Context, token string) (models.AgentCredential, error)
+	AuthenticateSession(ctx context.Context, token string) (models.OwnerSession, error)
+}
 
 type localKey int
 

@@ -17,6 +17,20 @@ import (
 	"hearth/views"
 )
 
+// messagesStore is what Messages reads and the sends it records.
+type messagesStore interface {
+	ChatDrafts(ctx context.Context, chatID string) ([]models.ChatDraft, error)
+	ChatPeople(ctx context.Context) (map[string]string, error)
+	Person(ctx context.Context, id string) (models.PersonView, error)
+	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
+	WatchStatus(ctx context.Context) (models.WatchHealth, error)
+	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
+	LatestSend(ctx context.Context, draftID string) (models.Send, bool, error)
+	ConfirmSend(ctx context.Context, m models.Messenger, cmd models.SendCommand) (models.Send, error)
+	ReconcileSend(ctx context.Context, m models.Messenger, sendKey string) (models.Send, error)
+	MarkSendNotSent(ctx context.Context, sendKey string) (models.Send, error)
+}
+
 // Beeper is the part of the Beeper Desktop client the Messages pages use.
 type Beeper interface {
 	models.Messenger

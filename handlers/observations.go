@@ -1,12 +1,19 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
 )
+
+// observationsStore records what fetchers saw.
+type observationsStore interface {
+	RecordObservation(ctx context.Context, credentialID string, body []byte) (models.ObservationReceipt, error)
+	RecordObservations(ctx context.Context, credentialID string, body []byte) ([]models.ObservationOutcome, error)
+}
 
 // observationRejected is the message of a 422 for one observation.
 const observationRejected = "the observation was rejected; nothing was stored. Fix every error listed and post again"

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 
@@ -11,6 +12,13 @@ import (
 	"hearth/models"
 	"hearth/views"
 )
+
+// pagesStore logs the owner in and out.
+type pagesStore interface {
+	HasOwner(ctx context.Context) (bool, error)
+	Login(ctx context.Context, passphrase string) (string, error)
+	Logout(ctx context.Context, token string) error
+}
 
 // render writes a templ component as the HTML response with status.
 func (s *Server) render(c *fiber.Ctx, status int, comp templ.Component) error {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -10,6 +11,12 @@ import (
 	"hearth/models"
 	"hearth/views"
 )
+
+// requestsStore keeps the owner's requests.
+type requestsStore interface {
+	CreateRequest(ctx context.Context, body []byte) (models.RequestView, bool, error)
+	CancelRequest(ctx context.Context, id string) (models.RequestView, error)
+}
 
 // createRequest is POST /api/agent-requests: the owner asks the agent for
 // something. Stored before it is acknowledged; an identical replay is 200.

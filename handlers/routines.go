@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -16,6 +17,18 @@ import (
 	"hearth/models"
 	"hearth/views"
 )
+
+// routinesStore is the Routines page and the owner's routine decisions.
+type routinesStore interface {
+	Routines(ctx context.Context) (models.RoutinesView, error)
+	StartTrial(ctx context.Context, cmd models.TrialCommand) (models.RoutineTrial, error)
+	EndTrial(ctx context.Context, trialID int64) error
+	ExtendTrial(ctx context.Context, trialID int64, days int) error
+	TriggerEvent(ctx context.Context, event string) (int, error)
+	RecordFeedback(ctx context.Context, occurrenceID, effort, helped string) error
+	RecordPastOutcome(ctx context.Context, cmd models.PastOutcomeCommand) error
+	DecideProposal(ctx context.Context, d models.ProposalDecision) (models.RequestView, error)
+}
 
 // The Routines page (issue 9): plain forms answered by 303, a refused
 // form by the page again with its message beside that form.

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 
 	"github.com/gofiber/fiber/v2"
@@ -8,6 +9,15 @@ import (
 	"hearth/models"
 	"hearth/views"
 )
+
+// runsStore records the runner's runs.
+type runsStore interface {
+	StartRun(ctx context.Context, runner string, in models.RunStartIn, costCap float64) (models.RunStart, error)
+	StartInvocation(ctx context.Context, runner, runID string) (models.RunView, error)
+	FinishRun(ctx context.Context, runner, runID string, in models.RunFinishIn) (models.RunView, error)
+	ResolveRun(ctx context.Context, runID string) (models.RunView, error)
+	Runs(ctx context.Context) (models.RunsView, error)
+}
 
 // startRun is POST /api/runs: the runner starts a run (a schedule run
 // claims its occurrence); 201 with the run, or 200 with admitted false and

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"strconv"
@@ -9,8 +10,19 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
+	"hearth/models/schedules"
 	"hearth/views"
 )
+
+// schedulesStore is the schedules ledger.
+type schedulesStore interface {
+	CreateSchedule(ctx context.Context, actor models.Actor, body []byte) (models.ScheduleReceipt, bool, error)
+	CancelSchedule(ctx context.Context, actor models.Actor, id string) (models.CancelResult, error)
+	Schedules(ctx context.Context) (models.ScheduleList, error)
+	DueSchedules(ctx context.Context, now time.Time) (models.DueReport, error)
+	NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedules.NextResult, error)
+	ApproveSchedule(ctx context.Context, id, fingerprint string) (models.ScheduleView, error)
+}
 
 // listSchedules is GET /api/schedules: every schedule, cancelled ones with their state.
 func (s *Server) listSchedules(c *fiber.Ctx) error {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"strconv"
 	"time"
 
@@ -8,6 +9,14 @@ import (
 
 	"hearth/models"
 )
+
+// wakeStore hands dirty jobs and due schedules to a runner.
+type wakeStore interface {
+	TakeWakes(ctx context.Context) ([]models.Wake, error)
+	NextWakeAt(ctx context.Context) (time.Time, bool, error)
+	DirtyChanged() <-chan struct{}
+	DueSchedules(ctx context.Context, now time.Time) (models.DueReport, error)
+}
 
 // Long-poll bounds of GET /api/agent-wake.
 const (
