@@ -262,9 +262,9 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in RunFinis
 		}
 	}
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		t := &txn{DB: tx, now: s.clock()}
-		run.State, run.Detail, run.UpdatedAt = in.Outcome, strings.TrimSpace(in.Detail), t.now
-		run.FinishedAt = &t.now
+		now := s.clock()
+		run.State, run.Detail, run.UpdatedAt = in.Outcome, strings.TrimSpace(in.Detail), now
+		run.FinishedAt = &now
 		run.DurationMS += in.DurationMS
 		if in.PublicationRunID != nil {
 			run.PublicationRunID = *in.PublicationRunID
@@ -280,12 +280,12 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in RunFinis
 		}
 		if in.Outcome == RunUnknown && run.OccurrenceID != nil {
 			// The occurrence's outcome is unknown: hold the schedule for investigation.
-			if err := t.Model(&ScheduleOccurrence{}).Where("id = ? AND state = ?", *run.OccurrenceID, OccurrenceRunning).
-				Updates(map[string]any{"state": OccurrenceUnknown, "detail": "the runner stopped during an agent invocation: " + run.Detail, "updated_at": t.now}).Error; err != nil {
+			if err := tx.Model(&ScheduleOccurrence{}).Where("id = ? AND state = ?", *run.OccurrenceID, OccurrenceRunning).
+				Updates(map[string]any{"state": OccurrenceUnknown, "detail": "the runner stopped during an agent invocation: " + run.Detail, "updated_at": now}).Error; err != nil {
 				return err
 			}
 		}
-		return t.Save(&run).Error
+		return tx.Save(&run).Error
 	})
 	if err != nil {
 		return RunView{}, classify("finish run", err)
@@ -324,6 +324,13 @@ func (s *Store) ResolveRun(ctx context.Context, runID string) (RunView, error) {
 	return run.view(), nil
 }
 
+// costSince sums the cost runs started since start reported.
+func costSince(tx *gorm.DB, start time.Time) (float64, error) {
+	var sum float64
+	err := tx.Model(&Run{}).Where("started_at >= ?", start).Select("COALESCE(SUM(cost_usd), 0)").Scan(&sum).Error
+	return sum, err
+}
+
 // CostToday sums the cost runs reported since the start of the owner's day.
 func (s *Store) CostToday(ctx context.Context) (float64, error) {
 	var sum float64
@@ -332,7 +339,8 @@ func (s *Store) CostToday(ctx context.Context) (float64, error) {
 		if err != nil {
 			return err
 		}
-		return tx.Model(&Run{}).Where("started_at >= ?", day.Start).Select("COALESCE(SUM(cost_usd), 0)").Scan(&sum).Error
+		sum, err = costSince(tx, day.Start)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("models: cost today: %w", err)
@@ -390,7 +398,8 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 				v.SourcesObservedAt = &refs[0].ObservedAt
 			}
 		}
-		return tx.Model(&Run{}).Where("started_at >= ?", v.Day.Start).Select("COALESCE(SUM(cost_usd), 0)").Scan(&v.CostToday).Error
+		v.CostToday, err = costSince(tx, v.Day.Start)
+		return err
 	})
 	if err != nil {
 		return RunsView{}, classify("runs", err)
@@ -446,7 +455,7 @@ func (s *Store) HomeRunNotice(ctx context.Context, costCap float64) (RunNotice, 
 		if err != nil {
 			return err
 		}
-		if err := tx.Model(&Run{}).Where("started_at >= ?", day.Start).Select("COALESCE(SUM(cost_usd), 0)").Scan(&n.Spent).Error; err != nil {
+		if n.Spent, err = costSince(tx, day.Start); err != nil {
 			return err
 		}
 		n.Cap, n.CapHeld = costCap, n.Spent >= costCap
