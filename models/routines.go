@@ -320,12 +320,15 @@ func (s *Store) EnsureOccurrences(ctx context.Context) (created int, err error) 
 		if err != nil {
 			return err
 		}
-		var n int64
-		err = tx.Raw(`SELECT COUNT(*) FROM routine_trials t JOIN routine_definitions d ON d.routine_id = t.routine_id AND d.revision = t.revision
+		var trials []RoutineTrial
+		err = tx.Raw(`SELECT t.* FROM routine_trials t JOIN routine_definitions d ON d.routine_id = t.routine_id AND d.revision = t.revision
 			WHERE t.state = 'active' AND d.trigger_kind != 'event' AND t.starts_on <= ? AND t.ends_on >= ?
 			AND NOT EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.routine_id AND o.occasion = ?)`,
-			day.Date, day.Date, day.Date).Scan(&n).Error
-		missing = n > 0
+			day.Date, day.Date, day.Date).Scan(&trials).Error
+		// Only a trial that plans today (its weekdays, an early end) is
+		// missing its occurrence: otherwise every Home load would open a
+		// write transaction on the days a weekly routine rests.
+		missing = slices.ContainsFunc(trials, func(tr RoutineTrial) bool { return trialApplies(tr, day.Date) })
 		return err
 	})
 	if err != nil || !missing {

@@ -719,3 +719,20 @@ func TestRoutinesPageCountsByMonthEqualTheWholeWindow(t *testing.T) {
 		t.Fatalf("counts %+v", m)
 	}
 }
+
+func TestARestingWeeklyRoutineDoesNotMakeHomeWrite(t *testing.T) {
+	s, _ := routineStore(t)
+	ctx := context.Background()
+	def := routineDef("weekly", 1)
+	def["trigger"] = map[string]any{"kind": "weekly", "days": []any{1}} // Mondays; 2026-10-01 is a Thursday
+	mustPublish(t, s, newPub("run-weekly", mustRevision(t, s)).add("routineDefinitions", def))
+	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "weekly", Revision: 1}); err != nil {
+		t.Fatal(err)
+	}
+	before := mustRevision(t, s)
+	var writes int // any statement on the writer pool: a write transaction was opened
+	s.db.Callback().Query().Before("gorm:query").Register("count-writer-queries", func(*gorm.DB) { writes++ })
+	if n, err := s.EnsureOccurrences(ctx); err != nil || n != 0 || mustRevision(t, s) != before || writes != 0 {
+		t.Fatalf("a resting weekly routine: created %d, %v, revision %d → %d, %d writes", n, err, before, mustRevision(t, s), writes)
+	}
+}
