@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -242,7 +243,7 @@ func (in metricsInput) compute(from, to string, day Day, now time.Time) (Routine
 			}
 			return dates[-p-1]
 		}
-		slices.SortStableFunc(planned, func(a, b int) int { return compareStrings(date(a), date(b)) })
+		slices.SortStableFunc(planned, func(a, b int) int { return strings.Compare(date(a), date(b)) })
 	}
 	var until time.Time
 	for _, p := range planned {
@@ -399,22 +400,4 @@ func (in metricsInput) stepMetrics() []StepMetrics {
 		out[i].Saved += c.Saved
 	}
 	return out
-}
-
-func nextDate(d string) string {
-	t, err := time.Parse(time.DateOnly, d)
-	if err != nil {
-		return "9999-12-31"
-	}
-	return t.AddDate(0, 0, 1).Format(time.DateOnly)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

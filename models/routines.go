@@ -186,13 +186,15 @@ func (s *Store) StartTrial(ctx context.Context, cmd TrialCommand) (RoutineTrial,
 		if err != nil {
 			return err
 		}
-		start := day.Date
-		if busy, err := occurrenceOn(t.DB, cmd.RoutineID, day.Date); err != nil {
+		busy, err := occurrenceOn(t.DB, cmd.RoutineID, day.Date)
+		if err != nil {
 			return err
-		} else if busy {
+		}
+		start := day.Date
+		if busy {
 			start = day.Tomorrow
 		}
-		if err := endActiveTrial(t, cmd.RoutineID, day); err != nil {
+		if err := endActiveTrial(t, cmd.RoutineID, day, busy); err != nil {
 			return err
 		}
 		first, _ := time.Parse(time.DateOnly, start)
@@ -220,14 +222,10 @@ func occurrenceOn(tx *gorm.DB, routineID, date string) (bool, error) {
 }
 
 // endActiveTrial ends the routine's active trial: through today when today
-// already has its occurrence, else through yesterday.
-func endActiveTrial(t *txn, routineID string, day Day) error {
+// already has its occurrence (busy), else through yesterday.
+func endActiveTrial(t *txn, routineID string, day Day, busy bool) error {
 	var active []RoutineTrial
 	if err := t.Where("routine_id = ? AND state = 'active'", routineID).Find(&active).Error; err != nil || len(active) == 0 {
-		return err
-	}
-	busy, err := occurrenceOn(t.DB, routineID, day.Date)
-	if err != nil {
 		return err
 	}
 	last := day.Date
@@ -261,7 +259,11 @@ func (s *Store) EndTrial(ctx context.Context, trialID int64) error {
 			return err
 		}
 		t.touchRoutine(tr.RoutineID, 0, "")
-		return endActiveTrial(t, tr.RoutineID, day)
+		busy, err := occurrenceOn(t.DB, tr.RoutineID, day.Date)
+		if err != nil {
+			return err
+		}
+		return endActiveTrial(t, tr.RoutineID, day, busy)
 	})
 	if err != nil && !errors.Is(err, ErrTrialNotActive) {
 		return classify("end trial", err)
@@ -392,17 +394,8 @@ func trialApplies(tr RoutineTrial, date string) bool {
 	if date < tr.StartsOn || date > tr.LastDay() {
 		return false
 	}
-	var days []int
-	_ = json.Unmarshal([]byte(tr.Days), &days)
 	d, err := time.Parse(time.DateOnly, date)
-	if err != nil {
-		return false
-	}
-	wd := int(d.Weekday())
-	if wd == 0 {
-		wd = 7
-	}
-	return slices.Contains(days, wd)
+	return err == nil && trialWeekdays(tr)[isoWeekday(d)]
 }
 
 // TriggerEvent instantiates the occurrences of active event routines for

@@ -150,7 +150,7 @@ func (s *Store) Schedules(ctx context.Context) (ScheduleList, error) {
 	var rows []Schedule
 	var out []ScheduleOccurrence
 	var revoked []string
-	err := s.rdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.read(ctx, func(tx *gorm.DB) error {
 		if err := tx.Order("created_at DESC, id").Limit(MaxScheduleList + 1).Find(&rows).Error; err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func (s *Store) Schedule(ctx context.Context, id string) (ScheduleView, error) {
 	var row Schedule
 	var out []ScheduleOccurrence
 	var revoked []string
-	err := s.rdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.read(ctx, func(tx *gorm.DB) error {
 		if err := tx.Where("id = ?", id).Take(&row).Error; err != nil {
 			return notFound(err)
 		}
@@ -319,7 +319,7 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, err
 	var rows []Schedule
 	var out []ScheduleOccurrence
 	var revoked []string
-	err := s.rdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.read(ctx, func(tx *gorm.DB) error {
 		if err := tx.Where("state IN ?", []string{string(schedules.StatusActive), string(schedules.StatusQuarantined), string(schedules.StatusRestorePending)}).
 			Order("id").Find(&rows).Error; err != nil {
 			return err
