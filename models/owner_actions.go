@@ -209,16 +209,7 @@ func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 	if err := t.Model(&Activity{}).Select("parent_id").Where("id = ?", activityID).Scan(&parent).Error; err != nil || parent == nil {
 		return err
 	}
-	var steps []struct {
-		State string
-		N     int
-	}
-	err := t.Raw(`SELECT COALESCE(s.state, 'available') AS state, COUNT(*) AS n FROM activities a
-		LEFT JOIN activity_states s ON s.activity_id = a.id
-		WHERE a.parent_id = ? AND a.retracted_at IS NULL GROUP BY 1`, *parent).Scan(&steps).Error
-	if err != nil {
-		return err
-	}
+	// An occurrence settles by its frozen rule, reading its own steps.
 	rule, err := occurrenceRule(t.DB, *parent)
 	if err != nil {
 		return err
@@ -227,6 +218,16 @@ func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 		// A step's state or value changes its routine's step counts.
 		t.touchRoutine(rule.routine, rule.revision, rule.date)
 		return settleOccurrence(t, *parent, *rule, rev)
+	}
+	var steps []struct {
+		State string
+		N     int
+	}
+	err = t.Raw(`SELECT COALESCE(s.state, 'available') AS state, COUNT(*) AS n FROM activities a
+		LEFT JOIN activity_states s ON s.activity_id = a.id
+		WHERE a.parent_id = ? AND a.retracted_at IS NULL GROUP BY 1`, *parent).Scan(&steps).Error
+	if err != nil {
+		return err
 	}
 	var completed, notDone int
 	for _, st := range steps {
