@@ -101,7 +101,7 @@ var HomeSections = []string{"routine", "focus", "optional", "other"}
 // homeWindow loads the candidates for Home: open undated activities, open
 // occurrences of today (in the owner's zone), anything settled since the
 // start of today, and occurrences of other days deferred to today. Pinned
-// to activities_window (and activity_states_deferred), so flat in history.
+// to activities_window and activity_states_deferred, so flat in history.
 const homeWindow = `SELECT a.*, COALESCE(p.name, ''), s.state, s.until, s.note, s.updated_at
 	FROM (SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at IS NULL AND occurrence_date = '' AND retracted_at IS NULL
 	      UNION ALL
@@ -109,8 +109,8 @@ const homeWindow = `SELECT a.*, COALESCE(p.name, ''), s.state, s.until, s.note, 
 	      UNION ALL
 	      SELECT ` + homeColumns + ` FROM activities INDEXED BY activities_window WHERE closed_at >= @startOfDay AND retracted_at IS NULL
 	      UNION ALL
-	      SELECT ` + homeColumns + ` FROM activities WHERE id IN (SELECT activity_id FROM activity_states WHERE state = 'deferred' AND until = @today)
-	        AND closed_at IS NULL AND occurrence_date NOT IN ('', @today) AND retracted_at IS NULL) AS a
+	      SELECT ` + deferredColumns + ` FROM activity_states d INDEXED BY activity_states_deferred CROSS JOIN activities x ON x.id = d.activity_id
+	        WHERE d.state = 'deferred' AND d.until = @today AND x.closed_at IS NULL AND x.occurrence_date NOT IN ('', @today) AND x.retracted_at IS NULL) AS a
 	LEFT JOIN activity_states s ON s.activity_id = a.id
 	LEFT JOIN people p ON p.id = a.person_id`
 
@@ -119,6 +119,11 @@ const homeWindow = `SELECT a.*, COALESCE(p.name, ''), s.state, s.until, s.note, 
 // (evidence, revisions, timestamps; retraction, which the window excludes)
 // is left out, and HomeRow leaves those fields empty.
 const homeColumns = "id, kind, title, detail, person_id, parent_id, draft_id, occurrence_key, section, rank, reason, payload"
+
+// deferredColumns are homeColumns read from the deferred branch, which is
+// driven from activity_states (CROSS JOIN fixes that order): driven from
+// activities, SQLite walked every open activity of every day.
+const deferredColumns = "x.id, x.kind, x.title, x.detail, x.person_id, x.parent_id, x.draft_id, x.occurrence_key, x.section, x.rank, x.reason, x.payload"
 
 // scanActivityRows reads homeColumns plus the owner's state by hand:
 // GORM's reflective scan was a third of Home's read and most of its garbage.
