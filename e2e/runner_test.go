@@ -315,6 +315,16 @@ func TestRunnerExitCodes(t *testing.T) {
 			}
 		})
 	}
+	// A revoked or wrong credential is a rejection (1), not "nothing due".
+	bad := filepath.Join(t.TempDir(), "bad.token")
+	if err := os.WriteFile(bad, []byte("hearth_not_a_real_token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wrong := *f
+	wrong.token = bad
+	if res := wrong.run("", nil, "--due"); res.code != 1 || !strings.Contains(res.stderr, "unauthorized") {
+		t.Fatalf("wrong token: exit %d, want 1\n%s", res.code, res.stderr)
+	}
 	// Unreachable hearth is 2.
 	if res := f.run("http://"+freeAddr(t), nil, "--job", "morning-brief"); res.code != 2 {
 		t.Fatalf("unreachable: exit %d", res.code)

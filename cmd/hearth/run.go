@@ -197,6 +197,16 @@ func (r *runner) api(method, path string, body any, out any) (int, []byte, error
 	return resp.status, resp.body, nil
 }
 
+// get reads path into out; any answer but a 2xx is an error, so a revoked
+// token stops --due and slows --watch rather than reading as "nothing due".
+func (r *runner) get(path string, out any) error {
+	status, body, err := r.api(http.MethodGet, path, nil, out)
+	if err == nil && status >= 300 {
+		err = response{status: status, body: body}.failure()
+	}
+	return err
+}
+
 // newRunID names a run: the job, the start time and a random tail.
 func newRunID(job string) string {
 	b := make([]byte, 3)
@@ -211,10 +221,8 @@ func newRunID(job string) string {
 // runDue runs every due schedule once.
 func (r *runner) runDue(ctx context.Context) error {
 	var rep models.DueReport
-	if _, body, err := r.api(http.MethodGet, "/api/schedules/due", nil, &rep); err != nil {
+	if err := r.get("/api/schedules/due", &rep); err != nil {
 		return err
-	} else if rep.Due == nil && !json.Valid(body) {
-		return &exitError{code: exitUnavailable, err: errors.New("unreadable due answer")}
 	}
 	var firstErr error
 	for _, d := range rep.Due {
@@ -235,7 +243,7 @@ func (r *runner) watch(ctx context.Context) error {
 				Job        string `json:"job"`
 			} `json:"schedules"`
 		}
-		if _, _, err := r.api(http.MethodGet, "/api/agent-wake?timeout=60", nil, &wake); err != nil {
+		if err := r.get("/api/agent-wake?timeout=60", &wake); err != nil {
 			r.log.Warn("wake-up channel unavailable; trying again in 30 s", "err", err)
 			select {
 			case <-ctx.Done():
