@@ -47,7 +47,7 @@ func (s *Server) showRoutines(c *fiber.Ctx) error {
 	}
 	// Each proposal form's requestId is a placeholder in the cached render,
 	// filled per response, so two devices never share one.
-	d := views.RoutinesData{View: v, Now: s.store.Now(), RequestIDs: proposalIDs(v, func() string { return idPlaceholder })}
+	d := views.RoutinesData{View: v, RequestIDs: proposalIDs(v, func() string { return idPlaceholder })}
 	if d.Rendered, err = s.routineCards(c, d); err != nil {
 		return err
 	}
@@ -63,14 +63,14 @@ func (s *Server) showRoutines(c *fiber.Ctx) error {
 
 // routineCards renders each card, or takes it from the cards kept since an
 // earlier render: a card is kept by its version (which changes whenever its
-// data may have), the owner's day and the minute (its relative times), so
-// after a commit on one routine only that card is rendered again.
+// data may have) and the owner's day; a card shows no time relative to
+// now, so it survives the minute. After a commit on one routine only that
+// card is rendered again.
 func (s *Server) routineCards(c *fiber.Ctx, d views.RoutinesData) (map[string]string, error) {
 	out := make(map[string]string, len(d.View.Routines))
-	minute := s.store.Now().Unix() / 60
 	var buf bytes.Buffer
 	for _, card := range d.View.Routines {
-		key := fmt.Sprintf("%s|%s|%s|%d", card.ID, card.Version, d.View.Day.Date, minute)
+		key := card.ID + "|" + card.Version + "|" + d.View.Day.Date
 		if html, ok := s.cards.get(key); ok {
 			out[card.ID] = html
 			continue
@@ -107,7 +107,7 @@ func (s *Server) renderRoutines(c *fiber.Ctx, status int, problem *views.FormPro
 		return err
 	}
 	// A refused form's page is rendered for this response alone.
-	return s.renderGzip(c, status, views.Routines(views.RoutinesData{View: v, Now: s.store.Now(), RequestIDs: proposalIDs(v, newRequestID), Problem: problem}))
+	return s.renderGzip(c, status, views.Routines(views.RoutinesData{View: v, RequestIDs: proposalIDs(v, newRequestID), Problem: problem}))
 }
 
 // pathParam is a path parameter, unescaped.

@@ -17,9 +17,9 @@ import (
 // RoutinesData is the Routines page's view-model.
 type RoutinesData struct {
 	View models.RoutinesView
-	Now  time.Time
 	// RequestIDs are the requestIds rendered into the proposal forms, by
-	// ProposalKey, fresh per response (the page is never cached).
+	// ProposalKey: the placeholder in a cached page (filled per response),
+	// fresh IDs in a page rendered for one response.
 	RequestIDs map[string]string
 	// Problem is a refused form, shown beside that form with what was sent.
 	Problem *FormProblem
