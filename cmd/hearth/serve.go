@@ -172,19 +172,19 @@ type occurrenceEnsurer interface {
 	EnsureOccurrences(ctx context.Context) (int, error)
 }
 
-// ensureOccurrencesEvery instantiates today's routine occurrences now and
-// then every interval until ctx ends. A failure (or a panic) is logged and
+// ensureOccurrencesEvery instantiates today's routine occurrences every
+// interval until ctx ends (serve has just done so once before it starts). A failure (or a panic) is logged and
 // tried again at the next tick; it never stops serve.
 func ensureOccurrencesEvery(ctx context.Context, store occurrenceEnsurer, every time.Duration, log *slog.Logger) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		ensureOnce(ctx, store, log)
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
+		ensureOnce(ctx, store, log)
 	}
 }
 
