@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -94,17 +93,8 @@ func (s *Server) showMessages(c *fiber.Ctx) error {
 		Beeper: state, Watch: watch}))
 }
 
-// chatParam is the chat ID from the path, which may arrive escaped.
-func chatParam(c *fiber.Ctx) string {
-	id, err := url.PathUnescape(c.Params("chat"))
-	if err != nil {
-		return c.Params("chat")
-	}
-	return id
-}
-
 func (s *Server) showConversation(c *fiber.Ctx) error {
-	chatID := chatParam(c)
+	chatID := pathParam(c, "chat")
 	ctx := c.UserContext()
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
@@ -155,7 +145,7 @@ func (s *Server) review(c *fiber.Ctx) error {
 	if err := c.BodyParser(&f); err != nil {
 		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
 	}
-	chatID := chatParam(c)
+	chatID := pathParam(c, "chat")
 	draft, err := s.chatDraft(c, chatID, f.Draft)
 	if err != nil || draft == nil {
 		return err
@@ -221,7 +211,7 @@ func (s *Server) confirmSend(c *fiber.Ctx) error {
 	if err := c.BodyParser(&f); err != nil {
 		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
 	}
-	chatID := chatParam(c)
+	chatID := pathParam(c, "chat")
 	send, err := s.store.ConfirmSend(c.UserContext(), s.cfg.Beeper, models.SendCommand{
 		SendKey: f.SendKey, DraftID: f.Draft, ChatID: chatID, Body: f.Body, SourceMessageRevision: f.SourceMessageRevision})
 	var stale *models.StaleDraftError
@@ -266,7 +256,7 @@ func (s *Server) reconcileSend(c *fiber.Ctx) error {
 		s.beeperState(err)
 		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
 	}
-	return s.renderSendResult(c, fiber.StatusOK, chatParam(c), views.SendResultData{Send: send})
+	return s.renderSendResult(c, fiber.StatusOK, pathParam(c, "chat"), views.SendResultData{Send: send})
 }
 
 // markNotSent records the owner's word that an unknown send did not go out.
@@ -278,7 +268,7 @@ func (s *Server) markNotSent(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.renderSendResult(c, fiber.StatusOK, chatParam(c), views.SendResultData{Send: send})
+	return s.renderSendResult(c, fiber.StatusOK, pathParam(c, "chat"), views.SendResultData{Send: send})
 }
 
 func (s *Server) renderSendResult(c *fiber.Ctx, status int, chatID string, d views.SendResultData) error {

@@ -110,7 +110,7 @@ func (s *Server) renderRoutines(c *fiber.Ctx, status int, problem *views.FormPro
 	return s.renderGzip(c, status, views.Routines(views.RoutinesData{View: v, RequestIDs: proposalIDs(v, newRequestID), Problem: problem}))
 }
 
-// pathParam is a path parameter, unescaped.
+// pathParam is a path parameter, unescaped (chat and routine IDs may arrive escaped).
 func pathParam(c *fiber.Ctx, name string) string {
 	v, err := url.PathUnescape(c.Params(name))
 	if err != nil {
