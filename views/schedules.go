@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"hearth/models"
+	"hearth/models/schedules"
 )
 
 // SchedulesData is the Schedules page's view-model.
@@ -15,8 +16,8 @@ type SchedulesData struct {
 
 // scheduleStateLabel names a schedule's state for the owner.
 func scheduleStateLabel(v models.ScheduleView) string {
-	switch v.State {
-	case "active":
+	switch schedules.Status(v.State) {
+	case schedules.StatusActive:
 		switch v.Hold {
 		case models.HoldQuarantined:
 			return "held: file changed"
@@ -24,7 +25,7 @@ func scheduleStateLabel(v models.ScheduleView) string {
 			return "held: approval revoked"
 		}
 		return "active"
-	case "restore_pending":
+	case schedules.StatusRestorePending:
 		return "restored: check it"
 	}
 	return v.State
@@ -77,10 +78,10 @@ func fileProblem(f *models.FileCheck) string {
 
 // needsReview says whether the page offers Approve again.
 func needsReview(v models.ScheduleView) bool {
-	switch v.State {
-	case "quarantined", "restore_pending":
+	switch schedules.Status(v.State) {
+	case schedules.StatusQuarantined, schedules.StatusRestorePending:
 		return true
-	case "active":
+	case schedules.StatusActive:
 		return v.Hold != ""
 	}
 	return false
