@@ -329,9 +329,7 @@ func (r *runner) execute(ctx context.Context, j runJournal) error {
 			return err
 		}
 		if status >= 400 {
-			var env apiEnvelope
-			json.Unmarshal(body, &env)
-			return r.finish(j, models.RunFailed, "no further invocation: "+env.Code, nil, 0, agentUsage{})
+			return r.finish(j, models.RunFailed, "no further invocation: "+envelopeCode(body), nil, 0, agentUsage{})
 		}
 		j.Invocation, j.PubRunID, j.Phase = run.Invocations, fmt.Sprintf("%s-%d", j.RunID, run.Invocations), phaseInvoking
 		if err := r.save(j); err != nil {
@@ -500,7 +498,9 @@ func (r *runner) publish(j runJournal, pub []byte, took time.Duration, use agent
 		return true, r.finish(j, models.RunSucceeded, "", &rc, took, use)
 	case resp.status == http.StatusConflict && envelopeCode(resp.body) == "revision_conflict":
 		r.log.Info("revision conflict: reading the context again", "run", j.PubRunID)
-		return false, r.reportUsage(j, took, use)
+		// This invocation's usage joins the run's totals, reported at finish.
+		r.pendingUse.add(use, took)
+		return false, nil
 	}
 	os.Rename(r.pendingPath(j.PubRunID), filepath.Join(r.state, "failed", j.PubRunID+".json"))
 	return true, r.finish(j, models.RunFailed, fmt.Sprintf("hearth refused the publication: HTTP %d %s", resp.status, envelopeCode(resp.body)), nil, took, use)
@@ -510,13 +510,6 @@ func envelopeCode(body []byte) string {
 	var env apiEnvelope
 	json.Unmarshal(body, &env)
 	return env.Code
-}
-
-// reportUsage keeps an intermediate invocation's usage in the run's totals:
-// it is sent with the final outcome.
-func (r *runner) reportUsage(j runJournal, took time.Duration, use agentUsage) error {
-	r.pendingUse.add(use, took)
-	return nil
 }
 
 // finish reports a run's outcome, with usage summed across invocations,
