@@ -325,10 +325,12 @@ func (r *Result) resolveActedOn(tx *gorm.DB, v *validator) error {
 	stored := map[string]Activity{}
 	for chunk := range slices.Chunk(ids, 500) {
 		var rows []Activity
+		// The parentheses are ours: GORM did not add them to this multi-line
+		// OR, and without them SQLite scanned every activity ever published.
 		err := tx.Select("id, kind, occurrence_key, parent_id").Where("id IN ?", chunk).Where(
-			`EXISTS (SELECT 1 FROM activity_states s WHERE s.activity_id = activities.id)
+			`(EXISTS (SELECT 1 FROM activity_states s WHERE s.activity_id = activities.id)
 			OR EXISTS (SELECT 1 FROM measurements m WHERE m.activity_id = activities.id)
-			OR EXISTS (SELECT 1 FROM sends d WHERE d.activity_id = activities.id)`).Find(&rows).Error
+			OR EXISTS (SELECT 1 FROM sends d WHERE d.activity_id = activities.id))`).Find(&rows).Error
 		if err != nil {
 			return err
 		}
