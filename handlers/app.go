@@ -70,8 +70,8 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	hub    *Hub
-	pages  *pageCache
-	cards  cardCache
+	pages  *fifoCache[cachedPage]
+	cards  *fifoCache[string]
 	beeper beeperHealth
 }
 
@@ -84,7 +84,7 @@ const maxRequestBytes = 2 * models.MaxBodyBytes
 
 // New builds the Fiber app with every route.
 func New(store Store, cfg Config) *fiber.App {
-	s := &Server{store: store, cfg: cfg, log: cfg.Log, hub: cfg.Hub, pages: newPageCache()}
+	s := &Server{store: store, cfg: cfg, log: cfg.Log, hub: cfg.Hub, pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

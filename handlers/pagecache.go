@@ -10,15 +10,41 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// pageCache keeps the few Home renders asked for most recently, as HTML and
-// gzip. A render depends on the workspace revision, the open rows and the
-// clock (relative times, the day), so its key holds all three, the clock to
-// the minute: a commit or a new minute makes a new key. It took Home from
-// reading and rendering on every request to a map lookup (make bench).
-type pageCache struct {
+// fifoCache keeps at most size values, dropping the oldest first. Pages
+// (Home, Routines) are kept by a key holding the workspace revision, the
+// open rows and the clock to the minute, so a commit or a new minute makes a
+// new key; it took Home from reading and rendering on every request to a
+// map lookup (make bench). Routine cards are kept by version and day.
+type fifoCache[V any] struct {
 	mu      sync.Mutex
-	entries map[string]cachedPage
+	size    int
+	entries map[string]V
 	order   []string
+}
+
+func newFIFOCache[V any](size int) *fifoCache[V] {
+	return &fifoCache[V]{size: size, entries: map[string]V{}}
+}
+
+func (f *fifoCache[V]) get(key string) (V, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.entries[key]
+	return v, ok
+}
+
+func (f *fifoCache[V]) put(key string, v V) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.entries[key]; ok {
+		return
+	}
+	if len(f.order) >= f.size {
+		delete(f.entries, f.order[0])
+		f.order = f.order[1:]
+	}
+	f.entries[key] = v
+	f.order = append(f.order, key)
 }
 
 // cachedPage is a render split at the places that differ per response
@@ -35,31 +61,8 @@ func newCachedPage(html []byte) cachedPage {
 	return cachedPage{parts: bytes.Split(html, []byte(idPlaceholder))}
 }
 
-// pageCacheSize bounds the entries; one owner needs only a handful.
+// pageCacheSize bounds the pages kept; one owner needs only a handful.
 const pageCacheSize = 16
-
-func newPageCache() *pageCache { return &pageCache{entries: map[string]cachedPage{}} }
-
-func (p *pageCache) get(key string) (cachedPage, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	e, ok := p.entries[key]
-	return e, ok
-}
-
-func (p *pageCache) put(key string, e cachedPage) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if _, ok := p.entries[key]; ok {
-		return
-	}
-	if len(p.order) >= pageCacheSize {
-		delete(p.entries, p.order[0])
-		p.order = p.order[1:]
-	}
-	p.entries[key] = e
-	p.order = append(p.order, key)
-}
 
 // openKey is the open rows in a stable order, for a cache key.
 func openKey(open map[string]bool) string {
@@ -119,37 +122,5 @@ func compressPage(parts ...[]byte) []byte {
 	return buf.Bytes()
 }
 
-// cardCache keeps rendered Routines cards, at most cardCacheSize, dropping
-// the oldest first.
-type cardCache struct {
-	mu      sync.Mutex
-	entries map[string]string
-	order   []string
-}
-
 // cardCacheSize holds a few renders of a catalog of a hundred routines.
 const cardCacheSize = 512
-
-func (k *cardCache) get(key string) (string, bool) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	html, ok := k.entries[key]
-	return html, ok
-}
-
-func (k *cardCache) put(key, html string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.entries == nil {
-		k.entries = map[string]string{}
-	}
-	if _, ok := k.entries[key]; ok {
-		return
-	}
-	if len(k.order) >= cardCacheSize {
-		delete(k.entries, k.order[0])
-		k.order = k.order[1:]
-	}
-	k.entries[key] = html
-	k.order = append(k.order, key)
-}
