@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hearth/handlers"
+	"hearth/models"
 )
 
 func agentPost(token, path string, body any) *http.Request {
@@ -110,4 +111,72 @@ func TestRunsPageShowsEachScheduleOccurrenceWithItsAttempts(t *testing.T) {
 		t.Fatalf("the occurrence reads %q", got)
 	}
 	has(t, d, `[data-testid="run"][data-id="run-1"][data-state="running"]`)
+}
+
+// dueOccurrences lists the occurrence IDs GET /api/schedules/due reports.
+func (ta *testApp) dueOccurrences(token string) []string {
+	ta.t.Helper()
+	r := ta.schedReq(http.MethodGet, "/api/schedules/due", token, nil, "")
+	var rep models.DueReport
+	if r.status != http.StatusOK || json.Unmarshal(r.body, &rep) != nil {
+		ta.t.Fatalf("due: %s", r)
+	}
+	out := []string{}
+	for _, d := range rep.Due {
+		out = append(out, d.OccurrenceID)
+	}
+	return out
+}
+
+// namesPath reports whether a 422 envelope lists an error at path.
+func namesPath(env envelope, path string) bool {
+	errs, _ := env.Details["errors"].([]any)
+	for _, e := range errs {
+		if m, _ := e.(map[string]any); m["path"] == path {
+			return true
+		}
+	}
+	return false
+}
+
+func TestARefusedRunStartLeavesTheOccurrenceDue(t *testing.T) {
+	const occurrence = "brief/2026-09-29T08:00:00Z"
+	good := `{"runId":"run-1","job":"morning","trigger":"schedule","scheduleId":"brief"}`
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		code, path string // path: the field the 422 names
+	}{
+		{"mistyped job", `{"runId":"run-1","job":"mornin","trigger":"schedule","scheduleId":"brief"}`, 422, "invalid_request", "/job"},
+		{"bad run ID", `{"runId":"run 1","job":"morning","trigger":"schedule","scheduleId":"brief"}`, 422, "invalid_request", "/runId"},
+		{"unknown trigger", `{"runId":"run-1","job":"morning","trigger":"cron","scheduleId":"brief"}`, 422, "invalid_request", "/trigger"},
+		{"a manual run naming a schedule", `{"runId":"run-1","job":"morning","trigger":"manual","scheduleId":"brief"}`, 422, "invalid_request", "/scheduleId"},
+		{"unknown field", `{"runId":"run-1","job":"morning","trigger":"schedule","scheduleId":"brief","jobs":"x"}`, 422, "invalid_request", "/jobs"},
+		{"null field", `{"runId":"run-1","job":"morning","trigger":"schedule","scheduleId":null}`, 422, "invalid_request", "/scheduleId"},
+		{"wrong type", `{"runId":"run-1","job":5,"trigger":"schedule","scheduleId":"brief"}`, 422, "invalid_request", "/job"},
+		{"missing job", `{"runId":"run-1","trigger":"schedule","scheduleId":"brief"}`, 422, "invalid_request", "/job"},
+		{"duplicate key", `{"runId":"run-1","runId":"run-2","job":"morning","trigger":"schedule","scheduleId":"brief"}`, 400, "malformed_json", ""},
+		{"a run ID of another run", `{"runId":"taken","job":"morning","trigger":"schedule","scheduleId":"brief"}`, 409, "run_exists", ""},
+		{"an unknown schedule", `{"runId":"run-1","job":"morning","trigger":"schedule","scheduleId":"brie"}`, 404, "not_found", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ta := newTestApp(t)
+			ta.mustCreateSchedule(ta.agentToken(models.ScopeSchedulesAdmin), "k1", "brief")
+			ta.clock.Advance(2 * time.Hour) // 09:00 UTC: the 08:00 occurrence is due
+			token := ta.agentToken()
+			ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "taken", "job": "other", "trigger": "manual"}))
+			env := assertError(t, ta.schedReq(http.MethodPost, "/api/runs", token, nil, tc.body), tc.status, tc.code)
+			if tc.path != "" && !namesPath(env, tc.path) {
+				t.Errorf("details %v, want an error naming %s", env.Details, tc.path)
+			}
+			if due := ta.dueOccurrences(token); len(due) != 1 || due[0] != occurrence {
+				t.Errorf("after the refusal due is %v, want [%s]", due, occurrence)
+			}
+			r := ta.schedReq(http.MethodPost, "/api/runs", token, nil, good)
+			var start models.RunStart
+			if r.status != http.StatusCreated || json.Unmarshal(r.body, &start) != nil || start.Run == nil || start.Run.OccurrenceID != occurrence {
+				t.Errorf("the correct start after the refusal: %s", r)
+			}
+		})
+	}
 }

@@ -100,6 +100,10 @@ func (r Run) view() RunView {
 		CostUSD: r.CostUSD, DurationMS: r.DurationMS, Detail: r.Detail, ResolvedAt: r.ResolvedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 }
 
+// PauseRunClaimed is the Options.Pause point of a schedule run's start
+// between its claim and its run row (test-only; see HEARTH_TEST_PAUSE_AT).
+const PauseRunClaimed = "run-claimed"
+
 // Run errors handlers map to 409.
 var (
 	ErrRunExists   = errors.New("a run with this ID exists")
@@ -110,12 +114,17 @@ var (
 // schedule (exactly one admission under concurrent callers); a schedule or
 // watch run is held once the day's reported cost reached costCap (0: no
 // cap), while a manual run, the owner's, always goes. The same runId again
-// returns that run (a retried start), never a second claim.
+// returns that run (a retried start), never a second claim. Everything is
+// validated first, and the claim and the run row are one commit: a refused
+// or failed start (or a crash in between) leaves the occurrence due.
 func (s *Store) StartRun(ctx context.Context, runner string, in RunStartIn, costCap float64) (RunStart, error) {
 	v := &validator{}
 	v.id("/runId", in.RunID)
 	v.id("/job", in.Job)
 	v.enum("/trigger", in.Trigger, []string{TriggerSchedule, TriggerManual, TriggerWatch})
+	if in.ScheduleID != nil {
+		v.id("/scheduleId", *in.ScheduleID)
+	}
 	if (in.Trigger == TriggerSchedule) != (in.ScheduleID != nil) {
 		v.add("/scheduleId", "a schedule run names its schedule, and only it", "a schedule ID exactly when trigger is schedule", fmt.Sprint(in.ScheduleID != nil))
 	}
@@ -123,56 +132,81 @@ func (s *Store) StartRun(ctx context.Context, runner string, in RunStartIn, cost
 		return RunStart{}, &ValidationError{Errors: v.errs}
 	}
 	out := RunStart{DeadlineSecs: int(schedules.DefaultLimits().Deadline / time.Second), MaxInvocations: MaxRunInvocations}
-	var prior []Run
-	if err := s.rdb.WithContext(ctx).Where("id = ?", in.RunID).Limit(1).Find(&prior).Error; err != nil {
-		return RunStart{}, fmt.Errorf("models: start run: %w", err)
-	}
-	if len(prior) == 1 {
-		if prior[0].Job != in.Job || prior[0].TriggerKind != in.Trigger || prior[0].Runner != runner {
-			return RunStart{}, ErrRunExists
-		}
-		rv := prior[0].view()
-		out.Admitted, out.Run = true, &rv
-		return out, nil
-	}
-	if in.Trigger != TriggerManual && costCap > 0 {
-		spent, err := s.CostToday(ctx)
-		if err != nil {
-			return RunStart{}, err
-		}
-		if spent >= costCap {
-			out.Hold, out.Reason = HoldCostCap, fmt.Sprintf("today's reported agent cost $%.2f reached the $%.2f cap; scheduled runs wait until tomorrow, runs you start still go", spent, costCap)
-			return out, nil
-		}
-	}
-	run := Run{ID: in.RunID, Job: in.Job, TriggerKind: in.Trigger, Runner: runner, State: RunRunning}
-	if in.Trigger == TriggerSchedule {
-		adm, err := s.ClaimSchedule(ctx, *in.ScheduleID, runner)
-		if err != nil {
-			return RunStart{}, err
-		}
-		if adm.Admitted == nil {
-			out.Hold, out.Reason = adm.Hold, adm.Reason
-			return out, nil
-		}
-		if adm.Job != in.Job {
-			return RunStart{}, fmt.Errorf("models: schedule %s runs job %q, not %q: %w", *in.ScheduleID, adm.Job, in.Job, ErrInvalidInput)
-		}
-		run.ScheduleID, run.OccurrenceID = *in.ScheduleID, &adm.Admitted.ID
-		out.Prompt, out.DeadlineSecs, out.MaxInvocations = adm.Prompt, int(adm.Limits.DeadlineSeconds), adm.Limits.MaxInvocations
-	}
 	// Run bookkeeping does not bump the revision, so a run never makes its
 	// own publication a revision_conflict (as schedule claims do not).
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		run.StartedAt, run.UpdatedAt = s.clock(), s.clock()
-		return tx.Create(&run).Error
+	_, err := s.commit(ctx, func(t *txn) error {
+		var prior []Run
+		if err := t.Where("id = ?", in.RunID).Limit(1).Find(&prior).Error; err != nil {
+			return err
+		}
+		if len(prior) == 1 {
+			return retriedStart(t, &out, prior[0], runner, in)
+		}
+		if in.Trigger != TriggerManual && costCap > 0 {
+			day, err := ownerDay(t.DB, t.now, "")
+			if err != nil {
+				return err
+			}
+			spent, err := costSince(t.DB, day.Start)
+			if err != nil {
+				return err
+			}
+			if spent >= costCap {
+				out.Hold, out.Reason = HoldCostCap, fmt.Sprintf("today's reported agent cost $%.2f reached the $%.2f cap; scheduled runs wait until tomorrow, runs you start still go", spent, costCap)
+				return nil
+			}
+		}
+		run := Run{ID: in.RunID, Job: in.Job, TriggerKind: in.Trigger, Runner: runner, State: RunRunning, StartedAt: t.now, UpdatedAt: t.now}
+		if in.Trigger == TriggerSchedule {
+			adm := Admission{ScheduleID: *in.ScheduleID}
+			if err := s.claim(t, &adm, runner, in.Job); err != nil {
+				return err
+			}
+			if adm.Admitted == nil {
+				// What the claim recorded (an expiry, a quarantine, the next due time) commits; no run.
+				out.Hold, out.Reason = adm.Hold, adm.Reason
+				return nil
+			}
+			run.ScheduleID, run.OccurrenceID = *in.ScheduleID, &adm.Admitted.ID
+			out.Prompt, out.DeadlineSecs, out.MaxInvocations = adm.Prompt, int(adm.Limits.DeadlineSeconds), adm.Limits.MaxInvocations
+			s.pauseAt(PauseRunClaimed)
+		}
+		if err := t.Create(&run).Error; err != nil {
+			return err
+		}
+		rv := run.view()
+		out.Admitted, out.Run = true, &rv
+		return nil
 	})
 	if err != nil {
-		return RunStart{}, fmt.Errorf("models: start run: %w", err)
+		return RunStart{}, classifySchedule("start run", err)
 	}
-	rv := run.view()
-	out.Admitted, out.Run = true, &rv
 	return out, nil
+}
+
+// retriedStart answers a start whose runId is taken: the same run again
+// (a runner restarted around its start) gets that run, with its schedule's
+// approved prompt and limits, as the first start did; any other run's ID
+// is ErrRunExists.
+func retriedStart(t *txn, out *RunStart, prior Run, runner string, in RunStartIn) error {
+	if prior.Job != in.Job || prior.TriggerKind != in.Trigger || prior.Runner != runner || prior.ScheduleID != deref(in.ScheduleID) {
+		return ErrRunExists
+	}
+	if prior.ScheduleID != "" {
+		var row Schedule
+		if err := t.Where("id = ?", prior.ScheduleID).Take(&row).Error; err != nil {
+			return err
+		}
+		def, err := row.definition()
+		if err != nil {
+			return err
+		}
+		l := limitsView(def.Limits)
+		out.Prompt, out.DeadlineSecs, out.MaxInvocations = def.Prompt, int(l.DeadlineSeconds), l.MaxInvocations
+	}
+	rv := prior.view()
+	out.Admitted, out.Run = true, &rv
+	return nil
 }
 
 // StartInvocation records one more agent invocation of a run: at most

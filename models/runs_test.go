@@ -120,3 +120,140 @@ func TestAnUnknownRunHoldsItsScheduleUntilTheOwnerLooked(t *testing.T) {
 		t.Fatalf("Home's notice does not name the unknown run: %+v", n)
 	}
 }
+
+// dueBrief creates the one-off schedule "brief" (job morning) and moves the
+// clock past its instant, so its occurrence is due and unclaimed.
+func dueBrief(t *testing.T, s *Store, now *time.Time) string {
+	t.Helper()
+	at := testNow.Add(time.Hour)
+	mustCreate(t, s, opsActor, schedBody("k-brief", map[string]any{"id": "brief", "at": at.Format(time.RFC3339)}))
+	*now = at.Add(time.Minute)
+	return "brief/" + at.UTC().Format(time.RFC3339)
+}
+
+// assertStillDue fails unless schedule brief's occurrence is due and nothing claimed it.
+func assertStillDue(t *testing.T, s *Store, occurrence string) {
+	t.Helper()
+	if v := mustView(t, s, "brief"); v.Outstanding != nil || v.Counters.Admitted != 0 {
+		t.Errorf("the occurrence was claimed: outstanding %+v, %d admitted", v.Outstanding, v.Counters.Admitted)
+	}
+	if got := dueIDs(mustDue(t, s, s.Now())); len(got) != 1 || got[0] != occurrence {
+		t.Errorf("due %v, want [%s]", got, occurrence)
+	}
+}
+
+func TestARefusedRunStartClaimsNothing(t *testing.T) {
+	ctx := context.Background()
+	brief := "brief"
+	for _, tc := range []struct {
+		name string
+		in   RunStartIn
+		path string // the field named in the 422; "" for another refusal
+		want error
+	}{
+		{"mistyped job", RunStartIn{RunID: "run-1", Job: "mornin", Trigger: TriggerSchedule, ScheduleID: &brief}, "/job", nil},
+		{"bad run ID", RunStartIn{RunID: "run 1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, "/runId", nil},
+		{"unknown trigger", RunStartIn{RunID: "run-1", Job: "morning", Trigger: "cron", ScheduleID: &brief}, "/trigger", nil},
+		{"a run ID of another run", RunStartIn{RunID: "taken", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, "", ErrRunExists},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, now := newTestStore(t)
+			occurrence := dueBrief(t, s, now)
+			startRun(t, s, "r", RunStartIn{RunID: "taken", Job: "other", Trigger: TriggerManual}, 0)
+			_, err := s.StartRun(ctx, "r", tc.in, 0)
+			switch {
+			case tc.want != nil && !errors.Is(err, tc.want):
+				t.Errorf("StartRun: %v, want %v", err, tc.want)
+			case tc.path != "" && !isInvalidAt(err, tc.path):
+				t.Errorf("StartRun: %v, want a 422 naming %s", err, tc.path)
+			}
+			assertStillDue(t, s, occurrence)
+			st := startRun(t, s, "r", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, 0)
+			if !st.Admitted || st.Run.OccurrenceID != occurrence {
+				t.Errorf("the correct start after the refusal: %+v", st)
+			}
+		})
+	}
+}
+
+func TestAFailedRunRowRollsBackItsClaim(t *testing.T) {
+	s, now := newTestStore(t)
+	occurrence := dueBrief(t, s, now)
+	// A real failure of the run insert, inside the database: the claim has
+	// already been applied when it fires.
+	must(t, s.db.Exec(`CREATE TRIGGER refuse_runs BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'injected: the run row cannot be written'); END`).Error)
+	brief := "brief"
+	in := RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}
+	if st, err := s.StartRun(context.Background(), "r", in, 0); err == nil {
+		t.Fatalf("StartRun succeeded with the run insert failing: %+v", st)
+	}
+	assertStillDue(t, s, occurrence)
+	must(t, s.db.Exec(`DROP TRIGGER refuse_runs`).Error)
+	if st := startRun(t, s, "r", in, 0); !st.Admitted || st.Run.OccurrenceID != occurrence {
+		t.Fatalf("the retry: %+v", st)
+	}
+}
+
+func TestTheClaimAndTheRunRowCommitTogether(t *testing.T) {
+	dir := t.TempDir()
+	clock := testNow
+	paused, release := make(chan struct{}), make(chan struct{})
+	s, err := Open(context.Background(), dir, Options{Clock: func() time.Time { return clock }, Pause: func(point string) {
+		if point == PauseRunClaimed {
+			close(paused)
+			<-release
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	occurrence := dueBrief(t, s, &clock)
+	brief := "brief"
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.StartRun(context.Background(), "r", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, 0)
+		done <- err
+	}()
+	<-paused
+	// Another connection (as another process would) sees neither the claim nor the run.
+	other, err := OpenExisting(context.Background(), dir, Options{Clock: func() time.Time { return testNow.Add(time.Hour + time.Minute) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	assertStillDue(t, other, occurrence)
+	if runs, err := other.Runs(context.Background()); err != nil || len(runs.Runs) != 0 {
+		t.Errorf("runs while the start is in flight: %+v, %v", runs.Runs, err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	v := mustView(t, other, "brief")
+	runs, err := other.Runs(context.Background())
+	if err != nil || len(runs.Runs) != 1 || v.Outstanding == nil || runs.Runs[0].OccurrenceID != v.Outstanding.ID {
+		t.Fatalf("after the commit: outstanding %+v, runs %+v, %v", v.Outstanding, runs.Runs, err)
+	}
+}
+
+func TestARetriedScheduleRunStartAnswersTheApprovedPromptAgain(t *testing.T) {
+	s, now := newTestStore(t)
+	mustCreate(t, s, opsActor, schedBody("k1", map[string]any{"id": "brief", "cron": "0 8 * * *", "zone": "UTC", "limits": map[string]any{"deadlineSeconds": 120, "maxInvocations": 2}}))
+	*now = testNow.Add(2 * time.Hour)
+	brief := "brief"
+	in := RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}
+	first := startRun(t, s, "r", in, 0)
+	// The runner stopped before it saved the answer and starts the same run again.
+	again := startRun(t, s, "r", in, 0)
+	if !again.Admitted || again.Run.ID != "run-1" || again.Prompt != first.Prompt || again.Prompt == "" ||
+		again.DeadlineSecs != 120 || again.MaxInvocations != 2 {
+		t.Fatalf("first start %+v, the retry %+v: want the same run, prompt and limits", first, again)
+	}
+	// The same runId for another schedule is another run's ID.
+	other := "other"
+	mustCreate(t, s, opsActor, schedBody("k2", map[string]any{"id": "other", "cron": "0 8 * * *", "zone": "UTC"}))
+	if _, err := s.StartRun(context.Background(), "r", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &other}, 0); !errors.Is(err, ErrRunExists) {
+		t.Fatalf("run-1 for another schedule: %v, want ErrRunExists", err)
+	}
+}

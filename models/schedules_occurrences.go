@@ -7,6 +7,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/models/schedules"
+	"hearth/models/strictjson"
 )
 
 // Admission is the answer to a claim: the occurrence admitted, if any, and
@@ -41,84 +42,95 @@ type Admission struct {
 // exactly once. Occurrence bookkeeping does not bump the revision.
 func (s *Store) ClaimSchedule(ctx context.Context, id, claimant string) (Admission, error) {
 	adm := Admission{ScheduleID: id}
-	_, err := s.commit(ctx, func(t *txn) error {
-		var row Schedule
-		if err := t.Where("id = ?", id).Take(&row).Error; err != nil {
-			return notFound(err)
-		}
-		def, err := row.definition()
-		if err != nil {
-			return err
-		}
-		adm.Job, adm.Prompt, adm.Limits, adm.NotifyOnSuccess = def.Job, def.Prompt, limitsView(def.Limits), def.NotifyOnSuccess
-		if row.State == string(schedules.StatusActive) {
-			var revoked []string
-			if err := revokedCredentials(t.DB, &revoked); err != nil {
-				return err
-			}
-			if approvalRevoked(row, revoked) {
-				adm.Hold, adm.Reason = HoldApprovalRevoked, "credential "+row.ApprovedBy+" was revoked"
-				return nil
-			}
-			if fc := s.checkFile(id, row.ApprovedFingerprint, def); !fc.OK() {
-				adm.Hold, adm.Reason = HoldQuarantined, fc.Status
-				return quarantine(t, &row, fc)
-			}
-		}
-		var occ []ScheduleOccurrence
-		if err := t.Where("schedule_id = ? AND state IN ?", id, outstandingStates).Find(&occ).Error; err != nil {
-			return err
-		}
-		out := byScheduleID(occ)[id]
-		d := schedules.Evaluate(id, def.Rule, evalState(row, out), t.now)
-		adm.Hold = string(d.Hold)
-		updates := map[string]any{}
-		if d.Expire != nil && out != nil {
-			if d.Hold == schedules.HoldInvestigate {
-				if out.State == OccurrenceRunning {
-					out.State, out.Detail = OccurrenceUnknown, "expired while an attempt was running: its outcome is unknown; investigate before anything reruns"
-				}
-			} else {
-				fin := d.Expire.ExpiresAt().UTC()
-				out.State, out.FinishedAt, out.Detail = OccurrenceExpired, &fin, "not finished within 24 h of its due time"
-				updates["last_finished_at"], updates["occurrences_expired"] = fin, row.OccurrencesExpired+1
-				row.LastFinishedAt = &fin
-			}
-			out.UpdatedAt = t.now
-			if err := t.Save(out).Error; err != nil {
-				return err
-			}
-			adm.Expired = ptr(out.view())
-			if !out.outstanding() {
-				out = nil
-			}
-		}
-		if d.Admit != nil {
-			o := ScheduleOccurrence{ID: d.Admit.ID(), ScheduleID: id, DueAt: d.Admit.DueAt.UTC(), State: OccurrenceAdmitted,
-				MaxAttempts: def.Limits.MaxInvocations, ExpiresAt: d.Admit.ExpiresAt().UTC(), ClaimedBy: claimant, ClaimedAt: t.now, UpdatedAt: t.now}
-			if err := t.Create(&o).Error; err != nil {
-				return err
-			}
-			adm.Admitted, out = ptr(o.view()), &o
-			updates["last_due_at"], updates["occurrences_admitted"] = o.DueAt, row.OccurrencesAdmitted+1
-		}
-		if d.NextDueAt.IsZero() {
-			updates["next_due_at"] = nil
-		} else {
-			updates["next_due_at"] = d.NextDueAt.UTC()
-		}
-		if row.State == string(schedules.StatusActive) && d.Ended && out == nil {
-			if err := endSchedule(t, row, d); err != nil {
-				return err
-			}
-		}
-		updates["updated_at"] = t.now
-		return t.Model(&Schedule{}).Where("id = ?", id).Updates(updates).Error
-	})
+	_, err := s.commit(ctx, func(t *txn) error { return s.claim(t, &adm, claimant, "") })
 	if err != nil {
 		return Admission{}, classifySchedule("claim schedule", err)
 	}
 	return adm, nil
+}
+
+// claim is ClaimSchedule of adm.ScheduleID inside t, filling adm, so a
+// caller can write more in the same commit (StartRun: the run row). A
+// non-empty job must be the approved one; that is checked before anything
+// is written (a *ValidationError at /job).
+func (s *Store) claim(t *txn, adm *Admission, claimant, job string) error {
+	id := adm.ScheduleID
+	var row Schedule
+	if err := t.Where("id = ?", id).Take(&row).Error; err != nil {
+		return notFound(err)
+	}
+	def, err := row.definition()
+	if err != nil {
+		return err
+	}
+	if job != "" && job != def.Job {
+		return &ValidationError{Errors: []strictjson.FieldError{{Path: "/job", Message: "schedule " + id + " runs another job",
+			Expected: quoteFound(def.Job), Found: quoteFound(job)}}}
+	}
+	adm.Job, adm.Prompt, adm.Limits, adm.NotifyOnSuccess = def.Job, def.Prompt, limitsView(def.Limits), def.NotifyOnSuccess
+	if row.State == string(schedules.StatusActive) {
+		var revoked []string
+		if err := revokedCredentials(t.DB, &revoked); err != nil {
+			return err
+		}
+		if approvalRevoked(row, revoked) {
+			adm.Hold, adm.Reason = HoldApprovalRevoked, "credential "+row.ApprovedBy+" was revoked"
+			return nil
+		}
+		if fc := s.checkFile(id, row.ApprovedFingerprint, def); !fc.OK() {
+			adm.Hold, adm.Reason = HoldQuarantined, fc.Status
+			return quarantine(t, &row, fc)
+		}
+	}
+	var occ []ScheduleOccurrence
+	if err := t.Where("schedule_id = ? AND state IN ?", id, outstandingStates).Find(&occ).Error; err != nil {
+		return err
+	}
+	out := byScheduleID(occ)[id]
+	d := schedules.Evaluate(id, def.Rule, evalState(row, out), t.now)
+	adm.Hold = string(d.Hold)
+	updates := map[string]any{}
+	if d.Expire != nil && out != nil {
+		if d.Hold == schedules.HoldInvestigate {
+			if out.State == OccurrenceRunning {
+				out.State, out.Detail = OccurrenceUnknown, "expired while an attempt was running: its outcome is unknown; investigate before anything reruns"
+			}
+		} else {
+			fin := d.Expire.ExpiresAt().UTC()
+			out.State, out.FinishedAt, out.Detail = OccurrenceExpired, &fin, "not finished within 24 h of its due time"
+			updates["last_finished_at"], updates["occurrences_expired"] = fin, row.OccurrencesExpired+1
+			row.LastFinishedAt = &fin
+		}
+		out.UpdatedAt = t.now
+		if err := t.Save(out).Error; err != nil {
+			return err
+		}
+		adm.Expired = ptr(out.view())
+		if !out.outstanding() {
+			out = nil
+		}
+	}
+	if d.Admit != nil {
+		o := ScheduleOccurrence{ID: d.Admit.ID(), ScheduleID: id, DueAt: d.Admit.DueAt.UTC(), State: OccurrenceAdmitted,
+			MaxAttempts: def.Limits.MaxInvocations, ExpiresAt: d.Admit.ExpiresAt().UTC(), ClaimedBy: claimant, ClaimedAt: t.now, UpdatedAt: t.now}
+		if err := t.Create(&o).Error; err != nil {
+			return err
+		}
+		adm.Admitted, out = ptr(o.view()), &o
+		updates["last_due_at"], updates["occurrences_admitted"] = o.DueAt, row.OccurrencesAdmitted+1
+	}
+	if d.NextDueAt.IsZero() {
+		updates["next_due_at"] = nil
+	} else {
+		updates["next_due_at"] = d.NextDueAt.UTC()
+	}
+	if row.State == string(schedules.StatusActive) && d.Ended && out == nil {
+		if err := endSchedule(t, row, d); err != nil {
+			return err
+		}
+	}
+	updates["updated_at"] = t.now
+	return t.Model(&Schedule{}).Where("id = ?", id).Updates(updates).Error
 }
 
 // quarantine records a failed file check; it changes what the owner sees,

@@ -60,7 +60,7 @@ type Store struct {
 	// its API), so one process per data dir holds it.
 	schedMu sync.Mutex
 	// pause is Options.Pause: a test-only hook at named points of a
-	// schedule file operation.
+	// schedule file operation or a schedule run's start.
 	pause func(point string)
 
 	// latest is the newest revision this process committed (or found at
@@ -93,9 +93,10 @@ type Options struct {
 	// Notifier hears every commit; nil discards.
 	Notifier Notifier
 	// Pause, when set, is called at named points of a schedule add or
-	// cancel (PauseJournalWritten, PauseFileWritten, PauseCancelCommitted).
-	// Test-only: serve sets it from HEARTH_TEST_PAUSE_AT so the e2e journal
-	// test can SIGKILL the process at an exact point.
+	// cancel (PauseJournalWritten, PauseFileWritten, PauseCancelCommitted)
+	// and of a schedule run's start (PauseRunClaimed). Test-only: serve
+	// sets it from HEARTH_TEST_PAUSE_AT so the e2e crash tests can SIGKILL
+	// the process at an exact point.
 	Pause func(point string)
 }
 

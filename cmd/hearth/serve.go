@@ -147,9 +147,9 @@ func cmdServe(args []string) error {
 }
 
 // testPause is the test-only hook of HEARTH_TEST_PAUSE_AT=POINT (a
-// models.Pause* name): at that point of a schedule add or cancel serve logs
-// "paused at POINT" and blocks that request forever, so the e2e journal
-// test can SIGKILL it between the file write and the database commit.
+// models.Pause* name): at that point of a schedule add or cancel, or of a
+// schedule run's start, serve logs "paused at POINT" and blocks that
+// request forever, so the e2e crash tests can SIGKILL it there.
 // Unset, it does nothing; nothing but tests should set it.
 func testPause(log *slog.Logger) func(string) {
 	at := os.Getenv("HEARTH_TEST_PAUSE_AT")
