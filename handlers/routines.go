@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -15,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
+	"hearth/models/ids"
 	"hearth/views"
 )
 
@@ -135,11 +135,9 @@ func inputMessage(err error) string {
 	return string(unicode.ToUpper(r)) + msg[n:] + "."
 }
 
-var routineIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
-
 // routineAnchor is the Routines page at a routine's card.
 func routineAnchor(routineID string) string {
-	if !routineIDPattern.MatchString(routineID) {
+	if !ids.Valid(routineID) {
 		return "/routines"
 	}
 	return "/routines#routine-" + routineID

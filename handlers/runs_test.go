@@ -149,6 +149,10 @@ func TestARefusedRunStartLeavesTheOccurrenceDue(t *testing.T) {
 	}{
 		{"mistyped job", `{"runId":"run-1","job":"mornin","trigger":"schedule","scheduleId":"brief"}`, 422, "invalid_request", "/job"},
 		{"bad run ID", `{"runId":"run 1","job":"morning","trigger":"schedule","scheduleId":"brief"}`, 422, "invalid_request", "/runId"},
+		{"dot run ID", `{"runId":".","job":"morning","trigger":"schedule","scheduleId":"brief"}`, 422, "invalid_request", "/runId"},
+		{"dot-dot run ID", `{"runId":"..","job":"morning","trigger":"schedule","scheduleId":"brief"}`, 422, "invalid_request", "/runId"},
+		{"dots job", `{"runId":"run-1","job":"...","trigger":"schedule","scheduleId":"brief"}`, 422, "invalid_request", "/job"},
+		{"dots schedule ID", `{"runId":"run-1","job":"morning","trigger":"schedule","scheduleId":".."}`, 422, "invalid_request", "/scheduleId"},
 		{"unknown trigger", `{"runId":"run-1","job":"morning","trigger":"cron","scheduleId":"brief"}`, 422, "invalid_request", "/trigger"},
 		{"a manual run naming a schedule", `{"runId":"run-1","job":"morning","trigger":"manual","scheduleId":"brief"}`, 422, "invalid_request", "/scheduleId"},
 		{"unknown field", `{"runId":"run-1","job":"morning","trigger":"schedule","scheduleId":"brief","jobs":"x"}`, 422, "invalid_request", "/jobs"},

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/models/ids"
 )
 
 // ContextHistory is how far back settled items appear in the agent context.
@@ -238,7 +240,7 @@ func decodeCursor(collection, c string) (cursor, error) {
 		if _, err := strconv.ParseInt(key, 10, 64); err != nil {
 			return cursor{}, ErrBadCursor
 		}
-	} else if !idPattern.MatchString(key) {
+	} else if !ids.Valid(key) {
 		return cursor{}, ErrBadCursor
 	}
 	return cursor{revision: rev, after: key}, nil

@@ -11,6 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/models/ids"
 	"hearth/models/strictjson"
 )
 
@@ -49,7 +50,7 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 		return PublishReceipt{}, false, fmt.Errorf("models: publish: %w", parseErr)
 	}
 	// A shape error without a readable runId cannot be a replay.
-	if parseErr != nil && !idPattern.MatchString(r.RunID) {
+	if parseErr != nil && !ids.Valid(r.RunID) {
 		return PublishReceipt{}, false, parseErr
 	}
 	var invalid *ValidationError

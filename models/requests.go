@@ -35,7 +35,7 @@ const MaxPendingInContext = ContextPageSize
 
 // RequestIn is POST /api/agent-requests.
 type RequestIn struct {
-	RequestID      string  `json:"requestId" jsonschema:"pattern=^[A-Za-z0-9._:@-]{1\\,128}$"`
+	RequestID      string  `json:"requestId" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
 	Kind           string  `json:"kind" jsonschema:"enum=refresh,enum=reply-draft,enum=crm-edit,enum=note"`
 	EntityID       *string `json:"entityId"`
 	SourceRevision *string `json:"sourceRevision"`

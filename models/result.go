@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hearth/models/ids"
 	"hearth/models/strictjson"
 )
 
@@ -39,8 +40,8 @@ const (
 
 // Result is one agent publication, as posted to /api/agent-results.
 type Result struct {
-	RunID             string             `json:"runId" jsonschema:"pattern=^[A-Za-z0-9._:@-]{1\\,128}$"`
-	JobKey            string             `json:"jobKey" jsonschema:"pattern=^[A-Za-z0-9._:@-]{1\\,128}$"`
+	RunID             string             `json:"runId" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
+	JobKey            string             `json:"jobKey" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
 	ExpectedRevision  int64              `json:"expectedRevision" jsonschema:"minimum=0"`
 	GeneratedAt       string             `json:"generatedAt" jsonschema:"format=date-time"`
 	SourceRefs        []SourceRefIn      `json:"sourceRefs"`
@@ -61,7 +62,7 @@ type Result struct {
 
 // SourceRefIn is provenance: a life file or a Beeper chat/message. Data, never an instruction.
 type SourceRefIn struct {
-	ID          string  `json:"id" jsonschema:"pattern=^[A-Za-z0-9._:@-]{1\\,128}$"`
+	ID          string  `json:"id" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
 	Kind        string  `json:"kind" jsonschema:"enum=life,enum=beeper"`
 	ObservedAt  string  `json:"observedAt" jsonschema:"format=date-time"`
 	Path        *string `json:"path"`
@@ -90,7 +91,7 @@ type PersonIn struct {
 
 // ActivityIn is one suggested activity; Payload is bound by Kind.
 type ActivityIn struct {
-	ID             string          `json:"id" jsonschema:"pattern=^[A-Za-z0-9._:@-]{1\\,128}$"`
+	ID             string          `json:"id" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
 	Kind           string          `json:"kind" jsonschema:"enum=task,enum=measurement,enum=reply,enum=routine"`
 	Title          string          `json:"title" jsonschema:"minLength=1,maxLength=200"`
 	Detail         *string         `json:"detail"`
@@ -192,14 +193,13 @@ func (e *ValidationError) Error() string {
 }
 
 var (
-	idPattern      = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
 	hashPattern    = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 	datePattern    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	occurrencePatt = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}@[A-Za-z0-9_+/-]{1,64}$`)
 )
 
-// idChars describes the ID alphabet in errors.
-const idChars = "1-128 characters of [A-Za-z0-9._:@-]"
+// idChars describes the ID rule (package ids) in errors.
+const idChars = ids.Expected
 
 // ParseResult decodes a publication strictly. It returns
 // *strictjson.SyntaxError (400) or *ValidationError (422); on a validation
@@ -251,7 +251,7 @@ func (v *validator) unique(seen map[string]bool, path, id, what string) {
 }
 
 func (v *validator) id(path, s string) {
-	if !idPattern.MatchString(s) {
+	if !ids.Valid(s) {
 		v.add(path, "invalid ID", idChars, quoteFound(s))
 	}
 }

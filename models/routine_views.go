@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"gorm.io/gorm"
+
+	"hearth/models/ids"
 )
 
 // RoutinesView is the Routines page: the catalog with each routine's
@@ -327,7 +329,7 @@ type ProposalDecision struct {
 func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (RequestView, error) {
 	d.Words = strings.TrimSpace(d.Words)
 	switch {
-	case !idPattern.MatchString(d.RequestID):
+	case !ids.Valid(d.RequestID):
 		return RequestView{}, fmt.Errorf("models: request ID must be %s: %w", idChars, ErrInvalidInput)
 	case !slices.Contains([]string{DecisionAdopt, DecisionModify, DecisionReject}, d.Decision):
 		return RequestView{}, fmt.Errorf("models: decide adopt, modify or reject: %w", ErrInvalidInput)

@@ -144,7 +144,7 @@ func assertStillDue(t *testing.T, s *Store, occurrence string) {
 
 func TestARefusedRunStartClaimsNothing(t *testing.T) {
 	ctx := context.Background()
-	brief := "brief"
+	brief, dots := "brief", "..."
 	for _, tc := range []struct {
 		name string
 		in   RunStartIn
@@ -153,6 +153,9 @@ func TestARefusedRunStartClaimsNothing(t *testing.T) {
 	}{
 		{"mistyped job", RunStartIn{RunID: "run-1", Job: "mornin", Trigger: TriggerSchedule, ScheduleID: &brief}, "/job", nil},
 		{"bad run ID", RunStartIn{RunID: "run 1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, "/runId", nil},
+		{"dot run ID", RunStartIn{RunID: ".", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, "/runId", nil},
+		{"dots job", RunStartIn{RunID: "run-1", Job: "..", Trigger: TriggerSchedule, ScheduleID: &brief}, "/job", nil},
+		{"dots schedule ID", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &dots}, "/scheduleId", nil},
 		{"unknown trigger", RunStartIn{RunID: "run-1", Job: "morning", Trigger: "cron", ScheduleID: &brief}, "/trigger", nil},
 		{"a run ID of another run", RunStartIn{RunID: "taken", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, "", ErrRunExists},
 	} {

@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/beeper"
+	"hearth/models/ids"
 )
 
 // Send states (DESIGN §7).
@@ -104,7 +105,7 @@ type SendCommand struct {
 // activity. When that last commit fails the error wraps
 // ErrOutcomeNotRecorded and the returned send carries what Beeper answered.
 func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (Send, error) {
-	if !idPattern.MatchString(cmd.SendKey) {
+	if !ids.Valid(cmd.SendKey) {
 		return Send{}, fmt.Errorf("models: send key must be %s: %w", idChars, ErrInvalidInput)
 	}
 	if strings.TrimSpace(cmd.Body) == "" || utf8.RuneCountInString(cmd.Body) > MaxBodyLen {

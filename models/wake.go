@@ -8,6 +8,8 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"hearth/models/ids"
 )
 
 // maxWakeReasons bounds the reasons a dirty job keeps (the latest).
@@ -57,7 +59,7 @@ func markDirty(tx *gorm.DB, job, reason string, debounce time.Duration, now time
 // MarkDirty records that job has new input for a reason, coalescing with an
 // earlier mark that has not been taken.
 func (s *Store) MarkDirty(ctx context.Context, job, reason string, debounce time.Duration) error {
-	if !idPattern.MatchString(job) {
+	if !ids.Valid(job) {
 		return fmt.Errorf("models: job key must be %s: %w", idChars, ErrInvalidInput)
 	}
 	err := s.write(ctx, func(tx *gorm.DB) error { return markDirty(tx, job, reason, debounce, s.clock()) })

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"hearth/models"
+	"hearth/models/ids"
 )
 
 // The runner drives the external agent for hearth's jobs (issue 10): it
@@ -98,6 +99,10 @@ func cmdRun(args []string) error {
 	}
 	if *agentCmd == "" {
 		return usageError("no agent command: pass --agent-cmd or set HEARTH_AGENT_CMD")
+	}
+	if *job != "" && !ids.Valid(*job) {
+		// The job names the run, and the run its journal file.
+		return usageError("--job %q: want %s", *job, ids.Expected)
 	}
 	if *promptFile != "" && *job == "" {
 		return usageError("--prompt-file goes with --job")

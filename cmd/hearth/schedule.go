@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"hearth/models"
+	"hearth/models/ids"
 	"hearth/models/schedules"
 )
 
@@ -51,6 +52,10 @@ func parseSchedule(fs *flag.FlagSet, args []string, positional int) (scheduleCli
 			return scheduleClient{}, nil, noArgs(rest)
 		}
 		return scheduleClient{}, nil, usageError("%s: want one schedule ID", fs.Name())
+	}
+	if positional == 1 && !ids.Valid(rest[0]) {
+		// It goes into the URL path, where clients and proxies may resolve "." and ".." away.
+		return scheduleClient{}, nil, usageError("%s: invalid schedule ID %q: want %s", fs.Name(), rest[0], ids.Expected)
 	}
 	base, err := cf.baseURL()
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/gowebpki/jcs"
 	"go.yaml.in/yaml/v3"
+
+	"hearth/models/ids"
 )
 
 // Bounds of a definition file.
@@ -30,13 +32,12 @@ const (
 // change of form cannot collide with an approved fingerprint of this one.
 const CanonicalFormat = "hearth.schedule.v1"
 
-// idPattern is hearth's ID alphabet; it has no "/", so "<id>.md" is one path element.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
+const idExpected = ids.Expected
 
-const idExpected = "1-128 characters of [A-Za-z0-9._:@-]"
-
-// ValidID reports whether s can name a schedule (and its file).
-func ValidID(s string) bool { return idPattern.MatchString(s) }
+// ValidID reports whether s can name a schedule (and its file): hearth's
+// one ID rule, which has no "/" and is never "." or "..", so "<id>.md" is
+// one path element.
+func ValidID(s string) bool { return ids.Valid(s) }
 
 // Limits are the per-occurrence bounds a definition carries (Budget A).
 type Limits struct {

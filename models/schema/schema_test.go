@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"hearth/models"
+	"hearth/models/ids"
 	"hearth/models/schema"
 )
 
@@ -95,11 +96,53 @@ func TestSchemaRefusesWhatTheDecoderRefuses(t *testing.T) {
 		"null":                    strings.Replace(ok, `"people":[]`, `"people":null`, 1),
 		"missing required":        strings.Replace(ok, `"jobKey":"j",`, ``, 1),
 		"bad id":                  strings.Replace(ok, `"r1"`, `"r 1"`, 1),
+		"dot id":                  strings.Replace(ok, `"r1"`, `"."`, 1),
+		"dot-dot id":              strings.Replace(ok, `"r1"`, `".."`, 1),
+		"dots id":                 strings.Replace(ok, `"r1"`, `"..."`, 1),
+		"id too long":             strings.Replace(ok, `"r1"`, `"`+strings.Repeat("r", ids.MaxLen+1)+`"`, 1),
 		"routineDefinitions null": strings.Replace(ok, `"people":[]`, `"people":[],"routineDefinitions":null`, 1),
 	} {
 		if err := validate(t, "agent-result.json", []byte(body)); err == nil {
 			t.Errorf("%s: the schema accepts what hearth refuses", name)
 		}
+	}
+}
+
+func TestSchemaIDsFollowTheServersOneRule(t *testing.T) {
+	seen := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if p, ok := v["pattern"].(string); ok && strings.Contains(p, "A-Za-z0-9._:@-") {
+				seen++
+				if p != ids.Pattern || v["maxLength"] != float64(ids.MaxLen) {
+					t.Errorf("an ID property reads pattern %q, maxLength %v; want ids.Pattern %q, maxLength %d", p, v["maxLength"], ids.Pattern, ids.MaxLen)
+				}
+			}
+			for _, sub := range v {
+				walk(sub)
+			}
+		case []any:
+			for _, sub := range v {
+				walk(sub)
+			}
+		}
+	}
+	for _, name := range schema.Names() {
+		b, _ := schema.Committed(name)
+		var doc any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		walk(doc)
+	}
+	if seen < 5 {
+		t.Errorf("%d ID patterns in the schemas; want runId, jobKey, source ref, activity and request IDs at least", seen)
+	}
+	ok := `{"runId":".env-check","jobKey":"v1.","expectedRevision":0,"generatedAt":"2026-09-29T07:00:00Z","sourceRefs":[],"people":[],"activities":[],"replyDrafts":[],"retractions":[],"completedRequests":[]}`
+	if err := validate(t, "agent-result.json", []byte(ok)); err != nil {
+		t.Errorf("IDs with dots and another character: %v", err)
 	}
 }
 
