@@ -310,8 +310,8 @@ func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) 
 				continue
 			}
 			if msg.IsSender && msg.Text == send.Body {
-				if failedStatus(msg.SendStatus) {
-					return s.settleSend(ctx, send.ID, SendFailed, msg.ID, "Beeper reports the message failed to send ("+msg.SendStatus+")")
+				if st := msg.SendStatus; st != nil && failedStatus(st.Status) {
+					return s.settleSend(ctx, send.ID, SendFailed, msg.ID, "Beeper reports the message failed to send ("+st.Status+")")
 				}
 				return s.settleSend(ctx, send.ID, SendSent, msg.ID, "")
 			}
