@@ -560,7 +560,8 @@ func (f *Fake) listChatsLocked(q url.Values, search bool) reply {
 	items := make([]beeper.Chat, len(page))
 	for i, c := range page {
 		items[i] = c.chat
-		if n := len(c.msgs); n > 0 {
+		// A list item is a ChatListResponse (with preview); search answers plain Chats.
+		if n := len(c.msgs); n > 0 && !search {
 			p := c.msgs[n-1].out()
 			items[i].Preview = &p
 		}
