@@ -1,5 +1,7 @@
-// Package beeper is a small client for the Beeper Desktop local API and an
-// in-memory fake of it for tests and the demo.
+// Package beeper is a small client for the Beeper Desktop local API. It
+// decodes what the official SDK 5 (npm @beeper/desktop-api 5.0.0) declares,
+// still reading older Beeper versions' shapes; beepertest is its fake, and
+// e2e/beeper_sdk_test.go proves the fake against that SDK.
 package beeper
 
 import (
@@ -234,9 +236,11 @@ func (c *Client) Archive(ctx context.Context, chatID string, archived bool) erro
 	return err
 }
 
-// Send posts a text message, once. If the request may have reached Beeper but
-// no answer came back, the error satisfies errors.Is(err, ErrOutcomeUnknown):
-// read the chat to learn whether it was sent before offering another try.
+// Send posts a text message, once; Beeper takes it only from a token created
+// with "Allow sensitive actions" (else 403). If the request may have reached
+// Beeper but no answer came back, the error satisfies errors.Is(err,
+// ErrOutcomeUnknown): read the chat to learn whether it was sent before
+// offering another try.
 func (c *Client) Send(ctx context.Context, chatID string, req SendRequest) (SendResult, error) {
 	var res SendResult
 	p, err := chatPath(chatID)
@@ -247,6 +251,10 @@ func (c *Client) Send(ctx context.Context, chatID string, req SendRequest) (Send
 		return res, errors.New("beeper: send: empty text")
 	}
 	_, err = c.do(ctx, http.MethodPost, p+"/messages", nil, req, &res)
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden {
+		apiErr.Message += ` (sending needs a token created with "Allow sensitive actions")`
+	}
 	return res, err
 }
 

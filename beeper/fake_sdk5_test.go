@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -282,5 +283,19 @@ func TestFakeSearchesMessagesAcrossChats(t *testing.T) {
 	}
 	if len(all) != 9 || all[0] != "m-ana-3" || all[8] != "m-crew-1" {
 		t.Fatalf("paged search = %v", all)
+	}
+}
+
+func TestASendRefusedForScopeSaysTheTokenNeedsSensitiveActions(t *testing.T) {
+	f, c := newFake(t)
+	f.FailNext(http.StatusForbidden, 1)
+	_, err := c.Send(t.Context(), beepertest.AnaChatID, beeper.SendRequest{Text: "Hi"})
+	if !errors.Is(err, beeper.ErrUnauthorized) || errors.Is(err, beeper.ErrOutcomeUnknown) || !strings.Contains(err.Error(), `"Allow sensitive actions"`) {
+		t.Fatalf("err = %v", err)
+	}
+	// Reading is not a sensitive action: no such advice there.
+	f.FailNext(http.StatusForbidden, 1)
+	if _, err := c.Chats(t.Context(), beeper.ChatsQuery{}); err == nil || strings.Contains(err.Error(), "sensitive") {
+		t.Fatalf("chats err = %v", err)
 	}
 }
