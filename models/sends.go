@@ -279,10 +279,11 @@ func (s *Store) settleSend(ctx context.Context, id int64, status, pendingID, err
 
 // ReconcileSend settles a send whose outcome is unknown by reading the chat
 // back, page by page, to the time of the attempt: the owner's message with
-// the same text settles it as its send status says (sendOutcome: sent,
-// failed, or still unknown while Beeper retries). Not finding it proves nothing (Beeper may not have synced the
-// message yet), so the send stays unknown, noted "not seen yet"; only the
-// owner's explicit MarkSendNotSent opens the draft to another try.
+// the same text (the newest such) settles it as its send status says
+// (sendOutcome: sent, failed, or still unknown while Beeper retries). Not
+// finding it proves nothing (Beeper may not have synced the message yet),
+// so the send stays unknown, noted "not seen yet"; only the owner's
+// explicit MarkSendNotSent opens the draft to another try.
 func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) (Send, error) {
 	send, ok, err := s.sendByKey(ctx, sendKey)
 	if err != nil {
@@ -303,7 +304,8 @@ func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) 
 			return Send{}, fmt.Errorf("models: reconcile: read chat: %w", err)
 		}
 		reachedAttempt := false
-		for _, msg := range page.Items {
+		// Newest first: after a failed try with the same words, the newer message is this send's.
+		for _, msg := range slices.Backward(page.Items) {
 			checked++
 			if msg.Timestamp.Before(since) {
 				reachedAttempt = true

@@ -496,3 +496,23 @@ func olderBeeper(status string) func(*beepertest.Fake) http.Handler {
 		})
 	}
 }
+
+func TestRetryAfterAPermanentFailureReconcilesAgainstTheNewMessageNotTheFailedOne(t *testing.T) {
+	s, fake, client := sendFixture(t, nil)
+	ctx := context.Background()
+	first := unknownHeldSend(t, s, fake, client, "key-1")
+	fake.SetSendStatus(beepertest.AnaChatID, first, beeper.StatusFailPermanent, "Blocked by the recipient")
+	if send, err := s.ReconcileSend(ctx, client, "key-1"); err != nil || send.Status != SendFailed {
+		t.Fatalf("first try: %+v, %v", send, err)
+	}
+	// The owner tries the same words again; this answer is lost too, and Beeper delivers it.
+	second := unknownHeldSend(t, s, fake, client, "key-2")
+	if second == first {
+		t.Fatal("the fake reused the pending ID")
+	}
+	fake.SetSendStatus(beepertest.AnaChatID, second, beeper.StatusSuccess, "")
+	send, err := s.ReconcileSend(ctx, client, "key-2")
+	if err != nil || send.Status != SendSent {
+		t.Fatalf("second try: %+v, %v; want sent (the failed message is the first try's)", send, err)
+	}
+}
