@@ -160,6 +160,8 @@ func TestSendStatusToleratesOddTimestampsAndUnknownStatuses(t *testing.T) {
 		{`"error"`, beeper.SendFailedForGood},
 		{`"sent"`, beeper.SendSucceeded},
 		{`null`, beeper.SendUnreported},
+		{`true`, beeper.SendUnreported},
+		{`[{"status":"FAIL_PERMANENT"}]`, beeper.SendUnreported},
 	} {
 		var m beeper.Message
 		if err := json.Unmarshal([]byte(`{"id":"1","sortKey":"1","timestamp":"2026-05-07T09:15:03.500Z","sendStatus":`+tc.body+`}`), &m); err != nil {

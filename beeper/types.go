@@ -120,16 +120,19 @@ type SendStatus struct {
 }
 
 // UnmarshalJSON reads SDK 5's object and, from older Beeper versions, a bare
-// status string. A timestamp that is not RFC 3339 is dropped rather than
-// failing the whole page: it is diagnostic, and one odd message must not make
+// status string. Any other shape, and a timestamp that is not RFC 3339, is
+// dropped rather than failing the whole page: one odd message must not make
 // Beeper look unavailable.
 func (s *SendStatus) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	if len(b) > 0 && b[0] == '"' {
-		*s = SendStatus{}
+	*s = SendStatus{}
+	switch {
+	case len(b) > 0 && b[0] == '"':
 		return json.Unmarshal(b, &s.Status)
+	case len(b) == 0 || b[0] != '{':
+		return nil // a shape no version declared: no report
 	}
 	var w struct {
 		Status           string          `json:"status"`
