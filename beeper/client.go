@@ -1,5 +1,7 @@
-// Package beeper is a small client for the Beeper Desktop local API and an
-// in-memory fake of it for tests and the demo.
+// Package beeper is a small client for the Beeper Desktop local API. It
+// decodes what the official SDK 5 (npm @beeper/desktop-api 5.0.0) declares,
+// still reading older Beeper versions' shapes; beepertest is its fake, and
+// e2e/beeper_sdk_test.go proves the fake against that SDK.
 package beeper
 
 import (
@@ -90,21 +92,69 @@ func (c *Client) Chats(ctx context.Context, q ChatsQuery) (ChatPage, error) {
 	return c.chatPage(ctx, "/v1/chats", v)
 }
 
-// SearchChats searches chats by title and filters; zero-valued fields are not sent.
+// SearchChats searches chats by title, network or participant names, and
+// filters; zero-valued fields are not sent.
 func (c *Client) SearchChats(ctx context.Context, q SearchChatsQuery) (ChatPage, error) {
 	v := url.Values{}
 	setNonEmpty(v, "query", q.Query)
+	setNonEmpty(v, "scope", q.Scope)
+	for _, id := range q.AccountIDs {
+		v.Add("accountIDs", id)
+	}
 	setNonEmpty(v, "type", q.Type)
 	setNonEmpty(v, "inbox", q.Inbox)
 	if q.UnreadOnly {
 		v.Set("unreadOnly", "true")
 	}
+	if q.ExcludeMuted {
+		v.Set("includeMuted", "false")
+	}
+	setTime(v, "lastActivityAfter", q.LastActivityAfter)
+	setTime(v, "lastActivityBefore", q.LastActivityBefore)
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
 	}
 	setNonEmpty(v, "cursor", q.Cursor)
 	setNonEmpty(v, "direction", q.Direction)
 	return c.chatPage(ctx, "/v1/chats/search", v)
+}
+
+// SearchMessages searches messages across chats, newest first; zero-valued fields are not sent.
+func (c *Client) SearchMessages(ctx context.Context, q SearchMessagesQuery) (MessageSearchPage, error) {
+	v := url.Values{}
+	setNonEmpty(v, "query", q.Query)
+	for _, id := range q.AccountIDs {
+		v.Add("accountIDs", id)
+	}
+	for _, id := range q.ChatIDs {
+		v.Add("chatIDs", id)
+	}
+	setNonEmpty(v, "chatType", q.ChatType)
+	setNonEmpty(v, "sender", q.Sender)
+	setTime(v, "dateAfter", q.DateAfter)
+	setTime(v, "dateBefore", q.DateBefore)
+	for _, m := range q.MediaTypes {
+		v.Add("mediaTypes", m)
+	}
+	if q.ExcludeMuted {
+		v.Set("includeMuted", "false")
+	}
+	if q.IncludeLowPriority {
+		v.Set("excludeLowPriority", "false")
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	setNonEmpty(v, "cursor", q.Cursor)
+	setNonEmpty(v, "direction", q.Direction)
+	var w struct {
+		wirePage[Message]
+		Chats map[string]Chat `json:"chats"`
+	}
+	if _, err := c.do(ctx, http.MethodGet, "/v1/messages/search", v, nil, &w); err != nil {
+		return MessageSearchPage{}, err
+	}
+	return MessageSearchPage{Items: w.Items, Chats: w.Chats, HasMore: w.HasMore, OldestCursor: string(w.OldestCursor), NewestCursor: string(w.NewestCursor)}, nil
 }
 
 func (c *Client) chatPage(ctx context.Context, path string, v url.Values) (ChatPage, error) {
@@ -158,9 +208,39 @@ func (c *Client) Message(ctx context.Context, chatID, messageID string) (Message
 	return m, err
 }
 
-// Send posts a text message, once. If the request may have reached Beeper but
-// no answer came back, the error satisfies errors.Is(err, ErrOutcomeUnknown):
-// read the chat to learn whether it was sent before offering another try.
+// MarkRead marks a chat read through messageID (the whole chat when it is
+// empty) and returns the chat as it is afterwards.
+func (c *Client) MarkRead(ctx context.Context, chatID, messageID string) (Chat, error) {
+	var chat Chat
+	p, err := chatPath(chatID)
+	if err != nil {
+		return chat, err
+	}
+	body := struct {
+		MessageID string `json:"messageID,omitempty"`
+	}{messageID}
+	_, err = c.do(ctx, http.MethodPost, p+"/read", nil, body, &chat)
+	return chat, err
+}
+
+// Archive moves a chat to the archive, or back to the inbox when archived is false.
+func (c *Client) Archive(ctx context.Context, chatID string, archived bool) error {
+	p, err := chatPath(chatID)
+	if err != nil {
+		return err
+	}
+	body := struct {
+		Archived bool `json:"archived"`
+	}{archived}
+	_, err = c.do(ctx, http.MethodPost, p+"/archive", nil, body, nil)
+	return err
+}
+
+// Send posts a text message, once; Beeper takes it only from a token created
+// with "Allow sensitive actions" (else 403). If the request may have reached
+// Beeper but no answer came back, the error satisfies errors.Is(err,
+// ErrOutcomeUnknown): read the chat to learn whether it was sent before
+// offering another try.
 func (c *Client) Send(ctx context.Context, chatID string, req SendRequest) (SendResult, error) {
 	var res SendResult
 	p, err := chatPath(chatID)
@@ -171,6 +251,10 @@ func (c *Client) Send(ctx context.Context, chatID string, req SendRequest) (Send
 		return res, errors.New("beeper: send: empty text")
 	}
 	_, err = c.do(ctx, http.MethodPost, p+"/messages", nil, req, &res)
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden {
+		apiErr.Message += ` (sending needs a token created with "Allow sensitive actions")`
+	}
 	return res, err
 }
 
@@ -187,6 +271,16 @@ func setNonEmpty(v url.Values, key, value string) {
 		v.Set(key, value)
 	}
 }
+
+// setTime sends an instant as ISO 8601 UTC with milliseconds, the API's own format.
+func setTime(v url.Values, key string, t time.Time) {
+	if !t.IsZero() {
+		v.Set(key, t.UTC().Format(TimeFormat))
+	}
+}
+
+// TimeFormat is how the API writes instants: ISO 8601 UTC with milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 // wirePage decodes cursors leniently: they are opaque and could arrive as numbers.
 type wirePage[T any] struct {
@@ -259,14 +353,25 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	return resp.Header, nil
 }
 
-// FromEnv returns the base URL and token from BEEPER_DESKTOP_BASE_URL (default
-// DefaultBaseURL) and BEEPER_ACCESS_TOKEN, the variables the official SDKs read.
+// FromEnv returns the base URL (EnvBaseURL, default DefaultBaseURL) and the
+// token from BEEPER_ACCESS_TOKEN, the variables the official SDKs read.
 func FromEnv() (baseURL, token string) {
-	baseURL = os.Getenv("BEEPER_DESKTOP_BASE_URL")
+	baseURL = EnvBaseURL()
 	if baseURL == "" {
 		baseURL = DefaultBaseURL
 	}
 	return baseURL, strings.TrimSpace(os.Getenv("BEEPER_ACCESS_TOKEN"))
+}
+
+// EnvBaseURL returns BEEPER_BASE_URL (SDK 5's name) or else
+// BEEPER_DESKTOP_BASE_URL (SDK 4's), trimmed; "" when neither is set.
+func EnvBaseURL() string {
+	for _, k := range []string{"BEEPER_BASE_URL", "BEEPER_DESKTOP_BASE_URL"} {
+		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // ReadTokenFile reads a token from path, refusing a file that group or others

@@ -560,14 +560,23 @@ func TestSortKeyComparesDecimalKeysNumerically(t *testing.T) {
 }
 
 func TestFromEnvDefaultsToTheLocalDesktopAPI(t *testing.T) {
+	t.Setenv("BEEPER_BASE_URL", "")
 	t.Setenv("BEEPER_DESKTOP_BASE_URL", "")
 	t.Setenv("BEEPER_ACCESS_TOKEN", " tok \n")
-	if u, tok := beeper.FromEnv(); u != "http://localhost:23373" || tok != "tok" {
+	if u, tok := beeper.FromEnv(); u != "http://localhost:23373" || tok != "tok" || beeper.EnvBaseURL() != "" {
 		t.Fatalf("FromEnv = %q, %q", u, tok)
 	}
+}
+
+func TestFromEnvReadsSDK5BaseURLBeforeTheSDK4Name(t *testing.T) {
+	t.Setenv("BEEPER_BASE_URL", "")
 	t.Setenv("BEEPER_DESKTOP_BASE_URL", "http://127.0.0.1:9999")
 	if u, _ := beeper.FromEnv(); u != "http://127.0.0.1:9999" {
-		t.Fatalf("FromEnv url = %q", u)
+		t.Fatalf("SDK 4's BEEPER_DESKTOP_BASE_URL alone: FromEnv url = %q", u)
+	}
+	t.Setenv("BEEPER_BASE_URL", " http://127.0.0.1:8888 ")
+	if u, _ := beeper.FromEnv(); u != "http://127.0.0.1:8888" {
+		t.Fatalf("with SDK 5's BEEPER_BASE_URL set too: FromEnv url = %q, want BEEPER_BASE_URL", u)
 	}
 }
 

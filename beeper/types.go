@@ -14,20 +14,38 @@ const (
 
 // User is a chat participant or an account's own user.
 type User struct {
-	ID          string `json:"id"`
-	FullName    string `json:"fullName,omitempty"`
-	Username    string `json:"username,omitempty"`
-	PhoneNumber string `json:"phoneNumber,omitempty"`
-	Email       string `json:"email,omitempty"`
-	ImgURL      string `json:"imgURL,omitempty"`
-	IsSelf      bool   `json:"isSelf,omitempty"`
+	ID            string `json:"id"`
+	FullName      string `json:"fullName,omitempty"`
+	Username      string `json:"username,omitempty"`
+	PhoneNumber   string `json:"phoneNumber,omitempty"`
+	Email         string `json:"email,omitempty"`
+	ImgURL        string `json:"imgURL,omitempty"`
+	IsSelf        bool   `json:"isSelf,omitempty"`
+	CannotMessage bool   `json:"cannotMessage,omitempty"`
 }
 
 // Account is one connected chat network account in Beeper Desktop.
 type Account struct {
 	AccountID string `json:"accountID"`
-	User      User   `json:"user"`
-	Network   string `json:"network,omitempty"`
+	// Bridge is required by SDK 5 but absent before Beeper Desktop 4.2.785.
+	Bridge  Bridge `json:"bridge"`
+	User    User   `json:"user"`
+	Network string `json:"network,omitempty"`
+}
+
+// Bridge providers as SDK 5 spells them.
+const (
+	BridgeCloud       = "cloud"
+	BridgeSelfHosted  = "self-hosted"
+	BridgeLocal       = "local"
+	BridgePlatformSDK = "platform-sdk"
+)
+
+// Bridge says which bridge serves an account (for example local-whatsapp, local, whatsapp).
+type Bridge struct {
+	ID       string `json:"id"`
+	Provider string `json:"provider"`
+	Type     string `json:"type"`
 }
 
 // Participants is the (possibly truncated) member list of a chat.
@@ -50,8 +68,13 @@ type Chat struct {
 	LastActivity           time.Time    `json:"lastActivity,omitzero"`
 	LastReadMessageSortKey SortKey      `json:"lastReadMessageSortKey,omitempty"`
 	IsArchived             bool         `json:"isArchived,omitempty"`
+	IsLowPriority          bool         `json:"isLowPriority,omitempty"`
+	IsMarkedUnread         bool         `json:"isMarkedUnread,omitempty"`
 	IsMuted                bool         `json:"isMuted,omitempty"`
 	IsPinned               bool         `json:"isPinned,omitempty"`
+	IsReadOnly             bool         `json:"isReadOnly,omitempty"`
+	UnreadMentionsCount    int          `json:"unreadMentionsCount,omitempty"`
+	Description            string       `json:"description,omitempty"`
 	Preview                *Message     `json:"preview,omitempty"`
 }
 
@@ -71,7 +94,115 @@ type Message struct {
 	LinkedMessageID string    `json:"linkedMessageID,omitempty"`
 	EditedTimestamp time.Time `json:"editedTimestamp,omitzero"`
 	IsDeleted       bool      `json:"isDeleted,omitempty"`
-	SendStatus      string    `json:"sendStatus,omitempty"`
+	IsHidden        bool      `json:"isHidden,omitempty"`
+	// SendStatus is set when the bridge reported on a message the owner sent.
+	SendStatus *SendStatus `json:"sendStatus,omitempty"`
+}
+
+// Send statuses as SDK 5 spells SendStatus.Status.
+const (
+	StatusSuccess       = "SUCCESS"
+	StatusPending       = "PENDING"
+	StatusFailRetriable = "FAIL_RETRIABLE"
+	StatusFailPermanent = "FAIL_PERMANENT"
+)
+
+// SendStatus is the bridge's report on delivering a message (SDK 5's
+// Message.SendStatus). Message is meant for the owner; InternalError is
+// for diagnostics only.
+type SendStatus struct {
+	Status           string    `json:"status"`
+	Timestamp        time.Time `json:"timestamp,omitzero"`
+	DeliveredToUsers []string  `json:"deliveredToUsers,omitempty"`
+	InternalError    string    `json:"internalError,omitempty"`
+	Message          string    `json:"message,omitempty"`
+	Reason           string    `json:"reason,omitempty"`
+}
+
+// UnmarshalJSON reads SDK 5's object and, from older Beeper versions, a bare
+// status string. Any other shape, and a timestamp that is not RFC 3339, is
+// dropped rather than failing the whole page: one odd message must not make
+// Beeper look unavailable.
+func (s *SendStatus) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	*s = SendStatus{}
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		return json.Unmarshal(b, &s.Status)
+	case len(b) == 0 || b[0] != '{':
+		return nil // a shape no version declared: no report
+	}
+	var w struct {
+		Status           string          `json:"status"`
+		Timestamp        json.RawMessage `json:"timestamp"`
+		DeliveredToUsers []string        `json:"deliveredToUsers"`
+		InternalError    string          `json:"internalError"`
+		Message          string          `json:"message"`
+		Reason           string          `json:"reason"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*s = SendStatus{Status: w.Status, DeliveredToUsers: w.DeliveredToUsers, InternalError: w.InternalError, Message: w.Message, Reason: w.Reason}
+	var ts string
+	if json.Unmarshal(w.Timestamp, &ts) == nil {
+		s.Timestamp, _ = time.Parse(time.RFC3339Nano, ts)
+	}
+	return nil
+}
+
+// SendState is what a message's send status means to the sender.
+type SendState int
+
+// Send states, from SendStatus.State.
+const (
+	// SendUnreported: no status, or one hearth does not know; a message the
+	// owner sent that Beeper shows without a status counts as sent.
+	SendUnreported SendState = iota
+	// SendSucceeded: the network accepted it (SUCCESS).
+	SendSucceeded
+	// SendInProgress: Beeper is sending it (PENDING).
+	SendInProgress
+	// SendRetrying: a try failed and Beeper is still retrying (FAIL_RETRIABLE): not final.
+	SendRetrying
+	// SendFailedForGood: Beeper gave up (FAIL_PERMANENT, or an older version's failure string).
+	SendFailedForGood
+)
+
+// State classifies the status; nil is SendUnreported. Older Beeper versions
+// sent free strings: any mentioning a failure (or "error") is final, as before.
+func (s *SendStatus) State() SendState {
+	if s == nil {
+		return SendUnreported
+	}
+	st := strings.ToUpper(strings.TrimSpace(s.Status))
+	switch st {
+	case StatusSuccess, "SENT", "DELIVERED":
+		return SendSucceeded
+	case StatusPending, "SENDING":
+		return SendInProgress
+	case StatusFailRetriable:
+		return SendRetrying
+	case StatusFailPermanent:
+		return SendFailedForGood
+	}
+	if strings.Contains(st, "FAIL") || st == "ERROR" {
+		return SendFailedForGood
+	}
+	return SendUnreported
+}
+
+// Text is the status for the owner: Beeper's message when it gave one, else the status.
+func (s *SendStatus) Text() string {
+	if s == nil {
+		return ""
+	}
+	if s.Message != "" {
+		return s.Message
+	}
+	return s.Status
 }
 
 // SortKey orders messages within a chat; it is opaque but sortable.
@@ -154,15 +285,54 @@ type ChatsQuery struct {
 	Direction  string
 }
 
-// SearchChatsQuery filters and pages GET /v1/chats/search; zero values are left out.
+// Chat search scopes (SearchChatsQuery.Scope).
+const (
+	ScopeTitles       = "titles"
+	ScopeParticipants = "participants"
+)
+
+// SearchChatsQuery filters and pages GET /v1/chats/search; zero values are
+// left out, so Beeper's defaults apply (muted chats included, all inboxes).
 type SearchChatsQuery struct {
-	Query      string
-	Type       string
-	Inbox      string
-	UnreadOnly bool
-	Limit      int
-	Cursor     string
-	Direction  string
+	Query              string
+	Scope              string // ScopeTitles (title and network) or ScopeParticipants
+	AccountIDs         []string
+	Type               string // ChatSingle, ChatGroup or "any"
+	Inbox              string // "primary", "low-priority" or "archive"
+	UnreadOnly         bool
+	ExcludeMuted       bool // sends includeMuted=false
+	LastActivityAfter  time.Time
+	LastActivityBefore time.Time
+	Limit              int
+	Cursor             string
+	Direction          string
+}
+
+// SearchMessagesQuery filters and pages GET /v1/messages/search; zero values are left out.
+type SearchMessagesQuery struct {
+	Query              string
+	AccountIDs         []string
+	ChatIDs            []string
+	ChatType           string // ChatSingle or ChatGroup
+	Sender             string // "me", "others" or a user ID
+	DateAfter          time.Time
+	DateBefore         time.Time
+	MediaTypes         []string // "any", "video", "image", "link", "file"
+	ExcludeMuted       bool     // sends includeMuted=false
+	IncludeLowPriority bool     // sends excludeLowPriority=false
+	Limit              int
+	Cursor             string
+	Direction          string
+}
+
+// MessageSearchPage is one page of found messages, newest first, with the
+// chats they belong to keyed by chat ID.
+type MessageSearchPage struct {
+	Items        []Message
+	Chats        map[string]Chat
+	HasMore      bool
+	OldestCursor string
+	NewestCursor string
 }
 
 // MessagesQuery pages GET /v1/chats/{chatID}/messages.
@@ -183,12 +353,39 @@ type SendResult struct {
 	PendingMessageID string `json:"pendingMessageID"`
 }
 
-// Info describes the running Beeper Desktop app (GET /v1/info).
+// Info describes the running Beeper Desktop app (GET /v1/info, which needs no token).
 type Info struct {
 	App struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
+		BundleID string `json:"bundle_id"`
+		Name     string `json:"name"`
+		Version  string `json:"version"`
 	} `json:"app"`
+	Endpoints struct {
+		MCP   string `json:"mcp"`
+		OAuth struct {
+			AuthorizationEndpoint string `json:"authorization_endpoint"`
+			IntrospectionEndpoint string `json:"introspection_endpoint"`
+			RegistrationEndpoint  string `json:"registration_endpoint"`
+			RevocationEndpoint    string `json:"revocation_endpoint"`
+			TokenEndpoint         string `json:"token_endpoint"`
+			UserinfoEndpoint      string `json:"userinfo_endpoint"`
+		} `json:"oauth"`
+		Spec     string `json:"spec"`
+		WSEvents string `json:"ws_events"`
+	} `json:"endpoints"`
+	Platform struct {
+		Arch    string `json:"arch"`
+		OS      string `json:"os"`
+		Release string `json:"release,omitempty"`
+	} `json:"platform"`
+	Server struct {
+		BaseURL      string `json:"base_url"`
+		Hostname     string `json:"hostname"`
+		MCPEnabled   bool   `json:"mcp_enabled"`
+		Port         int    `json:"port"`
+		RemoteAccess bool   `json:"remote_access"`
+		Status       string `json:"status"`
+	} `json:"server"`
 	// Version is the X-Beeper-Desktop-Version response header.
 	Version string `json:"-"`
 }

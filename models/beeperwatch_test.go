@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/beeper"
 	"hearth/beeper/beepertest"
 )
 
@@ -120,5 +121,29 @@ func TestTheWatchBacksOffWhileBeeperIsDownAndRecovers(t *testing.T) {
 	}
 	if h, _ := s.WatchStatus(ctx); h.Failures != 0 || h.LastError != "" {
 		t.Fatalf("health after recovery %+v", h)
+	}
+}
+
+func TestTheWatchReadsChatsWhosePreviewCarriesAnSDK5SendStatus(t *testing.T) {
+	s, now := newTestStore(t)
+	b := beepertest.Start(t, nil, beepertest.WithClock(func() time.Time { return *now }))
+	publishAnaReply(t, s)
+	ctx := context.Background()
+	w := s.NewBeeperWatch(b.Client, WatchOptions{Debounce: time.Minute})
+	if _, err := w.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	*now = now.Add(time.Second)
+	// The owner's reply, held at PENDING, becomes the chat's preview.
+	b.Fake.HoldSends(true)
+	if _, err := b.Client.Send(ctx, beepertest.AnaChatID, beeper.SendRequest{Text: "On my way"}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := b.Client.Chats(ctx, beeper.ChatsQuery{})
+	if err != nil || page.Items[0].Preview.SendStatus.State() != beeper.SendInProgress {
+		t.Fatalf("chats %+v, %v: want Ana's preview PENDING", page, err)
+	}
+	if n, err := w.Tick(ctx); err != nil || n != 1 {
+		t.Fatalf("tick recorded %d, %v; want the owner's message", n, err)
 	}
 }

@@ -280,10 +280,11 @@ func (s *Store) settleSend(ctx context.Context, id int64, status, pendingID, err
 
 // ReconcileSend settles a send whose outcome is unknown by reading the chat
 // back, page by page, to the time of the attempt: the owner's message with
-// the same text means sent (or failed, when Beeper reports its send status
-// as failed). Not finding it proves nothing (Beeper may not have synced the
-// message yet), so the send stays unknown, noted "not seen yet"; only the
-// owner's explicit MarkSendNotSent opens the draft to another try.
+// the same text (the newest such) settles it as its send status says
+// (sendOutcome: sent, failed, or still unknown while Beeper retries). Not
+// finding it proves nothing (Beeper may not have synced the message yet),
+// so the send stays unknown, noted "not seen yet"; only the owner's
+// explicit MarkSendNotSent opens the draft to another try.
 func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) (Send, error) {
 	send, ok, err := s.sendByKey(ctx, sendKey)
 	if err != nil {
@@ -304,17 +305,16 @@ func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) 
 			return Send{}, fmt.Errorf("models: reconcile: read chat: %w", err)
 		}
 		reachedAttempt := false
-		for _, msg := range page.Items {
+		// Newest first: after a failed try with the same words, the newer message is this send's.
+		for _, msg := range slices.Backward(page.Items) {
 			checked++
 			if msg.Timestamp.Before(since) {
 				reachedAttempt = true
 				continue
 			}
 			if msg.IsSender && msg.Text == send.Body {
-				if failedStatus(msg.SendStatus) {
-					return s.settleSend(ctx, send.ID, SendFailed, msg.ID, "Beeper reports the message failed to send ("+msg.SendStatus+")")
-				}
-				return s.settleSend(ctx, send.ID, SendSent, msg.ID, "")
+				status, note := sendOutcome(msg.SendStatus)
+				return s.settleSend(ctx, send.ID, status, msg.ID, note)
 			}
 		}
 		if reachedAttempt || !page.HasMore || page.OldestCursor == "" {
@@ -327,10 +327,25 @@ func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) 
 	return s.settleSend(ctx, send.ID, SendUnknown, "", note)
 }
 
-// failedStatus reads Beeper's optional per-message sendStatus.
-func failedStatus(status string) bool {
-	st := strings.ToLower(status)
-	return strings.Contains(st, "fail") || st == "error"
+// sendOutcome maps Beeper's report on the owner's message, once found in
+// the chat, to the send's state and note. PENDING and FAIL_RETRIABLE are
+// not final (Beeper is still at it), so the send stays unknown: no other
+// try is offered, and checking again later settles it. No report at all
+// (older Beeper versions) counts as sent, as the message is in the chat.
+func sendOutcome(st *beeper.SendStatus) (status, note string) {
+	switch st.State() {
+	case beeper.SendInProgress:
+		return SendUnknown, "Beeper is still sending it; check again later"
+	case beeper.SendRetrying:
+		note := "Beeper is still trying to send it"
+		if st.Message != "" {
+			note += ": " + st.Message
+		}
+		return SendUnknown, note + "; check again later"
+	case beeper.SendFailedForGood:
+		return SendFailed, "Beeper could not send it: " + st.Text()
+	}
+	return SendSent, ""
 }
 
 // MarkSendNotSent is the owner's word that an unknown send did not go out

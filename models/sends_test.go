@@ -3,8 +3,10 @@ package models
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -367,5 +369,150 @@ func TestPublicationCannotMarkAReplySent(t *testing.T) {
 	mustPublish(t, s, newPub("run-3", 1).add("activities", reply))
 	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateAvailable || len(fake.Sends()) != 0 {
 		t.Fatalf("reply %+v after re-publication, %d sends", a.UserState, len(fake.Sends()))
+	}
+}
+
+// unknownHeldSend confirms a reply whose answer is lost while Beeper holds
+// the message at PENDING, and returns the message's pending ID.
+func unknownHeldSend(t *testing.T, s *Store, fake *beepertest.Fake, client *beeper.Client, key string) string {
+	t.Helper()
+	fake.HoldSends(true)
+	fake.DropNextSendResponse()
+	send, err := s.ConfirmSend(context.Background(), client, confirm(key))
+	if err != nil || send.Status != SendUnknown {
+		t.Fatalf("send %+v, %v", send, err)
+	}
+	msgs := fake.Messages(beepertest.AnaChatID)
+	return msgs[len(msgs)-1].ID
+}
+
+func TestReconcileWaitsWhileBeeperRetriesAndEndsSentNeverFailed(t *testing.T) {
+	s, fake, client := sendFixture(t, nil)
+	ctx := context.Background()
+	pending := unknownHeldSend(t, s, fake, client, "key-1")
+	for _, step := range []struct{ status, message, note string }{
+		{beeper.StatusPending, "", "Beeper is still sending it"},
+		{beeper.StatusFailRetriable, "Waiting for the phone to come online", "Beeper is still trying to send it: Waiting for the phone to come online"},
+	} {
+		if _, err := fake.SetSendStatus(beepertest.AnaChatID, pending, step.status, step.message); err != nil {
+			t.Fatal(err)
+		}
+		send, err := s.ReconcileSend(ctx, client, "key-1")
+		if err != nil || send.Status != SendUnknown || !strings.Contains(send.Error, step.note) {
+			t.Fatalf("%s: reconciled %+v, %v; want still unknown, noted %q", step.status, send, err, step.note)
+		}
+		// Still in flight: no second message may be offered meanwhile.
+		if _, err := s.ConfirmSend(ctx, client, confirm("key-2")); !errors.Is(err, ErrSendInFlight) {
+			t.Fatalf("%s: another try: %v", step.status, err)
+		}
+		if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State == StateCompleted {
+			t.Fatalf("%s completed the reply", step.status)
+		}
+	}
+	final, err := fake.SetSendStatus(beepertest.AnaChatID, pending, beeper.StatusSuccess, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	send, err := s.ReconcileSend(ctx, client, "key-1")
+	if err != nil || send.Status != SendSent || send.Error != "" || send.PendingMessageID != final.ID {
+		t.Fatalf("after SUCCESS: %+v, %v", send, err)
+	}
+	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateCompleted {
+		t.Fatalf("reply after SUCCESS: %+v", a.UserState)
+	}
+	if n := len(fake.Sends()); n != 1 {
+		t.Fatalf("fake received %d messages, want 1", n)
+	}
+}
+
+func TestReconcileRecordsBeepersPermanentFailureWithItsMessage(t *testing.T) {
+	s, fake, client := sendFixture(t, nil)
+	ctx := context.Background()
+	pending := unknownHeldSend(t, s, fake, client, "key-1")
+	if _, err := fake.SetSendStatus(beepertest.AnaChatID, pending, beeper.StatusFailPermanent, "Blocked by the recipient"); err != nil {
+		t.Fatal(err)
+	}
+	send, err := s.ReconcileSend(ctx, client, "key-1")
+	if err != nil || send.Status != SendFailed || !strings.Contains(send.Error, "Blocked by the recipient") || strings.Contains(send.Error, "beepertest") {
+		t.Fatalf("reconciled %+v, %v; want failed with Beeper's message (not its internal error)", send, err)
+	}
+	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State == StateCompleted {
+		t.Fatal("a failed send completed the reply")
+	}
+	// A final failure opens the draft to another try.
+	fake.HoldSends(false)
+	if again, err := s.ConfirmSend(ctx, client, confirm("key-2")); err != nil || again.Status != SendSent {
+		t.Fatalf("the next try: %+v, %v", again, err)
+	}
+}
+
+func TestReconcileReadsAnOlderBeepersStatusString(t *testing.T) {
+	for _, tc := range []struct {
+		name, status, want string
+	}{{"failed", "failed", SendFailed}, {"retriable", "FAIL_RETRIABLE", SendUnknown}, {"sent", "sent", SendSent}, {"absent", "", SendSent}} {
+		// Subtest names stay plain: models.Open builds a file: URI from the path.
+		t.Run(tc.name, func(t *testing.T) {
+			s, fake, client := sendFixture(t, olderBeeper(tc.status))
+			fake.DropNextSendResponse()
+			if send, err := s.ConfirmSend(context.Background(), client, confirm("key-1")); err != nil || send.Status != SendUnknown {
+				t.Fatalf("send %+v, %v", send, err)
+			}
+			send, err := s.ReconcileSend(context.Background(), client, "key-1")
+			if err != nil || send.Status != tc.want {
+				t.Fatalf("sendStatus %q: reconciled %+v, %v; want %s", tc.status, send, err, tc.want)
+			}
+		})
+	}
+}
+
+// olderBeeper answers message lists as Beeper did before SDK 5: each
+// sendStatus object becomes the bare string status ("" leaves it out).
+func olderBeeper(status string) func(*beepertest.Fake) http.Handler {
+	return func(fake *beepertest.Fake) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/messages") {
+				fake.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			fake.ServeHTTP(rec, r)
+			var page map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			for _, it := range page["items"].([]any) {
+				m := it.(map[string]any)
+				if _, ok := m["sendStatus"]; ok {
+					m["sendStatus"] = status
+					if status == "" {
+						delete(m, "sendStatus")
+					}
+				}
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(rec.Code)
+			json.NewEncoder(w).Encode(page)
+		})
+	}
+}
+
+func TestRetryAfterAPermanentFailureReconcilesAgainstTheNewMessageNotTheFailedOne(t *testing.T) {
+	s, fake, client := sendFixture(t, nil)
+	ctx := context.Background()
+	first := unknownHeldSend(t, s, fake, client, "key-1")
+	fake.SetSendStatus(beepertest.AnaChatID, first, beeper.StatusFailPermanent, "Blocked by the recipient")
+	if send, err := s.ReconcileSend(ctx, client, "key-1"); err != nil || send.Status != SendFailed {
+		t.Fatalf("first try: %+v, %v", send, err)
+	}
+	// The owner tries the same words again; this answer is lost too, and Beeper delivers it.
+	second := unknownHeldSend(t, s, fake, client, "key-2")
+	if second == first {
+		t.Fatal("the fake reused the pending ID")
+	}
+	fake.SetSendStatus(beepertest.AnaChatID, second, beeper.StatusSuccess, "")
+	send, err := s.ReconcileSend(ctx, client, "key-2")
+	if err != nil || send.Status != SendSent {
+		t.Fatalf("second try: %+v, %v; want sent (the failed message is the first try's)", send, err)
 	}
 }

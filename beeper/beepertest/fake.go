@@ -1,25 +1,32 @@
 // Package beepertest is an in-memory Beeper Desktop API server speaking
-// the protocol of ../shared/beeper-api.md, with fault injection, for tests
-// and the demo. It lives apart from the client so production code that
+// the protocol of the official SDK 5 (npm @beeper/desktop-api 5.0.0; the
+// e2e conformance test drives it through that SDK), with fault injection,
+// for tests and the demo. It lives apart from the client so production code that
 // talks to Beeper never links a fake by accident.
 package beepertest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"hearth/beeper"
 )
 
-// Version is the X-Beeper-Desktop-Version the fake reports.
-const Version = "4.1.0-hearth-fake"
+// Version is the X-Beeper-Desktop-Version the fake reports: a version with
+// the SDK 5 fields (Account.bridge came in Beeper Desktop 4.2.785).
+const Version = "4.2.808-hearth-fake"
 
 // BaseTime is the fake's default clock: fixed, so seeded data and tests are deterministic.
 var BaseTime = time.Date(2026, time.March, 11, 9, 0, 0, 0, time.UTC)
@@ -66,6 +73,7 @@ type Fake struct {
 	delay     time.Duration
 	sendDelay time.Duration
 	dropSend  bool
+	holdSends bool
 }
 
 type fakeChat struct {
@@ -75,8 +83,20 @@ type fakeChat struct {
 
 type fakeMessage struct {
 	beeper.Message
-	pendingID string
+	pendingID string // set on the owner's sends
+	finalID   string // the ID a held send takes when it succeeds
 	seq       int
+}
+
+// out is the message as the API shows it, sharing nothing with the fake's state.
+func (m *fakeMessage) out() beeper.Message {
+	msg := m.Message
+	if msg.SendStatus != nil {
+		st := *msg.SendStatus
+		st.DeliveredToUsers = slices.Clone(st.DeliveredToUsers)
+		msg.SendStatus = &st
+	}
+	return msg
 }
 
 // New returns a fake seeded with fictional chats that accepts token as Bearer.
@@ -94,7 +114,8 @@ func (f *Fake) seed(base time.Time) {
 	ana := beeper.User{ID: "@ana:beeper.local", FullName: "Ana Okafor"}
 	tomas := beeper.User{ID: "@tomas:beeper.local", FullName: "Tomas Lindqvist"}
 	jules := beeper.User{ID: "@jules:beeper.local", FullName: "Jules Moreau"}
-	f.accounts = []beeper.Account{{AccountID: AccountID, User: self, Network: "WhatsApp"}}
+	f.accounts = []beeper.Account{{AccountID: AccountID, User: self, Network: "WhatsApp",
+		Bridge: beeper.Bridge{ID: "local-whatsapp", Provider: beeper.BridgeLocal, Type: "whatsapp"}}}
 
 	type line struct {
 		id   string
@@ -120,6 +141,7 @@ func (f *Fake) seed(base time.Time) {
 		line{"m-crew-2", ana, 49 * time.Hour, "I'm in. Sam?"},
 		line{"m-crew-3", self, 48 * time.Hour, "Count me in, I'll bring the spare chalk bag."},
 	)
+	f.chats[GroupChatID].chat.IsMuted = true // so search's includeMuted has something to leave out
 	add(TomasChatID, "Tomas Lindqvist", beeper.ChatSingle, []beeper.User{self, tomas}, 0,
 		line{"m-tomas-1", tomas, 30 * time.Hour, "If your bike still needs a service, the shop on Kastanienallee is great."},
 		line{"m-tomas-2", self, 29 * time.Hour, "Thanks! Do they take walk-ins?"},
@@ -181,6 +203,59 @@ func (f *Fake) SetSendDelay(d time.Duration) {
 	f.sendDelay = d
 }
 
+// HoldSends(true) keeps every later send PENDING, under its pending ID, until
+// SetSendStatus moves it; by default a send succeeds at once under its final ID.
+func (f *Fake) HoldSends(hold bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.holdSends = hold
+}
+
+// SetSendStatus sets the send status of one of the owner's sends, found by
+// its pending or final ID: SUCCESS gives a held send its final ID and
+// delivers it to the chat's other members; message is Beeper's text for the owner.
+func (f *Fake) SetSendStatus(chatID, messageID, status, message string) (beeper.Message, error) {
+	switch status {
+	case beeper.StatusSuccess, beeper.StatusPending, beeper.StatusFailRetriable, beeper.StatusFailPermanent:
+	default:
+		return beeper.Message{}, fmt.Errorf("beepertest: unknown send status %q", status)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.chats[chatID]
+	if !ok {
+		return beeper.Message{}, fmt.Errorf("beepertest: no chat %s", chatID)
+	}
+	m := c.find(messageID)
+	if m == nil || m.pendingID == "" {
+		return beeper.Message{}, fmt.Errorf("beepertest: no send %s in %s", messageID, chatID)
+	}
+	st := &beeper.SendStatus{Status: status, Timestamp: f.now().UTC().Truncate(time.Millisecond), Message: message}
+	switch status {
+	case beeper.StatusSuccess:
+		m.ID = m.finalID
+		for _, u := range c.chat.Participants.Items {
+			if u.ID != m.SenderID {
+				st.DeliveredToUsers = append(st.DeliveredToUsers, u.ID)
+			}
+		}
+	case beeper.StatusFailRetriable, beeper.StatusFailPermanent:
+		st.Reason, st.InternalError = "FAKE_INJECTED", "beepertest: injected "+status
+	}
+	m.SendStatus = st
+	return m.out(), nil
+}
+
+// find returns the message with id as its final or pending ID, or nil.
+func (c *fakeChat) find(id string) *fakeMessage {
+	for i := range c.msgs {
+		if m := &c.msgs[i]; m.ID == id || (m.pendingID != "" && m.pendingID == id) {
+			return m
+		}
+	}
+	return nil
+}
+
 // DropNextSendResponse makes the next send be recorded and applied, then closes
 // the connection without answering: "accepted but the response never arrived".
 func (f *Fake) DropNextSendResponse() {
@@ -208,7 +283,7 @@ func (f *Fake) Incoming(chatID, senderID, text string) beeper.Message {
 		m.IsUnread = true
 		c.chat.UnreadCount++
 	}
-	return m.Message
+	return m.out()
 }
 
 // Sends returns a copy of every send the fake accepted.
@@ -227,8 +302,8 @@ func (f *Fake) Messages(chatID string) []beeper.Message {
 		return nil
 	}
 	out := make([]beeper.Message, len(c.msgs))
-	for i, m := range c.msgs {
-		out[i] = m.Message
+	for i := range c.msgs {
+		out[i] = c.msgs[i].out()
 	}
 	return out
 }
@@ -252,15 +327,21 @@ func errReply(status int, code, msg string) reply {
 	return reply{status: status, body: map[string]string{"code": code, "message": msg}}
 }
 
-// IncomingPath is the fake's own control route (not Beeper's): a POST of
-// {chatId, senderId, text} with the fake's token injects a new message, so
-// a test can drive a fake running in another process.
-const IncomingPath = "/_fake/incoming"
+// The fake's own control routes (not Beeper's), so a test can drive a fake
+// running in another process; each is a POST with the fake's token.
+const (
+	// IncomingPath takes {chatId, senderId, text} and injects a new message.
+	IncomingPath = "/_fake/incoming"
+	// HoldSendsPath takes {hold} and calls HoldSends.
+	HoldSendsPath = "/_fake/hold-sends"
+	// SendStatusPath takes {chatId, messageId, status, message} and calls SetSendStatus.
+	SendStatusPath = "/_fake/send-status"
+)
 
 // ServeHTTP answers the Beeper Desktop API routes hearth uses.
 func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == IncomingPath && r.Method == http.MethodPost {
-		f.serveIncoming(w, r)
+	if strings.HasPrefix(r.URL.Path, "/_fake/") && r.Method == http.MethodPost {
+		f.serveControl(w, r)
 		return
 	}
 	f.mu.Lock()
@@ -293,6 +374,10 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()[k] = v
 	}
 	w.Header().Set("X-Beeper-Desktop-Version", Version)
+	if rep.status == http.StatusNoContent {
+		w.WriteHeader(rep.status)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(rep.status)
 	_ = json.NewEncoder(w).Encode(rep.body)
@@ -320,16 +405,14 @@ func (f *Fake) handleLocked(r *http.Request) reply {
 		}
 		seg = append(seg, u)
 	}
-	if len(seg) == 1 && seg[0] == "info" && r.Method == http.MethodGet {
-		return reply{status: http.StatusOK, body: map[string]any{
-			"app":    map[string]string{"name": "Beeper Desktop (hearth fake)", "version": Version},
-			"server": map[string]string{"status": "running"},
-		}}
+	get, post := r.Method == http.MethodGet, r.Method == http.MethodPost
+	// Info is for discovery before authentication: the SDK sends no token.
+	if len(seg) == 1 && seg[0] == "info" && get {
+		return reply{status: http.StatusOK, body: infoFor(r)}
 	}
 	if r.Header.Get("Authorization") != "Bearer "+f.token {
 		return errReply(http.StatusUnauthorized, "UNAUTHORIZED", "missing, invalid or expired access token")
 	}
-	get, post := r.Method == http.MethodGet, r.Method == http.MethodPost
 	switch {
 	case len(seg) == 1 && seg[0] == "accounts" && get:
 		return reply{status: http.StatusOK, body: f.accounts}
@@ -337,6 +420,8 @@ func (f *Fake) handleLocked(r *http.Request) reply {
 		return f.listChatsLocked(r.URL.Query(), false)
 	case len(seg) == 2 && seg[0] == "chats" && seg[1] == "search" && get:
 		return f.listChatsLocked(r.URL.Query(), true)
+	case len(seg) == 2 && seg[0] == "messages" && seg[1] == "search" && get:
+		return f.searchMessagesLocked(r.URL.Query())
 	case len(seg) >= 2 && seg[0] == "chats":
 		c, ok := f.chats[seg[1]]
 		if !ok {
@@ -345,20 +430,40 @@ func (f *Fake) handleLocked(r *http.Request) reply {
 		switch {
 		case len(seg) == 2 && get:
 			return reply{status: http.StatusOK, body: c.chat}
+		case len(seg) == 3 && seg[2] == "read" && post:
+			return f.markReadLocked(c, r)
+		case len(seg) == 3 && seg[2] == "archive" && post:
+			return f.archiveLocked(c, r)
 		case len(seg) == 3 && seg[2] == "messages" && get:
 			return f.listMessagesLocked(c, r.URL.Query())
 		case len(seg) == 3 && seg[2] == "messages" && post:
 			return f.sendLocked(c, r)
 		case len(seg) == 4 && seg[2] == "messages" && get:
-			for _, m := range c.msgs {
-				if m.ID == seg[3] || (m.pendingID != "" && m.pendingID == seg[3]) {
-					return reply{status: http.StatusOK, body: m.Message}
-				}
+			if m := c.find(seg[3]); m != nil {
+				return reply{status: http.StatusOK, body: m.out()}
 			}
 			return errReply(http.StatusNotFound, "NOT_FOUND", "message not found")
 		}
 	}
 	return errReply(http.StatusNotFound, "NOT_FOUND", "no such route")
+}
+
+// infoFor describes the fake as GET /v1/info does, at the address it was reached on.
+func infoFor(r *http.Request) beeper.Info {
+	var info beeper.Info
+	info.App.BundleID, info.App.Name, info.App.Version = "local.hearth.fake-beeper", "Beeper Desktop (hearth fake)", Version
+	base := "http://" + r.Host
+	info.Endpoints.MCP = base + "/v0/mcp"
+	info.Endpoints.Spec = base + "/v1/spec"
+	info.Endpoints.WSEvents = "ws://" + r.Host + "/v1/ws"
+	o := &info.Endpoints.OAuth
+	o.AuthorizationEndpoint, o.IntrospectionEndpoint, o.RegistrationEndpoint = base+"/oauth/authorize", base+"/oauth/introspect", base+"/oauth/register"
+	o.RevocationEndpoint, o.TokenEndpoint, o.UserinfoEndpoint = base+"/oauth/revoke", base+"/oauth/token", base+"/oauth/userinfo"
+	info.Platform.OS, info.Platform.Arch = runtime.GOOS, runtime.GOARCH
+	host, port, _ := net.SplitHostPort(r.Host)
+	info.Server.BaseURL, info.Server.Hostname, info.Server.Status = base, host, "running"
+	info.Server.Port, _ = strconv.Atoi(port)
+	return info
 }
 
 func codeFor(status int) string {
@@ -380,10 +485,55 @@ func codeFor(status int) string {
 
 func validDirection(d string) bool { return d == "" || d == beeper.Before || d == beeper.After }
 
+// oneOf reports whether the query parameter is absent or one of allowed.
+func oneOf(q url.Values, key string, allowed ...string) bool {
+	v, ok := q[key]
+	return !ok || (len(v) == 1 && slices.Contains(allowed, v[0]))
+}
+
+// instant parses an ISO 8601 query parameter; absent is the zero time.
+func instant(q url.Values, key string) (time.Time, bool) {
+	v := q.Get(key)
+	if v == "" {
+		return time.Time{}, true
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	return t, err == nil
+}
+
+// flag reads an optional boolean query parameter with its default.
+func flag(q url.Values, key string, def bool) bool {
+	switch q.Get(key) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return def
+}
+
+// matchesAll is literal, case-insensitive token search: every word of query must occur in one of fields.
+func matchesAll(query string, fields ...string) bool {
+	hay := strings.ToLower(strings.Join(fields, "\n"))
+	for _, w := range strings.Fields(strings.ToLower(query)) {
+		if !strings.Contains(hay, w) {
+			return false
+		}
+	}
+	return true
+}
+
 // listChatsLocked serves the chat list and search; the cursor is the position key of a chat.
 func (f *Fake) listChatsLocked(q url.Values, search bool) reply {
 	if !validDirection(q.Get("direction")) {
 		return errReply(http.StatusBadRequest, "BAD_REQUEST", "direction must be before or after")
+	}
+	after, okAfter := instant(q, "lastActivityAfter")
+	before, okBefore := instant(q, "lastActivityBefore")
+	if search && (!oneOf(q, "scope", beeper.ScopeTitles, beeper.ScopeParticipants) || !oneOf(q, "inbox", "primary", "low-priority", "archive") ||
+		!oneOf(q, "type", beeper.ChatSingle, beeper.ChatGroup, "any") || !oneOf(q, "includeMuted", "true", "false") ||
+		!oneOf(q, "unreadOnly", "true", "false") || !okAfter || !okBefore) {
+		return errReply(http.StatusBadRequest, "BAD_REQUEST", "invalid search parameter")
 	}
 	limit := f.pageSize
 	accounts := q["accountIDs"]
@@ -392,26 +542,8 @@ func (f *Fake) listChatsLocked(q url.Values, search bool) reply {
 		if len(accounts) > 0 && !slices.Contains(accounts, c.chat.AccountID) {
 			continue
 		}
-		if search {
-			if t := q.Get("type"); t != "" && t != "any" && t != c.chat.Type {
-				continue
-			}
-			if q.Get("unreadOnly") == "true" && c.chat.UnreadCount == 0 {
-				continue
-			}
-			switch q.Get("inbox") {
-			case "archive":
-				if !c.chat.IsArchived {
-					continue
-				}
-			case "primary":
-				if c.chat.IsArchived {
-					continue
-				}
-			}
-			if s := strings.ToLower(q.Get("query")); s != "" && !strings.Contains(strings.ToLower(c.chat.Title), s) {
-				continue
-			}
+		if search && !c.matches(q, after, before) {
+			continue
 		}
 		chats = append(chats, c)
 	}
@@ -428,8 +560,9 @@ func (f *Fake) listChatsLocked(q url.Values, search bool) reply {
 	items := make([]beeper.Chat, len(page))
 	for i, c := range page {
 		items[i] = c.chat
-		if n := len(c.msgs); n > 0 {
-			p := c.msgs[n-1].Message
+		// A list item is a ChatListResponse (with preview); search answers plain Chats.
+		if n := len(c.msgs); n > 0 && !search {
+			p := c.msgs[n-1].out()
 			items[i].Preview = &p
 		}
 	}
@@ -439,6 +572,48 @@ func (f *Fake) listChatsLocked(q url.Values, search bool) reply {
 		body["oldestCursor"] = strconv.Itoa(page[len(page)-1].position())
 	}
 	return reply{status: http.StatusOK, body: body}
+}
+
+// matches applies chat search's filters (the parameters were validated).
+func (c *fakeChat) matches(q url.Values, after, before time.Time) bool {
+	ch := c.chat
+	if t := q.Get("type"); t != "" && t != "any" && t != ch.Type {
+		return false
+	}
+	if flag(q, "unreadOnly", false) && ch.UnreadCount == 0 {
+		return false
+	}
+	if !flag(q, "includeMuted", true) && ch.IsMuted {
+		return false
+	}
+	switch q.Get("inbox") {
+	case "primary":
+		if ch.IsArchived || ch.IsLowPriority {
+			return false
+		}
+	case "low-priority":
+		if ch.IsArchived || !ch.IsLowPriority {
+			return false
+		}
+	case "archive":
+		if !ch.IsArchived {
+			return false
+		}
+	}
+	if (!after.IsZero() && !ch.LastActivity.After(after)) || (!before.IsZero() && !ch.LastActivity.Before(before)) {
+		return false
+	}
+	var names []string
+	for _, u := range ch.Participants.Items {
+		names = append(names, u.FullName, u.Username)
+	}
+	switch q.Get("scope") {
+	case beeper.ScopeTitles:
+		return matchesAll(q.Get("query"), ch.Title, ch.Network)
+	case beeper.ScopeParticipants:
+		return matchesAll(q.Get("query"), names...)
+	}
+	return matchesAll(q.Get("query"), append(names, ch.Title, ch.Network)...)
 }
 
 // position orders chats by last activity; message sequence numbers grow with time in the fake.
@@ -482,7 +657,7 @@ func (f *Fake) listMessagesLocked(c *fakeChat, q url.Values) reply {
 	page, more := pageOf(c.msgs, q, f.pageSize, sortKey, false)
 	items := make([]beeper.Message, 0, len(page))
 	for i := len(page) - 1; i >= 0; i-- {
-		items = append(items, page[i].Message)
+		items = append(items, page[i].out())
 	}
 	body := map[string]any{"items": items, "hasMore": more}
 	if len(page) > 0 {
@@ -490,6 +665,134 @@ func (f *Fake) listMessagesLocked(c *fakeChat, q url.Values) reply {
 		body["newestCursor"] = page[len(page)-1].SortKey
 	}
 	return reply{status: http.StatusOK, body: body}
+}
+
+// searchMessagesLocked serves GET /v1/messages/search across chats, newest first;
+// the cursor is a message's sequence number. The fake's messages are all text,
+// so any media filter finds nothing.
+func (f *Fake) searchMessagesLocked(q url.Values) reply {
+	after, okAfter := instant(q, "dateAfter")
+	before, okBefore := instant(q, "dateBefore")
+	if !validDirection(q.Get("direction")) || !oneOf(q, "chatType", beeper.ChatSingle, beeper.ChatGroup) || !okAfter || !okBefore ||
+		!oneOf(q, "includeMuted", "true", "false") || !oneOf(q, "excludeLowPriority", "true", "false") {
+		return errReply(http.StatusBadRequest, "BAD_REQUEST", "invalid search parameter")
+	}
+	for _, m := range q["mediaTypes"] {
+		if !slices.Contains([]string{"any", "video", "image", "link", "file"}, m) {
+			return errReply(http.StatusBadRequest, "BAD_REQUEST", "invalid mediaTypes")
+		}
+	}
+	limit := min(f.pageSize, 20)
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 20 {
+			return errReply(http.StatusBadRequest, "BAD_REQUEST", "limit must be 1..20")
+		}
+		limit = n
+	}
+	accounts, chatIDs, sender := q["accountIDs"], q["chatIDs"], q.Get("sender")
+	type hit struct {
+		m    *fakeMessage
+		chat *fakeChat
+	}
+	var hits []hit
+	for _, c := range f.chats {
+		ch := c.chat
+		if (len(accounts) > 0 && !slices.Contains(accounts, ch.AccountID)) || (len(chatIDs) > 0 && !slices.Contains(chatIDs, ch.ID)) ||
+			(q.Get("chatType") != "" && q.Get("chatType") != ch.Type) || (!flag(q, "includeMuted", true) && ch.IsMuted) ||
+			(flag(q, "excludeLowPriority", true) && ch.IsLowPriority) || len(q["mediaTypes"]) > 0 {
+			continue
+		}
+		for i := range c.msgs {
+			m := &c.msgs[i]
+			switch {
+			case sender == "me" && !m.IsSender, sender == "others" && m.IsSender,
+				sender != "" && sender != "me" && sender != "others" && sender != m.SenderID,
+				!after.IsZero() && !m.Timestamp.After(after), !before.IsZero() && !m.Timestamp.Before(before),
+				!hasWords(m.Text, q.Get("query")):
+				continue
+			}
+			hits = append(hits, hit{m, c})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return b.m.seq - a.m.seq })
+	page, more := pageOf(hits, q, limit, func(h hit) int { return h.m.seq }, true)
+	items := make([]beeper.Message, len(page))
+	chats := map[string]beeper.Chat{}
+	for i, h := range page {
+		items[i] = h.m.out()
+		chats[h.chat.chat.ID] = h.chat.chat
+	}
+	body := map[string]any{"items": items, "hasMore": more, "chats": chats, "oldestCursor": nil, "newestCursor": nil}
+	if len(page) > 0 {
+		body["newestCursor"] = strconv.Itoa(page[0].m.seq)
+		body["oldestCursor"] = strconv.Itoa(page[len(page)-1].m.seq)
+	}
+	return reply{status: http.StatusOK, body: body}
+}
+
+// hasWords is message search's literal word match: every word of query is a word of text.
+func hasWords(text, query string) bool {
+	split := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+	}
+	words := split(text)
+	for _, w := range split(query) {
+		if !slices.Contains(words, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// readBody decodes an optional JSON body into v; an empty body leaves v as it is.
+func readBody(r *http.Request, v any) bool {
+	err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20)).Decode(v)
+	return err == nil || errors.Is(err, io.EOF)
+}
+
+// markReadLocked marks the chat read through a message (all of it without
+// one) and answers the chat, as POST /v1/chats/{chatID}/read does.
+func (f *Fake) markReadLocked(c *fakeChat, r *http.Request) reply {
+	var in struct {
+		MessageID string `json:"messageID"`
+	}
+	if !readBody(r, &in) {
+		return errReply(http.StatusBadRequest, "BAD_REQUEST", "body must be JSON {messageID?}")
+	}
+	if len(c.msgs) == 0 {
+		return reply{status: http.StatusOK, body: c.chat}
+	}
+	through := &c.msgs[len(c.msgs)-1]
+	if in.MessageID != "" {
+		if through = c.find(in.MessageID); through == nil {
+			return errReply(http.StatusNotFound, "NOT_FOUND", "message not found")
+		}
+	}
+	unread := 0
+	for i := range c.msgs {
+		m := &c.msgs[i]
+		if m.SortKey.Compare(through.SortKey) <= 0 {
+			m.IsUnread = false
+		}
+		if m.IsUnread && !m.IsSender {
+			unread++
+		}
+	}
+	c.chat.UnreadCount, c.chat.LastReadMessageSortKey, c.chat.IsMarkedUnread = unread, through.SortKey, false
+	return reply{status: http.StatusOK, body: c.chat}
+}
+
+// archiveLocked archives the chat (or unarchives it with archived=false) and answers 204.
+func (f *Fake) archiveLocked(c *fakeChat, r *http.Request) reply {
+	var in struct {
+		Archived *bool `json:"archived"`
+	}
+	if !readBody(r, &in) {
+		return errReply(http.StatusBadRequest, "BAD_REQUEST", "body must be JSON {archived?}")
+	}
+	c.chat.IsArchived = in.Archived == nil || *in.Archived
+	return reply{status: http.StatusNoContent}
 }
 
 func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
@@ -500,7 +803,7 @@ func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
 	if strings.TrimSpace(req.Text) == "" {
 		return errReply(http.StatusBadRequest, "BAD_REQUEST", "text is required")
 	}
-	if req.ReplyToMessageID != "" && !slices.ContainsFunc(c.msgs, func(m fakeMessage) bool { return m.ID == req.ReplyToMessageID }) {
+	if req.ReplyToMessageID != "" && c.find(req.ReplyToMessageID) == nil {
 		return errReply(http.StatusBadRequest, "BAD_REQUEST", "replyToMessageID is not in this chat")
 	}
 	at := f.now().UTC().Truncate(time.Millisecond)
@@ -512,7 +815,18 @@ func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
 	}
 	m := f.appendLocked(c, self, req.Text, req.ReplyToMessageID, at)
 	m.IsSender = true
-	m.pendingID = fmt.Sprintf("pending-%d", m.seq)
+	m.pendingID, m.finalID = fmt.Sprintf("pending-%d", m.seq), m.ID
+	m.SendStatus = &beeper.SendStatus{Status: beeper.StatusPending, Timestamp: at}
+	if f.holdSends {
+		m.ID = m.pendingID // until the network confirms it
+	} else {
+		m.SendStatus.Status = beeper.StatusSuccess
+		for _, u := range c.chat.Participants.Items {
+			if u.ID != self.ID {
+				m.SendStatus.DeliveredToUsers = append(m.SendStatus.DeliveredToUsers, u.ID)
+			}
+		}
+	}
 	f.sends = append(f.sends, RecordedSend{ChatID: c.chat.ID, Text: req.Text, ReplyToMessageID: req.ReplyToMessageID, At: at})
 	if f.dropSend {
 		f.dropSend = false
@@ -521,7 +835,8 @@ func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
 	return reply{status: http.StatusOK, body: beeper.SendResult{ChatID: c.chat.ID, PendingMessageID: m.pendingID}}
 }
 
-func (f *Fake) serveIncoming(w http.ResponseWriter, r *http.Request) {
+// serveControl answers the fake's control routes (IncomingPath and its siblings).
+func (f *Fake) serveControl(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	token := f.token
 	f.mu.Unlock()
@@ -529,16 +844,37 @@ func (f *Fake) serveIncoming(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
-	var in struct{ ChatID, SenderID, Text string }
+	var in struct {
+		ChatID, SenderID, Text, MessageID, Status, Message string
+		Hold                                               bool
+	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&in); err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	m := f.Incoming(in.ChatID, in.SenderID, in.Text)
-	if m.ID == "" {
+	var out any
+	switch r.URL.Path {
+	case IncomingPath:
+		m := f.Incoming(in.ChatID, in.SenderID, in.Text)
+		if m.ID == "" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		out = m
+	case HoldSendsPath:
+		f.HoldSends(in.Hold)
+		out = map[string]bool{"hold": in.Hold}
+	case SendStatusPath:
+		m, err := f.SetSendStatus(in.ChatID, in.MessageID, in.Status, in.Message)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		out = m
+	default:
 		w.WriteHeader(http.StatusNotFound)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(m)
+	json.NewEncoder(w).Encode(out)
 }

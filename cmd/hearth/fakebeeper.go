@@ -36,7 +36,7 @@ func cmdFakeBeeper(args []string) error {
 	fake.SetSendDelay(*sendDelay)
 	srv := &http.Server{Handler: fake, ReadHeaderTimeout: 10 * time.Second}
 	url := "http://" + ln.Addr().String()
-	fmt.Printf("fake Beeper Desktop API at %s\n  BEEPER_DESKTOP_BASE_URL=%s\n  BEEPER_ACCESS_TOKEN=%s\n", url, url, *token)
+	fmt.Printf("fake Beeper Desktop API at %s\n  BEEPER_BASE_URL=%s\n  BEEPER_ACCESS_TOKEN=%s\n", url, url, *token)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

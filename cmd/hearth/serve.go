@@ -30,7 +30,7 @@ func cmdServe(args []string) error {
 	dir := dataFlag(fs)
 	demo := fs.Bool("demo", false, "load fictional demo data and a demo login into an empty data dir")
 	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from a loopback peer (HEARTH_TAILSCALE_OWNER)")
-	beeperURL := fs.String("beeper-url", os.Getenv("BEEPER_DESKTOP_BASE_URL"), "Beeper Desktop API base URL (BEEPER_DESKTOP_BASE_URL); with --demo and none, an in-process fake")
+	beeperURL := fs.String("beeper-url", beeper.EnvBaseURL(), "Beeper Desktop API base URL (BEEPER_BASE_URL, else the older BEEPER_DESKTOP_BASE_URL); with --demo and none, an in-process fake")
 	beeperTokenFile := fs.String("beeper-token-file", "", "file holding the Beeper access token, mode 0600 (else BEEPER_ACCESS_TOKEN)")
 	watchInterval := fs.Duration("watch-interval", models.DefaultWatchInterval, "how often the Beeper watch reads chats with new activity (0 turns the watch off)")
 	wakeDebounce := fs.Duration("wake-debounce", models.DefaultWakeDebounce, "new messages coalesce into one agent wake-up per window")
