@@ -101,9 +101,12 @@ func (s *Server) nextSchedule(c *fiber.Ctx) error {
 		count = n
 	}
 	res, err := s.store.NextSchedule(c.UserContext(), c.Params("id"), from, count)
+	var unreadable *models.UnreadableError
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return apiError(c, fiber.StatusNotFound, "not_found", "no such schedule", nil)
+	case errors.As(err, &unreadable):
+		return apiError(c, fiber.StatusConflict, "schedule_unreadable", unreadable.Reason(), fiber.Map{"scheduleId": unreadable.ID})
 	case err != nil:
 		return err
 	}

@@ -48,7 +48,12 @@ func (s *Store) ClaimSchedule(ctx context.Context, id, claimant string) (Admissi
 		}
 		def, err := row.definition()
 		if err != nil {
-			return err
+			// Nothing to run from; held, and recorded like a failed file check.
+			adm.Hold, adm.Reason = HoldQuarantined, ReasonUnreadable
+			if row.State == string(schedules.StatusActive) {
+				return quarantine(t, &row, unreadableCheck(err))
+			}
+			return nil
 		}
 		adm.Job, adm.Prompt, adm.Limits, adm.NotifyOnSuccess = def.Job, def.Prompt, limitsView(def.Limits), def.NotifyOnSuccess
 		if row.State == string(schedules.StatusActive) {
@@ -174,7 +179,7 @@ func (s *Store) StartAttempt(ctx context.Context, occurrenceID string) (Schedule
 		}
 		def, err := row.definition()
 		if err != nil {
-			return err
+			return ErrOccurrenceClosed // unreadable: quarantined at serve's start, so nothing of it starts
 		}
 		switch {
 		case o.State != OccurrenceAdmitted && o.State != OccurrenceRunning,
@@ -232,7 +237,7 @@ func (s *Store) FinishOccurrence(ctx context.Context, occurrenceID string, succe
 		}
 		def, err := row.definition()
 		if err != nil {
-			return err
+			return nil // the outcome is recorded; an unreadable rule cannot say whether it ended
 		}
 		if d := schedules.Evaluate(row.ID, def.Rule, evalState(row, nil), t.now); d.Ended && d.Admit == nil {
 			return endSchedule(t, row, d)
