@@ -130,7 +130,7 @@ func TestScheduleCLIExitCodesAndJSONShapes(t *testing.T) {
 		{"cancel: no ID", ops, []string{"cancel"}, "want one schedule ID"},
 		{"cancel: agent", agent, []string{"cancel", "night"}, "forbidden"},
 		{"cancel: unknown", ops, []string{"cancel", "nope"}, "not_found"},
-		{"due: bad now", agent, []string{"due", "--now", "tomorrow"}, "invalid_request"},
+		{"due: bad now", agent, []string{"due", "--now", "tomorrow"}, "--now: not an RFC 3339 instant"},
 		{"next: unknown", agent, []string{"next", "nope"}, "not_found"},
 		{"next: bad count", agent, []string{"next", "night", "--count", "0"}, "invalid_request"},
 		{"no subcommand", ops, nil, "want add, list, cancel, due or next"},

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
+	"hearth/models/instant"
 	"hearth/models/schedules"
 	"hearth/views"
 )
@@ -100,9 +101,12 @@ func (s *Server) nextSchedule(c *fiber.Ctx) error {
 		count = n
 	}
 	res, err := s.store.NextSchedule(c.UserContext(), c.Params("id"), from, count)
+	var unreadable *models.UnreadableError
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return apiError(c, fiber.StatusNotFound, "not_found", "no such schedule", nil)
+	case errors.As(err, &unreadable):
+		return apiError(c, fiber.StatusConflict, "schedule_unreadable", unreadable.Reason(), fiber.Map{"scheduleId": unreadable.ID})
 	case err != nil:
 		return err
 	}
@@ -110,22 +114,27 @@ func (s *Server) nextSchedule(c *fiber.Ctx) error {
 }
 
 // instantParam reads an optional RFC 3339 query parameter (fallback when
-// absent); ok false means the 422 was written.
+// absent) inside hearth's bound: an instant past it once made due and next
+// answers no JSON encoder could write. ok false means the 422 was written.
 func instantParam(c *fiber.Ctx, name string, fallback time.Time) (time.Time, bool, error) {
 	raw := c.Query(name)
 	if raw == "" {
 		return fallback, true, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, raw)
+	t, err := instant.Parse(raw)
 	if err != nil {
-		return time.Time{}, false, invalidParam(c, name, "an RFC 3339 instant with Z or an offset, like 2026-03-08T07:30:00-05:00", raw)
+		return time.Time{}, false, invalidParamMessage(c, name, "invalid query parameter: "+err.Error(), instant.Expected, raw)
 	}
 	return t, true, nil
 }
 
 func invalidParam(c *fiber.Ctx, name, expected, found string) error {
+	return invalidParamMessage(c, name, "invalid query parameter", expected, found)
+}
+
+func invalidParamMessage(c *fiber.Ctx, name, message, expected, found string) error {
 	return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "invalid query parameter "+name,
-		fiber.Map{"errors": []fiber.Map{{"path": name, "message": "invalid query parameter", "expected": expected, "found": found}}})
+		fiber.Map{"errors": []fiber.Map{{"path": name, "message": message, "expected": expected, "found": found}}})
 }
 
 // showSchedules is the owner's Schedules page.

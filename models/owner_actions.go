@@ -7,10 +7,11 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"gorm.io/gorm"
+
+	"hearth/models/instant"
 )
 
 // OwnerActionResult reports the revision an owner action committed.
@@ -35,8 +36,8 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 		return OwnerActionResult{}, fmt.Errorf("models: a date is needed exactly when deferring: %w", ErrInvalidInput)
 	}
 	if until != "" {
-		if _, err := time.Parse("2006-01-02", until); err != nil {
-			return OwnerActionResult{}, fmt.Errorf("models: defer date must be YYYY-MM-DD: %w", ErrInvalidInput)
+		if _, err := instant.ParseDate(until); err != nil {
+			return OwnerActionResult{}, fmt.Errorf("models: defer date %q: %v; want %s: %w", until, err, instant.DateExpected, ErrInvalidInput)
 		}
 	}
 	if utf8.RuneCountInString(note) > MaxReasonLen {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"hearth/models/ids"
+	"hearth/models/instant"
 	"hearth/models/strictjson"
 )
 
@@ -43,7 +44,7 @@ type Result struct {
 	RunID             string             `json:"runId" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
 	JobKey            string             `json:"jobKey" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
 	ExpectedRevision  int64              `json:"expectedRevision" jsonschema:"minimum=0"`
-	GeneratedAt       string             `json:"generatedAt" jsonschema:"format=date-time"`
+	GeneratedAt       string             `json:"generatedAt" jsonschema:"format=date-time" jsonschema_description:"RFC 3339, offset -23:59 to +23:59, from 2000-01-01T00:00:00Z up to (not including) 2200-01-01T00:00:00Z"`
 	SourceRefs        []SourceRefIn      `json:"sourceRefs"`
 	Brief             *BriefIn           `json:"brief"`
 	People            []PersonIn         `json:"people"`
@@ -64,7 +65,7 @@ type Result struct {
 type SourceRefIn struct {
 	ID          string  `json:"id" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
 	Kind        string  `json:"kind" jsonschema:"enum=life,enum=beeper"`
-	ObservedAt  string  `json:"observedAt" jsonschema:"format=date-time"`
+	ObservedAt  string  `json:"observedAt" jsonschema:"format=date-time" jsonschema_description:"RFC 3339, offset -23:59 to +23:59, from 2000-01-01T00:00:00Z up to (not including) 2200-01-01T00:00:00Z"`
 	Path        *string `json:"path"`
 	ContentHash *string `json:"contentHash" jsonschema:"pattern=^sha256:[0-9a-f]{64}$"`
 	AccountID   *string `json:"accountId"`
@@ -75,7 +76,7 @@ type SourceRefIn struct {
 
 // BriefIn is the daily brief.
 type BriefIn struct {
-	Date        string   `json:"date" jsonschema:"format=date"`
+	Date        string   `json:"date" jsonschema:"format=date" jsonschema_description:"YYYY-MM-DD from 2000-01-01 to 2199-12-31"`
 	TimeZone    string   `json:"timeZone"`
 	Text        string   `json:"text" jsonschema:"maxLength=8000"`
 	EvidenceIDs []string `json:"evidenceIds"`
@@ -194,7 +195,6 @@ func (e *ValidationError) Error() string {
 
 var (
 	hashPattern    = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-	datePattern    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	occurrencePatt = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}@[A-Za-z0-9_+/-]{1,64}$`)
 )
 
@@ -284,9 +284,18 @@ func (v *validator) count(path string, n, max int) bool {
 	return true
 }
 
+// timestamp checks an instant against hearth's one bound (package instant):
+// a value past it once stored made every later Home read fail.
 func (v *validator) timestamp(path, s string) {
-	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-		v.add(path, "not an RFC 3339 timestamp", "RFC 3339 timestamp like 2026-09-29T07:00:00Z", quoteFound(s))
+	if _, err := instant.Parse(s); err != nil {
+		v.add(path, err.Error(), instant.Expected, quoteFound(s))
+	}
+}
+
+// date checks a calendar date YYYY-MM-DD against the same bound.
+func (v *validator) date(path, s string) {
+	if _, err := instant.ParseDate(s); err != nil {
+		v.add(path, err.Error(), instant.DateExpected, quoteFound(s))
 	}
 }
 
@@ -345,9 +354,7 @@ func (r *Result) validateShape(v *validator) {
 		}
 	}
 	if b := r.Brief; b != nil {
-		if _, err := time.Parse("2006-01-02", b.Date); err != nil || !datePattern.MatchString(b.Date) {
-			v.add("/brief/date", "not a calendar date", "YYYY-MM-DD", quoteFound(b.Date))
-		}
+		v.date("/brief/date", b.Date)
 		if _, err := loadLocation(b.TimeZone); err != nil {
 			v.add("/brief/timeZone", "unknown time zone", "IANA time zone name like Europe/Berlin", quoteFound(b.TimeZone))
 		}
@@ -507,13 +514,17 @@ func (s SourceRefIn) validateKind(v *validator, p string) {
 	}
 }
 
-// validateOccurrenceKey checks "YYYY-MM-DD@IANA/Zone".
+// validateOccurrenceKey checks "YYYY-MM-DD@IANA/Zone", its date inside the bound.
 func validateOccurrenceKey(v *validator, path, key string) {
+	const expected = "YYYY-MM-DD@IANA zone, like 2026-09-29@Asia/Tokyo, with " + instant.DateExpected
 	date, zone, ok := strings.Cut(key, "@")
-	_, dateErr := time.Parse("2006-01-02", date)
 	_, zoneErr := loadLocation(zone)
-	if !ok || !occurrencePatt.MatchString(key) || dateErr != nil || zoneErr != nil {
-		v.add(path, "bad occurrence key", "YYYY-MM-DD@IANA zone, like 2026-09-29@Asia/Tokyo", quoteFound(key))
+	if !ok || !occurrencePatt.MatchString(key) || zoneErr != nil {
+		v.add(path, "bad occurrence key", expected, quoteFound(key))
+		return
+	}
+	if _, err := instant.ParseDate(date); err != nil {
+		v.add(path, "bad occurrence key: "+err.Error(), expected, quoteFound(key))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/models/instant"
 	"hearth/models/strictjson"
 )
 
@@ -149,13 +150,13 @@ func (r *Result) validateRoutines(v *validator) {
 			if rv.Revision < 1 || rv.Revision > MaxRoutineRevision {
 				v.add(path+"/revision", "revision out of range", fmt.Sprintf("integer from 1 to %d", MaxRoutineRevision), fmt.Sprint(rv.Revision))
 			}
-			from, ferr := time.Parse(time.DateOnly, rv.Window.From)
-			to, terr := time.Parse(time.DateOnly, rv.Window.To)
+			from, ferr := instant.ParseDate(rv.Window.From)
+			to, terr := instant.ParseDate(rv.Window.To)
 			switch {
 			case ferr != nil:
-				v.add(path+"/window/from", "not a calendar date", "YYYY-MM-DD", quoteFound(rv.Window.From))
+				v.add(path+"/window/from", ferr.Error(), instant.DateExpected, quoteFound(rv.Window.From))
 			case terr != nil:
-				v.add(path+"/window/to", "not a calendar date", "YYYY-MM-DD", quoteFound(rv.Window.To))
+				v.add(path+"/window/to", terr.Error(), instant.DateExpected, quoteFound(rv.Window.To))
 			case to.Before(from) || to.Sub(from) > 366*24*time.Hour:
 				v.add(path+"/window", "the window must run forward, at most a year", "from <= to, within 366 days", rv.Window.From+".."+rv.Window.To)
 			}

@@ -12,6 +12,8 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"hearth/models/instant"
 )
 
 // Occurrence outcomes. Unrecorded is computed (an applicable day that ended
@@ -625,6 +627,9 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 	}
 	if utf8.RuneCountInString(cmd.Reason) > MaxReasonLen {
 		return fmt.Errorf("models: reason longer than %d characters: %w", MaxReasonLen, ErrInvalidInput)
+	}
+	if _, err := instant.ParseDate(cmd.Date); err != nil {
+		return fmt.Errorf("models: date %q: %v; want %s: %w", cmd.Date, err, instant.DateExpected, ErrInvalidInput)
 	}
 	_, err := s.commit(ctx, func(t *txn) error {
 		day, err := ownerDay(t.DB, t.now, "")

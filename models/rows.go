@@ -17,7 +17,7 @@ type SourceRef struct {
 	ChatID      string
 	MessageID   string
 	TargetID    string
-	ObservedAt  time.Time
+	ObservedAt  StoredTime // the agent's instant: read leniently, see StoredTime
 	Revision    int64
 }
 

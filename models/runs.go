@@ -428,8 +428,8 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 			if err := tx.Select("observed_at").Where("revision = ?", v.LastPublication.Revision).Order("observed_at DESC").Limit(1).Find(&refs).Error; err != nil {
 				return err
 			}
-			if len(refs) == 1 {
-				v.SourcesObservedAt = &refs[0].ObservedAt
+			if len(refs) == 1 && refs[0].ObservedAt.Valid {
+				v.SourcesObservedAt = &refs[0].ObservedAt.Time
 			}
 		}
 		v.CostToday, err = costSince(tx, v.Day.Start)

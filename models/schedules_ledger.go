@@ -400,31 +400,35 @@ func (s *Store) completeAdd(ctx context.Context, entry scheduleJournal) (Schedul
 	if err := json.Unmarshal([]byte(entry.Payload), &row); err != nil {
 		return Schedule{}, fmt.Errorf("journal entry %s: %w", entry.ScheduleID, err)
 	}
-	_, err := s.commit(ctx, func(t *txn) error {
-		rev, err := t.bump()
-		if err != nil {
-			return err
-		}
-		t.touch("schedule:" + row.ID)
-		receipt := ScheduleReceipt{
-			ScheduleID: row.ID, RequestKey: row.RequestKey, Job: row.Job, State: row.State, Fingerprint: row.ApprovedFingerprint,
-			Zone: row.Zone, ZoneSource: row.ZoneSource, CreatedAt: row.CreatedAt,
-			CreatedBy: Actor{Kind: row.CreatorKind, ID: row.CreatorID, Name: row.CreatorName}, Revision: rev,
-		}
-		if row.NextDueAt != nil {
-			receipt.NextDueAt = inZone(*row.NextDueAt, row.Zone)
-		}
-		b, err := json.Marshal(receipt)
-		if err != nil {
-			return err
-		}
-		row.Receipt, row.Revision = string(b), rev
-		if err := t.Create(&row).Error; err != nil {
-			return err
-		}
-		return t.Where("schedule_id = ? AND op = ?", entry.ScheduleID, journalAdd).Delete(&scheduleJournal{}).Error
-	})
+	_, err := s.commit(ctx, func(t *txn) error { return insertJournalled(t, &row) })
 	return row, err
+}
+
+// insertJournalled inserts an add's ledger row with its receipt, removes
+// the add's intent and bumps the revision.
+func insertJournalled(t *txn, row *Schedule) error {
+	rev, err := t.bump()
+	if err != nil {
+		return err
+	}
+	t.touch("schedule:" + row.ID)
+	receipt := ScheduleReceipt{
+		ScheduleID: row.ID, RequestKey: row.RequestKey, Job: row.Job, State: row.State, Fingerprint: row.ApprovedFingerprint,
+		Zone: row.Zone, ZoneSource: row.ZoneSource, CreatedAt: row.CreatedAt,
+		CreatedBy: Actor{Kind: row.CreatorKind, ID: row.CreatorID, Name: row.CreatorName}, Revision: rev,
+	}
+	if row.NextDueAt != nil {
+		receipt.NextDueAt = inZone(*row.NextDueAt, row.Zone)
+	}
+	b, err := json.Marshal(receipt)
+	if err != nil {
+		return err
+	}
+	row.Receipt, row.Revision = string(b), rev
+	if err := t.Create(row).Error; err != nil {
+		return err
+	}
+	return t.Where("schedule_id = ? AND op = ?", row.ID, journalAdd).Delete(&scheduleJournal{}).Error
 }
 
 // CancelResult is the answer to a cancel.

@@ -61,7 +61,12 @@ func (s *Store) claim(t *txn, adm *Admission, claimant, job string) error {
 	}
 	def, err := row.definition()
 	if err != nil {
-		return err
+		// Nothing to run from; held, and recorded like a failed file check.
+		adm.Hold, adm.Reason = HoldQuarantined, ReasonUnreadable
+		if row.State == string(schedules.StatusActive) {
+			return quarantine(t, &row, unreadableCheck(err))
+		}
+		return nil
 	}
 	if job != "" && job != def.Job {
 		return &ValidationError{Errors: []strictjson.FieldError{{Path: "/job", Message: "schedule " + id + " runs another job",
@@ -186,7 +191,7 @@ func (s *Store) StartAttempt(ctx context.Context, occurrenceID string) (Schedule
 		}
 		def, err := row.definition()
 		if err != nil {
-			return err
+			return ErrOccurrenceClosed // unreadable: quarantined at serve's start, so nothing of it starts
 		}
 		switch {
 		case o.State != OccurrenceAdmitted && o.State != OccurrenceRunning,
@@ -244,7 +249,7 @@ func (s *Store) FinishOccurrence(ctx context.Context, occurrenceID string, succe
 		}
 		def, err := row.definition()
 		if err != nil {
-			return err
+			return nil // the outcome is recorded; an unreadable rule cannot say whether it ended
 		}
 		if d := schedules.Evaluate(row.ID, def.Rule, evalState(row, nil), t.now); d.Ended && d.Admit == nil {
 			return endSchedule(t, row, d)

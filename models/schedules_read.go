@@ -8,6 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/models/instant"
 	"hearth/models/schedules"
 )
 
@@ -46,6 +47,12 @@ func (f FileCheck) Approvable() bool { return f.Fingerprint != "" }
 // checkFile reads the definition file of a schedule and compares it with
 // the approved snapshot.
 func (s *Store) checkFile(id, approvedFP string, approved schedules.Definition) FileCheck {
+	return s.checkFileAgainst(id, approvedFP, &approved)
+}
+
+// checkFileAgainst is checkFile; approved may be nil when the snapshot
+// cannot be read, and then a changed file lists no changes.
+func (s *Store) checkFileAgainst(id, approvedFP string, approved *schedules.Definition) FileCheck {
 	d, err := s.defs.Load(id)
 	var q *schedules.QuarantineError
 	switch {
@@ -62,20 +69,77 @@ func (s *Store) checkFile(id, approvedFP string, approved schedules.Definition) 
 	if fp == approvedFP {
 		return FileCheck{Status: "ok", Fingerprint: fp}
 	}
-	return FileCheck{Status: string(schedules.QuarantineChanged), Detail: "edited, replaced or restored since it was approved",
-		Fingerprint: fp, Changes: schedules.Changes(approved, d)}
+	fc := FileCheck{Status: string(schedules.QuarantineChanged), Detail: "edited, replaced or restored since it was approved", Fingerprint: fp}
+	if approved != nil {
+		fc.Changes = schedules.Changes(*approved, d)
+	}
+	return fc
 }
 
-// definition is the approved snapshot, checked against its fingerprint.
+// ReasonUnreadable is the ledger's reason for a schedule whose approved
+// snapshot no longer reads as a definition: one an older hearth stored with
+// an instant past the bound, or a damaged row. Such a schedule is held,
+// shown, and quarantined at serve's start; it never fails a whole read.
+const ReasonUnreadable = "unreadable"
+
+// UnreadableError is an approved snapshot that does not read as a
+// definition; every error of Schedule.definition is one.
+type UnreadableError struct {
+	ID  string
+	Err error
+}
+
+func (e *UnreadableError) Error() string { return "schedule " + e.ID + ": " + e.Reason() }
+
+// Unwrap gives the cause.
+func (e *UnreadableError) Unwrap() error { return e.Err }
+
+// Reason says why, for the owner.
+func (e *UnreadableError) Reason() string {
+	return "the approved definition cannot be read: " + explain(e.Err)
+}
+
+// whatNow ends a quarantine's detail: what the owner can do about it.
+const whatNow = "; cancel it, or correct the file and approve it again"
+
+// explain shortens a schedules validation error to its field, message and
+// value; the expected form is in the API's errors, not on the page.
+func explain(err error) string {
+	var ve *schedules.ValidationError
+	if errors.As(err, &ve) {
+		s := ve.Field + ": " + ve.Message
+		if ve.Found != "" {
+			s += " (found " + ve.Found + ")"
+		}
+		return s
+	}
+	return err.Error()
+}
+
+// definition is the approved snapshot, checked against its fingerprint; an
+// error is always an *UnreadableError.
 func (row Schedule) definition() (schedules.Definition, error) {
 	d, err := schedules.ParseCanonical([]byte(row.ApprovedSnapshot))
 	if err != nil {
-		return schedules.Definition{}, fmt.Errorf("schedule %s: %w", row.ID, err)
+		return schedules.Definition{}, &UnreadableError{ID: row.ID, Err: err}
 	}
 	if d.Fingerprint() != row.ApprovedFingerprint {
-		return schedules.Definition{}, fmt.Errorf("schedule %s: approved snapshot does not match its fingerprint", row.ID)
+		return schedules.Definition{}, &UnreadableError{ID: row.ID, Err: errors.New("the snapshot does not match its fingerprint")}
 	}
 	return d, nil
+}
+
+// unreadableCheck is the quarantine an unreadable snapshot records.
+func unreadableCheck(err error) FileCheck {
+	return FileCheck{Status: ReasonUnreadable, Detail: unreadableReason(err) + whatNow}
+}
+
+func unreadableReason(err error) string {
+	var u *UnreadableError
+	if errors.As(err, &u) {
+		return u.Reason()
+	}
+	return err.Error()
 }
 
 // evalState is what Evaluate needs from the ledger.
@@ -127,6 +191,9 @@ type ScheduleView struct {
 	File *FileCheck `json:"file,omitempty"`
 	// Hold says why an active schedule would not run now even when due.
 	Hold string `json:"hold,omitempty"`
+	// Unreadable says why the approved definition cannot be read (then the
+	// rule, limits and prompt are unknown and the schedule is held).
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // Counters are a schedule's occurrence counts.
@@ -169,11 +236,7 @@ func (s *Store) Schedules(ctx context.Context) (ScheduleList, error) {
 	busy := byScheduleID(out)
 	now := s.clock()
 	for _, row := range rows {
-		v, err := s.scheduleView(row, busy[row.ID], revoked, now)
-		if err != nil {
-			return ScheduleList{}, fmt.Errorf("models: schedules: %w", err)
-		}
-		list.Schedules = append(list.Schedules, v)
+		list.Schedules = append(list.Schedules, s.scheduleView(row, busy[row.ID], revoked, now))
 	}
 	return list, nil
 }
@@ -195,7 +258,7 @@ func (s *Store) Schedule(ctx context.Context, id string) (ScheduleView, error) {
 	if err != nil {
 		return ScheduleView{}, classify("schedule", err)
 	}
-	return s.scheduleView(row, byScheduleID(out)[id], revoked, s.clock())
+	return s.scheduleView(row, byScheduleID(out)[id], revoked, s.clock()), nil
 }
 
 func outstandingOccurrences(tx *gorm.DB, out *[]ScheduleOccurrence) error {
@@ -217,10 +280,12 @@ func byScheduleID(occ []ScheduleOccurrence) map[string]*ScheduleOccurrence {
 	return m
 }
 
-func (s *Store) scheduleView(row Schedule, out *ScheduleOccurrence, revoked []string, now time.Time) (ScheduleView, error) {
+// scheduleView builds a schedule's view; one whose snapshot cannot be read
+// is shown degraded (unreadableView) rather than failing the list.
+func (s *Store) scheduleView(row Schedule, out *ScheduleOccurrence, revoked []string, now time.Time) ScheduleView {
 	def, err := row.definition()
 	if err != nil {
-		return ScheduleView{}, err
+		return s.unreadableView(row, out, err)
 	}
 	spec := def.Rule.Spec()
 	// Instants read in the schedule's zone, as its owner thinks of them.
@@ -259,7 +324,41 @@ func (s *Store) scheduleView(row Schedule, out *ScheduleOccurrence, revoked []st
 			v.Hold = HoldQuarantined
 		}
 	}
-	return v, nil
+	return v
+}
+
+// unreadableView shows a schedule whose approved snapshot cannot be read
+// with what the ledger knows, held, so one such row never fails the list.
+func (s *Store) unreadableView(row Schedule, out *ScheduleOccurrence, err error) ScheduleView {
+	v := ScheduleView{
+		ID: row.ID, Job: row.Job, State: row.State, StateReason: row.StateReason, StateDetail: row.StateDetail, StateChangedAt: row.StateChangedAt.UTC(),
+		Zone: row.Zone, ZoneSource: row.ZoneSource, LastDueAt: zoned(row.LastDueAt, row.Zone), LastFinishedAt: inRangeUTC(row.LastFinishedAt),
+		Fingerprint: row.ApprovedFingerprint, CreatedAt: row.CreatedAt.UTC(), CreatedBy: Actor{Kind: row.CreatorKind, ID: row.CreatorID, Name: row.CreatorName},
+		ApprovedAt: row.ApprovedAt.UTC(), ApprovedBy: row.ApprovedBy, CancelledAt: inRangeUTC(row.CancelledAt),
+		Counters:   Counters{Admitted: row.OccurrencesAdmitted, Succeeded: row.OccurrencesSucceeded, Failed: row.OccurrencesFailed, Expired: row.OccurrencesExpired},
+		Unreadable: unreadableReason(err),
+	}
+	if out != nil {
+		v.Outstanding = ptr(out.view())
+	}
+	switch schedules.Status(row.State) {
+	case schedules.StatusActive, schedules.StatusQuarantined, schedules.StatusRestorePending:
+		fc := s.checkFileAgainst(row.ID, row.ApprovedFingerprint, nil)
+		v.File = &fc
+	}
+	if row.State == string(schedules.StatusActive) {
+		v.Hold = HoldQuarantined
+	}
+	return v
+}
+
+// inRangeUTC is t in UTC, or nil when it is past the bound (an older
+// hearth's value no answer could encode).
+func inRangeUTC(t *time.Time) *time.Time {
+	if t == nil || !instant.InRange(*t) {
+		return nil
+	}
+	return utcPtr(*t)
 }
 
 // approvalRevoked reports whether the credential that approved row was revoked.
@@ -272,8 +371,10 @@ func approvalRevoked(row Schedule, revoked []string) bool {
 	return false
 }
 
+// zoned is t in the schedule's zone, or nil when it is absent or past the
+// bound (in a zone it could print a five-digit year).
 func zoned(t *time.Time, zone string) *time.Time {
-	if t == nil {
+	if t == nil || !instant.InRange(*t) {
 		return nil
 	}
 	return inZone(*t, zone)
@@ -345,7 +446,9 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, err
 		}
 		def, err := row.definition()
 		if err != nil {
-			return DueReport{}, fmt.Errorf("models: due: %w", err)
+			// Held, not a failed report: serve's start records the quarantine.
+			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: ReasonUnreadable})
+			continue
 		}
 		if approvalRevoked(row, revoked) {
 			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldApprovalRevoked, Reason: "credential " + row.ApprovedBy + " was revoked"})
@@ -396,7 +499,7 @@ func (s *Store) NextSchedule(ctx context.Context, id string, from time.Time, cou
 	}
 	def, err := row.definition()
 	if err != nil {
-		return schedules.NextResult{}, fmt.Errorf("models: next: %w", err)
+		return schedules.NextResult{}, err
 	}
 	return schedules.NextReport(id, def.Rule, schedules.ZoneSource(row.ZoneSource), from, count), nil
 }

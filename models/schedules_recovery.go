@@ -2,12 +2,15 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"gorm.io/gorm"
 
+	"hearth/models/instant"
 	"hearth/models/schedules"
 )
 
@@ -69,16 +72,25 @@ func (s *Store) retire(ctx context.Context, id string) error {
 	return s.dropJournal(ctx, id)
 }
 
-// journalOutcome counts what recoverJournal did.
-type journalOutcome struct{ completed, rolledBack, retired int }
+// journalOutcome counts what recoverJournal did; unfinished are the adds it
+// could not complete as journalled and recorded as quarantined.
+type journalOutcome struct {
+	completed, rolledBack, retired int
+	unfinished                     []string
+}
 
 // recoverJournal finishes every pending file operation; the caller holds
 // schedMu, so none of them is in flight. An add whose file is there, as
 // the intent says, is completed: the ledger row is inserted with its
 // receipt (the client was never answered; its retry with the same request
-// key gets that receipt). An add whose file is missing (or is not the
-// intended one) is rolled back: only the intent is removed, so a retry
-// creates the schedule afresh. A retire is completed.
+// key gets that receipt). An add whose file is missing (or is another
+// valid definition) is rolled back: only the intent is removed, so a retry
+// creates the schedule afresh. An add that cannot be completed as
+// journalled (its entry or its file no longer reads, as when an older
+// hearth journalled an instant past the bound) is recorded as quarantined
+// with the reason, for the owner to cancel or approve: an entry left
+// behind would fail every later schedule write and serve's start. A
+// retire is completed.
 func (s *Store) recoverJournal(ctx context.Context) error {
 	_, err := s.recoverJournalCounted(ctx)
 	return err
@@ -93,18 +105,41 @@ func (s *Store) recoverJournalCounted(ctx context.Context) (journalOutcome, erro
 	for _, e := range entries {
 		switch e.Op {
 		case journalAdd:
+			row, problem := journalRow(e)
 			d, err := s.defs.Load(e.ScheduleID)
-			if err == nil && d.Fingerprint() == e.Fingerprint {
+			var q *schedules.QuarantineError
+			if err != nil && !errors.As(err, &q) && !errors.Is(err, schedules.ErrNotFound) {
+				return n, fmt.Errorf("models: schedule journal: add %s: %w", e.ScheduleID, err)
+			}
+			missing := errors.Is(err, schedules.ErrNotFound) || (q != nil && q.Reason == schedules.QuarantineMissing)
+			switch {
+			case err == nil && d.Fingerprint() == e.Fingerprint && problem == "":
 				if _, err := s.completeAdd(ctx, e); err != nil {
 					return n, fmt.Errorf("models: schedule journal: complete add %s: %w", e.ScheduleID, err)
 				}
 				n.completed++
-				continue
+			case missing || (err == nil && d.Fingerprint() != e.Fingerprint):
+				if err := s.dropJournal(ctx, e.ScheduleID); err != nil {
+					return n, fmt.Errorf("models: schedule journal: roll back add %s: %w", e.ScheduleID, err)
+				}
+				n.rolledBack++
+			default:
+				// The file is there, but this add cannot be completed as journalled.
+				var file *schedules.Definition
+				switch {
+				case err == nil:
+					file = &d
+				case problem != "":
+				case q.Err != nil:
+					problem = "its file: " + explain(q.Err)
+				default:
+					problem = "its file is " + string(q.Reason)
+				}
+				if err := s.quarantineAdd(ctx, e, row, file, problem); err != nil {
+					return n, fmt.Errorf("models: schedule journal: quarantine add %s: %w", e.ScheduleID, err)
+				}
+				n.unfinished = append(n.unfinished, e.ScheduleID)
 			}
-			if err := s.dropJournal(ctx, e.ScheduleID); err != nil {
-				return n, fmt.Errorf("models: schedule journal: roll back add %s: %w", e.ScheduleID, err)
-			}
-			n.rolledBack++
 		case journalRetire:
 			if err := s.retire(ctx, e.ScheduleID); err != nil {
 				return n, fmt.Errorf("models: schedule journal: retire %s: %w", e.ScheduleID, err)
@@ -115,6 +150,89 @@ func (s *Store) recoverJournalCounted(ctx context.Context) (journalOutcome, erro
 	return n, nil
 }
 
+// journalRow decodes an add's journalled ledger row and says why it cannot
+// be inserted as it is ("" when it can): an entry that does not decode or
+// names another schedule, a snapshot that no longer reads, a time past the
+// bound (its receipt could not be encoded).
+func journalRow(e scheduleJournal) (*Schedule, string) {
+	var row Schedule
+	if err := json.Unmarshal([]byte(e.Payload), &row); err != nil {
+		return nil, "its journal entry cannot be read: " + err.Error()
+	}
+	switch {
+	case row.ID != e.ScheduleID:
+		return nil, "its journal entry names another schedule, " + strconv.Quote(row.ID)
+	case row.CreatorKind != ActorOwner && row.CreatorKind != ActorOperator,
+		row.ZoneSource != string(schedules.ZoneExplicit) && row.ZoneSource != string(schedules.ZoneClient) && row.ZoneSource != string(schedules.ZoneUTC):
+		return nil, "its journal entry is not a ledger row"
+	}
+	if _, err := row.definition(); err != nil {
+		return &row, unreadableReason(err)
+	}
+	for _, f := range []struct {
+		name string
+		t    *time.Time
+	}{{"nextDueAt", row.NextDueAt}, {"lastDueAt", row.LastDueAt}, {"createdAt", &row.CreatedAt}, {"approvedAt", &row.ApprovedAt},
+		{"since", &row.Since}, {"stateChangedAt", &row.StateChangedAt}} {
+		if f.t != nil && !instant.InRange(*f.t) {
+			return &row, "its " + f.name + " " + f.t.UTC().Format(time.RFC3339) + " is out of range"
+		}
+	}
+	return &row, ""
+}
+
+// quarantineAdd records an add that cannot be completed as journalled: the
+// row as far as it reads (else what the file says, else the ID alone),
+// quarantined with why, and no times past the bound; the intent goes in the
+// same transaction. A row already there means the add had completed.
+func (s *Store) quarantineAdd(ctx context.Context, e scheduleJournal, journalled *Schedule, file *schedules.Definition, problem string) error {
+	_, err := s.commit(ctx, func(t *txn) error {
+		var n int64
+		if err := t.Model(&Schedule{}).Where("id = ?", e.ScheduleID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return t.Where("schedule_id = ? AND op = ?", e.ScheduleID, journalAdd).Delete(&scheduleJournal{}).Error
+		}
+		var row Schedule
+		if journalled != nil {
+			row = *journalled
+		} else {
+			// Unknown creator: nobody's approval stands, only the owner's Approve again.
+			row = Schedule{ID: e.ScheduleID, CreatorKind: ActorOperator, CreatorID: "unknown", CreatorName: "unknown (unreadable journal entry)",
+				ApprovedFingerprint: e.Fingerprint, Zone: "UTC", ZoneSource: string(schedules.ZoneUTC), RequestKey: "journal:" + e.ScheduleID, RequestHash: "-"}
+			if file != nil {
+				row.Job, row.Zone, row.ZoneSource = file.Job, file.Rule.Location().String(), string(schedules.ZoneExplicit)
+				if file.Fingerprint() == e.Fingerprint {
+					// The file is the definition the creator approved: the intent says so.
+					row.ApprovedSnapshot = string(file.Canonical())
+				}
+			}
+		}
+		for _, tp := range []*time.Time{&row.CreatedAt, &row.ApprovedAt, &row.Since, &row.UpdatedAt} {
+			if !instant.InRange(*tp) {
+				*tp = t.now
+			}
+		}
+		var taken int64
+		if err := t.Model(&Schedule{}).Where("creator_id = ? AND request_key = ?", row.CreatorID, row.RequestKey).Count(&taken).Error; err != nil {
+			return err
+		}
+		if taken > 0 {
+			row.RequestKey = "journal:" + row.ID // keys are unique per creator; a retry then creates afresh
+		}
+		row.State, row.StateReason, row.StateChangedAt = string(schedules.StatusQuarantined), ReasonUnfinished, t.now
+		row.StateDetail = "an add interrupted by a stop could not be completed: " + problem + whatNow
+		row.NextDueAt, row.LastDueAt, row.LastFinishedAt = nil, nil, nil
+		return insertJournalled(t, &row)
+	})
+	return err
+}
+
+// ReasonUnfinished is the ledger's reason for an add recovery could not
+// complete as journalled (see recoverJournal).
+const ReasonUnfinished = "unfinished_add"
+
 // ScheduleRecovery is what RecoverSchedules did at serve's start.
 type ScheduleRecovery struct {
 	// Completed, RolledBack and Retired count the journal's interrupted operations.
@@ -124,8 +242,12 @@ type ScheduleRecovery struct {
 	// the owner as restore_pending.
 	RestoredFrom time.Time
 	Restored     int
-	// Quarantined are the active schedules whose file no longer matched.
+	// Quarantined are the active schedules whose file no longer matched,
+	// or whose approved snapshot no longer reads.
 	Quarantined []string
+	// Unfinished are interrupted adds that could not be completed as
+	// journalled; they are recorded as quarantined.
+	Unfinished []string
 }
 
 // RecoverSchedules is run by serve at start, before it listens, and only
@@ -144,7 +266,7 @@ func (s *Store) RecoverSchedules(ctx context.Context) (ScheduleRecovery, error) 
 	if err != nil {
 		return rec, err
 	}
-	rec.Completed, rec.RolledBack, rec.Retired = n.completed, n.rolledBack, n.retired
+	rec.Completed, rec.RolledBack, rec.Retired, rec.Unfinished = n.completed, n.rolledBack, n.retired, n.unfinished
 	_, err = s.commit(ctx, func(t *txn) error {
 		var marks []backupCopy
 		if err := t.Find(&marks).Error; err != nil {
@@ -192,7 +314,11 @@ func (s *Store) RecoverSchedules(ctx context.Context) (ScheduleRecovery, error) 
 		for i := range active {
 			def, err := active[i].definition()
 			if err != nil {
-				return err
+				if err := quarantine(t, &active[i], unreadableCheck(err)); err != nil {
+					return err
+				}
+				rec.Quarantined = append(rec.Quarantined, active[i].ID)
+				continue
 			}
 			if fc := s.checkFile(active[i].ID, active[i].ApprovedFingerprint, def); !fc.OK() {
 				if err := quarantine(t, &active[i], fc); err != nil {

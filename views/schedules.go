@@ -18,10 +18,12 @@ type SchedulesData struct {
 func scheduleStateLabel(v models.ScheduleView) string {
 	switch schedules.Status(v.State) {
 	case schedules.StatusActive:
-		switch v.Hold {
-		case models.HoldQuarantined:
+		switch {
+		case v.Unreadable != "":
+			return "held: definition unreadable"
+		case v.Hold == models.HoldQuarantined:
 			return "held: file changed"
-		case models.HoldApprovalRevoked:
+		case v.Hold == models.HoldApprovalRevoked:
 			return "held: approval revoked"
 		}
 		return "active"
@@ -44,6 +46,9 @@ func zoneSourceLabel(source string) string {
 
 // ruleText is a schedule's rule as the owner reads it.
 func ruleText(v models.ScheduleView) string {
+	if v.Unreadable != "" {
+		return "Rule unknown: the approved definition cannot be read."
+	}
 	if v.At != "" {
 		return "once, at " + v.At
 	}

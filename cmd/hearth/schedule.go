@@ -7,10 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -149,6 +152,9 @@ func scheduleAdd(args []string) error {
 	case (*prompt == "") == (*promptFile == ""):
 		return usageError("schedule add: want exactly one of --prompt-file F or --prompt TEXT")
 	}
+	if err := instantFlags("schedule add", map[string]string{"--at": *at, "--end-at": *endAt}); err != nil {
+		return err
+	}
 	req := addRequest{ID: *id, Job: *job, At: *at, Cron: *cronExpr, EndAt: *endAt, Zone: *zone,
 		ClientZone: os.Getenv("TZ"), Prompt: *prompt, NotifyOnSuccess: *notify}
 	if *promptFile != "" {
@@ -207,6 +213,20 @@ func scheduleAdd(args []string) error {
 	}
 	fmt.Printf("%s schedule %s (job %s), next due %s, zone %s (%s)\nrequest key %s\n",
 		verb, receipt.ScheduleID, receipt.Job, timeOrNone(receipt.NextDueAt), receipt.Zone, receipt.ZoneSource, receipt.RequestKey)
+	return nil
+}
+
+// instantFlags checks time flags (name → value; empty means not given) as
+// the server checks the fields they fill, with hearth's one bound, so a
+// value the server would refuse is a usage error before anything is sent.
+func instantFlags(cmd string, flags map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(flags)) {
+		if v := flags[name]; v != "" {
+			if _, err := schedules.ParseInstant(name, v); err != nil {
+				return usageError("%s: %s", cmd, strings.TrimPrefix(err.Error(), "schedules: "))
+			}
+		}
+	}
 	return nil
 }
 
@@ -294,6 +314,9 @@ func scheduleDue(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := instantFlags("schedule due", map[string]string{"--now": *now}); err != nil {
+		return err
+	}
 	path := "/api/schedules/due"
 	if *now != "" {
 		path += "?now=" + url.QueryEscape(*now)
@@ -333,6 +356,9 @@ func scheduleNext(args []string) error {
 	count := fs.Int("count", models.DefaultNextCount, "how many, 1-"+strconv.Itoa(models.MaxNextCount))
 	sc, rest, err := parseSchedule(fs, args, 1)
 	if err != nil {
+		return err
+	}
+	if err := instantFlags("schedule next", map[string]string{"--from": *from}); err != nil {
 		return err
 	}
 	q := url.Values{"count": {strconv.Itoa(*count)}}

@@ -62,8 +62,11 @@ func cmdServe(args []string) error {
 	if !rec.RestoredFrom.IsZero() {
 		log.Warn("running on a restored backup: schedules wait for the owner on the Schedules page", "takenAt", rec.RestoredFrom, "restorePending", rec.Restored)
 	}
+	if len(rec.Unfinished) > 0 {
+		log.Warn("schedule adds interrupted by the last stop could not be completed; they are quarantined on the Schedules page", "schedules", strings.Join(rec.Unfinished, ","))
+	}
 	if len(rec.Quarantined) > 0 {
-		log.Warn("schedule definition files changed outside hearth are quarantined", "schedules", strings.Join(rec.Quarantined, ","))
+		log.Warn("schedules whose definition file changed outside hearth, or whose approved definition no longer reads, are quarantined", "schedules", strings.Join(rec.Quarantined, ","))
 	}
 	// Sends run inside serve's requests: one still pending now was cut off
 	// between the Beeper call and its outcome, so it is unknown until reconciled.

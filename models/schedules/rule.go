@@ -1,12 +1,15 @@
 package schedules
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"hearth/models/instant"
 )
 
 // RuleSpec is a rule as a user or a definition file writes it.
@@ -51,7 +54,7 @@ const maxCronLen = 128
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
 
 const (
-	instantExpected = "an RFC 3339 instant with Z or an offset, like 2026-03-08T07:30:00-05:00"
+	instantExpected = instant.Expected
 	cronExpected    = `5 fields "minute hour day-of-month month day-of-week", like "30 2 * * *"`
 )
 
@@ -71,7 +74,7 @@ func ParseRule(spec RuleSpec, loc *time.Location) (Rule, error) {
 		if spec.EndAt != "" {
 			return Rule{}, invalid("endAt", "a one-off never recurs, so it has no end", "endAt only with cron", quote(spec.EndAt))
 		}
-		at, err := parseInstant("at", spec.At)
+		at, err := ParseInstant("at", spec.At)
 		if err != nil {
 			return Rule{}, err
 		}
@@ -83,25 +86,31 @@ func ParseRule(spec RuleSpec, loc *time.Location) (Rule, error) {
 	}
 	r.loc = loc
 	if spec.EndAt != "" {
-		if r.endAt, err = parseInstant("endAt", spec.EndAt); err != nil {
+		if r.endAt, err = ParseInstant("endAt", spec.EndAt); err != nil {
 			return Rule{}, err
 		}
 	}
 	return r, nil
 }
 
-// parseInstant accepts only RFC 3339 with an offset: a bare wall time means
-// different instants in different zones, so Timing A refuses it.
-func parseInstant(field, s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+// ParseInstant reads a rule's instant (field names it in errors): RFC 3339
+// with an offset, inside hearth's bound (package instant). A bare wall time
+// means different instants in different zones, so Timing A refuses it; an
+// instant past the bound once made a schedule whose due time no answer
+// could encode. The CLI checks its flags with it too.
+func ParseInstant(field, s string) (time.Time, error) {
+	t, err := instant.Parse(s)
+	if err == nil {
 		return t, nil
 	}
-	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"} {
-		if _, err := time.Parse(layout, s); err == nil {
-			return time.Time{}, invalid(field, "has no offset", instantExpected, quote(s))
+	if errors.Is(err, instant.ErrSyntax) {
+		for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"} {
+			if _, err := time.Parse(layout, s); err == nil {
+				return time.Time{}, invalid(field, "has no offset", instantExpected, quote(s))
+			}
 		}
 	}
-	return time.Time{}, invalid(field, "not an RFC 3339 instant", instantExpected, quote(s))
+	return time.Time{}, invalid(field, err.Error(), instantExpected, quote(s))
 }
 
 func parseCron(expr string) (Rule, error) {
