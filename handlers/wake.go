@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -25,6 +26,11 @@ const (
 	defaultWakeWait = 30 * time.Second
 	maxWakeWait     = 2 * time.Minute
 )
+
+// wakeTimeoutPattern is the only shape ?timeout= takes: plain decimal
+// seconds. ParseFloat alone also accepts NaN, Inf, -0, hex and exponents,
+// and NaN passed the range check.
+var wakeTimeoutPattern = regexp.MustCompile(`^[0-9]{1,3}(\.[0-9]{1,3})?$`)
 
 // wakeAnswer carries job keys and reasons only, never text to execute:
 // due schedules are named, their prompts are read when a run claims them.
@@ -49,10 +55,10 @@ type dueSchedule struct {
 // first. A client that hangs up ends the poll before it leases anything.
 func (s *Server) agentWake(c *fiber.Ctx) error {
 	wait := defaultWakeWait
-	if t := c.Query("timeout"); t != "" {
+	if t, ok := c.Queries()["timeout"]; ok {
 		secs, err := strconv.ParseFloat(t, 64)
-		if err != nil || secs < 0 || secs > maxWakeWait.Seconds() {
-			return apiError(c, fiber.StatusBadRequest, "bad_request", "timeout is 0-120 seconds", fiber.Map{"found": t})
+		if !wakeTimeoutPattern.MatchString(t) || err != nil || secs > maxWakeWait.Seconds() {
+			return apiError(c, fiber.StatusBadRequest, "bad_request", "timeout is a number of seconds from 0 to 120, like 60 or 0.5", fiber.Map{"found": t})
 		}
 		wait = time.Duration(secs * float64(time.Second))
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -224,6 +225,28 @@ func TestWakeAckRefusesWhatIsNotALease(t *testing.T) {
 	// An unknown but well-formed lease is a no-op: an ack retried after it took effect.
 	if r := ta.do(ackRequest(token, `{"leaseId":"0123456789abcdef0123456789abcdef"}`)); r.status != http.StatusNoContent {
 		t.Fatalf("unknown lease: %s", r)
+	}
+}
+
+func TestWakeTimeoutIsAPlainNumberOfSeconds(t *testing.T) {
+	t.Parallel()
+	ta := newTestApp(t)
+	token := ta.agentToken()
+	for _, bad := range []string{"NaN", "nan", "Inf", "+Inf", "-Inf", "infinity", "1e400", "-1", "-0", "120.5", "0x1p3", "1e1", "+5", "5s", " 5", "1.", ""} {
+		r := ta.do(wakeRequest(token, url.QueryEscape(bad)))
+		var env struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		}
+		if r.status != http.StatusBadRequest || json.Unmarshal(r.body, &env) != nil || env.Code != "bad_request" || !strings.Contains(env.Message, "seconds") {
+			t.Errorf("timeout=%q: %s, want 400 bad_request naming seconds", bad, r)
+		}
+	}
+	// Short good values only: a good timeout really waits.
+	for _, good := range []string{"0", "0.0", "0.05"} {
+		if r := ta.do(wakeRequest(token, good)); r.status != http.StatusOK {
+			t.Errorf("timeout=%q: %s, want 200", good, r)
+		}
 	}
 }
 
