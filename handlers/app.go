@@ -164,6 +164,7 @@ func New(store Store, cfg Config) *fiber.App {
 	agent := app.Group("/api", s.requireAgent)
 	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)
 	agent.Get("/agent-wake", s.requireScope(models.ScopeContextRead), s.agentWake)
+	agent.Post("/agent-wake/ack", s.requireScope(models.ScopeContextRead), s.ackWake)
 	agent.Post("/runs", s.requireScope(models.ScopeRunsWrite), s.startRun)
 	agent.Post("/runs/:id/invocations", s.requireScope(models.ScopeRunsWrite), s.startInvocation)
 	agent.Post("/runs/:id/finish", s.requireScope(models.ScopeRunsWrite), s.finishRun)

@@ -45,16 +45,19 @@ func TestABurstOfAHundredMessagesIsOneWakeUp(t *testing.T) {
 	if n != 100 {
 		t.Fatalf("%d observations, want one per message", n)
 	}
-	if wakes, _ := s.TakeWakes(ctx); len(wakes) != 0 {
+	if wakes, _ := s.LeaseWakes(ctx); len(wakes) != 0 {
 		t.Fatalf("woke inside the debounce window: %+v", wakes)
 	}
 	*now = now.Add(2 * time.Minute)
-	wakes, err := s.TakeWakes(ctx)
+	wakes, err := s.LeaseWakes(ctx)
 	if err != nil || len(wakes) != 1 || wakes[0].JobKey != DefaultWatchJob || wakes[0].Marks != 2 {
 		t.Fatalf("wakes %+v, %v: want one coalesced wake-up", wakes, err)
 	}
-	if again, _ := s.TakeWakes(ctx); len(again) != 0 {
+	if again, _ := s.LeaseWakes(ctx); len(again) != 0 {
 		t.Fatalf("a burst woke twice: %+v", again)
+	}
+	if err := s.AckWake(ctx, wakes[0].LeaseID); err != nil {
+		t.Fatal(err)
 	}
 	// A tick with nothing new records nothing and marks nothing.
 	if n, err := w.Tick(ctx); err != nil || n != 0 {

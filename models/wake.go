@@ -2,12 +2,14 @@ package models
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"hearth/models/ids"
 )
@@ -15,8 +17,15 @@ import (
 // maxWakeReasons bounds the reasons a dirty job keeps (the latest).
 const maxWakeReasons = 20
 
+// WakeLeaseTTL is how long a wake-up handed to a runner stays leased: the
+// job is not offered again meanwhile, and once it passes unacknowledged
+// (the answer was lost, the runner died, the run was held) it is.
+const WakeLeaseTTL = 10 * time.Minute
+
 // DirtyJob is a job new input made dirty. Rows hold job keys and reasons
-// only, never text to execute.
+// only, never text to execute. A row under a lease keeps taking marks; the
+// ones after the lease was issued are a new burst (NextFirstAt, NextDueAt)
+// that outlives the lease's acknowledgement.
 type DirtyJob struct {
 	JobKey  string    `gorm:"primaryKey" json:"jobKey"`
 	Reasons string    `json:"-"`
@@ -24,19 +33,53 @@ type DirtyJob struct {
 	FirstAt time.Time `json:"firstAt"`
 	LastAt  time.Time `json:"lastAt"`
 	DueAt   time.Time `json:"dueAt"`
+	// LeaseID is the lease of the wake-up handed out for this job, "" when none.
+	LeaseID        string     `json:"-"`
+	LeaseExpiresAt *time.Time `json:"-"`
+	LeasedMarks    int        `json:"-"` // the marks the lease covers
+	NextFirstAt    *time.Time `json:"-"` // the first mark after the lease was issued
+	NextDueAt      *time.Time `json:"-"` // when that newer burst comes due
 }
 
-// Wake is a dirty job handed to a runner.
+// Wake is a dirty job handed to a runner, under a lease the runner
+// acknowledges when the run that handles it starts.
 type Wake struct {
-	JobKey  string    `json:"jobKey"`
-	Reasons []string  `json:"reasons"`
-	Marks   int       `json:"marks"`
-	Since   time.Time `json:"dirtySince"`
+	JobKey         string    `json:"jobKey"`
+	Reasons        []string  `json:"reasons"`
+	Marks          int       `json:"marks"`
+	Since          time.Time `json:"dirtySince"`
+	LeaseID        string    `json:"leaseId"`
+	LeaseExpiresAt time.Time `json:"leaseExpiresAt"`
+}
+
+// WakeAck is POST /api/agent-wake/ack: the lease of a wake-up whose run started.
+type WakeAck struct {
+	LeaseID string `json:"leaseId"`
+}
+
+// leasePattern is the shape of the lease IDs LeaseWakes mints.
+var leasePattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// DecodeWakeAck reads POST /api/agent-wake/ack.
+func DecodeWakeAck(body []byte) (WakeAck, error) {
+	var in WakeAck
+	if err := decodeStrict(body, &in); err != nil {
+		return in, err
+	}
+	v := &validator{}
+	if !leasePattern.MatchString(in.LeaseID) {
+		v.add("/leaseId", "not a lease ID from GET /api/agent-wake", "32 lowercase hex digits", quoteFound(in.LeaseID))
+	}
+	if len(v.errs) > 0 {
+		return in, &ValidationError{Errors: v.errs}
+	}
+	return in, nil
 }
 
 // markDirty records reason against job inside tx. A job already dirty only
 // gains the reason, so a burst is one wake-up, due debounce after the first
-// mark.
+// mark. On a leased job the first new mark opens a new debounce window,
+// which is what stays dirty when the lease is acknowledged.
 func markDirty(tx *gorm.DB, job, reason string, debounce time.Duration, now time.Time) error {
 	var rows []DirtyJob
 	if err := tx.Where("job_key = ?", job).Limit(1).Find(&rows).Error; err != nil {
@@ -53,11 +96,15 @@ func markDirty(tx *gorm.DB, job, reason string, debounce time.Duration, now time
 		reasons = reasons[len(reasons)-maxWakeReasons:]
 	}
 	d.Reasons, d.Marks, d.LastAt = jsonText(reasons), d.Marks+1, now
+	if d.LeaseID != "" && d.NextFirstAt == nil {
+		due := now.Add(debounce)
+		d.NextFirstAt, d.NextDueAt = &now, &due
+	}
 	return tx.Save(&d).Error
 }
 
 // MarkDirty records that job has new input for a reason, coalescing with an
-// earlier mark that has not been taken.
+// earlier mark that has not been handed out.
 func (s *Store) MarkDirty(ctx context.Context, job, reason string, debounce time.Duration) error {
 	if !ids.Valid(job) {
 		return fmt.Errorf("models: job key must be %s: %w", idChars, ErrInvalidInput)
@@ -70,42 +117,104 @@ func (s *Store) MarkDirty(ctx context.Context, job, reason string, debounce time
 	return nil
 }
 
-// TakeWakes hands over the dirty jobs whose debounce window has passed:
-// they are removed, so each burst wakes a runner once.
-func (s *Store) TakeWakes(ctx context.Context) ([]Wake, error) {
+// LeaseWakes hands out the dirty jobs whose debounce window has passed and
+// the ones whose lease expired unacknowledged, each under a new lease of
+// WakeLeaseTTL. Nothing is removed: AckWake clears what a lease covered, so
+// a wake-up lost on its way to the runner is offered again.
+func (s *Store) LeaseWakes(ctx context.Context) ([]Wake, error) {
 	var out []Wake
+	now := s.clock()
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		var rows []DirtyJob
-		if err := tx.Clauses(clause.Returning{}).Where("due_at <= ?", s.clock()).Delete(&rows).Error; err != nil {
+		if err := tx.Where("(lease_id = '' AND due_at <= ?) OR (lease_id <> '' AND lease_expires_at <= ?)", now, now).
+			Order("job_key").Find(&rows).Error; err != nil {
 			return err
 		}
 		for _, d := range rows {
-			w := Wake{JobKey: d.JobKey, Marks: d.Marks, Since: d.FirstAt}
+			expires := now.Add(WakeLeaseTTL)
+			// A new lease covers every mark, those after an expired one too.
+			d.LeaseID, d.LeaseExpiresAt, d.LeasedMarks, d.NextFirstAt, d.NextDueAt = newLeaseID(), &expires, d.Marks, nil, nil
+			if err := tx.Save(&d).Error; err != nil {
+				return err
+			}
+			w := Wake{JobKey: d.JobKey, Marks: d.Marks, Since: d.FirstAt, LeaseID: d.LeaseID, LeaseExpiresAt: expires}
 			_ = json.Unmarshal([]byte(d.Reasons), &w.Reasons)
 			out = append(out, w)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("models: take wakes: %w", err)
+		return nil, fmt.Errorf("models: lease wakes: %w", err)
 	}
 	return out, nil
 }
 
-// NextWakeAt is when the earliest dirty job comes due, if any is dirty.
-func (s *Store) NextWakeAt(ctx context.Context) (time.Time, bool, error) {
-	var rows []DirtyJob
-	if err := s.rdb.WithContext(ctx).Order("due_at").Limit(1).Find(&rows).Error; err != nil {
-		return time.Time{}, false, fmt.Errorf("models: next wake: %w", err)
+// AckWake acknowledges a lease: the marks it covered are handled. Marks
+// that arrived after the lease was issued stay dirty, due one debounce
+// window after the first of them. An unknown lease (already acknowledged,
+// or expired and handed out again) changes nothing, so a retried ack is
+// harmless.
+func (s *Store) AckWake(ctx context.Context, leaseID string) error {
+	if !leasePattern.MatchString(leaseID) {
+		return fmt.Errorf("models: lease ID must be 32 hex digits: %w", ErrInvalidInput)
 	}
-	if len(rows) == 0 {
-		return time.Time{}, false, nil
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		var rows []DirtyJob
+		if err := tx.Where("lease_id = ?", leaseID).Limit(1).Find(&rows).Error; err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		d := rows[0]
+		newer := d.Marks - d.LeasedMarks
+		if newer <= 0 || d.NextFirstAt == nil || d.NextDueAt == nil {
+			return tx.Delete(&d).Error
+		}
+		var reasons []string
+		_ = json.Unmarshal([]byte(d.Reasons), &reasons)
+		// Reasons are appended in order, so the newer marks' are the last ones.
+		reasons = reasons[max(0, len(reasons)-newer):]
+		d.Reasons, d.Marks, d.FirstAt, d.DueAt = jsonText(reasons), newer, *d.NextFirstAt, *d.NextDueAt
+		d.LeaseID, d.LeaseExpiresAt, d.LeasedMarks, d.NextFirstAt, d.NextDueAt = "", nil, 0, nil, nil
+		return tx.Save(&d).Error
+	})
+	if err != nil {
+		return fmt.Errorf("models: ack wake: %w", err)
 	}
-	return rows[0].DueAt, true, nil
+	// A waiting poll timed itself to the lease's expiry; the newer burst may come due sooner.
+	s.signalDirty()
+	return nil
 }
 
-// DirtyChanged returns a channel closed at the next dirty mark, for a
-// long-poll to wait on.
+func newLeaseID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// NextWakeAt is when a wake-up may next be handed out: the earliest due
+// dirty job not under a lease, or the earliest lease to expire.
+func (s *Store) NextWakeAt(ctx context.Context) (time.Time, bool, error) {
+	var rows []DirtyJob
+	if err := s.rdb.WithContext(ctx).Find(&rows).Error; err != nil {
+		return time.Time{}, false, fmt.Errorf("models: next wake: %w", err)
+	}
+	var next time.Time
+	for _, d := range rows {
+		at := d.DueAt
+		if d.LeaseID != "" && d.LeaseExpiresAt != nil {
+			at = *d.LeaseExpiresAt
+		}
+		if next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next, !next.IsZero(), nil
+}
+
+// DirtyChanged returns a channel closed at the next dirty mark or
+// acknowledgement, for a long-poll to wait on.
 func (s *Store) DirtyChanged() <-chan struct{} {
 	s.dirtyMu.Lock()
 	defer s.dirtyMu.Unlock()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -90,7 +91,13 @@ type response struct {
 var httpClient = &http.Client{Timeout: 30 * time.Second}
 
 func do(method, url, token string, body []byte) (response, error) {
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	return doWith(context.Background(), httpClient, method, url, token, body)
+}
+
+// doWith is do with its own client (a long poll outlasts httpClient's
+// timeout) and a context that can end it.
+func doWith(ctx context.Context, client *http.Client, method, url, token string, body []byte) (response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
 		return response{}, err
 	}
@@ -99,7 +106,7 @@ func do(method, url, token string, body []byte) (response, error) {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := httpClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return response{}, err
 	}

@@ -47,6 +47,7 @@ type runJournal struct {
 	Invocation int    `json:"invocation"`
 	Prompt     string `json:"prompt"`
 	Deadline   int    `json:"deadlineSeconds"`
+	WakeLease  string `json:"wakeLease,omitempty"` // acknowledged once the run started
 }
 
 // Journal phases.
@@ -66,6 +67,7 @@ type runner struct {
 	state       string // DATA/runner
 	log         *slog.Logger
 	retries     []time.Duration
+	wakeWait    time.Duration // how long each wake-up poll asks hearth to wait
 	out         []models.RunView
 	pendingUse  totals // usage of the current run's earlier invocations
 }
@@ -120,7 +122,7 @@ func cmdRun(args []string) error {
 		return err
 	}
 	r := &runner{base: base, token: token, agentCmd: *agentCmd, agentDir: *agentDir, codexHome: *codexHome,
-		state: filepath.Join(*dir, "runner"), log: slog.New(slog.NewTextHandler(os.Stderr, nil)), retries: publishRetries}
+		state: filepath.Join(*dir, "runner"), log: slog.New(slog.NewTextHandler(os.Stderr, nil)), retries: publishRetries, wakeWait: wakePollWait}
 	for _, d := range []string{r.state, filepath.Join(r.state, "runs"), filepath.Join(r.state, "pending"), filepath.Join(r.state, "failed"), filepath.Join(r.state, "work")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
@@ -146,7 +148,7 @@ func cmdRun(args []string) error {
 	case *due:
 		err = r.runDue(ctx)
 	case *job != "":
-		err = r.runJob(ctx, *job, models.TriggerManual, "", prompt)
+		err = r.runJob(ctx, runJournal{Job: *job, Trigger: models.TriggerManual, Prompt: prompt})
 	case *watch:
 		err = r.watch(ctx)
 	}
@@ -231,24 +233,58 @@ func (r *runner) runDue(ctx context.Context) error {
 	}
 	var firstErr error
 	for _, d := range rep.Due {
-		if err := r.runJob(ctx, d.Job, models.TriggerSchedule, d.ScheduleID, ""); err != nil && firstErr == nil {
+		if err := r.runJob(ctx, runJournal{Job: d.Job, Trigger: models.TriggerSchedule, ScheduleID: d.ScheduleID}); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
 	return firstErr
 }
 
-// watch waits on the wake-up channel and runs each job it names once.
+// wakePollWait is how long each wake-up poll asks hearth to wait; the
+// client waits wakePollMargin longer, so an idle poll ends with hearth's
+// empty answer, never with the client giving up mid-poll.
+const (
+	wakePollWait   = 60 * time.Second
+	wakePollMargin = 30 * time.Second
+)
+
+// wakeAnswer is GET /api/agent-wake's answer as the runner reads it.
+type wakeAnswer struct {
+	Jobs      []models.Wake `json:"jobs"`
+	Schedules []struct {
+		ScheduleID string `json:"scheduleId"`
+		Job        string `json:"job"`
+	} `json:"schedules"`
+}
+
+// pollWake is one long poll; SIGTERM (ctx) ends it.
+func (r *runner) pollWake(ctx context.Context) (wakeAnswer, error) {
+	var wake wakeAnswer
+	client := &http.Client{Timeout: r.wakeWait + wakePollMargin}
+	path := fmt.Sprintf("/api/agent-wake?timeout=%d", int(r.wakeWait.Seconds()))
+	resp, err := doWith(ctx, client, http.MethodGet, r.base+path, r.token, nil)
+	if err != nil {
+		return wake, fmt.Errorf("hearth is unavailable: %w", err)
+	}
+	if resp.status != http.StatusOK {
+		return wake, resp.failure()
+	}
+	if err := json.Unmarshal(resp.body, &wake); err != nil {
+		return wake, fmt.Errorf("unreadable answer from hearth: %w", err)
+	}
+	return wake, nil
+}
+
+// watch waits on the wake-up channel and runs each job it names once. A
+// job comes leased: its run acknowledges the lease once it started, so a
+// wake-up lost before then is offered again when the lease expires.
 func (r *runner) watch(ctx context.Context) error {
 	for ctx.Err() == nil {
-		var wake struct {
-			Jobs      []models.Wake `json:"jobs"`
-			Schedules []struct {
-				ScheduleID string `json:"scheduleId"`
-				Job        string `json:"job"`
-			} `json:"schedules"`
-		}
-		if err := r.get("/api/agent-wake?timeout=60", &wake); err != nil {
+		wake, err := r.pollWake(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
 			r.log.Warn("wake-up channel unavailable; trying again in 30 s", "err", err)
 			select {
 			case <-ctx.Done():
@@ -258,12 +294,12 @@ func (r *runner) watch(ctx context.Context) error {
 		}
 		for _, j := range wake.Jobs {
 			r.log.Info("woken", "job", j.JobKey, "marks", j.Marks)
-			if err := r.runJob(ctx, j.JobKey, models.TriggerWatch, "", ""); err != nil {
+			if err := r.runJob(ctx, runJournal{Job: j.JobKey, Trigger: models.TriggerWatch, WakeLease: j.LeaseID}); err != nil {
 				r.log.Warn("run failed", "job", j.JobKey, "err", err)
 			}
 		}
 		for _, s := range wake.Schedules {
-			if err := r.runJob(ctx, s.Job, models.TriggerSchedule, s.ScheduleID, ""); err != nil {
+			if err := r.runJob(ctx, runJournal{Job: s.Job, Trigger: models.TriggerSchedule, ScheduleID: s.ScheduleID}); err != nil {
 				r.log.Warn("run failed", "job", s.Job, "err", err)
 			}
 		}
@@ -271,12 +307,28 @@ func (r *runner) watch(ctx context.Context) error {
 	return nil
 }
 
+// ackWake tells hearth the run that handles a leased wake-up started. A
+// failure only costs a second run once the lease expires, so it is logged
+// and the run goes on.
+func (r *runner) ackWake(j runJournal) {
+	if j.WakeLease == "" {
+		return
+	}
+	status, body, err := r.api(http.MethodPost, "/api/agent-wake/ack", models.WakeAck{LeaseID: j.WakeLease}, nil)
+	if err == nil && status >= 300 {
+		err = response{status: status, body: body}.failure()
+	}
+	if err != nil {
+		r.log.Warn("wake-up not acknowledged; it will be offered again when its lease expires", "job", j.Job, "err", err)
+	}
+}
+
 // runJob starts a run at the host (a schedule run claims its occurrence)
 // and carries it out. The journal names the run before the claim, so a
 // runner stopped around the claim starts the same run again: the host
 // answers a known runId with that run, never a second claim.
-func (r *runner) runJob(ctx context.Context, job, trigger, scheduleID, prompt string) error {
-	j := runJournal{RunID: newRunID(job), Job: job, Trigger: trigger, ScheduleID: scheduleID, Phase: phaseClaiming, Prompt: prompt}
+func (r *runner) runJob(ctx context.Context, j runJournal) error {
+	j.RunID, j.Phase = newRunID(j.Job), phaseClaiming
 	if err := r.save(j); err != nil {
 		return err
 	}
@@ -325,8 +377,10 @@ func pauseAt(point string) {
 
 // execute invokes the agent and publishes its result, re-reading and
 // regenerating under a new runId after a revision conflict, at most three
-// invocations in all.
+// invocations in all. The run has started, so its wake-up lease (if any) is
+// acknowledged first; a recovered run acknowledges it again, harmlessly.
 func (r *runner) execute(ctx context.Context, j runJournal) error {
+	r.ackWake(j)
 	for {
 		var run models.RunView
 		status, body, err := r.api(http.MethodPost, "/api/runs/"+url.PathEscape(j.RunID)+"/invocations", nil, &run)
