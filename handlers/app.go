@@ -48,8 +48,13 @@ type coreStore interface {
 // Config holds what the app needs besides the store.
 type Config struct {
 	// TailscaleOwner, when set, is the Tailscale login trusted as the owner
-	// on requests whose TCP peer is loopback (as from tailscale serve).
+	// on requests whose TCP peer is loopback and whose Host is one of Hosts
+	// (as from tailscale serve, which forwards the name it answered on).
 	TailscaleOwner string
+	// Hosts are the names requests may address besides localhost and
+	// loopback addresses (always allowed), such as the tailnet name
+	// tailscale serve answers on; any other Host gets 421.
+	Hosts []string
 	// Log receives one line per request; nil discards.
 	Log *slog.Logger
 	// Hub streams commits to /events; nil disables /events.
@@ -70,6 +75,7 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	hub    *Hub
+	hosts  map[string]bool // Config.Hosts, normalised
 	pages  *fifoCache[cachedPage]
 	cards  *fifoCache[string]
 	beeper beeperHealth
@@ -84,7 +90,7 @@ const maxRequestBytes = 2 * models.MaxBodyBytes
 
 // New builds the Fiber app with every route.
 func New(store Store, cfg Config) *fiber.App {
-	s := &Server{store: store, cfg: cfg, log: cfg.Log, hub: cfg.Hub, pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize)}
+	s := &Server{store: store, cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -96,7 +102,9 @@ func New(store Store, cfg Config) *fiber.App {
 		ReadTimeout:           30 * time.Second,
 		IdleTimeout:           2 * time.Minute,
 	})
-	app.Use(s.requestID, s.logRequest, securityHeaders, compress.New(compress.Config{
+	// The Host check comes before identify, so a misdirected request never
+	// reaches the database or an identity.
+	app.Use(s.requestID, s.logRequest, securityHeaders, s.checkHost, compress.New(compress.Config{
 		// A compressed stream would be buffered: /events must flush per event.
 		Next: func(c *fiber.Ctx) bool { return c.Path() == "/events" },
 	}), s.identify)

@@ -29,7 +29,9 @@ func cmdServe(args []string) error {
 	addr := fs.String("addr", envOr("HEARTH_ADDR", "127.0.0.1:8080"), "listen address (HEARTH_ADDR)")
 	dir := dataFlag(fs)
 	demo := fs.Bool("demo", false, "load fictional demo data and a demo login into an empty data dir")
-	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from a loopback peer (HEARTH_TAILSCALE_OWNER)")
+	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from tailscale serve on a --host name (HEARTH_TAILSCALE_OWNER)")
+	var hosts hostList
+	fs.Var(&hosts, "host", "a host name requests may address besides localhost, 127.0.0.1 and [::1], such as the tailnet name of tailscale serve; repeat or comma-separate (HEARTH_HOSTS)")
 	beeperURL := fs.String("beeper-url", os.Getenv("BEEPER_DESKTOP_BASE_URL"), "Beeper Desktop API base URL (BEEPER_DESKTOP_BASE_URL); with --demo and none, an in-process fake")
 	beeperTokenFile := fs.String("beeper-token-file", "", "file holding the Beeper access token, mode 0600 (else BEEPER_ACCESS_TOKEN)")
 	watchInterval := fs.Duration("watch-interval", models.DefaultWatchInterval, "how often the Beeper watch reads chats with new activity (0 turns the watch off)")
@@ -42,6 +44,15 @@ func cmdServe(args []string) error {
 	}
 	if err := noArgs(rest); err != nil {
 		return err
+	}
+	// Like every flag with an environment variable, --host replaces HEARTH_HOSTS.
+	if env := os.Getenv("HEARTH_HOSTS"); env != "" && len(hosts) == 0 {
+		if err := hosts.Set(env); err != nil {
+			return usageError("HEARTH_HOSTS: %v", err)
+		}
+	}
+	if *tsOwner != "" && len(hosts) == 0 {
+		return usageError("--tailscale-owner needs --host NAME, the name tailscale serve answers on (like hearth.tail1234.ts.net): it forwards that name as Host, and the Tailscale login counts only with it")
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx := context.Background()
@@ -86,7 +97,7 @@ func cmdServe(args []string) error {
 	if *costCap < 0 {
 		return usageError("--daily-cost-cap must not be negative")
 	}
-	cfg := handlers.Config{TailscaleOwner: *tsOwner, Log: log, Hub: hub, DailyCostCap: *costCap}
+	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap}
 	if client != nil {
 		cfg.Beeper = client
 	}
@@ -267,4 +278,24 @@ func beeperClient(baseURL, tokenFile string, demo bool, log *slog.Logger) (*beep
 		return nil, errors.New("--beeper-url needs a token: --beeper-token-file or BEEPER_ACCESS_TOKEN")
 	}
 	return beeper.NewClient(baseURL, token), nil
+}
+
+// hostList is serve's --host: names given repeatedly or comma-separated,
+// each checked and normalised by handlers.HostName. Loopback names need no
+// flag: they are always allowed.
+type hostList []string
+
+// String is the names, comma-separated.
+func (h *hostList) String() string { return strings.Join(*h, ",") }
+
+// Set adds the comma-separated names in v.
+func (h *hostList) Set(v string) error {
+	for _, part := range strings.Split(v, ",") {
+		name, err := handlers.HostName(part)
+		if err != nil {
+			return err
+		}
+		*h = append(*h, name)
+	}
+	return nil
 }
