@@ -12,7 +12,7 @@ import (
 const usage = `hearth: a personal workspace that an agent publishes into.
 
 Usage:
-  hearth serve   [--addr 127.0.0.1:8080] [--data DIR] [--demo] [--host NAME]... [--tailscale-owner LOGIN]
+  hearth serve   [--addr 127.0.0.1:8080] [--data DIR] [--demo] [--init] [--host NAME]... [--tailscale-owner LOGIN]
   hearth migrate [--data DIR]               apply pending schema migrations (serve does too)
   hearth owner passwd [--data DIR]          passphrase on stdin
   hearth owner logout-all [--data DIR]

@@ -29,6 +29,7 @@ func cmdServe(args []string) error {
 	addr := fs.String("addr", envOr("HEARTH_ADDR", "127.0.0.1:8080"), "listen address (HEARTH_ADDR)")
 	dir := dataFlag(fs)
 	demo := fs.Bool("demo", false, "load fictional demo data and a demo login into an empty data dir")
+	initDB := fs.Bool("init", false, "begin an empty workspace even though the data dir holds hearth state (agent.token, schedules/) beside a missing or empty hearth.db")
 	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from tailscale serve on a --host name (HEARTH_TAILSCALE_OWNER)")
 	var hosts hostList
 	fs.Var(&hosts, "host", "a host name requests may address besides localhost, 127.0.0.1 and [::1], such as the tailnet name of tailscale serve; repeat or comma-separate (HEARTH_HOSTS)")
@@ -56,11 +57,14 @@ func cmdServe(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx := context.Background()
-	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log)})
+	// A damaged database is refused here rather than found by the owner's
+	// next look at a damaged table.
+	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log), Init: *initDB, QuickCheck: true})
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	warnOpenDataDir(*dir, log)
 	// Schedule adds and cancels run inside serve's requests: finish any the
 	// last stop interrupted, notice a restored backup, check the files.
 	rec, err := store.RecoverSchedules(ctx)
@@ -177,6 +181,18 @@ func testPause(log *slog.Logger) func(string) {
 }
 
 func demoTokenPath(dir string) string { return filepath.Join(dir, "agent.token") }
+
+// warnOpenDataDir warns when group or others may list, enter or change the
+// data dir. hearth keeps its own files there owner-only, but a dir others
+// may write to lets them replace those files.
+func warnOpenDataDir(dir string, log *slog.Logger) {
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	log.Warn("the data dir is open to group or others; hearth's own files in it are owner-only, but run chmod 700 on it",
+		"dir", dir, "mode", fi.Mode().Perm().String())
+}
 
 // occurrenceEnsurer is the part of the store the ticker calls.
 type occurrenceEnsurer interface {
