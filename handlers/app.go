@@ -25,6 +25,7 @@ import (
 type Store interface {
 	coreStore
 	identityStore
+	eventsStore
 	pagesStore
 	homeStore
 	messagesStore
@@ -61,6 +62,11 @@ type Config struct {
 	Hub *Hub
 	// Heartbeat is the interval of /events comment lines (default 25 s).
 	Heartbeat time.Duration
+	// SessionRecheck is how often an open /events stream re-reads its
+	// session, to end when another process (the CLI's logout-all or
+	// passwd) ended it; default models.SessionTrustWindow. A logout in this
+	// process ends the stream at once.
+	SessionRecheck time.Duration
 	// Beeper reads chats and sends confirmed replies; nil leaves Messages
 	// answering 503.
 	Beeper Beeper

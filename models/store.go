@@ -79,6 +79,9 @@ type Store struct {
 	// sessionsEnded counts committed logouts, so a session read that raced
 	// one does not stay cached (see forgetSessions).
 	sessionsEnded atomic.Uint64
+	// sessionEnd is closed at the next session end (see SessionsEnded).
+	sessionEndMu sync.Mutex
+	sessionEnd   chan struct{}
 
 	// writeMu queues this process's writers in Go rather than in SQLite's
 	// busy handler; _txlock=immediate and busy_timeout still cover other
