@@ -110,7 +110,7 @@ func New(store Store, cfg Config) *fiber.App {
 	})
 	// The Host check comes before identify, so a misdirected request never
 	// reaches the database or an identity.
-	app.Use(s.requestID, s.logRequest, securityHeaders, s.checkHost, compress.New(compress.Config{
+	app.Use(s.requestID, s.logRequest, securityHeaders, noStore, s.checkHost, compress.New(compress.Config{
 		// A compressed stream would be buffered: /events must flush per event.
 		Next: func(c *fiber.Ctx) bool { return c.Path() == "/events" },
 	}), s.identify)
@@ -186,6 +186,14 @@ func New(store Store, cfg Config) *fiber.App {
 	agent.Post("/observations", s.requireScope(models.ScopeObservationsWrite), s.postObservation)
 	agent.Post("/observations/batch", s.requireScope(models.ScopeObservationsWrite), s.postObservations)
 	return app
+}
+
+// noStore keeps every answer out of browser and proxy caches by default:
+// pages, fragments and the agent's reads hold the owner's data, and a
+// stored copy outlives a logout. Static files set their own long cache.
+func noStore(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Next()
 }
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,64}$`)
