@@ -9,14 +9,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/compress"
 
 	"hearth/models"
+	"hearth/views"
 )
 
 // Store is the part of models.Store the handlers call: the union of the
@@ -269,8 +272,63 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 			return apiError(c, fe.Code, "bad_request", fe.Message, nil)
 		}
 	}
+	if isBrowserForm(c) {
+		// The owner's form gets a page, never the API's envelope.
+		if rerr := s.renderNotSaved(c, err, backPath(c)); rerr == nil {
+			return nil
+		}
+	}
 	s.log.Error("internal error", "err", err, "requestId", requestIDOf(c))
 	return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "temporary failure; retry with the same payload", nil)
+}
+
+// isBrowserForm reports whether a browser form (plain or htmx) made the
+// request, rather than a JSON client of the API.
+func isBrowserForm(c *fiber.Ctx) bool {
+	if c.Method() != fiber.MethodPost || strings.HasPrefix(c.Path(), "/api/") {
+		return false
+	}
+	ct := c.Get(fiber.HeaderContentType)
+	return isHTMX(c) || strings.HasPrefix(ct, fiber.MIMEApplicationForm) || strings.HasPrefix(ct, fiber.MIMEMultipartForm)
+}
+
+// notSaved says why an owner's write failed inside hearth (not because of
+// what was entered), and that what was entered is kept.
+func notSaved(err error) string {
+	if errors.Is(err, models.ErrStorageFull) {
+		return "Not saved: the server's disk is full. What you entered is kept here; try again once space is freed."
+	}
+	return "Not saved: hearth could not store this just now. What you entered is kept here; try again."
+}
+
+// renderNotSaved answers a browser form whose write failed inside hearth
+// with a page (503): the reason, what the owner entered, and a way back.
+// htmx is told to show it in place of the page.
+func (s *Server) renderNotSaved(c *fiber.Ctx, err error, back string, entered ...string) error {
+	s.log.Error("owner form not saved", "err", err, "route", c.Route().Path, "requestId", requestIDOf(c))
+	msgs := []string{notSaved(err)}
+	for _, e := range entered {
+		if e = strings.TrimSpace(e); e != "" {
+			msgs = append(msgs, "You entered: "+e)
+		}
+	}
+	if isHTMX(c) {
+		c.Set("HX-Retarget", "body")
+		c.Set("HX-Reswap", "innerHTML")
+	}
+	return s.render(c, fiber.StatusServiceUnavailable, views.FormError("Not saved", msgs, back))
+}
+
+// backPath is where a failed form's page leads back to: the form's own
+// return field, else the page it was posted from, else Home.
+func backPath(c *fiber.Ctx) string {
+	if r := c.FormValue("return"); r != "" {
+		return safePath(r)
+	}
+	if ref, err := url.Parse(c.Get(fiber.HeaderReferer)); err == nil && ref.Host == string(c.Request().Host()) && ref.Path != "" {
+		return safePath(ref.RequestURI())
+	}
+	return "/"
 }
 
 func (s *Server) health(c *fiber.Ctx) error {

@@ -37,6 +37,9 @@ var (
 	ErrNoDatabase = errors.New("database missing or empty beside hearth state")
 	// ErrDamaged means the database file fails SQLite's checks: restore a backup.
 	ErrDamaged = errors.New("database is damaged")
+	// ErrStorageFull means a write failed because the disk (or the
+	// database's size limit) is full; nothing of that write was stored.
+	ErrStorageFull = errors.New("storage is full")
 )
 
 // Notifier hears about committed changes. It is called after commit, never
@@ -115,6 +118,11 @@ type Options struct {
 	// database and refuses a file that fails it (ErrDamaged). serve sets
 	// it: a scan of every page, too slow for each CLI call.
 	QuickCheck bool
+	// FullDisk is test-only: every writer connection gets PRAGMA
+	// max_page_count(1), which SQLite raises to the database's size, so
+	// the file cannot grow and a write that needs a new page fails with
+	// SQLITE_FULL exactly as on a full disk. Open an existing database.
+	FullDisk bool
 }
 
 // DatabasePath is where a data dir keeps its SQLite file.
@@ -183,7 +191,11 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 // openStore opens both pools of a prepared database file.
 func openStore(ctx context.Context, dataDir string, opts Options, clock func() time.Time, migrate bool) (*Store, error) {
 	path := DatabasePath(dataDir)
-	db, sqlDB, err := openGorm(dsn(path), clock)
+	writers := dsn(path)
+	if opts.FullDisk {
+		writers += "&_pragma=max_page_count(1)"
+	}
+	db, sqlDB, err := openGorm(writers, clock)
 	if err != nil {
 		return nil, fmt.Errorf("models: open %s: %w", path, err)
 	}
@@ -306,6 +318,7 @@ func quickCheck(ctx context.Context, db *gorm.DB, path string) error {
 // SQLite's primary result codes that hearth tells apart.
 const (
 	sqliteCorrupt = 11
+	sqliteFull    = 13
 	sqliteNotADB  = 26
 )
 
@@ -422,7 +435,12 @@ func (s *Store) Now() time.Time { return s.clock() }
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	return s.db.WithContext(ctx).Transaction(fn)
+	err := s.db.WithContext(ctx).Transaction(fn)
+	if sqliteCode(err) == sqliteFull {
+		// Named, so the owner's forms can say why nothing was saved.
+		return fmt.Errorf("%w: %w", ErrStorageFull, err)
+	}
+	return err
 }
 
 // notify tells the notifier about a commit; called only after commit.

@@ -248,6 +248,32 @@ func TestOpenCallsAFileThatIsNoDatabaseDamaged(t *testing.T) {
 	}
 }
 
+// TestWriteReportsAFullDiskAsErrStorageFull fills a database that cannot
+// grow (Options.FullDisk): SQLite then fails exactly as on a full disk
+// (SQLITE_FULL), and the write says so.
+func TestWriteReportsAFullDiskAsErrStorageFull(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir, Options{})
+	must(t, err)
+	s.Close()
+	s, err = Open(ctx, dir, Options{FullDisk: true})
+	must(t, err)
+	defer s.Close()
+	made := 0
+	for ; made < 10000 && err == nil; made++ {
+		_, _, err = s.CreateCredential(ctx, fmt.Sprintf("filler-%04d", made), DefaultScopes)
+	}
+	if !errors.Is(err, ErrStorageFull) {
+		t.Fatalf("after %d credentials: got %v, want ErrStorageFull", made, err)
+	}
+	creds, cerr := s.Credentials(ctx)
+	if cerr != nil || len(creds) != made-1 {
+		t.Fatalf("%d credentials stored, want the %d that succeeded (%v)", len(creds), made-1, cerr)
+	}
+}
+
 func closeIf(s *Store) {
 	if s != nil {
 		s.Close()
