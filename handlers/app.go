@@ -9,14 +9,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/compress"
 
 	"hearth/models"
+	"hearth/views"
 )
 
 // Store is the part of models.Store the handlers call: the union of the
@@ -25,6 +28,7 @@ import (
 type Store interface {
 	coreStore
 	identityStore
+	eventsStore
 	pagesStore
 	homeStore
 	messagesStore
@@ -48,14 +52,24 @@ type coreStore interface {
 // Config holds what the app needs besides the store.
 type Config struct {
 	// TailscaleOwner, when set, is the Tailscale login trusted as the owner
-	// on requests whose TCP peer is loopback (as from tailscale serve).
+	// on requests whose TCP peer is loopback and whose Host is one of Hosts
+	// (as from tailscale serve, which forwards the name it answered on).
 	TailscaleOwner string
+	// Hosts are the names requests may address besides localhost and
+	// loopback addresses (always allowed), such as the tailnet name
+	// tailscale serve answers on; any other Host gets 421.
+	Hosts []string
 	// Log receives one line per request; nil discards.
 	Log *slog.Logger
 	// Hub streams commits to /events; nil disables /events.
 	Hub *Hub
 	// Heartbeat is the interval of /events comment lines (default 25 s).
 	Heartbeat time.Duration
+	// SessionRecheck is how often an open /events stream re-reads its
+	// session, to end when another process (the CLI's logout-all or
+	// passwd) ended it; default models.SessionTrustWindow. A logout in this
+	// process ends the stream at once.
+	SessionRecheck time.Duration
 	// Beeper reads chats and sends confirmed replies; nil leaves Messages
 	// answering 503.
 	Beeper Beeper
@@ -70,6 +84,7 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	hub    *Hub
+	hosts  map[string]bool // Config.Hosts, normalised
 	pages  *fifoCache[cachedPage]
 	cards  *fifoCache[string]
 	beeper beeperHealth
@@ -84,7 +99,7 @@ const maxRequestBytes = 2 * models.MaxBodyBytes
 
 // New builds the Fiber app with every route.
 func New(store Store, cfg Config) *fiber.App {
-	s := &Server{store: store, cfg: cfg, log: cfg.Log, hub: cfg.Hub, pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize)}
+	s := &Server{store: store, cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -96,7 +111,9 @@ func New(store Store, cfg Config) *fiber.App {
 		ReadTimeout:           30 * time.Second,
 		IdleTimeout:           2 * time.Minute,
 	})
-	app.Use(s.requestID, s.logRequest, securityHeaders, compress.New(compress.Config{
+	// The Host check comes before identify, so a misdirected request never
+	// reaches the database or an identity.
+	app.Use(s.requestID, s.logRequest, securityHeaders, noStore, s.checkHost, compress.New(compress.Config{
 		// A compressed stream would be buffered: /events must flush per event.
 		Next: func(c *fiber.Ctx) bool { return c.Path() == "/events" },
 	}), s.identify)
@@ -175,6 +192,14 @@ func New(store Store, cfg Config) *fiber.App {
 	return app
 }
 
+// noStore keeps every answer out of browser and proxy caches by default:
+// pages, fragments and the agent's reads hold the owner's data, and a
+// stored copy outlives a logout. Static files set their own long cache.
+func noStore(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Next()
+}
+
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,64}$`)
 
 // requestID takes a well-formed incoming X-Request-Id or mints one, and
@@ -248,8 +273,63 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 			return apiError(c, fe.Code, "bad_request", fe.Message, nil)
 		}
 	}
+	if isBrowserForm(c) {
+		// The owner's form gets a page, never the API's envelope.
+		if rerr := s.renderNotSaved(c, err, backPath(c)); rerr == nil {
+			return nil
+		}
+	}
 	s.log.Error("internal error", "err", err, "requestId", requestIDOf(c))
 	return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "temporary failure; retry with the same payload", nil)
+}
+
+// isBrowserForm reports whether a browser form (plain or htmx) made the
+// request, rather than a JSON client of the API.
+func isBrowserForm(c *fiber.Ctx) bool {
+	if c.Method() != fiber.MethodPost || strings.HasPrefix(c.Path(), "/api/") {
+		return false
+	}
+	ct := c.Get(fiber.HeaderContentType)
+	return isHTMX(c) || strings.HasPrefix(ct, fiber.MIMEApplicationForm) || strings.HasPrefix(ct, fiber.MIMEMultipartForm)
+}
+
+// notSaved says why an owner's write failed inside hearth (not because of
+// what was entered), and that what was entered is kept.
+func notSaved(err error) string {
+	if errors.Is(err, models.ErrStorageFull) {
+		return "Not saved: the server's disk is full. What you entered is kept here; try again once space is freed."
+	}
+	return "Not saved: hearth could not store this just now. What you entered is kept here; try again."
+}
+
+// renderNotSaved answers a browser form whose write failed inside hearth
+// with a page (503): the reason, what the owner entered, and a way back.
+// htmx is told to show it in place of the page.
+func (s *Server) renderNotSaved(c *fiber.Ctx, err error, back string, entered ...string) error {
+	s.log.Error("owner form not saved", "err", err, "route", c.Route().Path, "requestId", requestIDOf(c))
+	msgs := []string{notSaved(err)}
+	for _, e := range entered {
+		if e = strings.TrimSpace(e); e != "" {
+			msgs = append(msgs, "You entered: "+e)
+		}
+	}
+	if isHTMX(c) {
+		c.Set("HX-Retarget", "body")
+		c.Set("HX-Reswap", "innerHTML")
+	}
+	return s.render(c, fiber.StatusServiceUnavailable, views.FormError("Not saved", msgs, back))
+}
+
+// backPath is where a failed form's page leads back to: the form's own
+// return field, else the page it was posted from, else Home.
+func backPath(c *fiber.Ctx) string {
+	if r := c.FormValue("return"); r != "" {
+		return safePath(r)
+	}
+	if ref, err := url.Parse(c.Get(fiber.HeaderReferer)); err == nil && ref.Host == string(c.Request().Host()) && ref.Path != "" {
+		return safePath(ref.RequestURI())
+	}
+	return "/"
 }
 
 func (s *Server) health(c *fiber.Ctx) error {

@@ -292,7 +292,7 @@ func TestAgentCredentialOnOwnerRoutesIsForbidden(t *testing.T) {
 func TestTailscaleOwnerFromLoopbackPeer(t *testing.T) {
 	t.Parallel()
 	const login = "owner@example.com"
-	ta := newTestApp(t, withConfig(handlers.Config{TailscaleOwner: login}))
+	ta := newTestApp(t, withConfig(handlers.Config{TailscaleOwner: login, Hosts: []string{tailnetHost}}))
 	cases := []struct {
 		name   string
 		header string
@@ -306,12 +306,13 @@ func TestTailscaleOwnerFromLoopbackPeer(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ta := ta.in(t)
-			// app.Test's fake connection has peer 0.0.0.0, so a real loopback listener is needed here.
+			// app.Test's fake connection has peer 0.0.0.0, so a real loopback
+			// listener is needed here; tailscale serve forwards its own name as Host.
 			req := httptest.NewRequest(http.MethodGet, "/", nil)
 			if tc.header != "" {
 				req.Header.Set("Tailscale-User-Login", tc.header)
 			}
-			resp := ta.doNet(req)
+			resp := ta.doHost(req, tailnetHost)
 			if resp.status != tc.status {
 				t.Fatalf("got %s, want %d", resp, tc.status)
 			}
@@ -329,10 +330,11 @@ func TestTailscaleOwnerFromLoopbackPeer(t *testing.T) {
 func TestTailscaleHeaderIgnoredFromOtherPeers(t *testing.T) {
 	t.Parallel()
 	const login = "owner@example.com"
-	ta := newTestApp(t, withConfig(handlers.Config{TailscaleOwner: login}))
+	ta := newTestApp(t, withConfig(handlers.Config{TailscaleOwner: login, Hosts: []string{tailnetHost}}))
 	// app.Test serves a fake connection whose peer is 0.0.0.0: not loopback,
 	// so it stands in for a request from the network.
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Host = tailnetHost
 	req.Header.Set("Tailscale-User-Login", login)
 	resp := ta.do(req)
 	if resp.status != http.StatusSeeOther || resp.header.Get("Location") != "/login" {
@@ -342,10 +344,10 @@ func TestTailscaleHeaderIgnoredFromOtherPeers(t *testing.T) {
 
 func TestTailscaleHeaderIgnoredWhenNotConfigured(t *testing.T) {
 	t.Parallel()
-	ta := newTestApp(t)
+	ta := newTestApp(t, withConfig(handlers.Config{Hosts: []string{tailnetHost}}))
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	req.Header.Set("Tailscale-User-Login", "owner@example.com")
-	resp := ta.doNet(req)
+	resp := ta.doHost(req, tailnetHost)
 	if resp.status != http.StatusSeeOther || resp.header.Get("Location") != "/login" {
 		t.Fatalf("got %d Location %q, want 303 to /login", resp.status, resp.header.Get("Location"))
 	}

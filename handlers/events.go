@@ -2,13 +2,24 @@ package handlers
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"hearth/models"
 )
+
+// eventsStore tells a stream when its owner session ended.
+type eventsStore interface {
+	SessionsEnded() <-chan struct{}
+	RecheckSession(ctx context.Context, token string) error
+}
 
 // Event is one committed change as /events sends it.
 type Event struct {
@@ -103,20 +114,23 @@ func writeEvent(w *bufio.Writer, ev Event) error {
 // streamEvents serves GET /events with Fiber's own stream writer: the
 // current revision on connect, one event per commit, and a comment line as
 // heartbeat. A disconnect is noticed on the first failed write, which
-// unsubscribes.
+// unsubscribes. A stream opened with a session ends with the session.
 func (s *Server) streamEvents(c *fiber.Ctx) error {
 	if s.hub == nil {
 		return fiber.ErrNotFound
 	}
+	// Before anything else, so a logout from here on is signalled to it.
+	watch := s.watchSession(identityOf(c))
 	// Subscribe before reading the revision so no commit falls in between.
 	events, leave := s.hub.Subscribe()
 	rev, err := s.store.Revision(c.UserContext())
 	if err != nil {
 		leave()
+		watch.stop()
 		return err
 	}
 	c.Set(fiber.HeaderContentType, "text/event-stream")
-	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set("X-Accel-Buffering", "no")
 	heartbeat := s.cfg.Heartbeat
 	if heartbeat <= 0 {
@@ -124,6 +138,7 @@ func (s *Server) streamEvents(c *fiber.Ctx) error {
 	}
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer leave()
+		defer watch.stop()
 		if err := writeEvent(w, Event{Revision: rev}); err != nil {
 			return
 		}
@@ -145,8 +160,60 @@ func (s *Server) streamEvents(c *fiber.Ctx) error {
 				if err := w.Flush(); err != nil {
 					return
 				}
+			case <-watch.ended:
+				// Ending the response is what tells the browser: its
+				// reconnect is then sent to log in.
+				if !watch.alive() {
+					return
+				}
+			case <-watch.recheck:
+				if !watch.alive() {
+					return
+				}
 			}
 		}
 	})
 	return nil
+}
+
+// sessionWatch tells a stream when the owner session that opened it ends.
+// Its channels are nil (never ready) for a stream without a session: the
+// Tailscale owner has none to end.
+type sessionWatch struct {
+	store   eventsStore
+	token   string
+	ended   <-chan struct{}  // a session ended in this process
+	recheck <-chan time.Time // time to re-read the session (another process)
+	ticker  *time.Ticker
+}
+
+func (s *Server) watchSession(id identity) *sessionWatch {
+	if id.sessionToken == "" {
+		return &sessionWatch{}
+	}
+	every := s.cfg.SessionRecheck
+	if every <= 0 {
+		every = models.SessionTrustWindow
+	}
+	w := &sessionWatch{store: s.store, ticker: time.NewTicker(every),
+		// A copy: the cookie's bytes belong to the request, which the
+		// stream outlives.
+		token: strings.Clone(id.sessionToken), ended: s.store.SessionsEnded()}
+	w.recheck = w.ticker.C
+	return w
+}
+
+// alive re-reads the session and re-arms the end signal. Only a session
+// known to be gone ends the stream: a failed read is tried again later.
+func (w *sessionWatch) alive() bool {
+	w.ended = w.store.SessionsEnded()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return !errors.Is(w.store.RecheckSession(ctx, w.token), models.ErrUnauthorized)
+}
+
+func (w *sessionWatch) stop() {
+	if w.ticker != nil {
+		w.ticker.Stop()
+	}
 }

@@ -135,6 +135,8 @@ func newTestApp(t testing.TB, opts ...appOption) *testApp {
 			t.Errorf("close store: %v", err)
 		}
 	})
+	// httptest.NewRequest addresses example.com: every test app answers for it.
+	setup.cfg.Hosts = append(setup.cfg.Hosts, "example.com")
 	return &testApp{t: t, appState: &appState{root: t, app: handlers.New(store, setup.cfg), store: store, clock: clock, owner: setup.owner}}
 }
 

@@ -170,7 +170,8 @@ func (s *Server) afterAction(c *fiber.Ctx, id string) error {
 }
 
 // actionError maps an owner action's failure to a row re-rendered with the
-// message (422), 404, or an internal error.
+// message (422), 404, or a write that failed inside hearth (503: the row
+// with the reason and the entered value for htmx, a page for a plain form).
 func (s *Server) actionError(c *fiber.Ctx, id string, err error, input string) error {
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -178,8 +179,11 @@ func (s *Server) actionError(c *fiber.Ctx, id string, err error, input string) e
 	case errors.Is(err, models.ErrInvalidInput):
 		msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "models: "), ": "+models.ErrInvalidInput.Error())
 		return s.renderRow(c, fiber.StatusUnprocessableEntity, id, views.RowState{Expanded: true, Error: msg, Input: input, Open: openSet(c)})
+	case !isHTMX(c):
+		return s.renderNotSaved(c, err, rowPageURL(id, true), input)
 	}
-	return err
+	s.log.Error("owner action not saved", "err", err, "requestId", requestIDOf(c))
+	return s.renderRow(c, fiber.StatusServiceUnavailable, id, views.RowState{Expanded: true, Error: notSaved(err), Input: input, Open: openSet(c)})
 }
 
 // stateForm is the owner's decision on an activity.

@@ -65,8 +65,9 @@ func (s *Server) identify(c *fiber.Ctx) error {
 		}
 	}
 	if !id.owner && id.agent == nil && id.agentErr == nil && s.cfg.TailscaleOwner != "" {
-		// Only a loopback peer (tailscale serve) may assert a Tailscale login.
-		if c.Context().RemoteIP().IsLoopback() && c.Get("Tailscale-User-Login") == s.cfg.TailscaleOwner {
+		// Only tailscale serve may assert a Tailscale login: a loopback peer
+		// that addressed a configured (tailnet) name, never a loopback one.
+		if c.Context().RemoteIP().IsLoopback() && s.onTailnetName(c) && c.Get("Tailscale-User-Login") == s.cfg.TailscaleOwner {
 			id.owner = true
 		}
 	}

@@ -101,7 +101,7 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 	case errors.Is(err, models.ErrIdempotencyConflict):
 		return s.render(c, fiber.StatusConflict, views.FormError("This form was already sent with other words", nil, safePath(f.Return)))
 	case err != nil:
-		return err
+		return s.renderNotSaved(c, err, safePath(f.Return), f.Text, f.Value)
 	}
 	return c.Redirect(safePath(f.Return), fiber.StatusSeeOther)
 }

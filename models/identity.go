@@ -255,25 +255,43 @@ func (s *Store) Login(ctx context.Context, passphrase string) (string, error) {
 	return token, nil
 }
 
-// sessionCacheTTL is how long a verified session is trusted without a
+// SessionTrustWindow is how long a verified session is trusted without a
 // query. Logout in this process takes effect at once; a logout-all or a
 // passphrase change from the CLI (another process) within this time.
-const sessionCacheTTL = 10 * time.Second
+const SessionTrustWindow = 10 * time.Second
 
-// AuthenticateSession resolves a session cookie token.
+// sessionCacheTTL is the cache's name for the trust window.
+const sessionCacheTTL = SessionTrustWindow
+
+// AuthenticateSession resolves a session cookie token, trusting a recent
+// verification for SessionTrustWindow.
 func (s *Store) AuthenticateSession(ctx context.Context, token string) (OwnerSession, error) {
+	return s.authenticateSession(ctx, token, true)
+}
+
+// RecheckSession is AuthenticateSession without the cache: it reads the
+// session now, so an end committed by another process is seen at once.
+// A long-lived stream calls it to learn that its session ended.
+func (s *Store) RecheckSession(ctx context.Context, token string) error {
+	_, err := s.authenticateSession(ctx, token, false)
+	return err
+}
+
+func (s *Store) authenticateSession(ctx context.Context, token string, cached bool) (OwnerSession, error) {
 	if token == "" {
 		return OwnerSession{}, ErrUnauthorized
 	}
 	hash := hashToken(token)
 	now := s.clock()
-	if until, ok := s.sessions.Load(hash); ok && now.Before(until.(time.Time)) {
+	if until, ok := s.sessions.Load(hash); cached && ok && now.Before(until.(time.Time)) {
 		return OwnerSession{TokenHash: hash}, nil
 	}
 	ended := s.sessionsEnded.Load()
 	var sess OwnerSession
 	err := s.rdb.WithContext(ctx).Where("token_hash = ? AND expires_at > ?", hash, now).First(&sess).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
+		// Ended elsewhere: pages refuse it now too, not at the cache's end.
+		s.sessions.Delete(hash)
 		return OwnerSession{}, ErrUnauthorized
 	}
 	if err != nil {
@@ -288,9 +306,23 @@ func (s *Store) AuthenticateSession(ctx context.Context, token string) (OwnerSes
 	return sess, nil
 }
 
+// SessionsEnded returns a channel closed the next time this process ends
+// owner sessions (logout, logout-all, a passphrase change), so open
+// streams recheck theirs at once. Ends in another process are not
+// signalled: RecheckSession within the trust window finds them.
+func (s *Store) SessionsEnded() <-chan struct{} {
+	s.sessionEndMu.Lock()
+	defer s.sessionEndMu.Unlock()
+	if s.sessionEnd == nil {
+		s.sessionEnd = make(chan struct{})
+	}
+	return s.sessionEnd
+}
+
 // forgetSessions drops one cached session (by token hash), or all when hash
-// is empty. Called only after the delete committed: forgetting earlier lets
-// a request in between cache the still-visible row for sessionCacheTTL.
+// is empty, and signals SessionsEnded. Called only after the delete
+// committed: forgetting earlier lets a request in between cache the
+// still-visible row for sessionCacheTTL.
 func (s *Store) forgetSessions(hash string) {
 	// The counter moves before the cache is touched, so a concurrent
 	// AuthenticateSession that stores after this sees it and undoes its Store.
@@ -299,6 +331,12 @@ func (s *Store) forgetSessions(hash string) {
 		s.sessions.Clear()
 	} else {
 		s.sessions.Delete(hash)
+	}
+	s.sessionEndMu.Lock()
+	defer s.sessionEndMu.Unlock()
+	if s.sessionEnd != nil {
+		close(s.sessionEnd)
+		s.sessionEnd = nil
 	}
 }
 

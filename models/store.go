@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	gosqlite "github.com/glebarez/go-sqlite"
 	"github.com/glebarez/sqlite"
 	"github.com/pressly/goose/v3"
 	"gorm.io/gorm"
@@ -30,6 +32,14 @@ var (
 	ErrSchemaTooNew = errors.New("database schema is newer than this hearth knows")
 	// ErrNotMigrated means the database lacks migrations this hearth needs.
 	ErrNotMigrated = errors.New("database schema is behind: run hearth migrate (with the server stopped) first")
+	// ErrNoDatabase means the database is missing or empty in a data dir
+	// that holds hearth state: restore a backup, or start afresh on purpose.
+	ErrNoDatabase = errors.New("database missing or empty beside hearth state")
+	// ErrDamaged means the database file fails SQLite's checks: restore a backup.
+	ErrDamaged = errors.New("database is damaged")
+	// ErrStorageFull means a write failed because the disk (or the
+	// database's size limit) is full; nothing of that write was stored.
+	ErrStorageFull = errors.New("storage is full")
 )
 
 // Notifier hears about committed changes. It is called after commit, never
@@ -72,6 +82,9 @@ type Store struct {
 	// sessionsEnded counts committed logouts, so a session read that raced
 	// one does not stay cached (see forgetSessions).
 	sessionsEnded atomic.Uint64
+	// sessionEnd is closed at the next session end (see SessionsEnded).
+	sessionEndMu sync.Mutex
+	sessionEnd   chan struct{}
 
 	// writeMu queues this process's writers in Go rather than in SQLite's
 	// busy handler; _txlock=immediate and busy_timeout still cover other
@@ -98,6 +111,19 @@ type Options struct {
 	// sets it from HEARTH_TEST_PAUSE_AT so the e2e crash tests can SIGKILL
 	// the process at an exact point.
 	Pause func(point string)
+	// Init allows creating a new database in a data dir that already holds
+	// hearth state (agent.token, schedules/) beside a missing or empty
+	// hearth.db; without it that is ErrNoDatabase.
+	Init bool
+	// QuickCheck runs PRAGMA quick_check before anything else reads the
+	// database and refuses a file that fails it (ErrDamaged). serve sets
+	// it: a scan of every page, too slow for each CLI call.
+	QuickCheck bool
+	// FullDisk is test-only: every writer connection gets PRAGMA
+	// max_page_count(1), which SQLite raises to the database's size, so
+	// the file cannot grow and a write that needs a new page fails with
+	// SQLITE_FULL exactly as on a full disk. Open an existing database.
+	FullDisk bool
 }
 
 // DatabasePath is where a data dir keeps its SQLite file.
@@ -148,15 +174,29 @@ func OpenExisting(ctx context.Context, dataDir string, opts Options) (*Store, er
 }
 
 func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Store, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("models: open: %w", err)
-	}
 	path := DatabasePath(dataDir)
+	if err := prepareDatabaseFile(dataDir, opts.Init); err != nil {
+		return nil, err
+	}
 	clock := opts.Clock
 	if clock == nil {
 		clock = time.Now
 	}
-	db, sqlDB, err := openGorm(dsn(path), clock)
+	s, err := openStore(ctx, dataDir, opts, clock, migrate)
+	if isDamaged(err) {
+		return nil, damagedError(path, err)
+	}
+	return s, err
+}
+
+// openStore opens both pools of a prepared database file.
+func openStore(ctx context.Context, dataDir string, opts Options, clock func() time.Time, migrate bool) (*Store, error) {
+	path := DatabasePath(dataDir)
+	writers := dsn(path)
+	if opts.FullDisk {
+		writers += "&_pragma=max_page_count(1)"
+	}
+	db, sqlDB, err := openGorm(writers, clock)
 	if err != nil {
 		return nil, fmt.Errorf("models: open %s: %w", path, err)
 	}
@@ -165,6 +205,12 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 	sqlDB.SetMaxOpenConns(2)
 	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, notifier: opts.Notifier, now: clock,
 		defs: schedules.NewStore(dataDir), pause: opts.Pause, metrics: newMetricsMemo()}
+	if opts.QuickCheck {
+		if err := quickCheck(ctx, db, path); err != nil {
+			sqlDB.Close()
+			return nil, err
+		}
+	}
 	if _, _, err := checkSchema(ctx, sqlDB, migrate); err != nil {
 		sqlDB.Close()
 		return nil, err
@@ -182,6 +228,126 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 	}
 	s.latest.Store(rev)
 	return s, nil
+}
+
+// stateMarkers are what a data dir holds once it has been used: beside a
+// missing or empty database they mean the database was lost, not that
+// this is a first start. (DATA/runner is not one: the runner may run
+// before serve first starts.)
+var stateMarkers = []string{"agent.token", "schedules/"}
+
+// prepareDatabaseFile makes the data dir (0700 when new) and the database
+// file owner-only, and refuses to start an empty database where hearth
+// state shows one existed. The file is created 0600 before SQLite opens
+// it: SQLite would create it 0644 (less the umask), and its -wal and -shm
+// files take the database's mode. Existing files are tightened too.
+func prepareDatabaseFile(dataDir string, init bool) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("models: open: %w", err)
+	}
+	path := DatabasePath(dataDir)
+	fi, err := os.Stat(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("models: open: %w", err)
+	}
+	if err != nil || fi.Size() == 0 {
+		if err := checkNoState(dataDir, init); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("models: open: %w", err)
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err == nil && fi.Mode().Perm() != 0o600 {
+			err = os.Chmod(p, 0o600)
+		}
+		if err != nil {
+			return fmt.Errorf("models: open: keeping %s owner-only: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// checkNoState refuses a new database in a data dir holding hearth state,
+// unless init. A WAL left by the lost database is refused even then:
+// SQLite would replay its frames into the new file.
+func checkNoState(dataDir string, init bool) error {
+	path := DatabasePath(dataDir)
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		return fmt.Errorf("models: %s is missing or empty but its write-ahead log %s-wal is there: %w. Restore the database from a `hearth backup` copy (README: Backup and restore); to begin an empty workspace instead, move %s-wal and %s-shm away and start `hearth serve --init`",
+			path, path, ErrNoDatabase, path, path)
+	}
+	if init {
+		return nil
+	}
+	var found []string
+	for _, name := range stateMarkers {
+		if _, err := os.Stat(filepath.Join(dataDir, name)); err == nil {
+			found = append(found, name)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return fmt.Errorf("models: %s is missing or empty, but %s holds hearth state (%s): %w. Restore the database from a `hearth backup` copy (README: Backup and restore), or start `hearth serve --init` to begin an empty workspace beside that state",
+		path, dataDir, strings.Join(found, ", "), ErrNoDatabase)
+}
+
+// quickCheck runs PRAGMA quick_check (every page's structure, not index
+// contents: that is integrity_check, which backup runs on its copy).
+func quickCheck(ctx context.Context, db *gorm.DB, path string) error {
+	var rows []string
+	if err := db.WithContext(ctx).Raw("PRAGMA quick_check").Scan(&rows).Error; err != nil {
+		return fmt.Errorf("models: quick_check of %s: %w", path, err)
+	}
+	if len(rows) == 1 && rows[0] == "ok" {
+		return nil
+	}
+	if len(rows) > 3 {
+		rows = append(rows[:3], fmt.Sprintf("and %d more", len(rows)-3))
+	}
+	return fmt.Errorf("models: quick_check of %s: %s: %w", path, strings.Join(rows, "; "), ErrDamaged)
+}
+
+// SQLite's primary result codes that hearth tells apart.
+const (
+	sqliteCorrupt = 11
+	sqliteFull    = 13
+	sqliteNotADB  = 26
+)
+
+// sqliteCode is the primary result code of a SQLite error, or 0.
+func sqliteCode(err error) int {
+	var se *gosqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() & 0xff
+	}
+	return 0
+}
+
+// isDamaged reports whether err says the database file is damaged.
+func isDamaged(err error) bool {
+	if err == nil {
+		return false
+	}
+	code := sqliteCode(err)
+	return errors.Is(err, ErrDamaged) || code == sqliteCorrupt || code == sqliteNotADB
+}
+
+// damagedError names the way back: the damaged file is left as it is.
+func damagedError(path string, err error) error {
+	if !errors.Is(err, ErrDamaged) {
+		err = fmt.Errorf("%w: %w", ErrDamaged, err)
+	}
+	return fmt.Errorf("%w\nhearth will not serve %s. Stop here and keep the file for inspection; restore the newest `hearth backup` copy (README: Backup and restore): cp FILE %s && rm -f %s-wal %s-shm, and its FILE.schedules to DATA/schedules",
+		err, path, path, path, path)
 }
 
 // checkSchema refuses a schema newer than this binary knows and, when
@@ -223,16 +389,21 @@ func checkSchema(ctx context.Context, sqlDB *sql.DB, migrate bool) (from, to int
 // it if needed) and returns the schema version before and after. It is for
 // `hearth migrate`: run it with the server stopped.
 func Migrate(ctx context.Context, dataDir string) (from, to int64, err error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return 0, 0, fmt.Errorf("models: migrate: %w", err)
+	if err := prepareDatabaseFile(dataDir, false); err != nil {
+		return 0, 0, err
 	}
 	path := DatabasePath(dataDir)
 	_, sqlDB, err := openGorm(dsn(path), time.Now)
-	if err != nil {
-		return 0, 0, fmt.Errorf("models: open %s: %w", path, err)
+	if err == nil {
+		defer sqlDB.Close()
+		from, to, err = checkSchema(ctx, sqlDB, true)
+	} else {
+		err = fmt.Errorf("models: open %s: %w", path, err)
 	}
-	defer sqlDB.Close()
-	return checkSchema(ctx, sqlDB, true)
+	if isDamaged(err) {
+		return from, to, damagedError(path, err)
+	}
+	return from, to, err
 }
 
 // SetNotifier installs the commit listener (the SSE hub) after construction.
@@ -265,7 +436,12 @@ func (s *Store) Now() time.Time { return s.clock() }
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	return s.db.WithContext(ctx).Transaction(fn)
+	err := s.db.WithContext(ctx).Transaction(fn)
+	if sqliteCode(err) == sqliteFull {
+		// Named, so the owner's forms can say why nothing was saved.
+		return fmt.Errorf("%w: %w", ErrStorageFull, err)
+	}
+	return err
 }
 
 // notify tells the notifier about a commit; called only after commit.

@@ -12,7 +12,7 @@ import (
 const usage = `hearth: a personal workspace that an agent publishes into.
 
 Usage:
-  hearth serve   [--addr 127.0.0.1:8080] [--data DIR] [--demo] [--tailscale-owner LOGIN]
+  hearth serve   [--addr 127.0.0.1:8080] [--data DIR] [--demo] [--init] [--host NAME]... [--tailscale-owner LOGIN]
   hearth migrate [--data DIR]               apply pending schema migrations (serve does too)
   hearth owner passwd [--data DIR]          passphrase on stdin
   hearth owner logout-all [--data DIR]
@@ -33,8 +33,8 @@ Usage:
   hearth fake-beeper [--addr 127.0.0.1:23373] [--token T]   in-memory Beeper Desktop API for demos and tests
 
 Environment: HEARTH_DATA (default ./data), HEARTH_ADDR, HEARTH_URL
-(default http://127.0.0.1:8080), HEARTH_TOKEN, HEARTH_TAILSCALE_OWNER; TZ is
-the client zone of schedule add.
+(default http://127.0.0.1:8080), HEARTH_TOKEN, HEARTH_HOSTS (comma-separated
+--host names), HEARTH_TAILSCALE_OWNER; TZ is the client zone of schedule add.
 
 Exit status: 0 success (or an exact replay); 1 the command must change (usage,
 validation, auth, conflict); 2 hearth is unavailable or answered unreadably.

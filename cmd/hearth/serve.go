@@ -29,7 +29,10 @@ func cmdServe(args []string) error {
 	addr := fs.String("addr", envOr("HEARTH_ADDR", "127.0.0.1:8080"), "listen address (HEARTH_ADDR)")
 	dir := dataFlag(fs)
 	demo := fs.Bool("demo", false, "load fictional demo data and a demo login into an empty data dir")
-	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from a loopback peer (HEARTH_TAILSCALE_OWNER)")
+	initDB := fs.Bool("init", false, "begin an empty workspace even though the data dir holds hearth state (agent.token, schedules/) beside a missing or empty hearth.db")
+	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from tailscale serve on a --host name (HEARTH_TAILSCALE_OWNER)")
+	var hosts hostList
+	fs.Var(&hosts, "host", "a host name requests may address besides localhost, 127.0.0.1 and [::1], such as the tailnet name of tailscale serve; repeat or comma-separate (HEARTH_HOSTS)")
 	beeperURL := fs.String("beeper-url", beeper.EnvBaseURL(), "Beeper Desktop API base URL (BEEPER_BASE_URL, else the older BEEPER_DESKTOP_BASE_URL); with --demo and none, an in-process fake")
 	beeperTokenFile := fs.String("beeper-token-file", "", "file holding the Beeper access token, mode 0600 (else BEEPER_ACCESS_TOKEN)")
 	watchInterval := fs.Duration("watch-interval", models.DefaultWatchInterval, "how often the Beeper watch reads chats with new activity (0 turns the watch off)")
@@ -43,13 +46,25 @@ func cmdServe(args []string) error {
 	if err := noArgs(rest); err != nil {
 		return err
 	}
+	// Like every flag with an environment variable, --host replaces HEARTH_HOSTS.
+	if env := os.Getenv("HEARTH_HOSTS"); env != "" && len(hosts) == 0 {
+		if err := hosts.Set(env); err != nil {
+			return usageError("HEARTH_HOSTS: %v", err)
+		}
+	}
+	if *tsOwner != "" && len(hosts) == 0 {
+		return usageError("--tailscale-owner needs --host NAME, the name tailscale serve answers on (like hearth.tail1234.ts.net): it forwards that name as Host, and the Tailscale login counts only with it")
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx := context.Background()
-	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log)})
+	// A damaged database is refused here rather than found by the owner's
+	// next look at a damaged table.
+	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log), Init: *initDB, QuickCheck: true})
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	warnOpenDataDir(*dir, log)
 	// Schedule adds and cancels run inside serve's requests: finish any the
 	// last stop interrupted, notice a restored backup, check the files.
 	rec, err := store.RecoverSchedules(ctx)
@@ -89,7 +104,7 @@ func cmdServe(args []string) error {
 	if *costCap < 0 {
 		return usageError("--daily-cost-cap must not be negative")
 	}
-	cfg := handlers.Config{TailscaleOwner: *tsOwner, Log: log, Hub: hub, DailyCostCap: *costCap}
+	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap}
 	if client != nil {
 		cfg.Beeper = client
 	}
@@ -169,6 +184,18 @@ func testPause(log *slog.Logger) func(string) {
 }
 
 func demoTokenPath(dir string) string { return filepath.Join(dir, "agent.token") }
+
+// warnOpenDataDir warns when group or others may list, enter or change the
+// data dir. hearth keeps its own files there owner-only, but a dir others
+// may write to lets them replace those files.
+func warnOpenDataDir(dir string, log *slog.Logger) {
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	log.Warn("the data dir is open to group or others; hearth's own files in it are owner-only, but run chmod 700 on it",
+		"dir", dir, "mode", fi.Mode().Perm().String())
+}
 
 // occurrenceEnsurer is the part of the store the ticker calls.
 type occurrenceEnsurer interface {
@@ -270,4 +297,24 @@ func beeperClient(baseURL, tokenFile string, demo bool, log *slog.Logger) (*beep
 		return nil, errors.New("--beeper-url needs a token: --beeper-token-file or BEEPER_ACCESS_TOKEN")
 	}
 	return beeper.NewClient(baseURL, token), nil
+}
+
+// hostList is serve's --host: names given repeatedly or comma-separated,
+// each checked and normalised by handlers.HostName. Loopback names need no
+// flag: they are always allowed.
+type hostList []string
+
+// String is the names, comma-separated.
+func (h *hostList) String() string { return strings.Join(*h, ",") }
+
+// Set adds the comma-separated names in v.
+func (h *hostList) Set(v string) error {
+	for _, part := range strings.Split(v, ",") {
+		name, err := handlers.HostName(part)
+		if err != nil {
+			return err
+		}
+		*h = append(*h, name)
+	}
+	return nil
 }
