@@ -18,7 +18,7 @@ import (
 // migrateTo applies migrations up to version on a fresh database in dir.
 func migrateTo(t *testing.T, dir string, version int64) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+DatabasePath(dir)+"?_pragma=foreign_keys(1)")
+	db, err := sql.Open("sqlite", fileURI(DatabasePath(dir))+"?_pragma=foreign_keys(1)")
 	if err != nil {
 		t.Fatal(err)
 	}

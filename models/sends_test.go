@@ -42,7 +42,7 @@ func publishAnaReply(t *testing.T, s *Store) {
 // own, as another process would, and returns its release.
 func holdWriteLock(t *testing.T, path string) func() {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", fileURI(path)+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,15 +135,23 @@ func DatabasePath(dataDir string) string { return filepath.Join(dataDir, "hearth
 // power loss (not just a process crash), and BEGIN IMMEDIATE so a read-then-write transaction never fails to upgrade
 // its lock (see STACK.md). Never add _time_format: it drops _txlock.
 func dsn(path string) string {
-	return "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
+	return fileURI(path) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
 }
 
 // readerDSN is for the read pool: deferred BEGIN so a read transaction never
 // queues behind the writer, and query_only so a bug cannot write through it.
 func readerDSN(path string) string {
-	return "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)"
+	return fileURI(path) + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)"
 }
+
+// fileURI is path as an SQLite file: URI. SQLite decodes %XX in the path and
+// ends it at ? or #, so a data dir named "a#b" would open the database "a".
+func fileURI(path string) string {
+	return "file:" + uriPathEscaper.Replace(path)
+}
+
+var uriPathEscaper = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
 
 // openGorm opens a pool whose automatic CreatedAt/UpdatedAt come from clock,
 // so rows agree with the Store's clock (a fixed one in tests).
@@ -531,7 +539,7 @@ func (s *Store) Backup(ctx context.Context, dest string) (BackupReport, error) {
 
 // markBackupCopy writes the backup_copy row into the copy at path.
 func markBackupCopy(ctx context.Context, path, source string, now time.Time) error {
-	db, sqlDB, err := openGorm("file:"+path+"?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)", func() time.Time { return now })
+	db, sqlDB, err := openGorm(fileURI(path)+"?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)", func() time.Time { return now })
 	if err != nil {
 		return fmt.Errorf("models: backup: mark copy: %w", err)
 	}
@@ -545,7 +553,7 @@ func markBackupCopy(ctx context.Context, path, source string, now time.Time) err
 
 // CheckIntegrity opens the SQLite file at path read-only and runs PRAGMA integrity_check.
 func CheckIntegrity(ctx context.Context, path string) error {
-	db, sqlDB, err := openGorm("file:"+path+"?mode=ro", time.Now)
+	db, sqlDB, err := openGorm(fileURI(path)+"?mode=ro", time.Now)
 	if err != nil {
 		return fmt.Errorf("models: integrity: %w", err)
 	}

@@ -279,3 +279,37 @@ func closeIf(s *Store) {
 		s.Close()
 	}
 }
+
+// SQLite reads the path as a URI: unescaped, "#" and "?" ended it and the
+// pragmas after them (BEGIN IMMEDIATE among them) were dropped.
+func TestADataDirNamedWithURICharactersKeepsItsDatabaseInside(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"a#b", "a?b", "a%23b", "a b"} {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(context.Background(), dir, Options{})
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if _, _, err := s.CreateCredential(context.Background(), "agent", DefaultScopes); err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		s.Close()
+		entries, _ := os.ReadDir(filepath.Dir(dir))
+		if len(entries) != 1 {
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			t.Errorf("%q: the data dir's parent holds %q, want only the data dir", name, names)
+		}
+		if _, err := os.Stat(DatabasePath(dir)); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+		if err := CheckIntegrity(context.Background(), DatabasePath(dir)); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+}
