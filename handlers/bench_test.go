@@ -167,7 +167,7 @@ func BenchmarkHomeFirstLoadBytes(b *testing.B) {
 		html := fetch(b, client, base+"/", cookie, gzip)
 		css := fetch(b, client, base+static.URL("hearth.css"), nil, gzip)
 		js := 0
-		for _, f := range []string{"htmx-2.0.11.min.js", "htmx-ext-sse-2.2.4.min.js", "hearth.js"} {
+		for _, f := range []string{"htmx-2.0.11.min.js", "hearth.js"} {
 			js += fetch(b, client, base+static.URL(f), nil, gzip)
 		}
 		b.ReportMetric(float64(html), "html-B")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -207,9 +208,19 @@ func (s *Server) setActivityState(c *fiber.Ctx) error {
 	return s.afterAction(c, id)
 }
 
-// parseDecimal accepts "72.4", "72,4" and surrounding spaces.
+// plainDecimal is what the owner types: ASCII digits with at most one
+// decimal point or comma between digits. strconv.ParseFloat alone also
+// took 0x1p6, 1e2, +72, 1_000, Inf and NaN.
+var plainDecimal = regexp.MustCompile(`^[0-9]+([.,][0-9]+)?$`)
+
+// parseDecimal accepts "72.4", "72,4" and the spaces a phone keyboard
+// leaves around them; anything else is not a number here.
 func parseDecimal(s string) (float64, bool) {
-	v, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(s), ",", "."), 64)
+	s = strings.TrimSpace(s)
+	if !plainDecimal.MatchString(s) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(strings.Replace(s, ",", ".", 1), 64)
 	return v, err == nil
 }
 

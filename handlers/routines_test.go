@@ -149,7 +149,7 @@ func TestRoutinesPageShowsTheCatalogByStandingWithRevisions(t *testing.T) {
 		t.Errorf("review window default %q", v)
 	}
 	// The page follows commits live, from the revision it was read at.
-	if rev := d.Find("body").AttrOr("data-revision", ""); rev != fmt.Sprint(ta.revision()) || d.Find("body").AttrOr("sse-connect", "") != "/events" {
+	if rev := d.Find("body").AttrOr("data-revision", ""); rev != fmt.Sprint(ta.revision()) || d.Find("body").AttrOr("data-events", "") != "/events" {
 		t.Errorf("body data-revision %q at revision %d", rev, ta.revision())
 	}
 	if d.Find(`[style]`).Length() > 0 || d.Find(`script:not([src])`).Length() > 0 {

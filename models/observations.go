@@ -295,7 +295,9 @@ func checkObservation(in ObservationIn, p string) (checkedObservation, error) {
 		v.add(p+"/payload/raw", "raw must be a JSON object", "object", "another JSON value")
 	} else {
 		var err error
-		if raw, err = in.Payload.Raw.Canonical(); err != nil {
+		// Exact integers: a provider's 19-digit ID must neither be stored
+		// rounded nor hash like a neighbouring one.
+		if raw, err = in.Payload.Raw.CanonicalExact(); err != nil {
 			return checkedObservation{}, err // unreachable after DecodeAndHash, which refuses such bodies
 		}
 		if len(raw) > MaxObservationRawBytes {
@@ -315,7 +317,9 @@ func checkObservation(in ObservationIn, p string) (checkedObservation, error) {
 
 // ContentHash is an observation's dedup key: "sha256:" + hex of the SHA-256
 // of the RFC 8785 canonical form of {"source": …, "payload": {"kind": …,
-// "providerId": …, "raw": …}}. changeType and actor are not part of it.
+// "providerId": …, "raw": …}}, except that integers beyond 2^53 count by
+// their decimal digits (strictjson.HashExact). changeType and actor are not
+// part of it.
 func ContentHash(source, kind, providerID string, raw json.RawMessage) (string, error) {
 	type payload struct {
 		Kind       string          `json:"kind"`
@@ -329,7 +333,7 @@ func ContentHash(source, kind, providerID string, raw json.RawMessage) (string, 
 	if err != nil {
 		return "", err
 	}
-	return strictjson.Hash(b)
+	return strictjson.HashExact(b)
 }
 
 // recordObservation dedups against the latest stored version of (source,

@@ -1,7 +1,7 @@
-// hearth.js: Home's live updates. The htmx SSE extension keeps /events
-// connected and reconnects; on every revision newer than the page's, this
-// re-fetches the live fragment and swaps it in, keeping any row the owner
-// is editing as it is, marked as having a newer version.
+// hearth.js: live updates. One /events stream per tab, open only while the
+// page is shown; on every revision newer than the page's, Home re-fetches
+// its live fragment and swaps it in, keeping any row the owner is editing
+// as it is, marked as having a newer version; other pages reload.
 (function () {
   "use strict";
 
@@ -88,20 +88,63 @@
     }
   }
 
-  document.addEventListener("htmx:sseMessage", function (e) {
-    if (e.detail.type !== "revision") return;
+  function onRevision(e) {
     var data;
     try {
-      data = JSON.parse(e.detail.data);
+      data = JSON.parse(e.data);
     } catch (err) {
       return;
     }
     // The first event after every (re)connect carries the current revision,
-    // so a page that missed events while disconnected catches up here.
+    // so a page that missed events while disconnected (or while kept in the
+    // back/forward cache) catches up here: Home re-fetches its fragment,
+    // other pages reload.
     if (data.revision <= shownRevision()) return;
     if (live()) refresh();
     else reloadPage();
-  });
+  }
+
+  // The stream is closed while the page is hidden in the back/forward cache
+  // or frozen: a kept page that held its stream held an HTTP/1.1
+  // connection, and six of them used up the browser's per-host limit, so
+  // the next navigation never reached the server.
+  var stream = null;
+  var retryTimer = 0;
+  var backoff = 0;
+
+  function connect() {
+    var url = document.body && document.body.dataset.events;
+    if (!url || stream) return;
+    clearTimeout(retryTimer);
+    var es = new EventSource(url);
+    es.addEventListener("revision", onRevision);
+    es.onopen = function () {
+      backoff = 0;
+    };
+    // The browser retries a dropped stream by itself; one it gave up on
+    // (a refused connection, a non-200 such as after logout) is retried
+    // here, backing off to a minute.
+    es.onerror = function () {
+      if (stream !== es || es.readyState !== EventSource.CLOSED) return;
+      stream = null;
+      backoff = Math.min(backoff ? backoff * 2 : 1, 64);
+      retryTimer = setTimeout(connect, backoff * 1000);
+    };
+    stream = es;
+  }
+
+  function disconnect() {
+    clearTimeout(retryTimer);
+    if (!stream) return;
+    stream.close();
+    stream = null;
+  }
+
+  window.addEventListener("pagehide", disconnect);
+  document.addEventListener("freeze", disconnect);
+  window.addEventListener("pageshow", connect);
+  document.addEventListener("resume", connect);
+  connect();
 
   // A replaced row is no longer being edited.
   document.addEventListener("htmx:afterSwap", function (e) {

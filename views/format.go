@@ -8,12 +8,34 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/a-h/templ"
 
 	"hearth/beeper"
 	"hearth/models"
 )
+
+// outside is how every page shows text from outside hearth (the agent's
+// titles, briefs, names and reasons; chat titles and messages from Beeper):
+// without bidi control characters (unicode.Bidi_Control: U+061C, U+200E,
+// U+200F, U+202A-U+202E, U+2066-U+2069), so an override in one title cannot
+// reverse the rest of its row or make it read as another. Text the owner is
+// about to send is the exception: it is shown as it will be sent, isolated
+// in an element with dir="auto".
+func outside(s string) string {
+	if !strings.ContainsFunc(s, isBidiControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isBidiControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isBidiControl(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }
 
 func sectionTitle(name string) string {
 	switch name {
@@ -222,7 +244,7 @@ func personSuffix(card *PersonCard) string {
 	if card == nil {
 		return ""
 	}
-	return " · " + card.Person.Name
+	return " · " + outside(card.Person.Name)
 }
 
 // newestSortKey is the newest message's sort key: the revision a draft request is about.

@@ -72,13 +72,13 @@ func cmdOwner(args []string) error {
 		if err := store.SetOwnerPassphrase(ctx, pass); err != nil {
 			return err
 		}
-		fmt.Println("Passphrase set; every owner session was logged out.")
+		printf(os.Stdout, "Passphrase set; every owner session was logged out.\n")
 	case "logout-all":
 		n, err := store.LogoutAll(ctx)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("Ended %d owner session(s).\n", n)
+		printf(os.Stdout, "Ended %d owner session(s).\n", n)
 	}
 	return nil
 }
@@ -142,21 +142,21 @@ func cmdToken(args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "Created %s (%s) with scopes %s. The token is shown once:\n", cred.ID, cred.Name, cred.Scopes)
-		fmt.Println(token)
+		printf(os.Stderr, "Created %s (%s) with scopes %s. The token is shown once:\n", cred.ID, cred.Name, cred.Scopes)
+		printf(os.Stdout, "%s\n", token)
 	case "list":
 		creds, err := store.Credentials(ctx)
 		if err != nil {
 			return err
 		}
 		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "ID\tNAME\tSCOPES\tCREATED\tSTATUS")
+		printf(w, "ID\tNAME\tSCOPES\tCREATED\tSTATUS\n")
 		for _, c := range creds {
 			status := "active"
 			if c.RevokedAt != nil {
 				status = "revoked " + c.RevokedAt.Format(time.RFC3339)
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, c.Scopes, c.CreatedAt.Format(time.RFC3339), status)
+			printf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, c.Scopes, c.CreatedAt.Format(time.RFC3339), status)
 		}
 		return w.Flush()
 	case "revoke":
@@ -164,7 +164,7 @@ func cmdToken(args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("Revoked %s (%s).\n", cred.ID, cred.Name)
+		printf(os.Stdout, "Revoked %s (%s).\n", cred.ID, cred.Name)
 	}
 	return nil
 }
@@ -188,10 +188,10 @@ func cmdBackup(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Backed up %s to %s (integrity_check ok) and %d schedule definition files to %s.\n",
+	printf(os.Stdout, "Backed up %s to %s (integrity_check ok) and %d schedule definition files to %s.\n",
 		store.Path(), rest[0], rep.DefinitionFiles, rep.SchedulesDir)
 	for _, s := range rep.Skipped {
-		fmt.Fprintf(os.Stderr, "hearth: not copied (not a regular file): %s\n", s)
+		printf(os.Stderr, "hearth: not copied (not a regular file): %s\n", s)
 	}
 	return nil
 }
@@ -213,9 +213,9 @@ func cmdMigrate(args []string) error {
 		return err
 	}
 	if from == to {
-		fmt.Printf("%s is already at version %d.\n", models.DatabasePath(*dir), to)
+		printf(os.Stdout, "%s is already at version %d.\n", models.DatabasePath(*dir), to)
 		return nil
 	}
-	fmt.Printf("Migrated %s from version %d to %d.\n", models.DatabasePath(*dir), from, to)
+	printf(os.Stdout, "Migrated %s from version %d to %d.\n", models.DatabasePath(*dir), from, to)
 	return nil
 }

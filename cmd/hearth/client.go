@@ -190,55 +190,55 @@ func cmdContext(args []string) error {
 }
 
 func printContext(w io.Writer, ac models.AgentContext) {
-	fmt.Fprintf(w, "revision %d (read %s)\n", ac.Revision, ac.GeneratedAt.Format(time.RFC3339))
+	printf(w, "revision %d (read %s)\n", ac.Revision, ac.GeneratedAt.Format(time.RFC3339))
 	if p := ac.LastPublication; p != nil {
-		fmt.Fprintf(w, "last publication: %s (%s) at revision %d, %s\n", p.RunID, p.JobKey, p.Revision, p.ReceivedAt.Format(time.RFC3339))
+		printf(w, "last publication: %s (%s) at revision %d, %s\n", p.RunID, p.JobKey, p.Revision, p.ReceivedAt.Format(time.RFC3339))
 	}
 	if b := ac.Brief; b != nil {
-		fmt.Fprintf(w, "\nbrief %s (%s):\n  %s\n", b.Date, b.TimeZone, b.Text)
+		printf(w, "\nbrief %s (%s):\n  %s\n", b.Date, b.TimeZone, b.Text)
 	}
-	fmt.Fprintf(w, "\npeople: %d%s\n", len(ac.People.Items), more(ac.People.Truncated))
+	printf(w, "\npeople: %d%s\n", len(ac.People.Items), more(ac.People.Truncated))
 	for _, p := range ac.People.Items {
-		fmt.Fprintf(w, "  %-24s %s\n", p.ID, p.Name)
+		printf(w, "  %-24s %s\n", p.ID, p.Name)
 	}
-	fmt.Fprintf(w, "\nactivities: %d%s\n", len(ac.Activities.Items), more(ac.Activities.Truncated))
+	printf(w, "\nactivities: %d%s\n", len(ac.Activities.Items), more(ac.Activities.Truncated))
 	for _, a := range ac.Activities.Items {
 		state := a.UserState.State
 		if a.Retracted != nil {
 			state = "retracted"
 		}
-		fmt.Fprintf(w, "  %-12s %-11s %-28s %s\n", a.Kind, state, a.ID, a.Title)
+		printf(w, "  %-12s %-11s %-28s %s\n", a.Kind, state, a.ID, a.Title)
 	}
-	fmt.Fprintf(w, "\nreply drafts: %d%s\n", len(ac.ReplyDrafts.Items), more(ac.ReplyDrafts.Truncated))
+	printf(w, "\nreply drafts: %d%s\n", len(ac.ReplyDrafts.Items), more(ac.ReplyDrafts.Truncated))
 	for _, d := range ac.ReplyDrafts.Items {
 		edited := ""
 		if d.OwnerEdit != nil {
 			edited = " (edited by owner)"
 		}
-		fmt.Fprintf(w, "  %-24s chat %s, %d candidate(s)%s\n", d.ID, d.ChatID, len(d.Candidates), edited)
+		printf(w, "  %-24s chat %s, %d candidate(s)%s\n", d.ID, d.ChatID, len(d.Candidates), edited)
 	}
-	fmt.Fprintf(w, "\npending requests: %d%s\n", len(ac.Requests.Items), more(ac.Requests.Truncated))
+	printf(w, "\npending requests: %d%s\n", len(ac.Requests.Items), more(ac.Requests.Truncated))
 	for _, r := range ac.Requests.Items {
-		line := fmt.Sprintf("  %-24s %-11s %s", r.RequestID, r.Kind, r.Text)
+		printf(w, "  %-24s %-11s %s", r.RequestID, r.Kind, r.Text)
 		if r.EntityID != "" {
-			line += " (" + r.EntityID + ")"
+			printf(w, " (%s)", r.EntityID)
 		}
 		if r.Edit != nil {
-			line += fmt.Sprintf(" [%s → %q]", r.Edit.Field, r.Edit.Value)
+			printf(w, ` [%s → "%s"]`, r.Edit.Field, r.Edit.Value)
 		}
-		fmt.Fprintln(w, line)
+		printf(w, "\n")
 	}
-	fmt.Fprintf(w, "\npending observations: %d%s\n", len(ac.Observations.Items), more(ac.Observations.Truncated))
+	printf(w, "\npending observations: %d%s\n", len(ac.Observations.Items), more(ac.Observations.Truncated))
 	for _, o := range ac.Observations.Items {
-		fmt.Fprintf(w, "  %-6d %-9s %-8s %s %s\n", o.ObservationID, o.ChangeType, o.Payload.Kind, o.Source, o.Ref)
+		printf(w, "  %-6d %-9s %-8s %s %s\n", o.ObservationID, o.ChangeType, o.Payload.Kind, o.Source, o.Ref)
 	}
-	fmt.Fprintf(w, "\nsends (14 days): %d%s\n", len(ac.Sends.Items), more(ac.Sends.Truncated))
+	printf(w, "\nsends (14 days): %d%s\n", len(ac.Sends.Items), more(ac.Sends.Truncated))
 	for _, sd := range ac.Sends.Items {
-		fmt.Fprintf(w, "  %s %-8s chat %s: %q\n", sd.UpdatedAt.Format("2006-01-02 15:04"), sd.Status, sd.ChatID, sd.Body)
+		printf(w, "  %s %-8s chat %s: \"%s\"\n", sd.UpdatedAt.Format("2006-01-02 15:04"), sd.Status, sd.ChatID, sd.Body)
 	}
-	fmt.Fprintf(w, "\nmeasurements (14 days): %d%s\n", len(ac.Measurements.Items), more(ac.Measurements.Truncated))
+	printf(w, "\nmeasurements (14 days): %d%s\n", len(ac.Measurements.Items), more(ac.Measurements.Truncated))
 	for _, m := range ac.Measurements.Items {
-		fmt.Fprintf(w, "  %s %g %s (%s)\n", m.RecordedAt.Format("2006-01-02 15:04"), m.Value, m.Unit, m.ActivityID)
+		printf(w, "  %s %g %s (%s)\n", m.RecordedAt.Format("2006-01-02 15:04"), m.Value, m.Unit, m.ActivityID)
 	}
 }
 
@@ -326,6 +326,6 @@ func cmdPublish(args []string) error {
 	if r.status == http.StatusOK {
 		verb = "already published (replay)"
 	}
-	fmt.Printf("%s %s at revision %d (%s)\n", verb, receipt.RunID, receipt.Revision, receipt.ReceivedAt.Format(time.RFC3339))
+	printf(os.Stdout, "%s %s at revision %d (%s)\n", verb, receipt.RunID, receipt.Revision, receipt.ReceivedAt.Format(time.RFC3339))
 	return nil
 }

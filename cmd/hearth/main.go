@@ -96,18 +96,19 @@ func run(args []string) int {
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "hearth: unknown command %q\n\n%s", args[0], usage)
+		printf(os.Stderr, "hearth: unknown command \"%s\"\n\n", args[0])
+		fmt.Fprint(os.Stderr, usage)
 		return exitRejected
 	}
 	if err := cmd(args[1:]); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			if ee.err != nil {
-				fmt.Fprintln(os.Stderr, "hearth:", ee.err)
+				fmt.Fprintln(os.Stderr, "hearth:", termText(ee.err.Error()))
 			}
 			return ee.code
 		}
-		fmt.Fprintln(os.Stderr, "hearth:", err)
+		fmt.Fprintln(os.Stderr, "hearth:", termText(err.Error()))
 		return exitRejected
 	}
 	return exitOK

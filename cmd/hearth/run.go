@@ -156,7 +156,7 @@ func cmdRun(args []string) error {
 		json.NewEncoder(os.Stdout).Encode(map[string]any{"runs": append([]models.RunView{}, r.out...)})
 	} else {
 		for _, v := range r.out {
-			fmt.Printf("%s %s: %s (%d invocation(s))%s\n", v.Job, v.ID, v.State, v.Invocations, detailSuffix(v.Detail))
+			printf(os.Stdout, "%s %s: %s (%d invocation(s))%s\n", v.Job, v.ID, v.State, v.Invocations, detailSuffix(v.Detail))
 		}
 	}
 	return err

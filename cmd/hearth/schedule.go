@@ -211,7 +211,7 @@ func scheduleAdd(args []string) error {
 	if replayed {
 		verb = "already created (replay of the same request)"
 	}
-	fmt.Printf("%s schedule %s (job %s), next due %s, zone %s (%s)\nrequest key %s\n",
+	printf(os.Stdout, "%s schedule %s (job %s), next due %s, zone %s (%s)\nrequest key %s\n",
 		verb, receipt.ScheduleID, receipt.Job, timeOrNone(receipt.NextDueAt), receipt.Zone, receipt.ZoneSource, receipt.RequestKey)
 	return nil
 }
@@ -255,7 +255,7 @@ func scheduleList(args []string) error {
 		return nil
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tJOB\tSTATE\tRULE\tNEXT DUE\tZONE")
+	printf(w, "ID\tJOB\tSTATE\tRULE\tNEXT DUE\tZONE\n")
 	for _, v := range *list.Schedules {
 		state := v.State
 		if v.Hold != "" {
@@ -267,7 +267,7 @@ func scheduleList(args []string) error {
 		if v.Cron != "" {
 			rule = "cron " + v.Cron
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s (%s)\n", v.ID, v.Job, state, rule, timeOrNone(v.NextDueAt), v.Zone, v.ZoneSource)
+		printf(w, "%s\t%s\t%s\t%s\t%s\t%s (%s)\n", v.ID, v.Job, state, rule, timeOrNone(v.NextDueAt), v.Zone, v.ZoneSource)
 	}
 	return w.Flush()
 }
@@ -296,12 +296,12 @@ func scheduleCancel(args []string) error {
 	if res.AlreadyCancelled {
 		verb = "already cancelled"
 	}
-	fmt.Printf("%s %s at %s\n", verb, res.ScheduleID, res.CancelledAt.Format(time.RFC3339))
+	printf(os.Stdout, "%s %s at %s\n", verb, res.ScheduleID, res.CancelledAt.Format(time.RFC3339))
 	if o := res.StoppedOccurrence; o != nil {
-		fmt.Printf("the occurrence due %s had not started; it never will\n", o.DueAt.Format(time.RFC3339))
+		printf(os.Stdout, "the occurrence due %s had not started; it never will\n", o.DueAt.Format(time.RFC3339))
 	}
 	if o := res.RunningOccurrence; o != nil {
-		fmt.Printf("NOTE: the occurrence due %s is %s (attempt %d of %d); cancel does not stop or undo it\n",
+		printf(os.Stdout, "NOTE: the occurrence due %s is %s (attempt %d of %d); cancel does not stop or undo it\n",
 			o.DueAt.Format(time.RFC3339), o.State, o.Attempts, o.MaxAttempts)
 	}
 	return nil
@@ -335,17 +335,17 @@ func scheduleDue(args []string) error {
 		return nil
 	}
 	if len(*rep.Due) == 0 {
-		fmt.Printf("nothing due at %s\n", rep.Now.Format(time.RFC3339))
+		printf(os.Stdout, "nothing due at %s\n", rep.Now.Format(time.RFC3339))
 	}
 	for _, d := range *rep.Due {
-		fmt.Printf("due %s  %s (job %s), expires %s\n", d.DueAt.Format(time.RFC3339), d.OccurrenceID, d.Job, d.ExpiresAt.Format(time.RFC3339))
+		printf(os.Stdout, "due %s  %s (job %s), expires %s\n", d.DueAt.Format(time.RFC3339), d.OccurrenceID, d.Job, d.ExpiresAt.Format(time.RFC3339))
 	}
 	for _, h := range *rep.Held {
-		line := fmt.Sprintf("held %s: %s", h.ScheduleID, h.Hold)
+		printf(os.Stdout, "held %s: %s", h.ScheduleID, h.Hold)
 		if h.Reason != "" {
-			line += " (" + h.Reason + ")"
+			printf(os.Stdout, " (%s)", h.Reason)
 		}
-		fmt.Println(line)
+		printf(os.Stdout, "\n")
 	}
 	return nil
 }
@@ -376,15 +376,15 @@ func scheduleNext(args []string) error {
 		printJSON(body)
 		return nil
 	}
-	fmt.Printf("%s in %s (%s):\n", res.ScheduleID, res.Zone, res.ZoneSource)
+	printf(os.Stdout, "%s in %s (%s):\n", res.ScheduleID, res.Zone, res.ZoneSource)
 	for _, n := range res.Next {
-		fmt.Printf("  %s\n", n.DueAt.Format(time.RFC3339))
+		printf(os.Stdout, "  %s\n", n.DueAt.Format(time.RFC3339))
 	}
 	if len(res.Next) == 0 {
-		fmt.Println("  nothing due after that")
+		printf(os.Stdout, "  nothing due after that\n")
 	}
 	for _, s := range res.Skipped {
-		fmt.Printf("  skipped %s: %s\n", s.WallTime, s.Reason)
+		printf(os.Stdout, "  skipped %s: %s\n", s.WallTime, s.Reason)
 	}
 	return nil
 }

@@ -39,10 +39,30 @@ func (r Raw) Canonical() ([]byte, error) {
 	return w.out, nil
 }
 
+// CanonicalExact is Canonical with one departure from RFC 8785, so provider
+// IDs beyond 2^53 (snowflakes) are neither rounded nor merged: an integer
+// literal (an optional minus and digits, no fraction or exponent) is
+// written as its decimal digits. Every other number is formatted as RFC
+// 8785 says, and an integer of magnitude at most 2^53 has the same form
+// either way, so only integers beyond 2^53 differ from Canonical.
+func (r Raw) CanonicalExact() ([]byte, error) {
+	if r.d == nil {
+		return nil, &ShapeError{Errors: []FieldError{{Path: r.path, Message: "missing value", Found: "nothing"}}}
+	}
+	if r.d.canon != nil {
+		return nil, r.d.canon
+	}
+	w := canonWriter{d: r.d, out: make([]byte, 0, 64), exactIntegers: true}
+	w.value(&r.d.nodes[r.n])
+	return w.out, nil
+}
+
 type canonWriter struct {
 	d     *document
 	out   []byte
 	order []uint32 // node indices of the members being written, innermost object last
+	// exactIntegers writes integer literals digit for digit (CanonicalExact).
+	exactIntegers bool
 }
 
 func (w *canonWriter) value(n *node) {
@@ -56,7 +76,7 @@ func (w *canonWriter) value(n *node) {
 			w.out = append(w.out, "false"...)
 		}
 	case kindNumber:
-		w.out = appendNumber(w.out, w.d.text(n))
+		w.out = appendNumber(w.out, w.d.text(n), w.exactIntegers)
 	case kindString:
 		w.out = w.appendString(n.val, n.flags&textEscaped != 0)
 	case kindArray:
@@ -135,8 +155,9 @@ func compareUTF16(a, b string) int {
 	return int(ca) - int(cb)
 }
 
-// appendNumber appends the ECMAScript form of a validated number literal.
-func appendNumber(dst []byte, lit string) []byte {
+// appendNumber appends the ECMAScript form of a validated number literal;
+// with exactIntegers, an integer literal of any length is kept as written.
+func appendNumber(dst []byte, lit string, exactIntegers bool) []byte {
 	// An integer of at most 15 digits is exact in float64, and ECMAScript
 	// prints such a value digit for digit, so the literal is already
 	// canonical apart from -0. This skips float formatting for ids, ranks
@@ -145,7 +166,7 @@ func appendNumber(dst []byte, lit string) []byte {
 	if len(digits) > 0 && digits[0] == '-' {
 		digits = digits[1:]
 	}
-	if len(digits) <= 15 && allDigits(digits) {
+	if (len(digits) <= 15 || exactIntegers) && allDigits(digits) {
 		if digits == "0" {
 			return append(dst, '0')
 		}
@@ -221,12 +242,20 @@ const maxPooledBuf = 1 << 20
 
 // hashTree returns "sha256:" + hex of the canonical form of d.
 func hashTree(d *document, sizeHint int) string {
+	return hashTreeWith(d, sizeHint, false)
+}
+
+// hashTreeWith is hashTree, with integer literals kept digit for digit
+// when exactIntegers is set (CanonicalExact's form).
+func hashTreeWith(d *document, sizeHint int, exactIntegers bool) string {
 	bp := hashBufs.Get().(*[]byte)
 	buf := *bp
 	if cap(buf) < sizeHint {
 		buf = make([]byte, 0, sizeHint)
 	}
-	buf = appendCanonical(buf[:0], d)
+	w := canonWriter{d: d, out: buf[:0], exactIntegers: exactIntegers}
+	w.value(d.root())
+	buf = w.out
 	sum := sha256.Sum256(buf)
 	if cap(buf) <= maxPooledBuf {
 		*bp = buf[:0]

@@ -212,7 +212,103 @@ func FuzzCanonical(f *testing.F) {
 		if dherr != nil && !errors.As(dherr, new(*ShapeError)) {
 			t.Fatalf("DecodeAndHash error %v for a canonicalizable body", dherr)
 		}
+		checkExact(t, data, out)
 	})
+}
+
+// exactCanonical is the CanonicalExact form of a whole document.
+func exactCanonical(t testing.TB, data []byte) []byte {
+	t.Helper()
+	d, canon, err := parse(data)
+	if err != nil || canon != nil {
+		t.Fatalf("parse(%s): %v, %v", data, err, canon)
+	}
+	w := canonWriter{d: d, exactIntegers: true}
+	w.value(d.root())
+	return w.out
+}
+
+// checkExact checks the exact-integer form of a canonicalizable document
+// against its RFC 8785 form jcsOut: it differs only in how integers are
+// written (so jcs maps it back to jcsOut), HashExact hashes it, and
+// hashing it again gives the same hash (ContentHash re-hashes stored raw).
+func checkExact(t *testing.T, data, jcsOut []byte) {
+	t.Helper()
+	exact := exactCanonical(t, data)
+	back, err := jcs.Transform(exact)
+	if err != nil || !bytes.Equal(back, jcsOut) {
+		t.Fatalf("jcs of the exact form %q is %q, %v; want %q", exact, back, err, jcsOut)
+	}
+	sum := sha256.Sum256(exact)
+	want := "sha256:" + hex.EncodeToString(sum[:])
+	h, err := HashExact(data)
+	if err != nil || h != want {
+		t.Fatalf("HashExact = %s, %v; want %s", h, err, want)
+	}
+	if again, err := HashExact(exact); err != nil || again != want {
+		t.Fatalf("HashExact of the exact form = %s, %v; want %s", again, err, want)
+	}
+}
+
+func TestCanonicalExactKeepsIntegerDigitsBeyondTwoToThe53(t *testing.T) {
+	cases := []struct{ in, exact, rfc string }{
+		{`{"id":1234567890123456789}`, `{"id":1234567890123456789}`, `{"id":1234567890123456800}`},
+		{`{"id":1234567890123456788}`, `{"id":1234567890123456788}`, `{"id":1234567890123456800}`},
+		{`[9007199254740993,-9007199254740993]`, `[9007199254740993,-9007199254740993]`, `[9007199254740992,-9007199254740992]`},
+		{`[12345678901234567890123]`, `[12345678901234567890123]`, `[1.2345678901234568e+22]`},
+		// At or below 2^53 both forms agree; a fraction or an exponent is RFC 8785's.
+		{`[9007199254740992,-9007199254740992,1234567890123456,-0,0]`, `[9007199254740992,-9007199254740992,1234567890123456,0,0]`, `[9007199254740992,-9007199254740992,1234567890123456,0,0]`},
+		{`[1.0,1e2,12345678901234567890.0,1234567890123456789e0,0.1]`, `[1,100,12345678901234567000,1234567890123456800,0.1]`, `[1,100,12345678901234567000,1234567890123456800,0.1]`},
+	}
+	for _, c := range cases {
+		var doc struct {
+			Raw Raw `json:"raw"`
+		}
+		if err := Decode([]byte(`{"raw":`+c.in+`}`), &doc); err != nil {
+			t.Fatal(err)
+		}
+		exact, err := doc.Raw.CanonicalExact()
+		if err != nil || string(exact) != c.exact {
+			t.Errorf("CanonicalExact(%s) = %s, %v; want %s", c.in, exact, err, c.exact)
+		}
+		if rfc, err := doc.Raw.Canonical(); err != nil || string(rfc) != c.rfc {
+			t.Errorf("Canonical(%s) = %s, %v; want %s", c.in, rfc, err, c.rfc)
+		}
+		_, jcsOut := jcsHash(t, []byte(c.in))
+		checkExact(t, []byte(c.in), jcsOut)
+	}
+	a, _ := HashExact([]byte(`{"id":1234567890123456789}`))
+	b, _ := HashExact([]byte(`{"id":1234567890123456788}`))
+	if a == b {
+		t.Errorf("two IDs one apart hash alike: %s", a)
+	}
+}
+
+func TestHashExactEqualsHashWithoutLargeIntegers(t *testing.T) {
+	for _, doc := range canonicalDocs {
+		data := []byte(doc)
+		_, jcsOut := jcsHash(t, data)
+		checkExact(t, data, jcsOut)
+		if strings.Contains(doc, "12345678901234567890") || strings.Contains(doc, "9007199254740993") {
+			continue // integers beyond 2^53: the one place the forms differ
+		}
+		h, _ := Hash(data)
+		if he, err := HashExact(data); err != nil || he != h {
+			t.Errorf("HashExact(%s) = %s, %v; Hash gives %s", doc, he, err, h)
+		}
+	}
+	if _, err := HashExact([]byte(`[1e400]`)); !errors.As(err, new(*SyntaxError)) {
+		t.Errorf("HashExact(1e400): %v, want *SyntaxError", err)
+	}
+	var doc struct {
+		Raw Raw `json:"raw"`
+	}
+	if err := Decode([]byte(`{"raw": {"s": "\ud800"}}`), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := doc.Raw.CanonicalExact(); !errors.As(err, new(*SyntaxError)) {
+		t.Errorf("CanonicalExact of an unpaired surrogate: %v, want *SyntaxError", err)
+	}
 }
 
 // The parser and binder recycle their buffers through pools; concurrent use

@@ -153,6 +153,20 @@ func Hash(data []byte) (string, error) {
 	return hashTree(d, len(data)), nil
 }
 
+// HashExact is Hash over the form of Raw.CanonicalExact: integer literals
+// beyond 2^53 count by their decimal digits, every other value as RFC 8785
+// says. Observations hash their provider data this way.
+func HashExact(data []byte) (string, error) {
+	d, canon, err := parse(data)
+	if err != nil {
+		return "", err
+	}
+	if canon != nil {
+		return "", canon
+	}
+	return hashTreeWith(d, len(data), true), nil
+}
+
 // field is one settable struct field, found through embedded structs as encoding/json does.
 type field struct {
 	name     string
