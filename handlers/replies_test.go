@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -432,4 +433,26 @@ func TestAnAcceptedSendIsSentOnceBeeperDeliversIt(t *testing.T) {
 	}
 	has(t, ta.post(anaPath+"/reconcile", url.Values{"sendKey": {form.Get("sendKey")}}, cookie).doc(t), testID("send-sent"))
 	has(t, ta.get("/", "", cookie).doc(t), `[data-testid="done-today"] li[data-id="reply-ana-hike"]`)
+}
+
+func TestAnAgentCannotDecideOrHandOffTheOwnersReplies(t *testing.T) {
+	ta, _, fake := owedApp(t)
+	token := ta.agentToken()
+	for _, path := range []string{anaPath + "/hand-off", anaPath + "/no-reply-needed", anaPath + "/remind", anaPath + "/review?draftId=draft-ana-hike"} {
+		method := http.MethodPost
+		if strings.Contains(path, "?") {
+			method = http.MethodGet
+		}
+		req := httptest.NewRequest(method, path, strings.NewReader("draftId=draft-ana-hike&body=hi&until=2026-10-09"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Authorization", "Bearer "+token)
+		assertError(t, ta.do(req), http.StatusForbidden, "forbidden")
+	}
+	if len(fake.Focuses()) != 0 || len(fake.Sends()) != 0 {
+		t.Fatal("an agent reached Beeper")
+	}
+	ac, err := ta.store.AgentContext(context.Background())
+	if err != nil || len(ac.ReplyDecisions.Items) != 0 {
+		t.Fatalf("an agent recorded decisions: %+v, %v", ac.ReplyDecisions.Items, err)
+	}
 }
