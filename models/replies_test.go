@@ -2,8 +2,10 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -469,5 +471,104 @@ func TestUpgradeKeepsSendsAndLetsAnOwnReplyHaveNoDraft(t *testing.T) {
 	if err := s.db.Exec(`INSERT INTO sends (send_key, draft_id, account_id, chat_id, body, source_message_revision, status, revision, created_at, updated_at)
 		VALUES ('k3', 'no-such-draft', 'acc', 'chat-1', 'x', '1', 'sent', 3, '2026-09-29 07:00:00+00:00', '2026-09-29 07:00:00+00:00')`).Error; err == nil {
 		t.Fatal("a send naming a missing draft was stored: the foreign key is gone")
+	}
+}
+
+func TestAMutedChatIsNeverOwed(t *testing.T) {
+	s, now, fake, _, w := owedFixture(t)
+	now.Add(time.Minute)
+	fake.Incoming(beepertest.GroupChatID, "@jules:beeper.local", "Anyone for Sunday?") // the crew chat is muted
+	if _, err := w.Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	now.Add(48 * time.Hour)
+	for _, id := range owedChats(t, s) {
+		if id == beepertest.GroupChatID {
+			t.Fatal("a muted chat is owed")
+		}
+	}
+}
+
+// noPendingLookups answers 404 to GET /v1/chats/{chat}/messages/{id}, as
+// Beeper versions that cannot look a message up by its pending ID do.
+func noPendingLookups(fake *beepertest.Fake) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Count(strings.TrimPrefix(r.URL.EscapedPath(), "/v1/chats/"), "/") == 2 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			w.Write([]byte(`{"code":"NOT_FOUND","message":"message not found"}`))
+			return
+		}
+		fake.ServeHTTP(w, r)
+	})
+}
+
+func TestABeeperThatCannotLookUpPendingIDsIsReadByTheChat(t *testing.T) {
+	s, _, fake, client := replyFixture(t, noPendingLookups)
+	ctx := context.Background()
+	fake.HoldSends(true)
+	send, err := s.ConfirmSend(ctx, client, confirm("key-1"))
+	if err != nil || !send.Accepted() {
+		t.Fatalf("send %+v, %v", send, err)
+	}
+	if _, err := s.SettleAcceptedSends(ctx, client, ""); err != nil {
+		t.Fatal(err)
+	}
+	if sd := latestSend(t, s, "draft-ana"); sd.Status != SendPending || !strings.Contains(sd.Error, "still sending") {
+		t.Fatalf("found in the chat, still PENDING: %+v", sd)
+	}
+	msgs := fake.Messages(beepertest.AnaChatID)
+	if _, err := fake.SetSendStatus(beepertest.AnaChatID, msgs[len(msgs)-1].ID, beeper.StatusSuccess, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SettleAcceptedSends(ctx, client, ""); err != nil {
+		t.Fatal(err)
+	}
+	if sd := latestSend(t, s, "draft-ana"); sd.Status != SendSent {
+		t.Fatalf("after SUCCESS, read by the chat: %+v", sd)
+	}
+}
+
+func TestASendBeeperAcceptedButNeverShowsBecomesUnknownForTheOwnerToCheck(t *testing.T) {
+	// Beeper cannot look the pending ID up, and its message lists leave the owner's messages out.
+	hideOwn := func(fake *beepertest.Fake) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/messages") {
+				noPendingLookups(fake).ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			fake.ServeHTTP(rec, r)
+			var page map[string]any
+			json.Unmarshal(rec.Body.Bytes(), &page)
+			var kept []any
+			for _, it := range page["items"].([]any) {
+				if mine, _ := it.(map[string]any)["isSender"].(bool); !mine {
+					kept = append(kept, it)
+				}
+			}
+			page["items"] = kept
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(page)
+		})
+	}
+	s, now, fake, client := replyFixture(t, hideOwn)
+	ctx := context.Background()
+	fake.HoldSends(true)
+	if _, err := s.ConfirmSend(ctx, client, confirm("key-1")); err != nil {
+		t.Fatal(err)
+	}
+	s.SettleAcceptedSends(ctx, client, "")
+	if sd := latestSend(t, s, "draft-ana"); sd.Status != SendPending {
+		t.Fatalf("just after the send: %+v", sd)
+	}
+	now.Add(acceptedGrace + time.Minute)
+	s.SettleAcceptedSends(ctx, client, "")
+	sd := latestSend(t, s, "draft-ana")
+	if sd.Status != SendUnknown || !strings.Contains(sd.Error, "does not show it") {
+		t.Fatalf("long after: %+v; want unknown, for the owner to check", sd)
+	}
+	if _, err := s.MarkSendNotSent(ctx, "key-1"); err != nil {
+		t.Fatal(err)
 	}
 }
