@@ -236,6 +236,15 @@ func (c *Client) Archive(ctx context.Context, chatID string, archived bool) erro
 	return err
 }
 
+// Focus opens Beeper Desktop on the owner's computer, on a chat (and
+// message) when given, with DraftText in its message field: the owner
+// finishes and sends it there. It sends nothing.
+func (c *Client) Focus(ctx context.Context, req FocusRequest) (FocusResult, error) {
+	var res FocusResult
+	_, err := c.do(ctx, http.MethodPost, "/v1/focus", nil, req, &res)
+	return res, err
+}
+
 // Send posts a text message, once; Beeper takes it only from a token created
 // with "Allow sensitive actions" (else 403). If the request may have reached
 // Beeper but no answer came back, the error satisfies errors.Is(err,

@@ -299,3 +299,38 @@ func TestASendRefusedForScopeSaysTheTokenNeedsSensitiveActions(t *testing.T) {
 		t.Fatalf("chats err = %v", err)
 	}
 }
+
+func TestFocusOpensTheChatInBeeperWithTheDraftTextAndTheFakeRecordsIt(t *testing.T) {
+	f, c := newFake(t)
+	ctx := t.Context()
+	res, err := c.Focus(ctx, beeper.FocusRequest{ChatID: beepertest.AnaChatID, MessageID: "m-ana-3", DraftText: "Saturday at 8?"})
+	if err != nil || !res.Success {
+		t.Fatalf("focus = %+v, %v", res, err)
+	}
+	if _, err := c.Focus(ctx, beeper.FocusRequest{}); err != nil {
+		t.Fatalf("focus with nothing (only opens the app): %v", err)
+	}
+	got := f.Focuses()
+	want := []beepertest.RecordedFocus{{ChatID: beepertest.AnaChatID, MessageID: "m-ana-3", DraftText: "Saturday at 8?"}, {}}
+	if len(got) != 2 || got[0].ChatID != want[0].ChatID || got[0].MessageID != want[0].MessageID || got[0].DraftText != want[0].DraftText || got[1].ChatID != "" {
+		t.Fatalf("recorded focuses %+v, want %+v", got, want)
+	}
+	if _, err := c.Focus(ctx, beeper.FocusRequest{ChatID: "!nobody:beeper.local", DraftText: "x"}); !errors.Is(err, beeper.ErrNotFound) {
+		t.Fatalf("focus on an unknown chat: %v, want ErrNotFound", err)
+	}
+	if len(f.Sends()) != 0 {
+		t.Fatal("a focus sent a message")
+	}
+}
+
+func TestFakeAddChatMakesANewChatWithAnIncomingMessage(t *testing.T) {
+	f, c := newFake(t)
+	chat := f.AddChat("!long:beeper.local", "Maximiliana Featherstonehaughton", "Hello there")
+	if chat.ID != "!long:beeper.local" || chat.UnreadCount != 1 {
+		t.Fatalf("added %+v", chat)
+	}
+	page, err := c.Chats(t.Context(), beeper.ChatsQuery{})
+	if err != nil || page.Items[0].ID != "!long:beeper.local" || page.Items[0].Preview == nil || page.Items[0].Preview.IsSender {
+		t.Fatalf("chats %+v, %v", page.Items, err)
+	}
+}

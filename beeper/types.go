@@ -353,6 +353,20 @@ type SendResult struct {
 	PendingMessageID string `json:"pendingMessageID"`
 }
 
+// FocusRequest is the body of POST /v1/focus (SDK 5's FocusParams); every
+// field is optional: without ChatID Beeper only comes to the front.
+type FocusRequest struct {
+	ChatID              string `json:"chatID,omitempty"`
+	MessageID           string `json:"messageID,omitempty"`
+	DraftText           string `json:"draftText,omitempty"`
+	DraftAttachmentPath string `json:"draftAttachmentPath,omitempty"`
+}
+
+// FocusResult says whether Beeper Desktop opened (SDK 5's FocusResponse).
+type FocusResult struct {
+	Success bool `json:"success"`
+}
+
 // Info describes the running Beeper Desktop app (GET /v1/info, which needs no token).
 type Info struct {
 	App struct {

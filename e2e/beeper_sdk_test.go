@@ -119,6 +119,9 @@ func TestOfficialBeeperSDKAgreesWithTheFake(t *testing.T) {
 	if sends := b.Sends(); len(sends) != 3 || sends[0].ReplyToMessageID != "m-ana-3" {
 		t.Errorf("the fake recorded %+v, want the SDK's three sends, once each", sends)
 	}
+	if f := b.Focuses(); len(f) != 1 || f[0].ChatID != beepertest.AnaChatID || f[0].MessageID != "m-ana-3" || f[0].DraftText != "Finish this on the desktop" {
+		t.Errorf("the fake recorded focuses %+v, want the SDK's one focus on Ana's chat with its draft text", f)
+	}
 	ana, err := c.Chat(tctx, beepertest.AnaChatID)
 	if err != nil || ana.UnreadCount != 0 {
 		t.Errorf("Ana's chat after the SDK marked it read: %+v, %v", ana, err)

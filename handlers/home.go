@@ -27,6 +27,7 @@ type homeStore interface {
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
 	RecordMeasurement(ctx context.Context, activityID string, value float64) (models.Measurement, error)
 	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
+	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
 	AgentContext(ctx context.Context) (models.AgentContext, error)
 	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
 	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
@@ -238,14 +239,32 @@ func (s *Server) saveMeasurement(c *fiber.Ctx) error {
 	return s.afterAction(c, id)
 }
 
+// saveDraftEdit saves a Home reply row's editor as the owner's edit (the
+// chosen candidate's text when the editor was left as shown). With
+// next=review ("Review and send") it then opens the review of exactly that
+// text, so nothing typed is lost on the way.
 func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
 	activity := c.Query("activity")
+	id := c.Params("id")
 	body := c.FormValue("body")
-	if _, err := s.store.SaveDraftEdit(c.UserContext(), c.Params("id"), body, c.FormValue("candidate")); err != nil {
+	w, err := s.store.SaveDraftWording(c.UserContext(), id, models.WordingForm{Body: body, Candidate: c.FormValue("candidate"),
+		ShownBody: c.FormValue("shownBody"), ShownCandidate: c.FormValue("shownCandidate")})
+	if err != nil {
 		if activity == "" || errors.Is(err, models.ErrNotFound) {
 			return apiError(c, fiber.StatusNotFound, "not_found", "no such draft", nil)
 		}
 		return s.actionError(c, activity, err, body)
+	}
+	if c.FormValue("next") == "review" {
+		next := "/messages/" + url.PathEscape(w.ChatID) + "/review?draftId=" + url.QueryEscape(id)
+		if w.Kept != nil {
+			next += "&kept=" + url.QueryEscape(w.Kept.ID)
+		}
+		if isHTMX(c) {
+			c.Set("HX-Redirect", next) // a page, not a row: htmx navigates
+			return c.SendStatus(fiber.StatusOK)
+		}
+		return c.Redirect(next, fiber.StatusSeeOther)
 	}
 	if activity == "" {
 		return c.Redirect("/", fiber.StatusSeeOther)

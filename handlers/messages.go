@@ -1,13 +1,18 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -28,14 +33,23 @@ type messagesStore interface {
 	ConfirmSend(ctx context.Context, m models.Messenger, cmd models.SendCommand) (models.Send, error)
 	ReconcileSend(ctx context.Context, m models.Messenger, sendKey string) (models.Send, error)
 	MarkSendNotSent(ctx context.Context, sendKey string) (models.Send, error)
+	SettleAcceptedSends(ctx context.Context, m models.MessageReader, chatID string) (int, error)
+	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
+	OwedReplies(ctx context.Context) ([]models.OwedReply, error)
+	Today(ctx context.Context) (models.Day, error)
+	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
+	DecideNoReplyNeeded(ctx context.Context, d models.ChatDecision) (models.OwnerActionResult, error)
+	RemindLater(ctx context.Context, d models.ChatDecision) (models.OwnerActionResult, error)
+	HandOffToBeeper(ctx context.Context, f models.Focuser, h models.HandOff) (models.OwnerActionResult, error)
 }
 
 // Beeper is the part of the Beeper Desktop client the Messages pages use.
 type Beeper interface {
 	models.Messenger
+	models.Focuser
 	Chats(ctx context.Context, q beeper.ChatsQuery) (beeper.ChatPage, error)
 	Chat(ctx context.Context, chatID string) (beeper.Chat, error)
-	Message(ctx context.Context, chatID, messageID string) (beeper.Message, error)
+	MarkRead(ctx context.Context, chatID, messageID string) (beeper.Chat, error)
 	BaseURL() string
 }
 
@@ -77,7 +91,17 @@ func (s *Server) needBeeper(c *fiber.Ctx) error {
 	return c.Next()
 }
 
+// settleAccepted reads the status of sends Beeper accepted and is still
+// sending (chatID's, or all), before a page reads them; a Beeper that does
+// not answer leaves them for the next read.
+func (s *Server) settleAccepted(c *fiber.Ctx, chatID string) {
+	if _, err := s.store.SettleAcceptedSends(c.UserContext(), s.cfg.Beeper, chatID); err != nil {
+		s.log.Warn("settle accepted sends", "err", err, "requestId", requestIDOf(c))
+	}
+}
+
 func (s *Server) showMessages(c *fiber.Ctx) error {
+	s.settleAccepted(c, "")
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	page, err := s.cfg.Beeper.Chats(c.UserContext(), beeper.ChatsQuery{})
 	state := s.beeperState(err)
@@ -89,25 +113,51 @@ func (s *Server) showMessages(c *fiber.Ctx) error {
 	if werr != nil {
 		return werr
 	}
+	owed, oerr := s.store.OwedReplies(c.UserContext())
+	if oerr != nil {
+		return oerr
+	}
+	day, derr := s.store.Today(c.UserContext())
+	if derr != nil {
+		return derr
+	}
 	return s.render(c, fiber.StatusOK, views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
-		Beeper: state, Watch: watch}))
+		Beeper: state, Watch: watch, Owed: owed, Day: day}))
 }
 
 func (s *Server) showConversation(c *fiber.Ctx) error {
+	return s.renderConversation(c, fiber.StatusOK, nil)
+}
+
+// renderConversation shows a chat with its drafts, the composer and the
+// Ask form; problem, when set, is a refused review shown at its editor.
+// Opening the newest page marks the chat read in Beeper.
+func (s *Server) renderConversation(c *fiber.Ctx, status int, problem *views.EditorProblem) error {
 	chatID := pathParam(c, "chat")
 	ctx := c.UserContext()
+	s.settleAccepted(c, chatID)
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
 	if errors.Is(err, beeper.ErrNotFound) {
 		return apiError(c, fiber.StatusNotFound, "not_found", "no such chat", nil)
 	}
-	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chat, AskID: newRequestID()}
+	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chat, AskID: newRequestID(), Problem: problem, Compose: c.Query("compose"),
+		HandedOff: c.Query("handedOff") == "own"}
+	before := c.Query("before")
 	if err == nil {
 		var page beeper.MessagePage
-		page, err = s.cfg.Beeper.Messages(ctx, chatID, beeper.MessagesQuery{Cursor: c.Query("before"), Direction: beeper.Before})
+		page, err = s.cfg.Beeper.Messages(ctx, chatID, beeper.MessagesQuery{Cursor: before, Direction: beeper.Before})
 		d.Messages = page.Items
 		if page.HasMore {
 			d.OlderCursor = page.OldestCursor
+		}
+	}
+	if err == nil && before == "" && (chat.UnreadCount > 0 || chat.IsMarkedUnread) {
+		// The owner is reading it: Beeper's unread badge clears, here and on every device.
+		if read, merr := s.cfg.Beeper.MarkRead(ctx, chatID, ""); merr != nil {
+			s.log.Warn("mark chat read", "err", merr, "requestId", requestIDOf(c))
+		} else {
+			d.Chat.UnreadCount, d.Chat.IsMarkedUnread = read.UnreadCount, read.IsMarkedUnread
 		}
 	}
 	d.Beeper = s.beeperState(err)
@@ -120,7 +170,26 @@ func (s *Server) showConversation(c *fiber.Ctx) error {
 	if d.Card, err = s.personCard(c, d.Drafts); err != nil {
 		return err
 	}
-	return s.render(c, fiber.StatusOK, views.Conversation(d))
+	if d.Day, err = s.store.Today(ctx); err != nil {
+		return err
+	}
+	reqs, err := s.store.RecentRequests(ctx, s.store.Now().Add(-models.ContextHistory))
+	if err != nil {
+		return err
+	}
+	d.Asked = chatRequests(reqs, chatID)
+	return s.render(c, status, views.Conversation(d))
+}
+
+// chatRequests are the reply-draft requests about chatID.
+func chatRequests(reqs []models.RequestView, chatID string) []models.RequestView {
+	var out []models.RequestView
+	for _, r := range reqs {
+		if r.Kind == models.RequestReplyDraft && r.EntityID == chatID {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // newSendKey is rendered into a review form, so a double submit is one send.
@@ -130,22 +199,43 @@ func newSendKey() string {
 	return "send-" + base64.RawURLEncoding.EncodeToString(b)
 }
 
-// reviewForm is the owner's chosen wording for a draft.
+// reviewForm is the owner's chosen wording: a draft's editor, or without
+// draftId the composer of an own reply.
 type reviewForm struct {
-	Draft     string `form:"draftId"`
-	Candidate string `form:"candidate"`
-	Body      string `form:"body"`
+	Draft                 string `form:"draftId"`
+	Candidate             string `form:"candidate"`
+	Body                  string `form:"body"`
+	ShownBody             string `form:"shownBody"`
+	ShownCandidate        string `form:"shownCandidate"`
+	SourceMessageRevision string `form:"sourceMessageRevision"`
 }
 
+func (f reviewForm) wording() models.WordingForm {
+	return models.WordingForm{Body: f.Body, Candidate: f.Candidate, ShownBody: f.ShownBody, ShownCandidate: f.ShownCandidate}
+}
+
+// emptyReply is the inline message of a review with nothing to send.
+const emptyReply = "There is nothing to send yet: write the reply first."
+
 // review saves the wording as the owner's edit and shows exactly what will
-// be sent. A draft already sent, or with a send in flight, shows that
-// outcome instead: it is never offered a second Send.
+// be sent: the chosen candidate's text when the editor was left as shown,
+// else the editor's text. An empty reply is the form again with the message
+// (422). A draft already sent, or with a send in flight, shows that
+// outcome instead: it is never offered a second Send. Without a draft it
+// reviews the owner's own reply.
 func (s *Server) review(c *fiber.Ctx) error {
 	var f reviewForm
 	if err := c.BodyParser(&f); err != nil {
 		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
 	}
 	chatID := pathParam(c, "chat")
+	if f.Draft == "" {
+		body := normalizeNewlines(f.Body)
+		if msg := replyProblem(body); msg != "" {
+			return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{Message: msg, Input: f.Body})
+		}
+		return s.renderReview(c, fiber.StatusOK, chatID, models.ChatDraft{}, body, nil, f.SourceMessageRevision, nil)
+	}
 	draft, err := s.chatDraft(c, chatID, f.Draft)
 	if err != nil || draft == nil {
 		return err
@@ -153,13 +243,49 @@ func (s *Server) review(c *fiber.Ctx) error {
 	if last := draft.LastSend; last != nil && last.Status != models.SendFailed {
 		return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: *last})
 	}
-	if _, err := s.store.SaveDraftEdit(c.UserContext(), f.Draft, f.Body, f.Candidate); err != nil {
-		if errors.Is(err, models.ErrInvalidInput) {
-			return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "a reply needs 1-4000 characters", nil)
-		}
+	w, err := s.store.SaveDraftWording(c.UserContext(), f.Draft, f.wording())
+	if errors.Is(err, models.ErrInvalidInput) {
+		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft, Message: cmp.Or(replyProblem(w.Body), emptyReply), Input: f.Body})
+	}
+	if err != nil {
 		return err
 	}
-	return s.renderReview(c, fiber.StatusOK, chatID, *draft, f.Body, nil)
+	return s.renderReview(c, fiber.StatusOK, chatID, *draft, w.Body, nil, draft.SourceMessageRevision, w.Kept)
+}
+
+// replyProblem says why a reply cannot be sent, or "".
+func replyProblem(body string) string {
+	switch {
+	case strings.TrimSpace(body) == "":
+		return emptyReply
+	case utf8.RuneCountInString(body) > models.MaxBodyLen:
+		return fmt.Sprintf("The reply is %d characters; at most %d can be sent.", utf8.RuneCountInString(body), models.MaxBodyLen)
+	}
+	return ""
+}
+
+// normalizeNewlines turns a form's CRLF line ends into LF.
+func normalizeNewlines(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// reviewSaved is the review of a draft's saved wording (GET), where Home's
+// "Review and send" lands after saving what the owner typed. kept names a
+// candidate the owner chose beside an edited text.
+func (s *Server) reviewSaved(c *fiber.Ctx) error {
+	chatID := pathParam(c, "chat")
+	draft, err := s.chatDraft(c, chatID, c.Query("draftId"))
+	if err != nil || draft == nil {
+		return err
+	}
+	if last := draft.LastSend; last != nil && last.Status != models.SendFailed {
+		return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: *last})
+	}
+	var kept *models.CandidateIn
+	for _, cand := range draft.Candidates {
+		if cand.ID == c.Query("kept") && cand.Body != draft.Text() {
+			kept = &cand
+		}
+	}
+	return s.renderReview(c, fiber.StatusOK, chatID, *draft, draft.Text(), nil, draft.SourceMessageRevision, kept)
 }
 
 // chatDraft finds a live draft of the chat, or answers 404 and returns nil.
@@ -175,16 +301,18 @@ func (s *Server) chatDraft(c *fiber.Ctx, chatID, draftID string) (*models.ChatDr
 	return &drafts[i], nil
 }
 
-// renderReview shows the review screen; newer lists messages that arrived
-// since the draft, whose newest becomes the revision this review confirms.
-func (s *Server) renderReview(c *fiber.Ctx, status int, chatID string, draft models.ChatDraft, body string, newer []beeper.Message) error {
+// renderReview shows the review screen of body, written against the chat
+// at sourceRevision; newer lists messages that arrived since, whose newest
+// becomes the revision this review confirms.
+func (s *Server) renderReview(c *fiber.Ctx, status int, chatID string, draft models.ChatDraft, body string, newer []beeper.Message,
+	sourceRevision string, kept *models.CandidateIn) error {
 	ctx := c.UserContext()
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
 	s.beeperState(err)
 	if err != nil {
 		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
 	}
-	d := views.ReviewData{Chat: chat, Draft: draft, Body: body, SendKey: newSendKey(), SourceRevision: draft.SourceMessageRevision, Newer: newer}
+	d := views.ReviewData{Chat: chat, Draft: draft, Body: body, SendKey: newSendKey(), SourceRevision: sourceRevision, Newer: newer, Kept: kept}
 	if n := len(newer); n > 0 {
 		d.SourceRevision = string(newer[n-1].SortKey)
 	}
@@ -212,16 +340,20 @@ func (s *Server) confirmSend(c *fiber.Ctx) error {
 		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
 	}
 	chatID := pathParam(c, "chat")
+	body := normalizeNewlines(f.Body)
 	send, err := s.store.ConfirmSend(c.UserContext(), s.cfg.Beeper, models.SendCommand{
-		SendKey: f.SendKey, DraftID: f.Draft, ChatID: chatID, Body: f.Body, SourceMessageRevision: f.SourceMessageRevision})
+		SendKey: f.SendKey, DraftID: f.Draft, ChatID: chatID, Body: body, SourceMessageRevision: f.SourceMessageRevision})
 	var stale *models.StaleDraftError
 	switch {
 	case errors.As(err, &stale):
+		if f.Draft == "" {
+			return s.renderReview(c, fiber.StatusConflict, chatID, models.ChatDraft{}, body, stale.Newer, f.SourceMessageRevision, nil)
+		}
 		draft, derr := s.chatDraft(c, chatID, f.Draft)
 		if derr != nil || draft == nil {
 			return derr
 		}
-		return s.renderReview(c, fiber.StatusConflict, chatID, *draft, f.Body, stale.Newer)
+		return s.renderReview(c, fiber.StatusConflict, chatID, *draft, body, stale.Newer, f.SourceMessageRevision, nil)
 	case errors.Is(err, models.ErrSendInFlight), errors.Is(err, models.ErrDraftAlreadySent):
 		prior, _, lerr := s.store.LatestSend(c.UserContext(), f.Draft)
 		if lerr != nil {
@@ -277,7 +409,83 @@ func (s *Server) renderSendResult(c *fiber.Ctx, status int, chatID string, d vie
 		chat = beeper.Chat{ID: chatID, Title: chatID}
 	}
 	d.Chat = chat
+	if d.Day, err = s.store.Today(c.UserContext()); err != nil {
+		return err
+	}
 	return s.render(c, status, views.SendResult(d))
+}
+
+// handOffForm is an editor (a draft's, or the composer's) handed to Beeper.
+type handOffForm struct {
+	reviewForm
+	AccountID string `form:"accountId"`
+}
+
+// handOff opens Beeper Desktop on the chat with the editor's text, to
+// finish there, and records it as handed off, never as sent; then the
+// conversation again, which says so at the draft.
+func (s *Server) handOff(c *fiber.Ctx) error {
+	var f handOffForm
+	if err := c.BodyParser(&f); err != nil {
+		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+	}
+	chatID := pathParam(c, "chat")
+	_, err := s.store.HandOffToBeeper(c.UserContext(), s.cfg.Beeper, models.HandOff{ChatID: chatID, AccountID: f.AccountID, DraftID: f.Draft, Form: f.wording()})
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such draft in this chat", nil)
+	case errors.Is(err, models.ErrDraftNotInChat):
+		return apiError(c, fiber.StatusConflict, "draft_not_in_chat", "this draft belongs to another chat; nothing was opened", nil)
+	case errors.Is(err, models.ErrInvalidInput):
+		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft, Message: cmp.Or(replyProblem(normalizeNewlines(f.Body)), emptyReply), Input: f.Body})
+	case err != nil:
+		s.beeperState(err)
+		return s.renderConversation(c, fiber.StatusServiceUnavailable, &views.EditorProblem{DraftID: f.Draft,
+			Message: "Beeper did not open it: " + beeperProblem(err) + ". Nothing was handed off or sent.", Input: f.Body})
+	}
+	// A draft says so itself (its outcome); the composer has no record to show.
+	next := "/messages/" + url.PathEscape(chatID) + "#draft-" + f.Draft
+	if f.Draft == "" {
+		next = "/messages/" + url.PathEscape(chatID) + "?handedOff=own#compose"
+	}
+	return c.Redirect(next, fiber.StatusSeeOther)
+}
+
+// decisionForm is an owner decision about an owed reply.
+type decisionForm struct {
+	AccountID string `form:"accountId"`
+	Until     string `form:"until"`
+	Return    string `form:"return"`
+}
+
+// decideNoReply records that a chat needs no reply, then back to the owed replies.
+func (s *Server) decideNoReply(c *fiber.Ctx) error {
+	return s.decideReply(c, s.store.DecideNoReplyNeeded)
+}
+
+// remindLater hides an owed reply until a date, then back to the owed replies.
+func (s *Server) remindLater(c *fiber.Ctx) error {
+	return s.decideReply(c, s.store.RemindLater)
+}
+
+func (s *Server) decideReply(c *fiber.Ctx, decide func(context.Context, models.ChatDecision) (models.OwnerActionResult, error)) error {
+	var f decisionForm
+	if err := c.BodyParser(&f); err != nil {
+		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+	}
+	back := "/messages#owed"
+	if f.Return != "" {
+		back = safePath(f.Return)
+	}
+	_, err := decide(c.UserContext(), models.ChatDecision{ChatID: pathParam(c, "chat"), AccountID: f.AccountID, Until: f.Until})
+	switch {
+	case errors.Is(err, models.ErrInvalidInput):
+		msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "models: "), ": "+models.ErrInvalidInput.Error())
+		return s.render(c, fiber.StatusUnprocessableEntity, views.FormError("Not saved", []string{msg}, back))
+	case err != nil:
+		return s.renderNotSaved(c, err, back, f.Until)
+	}
+	return c.Redirect(back, fiber.StatusSeeOther)
 }
 
 // personCard is the person the first of a chat's drafts concerns, if any.

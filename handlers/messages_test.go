@@ -60,8 +60,9 @@ func TestConversationShowsMessagesAndTheDraft(t *testing.T) {
 		t.Errorf("messages %d, want 3", n)
 	}
 	has(t, d, `#draft-draft-ana-hike textarea[data-testid="conversation-body"]`)
+	// The chat's title already names Ana: the card gives her context, not her name again.
 	ctx := has(t, d, `[data-testid="person-context"]`)
-	if !strings.Contains(ctx.Text(), "Ana Okafor") || ctx.Find(`[data-testid="chip"]`).Length() != 2 {
+	if !strings.Contains(ctx.Text(), "Friend from the climbing gym.") || strings.Contains(ctx.Text(), "Ana Okafor") || ctx.Find(`[data-testid="chip"]`).Length() != 2 {
 		t.Errorf("person context %q", ctx.Text())
 	}
 }

@@ -1,11 +1,14 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
@@ -16,6 +19,7 @@ import (
 type requestsStore interface {
 	CreateRequest(ctx context.Context, body []byte) (models.RequestView, bool, error)
 	CancelRequest(ctx context.Context, id string) (models.RequestView, error)
+	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
 }
 
 // createRequest is POST /api/agent-requests: the owner asks the agent for
@@ -59,6 +63,7 @@ type requestForm struct {
 	RequestID      string `form:"requestId"`
 	Kind           string `form:"kind"`
 	EntityID       string `form:"entityId"`
+	EntityName     string `form:"entityName"`
 	SourceRevision string `form:"sourceRevision"`
 	Text           string `form:"text"`
 	Field          string `form:"field"`
@@ -71,6 +76,9 @@ func (f requestForm) json() []byte {
 	body := map[string]any{"requestId": f.RequestID, "kind": f.Kind, "text": strings.TrimSpace(f.Text)}
 	if f.EntityID != "" {
 		body["entityId"] = f.EntityID
+		if name := strings.TrimSpace(f.EntityName); name != "" {
+			body["entityName"] = name
+		}
 	}
 	if f.SourceRevision != "" {
 		body["sourceRevision"] = f.SourceRevision
@@ -89,7 +97,7 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 	if err := c.BodyParser(&f); err != nil {
 		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
 	}
-	_, _, err := s.store.CreateRequest(c.UserContext(), f.json())
+	req, _, err := s.store.CreateRequest(c.UserContext(), f.json())
 	var invalid *models.ValidationError
 	switch {
 	case errors.As(err, &invalid):
@@ -97,13 +105,32 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 		for i, e := range invalid.Errors {
 			msgs[i] = strings.TrimPrefix(e.Path, "/") + ": " + e.Message
 		}
-		return s.render(c, fiber.StatusUnprocessableEntity, views.FormError("Your request was not sent", msgs, safePath(f.Return)))
+		return s.renderFormError(c, fiber.StatusUnprocessableEntity, views.FormError("Your request was not sent", msgs, safePath(f.Return)))
 	case errors.Is(err, models.ErrIdempotencyConflict):
-		return s.render(c, fiber.StatusConflict, views.FormError("This form was already sent with other words", nil, safePath(f.Return)))
+		return s.renderFormError(c, fiber.StatusConflict, views.FormError("This form was already sent with other words", nil, safePath(f.Return)))
 	case err != nil:
 		return s.renderNotSaved(c, err, safePath(f.Return), f.Text, f.Value)
 	}
+	if isHTMX(c) && f.Kind == models.RequestReplyDraft {
+		// A conversation's Ask form is answered in place, naming the chat.
+		reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
+		if err != nil {
+			return err
+		}
+		return s.render(c, fiber.StatusOK, views.DraftRequestForm(views.AskData{ChatID: f.EntityID, ChatTitle: cmp.Or(strings.TrimSpace(f.EntityName), f.EntityID),
+			SourceRevision: f.SourceRevision, RequestID: newRequestID(), Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Confirmed: &req}))
+	}
 	return c.Redirect(safePath(f.Return), fiber.StatusSeeOther)
+}
+
+// renderFormError shows a refused form's page; htmx is told to show it in
+// place of the page, not inside the form it swapped.
+func (s *Server) renderFormError(c *fiber.Ctx, status int, page templ.Component) error {
+	if isHTMX(c) {
+		c.Set("HX-Retarget", "body")
+		c.Set("HX-Reswap", "innerHTML")
+	}
+	return s.render(c, status, page)
 }
 
 // cancelRequestForm is the browser's Cancel button.

@@ -35,7 +35,7 @@ const (
 
 // ContextCollections lists the pageable collections.
 var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests,
-	CollectionObservations, CollectionRoutineDefinitions, CollectionTrials, CollectionOccurrences, CollectionRoutineMetrics}
+	CollectionObservations, CollectionRoutineDefinitions, CollectionTrials, CollectionOccurrences, CollectionRoutineMetrics, CollectionReplyDecisions}
 
 // AgentContext is what the agent reads before it reasons (DESIGN §4).
 type AgentContext struct {
@@ -50,6 +50,9 @@ type AgentContext struct {
 	Sends        Page[SendView]        `json:"sends"`
 	Requests     Page[RequestView]     `json:"requests"`
 	Observations Page[ObservationView] `json:"observations"`
+	// ReplyDecisions are the owner's decisions about chats' replies in the
+	// last 14 days: no reply needed, remind later, handed off, own reply.
+	ReplyDecisions Page[ReplyDecisionView] `json:"replyDecisions"`
 	// Routines (issue 9): current definitions, recent trials, the last 14
 	// days of occurrences with outcomes, and each recent trial's counts.
 	RoutineDefinitions Page[RoutineContextView] `json:"routineDefinitions"`
@@ -141,6 +144,8 @@ type DraftView struct {
 	// Stale is set when the Beeper watch saw a message from someone else
 	// in the chat newer than sourceMessageRevision.
 	Stale bool `json:"stale,omitempty"`
+	// Outcome says what became of the draft once something did.
+	Outcome *DraftOutcomeView `json:"outcome,omitempty"`
 }
 
 // OwnerEditView is the owner's wording of a draft.
@@ -165,9 +170,11 @@ type MeasurementView struct {
 // SendView is a reply the owner confirmed, with its outcome, so the agent
 // can update life.
 type SendView struct {
-	ID               int64     `json:"id"`
-	SendKey          string    `json:"sendKey"`
+	ID      int64  `json:"id"`
+	SendKey string `json:"sendKey"`
+	// DraftID is empty for the owner's own reply (OwnReply).
 	DraftID          string    `json:"draftId"`
+	OwnReply         bool      `json:"ownReply,omitempty"`
 	ActivityID       string    `json:"activityId,omitempty"`
 	AccountID        string    `json:"accountId"`
 	ChatID           string    `json:"chatId"`
@@ -236,7 +243,7 @@ func decodeCursor(collection, c string) (cursor, error) {
 		return cursor{revision: rev}, nil // from the start (a compact context's pointer)
 	}
 	if collection == CollectionMeasurements || collection == CollectionSends || collection == CollectionObservations ||
-		collection == CollectionTrials || collection == CollectionRoutineMetrics {
+		collection == CollectionTrials || collection == CollectionRoutineMetrics || collection == CollectionReplyDecisions {
 		if _, err := strconv.ParseInt(key, 10, 64); err != nil {
 			return cursor{}, ErrBadCursor
 		}
@@ -288,6 +295,9 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 			return err
 		}
 		if out.Observations, err = observationPage(tx, first); err != nil {
+			return err
+		}
+		if out.ReplyDecisions, err = replyDecisionPage(tx, now, first); err != nil {
 			return err
 		}
 		if out.RoutineDefinitions, err = routineDefinitionPage(tx, first); err != nil {
@@ -360,6 +370,8 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) 
 			page, err = occurrencePage(tx, now, from)
 		case CollectionRoutineMetrics:
 			page, err = routineMetricsPage(tx, now, from)
+		case CollectionReplyDecisions:
+			page, err = replyDecisionPage(tx, now, from)
 		default:
 			return ErrNotFound
 		}
@@ -542,6 +554,9 @@ func draftPage(tx *gorm.DB, now time.Time, from cursor) (Page[DraftView], error)
 	if err := markStale(tx, views); err != nil {
 		return Page[DraftView]{}, err
 	}
+	if err := attachOutcomes(tx, views); err != nil {
+		return Page[DraftView]{}, err
+	}
 	return page(CollectionReplyDrafts, from, views, func(v DraftView) string { return v.ID }), nil
 }
 
@@ -593,7 +608,7 @@ func sendPage(tx *gorm.DB, now time.Time, from cursor) (Page[SendView], error) {
 	views := make([]SendView, len(rows))
 	for i, r := range rows {
 		r = r.effective(now)
-		views[i] = SendView{ID: r.ID, SendKey: r.SendKey, DraftID: r.DraftID, ActivityID: deref(r.ActivityID), AccountID: r.AccountID,
+		views[i] = SendView{ID: r.ID, SendKey: r.SendKey, DraftID: string(r.DraftID), OwnReply: r.Own(), ActivityID: deref(r.ActivityID), AccountID: r.AccountID,
 			ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID, Body: r.Body, Status: r.Status, PendingMessageID: r.PendingMessageID,
 			Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	}

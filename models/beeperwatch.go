@@ -25,10 +25,11 @@ const (
 	watchMessagePages    = 5
 )
 
-// ChatReader is the part of the Beeper client the watch reads with.
+// ChatReader is the part of the Beeper client the watch reads with: chats,
+// their messages, and one message by ID (to settle sends Beeper accepted).
 type ChatReader interface {
 	Chats(ctx context.Context, q beeper.ChatsQuery) (beeper.ChatPage, error)
-	Messages(ctx context.Context, chatID string, q beeper.MessagesQuery) (beeper.MessagePage, error)
+	MessageReader
 }
 
 // WatchOptions tune a BeeperWatch; zero values are the defaults.
@@ -114,6 +115,11 @@ type chatWatch struct {
 	LastIncomingSortKey string
 	LastIncomingAt      *time.Time
 	UpdatedAt           time.Time
+	// Title, Muted and LastIncomingText let hearth list owed replies
+	// without asking Beeper.
+	Title            string
+	Muted            bool
+	LastIncomingText string
 }
 
 func (chatWatch) TableName() string { return "beeper_watch" }
@@ -177,6 +183,7 @@ func (w *BeeperWatch) Tick(ctx context.Context) (int, error) {
 				row = prev
 				row.UpdatedAt = t.now
 			}
+			row.Title, row.Muted = n.chat.Title, n.chat.IsMuted
 			var incoming []beeper.Message
 			for _, m := range n.msgs {
 				if m.SortKey.Compare(beeper.SortKey(row.LastSortKey)) > 0 {
@@ -184,8 +191,9 @@ func (w *BeeperWatch) Tick(ctx context.Context) (int, error) {
 				}
 				if !m.IsSender && m.SortKey.Compare(beeper.SortKey(row.LastIncomingSortKey)) > 0 {
 					row.LastIncomingSortKey = string(m.SortKey)
-					at := m.Timestamp
+					at := m.Timestamp.UTC()
 					row.LastIncomingAt = &at
+					row.LastIncomingText = m.Text
 				}
 				if baseline || !seen {
 					continue
@@ -219,6 +227,11 @@ func (w *BeeperWatch) Tick(ctx context.Context) (int, error) {
 	}
 	if recorded > 0 {
 		w.store.signalDirty()
+	}
+	// A send Beeper accepted is settled by reading its status, so one it
+	// later fails for good does not stay "sending" with no page open.
+	if _, err := w.store.SettleAcceptedSends(ctx, w.b, ""); err != nil {
+		w.opts.Log.Warn("beeper watch: settling accepted sends", "err", err)
 	}
 	return recorded, nil
 }

@@ -1,11 +1,15 @@
 package models
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // CompactContext is AgentContext without what the agent can re-read by
 // cursor: history (settled and lapsed activities, retracted drafts, settled
 // requests, ended trials) and the execution logs (measurements, sends,
-// observations, occurrences, routine metrics). A collection that lost items
+// observations, occurrences, routine metrics; reply decisions older than a
+// day, but for reminders still ahead). A collection that lost items
 // says so with "truncated": true and a nextCursor that reads it in full from
 // its start, at the same revision.
 func (s *Store) CompactContext(ctx context.Context) (AgentContext, error) {
@@ -23,6 +27,12 @@ func (s *Store) CompactContext(ctx context.Context) (AgentContext, error) {
 	keep(&ac.Observations, CollectionObservations, rev, func(ObservationView) bool { return false })
 	keep(&ac.Occurrences, CollectionOccurrences, rev, func(o OccurrenceView) bool { return o.Outcome == OutcomeOpen })
 	keep(&ac.RoutineMetrics, CollectionRoutineMetrics, rev, func(TrialMetricsView) bool { return false })
+	// The owner's recent reply decisions, and reminders still ahead, stay:
+	// they change what the agent should draft next.
+	recent := ac.GeneratedAt.Add(-24 * time.Hour)
+	keep(&ac.ReplyDecisions, CollectionReplyDecisions, rev, func(d ReplyDecisionView) bool {
+		return !d.At.Before(recent) || (d.Decision == ActionRemindLater && d.Until >= ac.Today.Date)
+	})
 	return ac, nil
 }
 

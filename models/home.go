@@ -28,6 +28,8 @@ type HomeView struct {
 	Requests []RequestView
 	// Events are the buttons (Start work, End work) of active event routines.
 	Events []EventTrigger
+	// Owed counts the owed replies (OwedReplies) Messages lists.
+	Owed int
 }
 
 // HomeSection is one group of Home; Name is a recommendation section or "other".
@@ -175,6 +177,11 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		if v.LastPublication, err = lastPublication(tx); err != nil {
 			return err
 		}
+		owed, err := owedReplies(tx, now, v.Day, s.owedAfter)
+		if err != nil {
+			return err
+		}
+		v.Owed = len(owed)
 		var reqs []Request
 		if err := tx.Where("status = ? OR updated_at >= ?", RequestPending, startOfDay).Order("created_at DESC, request_id").
 			Limit(50).Find(&reqs).Error; err != nil {

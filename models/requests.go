@@ -35,9 +35,12 @@ const MaxPendingInContext = ContextPageSize
 
 // RequestIn is POST /api/agent-requests.
 type RequestIn struct {
-	RequestID      string  `json:"requestId" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
-	Kind           string  `json:"kind" jsonschema:"enum=refresh,enum=reply-draft,enum=crm-edit,enum=note"`
-	EntityID       *string `json:"entityId"`
+	RequestID string  `json:"requestId" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
+	Kind      string  `json:"kind" jsonschema:"enum=refresh,enum=reply-draft,enum=crm-edit,enum=note"`
+	EntityID  *string `json:"entityId"`
+	// EntityName is how the owner knows the entity, such as a chat's title
+	// beside its ID; optional, for the agent to read.
+	EntityName     *string `json:"entityName"`
 	SourceRevision *string `json:"sourceRevision"`
 	Text           string  `json:"text"`
 	Edit           *EditIn `json:"edit"`
@@ -54,6 +57,7 @@ type Request struct {
 	RequestID      string `gorm:"primaryKey"`
 	Kind           string
 	EntityID       string
+	EntityName     string
 	SourceRevision string
 	Text           string
 	EditField      string
@@ -75,6 +79,7 @@ type RequestView struct {
 	RequestID      string       `json:"requestId"`
 	Kind           string       `json:"kind"`
 	EntityID       string       `json:"entityId,omitempty"`
+	EntityName     string       `json:"entityName,omitempty"`
 	SourceRevision string       `json:"sourceRevision,omitempty"`
 	Text           string       `json:"text"`
 	Edit           *EditIn      `json:"edit,omitempty"`
@@ -86,7 +91,7 @@ type RequestView struct {
 }
 
 func (r Request) view() RequestView {
-	v := RequestView{RequestID: r.RequestID, Kind: r.Kind, EntityID: r.EntityID, SourceRevision: r.SourceRevision, Text: r.Text,
+	v := RequestView{RequestID: r.RequestID, Kind: r.Kind, EntityID: r.EntityID, EntityName: r.EntityName, SourceRevision: r.SourceRevision, Text: r.Text,
 		Status: r.Status, CompletedRunID: r.CompletedRunID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.EditField != "" {
 		v.Edit = &EditIn{Field: r.EditField, Value: r.EditValue}
@@ -117,6 +122,12 @@ func (r *RequestIn) validate(v *validator) {
 		v.text("/entityId", *r.EntityID, 256, true)
 	case needsEntity:
 		v.add("/entityId", fmt.Sprintf("a %s request names its entity", r.Kind), "a chat ID (reply-draft) or person ID (crm-edit)", "absent")
+	}
+	if r.EntityName != nil {
+		if r.EntityID == nil {
+			v.add("/entityName", "only a request that names an entity names it", "absent, or an entityId beside it", "an entityName")
+		}
+		v.text("/entityName", *r.EntityName, 256, true)
 	}
 	if r.SourceRevision != nil {
 		v.text("/sourceRevision", *r.SourceRevision, 128, true)
@@ -167,7 +178,7 @@ func (s *Store) CreateRequest(ctx context.Context, body []byte) (RequestView, bo
 			return err
 		}
 		t.touch("request:" + in.RequestID)
-		row = Request{RequestID: in.RequestID, Kind: in.Kind, EntityID: deref(in.EntityID), SourceRevision: deref(in.SourceRevision),
+		row = Request{RequestID: in.RequestID, Kind: in.Kind, EntityID: deref(in.EntityID), EntityName: deref(in.EntityName), SourceRevision: deref(in.SourceRevision),
 			Text: in.Text, PayloadHash: hash, Status: RequestPending, CompletedRefs: "[]", Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}
 		if in.Edit != nil {
 			row.EditField, row.EditValue = in.Edit.Field, in.Edit.Value

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,11 +25,12 @@ const (
 	SendUnknown = "unknown"
 )
 
-// Send is one confirmed reply and its outcome.
+// Send is one confirmed reply and its outcome. A send without DraftID is
+// the owner's own reply, written in hearth rather than drafted by the agent.
 type Send struct {
 	ID                    int64 `gorm:"primaryKey"`
 	SendKey               string
-	DraftID               string
+	DraftID               nullID
 	ActivityID            *string
 	AccountID             string
 	ChatID                string
@@ -41,11 +43,37 @@ type Send struct {
 	Revision              int64
 	CreatedAt             time.Time
 	UpdatedAt             time.Time
+	// WrittenCandidateID is the agent's candidate a draft send used word
+	// for word; empty when the owner's words differ (or for an own reply).
+	WrittenCandidateID string
+}
+
+// Own reports whether the send is the owner's own reply (no draft).
+func (sd Send) Own() bool { return sd.DraftID == "" }
+
+// Accepted reports whether Beeper took the send and is still sending it:
+// pending under the message ID Beeper gave it, settled by reading that
+// message's status, never offered a second send meanwhile.
+func (sd Send) Accepted() bool { return sd.Status == SendPending && sd.PendingMessageID != "" }
+
+// touchKey names what a send changes for the notifier: its draft, or the chat.
+func (sd Send) touchKey() string {
+	if sd.Own() {
+		return "chat:" + sd.ChatID
+	}
+	return "draft:" + string(sd.DraftID)
+}
+
+// MessageReader is the part of the Beeper client that settles a send: a
+// chat's messages, and one message by its (pending) ID.
+type MessageReader interface {
+	Messages(ctx context.Context, chatID string, q beeper.MessagesQuery) (beeper.MessagePage, error)
+	Message(ctx context.Context, chatID, messageID string) (beeper.Message, error)
 }
 
 // Messenger is the part of the Beeper client a send needs.
 type Messenger interface {
-	Messages(ctx context.Context, chatID string, q beeper.MessagesQuery) (beeper.MessagePage, error)
+	MessageReader
 	Send(ctx context.Context, chatID string, req beeper.SendRequest) (beeper.SendResult, error)
 }
 
@@ -86,11 +114,13 @@ var (
 // means nothing was sent.
 var ErrOutcomeNotRecorded = errors.New("Beeper was called but the outcome could not be recorded")
 
-// SendCommand is the owner's confirmation of a reviewed reply.
+// SendCommand is the owner's confirmation of a reviewed reply: a draft's,
+// or with no DraftID the owner's own reply to ChatID.
 type SendCommand struct {
 	SendKey               string
 	DraftID               string
 	ChatID                string // the chat the owner reviewed; the draft must belong to it
+	AccountID             string // an own reply's account, when the chat's messages do not name it
 	Body                  string
 	SourceMessageRevision string
 }
@@ -100,10 +130,14 @@ type SendCommand struct {
 // chat, one already sent, or one with a send in flight is refused; a chat
 // with messages newer than the reviewed revision is a *StaleDraftError; in
 // all those cases nothing is sent. Otherwise the send is committed as
-// pending, Beeper is called once, and the outcome (sent, failed, or unknown
-// when the answer never came) is committed. A sent reply completes its
+// pending, Beeper is called once, and what Beeper reports of the message
+// it accepted is read back by its pending ID: SUCCESS is sent, PENDING and
+// FAIL_RETRIABLE stay pending (Beeper is still sending it; later reads
+// settle it), FAIL_PERMANENT is failed with Beeper's message; a refused
+// call is failed, a lost answer unknown. A sent reply completes its
 // activity. When that last commit fails the error wraps
 // ErrOutcomeNotRecorded and the returned send carries what Beeper answered.
+// An own reply (no DraftID) takes the same path, keyed and checked alike.
 func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (Send, error) {
 	if !ids.Valid(cmd.SendKey) {
 		return Send{}, fmt.Errorf("models: send key must be %s: %w", idChars, ErrInvalidInput)
@@ -114,15 +148,19 @@ func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (
 	if prior, ok, err := s.sendByKey(ctx, cmd.SendKey); err != nil || ok {
 		return prior, err
 	}
-	var draft ReplyDraft
-	if err := s.rdb.WithContext(ctx).Where("id = ? AND retracted_at IS NULL", cmd.DraftID).Take(&draft).Error; err != nil {
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return Send{}, ErrNotFound
+	draft := ReplyDraft{ChatID: cmd.ChatID, AccountID: cmd.AccountID} // an own reply's
+	if cmd.DraftID != "" {
+		if err := s.rdb.WithContext(ctx).Where("id = ? AND retracted_at IS NULL", cmd.DraftID).Take(&draft).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return Send{}, ErrNotFound
+			}
+			return Send{}, fmt.Errorf("models: send: %w", err)
 		}
-		return Send{}, fmt.Errorf("models: send: %w", err)
-	}
-	if draft.ChatID != cmd.ChatID {
-		return Send{}, ErrDraftNotInChat
+		if draft.ChatID != cmd.ChatID {
+			return Send{}, ErrDraftNotInChat
+		}
+	} else if cmd.ChatID == "" {
+		return Send{}, fmt.Errorf("models: an own reply names its chat: %w", ErrInvalidInput)
 	}
 	// Freshness is read before the pending row, so a stale review sends nothing.
 	page, err := m.Messages(ctx, draft.ChatID, beeper.MessagesQuery{})
@@ -138,6 +176,9 @@ func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (
 	if len(newer) > 0 {
 		return Send{}, &StaleDraftError{Newer: newer}
 	}
+	if draft.AccountID == "" && len(page.Items) > 0 {
+		draft.AccountID = page.Items[0].AccountID
+	}
 
 	send, created, err := s.recordPendingSend(ctx, draft, cmd)
 	if err != nil || !created {
@@ -145,14 +186,18 @@ func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (
 	}
 	callCtx, cancel := context.WithTimeout(ctx, SendDeadline)
 	result, sendErr := m.Send(callCtx, draft.ChatID, beeper.SendRequest{Text: cmd.Body, ReplyToMessageID: draft.ReplyToMessageID})
-	cancel()
 	status, pendingID, errText := SendSent, result.PendingMessageID, ""
 	switch {
 	case errors.Is(sendErr, beeper.ErrOutcomeUnknown):
 		status, errText = SendUnknown, sendErr.Error()
 	case sendErr != nil:
 		status, errText = SendFailed, sendErr.Error()
+	case pendingID != "":
+		// Accepted is not sent: Beeper may still fail it for good.
+		chat := cmp.Or(result.ChatID, draft.ChatID)
+		status, errText, _ = acceptedOutcome(callCtx, m, chat, pendingID)
 	}
+	cancel()
 	settled, err := s.settleSend(context.WithoutCancel(ctx), send.ID, status, pendingID, errText)
 	if err != nil {
 		send.Status, send.PendingMessageID, send.Error = status, pendingID, errText
@@ -161,10 +206,26 @@ func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (
 	return settled, nil
 }
 
+// acceptedOutcome reads what Beeper reports of a message it accepted, by
+// its pending ID: found says whether Beeper knew the message at all (an
+// older Beeper that cannot look up pending IDs answers 404).
+func acceptedOutcome(ctx context.Context, m MessageReader, chatID, messageID string) (status, note string, found bool) {
+	msg, err := m.Message(ctx, chatID, messageID)
+	if err != nil {
+		return SendPending, "Beeper accepted it; its status could not be read yet (" + err.Error() + ")", !errors.Is(err, beeper.ErrNotFound)
+	}
+	status, note = sendOutcome(msg.SendStatus)
+	if status == SendUnknown {
+		status = SendPending // accepted and still in Beeper's hands: not unknown
+	}
+	return status, note, true
+}
+
 // interrupted reports a pending send whose Beeper call must have ended: the
-// process stopped or its final commit failed, so its outcome is unknown.
+// process stopped or its final commit failed, so its outcome is unknown. A
+// send Beeper accepted is not interrupted: it is settled by its status.
 func (sd Send) interrupted(now time.Time) bool {
-	return sd.Status == SendPending && now.Sub(sd.CreatedAt) > SendDeadline+pendingGrace
+	return sd.Status == SendPending && sd.PendingMessageID == "" && now.Sub(sd.CreatedAt) > SendDeadline+pendingGrace
 }
 
 // effective is the send as the owner and agent see it: an interrupted
@@ -195,33 +256,44 @@ func (s *Store) recordPendingSend(ctx context.Context, draft ReplyDraft, cmd Sen
 		if err := t.Where("send_key = ?", cmd.SendKey).Limit(1).Find(&send).Error; err != nil || send.ID != 0 {
 			return err
 		}
-		var statuses []string
-		if err := t.Model(&Send{}).Where("draft_id = ? AND status IN ?", draft.ID, []string{SendPending, SendUnknown, SendSent}).
-			Distinct().Pluck("status", &statuses).Error; err != nil {
-			return err
-		}
-		if slices.Contains(statuses, SendSent) {
-			return ErrDraftAlreadySent
-		}
-		if len(statuses) > 0 {
-			return ErrSendInFlight
-		}
 		var activity *string
-		var ids []string
-		if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", draft.ID).Order("id").Limit(1).Pluck("id", &ids).Error; err != nil {
-			return err
-		}
-		if len(ids) == 1 {
-			activity = &ids[0]
+		written := ""
+		if draft.ID != "" {
+			var statuses []string
+			if err := t.Model(&Send{}).Where("draft_id = ? AND status IN ?", draft.ID, []string{SendPending, SendUnknown, SendSent}).
+				Distinct().Pluck("status", &statuses).Error; err != nil {
+				return err
+			}
+			if slices.Contains(statuses, SendSent) {
+				return ErrDraftAlreadySent
+			}
+			if len(statuses) > 0 {
+				return ErrSendInFlight
+			}
+			var ids []string
+			if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", draft.ID).Order("id").Limit(1).Pluck("id", &ids).Error; err != nil {
+				return err
+			}
+			if len(ids) == 1 {
+				activity = &ids[0]
+			}
+			var candidates []CandidateIn
+			_ = json.Unmarshal([]byte(draft.Candidates), &candidates)
+			for _, c := range candidates {
+				if c.Body == cmd.Body {
+					written = c.ID
+					break
+				}
+			}
 		}
 		rev, err := t.bump()
 		if err != nil {
 			return err
 		}
-		t.touch("draft:" + draft.ID)
-		send = Send{SendKey: cmd.SendKey, DraftID: draft.ID, ActivityID: activity, AccountID: draft.AccountID, ChatID: draft.ChatID,
+		send = Send{SendKey: cmd.SendKey, DraftID: nullID(draft.ID), ActivityID: activity, AccountID: draft.AccountID, ChatID: draft.ChatID,
 			ReplyToMessageID: draft.ReplyToMessageID, Body: cmd.Body, SourceMessageRevision: cmd.SourceMessageRevision,
-			Status: SendPending, Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}
+			Status: SendPending, Revision: rev, CreatedAt: t.now, UpdatedAt: t.now, WrittenCandidateID: written}
+		t.touch(send.touchKey())
 		if err := t.Create(&send).Error; err != nil {
 			return err
 		}
@@ -238,18 +310,23 @@ func (s *Store) recordPendingSend(ctx context.Context, draft ReplyDraft, cmd Sen
 }
 
 // settleSend records a send's outcome; a sent reply completes every live
-// activity that names its draft (the contract allows one).
+// activity that names its draft (the contract allows one). An own reply,
+// once sent, replaces the chat's live drafts that went unsent: each gets an
+// own-reply action and its reply activity is completed.
 func (s *Store) settleSend(ctx context.Context, id int64, status, pendingID, errText string) (Send, error) {
 	var send Send
 	_, err := s.commit(ctx, func(t *txn) error {
 		if err := t.Take(&send, id).Error; err != nil {
 			return err
 		}
+		if send.Status == status && send.PendingMessageID == pendingID && send.Error == errText {
+			return nil // nothing new: keep the revision, so open pages do not reload for it
+		}
 		rev, err := t.bump()
 		if err != nil {
 			return err
 		}
-		t.touch("draft:" + send.DraftID)
+		t.touch(send.touchKey())
 		send.Status, send.PendingMessageID, send.Error, send.Revision, send.UpdatedAt = status, pendingID, errText, rev, t.now
 		if err := t.Save(&send).Error; err != nil {
 			return err
@@ -258,7 +335,22 @@ func (s *Store) settleSend(ctx context.Context, id int64, status, pendingID, err
 			return nil
 		}
 		var ids []string
-		if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", send.DraftID).Pluck("id", &ids).Error; err != nil {
+		note := "sent"
+		if send.Own() {
+			note = "answered with your own reply"
+			replaced, err := unsentDrafts(t, send.ChatID)
+			if err != nil {
+				return err
+			}
+			if err := recordReplyAction(t, send.ChatID, send.AccountID, replaced, ReplyAction{Action: ActionOwnReply, SendID: &send.ID}); err != nil {
+				return err
+			}
+			if len(replaced) > 0 {
+				if err := t.Model(&Activity{}).Where("draft_id IN ? AND retracted_at IS NULL AND closed_at IS NULL", replaced).Pluck("id", &ids).Error; err != nil {
+					return err
+				}
+			}
+		} else if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", string(send.DraftID)).Pluck("id", &ids).Error; err != nil {
 			return err
 		}
 		steps, err := routineReplySteps(t, send.ChatID)
@@ -266,7 +358,7 @@ func (s *Store) settleSend(ctx context.Context, id int64, status, pendingID, err
 			return err
 		}
 		for _, a := range append(ids, steps...) {
-			if err := decide(t, ActivityState{ActivityID: a, State: StateCompleted, Note: "sent", Revision: rev, UpdatedAt: t.now}); err != nil {
+			if err := decide(t, ActivityState{ActivityID: a, State: StateCompleted, Note: note, Revision: rev, UpdatedAt: t.now}); err != nil {
 				return err
 			}
 		}
@@ -293,16 +385,30 @@ func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) 
 	if !ok {
 		return Send{}, ErrNotFound
 	}
+	if send.Accepted() {
+		return s.settleAccepted(ctx, m, send)
+	}
 	if send.Status != SendUnknown {
 		return send, nil
 	}
+	status, pendingID, note, err := s.findInChat(ctx, m, send)
+	if err != nil {
+		return Send{}, err
+	}
+	return s.settleSend(ctx, send.ID, status, pendingID, note)
+}
+
+// findInChat pages back through a send's chat to the time of its attempt
+// for the owner's message with its text: the newest such settles it by its
+// send status (sendOutcome); not found, it stays unknown, noted "not seen".
+func (s *Store) findInChat(ctx context.Context, m MessageReader, send Send) (status, messageID, note string, err error) {
 	since := send.CreatedAt.Add(-time.Minute)
 	q := beeper.MessagesQuery{}
 	checked := 0
 	for range reconcilePages {
 		page, err := m.Messages(ctx, send.ChatID, q)
 		if err != nil {
-			return Send{}, fmt.Errorf("models: reconcile: read chat: %w", err)
+			return "", "", "", fmt.Errorf("models: reconcile: read chat: %w", err)
 		}
 		reachedAttempt := false
 		// Newest first: after a failed try with the same words, the newer message is this send's.
@@ -314,7 +420,7 @@ func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) 
 			}
 			if msg.IsSender && msg.Text == send.Body {
 				status, note := sendOutcome(msg.SendStatus)
-				return s.settleSend(ctx, send.ID, status, msg.ID, note)
+				return status, msg.ID, note, nil
 			}
 		}
 		if reachedAttempt || !page.HasMore || page.OldestCursor == "" {
@@ -322,9 +428,68 @@ func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) 
 		}
 		q = beeper.MessagesQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
 	}
-	note := fmt.Sprintf("not seen in the chat yet (checked %d messages back to %s at %s); check again later, or say it was not sent",
+	note = fmt.Sprintf("not seen in the chat yet (checked %d messages back to %s at %s); check again later, or say it was not sent",
 		checked, since.Format(time.RFC3339), s.clock().Format(time.RFC3339))
-	return s.settleSend(ctx, send.ID, SendUnknown, "", note)
+	return SendUnknown, "", note, nil
+}
+
+// acceptedGrace is how long a send Beeper accepted may be missing from
+// Beeper's answers (its pending ID unknown, the text not in the chat)
+// before it counts as unknown, for the owner to check.
+const acceptedGrace = 10 * time.Minute
+
+// settleAccepted reads the status of a send Beeper accepted and records it
+// when it changed. A Beeper that does not know the pending ID (older
+// versions) is read by the chat instead; a send missing from both for
+// acceptedGrace becomes unknown.
+func (s *Store) settleAccepted(ctx context.Context, m MessageReader, send Send) (Send, error) {
+	status, note, found := acceptedOutcome(ctx, m, send.ChatID, send.PendingMessageID)
+	pendingID := send.PendingMessageID
+	if !found {
+		st, id, n, err := s.findInChat(ctx, m, send)
+		if err != nil {
+			return send, nil // Beeper did not answer: the next read settles it
+		}
+		switch {
+		case id != "": // in the chat: its own status settles it
+			status, pendingID, note = st, id, n
+			if status == SendUnknown {
+				status = SendPending
+			}
+		case s.clock().Sub(send.CreatedAt) > acceptedGrace:
+			status, pendingID, note = SendUnknown, "", "Beeper accepted it but does not show it: "+n
+		default:
+			status, note = SendPending, "Beeper accepted it; it is not in the chat yet"
+		}
+	}
+	return s.settleSend(ctx, send.ID, status, pendingID, note)
+}
+
+// SettleAcceptedSends reads the status of every send Beeper accepted and
+// is still sending (of chatID, or of every chat when it is empty) and
+// records what changed; the watch and the Messages pages call it, so a
+// send Beeper later fails for good does not stay "sending". It returns
+// how many changed.
+func (s *Store) SettleAcceptedSends(ctx context.Context, m MessageReader, chatID string) (int, error) {
+	q := s.rdb.WithContext(ctx).Where("status = ? AND pending_message_id <> ''", SendPending)
+	if chatID != "" {
+		q = q.Where("chat_id = ?", chatID)
+	}
+	var rows []Send
+	if err := q.Order("id").Find(&rows).Error; err != nil {
+		return 0, fmt.Errorf("models: settle accepted sends: %w", err)
+	}
+	changed := 0
+	for _, r := range rows {
+		after, err := s.settleAccepted(ctx, m, r)
+		if err != nil {
+			return changed, err
+		}
+		if after.Status != r.Status || after.Error != r.Error {
+			changed++
+		}
+	}
+	return changed, nil
 }
 
 // sendOutcome maps Beeper's report on the owner's message, once found in
@@ -372,19 +537,20 @@ func (s *Store) MarkSendNotSent(ctx context.Context, sendKey string) (Send, erro
 func (s *Store) RecoverInterruptedSends(ctx context.Context) (int64, error) {
 	var n int64
 	_, err := s.commit(ctx, func(t *txn) error {
-		var keys []string
-		if err := t.Model(&Send{}).Where("status = ?", SendPending).Pluck("draft_id", &keys).Error; err != nil || len(keys) == 0 {
+		// A send Beeper accepted was not interrupted: its status settles it.
+		var rows []Send
+		if err := t.Where("status = ? AND pending_message_id = ''", SendPending).Find(&rows).Error; err != nil || len(rows) == 0 {
 			return err
 		}
 		rev, err := t.bump()
 		if err != nil {
 			return err
 		}
-		res := t.Model(&Send{}).Where("status = ?", SendPending).Updates(map[string]any{
+		res := t.Model(&Send{}).Where("status = ? AND pending_message_id = ''", SendPending).Updates(map[string]any{
 			"status": SendUnknown, "error": "hearth stopped before the outcome was recorded", "revision": rev, "updated_at": t.now})
 		n = res.RowsAffected
-		for _, k := range keys {
-			t.touch("draft:" + k)
+		for _, r := range rows {
+			t.touch(r.touchKey())
 		}
 		return res.Error
 	})
@@ -412,6 +578,20 @@ func (d ChatDraft) Sent() bool { return d.LastSend != nil && d.LastSend.Status =
 func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, error) {
 	var out []ChatDraft
 	err := s.read(ctx, func(tx *gorm.DB) error {
+		var err error
+		out, err = chatDrafts(tx, s.clock(), chatID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: chat drafts: %w", err)
+	}
+	return out, nil
+}
+
+// chatDrafts is ChatDrafts inside a read transaction.
+func chatDrafts(tx *gorm.DB, now time.Time, chatID string) ([]ChatDraft, error) {
+	var out []ChatDraft
+	err := func() error {
 		var rows []draftRow
 		err := draftsWithEdits(tx).Where("reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", chatID).
 			Order("reply_drafts.id").Scan(&rows).Error
@@ -437,12 +617,14 @@ func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, err
 			Scan(&sends).Error; err != nil {
 			return err
 		}
-		now := s.clock()
 		views := make([]DraftView, len(rows))
 		for i, r := range rows {
 			views[i] = r.view()
 		}
 		if err := markStale(tx, views); err != nil {
+			return err
+		}
+		if err := attachOutcomes(tx, views); err != nil {
 			return err
 		}
 		for i, r := range rows {
@@ -456,7 +638,7 @@ func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, err
 				}
 			}
 			for _, sd := range sends {
-				if sd.DraftID == r.ID {
+				if string(sd.DraftID) == r.ID {
 					e := sd.effective(now)
 					d.LastSend = &e
 				}
@@ -464,11 +646,8 @@ func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, err
 			out = append(out, d)
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: chat drafts: %w", err)
-	}
-	return out, nil
+	}()
+	return out, err
 }
 
 // ChatPeople maps chat IDs to the names of the people their drafts concern.

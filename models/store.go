@@ -3,6 +3,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -69,6 +70,8 @@ type Store struct {
 	// in flight. Schedules are written only by serve (the CLI goes through
 	// its API), so one process per data dir holds it.
 	schedMu sync.Mutex
+	// owedAfter is Options.OwedAfter, defaulted.
+	owedAfter time.Duration
 	// pause is Options.Pause: a test-only hook at named points of a
 	// schedule file operation or a schedule run's start.
 	pause func(point string)
@@ -119,6 +122,9 @@ type Options struct {
 	// database and refuses a file that fails it (ErrDamaged). serve sets
 	// it: a scan of every page, too slow for each CLI call.
 	QuickCheck bool
+	// OwedAfter is how long a chat's last message from someone else waits
+	// before the reply shows as owed; zero means OwedAfter (the constant).
+	OwedAfter time.Duration
 	// FullDisk is test-only: every writer connection gets PRAGMA
 	// max_page_count(1), which SQLite raises to the database's size, so
 	// the file cannot grow and a write that needs a new page fails with
@@ -212,7 +218,7 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 	// run beside the one writer.
 	sqlDB.SetMaxOpenConns(2)
 	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, notifier: opts.Notifier, now: clock,
-		defs: schedules.NewStore(dataDir), pause: opts.Pause, metrics: newMetricsMemo()}
+		defs: schedules.NewStore(dataDir), pause: opts.Pause, metrics: newMetricsMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter)}
 	if opts.QuickCheck {
 		if err := quickCheck(ctx, db, path); err != nil {
 			sqlDB.Close()

@@ -240,11 +240,107 @@ func sparkPoints(values []float64, w, h float64) string {
 // pathID escapes a chat ID for a URL path segment.
 func pathID(id string) string { return url.PathEscape(id) }
 
-func personSuffix(card *PersonCard) string {
-	if card == nil {
+// personSuffix names the person a chat's drafts concern, unless the chat's
+// title already does.
+func personSuffix(card *PersonCard, title string) string {
+	if card == nil || card.Person.Name == title {
 		return ""
 	}
 	return " · " + outside(card.Person.Name)
+}
+
+// when renders an instant in the owner's zone: the time today, else with
+// the date (and the year when it is not this year's).
+func when(t time.Time, day models.Day) string {
+	loc := day.Zone
+	if loc == nil {
+		loc = time.UTC
+	}
+	local := t.In(loc)
+	date := local.Format(time.DateOnly)
+	switch {
+	case date == day.Date:
+		return local.Format("15:04")
+	case day.Date != "" && date[:4] == day.Date[:4]:
+		return local.Format("2 Jan 15:04")
+	}
+	return local.Format("2 Jan 2006 15:04")
+}
+
+// owedLabel counts owed replies for Home.
+func owedLabel(n int) string {
+	if n == 1 {
+		return "1 reply owed"
+	}
+	return fmt.Sprintf("%d replies owed", n)
+}
+
+// waited says how long an owed reply has waited, briefly.
+func waited(now, since time.Time) string {
+	d := now.Sub(since)
+	if d < 48*time.Hour {
+		return fmt.Sprintf("%d h", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}
+
+// checkedCandidate is the candidate an editor renders chosen.
+func checkedCandidate(d *models.DraftView) string {
+	for i, c := range d.Candidates {
+		if candidateChecked(d, c.ID, i) {
+			return c.ID
+		}
+	}
+	return ""
+}
+
+// checkedBody is the text of the candidate an editor renders chosen: the
+// editor holds the owner's own words whenever it holds anything else.
+func checkedBody(d *models.DraftView) string {
+	for i, c := range d.Candidates {
+		if candidateChecked(d, c.ID, i) {
+			return c.Body
+		}
+	}
+	return ""
+}
+
+// editorBody is what a draft's editor holds: a refused input, else its wording.
+func editorBody(d *models.DraftView, p *EditorProblem) string {
+	if p != nil {
+		return p.Input
+	}
+	return draftBody(d, RowState{})
+}
+
+// composeText is what the own-reply composer holds.
+func composeText(d ConversationData) string {
+	if p := d.problemFor(""); p != nil {
+		return p.Input
+	}
+	return d.Compose
+}
+
+// editHref goes back to the editor a review came from, with the text.
+func editHref(d ReviewData) templ.SafeURL {
+	if d.Draft.ID == "" {
+		return templ.SafeURL("/messages/" + pathID(d.Chat.ID) + "?compose=" + url.QueryEscape(d.Body) + "#compose")
+	}
+	return templ.SafeURL("/messages/" + pathID(d.Chat.ID) + "#draft-" + d.Draft.ID)
+}
+
+// outcomeWords says what became of a draft that was not sent from it.
+func outcomeWords(o models.DraftOutcomeView, day models.Day) string {
+	at := when(o.At, day)
+	switch o.Kind {
+	case models.DraftReplaced:
+		return "You answered with your own reply (" + at + ")."
+	case models.DraftHandedOff:
+		return "Opened in Beeper with this text (" + at + "); finish it there. hearth did not send it."
+	case models.DraftDeclined:
+		return "You said no reply is needed (" + at + ")."
+	}
+	return ""
 }
 
 // newestSortKey is the newest message's sort key: the revision a draft request is about.

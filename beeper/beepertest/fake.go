@@ -48,6 +48,12 @@ type RecordedSend struct {
 	At               time.Time
 }
 
+// RecordedFocus is one POST /v1/focus the fake answered, in arrival order.
+type RecordedFocus struct {
+	ChatID, MessageID, DraftText, DraftAttachmentPath string
+	At                                                time.Time
+}
+
 // Option configures a Fake.
 type Option func(*Fake)
 
@@ -66,6 +72,7 @@ type Fake struct {
 	accounts  []beeper.Account
 	chats     map[string]*fakeChat
 	sends     []RecordedSend
+	focuses   []RecordedFocus
 	seq       int // orders all messages ever added, to break lastActivity ties
 	requests  int
 	failCode  int
@@ -308,6 +315,34 @@ func (f *Fake) Messages(chatID string) []beeper.Message {
 	return out
 }
 
+// Focuses returns a copy of every focus call the fake answered.
+func (f *Fake) Focuses() []RecordedFocus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.focuses)
+}
+
+// AddChat adds a one-to-one chat titled title whose only message, text, is
+// unread and from its other member (named title too); it returns the chat.
+func (f *Fake) AddChat(chatID, title, text string) beeper.Chat {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var self beeper.User
+	for _, a := range f.accounts {
+		if a.AccountID == AccountID {
+			self = a.User
+		}
+	}
+	other := beeper.User{ID: "@" + strings.Trim(strings.SplitN(chatID, ":", 2)[0], "!") + "-member:beeper.local", FullName: title}
+	c := &fakeChat{chat: beeper.Chat{ID: chatID, AccountID: AccountID, Network: "WhatsApp", Title: title, Type: beeper.ChatSingle,
+		Participants: beeper.Participants{Items: []beeper.User{self, other}, Total: 2}}}
+	f.chats[chatID] = c
+	m := f.appendLocked(c, other, text, "", f.now().UTC())
+	m.IsUnread = true
+	c.chat.UnreadCount = 1
+	return c.chat
+}
+
 // Requests returns how many requests the fake has received, including failed ones.
 func (f *Fake) Requests() int {
 	f.mu.Lock()
@@ -336,6 +371,8 @@ const (
 	HoldSendsPath = "/_fake/hold-sends"
 	// SendStatusPath takes {chatId, messageId, status, message} and calls SetSendStatus.
 	SendStatusPath = "/_fake/send-status"
+	// ChatPath takes {chatId, title, text} and calls AddChat.
+	ChatPath = "/_fake/chat"
 )
 
 // ServeHTTP answers the Beeper Desktop API routes hearth uses.
@@ -422,6 +459,8 @@ func (f *Fake) handleLocked(r *http.Request) reply {
 		return f.listChatsLocked(r.URL.Query(), true)
 	case len(seg) == 2 && seg[0] == "messages" && seg[1] == "search" && get:
 		return f.searchMessagesLocked(r.URL.Query())
+	case len(seg) == 1 && seg[0] == "focus" && post:
+		return f.focusLocked(r)
 	case len(seg) >= 2 && seg[0] == "chats":
 		c, ok := f.chats[seg[1]]
 		if !ok {
@@ -795,6 +834,27 @@ func (f *Fake) archiveLocked(c *fakeChat, r *http.Request) reply {
 	return reply{status: http.StatusNoContent}
 }
 
+// focusLocked records POST /v1/focus and answers {success: true}; a chat
+// it does not know is 404, as Beeper cannot open it.
+func (f *Fake) focusLocked(r *http.Request) reply {
+	var in beeper.FocusRequest
+	if !readBody(r, &in) {
+		return errReply(http.StatusBadRequest, "BAD_REQUEST", "body must be JSON {chatID?, messageID?, draftText?, draftAttachmentPath?}")
+	}
+	if in.ChatID != "" {
+		c, ok := f.chats[in.ChatID]
+		if !ok {
+			return errReply(http.StatusNotFound, "NOT_FOUND", "chat not found")
+		}
+		if in.MessageID != "" && c.find(in.MessageID) == nil {
+			return errReply(http.StatusNotFound, "NOT_FOUND", "message not found")
+		}
+	}
+	f.focuses = append(f.focuses, RecordedFocus{ChatID: in.ChatID, MessageID: in.MessageID, DraftText: in.DraftText,
+		DraftAttachmentPath: in.DraftAttachmentPath, At: f.now().UTC()})
+	return reply{status: http.StatusOK, body: beeper.FocusResult{Success: true}}
+}
+
 func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
 	var req beeper.SendRequest
 	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20)).Decode(&req); err != nil {
@@ -845,8 +905,8 @@ func (f *Fake) serveControl(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in struct {
-		ChatID, SenderID, Text, MessageID, Status, Message string
-		Hold                                               bool
+		ChatID, SenderID, Text, MessageID, Status, Message, Title string
+		Hold                                                      bool
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&in); err != nil {
 		w.WriteHeader(http.StatusBadRequest)
@@ -861,6 +921,12 @@ func (f *Fake) serveControl(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		out = m
+	case ChatPath:
+		if in.ChatID == "" || in.Title == "" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		out = f.AddChat(in.ChatID, in.Title, in.Text)
 	case HoldSendsPath:
 		f.HoldSends(in.Hold)
 		out = map[string]bool{"hold": in.Hold}

@@ -215,12 +215,18 @@ func printContext(w io.Writer, ac models.AgentContext) {
 		if d.OwnerEdit != nil {
 			edited = " (edited by owner)"
 		}
+		if d.Outcome != nil {
+			edited += ", " + d.Outcome.Kind
+		}
 		printf(w, "  %-24s chat %s, %d candidate(s)%s\n", d.ID, d.ChatID, len(d.Candidates), edited)
 	}
 	printf(w, "\npending requests: %d%s\n", len(ac.Requests.Items), more(ac.Requests.Truncated))
 	for _, r := range ac.Requests.Items {
 		printf(w, "  %-24s %-11s %s", r.RequestID, r.Kind, r.Text)
-		if r.EntityID != "" {
+		switch {
+		case r.EntityName != "":
+			printf(w, " (%s, %s)", r.EntityName, r.EntityID)
+		case r.EntityID != "":
 			printf(w, " (%s)", r.EntityID)
 		}
 		if r.Edit != nil {
@@ -234,7 +240,22 @@ func printContext(w io.Writer, ac models.AgentContext) {
 	}
 	printf(w, "\nsends (14 days): %d%s\n", len(ac.Sends.Items), more(ac.Sends.Truncated))
 	for _, sd := range ac.Sends.Items {
-		printf(w, "  %s %-8s chat %s: \"%s\"\n", sd.UpdatedAt.Format("2006-01-02 15:04"), sd.Status, sd.ChatID, sd.Body)
+		own := ""
+		if sd.OwnReply {
+			own = " (own reply)"
+		}
+		printf(w, "  %s %-8s chat %s: \"%s\"%s\n", sd.UpdatedAt.Format("2006-01-02 15:04"), sd.Status, sd.ChatID, sd.Body, own)
+	}
+	printf(w, "\nreply decisions (14 days): %d%s\n", len(ac.ReplyDecisions.Items), more(ac.ReplyDecisions.Truncated))
+	for _, d := range ac.ReplyDecisions.Items {
+		detail := ""
+		if d.DraftID != "" {
+			detail += ", draft " + d.DraftID
+		}
+		if d.Until != "" {
+			detail += ", until " + d.Until
+		}
+		printf(w, "  %s %-15s chat %s%s\n", d.At.Format("2006-01-02 15:04"), d.Decision, d.ChatID, detail)
 	}
 	printf(w, "\nmeasurements (14 days): %d%s\n", len(ac.Measurements.Items), more(ac.Measurements.Truncated))
 	for _, m := range ac.Measurements.Items {

@@ -24,7 +24,7 @@ var mcpTools = []struct {
 	{
 		&mcp.Tool{Name: "get_context", Description: "Read hearth's agent context (GET /api/agent-context): brief, people, activities with the owner's state, reply drafts, measurements, sends, requests, observations, routines. With collection and cursor, read a further page of one collection.",
 			InputSchema: objectSchema(map[string]any{
-				"collection": map[string]any{"type": "string", "description": "a collection to page (people, activities, replyDrafts, measurements, sends, requests, observations, routineDefinitions, trials, occurrences, routineMetrics)"},
+				"collection": map[string]any{"type": "string", "description": "a collection to page (people, activities, replyDrafts, measurements, sends, requests, observations, routineDefinitions, trials, occurrences, routineMetrics, replyDecisions)"},
 				"cursor":     map[string]any{"type": "string", "description": "the nextCursor of that collection"},
 			}, nil)},
 		func(c mcpClient, args json.RawMessage) (response, error) {

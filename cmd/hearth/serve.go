@@ -38,6 +38,7 @@ func cmdServe(args []string) error {
 	watchInterval := fs.Duration("watch-interval", models.DefaultWatchInterval, "how often the Beeper watch reads chats with new activity (0 turns the watch off)")
 	wakeDebounce := fs.Duration("wake-debounce", models.DefaultWakeDebounce, "new messages coalesce into one agent wake-up per window")
 	watchJob := fs.String("watch-job", models.DefaultWatchJob, "the job key new Beeper messages make dirty")
+	owedAfter := fs.Duration("owed-after", models.OwedAfter, "how long someone else's last message waits before Messages and Home show the reply as owed")
 	costCap := fs.Float64("daily-cost-cap", 0, "USD: scheduled and watch runs wait once the day's reported agent cost reaches it (0: no cap); runs the owner starts still go")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -52,6 +53,9 @@ func cmdServe(args []string) error {
 			return usageError("HEARTH_HOSTS: %v", err)
 		}
 	}
+	if *owedAfter <= 0 {
+		return usageError("--owed-after must be positive, like 24h")
+	}
 	if *tsOwner != "" && len(hosts) == 0 {
 		return usageError("--tailscale-owner needs --host NAME, the name tailscale serve answers on (like hearth.tail1234.ts.net): it forwards that name as Host, and the Tailscale login counts only with it")
 	}
@@ -59,7 +63,7 @@ func cmdServe(args []string) error {
 	ctx := context.Background()
 	// A damaged database is refused here rather than found by the owner's
 	// next look at a damaged table.
-	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log), Init: *initDB, QuickCheck: true})
+	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log), Init: *initDB, QuickCheck: true, OwedAfter: *owedAfter})
 	if err != nil {
 		return err
 	}

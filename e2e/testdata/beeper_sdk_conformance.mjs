@@ -319,6 +319,13 @@ assert.equal((await client.chats.retrieve(TOMAS)).isArchived, true);
 await client.chats.archive(TOMAS, { archived: false });
 assert.deepEqual(await search({ inbox: 'archive' }), []);
 
+// focus: Beeper opens on a chat with a draft in its field; nothing is sent
+const focused = await client.focus({ chatID: ANA, messageID: 'm-ana-3', draftText: 'Finish this on the desktop' });
+obj(focused, 'focus');
+bool(focused.success, 'focus.success');
+assert.equal(focused.success, true);
+await rejects(client.focus({ chatID: '!nobody:beeper.local', draftText: 'x' }), NotFoundError, 404, 'focus on an unknown chat');
+
 // messages search, every page
 const found = await allPages(client.messages.search({ query: 'saturday', limit: 1 }), 'messages.search', checkMessage);
 assert.equal(found.pages, 3, 'messages.search with limit 1 pages once per hit');

@@ -1,0 +1,631 @@
+package models
+
+import (
+	"cmp"
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+
+	"hearth/beeper"
+	"hearth/models/instant"
+)
+
+// nullID is an ID column that is NULL when empty: a reference with no
+// target (an own reply's draft), which a foreign key must not see as ”.
+type nullID string
+
+// Value stores "" as NULL.
+func (n nullID) Value() (driver.Value, error) {
+	if n == "" {
+		return nil, nil
+	}
+	return string(n), nil
+}
+
+// Scan reads NULL as "".
+func (n *nullID) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		*n = ""
+	case string:
+		*n = nullID(x)
+	case []byte:
+		*n = nullID(x)
+	default:
+		return fmt.Errorf("models: an ID column holds %T", v)
+	}
+	return nil
+}
+
+// Reply actions: what the owner decided about a chat's reply (owner-owned,
+// never written by a publication).
+const (
+	// ActionNoReplyNeeded is the owner's word that the chat needs no reply.
+	ActionNoReplyNeeded = "no-reply-needed"
+	// ActionRemindLater hides an owed reply until a date.
+	ActionRemindLater = "remind-later"
+	// ActionHandedOff opened Beeper Desktop on the chat with the text: the
+	// owner finishes it there. It is never a send.
+	ActionHandedOff = "handed-off"
+	// ActionOwnReply is the owner's own reply, sent in place of the draft.
+	ActionOwnReply = "own-reply"
+)
+
+// ReplyAction is one owner decision about a chat's reply, per draft it
+// concerns (DraftID empty when the chat had none).
+type ReplyAction struct {
+	ID        int64 `gorm:"primaryKey"`
+	ChatID    string
+	AccountID string
+	DraftID   nullID
+	Action    string
+	Until     string
+	Body      string
+	SendID    *int64
+	Revision  int64
+	CreatedAt time.Time
+}
+
+// OwedAfter is how long a chat's last message from someone else may wait
+// for an answer before it shows as owed (serve's --owed-after).
+const OwedAfter = 24 * time.Hour
+
+// OwedWindow bounds how old an unanswered message may be and still count
+// as owed: older ones were let go, and the watch's first read must not
+// list every chat whose other side spoke last, years ago.
+const OwedWindow = 30 * 24 * time.Hour
+
+// recordReplyAction stores act for each of draftIDs (one row without a
+// draft when there are none), bumping the revision.
+func recordReplyAction(t *txn, chatID, accountID string, draftIDs []string, act ReplyAction) error {
+	rev, err := t.bump()
+	if err != nil {
+		return err
+	}
+	t.touch("chat:" + chatID)
+	targets := draftIDs
+	if len(targets) == 0 {
+		targets = []string{""}
+	}
+	for _, d := range targets {
+		row := act
+		row.ChatID, row.AccountID, row.DraftID, row.Revision, row.CreatedAt = chatID, accountID, nullID(d), rev, t.now.UTC()
+		if err := t.Create(&row).Error; err != nil {
+			return err
+		}
+		if d != "" {
+			t.touch("draft:" + d)
+		}
+	}
+	return nil
+}
+
+// unsentDrafts are the live drafts of a chat with no send that went out or
+// is still going: the ones an owner decision about the chat concerns.
+func unsentDrafts(t *txn, chatID string) ([]string, error) {
+	var ids []string
+	err := t.Raw(`SELECT d.id FROM reply_drafts d WHERE d.chat_id = ? AND d.retracted_at IS NULL
+		AND NOT EXISTS (SELECT 1 FROM sends s WHERE s.draft_id = d.id AND s.status IN ?) ORDER BY d.id`,
+		chatID, []string{SendSent, SendPending, SendUnknown}).Scan(&ids).Error
+	return ids, err
+}
+
+// openReplyActivities are the open, live reply activities naming drafts.
+func openReplyActivities(t *txn, draftIDs []string) ([]string, error) {
+	if len(draftIDs) == 0 {
+		return nil, nil
+	}
+	var ids []string
+	err := t.Model(&Activity{}).Where("draft_id IN ? AND retracted_at IS NULL AND closed_at IS NULL", draftIDs).Order("id").Pluck("id", &ids).Error
+	return ids, err
+}
+
+// ChatDecision is the owner's decision about a chat's reply from an owed
+// reply or a conversation.
+type ChatDecision struct {
+	ChatID    string
+	AccountID string
+	// Until is remind-later's date (YYYY-MM-DD, after today).
+	Until string
+}
+
+func (d ChatDecision) check() error {
+	if d.ChatID == "" || utf8.RuneCountInString(d.ChatID) > 256 {
+		return fmt.Errorf("models: a decision names its chat: %w", ErrInvalidInput)
+	}
+	return nil
+}
+
+// DecideNoReplyNeeded records the owner's word that a chat needs no reply:
+// it leaves the owed replies until someone writes again, its unsent drafts
+// are declined (the agent reads it in the context), and their reply
+// activities are dismissed.
+func (s *Store) DecideNoReplyNeeded(ctx context.Context, d ChatDecision) (OwnerActionResult, error) {
+	if err := d.check(); err != nil {
+		return OwnerActionResult{}, err
+	}
+	rev, err := s.commit(ctx, func(t *txn) error {
+		drafts, err := unsentDrafts(t, d.ChatID)
+		if err != nil {
+			return err
+		}
+		if err := recordReplyAction(t, d.ChatID, d.AccountID, drafts, ReplyAction{Action: ActionNoReplyNeeded}); err != nil {
+			return err
+		}
+		acts, err := openReplyActivities(t, drafts)
+		if err != nil {
+			return err
+		}
+		for _, a := range acts {
+			if err := decide(t, ActivityState{ActivityID: a, State: StateDismissed, Note: "no reply needed", Revision: t.rev, UpdatedAt: t.now}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return OwnerActionResult{}, classify("no reply needed", err)
+	}
+	return OwnerActionResult{Revision: rev}, nil
+}
+
+// RemindLater hides an owed reply until d.Until, a date after the owner's
+// today: on that date the chat is owed again (unless answered meanwhile),
+// and the reply activities of its unsent drafts are deferred to it.
+func (s *Store) RemindLater(ctx context.Context, d ChatDecision) (OwnerActionResult, error) {
+	if err := d.check(); err != nil {
+		return OwnerActionResult{}, err
+	}
+	if _, err := instant.ParseDate(d.Until); err != nil {
+		return OwnerActionResult{}, fmt.Errorf("models: remind date %q: %v; want %s: %w", d.Until, err, instant.DateExpected, ErrInvalidInput)
+	}
+	rev, err := s.commit(ctx, func(t *txn) error {
+		day, err := ownerDay(t.DB, t.now, "")
+		if err != nil {
+			return err
+		}
+		if d.Until <= day.Date {
+			return fmt.Errorf("a reminder is for a day after today (%s): %w", day.Date, ErrInvalidInput)
+		}
+		drafts, err := unsentDrafts(t, d.ChatID)
+		if err != nil {
+			return err
+		}
+		if err := recordReplyAction(t, d.ChatID, d.AccountID, drafts, ReplyAction{Action: ActionRemindLater, Until: d.Until}); err != nil {
+			return err
+		}
+		acts, err := openReplyActivities(t, drafts)
+		if err != nil {
+			return err
+		}
+		for _, a := range acts {
+			if err := decide(t, ActivityState{ActivityID: a, State: StateDeferred, Until: d.Until, Note: "remind me later", Revision: t.rev, UpdatedAt: t.now}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return OwnerActionResult{}, classify("remind later", err)
+	}
+	return OwnerActionResult{Revision: rev}, nil
+}
+
+// Focuser opens Beeper Desktop on a chat (the Beeper client's Focus).
+type Focuser interface {
+	Focus(ctx context.Context, req beeper.FocusRequest) (beeper.FocusResult, error)
+}
+
+// HandOff is the owner's "open in Beeper with this text": a draft's editor
+// (resolved as ChosenWording does) or, without DraftID, the composer's.
+type HandOff struct {
+	ChatID    string
+	AccountID string
+	DraftID   string
+	Form      WordingForm
+}
+
+// HandOffToBeeper opens Beeper Desktop on the chat with h.Body in its
+// message field (POST /v1/focus with draftText) and records the draft as
+// handed off, never as sent: the owner finishes it on the desktop, and the
+// watch sees the message when it goes. A draft's wording is kept as the
+// owner's edit, and its reply activity waits. Nothing is recorded when
+// Beeper refuses.
+func (s *Store) HandOffToBeeper(ctx context.Context, f Focuser, h HandOff) (OwnerActionResult, error) {
+	if err := (ChatDecision{ChatID: h.ChatID}).check(); err != nil {
+		return OwnerActionResult{}, err
+	}
+	body, candidate := normalizeNewlines(h.Form.Body), ""
+	if h.DraftID != "" {
+		var rows []draftRow
+		if err := draftsWithEdits(s.rdb.WithContext(ctx)).Where("reply_drafts.id = ? AND reply_drafts.retracted_at IS NULL", h.DraftID).Scan(&rows).Error; err != nil {
+			return OwnerActionResult{}, fmt.Errorf("models: hand off: %w", err)
+		}
+		if len(rows) == 0 {
+			return OwnerActionResult{}, ErrNotFound
+		}
+		if rows[0].ChatID != h.ChatID {
+			return OwnerActionResult{}, ErrDraftNotInChat
+		}
+		w := rows[0].view().ChosenWording(h.Form)
+		body, candidate = w.Body, w.Candidate
+		h.AccountID = cmp.Or(h.AccountID, rows[0].AccountID)
+	}
+	if strings.TrimSpace(body) == "" || utf8.RuneCountInString(body) > MaxBodyLen {
+		return OwnerActionResult{}, fmt.Errorf("models: a reply needs 1-%d characters: %w", MaxBodyLen, ErrInvalidInput)
+	}
+	if _, err := f.Focus(ctx, beeper.FocusRequest{ChatID: h.ChatID, DraftText: body}); err != nil {
+		return OwnerActionResult{}, fmt.Errorf("models: hand off: %w", err)
+	}
+	rev, err := s.commit(ctx, func(t *txn) error {
+		var drafts []string
+		if h.DraftID != "" {
+			drafts = []string{h.DraftID}
+			if err := saveEdit(t, h.DraftID, body, candidate); err != nil {
+				return err
+			}
+		}
+		if err := recordReplyAction(t, h.ChatID, h.AccountID, drafts, ReplyAction{Action: ActionHandedOff, Body: body}); err != nil {
+			return err
+		}
+		acts, err := openReplyActivities(t, drafts)
+		if err != nil {
+			return err
+		}
+		for _, a := range acts {
+			if err := decide(t, ActivityState{ActivityID: a, State: StateWaiting, Note: "handed off to Beeper", Revision: t.rev, UpdatedAt: t.now}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return OwnerActionResult{}, classify("hand off", err)
+	}
+	return OwnerActionResult{Revision: rev}, nil
+}
+
+// saveEdit stores the owner's wording of a draft inside t unless it is
+// already stored; a changed wording bumps the revision.
+func saveEdit(t *txn, draftID, body, candidateID string) error {
+	var prior []DraftEdit
+	if err := t.Where("draft_id = ?", draftID).Limit(1).Find(&prior).Error; err != nil {
+		return err
+	}
+	if len(prior) == 1 && prior[0].Body == body && prior[0].SelectedCandidateID == candidateID {
+		return nil
+	}
+	rev, err := t.bump()
+	if err != nil {
+		return err
+	}
+	t.touch("draft:" + draftID)
+	return t.Save(&DraftEdit{DraftID: draftID, Body: body, SelectedCandidateID: candidateID, Revision: rev, UpdatedAt: t.now}).Error
+}
+
+// WordingForm is a draft editor as submitted: the text and the chosen
+// candidate, beside what the editor showed when it was rendered.
+type WordingForm struct {
+	Body, Candidate           string
+	ShownBody, ShownCandidate string
+}
+
+// Wording is what the owner chose to send from a draft's editor.
+type Wording struct {
+	// ChatID is the draft's chat, where the review happens.
+	ChatID string
+	Body   string
+	// Candidate is the chosen candidate whose text the editor now holds.
+	Candidate string
+	// Kept is set when the owner chose a candidate beside an edited text:
+	// the edit is kept, never overwritten, and the review offers this
+	// candidate instead.
+	Kept *CandidateIn
+}
+
+// normalizeNewlines turns a form's CRLF line ends into the LF the agent wrote.
+func normalizeNewlines(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// ChosenWording resolves an editor's submission against the draft: the
+// editor's text, except when the owner left it exactly as shown and chose
+// another candidate (a radio without JavaScript), which means that
+// candidate's text. A candidate chosen beside an edited text never replaces
+// the edit: it is returned as Kept, for the review to offer.
+func (d DraftView) ChosenWording(f WordingForm) Wording {
+	body, shown := normalizeNewlines(f.Body), normalizeNewlines(f.ShownBody)
+	w := Wording{Body: body, Candidate: f.Candidate}
+	i := slices.IndexFunc(d.Candidates, func(c CandidateIn) bool { return c.ID == f.Candidate })
+	if i < 0 || f.Candidate == f.ShownCandidate || (f.ShownBody == "" && f.ShownCandidate == "") {
+		return w // no other candidate chosen, or a form that did not say what it showed
+	}
+	chosen := d.Candidates[i]
+	switch {
+	case body == chosen.Body:
+	case body == shown && f.ShownBody != "":
+		w.Body = chosen.Body
+	default:
+		w.Kept, w.Candidate = &chosen, f.ShownCandidate
+	}
+	return w
+}
+
+// SaveDraftWording resolves an editor's submission (ChosenWording) and
+// saves it as the owner's edit, returning what was chosen. An empty text
+// is ErrInvalidInput and saves nothing.
+func (s *Store) SaveDraftWording(ctx context.Context, draftID string, f WordingForm) (Wording, error) {
+	var rows []draftRow
+	if err := draftsWithEdits(s.rdb.WithContext(ctx)).Where("reply_drafts.id = ? AND reply_drafts.retracted_at IS NULL", draftID).Scan(&rows).Error; err != nil {
+		return Wording{}, fmt.Errorf("models: save wording: %w", err)
+	}
+	if len(rows) == 0 {
+		return Wording{}, ErrNotFound
+	}
+	w := rows[0].view().ChosenWording(f)
+	w.ChatID = rows[0].ChatID
+	if _, err := s.SaveDraftEdit(ctx, draftID, w.Body, w.Candidate); err != nil {
+		return w, err
+	}
+	return w, nil
+}
+
+// Text is what the draft's editor holds when nothing was typed: the
+// owner's edit, else the first candidate.
+func (d DraftView) Text() string {
+	switch {
+	case d.OwnerEdit != nil:
+		return d.OwnerEdit.Body
+	case len(d.Candidates) > 0:
+		return d.Candidates[0].Body
+	}
+	return ""
+}
+
+// Today is the owner's day now.
+func (s *Store) Today(ctx context.Context) (Day, error) {
+	day, err := ownerDay(s.rdb.WithContext(ctx), s.clock(), "")
+	if err != nil {
+		return Day{}, fmt.Errorf("models: today: %w", err)
+	}
+	return day, nil
+}
+
+// OwedReply is a chat whose last message is from someone else and has
+// waited longer than OwedAfter for an answer.
+type OwedReply struct {
+	ChatID    string
+	AccountID string
+	Title     string
+	// Since is when the unanswered message arrived; LastText is its text.
+	Since    time.Time
+	LastText string
+	// RemindedFor is a remind-later date that has come.
+	RemindedFor string
+	// HandedOffAt is when the owner last opened it in Beeper with a text.
+	HandedOffAt *time.Time
+	// Drafts are the chat's live drafts that were not sent or are not in flight.
+	Drafts []ChatDraft
+}
+
+// OwedReplies lists the owed replies, oldest first, each with the drafts
+// the agent published for it: chats whose newest message is from someone
+// else, unanswered for more than the store's owed threshold (and less than
+// OwedWindow), not muted, with no send since, no "no reply needed" since,
+// and no reminder still in the future.
+func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
+	var out []OwedReply
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		now := s.clock()
+		day, err := ownerDay(tx, now, "")
+		if err != nil {
+			return err
+		}
+		if out, err = owedReplies(tx, now, day, s.owedAfter); err != nil {
+			return err
+		}
+		for i := range out {
+			drafts, err := chatDrafts(tx, now, out[i].ChatID)
+			if err != nil {
+				return err
+			}
+			for _, d := range drafts {
+				if d.LastSend == nil || d.LastSend.Status == SendFailed {
+					out[i].Drafts = append(out[i].Drafts, d)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: owed replies: %w", err)
+	}
+	return out, nil
+}
+
+// owedReplies is OwedReplies without the drafts (Home counts them).
+// Instants are compared here rather than in SQL, where text of two zones
+// would not compare.
+func owedReplies(tx *gorm.DB, now time.Time, day Day, after time.Duration) ([]OwedReply, error) {
+	var rows []chatWatch
+	if err := tx.Where("last_incoming_sort_key <> '' AND last_incoming_sort_key = last_sort_key AND muted = 0").Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	owed := map[string]*OwedReply{}
+	var chats []string
+	for _, r := range rows {
+		if r.LastIncomingAt == nil {
+			continue
+		}
+		waited := now.Sub(*r.LastIncomingAt)
+		if waited <= after || waited > OwedWindow {
+			continue
+		}
+		owed[r.ChatID] = &OwedReply{ChatID: r.ChatID, AccountID: r.AccountID, Title: cmp.Or(r.Title, r.ChatID), Since: *r.LastIncomingAt, LastText: r.LastIncomingText}
+		chats = append(chats, r.ChatID)
+	}
+	if len(chats) == 0 {
+		return nil, nil
+	}
+	var sends []Send
+	if err := tx.Select("chat_id, created_at").Where("chat_id IN ? AND status IN ?", chats, []string{SendSent, SendPending, SendUnknown}).Find(&sends).Error; err != nil {
+		return nil, err
+	}
+	for _, sd := range sends {
+		if o := owed[sd.ChatID]; o != nil && !sd.CreatedAt.Before(o.Since) {
+			delete(owed, sd.ChatID) // answered, or the answer is on its way
+		}
+	}
+	var acts []ReplyAction
+	if err := tx.Where("chat_id IN ? AND action IN ?", chats, []string{ActionNoReplyNeeded, ActionRemindLater, ActionHandedOff}).Order("id").Find(&acts).Error; err != nil {
+		return nil, err
+	}
+	for _, a := range acts {
+		o := owed[a.ChatID]
+		if o == nil || a.CreatedAt.Before(o.Since) {
+			continue // a decision about earlier messages
+		}
+		switch a.Action {
+		case ActionNoReplyNeeded:
+			delete(owed, a.ChatID)
+		case ActionRemindLater:
+			if a.Until > day.Date {
+				delete(owed, a.ChatID)
+			} else {
+				o.RemindedFor = a.Until
+			}
+		case ActionHandedOff:
+			at := a.CreatedAt
+			o.HandedOffAt = &at
+		}
+	}
+	out := make([]OwedReply, 0, len(owed))
+	for _, o := range owed {
+		out = append(out, *o)
+	}
+	slices.SortFunc(out, func(a, b OwedReply) int { return cmp.Or(a.Since.Compare(b.Since), strings.Compare(a.ChatID, b.ChatID)) })
+	return out, nil
+}
+
+// Draft outcomes: what became of a draft, as the agent reads it.
+const (
+	DraftSentAsWritten = "sent-as-written"
+	DraftSentEdited    = "sent-edited"
+	DraftReplaced      = "replaced"
+	DraftHandedOff     = "handed-off"
+	DraftDeclined      = "declined"
+)
+
+// DraftOutcomeView is what became of a draft, as facts: sent as written
+// (which candidate), sent after an edit (the sent text), replaced by the
+// owner's own reply (its text), handed off to Beeper Desktop (the text
+// given), or declined ("no reply needed"). A send that went out wins;
+// otherwise the newest decision.
+type DraftOutcomeView struct {
+	Kind        string    `json:"kind" jsonschema:"enum=sent-as-written,enum=sent-edited,enum=replaced,enum=handed-off,enum=declined"`
+	CandidateID string    `json:"candidateId,omitempty"`
+	Text        string    `json:"text,omitempty"`
+	SendKey     string    `json:"sendKey,omitempty"`
+	At          time.Time `json:"at"`
+}
+
+// attachOutcomes sets each draft's Outcome from its sends and the owner's decisions.
+func attachOutcomes(tx *gorm.DB, drafts []DraftView) error {
+	if len(drafts) == 0 {
+		return nil
+	}
+	ids := make([]string, len(drafts))
+	for i, d := range drafts {
+		ids[i] = d.ID
+	}
+	out := map[string]*DraftOutcomeView{}
+	var acts []struct {
+		DraftID   string
+		Action    string
+		Body      string
+		CreatedAt time.Time
+		SendBody  *string
+		SendKey   *string
+	}
+	if err := tx.Raw(`SELECT a.draft_id, a.action, a.body, a.created_at, s.body AS send_body, s.send_key FROM reply_actions a
+		LEFT JOIN sends s ON s.id = a.send_id WHERE a.draft_id IN ? AND a.action IN ? ORDER BY a.id`,
+		ids, []string{ActionOwnReply, ActionHandedOff, ActionNoReplyNeeded}).Scan(&acts).Error; err != nil {
+		return err
+	}
+	for _, a := range acts {
+		o := &DraftOutcomeView{At: a.CreatedAt}
+		switch a.Action {
+		case ActionOwnReply:
+			o.Kind, o.Text, o.SendKey = DraftReplaced, deref(a.SendBody), deref(a.SendKey)
+		case ActionHandedOff:
+			o.Kind, o.Text = DraftHandedOff, a.Body
+		default:
+			o.Kind = DraftDeclined
+		}
+		out[a.DraftID] = o
+	}
+	var sent []Send
+	if err := tx.Where("draft_id IN ? AND status = ?", ids, SendSent).Order("id").Find(&sent).Error; err != nil {
+		return err
+	}
+	for _, sd := range sent {
+		o := &DraftOutcomeView{Kind: DraftSentAsWritten, CandidateID: sd.WrittenCandidateID, SendKey: sd.SendKey, At: sd.UpdatedAt}
+		if sd.WrittenCandidateID == "" {
+			o.Kind, o.Text = DraftSentEdited, sd.Body
+		}
+		out[string(sd.DraftID)] = o
+	}
+	for i := range drafts {
+		drafts[i].Outcome = out[drafts[i].ID]
+	}
+	return nil
+}
+
+// ReplyDecisionView is an owner decision about a chat's reply, as the agent
+// context lists it (collection replyDecisions).
+type ReplyDecisionView struct {
+	ID        int64  `json:"id"`
+	ChatID    string `json:"chatId"`
+	AccountID string `json:"accountId,omitempty"`
+	DraftID   string `json:"draftId,omitempty"`
+	Decision  string `json:"decision" jsonschema:"enum=no-reply-needed,enum=remind-later,enum=handed-off,enum=own-reply"`
+	// Until is remind-later's date; Text is what was handed off or sent.
+	Until   string    `json:"until,omitempty"`
+	Text    string    `json:"text,omitempty"`
+	SendKey string    `json:"sendKey,omitempty"`
+	At      time.Time `json:"at"`
+}
+
+// CollectionReplyDecisions pages the owner's reply decisions.
+const CollectionReplyDecisions = "replyDecisions"
+
+// replyDecisionPage lists the decisions of the last 14 days, oldest first.
+func replyDecisionPage(tx *gorm.DB, now time.Time, from cursor) (Page[ReplyDecisionView], error) {
+	var afterID int64
+	if from.after != "" {
+		fmt.Sscan(from.after, &afterID) // decodeCursor checked it
+	}
+	var rows []struct {
+		ReplyAction
+		SendBody *string
+		SendKey  *string
+	}
+	if err := tx.Raw(`SELECT a.*, s.body AS send_body, s.send_key FROM reply_actions a LEFT JOIN sends s ON s.id = a.send_id
+		WHERE a.created_at >= ? AND a.id > ? ORDER BY a.id LIMIT ?`, now.Add(-ContextHistory).UTC(), afterID, ContextPageSize+1).Scan(&rows).Error; err != nil {
+		return Page[ReplyDecisionView]{}, err
+	}
+	views := make([]ReplyDecisionView, len(rows))
+	for i, r := range rows {
+		v := ReplyDecisionView{ID: r.ID, ChatID: r.ChatID, AccountID: r.AccountID, DraftID: string(r.DraftID), Decision: r.Action,
+			Until: r.Until, Text: r.Body, At: r.CreatedAt}
+		if r.Action == ActionOwnReply {
+			v.Text, v.SendKey = deref(r.SendBody), deref(r.SendKey)
+		}
+		views[i] = v
+	}
+	return page(CollectionReplyDecisions, from, views, func(v ReplyDecisionView) string { return fmt.Sprint(v.ID) }), nil
+}
