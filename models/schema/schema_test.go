@@ -114,7 +114,8 @@ func TestSchemaIDsFollowTheServersOneRule(t *testing.T) {
 	walk = func(v any) {
 		switch v := v.(type) {
 		case map[string]any:
-			if p, ok := v["pattern"].(string); ok && strings.Contains(p, "A-Za-z0-9._:@-") {
+			// An observation's source is "integration:scope", not an ID.
+			if p, ok := v["pattern"].(string); ok && strings.Contains(p, "A-Za-z0-9._:@-") && p != models.SourcePattern {
 				seen++
 				if p != ids.Pattern || v["maxLength"] != float64(ids.MaxLen) {
 					t.Errorf("an ID property reads pattern %q, maxLength %v; want ids.Pattern %q, maxLength %d", p, v["maxLength"], ids.Pattern, ids.MaxLen)
