@@ -36,7 +36,7 @@ var crossItemCases = []struct {
 
 func TestTheSchemaNamesWhatOnlyTheServerChecks(t *testing.T) {
 	s := dryRunStore(t)
-	for _, name := range []string{"agent-result.json"} {
+	for _, name := range []string{"agent-result.json", "agent-result.strict.json"} {
 		b, ok := schema.Committed(name)
 		if !ok {
 			t.Fatalf("no committed %s", name)

@@ -2,7 +2,9 @@
 // contract from the Go types the server decodes and encodes, and embeds the
 // committed copies the server serves. A test keeps the two equal, so the
 // served schema never drifts from what hearth accepts; the corpus tests
-// hold the schema and the server to the same answers.
+// hold the schema and the server to the same answers. It also derives the
+// strict-mode output schema (strict.go) and turns an answer written under
+// it back into a publication (FromStrict).
 package schema
 
 import (
@@ -20,7 +22,8 @@ import (
 	"hearth/models/strictjson"
 )
 
-// Documents are the schemas hearth serves under /api/schema/, by file name.
+// Documents are the schemas reflected from Go types, by file name; hearth
+// serves them under /api/schema/ beside the derived StrictResult.
 var Documents = map[string]any{
 	"agent-result.json":      models.Result{},
 	"agent-request.json":     models.RequestIn{},
@@ -33,12 +36,13 @@ var Documents = map[string]any{
 // no publication may use), so it is left as reflected.
 var reads = map[string]bool{"agent-result.json": true, "agent-request.json": true, "agent-observation.json": true}
 
-// Names lists the documents in a stable order.
+// Names lists the documents in a stable order, the strict form included.
 func Names() []string {
-	names := make([]string, 0, len(Documents))
+	names := make([]string, 0, len(Documents)+1)
 	for n := range Documents {
 		names = append(names, n)
 	}
+	names = append(names, StrictResult)
 	slices.Sort(names)
 	return names
 }
@@ -53,11 +57,21 @@ func Committed(name string) ([]byte, bool) {
 }
 
 // Generate writes document name: reflected from its Go type, then made to
-// say every bound and per-kind shape the decoder checks (contract.go).
+// say every bound and per-kind shape the decoder checks (contract.go). The
+// strict form is derived from the full publication schema.
 func Generate(name string) ([]byte, error) {
-	doc, err := document(name)
-	if err != nil {
-		return nil, err
+	var doc *object
+	if name == StrictResult {
+		full, err := document("agent-result.json")
+		if err != nil {
+			return nil, err
+		}
+		doc = strictOf(full)
+	} else {
+		var err error
+		if doc, err = document(name); err != nil {
+			return nil, err
+		}
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
