@@ -78,6 +78,28 @@ func TestMCPSessionOverStdioReadsTheContextAndPublishes(t *testing.T) {
 	if text, isErr = call("post_observations", map[string]any{"observations": []any{obs, obs}}); isErr || !strings.Contains(text, `"created":1`) || !strings.Contains(text, `"duplicate":1`) {
 		t.Fatalf("post_observations: %v %s", isErr, text)
 	}
+
+	// get_context is compact unless asked for full: the pending observation
+	// is left out, with a cursor that reads it.
+	var compact, full struct {
+		Observations struct {
+			Items      []json.RawMessage `json:"items"`
+			Truncated  bool              `json:"truncated"`
+			NextCursor string            `json:"nextCursor"`
+		} `json:"observations"`
+	}
+	text, isErr = call("get_context", map[string]any{})
+	if isErr || json.Unmarshal([]byte(text), &compact) != nil || len(compact.Observations.Items) != 0 || !compact.Observations.Truncated {
+		t.Fatalf("get_context by default is not compact: %v, %d observations, truncated %v", isErr, len(compact.Observations.Items), compact.Observations.Truncated)
+	}
+	text, isErr = call("get_context", map[string]any{"full": true})
+	if isErr || json.Unmarshal([]byte(text), &full) != nil || len(full.Observations.Items) != 1 || full.Observations.Truncated {
+		t.Fatalf("get_context full: %v, %d observations, truncated %v", isErr, len(full.Observations.Items), full.Observations.Truncated)
+	}
+	text, isErr = call("get_context", map[string]any{"collection": "observations", "cursor": compact.Observations.NextCursor})
+	if isErr || !strings.Contains(text, `"observationId"`) {
+		t.Fatalf("the compact cursor does not read the observations: %v %s", isErr, text)
+	}
 }
 
 func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }

@@ -584,3 +584,16 @@ func TestCompactContextIsServedAndItsFlagChecked(t *testing.T) {
 	}
 	assertError(t, ta.get("/api/agent-context?compact=yes", token, nil), http.StatusBadRequest, "bad_request")
 }
+
+func TestTheStrictOutputSchemaIsServedAtItsStableURL(t *testing.T) {
+	ta := newTestApp(t)
+	r := ta.get("/api/schema/agent-result.strict.json", "", nil)
+	want, ok := schema.Committed("agent-result.strict.json")
+	if !ok || r.status != http.StatusOK || r.header.Get("Content-Type") != "application/schema+json" || !bytes.Equal(r.body, want) {
+		t.Fatalf("GET /api/schema/agent-result.strict.json: %d %q (committed: %v)", r.status, r.header.Get("Content-Type"), ok)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(r.body, &doc); err != nil || doc["type"] != "object" || doc["$schema"] != nil || doc["additionalProperties"] != false {
+		t.Fatalf("not a strict-mode root (an object, closed, without $schema): %v %.200s", err, r.body)
+	}
+}

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/tiktoken-go/tokenizer"
 )
 
 // typicalDay publishes issue 11's typical day: 50 activities, 20 people and
@@ -57,7 +60,13 @@ func typicalDay(t testing.TB) *Store {
 	return s
 }
 
-// contextTokens is the context's size as issue 11 estimates tokens: bytes/4.
+// o200k is the tokenizer of OpenAI's current models (o200k_base), embedded
+// in the module, so the budget is counted in real tokens, offline. bytes/4
+// undercounts JSON of IDs and timestamps by about a fifth.
+var o200k = sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(tokenizer.O200kBase) })
+
+// contextTokens reads a context and returns its JSON size in bytes and in
+// o200k tokens.
 func contextTokens(t testing.TB, read func(context.Context) (AgentContext, error)) (int, int) {
 	t.Helper()
 	ac, err := read(context.Background())
@@ -68,16 +77,33 @@ func contextTokens(t testing.TB, read func(context.Context) (AgentContext, error
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(b), len(b) / 4
+	enc, err := o200k()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := enc.Count(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b), n
 }
 
-func TestATypicalDaysContextFitsEightThousandTokens(t *testing.T) {
+// Budgets of issue 16, in o200k tokens.
+const (
+	fullContextBudget    = 8000
+	compactContextBudget = 6000
+)
+
+func TestATypicalDaysContextFitsItsTokenBudget(t *testing.T) {
 	s := typicalDay(t)
 	fullBytes, full := contextTokens(t, s.AgentContext)
 	compactBytes, compact := contextTokens(t, s.CompactContext)
-	t.Logf("typical day: full %d bytes ≈ %d tokens, compact %d bytes ≈ %d tokens", fullBytes, full, compactBytes, compact)
-	if full > 8000 || compact > 8000 {
-		t.Errorf("a typical day's context is %d tokens (compact %d), over the 8,000 budget", full, compact)
+	t.Logf("typical day (o200k): full %d bytes, %d tokens; compact %d bytes, %d tokens", fullBytes, full, compactBytes, compact)
+	if full >= fullContextBudget {
+		t.Errorf("a typical day's full context is %d tokens, over the %d budget", full, fullContextBudget)
+	}
+	if compact >= compactContextBudget {
+		t.Errorf("a typical day's compact context is %d tokens, over the %d budget", compact, compactContextBudget)
 	}
 	if compact >= full {
 		t.Errorf("compact (%d) is not smaller than full (%d)", compact, full)
@@ -113,9 +139,11 @@ func TestCompactContextPointsAtWhatItLeftOut(t *testing.T) {
 func BenchmarkTypicalDayContextSize(b *testing.B) {
 	s := typicalDay(b)
 	for b.Loop() {
-		full, _ := contextTokens(b, s.AgentContext)
-		compact, _ := contextTokens(b, s.CompactContext)
-		b.ReportMetric(float64(full)/4, "full-tokens")
-		b.ReportMetric(float64(compact)/4, "compact-tokens")
+		fullBytes, full := contextTokens(b, s.AgentContext)
+		compactBytes, compact := contextTokens(b, s.CompactContext)
+		b.ReportMetric(float64(full), "full-o200k-tokens")
+		b.ReportMetric(float64(compact), "compact-o200k-tokens")
+		b.ReportMetric(float64(fullBytes), "full-bytes")
+		b.ReportMetric(float64(compactBytes), "compact-bytes")
 	}
 }

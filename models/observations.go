@@ -49,13 +49,21 @@ const (
 // ChangeTypes lists what an observation may say happened at the provider.
 var ChangeTypes = []string{ChangeCreated, ChangeModified, ChangeDeleted}
 
-var (
-	// sourcePattern is "integration:scope", like beeper:whatsapp-demo or mail:work.
-	sourcePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}:[A-Za-z0-9._:@-]+$`)
-	// visiblePattern is provider-side IDs: printable ASCII without spaces,
+// Patterns of an observation's fields, shared with its JSON Schema.
+const (
+	// SourcePattern is "integration:scope", like beeper:whatsapp-demo or mail:work.
+	SourcePattern = `^[a-z][a-z0-9_-]{0,31}:[A-Za-z0-9._:@-]+$`
+	// VisiblePattern is provider-side IDs: printable ASCII without spaces,
 	// which covers Message-IDs, Matrix event IDs, UUIDs and base64 IDs.
-	visiblePattern         = regexp.MustCompile(`^[\x21-\x7e]+$`)
-	observationKindPattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+	VisiblePattern = `^[\x21-\x7e]+$`
+	// ObservationKindPattern is payload.kind: a label, not an enum.
+	ObservationKindPattern = `^[a-z][a-z0-9_-]{0,31}$`
+)
+
+var (
+	sourcePattern          = regexp.MustCompile(SourcePattern)
+	visiblePattern         = regexp.MustCompile(VisiblePattern)
+	observationKindPattern = regexp.MustCompile(ObservationKindPattern)
 )
 
 // ObservationIn is POST /api/observations: what a fetcher saw at a provider.

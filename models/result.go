@@ -528,17 +528,25 @@ func validateOccurrenceKey(v *validator, path, key string) {
 	}
 }
 
+// NewActivityPayload returns a pointer to a new payload of an activity
+// kind's type; ok is false for an unknown kind. The decoder binds with it
+// and the JSON Schema reflects it, so the two name the same fields.
+func NewActivityPayload(kind string) (payload any, ok bool) {
+	switch kind {
+	case KindTask, KindRoutine:
+		return &EmptyPayload{}, true
+	case KindMeasurement:
+		return &MeasurementPayload{}, true
+	case KindReply:
+		return &ReplyPayload{}, true
+	}
+	return nil, false
+}
+
 // validatePayload binds the payload by kind; an unknown kind is reported once.
 func (a *ActivityIn) validatePayload(v *validator, path string) {
-	var target any
-	switch a.Kind {
-	case KindTask, KindRoutine:
-		target = &EmptyPayload{}
-	case KindMeasurement:
-		target = &MeasurementPayload{}
-	case KindReply:
-		target = &ReplyPayload{}
-	default:
+	target, ok := NewActivityPayload(a.Kind)
+	if !ok {
 		v.enum(path+"/kind", a.Kind, ActivityKinds)
 		return
 	}

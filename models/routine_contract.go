@@ -81,6 +81,24 @@ type RoutineStepIn struct {
 	payload any
 }
 
+// StepKinds lists the kinds a routine step may have.
+var StepKinds = []string{KindTask, KindMeasurement, KindReply}
+
+// NewStepPayload returns a pointer to a new payload of a step kind's type;
+// ok is false for an unknown kind. Like NewActivityPayload, the decoder and
+// the JSON Schema share it.
+func NewStepPayload(kind string) (payload any, ok bool) {
+	switch kind {
+	case KindTask:
+		return &EmptyPayload{}, true
+	case KindMeasurement:
+		return &MeasurementPayload{}, true
+	case KindReply:
+		return &RoutineReplyPayload{}, true
+	}
+	return nil, false
+}
+
 // CompletionRule decides when an occurrence is completed: every required
 // step completed, or at least N steps completed.
 type CompletionRule struct {
@@ -249,16 +267,9 @@ func (d *RoutineDefinitionIn) validateSteps(v *validator, path string) {
 		}
 		seen[st.ID] = true
 		v.text(sp+"/title", st.Title, MaxTitleLen, true)
-		var target any
-		switch st.Kind {
-		case KindTask:
-			target = &EmptyPayload{}
-		case KindMeasurement:
-			target = &MeasurementPayload{}
-		case KindReply:
-			target = &RoutineReplyPayload{}
-		default:
-			v.enum(sp+"/kind", st.Kind, []string{KindTask, KindMeasurement, KindReply})
+		target, ok := NewStepPayload(st.Kind)
+		if !ok {
+			v.enum(sp+"/kind", st.Kind, StepKinds)
 			continue
 		}
 		if err := st.Payload.Bind(target); err != nil {

@@ -21,6 +21,7 @@ func TestDemoPublicationValidatesAgainstTheServedSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := jsonschema.NewCompiler()
+	c.AssertFormat()
 	if err := c.AddResource("agent-result.json", doc); err != nil {
 		t.Fatal(err)
 	}

@@ -22,19 +22,28 @@ var mcpTools = []struct {
 	call func(c mcpClient, args json.RawMessage) (response, error)
 }{
 	{
-		&mcp.Tool{Name: "get_context", Description: "Read hearth's agent context (GET /api/agent-context): brief, people, activities with the owner's state, reply drafts, measurements, sends, requests, observations, routines. With collection and cursor, read a further page of one collection.",
+		&mcp.Tool{Name: "get_context", Description: "Read hearth's agent context (GET /api/agent-context), compact unless full is set: brief, people, open activities with the owner's state, live reply drafts, pending requests, running trials and open occurrences; a collection that left items out says truncated with a nextCursor that reads it all (settled activities, measurements, sends, observations, routine metrics). With collection and cursor, read a further page of one collection.",
 			InputSchema: objectSchema(map[string]any{
 				"collection": map[string]any{"type": "string", "description": "a collection to page (people, activities, replyDrafts, measurements, sends, requests, observations, routineDefinitions, trials, occurrences, routineMetrics, replyDecisions)"},
 				"cursor":     map[string]any{"type": "string", "description": "the nextCursor of that collection"},
+				"full":       map[string]any{"type": "boolean", "description": "every collection in full (larger), not the compact context"},
 			}, nil)},
 		func(c mcpClient, args json.RawMessage) (response, error) {
-			var in struct{ Collection, Cursor string }
+			var in struct {
+				Collection, Cursor string
+				Full               bool
+			}
 			if err := decodeArgs(args, &in); err != nil {
 				return response{}, err
 			}
-			path := "/api/agent-context"
-			if in.Collection != "" {
-				path += "/" + url.PathEscape(in.Collection) + "?cursor=" + url.QueryEscape(in.Cursor)
+			// Compact by default: a typical day's full context is a third
+			// larger, and what it adds is history the agent can page in.
+			path := "/api/agent-context?compact=true"
+			switch {
+			case in.Collection != "":
+				path = "/api/agent-context/" + url.PathEscape(in.Collection) + "?cursor=" + url.QueryEscape(in.Cursor)
+			case in.Full:
+				path = "/api/agent-context"
 			}
 			return c.call("GET", path, nil)
 		},

@@ -1,7 +1,10 @@
 // Package schema generates the JSON Schemas (2020-12) of the agent
 // contract from the Go types the server decodes and encodes, and embeds the
 // committed copies the server serves. A test keeps the two equal, so the
-// served schema never drifts from what hearth accepts.
+// served schema never drifts from what hearth accepts; the corpus tests
+// hold the schema and the server to the same answers. It also derives the
+// strict-mode output schema (strict.go) and turns an answer written under
+// it back into a publication (FromStrict).
 package schema
 
 import (
@@ -19,7 +22,8 @@ import (
 	"hearth/models/strictjson"
 )
 
-// Documents are the schemas hearth serves under /api/schema/, by file name.
+// Documents are the schemas reflected from Go types, by file name; hearth
+// serves them under /api/schema/ beside the derived StrictResult.
 var Documents = map[string]any{
 	"agent-result.json":      models.Result{},
 	"agent-request.json":     models.RequestIn{},
@@ -27,12 +31,18 @@ var Documents = map[string]any{
 	"agent-observation.json": models.ObservationIn{},
 }
 
-// Names lists the documents in a stable order.
+// reads are the documents hearth decodes: they carry the decoder's bounds.
+// The context is what hearth writes (its own occurrences have hearth: IDs
+// no publication may use), so it is left as reflected.
+var reads = map[string]bool{"agent-result.json": true, "agent-request.json": true, "agent-observation.json": true}
+
+// Names lists the documents in a stable order, the strict form included.
 func Names() []string {
-	names := make([]string, 0, len(Documents))
+	names := make([]string, 0, len(Documents)+1)
 	for n := range Documents {
 		names = append(names, n)
 	}
+	names = append(names, StrictResult)
 	slices.Sort(names)
 	return names
 }
@@ -46,14 +56,63 @@ func Committed(name string) ([]byte, bool) {
 	return b, err == nil
 }
 
-// Generate reflects document name from its Go type. Required properties
-// follow strictjson's rule (a non-pointer field without omitempty), and
-// every object refuses unknown properties, as the decoder does.
+// Generate writes document name: reflected from its Go type, then made to
+// say every bound and per-kind shape the decoder checks (contract.go). The
+// strict form is derived from the full publication schema.
 func Generate(name string) ([]byte, error) {
+	var doc *object
+	if name == StrictResult {
+		full, err := document("agent-result.json")
+		if err != nil {
+			return nil, err
+		}
+		doc = strictOf(full)
+	} else {
+		var err error
+		if doc, err = document(name); err != nil {
+			return nil, err
+		}
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// document reflects a Go-typed document and applies the contract to it.
+func document(name string) (*object, error) {
 	v, ok := Documents[name]
 	if !ok {
 		return nil, fmt.Errorf("schema: no document %q", name)
 	}
+	doc, err := reflected(v, "https://hearth.invalid/schema/"+name)
+	if err != nil {
+		return nil, err
+	}
+	if !reads[name] {
+		return doc, nil
+	}
+	var reflectErr error
+	applyContract(doc, reflect.TypeOf(v), func(p any) (string, *object) {
+		t := reflect.TypeOf(p)
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		d, err := reflected(reflect.New(t).Elem().Interface(), "")
+		if err != nil {
+			reflectErr = err
+		}
+		return typeName(t), d
+	})
+	return doc, reflectErr
+}
+
+// reflected reflects v with every field's required-ness by strictjson's
+// rule (a non-pointer field without omitempty) and every object closed, as
+// the decoder reads it; id, when set, is the document's $id. Without one
+// the result is a bare definition.
+func reflected(v any, id string) (*object, error) {
 	r := &jsonschema.Reflector{
 		BaseSchemaID:   "https://hearth.invalid/schema",
 		ExpandedStruct: true,
@@ -61,7 +120,7 @@ func Generate(name string) ([]byte, error) {
 		Mapper: func(t reflect.Type) *jsonschema.Schema {
 			switch t {
 			case reflect.TypeOf(strictjson.Raw{}):
-				return &jsonschema.Schema{Type: "object", Description: "per-kind payload; see the README for each kind's fields"}
+				return &jsonschema.Schema{Type: "object", Description: "a JSON object"}
 			case reflect.TypeOf(json.RawMessage{}):
 				return &jsonschema.Schema{Description: "any JSON value"}
 			}
@@ -69,13 +128,22 @@ func Generate(name string) ([]byte, error) {
 		},
 	}
 	s := r.Reflect(v)
-	s.ID = jsonschema.ID("https://hearth.invalid/schema/" + name)
+	s.ID = jsonschema.ID(id)
 	fixRequired(s, reflect.TypeOf(v), s.Definitions, map[reflect.Type]bool{})
-	out, err := json.MarshalIndent(s, "", "  ")
+	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
-	return append(out, '\n'), nil
+	parsed, err := parseOrdered(b)
+	if err != nil {
+		return nil, err
+	}
+	doc := parsed.(*object)
+	if id == "" {
+		doc.del("$schema")
+		doc.del("$id")
+	}
+	return doc, nil
 }
 
 // typeName names definitions; generic instances (Page[T]) get T's name.

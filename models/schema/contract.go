@@ -1,0 +1,387 @@
+package schema
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode"
+
+	"hearth/models"
+	"hearth/models/ids"
+)
+
+// This file makes the reflected schemas say what the decoder checks: every
+// bound, pattern and enum (from models' own constants, so a changed bound
+// changes the schema), and each per-kind shape as a closed anyOf keyed by
+// kind. The corpus tests hold the schema and the server to the same answer.
+
+// rule constrains one property's schema.
+type rule func(s *object)
+
+func all(rules ...rule) rule {
+	return func(s *object) {
+		for _, r := range rules {
+			r(s)
+		}
+	}
+}
+
+func str(s *object) { s.set("type", "string") }
+
+// id is the one ID rule (package ids).
+func id(s *object) {
+	str(s)
+	s.set("pattern", ids.Pattern)
+	s.set("maxLength", ids.MaxLen)
+}
+
+// hearthPrefix is the prefix of routine occurrences' activity IDs, which
+// hearth makes and a publication may not use.
+const hearthPrefix = "hearth:"
+
+// agentID is an ID a publication chooses for an activity: not hearth's.
+func agentID(s *object) {
+	id(s)
+	s.set("not", newObject("pattern", "^"+hearthPrefix))
+	s.set("description", "not starting with "+hearthPrefix+" (routine occurrences hearth makes)")
+}
+
+// text is free text of at most max characters; it may be empty.
+func text(max int) rule {
+	return func(s *object) {
+		str(s)
+		s.set("maxLength", max)
+	}
+}
+
+// nonBlankPattern matches a string with a character that is not white
+// space by Go's unicode.IsSpace, which strings.TrimSpace uses. The class is
+// written out so that every regular-expression dialect reads it the same,
+// and the pattern is anchored at both ends, so a constrained decoder that
+// matches patterns whole (not by search, as JSON Schema does) agrees.
+var nonBlankPattern = func() string {
+	var space strings.Builder
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if !unicode.IsSpace(r) {
+			continue
+		}
+		switch r {
+		case '\t':
+			space.WriteString(`\t`)
+		case '\n':
+			space.WriteString(`\n`)
+		case '\v':
+			space.WriteString(`\v`)
+		case '\f':
+			space.WriteString(`\f`)
+		case '\r':
+			space.WriteString(`\r`)
+		default:
+			space.WriteRune(r)
+		}
+	}
+	ws := space.String()
+	return `^[` + ws + `]*[^` + ws + `][\s\S]*$`
+}()
+
+// nonBlank is required text: 1 to max characters, not only white space.
+func nonBlank(max int) rule {
+	return func(s *object) {
+		text(max)(s)
+		s.set("minLength", 1)
+		s.set("pattern", nonBlankPattern)
+	}
+}
+
+// items bounds an array's length and constrains its items (item may be nil
+// when the items are a definition with its own rules).
+func items(min, max int, item rule) rule {
+	return func(s *object) {
+		s.set("type", "array")
+		if min > 0 {
+			s.set("minItems", min)
+		}
+		s.set("maxItems", max)
+		if item != nil {
+			it := s.obj("items")
+			if it == nil {
+				it = newObject()
+				s.set("items", it)
+			}
+			item(it)
+		}
+	}
+}
+
+func unique(s *object) { s.set("uniqueItems", true) }
+
+var evidence = items(0, models.MaxEvidenceIDs, id)
+
+func integer(min, max int64) rule {
+	return func(s *object) {
+		s.set("type", "integer")
+		s.set("minimum", min)
+		s.set("maximum", max)
+	}
+}
+
+func enum(values ...string) rule {
+	return func(s *object) {
+		str(s)
+		list := make([]any, len(values))
+		for i, v := range values {
+			list[i] = v
+		}
+		s.set("enum", list)
+	}
+}
+
+func pattern(p string) rule {
+	return func(s *object) {
+		str(s)
+		s.set("pattern", p)
+	}
+}
+
+// describe sets a property's description.
+func describe(d string) rule { return func(s *object) { s.set("description", d) } }
+
+// Time patterns: RFC 3339 as Go's parser reads it (upper-case T and Z, no
+// leap second, offsets to ±23:59); format alone lets a validator accept
+// "t", "z" and ":60".
+const (
+	instantPattern = `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$`
+	datePattern    = `^\d{4}-\d{2}-\d{2}$`
+	// An occurrence key is a date and a zone name; the date's month and day
+	// are checked by pattern, the rest of its calendar by the server.
+	occurrencePattern = `^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])@[A-Za-z0-9_+-][A-Za-z0-9_+/-]{0,63}$`
+	zonePattern       = `^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$`
+	hashPattern       = `^sha256:[0-9a-f]{64}$`
+	timeOfDayPattern  = `^(?:[01]\d|2[0-3]):[0-5]\d$`
+)
+
+// lifePathPattern is a relative path inside life: segments that are not
+// empty, "." or "..", no backslash or NUL, not starting with "/" or "~".
+var lifePathPattern = func() string {
+	const c = `[^/\\\x00]`
+	seg := func(first string) string {
+		return `(?:` + first + c + `*|\.[^/\\\x00.]` + c + `*|\.\.` + c + `+)`
+	}
+	return `^` + seg(`[^/\\\x00.~]`) + `(?:/` + seg(`[^/\\\x00.]`) + `)*$`
+}()
+
+var (
+	instant = all(str, func(s *object) { s.set("format", "date-time"); s.set("pattern", instantPattern) })
+	date    = all(str, func(s *object) { s.set("format", "date"); s.set("pattern", datePattern) })
+	zone    = all(pattern(zonePattern), func(s *object) {
+		s.set("not", newObject("enum", []any{"Local"}))
+		s.set("description", "an IANA time zone name, like Europe/Berlin (not Local)")
+	})
+	beeperID = nonBlank(256)
+)
+
+// bounds are the rules of each definition's properties, by Go type name.
+var bounds = map[string]map[string]rule{
+	"Result": {
+		"runId": id, "jobKey": id, "expectedRevision": integer(0, math.MaxInt64), "generatedAt": instant,
+		"sourceRefs": items(0, models.MaxSourceRefs, nil), "people": items(0, models.MaxPeople, nil),
+		"activities": items(0, models.MaxActivities, nil), "replyDrafts": items(0, models.MaxReplyDrafts, nil),
+		"retractions": items(0, models.MaxRetractions, nil), "completedRequests": items(0, models.MaxCompletedRequests, nil),
+		"routineDefinitions": items(0, models.MaxRoutineDefinitions, nil), "reviews": items(0, models.MaxReviews, nil),
+		"consumedObservations": all(items(0, models.MaxConsumedObservations, integer(1, math.MaxInt64)), unique),
+	},
+	"SourceRefIn": {
+		"id": id, "observedAt": instant, "path": all(pattern(lifePathPattern), text(models.MaxPathLen)),
+		"contentHash": pattern(hashPattern), "accountId": beeperID, "chatId": beeperID, "messageId": beeperID, "targetId": beeperID,
+	},
+	"BriefIn":  {"date": date, "timeZone": zone, "text": nonBlank(models.MaxBriefLen), "evidenceIds": evidence},
+	"PersonIn": {"id": id, "name": nonBlank(models.MaxNameLen), "context": text(models.MaxContextLen), "evidenceIds": evidence},
+	"ActivityIn": {
+		"id": agentID, "title": nonBlank(models.MaxTitleLen), "detail": text(models.MaxDetailLen), "evidenceIds": evidence,
+		"personId": id, "parentId": id, "occurrenceKey": all(pattern(occurrencePattern), describe("YYYY-MM-DD@IANA zone, like 2026-09-29@Europe/Berlin")),
+	},
+	"Recommendation": {
+		"section": enum(models.Sections...), "rank": integer(-1_000_000, 1_000_000), "reason": text(models.MaxReasonLen),
+	},
+	"MeasurementPayload":  {"metric": enum(models.Metrics...), "unit": enum(models.Units...)},
+	"ReplyPayload":        {"draftId": id},
+	"RoutineReplyPayload": {"chatId": beeperID},
+	"ReplyDraftIn": {
+		"id": id, "personId": id, "accountId": beeperID, "chatId": beeperID, "replyToMessageId": beeperID,
+		"sourceMessageRevision": nonBlank(128), "reason": nonBlank(models.MaxReasonLen),
+		"candidates": items(1, models.MaxCandidates, nil), "evidenceIds": evidence,
+	},
+	"CandidateIn":      {"id": id, "style": nonBlank(models.MaxStyleLen), "body": nonBlank(models.MaxBodyLen)},
+	"RetractionIn":     {"kind": enum("activity", "replyDraft"), "id": agentID, "reason": text(models.MaxReasonLen)},
+	"CompletedRequest": {"requestId": id, "sourceRefIds": evidence},
+	"RoutineDefinitionIn": {
+		"id": id, "revision": integer(1, models.MaxRoutineRevision), "title": nonBlank(models.MaxTitleLen),
+		"purpose": text(models.MaxDetailLen), "steps": items(1, models.MaxRoutineSteps, nil),
+		"status": enum(models.RoutineIdeal, models.RoutineCandidate, models.RoutineRetired), "evidenceIds": evidence,
+	},
+	"TriggerIn": {
+		"days":  all(items(0, 7, integer(1, 7)), unique),
+		"event": enum(models.EventStartWork, models.EventEndWork), "timeOfDay": pattern(timeOfDayPattern),
+	},
+	"RoutineStepIn":  {"id": id, "title": nonBlank(models.MaxTitleLen)},
+	"CompletionRule": {"n": integer(1, models.MaxRoutineSteps)},
+	"ReviewIn": {
+		"id": id, "routineId": id, "revision": integer(1, models.MaxRoutineRevision),
+		"observations":  items(0, models.MaxReviewItems, nonBlank(models.MaxReasonLen)),
+		"uncertainties": items(0, models.MaxReviewItems, nonBlank(models.MaxReasonLen)),
+		"proposals":     items(0, models.MaxProposals, nil), "evidenceIds": evidence,
+	},
+	"WindowIn":   {"from": date, "to": date},
+	"ProposalIn": {"id": id, "text": nonBlank(models.MaxReasonLen)},
+
+	"ObservationIn": {
+		"source":     all(pattern(models.SourcePattern), text(models.MaxSourceLen)),
+		"ref":        all(pattern(models.VisiblePattern), text(models.MaxRefLen)),
+		"changeType": enum(models.ChangeTypes...), "actor": enum(models.ActorAgent),
+	},
+	"ObservationPayloadIn": {
+		"kind": pattern(models.ObservationKindPattern), "providerId": all(pattern(models.VisiblePattern), text(models.MaxProviderIDLen)),
+		"raw": describe(fmt.Sprintf("the provider's item, any JSON object of at most %d bytes in RFC 8785 canonical form; hearth interprets nothing in it", models.MaxObservationRawBytes)),
+	},
+}
+
+// branch is one kind of a definition whose shape depends on its kind.
+type branch struct {
+	kind    string
+	payload any      // the payload's Go type, for definitions with a payload
+	require []string // properties this kind requires beyond the common ones
+	drop    []string // properties this kind may not have
+	rules   map[string]rule
+}
+
+// unions are the definitions that are a closed anyOf keyed by kind.
+func unions() map[string][]branch {
+	activities := make([]branch, 0, len(models.ActivityKinds))
+	for _, k := range models.ActivityKinds {
+		p, _ := models.NewActivityPayload(k)
+		activities = append(activities, branch{kind: k, payload: p})
+	}
+	steps := make([]branch, 0, len(models.StepKinds))
+	for _, k := range models.StepKinds {
+		p, _ := models.NewStepPayload(k)
+		steps = append(steps, branch{kind: k, payload: p})
+	}
+	return map[string][]branch{
+		"ActivityIn":    activities,
+		"RoutineStepIn": steps,
+		"SourceRefIn": {
+			{kind: "life", require: []string{"path", "contentHash"}, drop: []string{"accountId", "chatId", "messageId", "targetId"}},
+			{kind: "beeper", require: []string{"accountId", "chatId"}, drop: []string{"path", "contentHash"}},
+		},
+		"TriggerIn": {
+			{kind: models.TriggerDaily, drop: []string{"event"}},
+			{kind: models.TriggerWeekly, drop: []string{"event"}, require: []string{"days"}, rules: map[string]rule{"days": items(1, 7, nil)}},
+			{kind: models.TriggerEvent, require: []string{"event"}, rules: map[string]rule{"days": items(0, 0, nil)}},
+		},
+		"CompletionRule": {
+			{kind: models.RuleAllRequired, drop: []string{"n"}},
+			{kind: models.RuleMinSteps, require: []string{"n"}},
+		},
+	}
+}
+
+// crossItemRules are what the server checks and JSON Schema cannot say:
+// references between items, stored state, the zone database. Each is a 422
+// naming the path; the tests hold each phrase to a publication it refuses.
+var crossItemRules = []string{
+	"IDs are unique within their list: source refs, people, activities, reply drafts, reviews, a routine's id@revision, candidates within a draft, steps within a routine, proposals within a review.",
+	"evidenceIds and sourceRefIds name source refs of this publication or stored earlier; personId names a person and a reply's draftId a reply draft, likewise.",
+	"parentId names a routine activity of this publication or stored, never the activity itself, and parents do not form a cycle.",
+	"There is one reply activity per draft; a retraction names a stored activity or draft that this publication does not also publish, and a draft and its reply activity are retracted together or not at all.",
+	"An activity the owner has acted on keeps its kind, occurrenceKey and parentId.",
+	"completedRequests name pending owner requests and cite source refs of this publication; a crm-edit completion cites a life source ref with a contentHash.",
+	"A routine definition cites a life source ref with a contentHash (here or stored); a stored revision keeps its content (only status and evidenceIds change); min-steps n is at most the number of steps.",
+	"A review names a routine revision of this publication or stored; its window runs forward, at most 366 days.",
+	"timeZone and an occurrenceKey's zone are IANA zones in hearth's zone database; dates are real calendar days (the occurrenceKey's too).",
+	"A life path is at most 1024 bytes of UTF-8.",
+	"consumedObservations name pending observations.",
+	"expectedRevision is the current revision, else 409 revision_conflict.",
+}
+
+// resultDescription is the publication's top-level description.
+func resultDescription() string {
+	return "A publication: what the agent proposes, posted to POST /api/agent-results (DESIGN §4). Strict: unknown properties, " +
+		"null and duplicate keys are refused at any depth. Beyond this schema hearth checks, each a 422 naming the path: " +
+		strings.Join(crossItemRules, " ")
+}
+
+// applyContract adds bounds and per-kind unions to a reflected document
+// whose root is the Go type rootType.
+func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (string, *object)) {
+	defs := doc.obj("$defs")
+	constrain := func(typeName string, s *object) {
+		props := s.obj("properties")
+		if props == nil {
+			return
+		}
+		for _, name := range props.keys {
+			if r, ok := bounds[typeName][name]; ok {
+				r(props.obj(name))
+			}
+		}
+	}
+	constrain(rootType.Name(), doc)
+	if defs != nil {
+		for _, name := range defs.keys {
+			constrain(name, defs.obj(name))
+		}
+	}
+	for def, branches := range unions() {
+		base := defs.obj(def)
+		if base == nil {
+			continue
+		}
+		var anyOf []any
+		for _, b := range branches {
+			s := clone(base).(*object)
+			props := s.obj("properties")
+			for _, name := range b.drop {
+				props.del(name)
+			}
+			props.set("kind", newObject("type", "string", "enum", []any{b.kind}))
+			if b.payload != nil {
+				name, payload := reflectDef(b.payload)
+				constrain(name, payload)
+				if !defs.has(name) {
+					defs.set(name, payload)
+				}
+				props.set("payload", newObject("$ref", "#/$defs/"+name))
+			}
+			for name, r := range b.rules {
+				r(props.obj(name))
+			}
+			required := map[string]bool{}
+			for _, name := range append(s.strings("required"), b.require...) {
+				required[name] = true
+			}
+			var req []any
+			for _, name := range props.keys {
+				if required[name] {
+					req = append(req, name)
+				}
+			}
+			s.set("required", req)
+			anyOf = append(anyOf, s)
+		}
+		defs.set(def, newObject("anyOf", anyOf))
+	}
+	sortDefs(defs)
+	if rootType == reflect.TypeOf(models.Result{}) {
+		doc.set("description", resultDescription())
+	}
+}
+
+// sortDefs orders definitions by name, so added payloads do not move others.
+func sortDefs(defs *object) {
+	if defs == nil {
+		return
+	}
+	slices.Sort(defs.keys)
+}
