@@ -56,10 +56,11 @@ func TestServeStartsOverAScheduleAddItCannotComplete(t *testing.T) {
 	writeFile(t, defs, "far.md", []byte("---\nid: far\njob: far\nat: \""+at+"\"\nzone: "+zone+
 		"\nlimits:\n  maxInvocations: 3\n  deadline: 10m\nnotifyOnSuccess: false\n---\n\nSay hello.\n"), 0o600)
 
-	srv := startServer(t, dir, "--tailscale-owner", "owner@example.com")
+	srv := startServer(t, dir, "--host", "hearth.tail.test", "--tailscale-owner", "owner@example.com")
 	waitForLog(t, srv, "could not be completed")
 
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/schedules", nil)
+	req.Host = "hearth.tail.test" // the Tailscale login counts only on a --host name
 	req.Header.Set("Tailscale-User-Login", "owner@example.com")
 	resp, err := (&http.Client{Timeout: httpTimeout}).Do(req)
 	if err != nil {
