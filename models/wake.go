@@ -117,6 +117,10 @@ func (s *Store) MarkDirty(ctx context.Context, job, reason string, debounce time
 	return nil
 }
 
+// offerable selects the dirty jobs a poll at ? (twice) hands out: due and
+// not under a lease, or under a lease that expired unacknowledged.
+const offerable = "(lease_id = '' AND due_at <= ?) OR (lease_id <> '' AND lease_expires_at <= ?)"
+
 // LeaseWakes hands out the dirty jobs whose debounce window has passed and
 // the ones whose lease expired unacknowledged, each under a new lease of
 // WakeLeaseTTL. Nothing is removed: AckWake clears what a lease covered, so
@@ -124,10 +128,19 @@ func (s *Store) MarkDirty(ctx context.Context, job, reason string, debounce time
 func (s *Store) LeaseWakes(ctx context.Context) ([]Wake, error) {
 	var out []Wake
 	now := s.clock()
+	// Every wake poll's pass lands here, and most find nothing: only a read
+	// then, so an idle poll neither waits for nor holds the write lock.
+	var probe []DirtyJob
+	if err := s.rdb.WithContext(ctx).Select("job_key").Where(offerable, now, now).Limit(1).Find(&probe).Error; err != nil {
+		return nil, fmt.Errorf("models: lease wakes: %w", err)
+	}
+	if len(probe) == 0 {
+		return nil, nil
+	}
 	err := s.write(ctx, func(tx *gorm.DB) error {
+		// Again under the lock: another poll may have leased them meanwhile.
 		var rows []DirtyJob
-		if err := tx.Where("(lease_id = '' AND due_at <= ?) OR (lease_id <> '' AND lease_expires_at <= ?)", now, now).
-			Order("job_key").Find(&rows).Error; err != nil {
+		if err := tx.Where(offerable, now, now).Order("job_key").Find(&rows).Error; err != nil {
 			return err
 		}
 		for _, d := range rows {

@@ -2,9 +2,12 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 func mustMark(t *testing.T, s *Store, job, reason string, debounce time.Duration) {
@@ -166,5 +169,49 @@ func TestDirtyJobsFromBeforeLeasesAreStillOffered(t *testing.T) {
 	}
 	if next, ok, _ := s.NextWakeAt(context.Background()); !ok || !next.Equal(testNow.Add(time.Minute)) {
 		t.Fatalf("the mark after the upgrade's lease: next %v %v", next, ok)
+	}
+}
+
+// TestAnIdleLeaseDoesNotWaitForAWriter: a wake poll passes once a minute
+// and at every mark and ack; with nothing to hand out it only reads, so it
+// never queues behind (or holds) the write lock.
+func TestAnIdleLeaseDoesNotWaitForAWriter(t *testing.T) {
+	s, now := newTestStore(t)
+	mustMark(t, s, "messages", "1 new message in Ana Okafor", 0)
+	if w := mustLease(t, s); len(w) != 1 {
+		t.Fatalf("lease: %+v", w)
+	}
+	mustMark(t, s, "routines", "a trial ended", time.Minute)
+	*now = now.Add(time.Second) // the lease is live, the mark not yet due
+
+	entered, release := make(chan struct{}), make(chan struct{})
+	writing := make(chan error, 1)
+	go func() {
+		writing <- s.write(context.Background(), func(*gorm.DB) error {
+			close(entered)
+			<-release
+			return nil
+		})
+	}()
+	<-entered
+	leased := make(chan error, 1)
+	go func() {
+		w, err := s.LeaseWakes(context.Background())
+		if err == nil && len(w) != 0 {
+			err = fmt.Errorf("leased %+v with nothing due", w)
+		}
+		leased <- err
+	}()
+	select {
+	case err := <-leased:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("an idle lease waited for a writer")
+	}
+	close(release)
+	if err := <-writing; err != nil {
+		t.Fatal(err)
 	}
 }
