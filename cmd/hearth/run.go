@@ -185,11 +185,16 @@ func (r *runner) lock() (func(), error) {
 
 // api calls the host; a transport failure or an unreadable answer is exit 2.
 func (r *runner) api(method, path string, body any, out any) (int, []byte, error) {
+	return r.apiWith(context.Background(), httpClient, method, path, body, out)
+}
+
+// apiWith is api with its own context and client, as doWith is do's.
+func (r *runner) apiWith(ctx context.Context, client *http.Client, method, path string, body any, out any) (int, []byte, error) {
 	var raw []byte
 	if body != nil {
 		raw, _ = json.Marshal(body)
 	}
-	resp, err := do(method, r.base+path, r.token, raw)
+	resp, err := doWith(ctx, client, method, r.base+path, r.token, raw)
 	if err != nil {
 		return 0, nil, &exitError{code: exitUnavailable, err: fmt.Errorf("hearth is unavailable: %w", err)}
 	}
@@ -207,7 +212,11 @@ func (r *runner) api(method, path string, body any, out any) (int, []byte, error
 // get reads path into out; any answer but a 2xx is an error, so a revoked
 // token stops --due and slows --watch rather than reading as "nothing due".
 func (r *runner) get(path string, out any) error {
-	status, body, err := r.api(http.MethodGet, path, nil, out)
+	return only2xx(r.api(http.MethodGet, path, nil, out))
+}
+
+// only2xx is an api call's outcome as one error: any answer but a 2xx is one.
+func only2xx(status int, body []byte, err error) error {
 	if err == nil && status >= 300 {
 		err = response{status: status, body: body}.failure()
 	}
@@ -262,17 +271,8 @@ func (r *runner) pollWake(ctx context.Context) (wakeAnswer, error) {
 	var wake wakeAnswer
 	client := &http.Client{Timeout: r.wakeWait + wakePollMargin}
 	path := fmt.Sprintf("/api/agent-wake?timeout=%d", int(r.wakeWait.Seconds()))
-	resp, err := doWith(ctx, client, http.MethodGet, r.base+path, r.token, nil)
-	if err != nil {
-		return wake, fmt.Errorf("hearth is unavailable: %w", err)
-	}
-	if resp.status != http.StatusOK {
-		return wake, resp.failure()
-	}
-	if err := json.Unmarshal(resp.body, &wake); err != nil {
-		return wake, fmt.Errorf("unreadable answer from hearth: %w", err)
-	}
-	return wake, nil
+	err := only2xx(r.apiWith(ctx, client, http.MethodGet, path, nil, &wake))
+	return wake, err
 }
 
 // watch waits on the wake-up channel and runs each job it names once. A
@@ -314,11 +314,7 @@ func (r *runner) ackWake(j runJournal) {
 	if j.WakeLease == "" {
 		return
 	}
-	status, body, err := r.api(http.MethodPost, "/api/agent-wake/ack", models.WakeAck{LeaseID: j.WakeLease}, nil)
-	if err == nil && status >= 300 {
-		err = response{status: status, body: body}.failure()
-	}
-	if err != nil {
+	if err := only2xx(r.api(http.MethodPost, "/api/agent-wake/ack", models.WakeAck{LeaseID: j.WakeLease}, nil)); err != nil {
 		r.log.Warn("wake-up not acknowledged; it will be offered again when its lease expires", "job", j.Job, "err", err)
 	}
 }
