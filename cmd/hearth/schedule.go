@@ -7,11 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -152,7 +150,7 @@ func scheduleAdd(args []string) error {
 	case (*prompt == "") == (*promptFile == ""):
 		return usageError("schedule add: want exactly one of --prompt-file F or --prompt TEXT")
 	}
-	if err := instantFlags("schedule add", map[string]string{"--at": *at, "--end-at": *endAt}); err != nil {
+	if err := instantFlags("schedule add", [2]string{"--at", *at}, [2]string{"--end-at", *endAt}); err != nil {
 		return err
 	}
 	req := addRequest{ID: *id, Job: *job, At: *at, Cron: *cronExpr, EndAt: *endAt, Zone: *zone,
@@ -216,13 +214,14 @@ func scheduleAdd(args []string) error {
 	return nil
 }
 
-// instantFlags checks time flags (name → value; empty means not given) as
-// the server checks the fields they fill, with hearth's one bound, so a
-// value the server would refuse is a usage error before anything is sent.
-func instantFlags(cmd string, flags map[string]string) error {
-	for _, name := range slices.Sorted(maps.Keys(flags)) {
-		if v := flags[name]; v != "" {
-			if _, err := schedules.ParseInstant(name, v); err != nil {
+// instantFlags checks time flags ({name, value}; an empty value was not
+// given) as the server checks the fields they fill, with hearth's one
+// bound, so a value the server would refuse is a usage error before
+// anything is sent.
+func instantFlags(cmd string, flags ...[2]string) error {
+	for _, f := range flags {
+		if f[1] != "" {
+			if _, err := schedules.ParseInstant(f[0], f[1]); err != nil {
 				return usageError("%s: %s", cmd, strings.TrimPrefix(err.Error(), "schedules: "))
 			}
 		}
@@ -314,7 +313,7 @@ func scheduleDue(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := instantFlags("schedule due", map[string]string{"--now": *now}); err != nil {
+	if err := instantFlags("schedule due", [2]string{"--now", *now}); err != nil {
 		return err
 	}
 	path := "/api/schedules/due"
@@ -358,7 +357,7 @@ func scheduleNext(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := instantFlags("schedule next", map[string]string{"--from": *from}); err != nil {
+	if err := instantFlags("schedule next", [2]string{"--from", *from}); err != nil {
 		return err
 	}
 	q := url.Values{"count": {strconv.Itoa(*count)}}
