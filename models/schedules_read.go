@@ -45,15 +45,10 @@ func (f FileCheck) OK() bool { return f.Status == "ok" }
 func (f FileCheck) Approvable() bool { return f.Fingerprint != "" }
 
 // checkFile reads the definition file of a schedule and compares it with
-// the approved snapshot.
-func (s *Store) checkFile(id, approvedFP string, approved schedules.Definition) FileCheck {
-	return s.checkFileAgainst(id, approvedFP, &approved)
-}
-
-// checkFileAgainst is checkFile; approved may be nil when the snapshot
-// cannot be read, and then a changed file lists no changes.
-func (s *Store) checkFileAgainst(id, approvedFP string, approved *schedules.Definition) FileCheck {
-	d, err := s.defs.Load(id)
+// the approved snapshot; approved is nil when the snapshot cannot be read,
+// and then a changed file lists no changes.
+func (s *Store) checkFile(row Schedule, approved *schedules.Definition) FileCheck {
+	d, err := s.defs.Load(row.ID)
 	var q *schedules.QuarantineError
 	switch {
 	case errors.As(err, &q):
@@ -66,7 +61,7 @@ func (s *Store) checkFileAgainst(id, approvedFP string, approved *schedules.Defi
 		return FileCheck{Status: "unreadable", Detail: err.Error()}
 	}
 	fp := d.Fingerprint()
-	if fp == approvedFP {
+	if fp == row.ApprovedFingerprint {
 		return FileCheck{Status: "ok", Fingerprint: fp}
 	}
 	fc := FileCheck{Status: string(schedules.QuarantineChanged), Detail: "edited, replaced or restored since it was approved", Fingerprint: fp}
@@ -309,7 +304,7 @@ func (s *Store) scheduleView(row Schedule, out *ScheduleOccurrence, revoked []st
 	}
 	switch schedules.Status(row.State) {
 	case schedules.StatusActive, schedules.StatusQuarantined, schedules.StatusRestorePending:
-		fc := s.checkFile(row.ID, row.ApprovedFingerprint, def)
+		fc := s.checkFile(row, &def)
 		v.File = &fc
 	}
 	if row.State == string(schedules.StatusActive) {
@@ -343,7 +338,7 @@ func (s *Store) unreadableView(row Schedule, out *ScheduleOccurrence, err error)
 	}
 	switch schedules.Status(row.State) {
 	case schedules.StatusActive, schedules.StatusQuarantined, schedules.StatusRestorePending:
-		fc := s.checkFileAgainst(row.ID, row.ApprovedFingerprint, nil)
+		fc := s.checkFile(row, nil)
 		v.File = &fc
 	}
 	if row.State == string(schedules.StatusActive) {
@@ -454,7 +449,7 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, err
 			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldApprovalRevoked, Reason: "credential " + row.ApprovedBy + " was revoked"})
 			continue
 		}
-		if fc := s.checkFile(row.ID, row.ApprovedFingerprint, def); !fc.OK() {
+		if fc := s.checkFile(row, &def); !fc.OK() {
 			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: fc.Status})
 			continue
 		}

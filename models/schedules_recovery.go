@@ -312,15 +312,13 @@ func (s *Store) RecoverSchedules(ctx context.Context) (ScheduleRecovery, error) 
 			return err
 		}
 		for i := range active {
-			def, err := active[i].definition()
-			if err != nil {
-				if err := quarantine(t, &active[i], unreadableCheck(err)); err != nil {
-					return err
-				}
-				rec.Quarantined = append(rec.Quarantined, active[i].ID)
-				continue
+			var fc FileCheck
+			if def, err := active[i].definition(); err != nil {
+				fc = unreadableCheck(err)
+			} else {
+				fc = s.checkFile(active[i], &def)
 			}
-			if fc := s.checkFile(active[i].ID, active[i].ApprovedFingerprint, def); !fc.OK() {
+			if !fc.OK() {
 				if err := quarantine(t, &active[i], fc); err != nil {
 					return err
 				}
