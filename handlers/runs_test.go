@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,17 +129,6 @@ func (ta *testApp) dueOccurrences(token string) []string {
 	return out
 }
 
-// namesPath reports whether a 422 envelope lists an error at path.
-func namesPath(env envelope, path string) bool {
-	errs, _ := env.Details["errors"].([]any)
-	for _, e := range errs {
-		if m, _ := e.(map[string]any); m["path"] == path {
-			return true
-		}
-	}
-	return false
-}
-
 func TestARefusedRunStartLeavesTheOccurrenceDue(t *testing.T) {
 	const occurrence = "brief/2026-09-29T08:00:00Z"
 	good := `{"runId":"run-1","job":"morning","trigger":"schedule","scheduleId":"brief"}`
@@ -170,7 +160,7 @@ func TestARefusedRunStartLeavesTheOccurrenceDue(t *testing.T) {
 			token := ta.agentToken()
 			ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "taken", "job": "other", "trigger": "manual"}))
 			env := assertError(t, ta.schedReq(http.MethodPost, "/api/runs", token, nil, tc.body), tc.status, tc.code)
-			if tc.path != "" && !namesPath(env, tc.path) {
+			if tc.path != "" && !slices.ContainsFunc(fieldErrors(t, env), func(e fieldError) bool { return e.Path == tc.path }) {
 				t.Errorf("details %v, want an error naming %s", env.Details, tc.path)
 			}
 			if due := ta.dueOccurrences(token); len(due) != 1 || due[0] != occurrence {

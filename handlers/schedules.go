@@ -96,7 +96,7 @@ func (s *Server) nextSchedule(c *fiber.Ctx) error {
 	if raw := c.Query("count"); raw != "" {
 		n, perr := strconv.Atoi(raw)
 		if perr != nil || n < 1 || n > models.MaxNextCount {
-			return invalidParam(c, "count", "an integer from 1 to "+strconv.Itoa(models.MaxNextCount), raw)
+			return invalidParam(c, "count", "invalid query parameter", "an integer from 1 to "+strconv.Itoa(models.MaxNextCount), raw)
 		}
 		count = n
 	}
@@ -123,16 +123,13 @@ func instantParam(c *fiber.Ctx, name string, fallback time.Time) (time.Time, boo
 	}
 	t, err := instant.Parse(raw)
 	if err != nil {
-		return time.Time{}, false, invalidParamMessage(c, name, "invalid query parameter: "+err.Error(), instant.Expected, raw)
+		return time.Time{}, false, invalidParam(c, name, "invalid query parameter: "+err.Error(), instant.Expected, raw)
 	}
 	return t, true, nil
 }
 
-func invalidParam(c *fiber.Ctx, name, expected, found string) error {
-	return invalidParamMessage(c, name, "invalid query parameter", expected, found)
-}
-
-func invalidParamMessage(c *fiber.Ctx, name, message, expected, found string) error {
+// invalidParam writes the 422 of a query parameter, as a field error at name.
+func invalidParam(c *fiber.Ctx, name, message, expected, found string) error {
 	return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "invalid query parameter "+name,
 		fiber.Map{"errors": []fiber.Map{{"path": name, "message": message, "expected": expected, "found": found}}})
 }

@@ -12,6 +12,8 @@ func TestAnUnreadableStoredTimeDoesNotTakePagesDown(t *testing.T) {
 	pub["routineDefinitions"] = routineDefinitions()
 	ta.mustPublish(agent, pub.bytes(t))
 	ta.try("morning", 1, 14, cookie)
+	// A stored time inside the bound reads: Runs says how fresh the sources were.
+	has(t, ta.get("/runs", "", cookie).doc(t), `[data-testid="sources-freshness"]`)
 	storedByAnOlderHearth(t, ta,
 		`UPDATE source_refs SET observed_at = '10000-01-01 11:59:59+00:00' WHERE id = 'life-people-ana'`,
 		`UPDATE source_refs SET observed_at = 'not a time' WHERE id = 'beeper-ana-chat'`,

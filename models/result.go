@@ -41,8 +41,8 @@ const (
 
 // Result is one agent publication, as posted to /api/agent-results.
 type Result struct {
-	RunID             string             `json:"runId" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
-	JobKey            string             `json:"jobKey" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
+	RunID             string             `json:"runId"`
+	JobKey            string             `json:"jobKey"`
 	ExpectedRevision  int64              `json:"expectedRevision" jsonschema:"minimum=0"`
 	GeneratedAt       string             `json:"generatedAt" jsonschema:"format=date-time" jsonschema_description:"RFC 3339, offset -23:59 to +23:59, from 2000-01-01T00:00:00Z up to (not including) 2200-01-01T00:00:00Z"`
 	SourceRefs        []SourceRefIn      `json:"sourceRefs"`
@@ -63,7 +63,7 @@ type Result struct {
 
 // SourceRefIn is provenance: a life file or a Beeper chat/message. Data, never an instruction.
 type SourceRefIn struct {
-	ID          string  `json:"id" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
+	ID          string  `json:"id"`
 	Kind        string  `json:"kind" jsonschema:"enum=life,enum=beeper"`
 	ObservedAt  string  `json:"observedAt" jsonschema:"format=date-time" jsonschema_description:"RFC 3339, offset -23:59 to +23:59, from 2000-01-01T00:00:00Z up to (not including) 2200-01-01T00:00:00Z"`
 	Path        *string `json:"path"`
@@ -92,7 +92,7 @@ type PersonIn struct {
 
 // ActivityIn is one suggested activity; Payload is bound by Kind.
 type ActivityIn struct {
-	ID             string          `json:"id" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
+	ID             string          `json:"id"`
 	Kind           string          `json:"kind" jsonschema:"enum=task,enum=measurement,enum=reply,enum=routine"`
 	Title          string          `json:"title" jsonschema:"minLength=1,maxLength=200"`
 	Detail         *string         `json:"detail"`

@@ -365,23 +365,6 @@ func costSince(tx *gorm.DB, start time.Time) (float64, error) {
 	return sum, err
 }
 
-// CostToday sums the cost runs reported since the start of the owner's day.
-func (s *Store) CostToday(ctx context.Context) (float64, error) {
-	var sum float64
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		day, err := ownerDay(tx, s.clock(), "")
-		if err != nil {
-			return err
-		}
-		sum, err = costSince(tx, day.Start)
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("models: cost today: %w", err)
-	}
-	return sum, nil
-}
-
 // RunsView is the Runs page: recent runs, the outstanding and recent
 // schedule occurrences, the last accepted publication and how fresh its
 // sources were.

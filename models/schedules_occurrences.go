@@ -82,7 +82,7 @@ func (s *Store) claim(t *txn, adm *Admission, claimant, job string) error {
 			adm.Hold, adm.Reason = HoldApprovalRevoked, "credential "+row.ApprovedBy+" was revoked"
 			return nil
 		}
-		if fc := s.checkFile(id, row.ApprovedFingerprint, def); !fc.OK() {
+		if fc := s.checkFile(row, &def); !fc.OK() {
 			adm.Hold, adm.Reason = HoldQuarantined, fc.Status
 			return quarantine(t, &row, fc)
 		}

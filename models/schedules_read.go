@@ -45,15 +45,10 @@ func (f FileCheck) OK() bool { return f.Status == "ok" }
 func (f FileCheck) Approvable() bool { return f.Fingerprint != "" }
 
 // checkFile reads the definition file of a schedule and compares it with
-// the approved snapshot.
-func (s *Store) checkFile(id, approvedFP string, approved schedules.Definition) FileCheck {
-	return s.checkFileAgainst(id, approvedFP, &approved)
-}
-
-// checkFileAgainst is checkFile; approved may be nil when the snapshot
-// cannot be read, and then a changed file lists no changes.
-func (s *Store) checkFileAgainst(id, approvedFP string, approved *schedules.Definition) FileCheck {
-	d, err := s.defs.Load(id)
+// the approved snapshot; approved is nil when the snapshot cannot be read,
+// and then a changed file lists no changes.
+func (s *Store) checkFile(row Schedule, approved *schedules.Definition) FileCheck {
+	d, err := s.defs.Load(row.ID)
 	var q *schedules.QuarantineError
 	switch {
 	case errors.As(err, &q):
@@ -66,7 +61,7 @@ func (s *Store) checkFileAgainst(id, approvedFP string, approved *schedules.Defi
 		return FileCheck{Status: "unreadable", Detail: err.Error()}
 	}
 	fp := d.Fingerprint()
-	if fp == approvedFP {
+	if fp == row.ApprovedFingerprint {
 		return FileCheck{Status: "ok", Fingerprint: fp}
 	}
 	fc := FileCheck{Status: string(schedules.QuarantineChanged), Detail: "edited, replaced or restored since it was approved", Fingerprint: fp}
@@ -280,80 +275,64 @@ func byScheduleID(occ []ScheduleOccurrence) map[string]*ScheduleOccurrence {
 	return m
 }
 
-// scheduleView builds a schedule's view; one whose snapshot cannot be read
-// is shown degraded (unreadableView) rather than failing the list.
+// scheduleView builds a schedule's view. One whose approved snapshot
+// cannot be read is shown with what the ledger knows, held, rather than
+// failing the list: its rule, limits and prompt are unknown.
 func (s *Store) scheduleView(row Schedule, out *ScheduleOccurrence, revoked []string, now time.Time) ScheduleView {
-	def, err := row.definition()
-	if err != nil {
-		return s.unreadableView(row, out, err)
-	}
-	spec := def.Rule.Spec()
-	// Instants read in the schedule's zone, as its owner thinks of them.
-	if at := def.Rule.At(); !at.IsZero() {
-		spec.At = at.In(def.Rule.Location()).Format(time.RFC3339Nano)
-	}
-	if end := def.Rule.EndAt(); !end.IsZero() {
-		spec.EndAt = end.In(def.Rule.Location()).Format(time.RFC3339Nano)
-	}
-	v := ScheduleView{
-		ID: row.ID, Job: row.Job, State: row.State, StateReason: row.StateReason, StateDetail: row.StateDetail, StateChangedAt: row.StateChangedAt.UTC(),
-		At: spec.At, Cron: spec.Cron, EndAt: spec.EndAt, Zone: row.Zone, ZoneSource: row.ZoneSource,
-		LastDueAt: zoned(row.LastDueAt, row.Zone), LastFinishedAt: utcOrNil(row.LastFinishedAt),
-		Limits: limitsView(def.Limits), Notify: def.NotifyOnSuccess, PromptPreview: def.Summarize().Prompt, Fingerprint: row.ApprovedFingerprint,
-		CreatedAt: row.CreatedAt.UTC(), CreatedBy: Actor{Kind: row.CreatorKind, ID: row.CreatorID, Name: row.CreatorName},
-		ApprovedAt: row.ApprovedAt.UTC(), ApprovedBy: row.ApprovedBy, CancelledAt: utcOrNil(row.CancelledAt),
-		Counters: Counters{Admitted: row.OccurrencesAdmitted, Succeeded: row.OccurrencesSucceeded, Failed: row.OccurrencesFailed, Expired: row.OccurrencesExpired},
-	}
-	if out != nil {
-		v.Outstanding = ptr(out.view())
-	}
-	switch schedules.Status(row.State) {
-	case schedules.StatusActive, schedules.StatusQuarantined, schedules.StatusRestorePending:
-		fc := s.checkFile(row.ID, row.ApprovedFingerprint, def)
-		v.File = &fc
-	}
-	if row.State == string(schedules.StatusActive) {
-		d := schedules.Evaluate(row.ID, def.Rule, evalState(row, out), now)
-		if !d.NextDueAt.IsZero() {
-			v.NextDueAt = zoned(&d.NextDueAt, row.Zone)
-		}
-		switch {
-		case approvalRevoked(row, revoked):
-			v.Hold = HoldApprovalRevoked
-		case !v.File.OK():
-			v.Hold = HoldQuarantined
-		}
-	}
-	return v
-}
-
-// unreadableView shows a schedule whose approved snapshot cannot be read
-// with what the ledger knows, held, so one such row never fails the list.
-func (s *Store) unreadableView(row Schedule, out *ScheduleOccurrence, err error) ScheduleView {
 	v := ScheduleView{
 		ID: row.ID, Job: row.Job, State: row.State, StateReason: row.StateReason, StateDetail: row.StateDetail, StateChangedAt: row.StateChangedAt.UTC(),
 		Zone: row.Zone, ZoneSource: row.ZoneSource, LastDueAt: zoned(row.LastDueAt, row.Zone), LastFinishedAt: inRangeUTC(row.LastFinishedAt),
 		Fingerprint: row.ApprovedFingerprint, CreatedAt: row.CreatedAt.UTC(), CreatedBy: Actor{Kind: row.CreatorKind, ID: row.CreatorID, Name: row.CreatorName},
 		ApprovedAt: row.ApprovedAt.UTC(), ApprovedBy: row.ApprovedBy, CancelledAt: inRangeUTC(row.CancelledAt),
-		Counters:   Counters{Admitted: row.OccurrencesAdmitted, Succeeded: row.OccurrencesSucceeded, Failed: row.OccurrencesFailed, Expired: row.OccurrencesExpired},
-		Unreadable: unreadableReason(err),
+		Counters: Counters{Admitted: row.OccurrencesAdmitted, Succeeded: row.OccurrencesSucceeded, Failed: row.OccurrencesFailed, Expired: row.OccurrencesExpired},
 	}
 	if out != nil {
 		v.Outstanding = ptr(out.view())
 	}
+	var approved *schedules.Definition
+	def, err := row.definition()
+	if err != nil {
+		v.Unreadable = unreadableReason(err)
+	} else {
+		approved = &def
+		spec := def.Rule.Spec()
+		// Instants read in the schedule's zone, as its owner thinks of them.
+		if at := def.Rule.At(); !at.IsZero() {
+			spec.At = at.In(def.Rule.Location()).Format(time.RFC3339Nano)
+		}
+		if end := def.Rule.EndAt(); !end.IsZero() {
+			spec.EndAt = end.In(def.Rule.Location()).Format(time.RFC3339Nano)
+		}
+		v.At, v.Cron, v.EndAt = spec.At, spec.Cron, spec.EndAt
+		v.Limits, v.Notify, v.PromptPreview = limitsView(def.Limits), def.NotifyOnSuccess, def.Summarize().Prompt
+	}
 	switch schedules.Status(row.State) {
 	case schedules.StatusActive, schedules.StatusQuarantined, schedules.StatusRestorePending:
-		fc := s.checkFileAgainst(row.ID, row.ApprovedFingerprint, nil)
+		fc := s.checkFile(row, approved)
 		v.File = &fc
 	}
-	if row.State == string(schedules.StatusActive) {
+	if row.State != string(schedules.StatusActive) {
+		return v
+	}
+	if approved == nil {
+		v.Hold = HoldQuarantined
+		return v
+	}
+	d := schedules.Evaluate(row.ID, def.Rule, evalState(row, out), now)
+	if !d.NextDueAt.IsZero() {
+		v.NextDueAt = zoned(&d.NextDueAt, row.Zone)
+	}
+	switch {
+	case approvalRevoked(row, revoked):
+		v.Hold = HoldApprovalRevoked
+	case !v.File.OK():
 		v.Hold = HoldQuarantined
 	}
 	return v
 }
 
 // inRangeUTC is t in UTC, or nil when it is past the bound (an older
-// hearth's value no answer could encode).
+// hearth's value no answer could encode; like zoned).
 func inRangeUTC(t *time.Time) *time.Time {
 	if t == nil || !instant.InRange(*t) {
 		return nil
@@ -454,7 +433,7 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, err
 			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldApprovalRevoked, Reason: "credential " + row.ApprovedBy + " was revoked"})
 			continue
 		}
-		if fc := s.checkFile(row.ID, row.ApprovedFingerprint, def); !fc.OK() {
+		if fc := s.checkFile(row, &def); !fc.OK() {
 			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: fc.Status})
 			continue
 		}

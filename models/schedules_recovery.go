@@ -124,15 +124,16 @@ func (s *Store) recoverJournalCounted(ctx context.Context) (journalOutcome, erro
 				}
 				n.rolledBack++
 			default:
-				// The file is there, but this add cannot be completed as journalled.
+				// The file is there, but this add cannot be completed as
+				// journalled: the file is the one the intent names and the
+				// entry is wrong, or the file is not a definition.
 				var file *schedules.Definition
 				switch {
 				case err == nil:
 					file = &d
-				case problem != "":
-				case q.Err != nil:
+				case problem == "" && q.Err != nil:
 					problem = "its file: " + explain(q.Err)
-				default:
+				case problem == "":
 					problem = "its file is " + string(q.Reason)
 				}
 				if err := s.quarantineAdd(ctx, e, row, file, problem); err != nil {
@@ -202,11 +203,10 @@ func (s *Store) quarantineAdd(ctx context.Context, e scheduleJournal, journalled
 			row = Schedule{ID: e.ScheduleID, CreatorKind: ActorOperator, CreatorID: "unknown", CreatorName: "unknown (unreadable journal entry)",
 				ApprovedFingerprint: e.Fingerprint, Zone: "UTC", ZoneSource: string(schedules.ZoneUTC), RequestKey: "journal:" + e.ScheduleID, RequestHash: "-"}
 			if file != nil {
+				// The file is the definition the creator approved: it has the
+				// intent's fingerprint (recoverJournal rolls back any other).
 				row.Job, row.Zone, row.ZoneSource = file.Job, file.Rule.Location().String(), string(schedules.ZoneExplicit)
-				if file.Fingerprint() == e.Fingerprint {
-					// The file is the definition the creator approved: the intent says so.
-					row.ApprovedSnapshot = string(file.Canonical())
-				}
+				row.ApprovedSnapshot = string(file.Canonical())
 			}
 		}
 		for _, tp := range []*time.Time{&row.CreatedAt, &row.ApprovedAt, &row.Since, &row.UpdatedAt} {
@@ -312,15 +312,13 @@ func (s *Store) RecoverSchedules(ctx context.Context) (ScheduleRecovery, error) 
 			return err
 		}
 		for i := range active {
-			def, err := active[i].definition()
-			if err != nil {
-				if err := quarantine(t, &active[i], unreadableCheck(err)); err != nil {
-					return err
-				}
-				rec.Quarantined = append(rec.Quarantined, active[i].ID)
-				continue
+			var fc FileCheck
+			if def, err := active[i].definition(); err != nil {
+				fc = unreadableCheck(err)
+			} else {
+				fc = s.checkFile(active[i], &def)
 			}
-			if fc := s.checkFile(active[i].ID, active[i].ApprovedFingerprint, def); !fc.OK() {
+			if !fc.OK() {
 				if err := quarantine(t, &active[i], fc); err != nil {
 					return err
 				}

@@ -18,31 +18,14 @@ type StoredTime struct {
 	Valid bool // false: NULL, unreadable, or outside the bound
 }
 
-// storedLayouts are the texts a DATETIME value may hold when the driver did
-// not already turn it into a time.Time.
-var storedLayouts = []string{"2006-01-02 15:04:05.999999999-07:00", time.RFC3339Nano, "2006-01-02 15:04:05.999999999"}
-
-// Scan implements sql.Scanner; it never fails, so one row cannot fail a read.
+// Scan implements sql.Scanner; it never fails, so one row cannot fail a
+// read. The driver hands a DATETIME column over as a time.Time whenever
+// its text reads as a time in any layout SQLite or hearth writes; what
+// comes as text instead is a value no layout reads (a year-10000 instant),
+// so only a time.Time can be Valid.
 func (t *StoredTime) Scan(v any) error {
-	*t = StoredTime{}
-	var s string
-	switch x := v.(type) {
-	case time.Time:
-		t.Time, t.Valid = x, instant.InRange(x)
-		return nil
-	case string:
-		s = x
-	case []byte:
-		s = string(x)
-	default:
-		return nil
-	}
-	for _, layout := range storedLayouts {
-		if p, err := time.Parse(layout, s); err == nil {
-			t.Time, t.Valid = p, instant.InRange(p)
-			return nil
-		}
-	}
+	x, ok := v.(time.Time)
+	*t = StoredTime{Time: x, Valid: ok && instant.InRange(x)}
 	return nil
 }
 

@@ -76,6 +76,9 @@ func TestParseDateKeepsToTheBoundsYears(t *testing.T) {
 		{"2026-9-29", ErrDateSyntax},
 		{"2026-09-29x", ErrDateSyntax},
 		{"+2026-09-29", ErrDateSyntax},
+		{"02026-09-29", ErrDateSyntax},
+		{"2026-09-2", ErrDateSyntax},
+		{"2026-09-29 ", ErrDateSyntax},
 		{"", ErrDateSyntax},
 	} {
 		if _, err := ParseDate(tc.in); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {

@@ -32,13 +32,6 @@ const (
 // change of form cannot collide with an approved fingerprint of this one.
 const CanonicalFormat = "hearth.schedule.v1"
 
-const idExpected = ids.Expected
-
-// ValidID reports whether s can name a schedule (and its file): hearth's
-// one ID rule, which has no "/" and is never "." or "..", so "<id>.md" is
-// one path element.
-func ValidID(s string) bool { return ids.Valid(s) }
-
 // Limits are the per-occurrence bounds a definition carries (Budget A).
 type Limits struct {
 	MaxInvocations int           // agent invocations per occurrence across retries, 1..MaxInvocations
@@ -62,11 +55,11 @@ type Definition struct {
 // Validate checks a definition built in code (by the add API) the way
 // ParseDefinition checks a file.
 func (d Definition) Validate() error {
-	if !ValidID(d.ID) {
-		return invalid("id", "invalid ID", idExpected, quote(d.ID))
+	if !ids.Valid(d.ID) {
+		return invalid("id", "invalid ID", ids.Expected, quote(d.ID))
 	}
-	if !ValidID(d.Job) {
-		return invalid("job", "invalid job key", idExpected, quote(d.Job))
+	if !ids.Valid(d.Job) {
+		return invalid("job", "invalid job key", ids.Expected, quote(d.Job))
 	}
 	if d.Rule.loc == nil || (d.Rule.OneOff() && d.Rule.at.IsZero()) {
 		return invalid("at", "missing rule", "exactly one of at or cron", "")
@@ -171,8 +164,8 @@ func ParseDefinition(fileID string, data []byte) (Definition, error) {
 		return Definition{}, invalid("frontmatter", "more than one YAML document", "one YAML mapping between the --- lines", "")
 	}
 
-	if !ValidID(f.ID) {
-		return Definition{}, invalid("id", "invalid ID", idExpected, quote(f.ID))
+	if !ids.Valid(f.ID) {
+		return Definition{}, invalid("id", "invalid ID", ids.Expected, quote(f.ID))
 	}
 	if f.ID != fileID {
 		return Definition{}, invalid("id", "does not match the file name", quote(fileID+".md")+" holds id "+quote(fileID), quote(f.ID))

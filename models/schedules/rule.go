@@ -53,10 +53,7 @@ const maxCronLen = 128
 // no wall-clock meaning.
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
 
-const (
-	instantExpected = instant.Expected
-	cronExpected    = `5 fields "minute hour day-of-month month day-of-week", like "30 2 * * *"`
-)
+const cronExpected = `5 fields "minute hour day-of-month month day-of-week", like "30 2 * * *"`
 
 // ParseRule checks a rule's syntax and binds it to loc. It does not compare
 // with the clock: a stored one-off stays readable after its time has passed.
@@ -106,11 +103,11 @@ func ParseInstant(field, s string) (time.Time, error) {
 	if errors.Is(err, instant.ErrSyntax) {
 		for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"} {
 			if _, err := time.Parse(layout, s); err == nil {
-				return time.Time{}, invalid(field, "has no offset", instantExpected, quote(s))
+				return time.Time{}, invalid(field, "has no offset", instant.Expected, quote(s))
 			}
 		}
 	}
-	return time.Time{}, invalid(field, err.Error(), instantExpected, quote(s))
+	return time.Time{}, invalid(field, err.Error(), instant.Expected, quote(s))
 }
 
 func parseCron(expr string) (Rule, error) {

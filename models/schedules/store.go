@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"hearth/models/ids"
 )
 
 // Errors of the writer. Each is distinct from a quarantine: nothing was read
@@ -83,8 +85,8 @@ func (s *Store) path(dir, id string) (string, error) {
 	if id == "" || strings.ContainsAny(id, `/\`) || filepath.Dir(p) != filepath.Clean(dir) {
 		return p, &QuarantineError{ID: id, Path: p, Reason: QuarantineEscape}
 	}
-	if !ValidID(id) {
-		return p, &QuarantineError{ID: id, Path: p, Reason: QuarantineInvalid, Err: invalid("id", "invalid ID", idExpected, quote(id))}
+	if !ids.Valid(id) { // hearth's one ID rule: never "." or "..", so "<id>.md" names a file
+		return p, &QuarantineError{ID: id, Path: p, Reason: QuarantineInvalid, Err: invalid("id", "invalid ID", ids.Expected, quote(id))}
 	}
 	return p, nil
 }
