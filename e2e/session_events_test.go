@@ -36,6 +36,9 @@ func openOwnerEvents(t *testing.T, o *ownerClient) <-chan struct{} {
 	go func() {
 		defer close(closed)
 		defer resp.Body.Close()
+		// Its own copy: clearing the shared variable raced with the
+		// select below, which then waited on a nil channel.
+		first := first
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
 			if strings.HasPrefix(sc.Text(), "data: ") && first != nil {

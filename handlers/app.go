@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/compress"
 
@@ -308,7 +309,6 @@ func notSaved(err error) string {
 
 // renderNotSaved answers a browser form whose write failed inside hearth
 // with a page (503): the reason, what the owner entered, and a way back.
-// htmx is told to show it in place of the page.
 func (s *Server) renderNotSaved(c *fiber.Ctx, err error, back string, entered ...string) error {
 	s.log.Error("owner form not saved", "err", err, "route", c.Route().Path, "requestId", requestIDOf(c))
 	msgs := []string{notSaved(err)}
@@ -317,11 +317,17 @@ func (s *Server) renderNotSaved(c *fiber.Ctx, err error, back string, entered ..
 			msgs = append(msgs, "You entered: "+e)
 		}
 	}
+	return s.renderFormError(c, fiber.StatusServiceUnavailable, views.FormError("Not saved", msgs, back))
+}
+
+// renderFormError shows a refused form's page; htmx is told to show it in
+// place of the page, not inside the form it swapped.
+func (s *Server) renderFormError(c *fiber.Ctx, status int, page templ.Component) error {
 	if isHTMX(c) {
 		c.Set("HX-Retarget", "body")
 		c.Set("HX-Reswap", "innerHTML")
 	}
-	return s.render(c, fiber.StatusServiceUnavailable, views.FormError("Not saved", msgs, back))
+	return s.render(c, status, page)
 }
 
 // backPath is where a failed form's page leads back to: the form's own

@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"unicode"
@@ -89,5 +91,25 @@ func TestBidiControlsInAgentTextAreStrippedFromPages(t *testing.T) {
 	messages := ta.get("/messages", "", cookie).doc(t)
 	if row := has(t, messages, `[data-testid="chat"][data-chat="!ana-okafor:beeper.local"]`).Text(); strings.Contains(row, rlo) || !strings.Contains(row, "Ana Okafor") {
 		t.Errorf("Messages chat row %q", row)
+	}
+}
+
+// TestAskConfirmationStripsBidiControlsFromTheChatTitle: the in-place
+// confirmation of "Ask the agent" names the chat by the title the page
+// sent along, which came from Beeper.
+func TestAskConfirmationStripsBidiControlsFromTheChatTitle(t *testing.T) {
+	ta, cookie, _ := messagesApp(t)
+	form := has(t, ta.get(anaPath, "", cookie).doc(t), testID("draft-request-form"))
+	asked := formOf(form, url.Values{"text": {"Say I can only do Sunday"}, "entityName": {"Ana" + rlo + " Okafor"}})
+	resp := ta.ownerRequest(http.MethodPost, "/requests", asked, true, cookie)
+	if resp.status != http.StatusOK {
+		t.Fatalf("asking in place: %s", resp)
+	}
+	d := resp.doc(t)
+	if found := bidiControls(d); len(found) > 0 {
+		t.Errorf("the confirmation shows bidi controls in %d places:\n%s", len(found), strings.Join(found, "\n"))
+	}
+	if got := has(t, d, testID("ask-confirmed")).Text(); !strings.Contains(got, "Ana Okafor") {
+		t.Errorf("confirmation %q does not name the chat", got)
 	}
 }

@@ -129,8 +129,8 @@ func (s *Server) streamEvents(c *fiber.Ctx) error {
 		watch.stop()
 		return err
 	}
+	// Cache-Control: no-store comes from the noStore middleware.
 	c.Set(fiber.HeaderContentType, "text/event-stream")
-	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set("X-Accel-Buffering", "no")
 	heartbeat := s.cfg.Heartbeat
 	if heartbeat <= 0 {

@@ -82,7 +82,6 @@ func openKey(open map[string]bool) string {
 func sendCached(c *fiber.Ctx, e cachedPage) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
 	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
-	c.Set(fiber.HeaderCacheControl, "no-store")
 	parts := make([][]byte, 0, 2*len(e.parts))
 	for i, p := range e.parts {
 		if i > 0 {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
@@ -121,16 +120,6 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 			SourceRevision: f.SourceRevision, RequestID: newRequestID(), Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Confirmed: &req}))
 	}
 	return c.Redirect(safePath(f.Return), fiber.StatusSeeOther)
-}
-
-// renderFormError shows a refused form's page; htmx is told to show it in
-// place of the page, not inside the form it swapped.
-func (s *Server) renderFormError(c *fiber.Ctx, status int, page templ.Component) error {
-	if isHTMX(c) {
-		c.Set("HX-Retarget", "body")
-		c.Set("HX-Reswap", "innerHTML")
-	}
-	return s.render(c, status, page)
 }
 
 // cancelRequestForm is the browser's Cancel button.

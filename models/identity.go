@@ -260,9 +260,6 @@ func (s *Store) Login(ctx context.Context, passphrase string) (string, error) {
 // passphrase change from the CLI (another process) within this time.
 const SessionTrustWindow = 10 * time.Second
 
-// sessionCacheTTL is the cache's name for the trust window.
-const sessionCacheTTL = SessionTrustWindow
-
 // AuthenticateSession resolves a session cookie token, trusting a recent
 // verification for SessionTrustWindow.
 func (s *Store) AuthenticateSession(ctx context.Context, token string) (OwnerSession, error) {
@@ -297,7 +294,7 @@ func (s *Store) authenticateSession(ctx context.Context, token string, cached bo
 	if err != nil {
 		return OwnerSession{}, fmt.Errorf("models: session: %w", err)
 	}
-	s.sessions.Store(hash, minTime(now.Add(sessionCacheTTL), sess.ExpiresAt))
+	s.sessions.Store(hash, minTime(now.Add(SessionTrustWindow), sess.ExpiresAt))
 	// A logout that committed while the row was read may have forgotten
 	// sessions before the Store above: forget this one again.
 	if s.sessionsEnded.Load() != ended {
@@ -322,7 +319,7 @@ func (s *Store) SessionsEnded() <-chan struct{} {
 // forgetSessions drops one cached session (by token hash), or all when hash
 // is empty, and signals SessionsEnded. Called only after the delete
 // committed: forgetting earlier lets a request in between cache the
-// still-visible row for sessionCacheTTL.
+// still-visible row for SessionTrustWindow.
 func (s *Store) forgetSessions(hash string) {
 	// The counter moves before the cache is touched, so a concurrent
 	// AuthenticateSession that stores after this sees it and undoes its Store.

@@ -220,7 +220,7 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, notifier: opts.Notifier, now: clock,
 		defs: schedules.NewStore(dataDir), pause: opts.Pause, metrics: newMetricsMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter)}
 	if opts.QuickCheck {
-		if err := quickCheck(ctx, db, path); err != nil {
+		if err := checkPages(ctx, db, "quick_check", path); err != nil {
 			sqlDB.Close()
 			return nil, err
 		}
@@ -314,12 +314,13 @@ func checkNoState(dataDir string, init bool) error {
 		path, dataDir, strings.Join(found, ", "), ErrNoDatabase)
 }
 
-// quickCheck runs PRAGMA quick_check (every page's structure, not index
-// contents: that is integrity_check, which backup runs on its copy).
-func quickCheck(ctx context.Context, db *gorm.DB, path string) error {
+// checkPages runs pragma, quick_check (every page's structure, at start)
+// or integrity_check (index contents too, on a backup's copy), and names
+// up to three of the problems it reports as ErrDamaged.
+func checkPages(ctx context.Context, db *gorm.DB, pragma, path string) error {
 	var rows []string
-	if err := db.WithContext(ctx).Raw("PRAGMA quick_check").Scan(&rows).Error; err != nil {
-		return fmt.Errorf("models: quick_check of %s: %w", path, err)
+	if err := db.WithContext(ctx).Raw("PRAGMA " + pragma).Scan(&rows).Error; err != nil {
+		return fmt.Errorf("models: %s of %s: %w", pragma, path, err)
 	}
 	if len(rows) == 1 && rows[0] == "ok" {
 		return nil
@@ -327,7 +328,7 @@ func quickCheck(ctx context.Context, db *gorm.DB, path string) error {
 	if len(rows) > 3 {
 		rows = append(rows[:3], fmt.Sprintf("and %d more", len(rows)-3))
 	}
-	return fmt.Errorf("models: quick_check of %s: %s: %w", path, strings.Join(rows, "; "), ErrDamaged)
+	return fmt.Errorf("models: %s of %s: %s: %w", pragma, path, strings.Join(rows, "; "), ErrDamaged)
 }
 
 // SQLite's primary result codes that hearth tells apart.
@@ -564,12 +565,5 @@ func CheckIntegrity(ctx context.Context, path string) error {
 		return fmt.Errorf("models: integrity: %w", err)
 	}
 	defer sqlDB.Close()
-	var result string
-	if err := db.WithContext(ctx).Raw("PRAGMA integrity_check").Scan(&result).Error; err != nil {
-		return fmt.Errorf("models: integrity: %w", err)
-	}
-	if result != "ok" {
-		return fmt.Errorf("models: integrity_check of %s: %s", path, result)
-	}
-	return nil
+	return checkPages(ctx, db, "integrity_check", path)
 }

@@ -444,9 +444,9 @@ func DraftRequestForm(d AskData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var25 string
-			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(d.ChatTitle)
+			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(outside(d.ChatTitle))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/requests.templ`, Line: 116, Col: 107}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/requests.templ`, Line: 116, Col: 116}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 			if templ_7745c5c3_Err != nil {
@@ -459,7 +459,7 @@ func DraftRequestForm(d AskData) templ.Component {
 			var templ_7745c5c3_Var26 string
 			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(r.Text)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/requests.templ`, Line: 116, Col: 122}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/requests.templ`, Line: 116, Col: 131}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 			if templ_7745c5c3_Err != nil {
