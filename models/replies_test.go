@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
 )
@@ -153,6 +155,50 @@ func TestASettledAcceptedSendKeepsTheRevisionWhenNothingChanged(t *testing.T) {
 	// A page that settles on every view must not reload itself forever.
 	if n, err := s.SettleAcceptedSends(ctx, client, ""); err != nil || n != 0 || mustRevision(t, s) != before {
 		t.Fatalf("settling an unchanged send: %d, %v, revision %d → %d", n, err, before, mustRevision(t, s))
+	}
+}
+
+func TestSettlingAcceptedSendsCostsNoQueryWhileNoneIsPending(t *testing.T) {
+	s, _, fake, client := replyFixture(t, nil)
+	ctx := context.Background()
+	settle := func(chatID string) int {
+		t.Helper()
+		n, err := s.SettleAcceptedSends(ctx, client, chatID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var reads int // statements on the reader pool
+	s.rdb.Callback().Query().Before("gorm:query").Register("count-reader-queries", func(*gorm.DB) { reads++ })
+	settle("") // may look once
+	reads, calls := 0, fake.Requests()
+	// Every Messages and conversation page settles first: with nothing
+	// pending and nothing committed since, that is neither a query nor a call.
+	settle("")
+	settle(beepertest.AnaChatID)
+	if reads != 0 || fake.Requests() != calls {
+		t.Fatalf("settling with none pending: %d queries, %d Beeper calls", reads, fake.Requests()-calls)
+	}
+	// A send Beeper accepts later is still found, and settled once it fails.
+	fake.HoldSends(true)
+	send, err := s.ConfirmSend(ctx, client, confirm("key-1"))
+	if err != nil || !send.Accepted() {
+		t.Fatalf("send %+v, %v", send, err)
+	}
+	if _, err := fake.SetSendStatus(beepertest.AnaChatID, send.PendingMessageID, beeper.StatusFailPermanent, "Blocked"); err != nil {
+		t.Fatal(err)
+	}
+	if n := settle(beepertest.TomasChatID); n != 0 {
+		t.Fatalf("settling Tomas's chat changed %d sends of Ana's", n)
+	}
+	if n := settle(beepertest.AnaChatID); n != 1 || latestSend(t, s, "draft-ana").Status != SendFailed {
+		t.Fatalf("settling Ana's chat changed %d; the send is %+v", n, latestSend(t, s, "draft-ana"))
+	}
+	settle("")
+	reads = 0
+	if settle(""); reads != 0 {
+		t.Fatalf("settling after the last accepted send settled: %d queries", reads)
 	}
 }
 
