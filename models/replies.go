@@ -425,18 +425,21 @@ func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
 		if err != nil {
 			return err
 		}
-		if out, err = owedReplies(tx, now, day, s.owedAfter); err != nil {
+		if out, err = owedReplies(tx, now, day, s.owedAfter); err != nil || len(out) == 0 {
 			return err
 		}
-		for i := range out {
-			drafts, err := chatDrafts(tx, now, out[i].ChatID)
-			if err != nil {
-				return err
-			}
-			for _, d := range drafts {
-				if d.LastSend == nil || d.LastSend.Status == SendFailed {
-					out[i].Drafts = append(out[i].Drafts, d)
-				}
+		chats := make([]string, len(out))
+		for i, o := range out {
+			chats[i] = o.ChatID
+		}
+		drafts, err := chatDrafts(tx, now, chats)
+		if err != nil {
+			return err
+		}
+		for _, d := range drafts {
+			if d.LastSend == nil || d.LastSend.Status == SendFailed {
+				i := slices.IndexFunc(out, func(o OwedReply) bool { return o.ChatID == d.ChatID })
+				out[i].Drafts = append(out[i].Drafts, d)
 			}
 		}
 		return nil

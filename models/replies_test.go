@@ -321,6 +321,35 @@ func TestOwedRepliesListUnansweredChatsOldestFirstWithTheirDraft(t *testing.T) {
 	}
 }
 
+func TestOwedRepliesReadTheirDraftsInOneGoHoweverManyChatsAreOwed(t *testing.T) {
+	s, now, fake, client := replyFixture(t, nil)
+	fake.AddChat("!max:beeper.local", "Max", "Lunch next week?")
+	fake.AddChat("!lea:beeper.local", "Lea", "Did you get my letter?")
+	if _, err := s.NewBeeperWatch(client, WatchOptions{}).Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var reads int // statements on the reader pool
+	count := func(*gorm.DB) { reads++ }
+	s.rdb.Callback().Query().Before("gorm:query").Register("count-reader-queries", count)
+	s.rdb.Callback().Row().Before("gorm:row").Register("count-reader-rows", count)
+	owed := func() (n, queries int) {
+		t.Helper()
+		reads = 0
+		o, err := s.OwedReplies(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(o), reads
+	}
+	now.Add(24 * time.Hour) // Tomas and Ana (with her draft) are owed; Max and Lea wrote a day ago exactly
+	two, twoQueries := owed()
+	now.Add(time.Hour) // and now Max and Lea too
+	four, fourQueries := owed()
+	if two != 2 || four != 4 || fourQueries != twoQueries {
+		t.Fatalf("%d owed replies took %d queries, %d took %d; want the same for any number", two, twoQueries, four, fourQueries)
+	}
+}
+
 func TestNoReplyNeededDeclinesTheDraftUntilSomeoneWritesAgain(t *testing.T) {
 	s, now, fake, _, w := owedFixture(t)
 	ctx := context.Background()

@@ -586,7 +586,7 @@ func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, err
 	var out []ChatDraft
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		var err error
-		out, err = chatDrafts(tx, s.clock(), chatID)
+		out, err = chatDrafts(tx, s.clock(), []string{chatID})
 		return err
 	})
 	if err != nil {
@@ -595,66 +595,61 @@ func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, err
 	return out, nil
 }
 
-// chatDrafts is ChatDrafts inside a read transaction.
-func chatDrafts(tx *gorm.DB, now time.Time, chatID string) ([]ChatDraft, error) {
-	var out []ChatDraft
-	err := func() error {
-		var rows []draftRow
-		err := draftsWithEdits(tx).Where("reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", chatID).
-			Order("reply_drafts.id").Scan(&rows).Error
-		if err != nil || len(rows) == 0 {
-			return err
-		}
-		ids := make([]string, len(rows))
-		for i, r := range rows {
-			ids[i] = r.ID
-		}
-		var acts []struct {
-			ID, DraftID        string
-			State, Until, Note *string
-			UpdatedAt          *time.Time
-		}
-		if err := tx.Raw(`SELECT a.id, a.draft_id, s.state, s.until, s.note, s.updated_at FROM activities a
-			LEFT JOIN activity_states s ON s.activity_id = a.id
-			WHERE a.draft_id IN ? AND a.retracted_at IS NULL ORDER BY a.id`, ids).Scan(&acts).Error; err != nil {
-			return err
-		}
-		var sends []Send
-		if err := tx.Raw(`SELECT * FROM sends WHERE id IN (SELECT MAX(id) FROM sends WHERE draft_id IN ? GROUP BY draft_id)`, ids).
-			Scan(&sends).Error; err != nil {
-			return err
-		}
-		views := make([]DraftView, len(rows))
-		for i, r := range rows {
-			views[i] = r.view()
-		}
-		if err := markStale(tx, views); err != nil {
-			return err
-		}
-		if err := attachOutcomes(tx, views); err != nil {
-			return err
-		}
-		for i, r := range rows {
-			d := ChatDraft{DraftView: views[i], State: UserStateView{State: StateAvailable}}
-			for _, a := range acts {
-				if a.DraftID == r.ID && d.ActivityID == "" {
-					d.ActivityID = a.ID
-					if a.State != nil {
-						d.State = UserStateView{State: *a.State, Until: deref(a.Until), Note: deref(a.Note), At: a.UpdatedAt}
-					}
-				}
+// chatDrafts is ChatDrafts of several chats inside a read transaction,
+// in one set of queries however many chats: ordered by draft ID.
+func chatDrafts(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, error) {
+	var rows []draftRow
+	err := draftsWithEdits(tx).Where("reply_drafts.chat_id IN ? AND reply_drafts.retracted_at IS NULL", chatIDs).
+		Order("reply_drafts.id").Scan(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	views := make([]DraftView, len(rows))
+	for i, r := range rows {
+		ids[i], views[i] = r.ID, r.view()
+	}
+	var acts []struct {
+		ID, DraftID        string
+		State, Until, Note *string
+		UpdatedAt          *time.Time
+	}
+	if err := tx.Raw(`SELECT a.id, a.draft_id, s.state, s.until, s.note, s.updated_at FROM activities a
+		LEFT JOIN activity_states s ON s.activity_id = a.id
+		WHERE a.draft_id IN ? AND a.retracted_at IS NULL ORDER BY a.id`, ids).Scan(&acts).Error; err != nil {
+		return nil, err
+	}
+	var sends []Send
+	if err := tx.Raw(`SELECT * FROM sends WHERE id IN (SELECT MAX(id) FROM sends WHERE draft_id IN ? GROUP BY draft_id)`, ids).
+		Scan(&sends).Error; err != nil {
+		return nil, err
+	}
+	if err := markStale(tx, views); err != nil {
+		return nil, err
+	}
+	if err := attachOutcomes(tx, views); err != nil {
+		return nil, err
+	}
+	out := make([]ChatDraft, len(rows))
+	byID := make(map[string]*ChatDraft, len(rows))
+	for i := range rows {
+		out[i] = ChatDraft{DraftView: views[i], State: UserStateView{State: StateAvailable}}
+		byID[out[i].ID] = &out[i]
+	}
+	for _, a := range acts {
+		// The first live activity (by ID) naming the draft is its reply activity.
+		if d := byID[a.DraftID]; d.ActivityID == "" {
+			d.ActivityID = a.ID
+			if a.State != nil {
+				d.State = UserStateView{State: *a.State, Until: deref(a.Until), Note: deref(a.Note), At: a.UpdatedAt}
 			}
-			for _, sd := range sends {
-				if string(sd.DraftID) == r.ID {
-					e := sd.effective(now)
-					d.LastSend = &e
-				}
-			}
-			out = append(out, d)
 		}
-		return nil
-	}()
-	return out, err
+	}
+	for _, sd := range sends {
+		e := sd.effective(now)
+		byID[string(sd.DraftID)].LastSend = &e
+	}
+	return out, nil
 }
 
 // ChatPeople maps chat IDs to the names of the people their drafts concern.
