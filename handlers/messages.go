@@ -153,11 +153,10 @@ func (s *Server) renderConversation(c *fiber.Ctx, status int, problem *views.Edi
 		}
 	}
 	if err == nil && before == "" && (chat.UnreadCount > 0 || chat.IsMarkedUnread) {
-		// The owner is reading it: Beeper's unread badge clears, here and on every device.
-		if read, merr := s.cfg.Beeper.MarkRead(ctx, chatID, ""); merr != nil {
+		// The owner is reading it (the messages loaded): Beeper's unread
+		// badge clears, here and on every device.
+		if _, merr := s.cfg.Beeper.MarkRead(ctx, chatID, ""); merr != nil {
 			s.log.Warn("mark chat read", "err", merr, "requestId", requestIDOf(c))
-		} else {
-			d.Chat.UnreadCount, d.Chat.IsMarkedUnread = read.UnreadCount, read.IsMarkedUnread
 		}
 	}
 	d.Beeper = s.beeperState(err)
