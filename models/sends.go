@@ -120,7 +120,6 @@ type SendCommand struct {
 	SendKey               string
 	DraftID               string
 	ChatID                string // the chat the owner reviewed; the draft must belong to it
-	AccountID             string // an own reply's account, when the chat's messages do not name it
 	Body                  string
 	SourceMessageRevision string
 }
@@ -148,7 +147,7 @@ func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (
 	if prior, ok, err := s.sendByKey(ctx, cmd.SendKey); err != nil || ok {
 		return prior, err
 	}
-	draft := ReplyDraft{ChatID: cmd.ChatID, AccountID: cmd.AccountID} // an own reply's
+	draft := ReplyDraft{ChatID: cmd.ChatID} // an own reply's; its account is read from the chat below
 	if cmd.DraftID != "" {
 		if err := s.rdb.WithContext(ctx).Where("id = ? AND retracted_at IS NULL", cmd.DraftID).Take(&draft).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
