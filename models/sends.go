@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -141,8 +139,8 @@ func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (
 	if !ids.Valid(cmd.SendKey) {
 		return Send{}, fmt.Errorf("models: send key must be %s: %w", idChars, ErrInvalidInput)
 	}
-	if strings.TrimSpace(cmd.Body) == "" || utf8.RuneCountInString(cmd.Body) > MaxBodyLen {
-		return Send{}, fmt.Errorf("models: a reply needs 1-%d characters: %w", MaxBodyLen, ErrInvalidInput)
+	if err := checkReplyBody(cmd.Body); err != nil {
+		return Send{}, err
 	}
 	if prior, ok, err := s.sendByKey(ctx, cmd.SendKey); err != nil || ok {
 		return prior, err
