@@ -458,12 +458,15 @@ func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
 	return out, nil
 }
 
-// owedReplies is OwedReplies without the drafts (Home counts them).
-// Instants are compared here rather than in SQL, where text of two zones
-// would not compare.
+// owedReplies is OwedReplies without the drafts (Home counts them, so it
+// reads only chats that spoke within OwedWindow). Instants are stored as
+// text in the zone they came in, which SQL compares only to within 14
+// hours: SQL leaves out what is older by a day's margin, and the window
+// is applied exactly here.
 func owedReplies(tx *gorm.DB, now time.Time, day Day, after time.Duration) ([]OwedReply, error) {
 	var rows []chatWatch
-	if err := tx.Where("last_incoming_sort_key <> '' AND last_incoming_sort_key = last_sort_key AND muted = 0").Find(&rows).Error; err != nil {
+	if err := tx.Where("last_incoming_sort_key <> '' AND last_incoming_sort_key = last_sort_key AND muted = 0 AND last_incoming_at >= ?",
+		now.Add(-OwedWindow-24*time.Hour).UTC()).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	owed := map[string]*OwedReply{}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -347,6 +349,37 @@ func TestOwedRepliesReadTheirDraftsInOneGoHoweverManyChatsAreOwed(t *testing.T) 
 	four, fourQueries := owed()
 	if two != 2 || four != 4 || fourQueries != twoQueries {
 		t.Fatalf("%d owed replies took %d queries, %d took %d; want the same for any number", two, twoQueries, four, fourQueries)
+	}
+}
+
+func TestOwedRepliesKeepToTheirWindowInEveryZoneTheTimeCameIn(t *testing.T) {
+	s, now := newTestStore(t)
+	ctx := context.Background()
+	var want []string
+	_, err := s.commit(ctx, func(tx *txn) error {
+		for _, zone := range []*time.Location{time.UTC, time.FixedZone("-12", -12*3600), time.FixedZone("+14", 14*3600)} {
+			for _, waited := range []time.Duration{OwedWindow - time.Hour, OwedWindow + time.Hour} {
+				at := now.Add(-waited).In(zone) // stored as text in its own zone
+				id := fmt.Sprintf("!%s-%s:beeper.local", zone, waited)
+				if waited < OwedWindow {
+					want = append(want, id)
+				}
+				if err := tx.Create(&chatWatch{ChatID: id, AccountID: beepertest.AccountID, LastSortKey: "1", LastIncomingSortKey: "1",
+					LastIncomingAt: &at, UpdatedAt: *now}).Error; err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	got := owedChats(t, s)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("owed %v; want the chats waiting just under %s, in every zone: %v", got, OwedWindow, want)
 	}
 }
 
