@@ -134,18 +134,16 @@ func (s *SendStatus) UnmarshalJSON(b []byte) error {
 	case len(b) == 0 || b[0] != '{':
 		return nil // a shape no version declared: no report
 	}
+	// The fields as declared, but the timestamp, shadowed to be read leniently.
+	type fields SendStatus
 	var w struct {
-		Status           string          `json:"status"`
-		Timestamp        json.RawMessage `json:"timestamp"`
-		DeliveredToUsers []string        `json:"deliveredToUsers"`
-		InternalError    string          `json:"internalError"`
-		Message          string          `json:"message"`
-		Reason           string          `json:"reason"`
+		fields
+		Timestamp json.RawMessage `json:"timestamp"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*s = SendStatus{Status: w.Status, DeliveredToUsers: w.DeliveredToUsers, InternalError: w.InternalError, Message: w.Message, Reason: w.Reason}
+	*s = SendStatus(w.fields)
 	var ts string
 	if json.Unmarshal(w.Timestamp, &ts) == nil {
 		s.Timestamp, _ = time.Parse(time.RFC3339Nano, ts)

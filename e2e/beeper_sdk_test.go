@@ -152,7 +152,7 @@ func TestServeReadsBeeperBaseURLBeforeTheSDK4Name(t *testing.T) {
 	t.Parallel()
 	beeperURL := startFakeBeeper(t)
 	const text = "Reached through BEEPER_BASE_URL"
-	fakeControl(t, beeperURL, beepertest.IncomingPath, map[string]string{"chatId": beepertest.AnaChatID, "senderId": "@ana:beeper.local", "text": text})
+	injectMessage(t, beeperURL, text)
 	// SDK 4's name points at nothing: only SDK 5's reaches the fake.
 	srv := startServerEnv(t, []string{"BEEPER_BASE_URL=" + beeperURL, "BEEPER_DESKTOP_BASE_URL=http://" + freeAddr(t), "BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo")
 	owner := loginOwner(t, srv.URL)

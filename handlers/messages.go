@@ -153,11 +153,10 @@ func (s *Server) renderConversation(c *fiber.Ctx, status int, problem *views.Edi
 		}
 	}
 	if err == nil && before == "" && (chat.UnreadCount > 0 || chat.IsMarkedUnread) {
-		// The owner is reading it: Beeper's unread badge clears, here and on every device.
-		if read, merr := s.cfg.Beeper.MarkRead(ctx, chatID, ""); merr != nil {
+		// The owner is reading it (the messages loaded): Beeper's unread
+		// badge clears, here and on every device.
+		if _, merr := s.cfg.Beeper.MarkRead(ctx, chatID, ""); merr != nil {
 			s.log.Warn("mark chat read", "err", merr, "requestId", requestIDOf(c))
-		} else {
-			d.Chat.UnreadCount, d.Chat.IsMarkedUnread = read.UnreadCount, read.IsMarkedUnread
 		}
 	}
 	d.Beeper = s.beeperState(err)
@@ -230,7 +229,7 @@ func (s *Server) review(c *fiber.Ctx) error {
 	}
 	chatID := pathParam(c, "chat")
 	if f.Draft == "" {
-		body := normalizeNewlines(f.Body)
+		body := models.NormalizeNewlines(f.Body)
 		if msg := replyProblem(body); msg != "" {
 			return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{Message: msg, Input: f.Body})
 		}
@@ -263,9 +262,6 @@ func replyProblem(body string) string {
 	}
 	return ""
 }
-
-// normalizeNewlines turns a form's CRLF line ends into LF.
-func normalizeNewlines(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
 // reviewSaved is the review of a draft's saved wording (GET), where Home's
 // "Review and send" lands after saving what the owner typed. kept names a
@@ -340,7 +336,7 @@ func (s *Server) confirmSend(c *fiber.Ctx) error {
 		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
 	}
 	chatID := pathParam(c, "chat")
-	body := normalizeNewlines(f.Body)
+	body := models.NormalizeNewlines(f.Body)
 	send, err := s.store.ConfirmSend(c.UserContext(), s.cfg.Beeper, models.SendCommand{
 		SendKey: f.SendKey, DraftID: f.Draft, ChatID: chatID, Body: body, SourceMessageRevision: f.SourceMessageRevision})
 	var stale *models.StaleDraftError
@@ -437,7 +433,7 @@ func (s *Server) handOff(c *fiber.Ctx) error {
 	case errors.Is(err, models.ErrDraftNotInChat):
 		return apiError(c, fiber.StatusConflict, "draft_not_in_chat", "this draft belongs to another chat; nothing was opened", nil)
 	case errors.Is(err, models.ErrInvalidInput):
-		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft, Message: cmp.Or(replyProblem(normalizeNewlines(f.Body)), emptyReply), Input: f.Body})
+		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft, Message: cmp.Or(replyProblem(models.NormalizeNewlines(f.Body)), emptyReply), Input: f.Body})
 	case err != nil:
 		s.beeperState(err)
 		return s.renderConversation(c, fiber.StatusServiceUnavailable, &views.EditorProblem{DraftID: f.Draft,

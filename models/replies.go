@@ -241,7 +241,7 @@ func (s *Store) HandOffToBeeper(ctx context.Context, f Focuser, h HandOff) (Owne
 	if err := (ChatDecision{ChatID: h.ChatID}).check(); err != nil {
 		return OwnerActionResult{}, err
 	}
-	body, candidate := normalizeNewlines(h.Form.Body), ""
+	body, candidate := NormalizeNewlines(h.Form.Body), ""
 	if h.DraftID != "" {
 		var rows []draftRow
 		if err := draftsWithEdits(s.rdb.WithContext(ctx)).Where("reply_drafts.id = ? AND reply_drafts.retracted_at IS NULL", h.DraftID).Scan(&rows).Error; err != nil {
@@ -257,8 +257,8 @@ func (s *Store) HandOffToBeeper(ctx context.Context, f Focuser, h HandOff) (Owne
 		body, candidate = w.Body, w.Candidate
 		h.AccountID = cmp.Or(h.AccountID, rows[0].AccountID)
 	}
-	if strings.TrimSpace(body) == "" || utf8.RuneCountInString(body) > MaxBodyLen {
-		return OwnerActionResult{}, fmt.Errorf("models: a reply needs 1-%d characters: %w", MaxBodyLen, ErrInvalidInput)
+	if err := checkReplyBody(body); err != nil {
+		return OwnerActionResult{}, err
 	}
 	if _, err := f.Focus(ctx, beeper.FocusRequest{ChatID: h.ChatID, DraftText: body}); err != nil {
 		return OwnerActionResult{}, fmt.Errorf("models: hand off: %w", err)
@@ -329,8 +329,16 @@ type Wording struct {
 	Kept *CandidateIn
 }
 
-// normalizeNewlines turns a form's CRLF line ends into the LF the agent wrote.
-func normalizeNewlines(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+// NormalizeNewlines turns a form's CRLF line ends into the LF the agent wrote.
+func NormalizeNewlines(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// checkReplyBody refuses a reply that is blank or longer than MaxBodyLen.
+func checkReplyBody(body string) error {
+	if strings.TrimSpace(body) == "" || utf8.RuneCountInString(body) > MaxBodyLen {
+		return fmt.Errorf("models: a reply needs 1-%d characters: %w", MaxBodyLen, ErrInvalidInput)
+	}
+	return nil
+}
 
 // ChosenWording resolves an editor's submission against the draft: the
 // editor's text, except when the owner left it exactly as shown and chose
@@ -338,7 +346,7 @@ func normalizeNewlines(s string) string { return strings.ReplaceAll(s, "\r\n", "
 // candidate's text. A candidate chosen beside an edited text never replaces
 // the edit: it is returned as Kept, for the review to offer.
 func (d DraftView) ChosenWording(f WordingForm) Wording {
-	body, shown := normalizeNewlines(f.Body), normalizeNewlines(f.ShownBody)
+	body, shown := NormalizeNewlines(f.Body), NormalizeNewlines(f.ShownBody)
 	w := Wording{Body: body, Candidate: f.Candidate}
 	i := slices.IndexFunc(d.Candidates, func(c CandidateIn) bool { return c.ID == f.Candidate })
 	if i < 0 || f.Candidate == f.ShownCandidate || (f.ShownBody == "" && f.ShownCandidate == "") {
@@ -425,18 +433,21 @@ func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
 		if err != nil {
 			return err
 		}
-		if out, err = owedReplies(tx, now, day, s.owedAfter); err != nil {
+		if out, err = owedReplies(tx, now, day, s.owedAfter); err != nil || len(out) == 0 {
 			return err
 		}
-		for i := range out {
-			drafts, err := chatDrafts(tx, now, out[i].ChatID)
-			if err != nil {
-				return err
-			}
-			for _, d := range drafts {
-				if d.LastSend == nil || d.LastSend.Status == SendFailed {
-					out[i].Drafts = append(out[i].Drafts, d)
-				}
+		chats := make([]string, len(out))
+		for i, o := range out {
+			chats[i] = o.ChatID
+		}
+		drafts, err := chatDrafts(tx, now, chats)
+		if err != nil {
+			return err
+		}
+		for _, d := range drafts {
+			if d.LastSend == nil || d.LastSend.Status == SendFailed {
+				i := slices.IndexFunc(out, func(o OwedReply) bool { return o.ChatID == d.ChatID })
+				out[i].Drafts = append(out[i].Drafts, d)
 			}
 		}
 		return nil
@@ -447,12 +458,15 @@ func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
 	return out, nil
 }
 
-// owedReplies is OwedReplies without the drafts (Home counts them).
-// Instants are compared here rather than in SQL, where text of two zones
-// would not compare.
+// owedReplies is OwedReplies without the drafts (Home counts them, so it
+// reads only chats that spoke within OwedWindow). Instants are stored as
+// text in the zone they came in, which SQL compares only to within 14
+// hours: SQL leaves out what is older by a day's margin, and the window
+// is applied exactly here.
 func owedReplies(tx *gorm.DB, now time.Time, day Day, after time.Duration) ([]OwedReply, error) {
 	var rows []chatWatch
-	if err := tx.Where("last_incoming_sort_key <> '' AND last_incoming_sort_key = last_sort_key AND muted = 0").Find(&rows).Error; err != nil {
+	if err := tx.Where("last_incoming_sort_key <> '' AND last_incoming_sort_key = last_sort_key AND muted = 0 AND last_incoming_at >= ?",
+		now.Add(-OwedWindow-24*time.Hour).UTC()).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	owed := map[string]*OwedReply{}

@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"gorm.io/gorm"
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
@@ -156,6 +160,50 @@ func TestASettledAcceptedSendKeepsTheRevisionWhenNothingChanged(t *testing.T) {
 	}
 }
 
+func TestSettlingAcceptedSendsCostsNoQueryWhileNoneIsPending(t *testing.T) {
+	s, _, fake, client := replyFixture(t, nil)
+	ctx := context.Background()
+	settle := func(chatID string) int {
+		t.Helper()
+		n, err := s.SettleAcceptedSends(ctx, client, chatID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var reads int // statements on the reader pool
+	s.rdb.Callback().Query().Before("gorm:query").Register("count-reader-queries", func(*gorm.DB) { reads++ })
+	settle("") // may look once
+	reads, calls := 0, fake.Requests()
+	// Every Messages and conversation page settles first: with nothing
+	// pending and nothing committed since, that is neither a query nor a call.
+	settle("")
+	settle(beepertest.AnaChatID)
+	if reads != 0 || fake.Requests() != calls {
+		t.Fatalf("settling with none pending: %d queries, %d Beeper calls", reads, fake.Requests()-calls)
+	}
+	// A send Beeper accepts later is still found, and settled once it fails.
+	fake.HoldSends(true)
+	send, err := s.ConfirmSend(ctx, client, confirm("key-1"))
+	if err != nil || !send.Accepted() {
+		t.Fatalf("send %+v, %v", send, err)
+	}
+	if _, err := fake.SetSendStatus(beepertest.AnaChatID, send.PendingMessageID, beeper.StatusFailPermanent, "Blocked"); err != nil {
+		t.Fatal(err)
+	}
+	if n := settle(beepertest.TomasChatID); n != 0 {
+		t.Fatalf("settling Tomas's chat changed %d sends of Ana's", n)
+	}
+	if n := settle(beepertest.AnaChatID); n != 1 || latestSend(t, s, "draft-ana").Status != SendFailed {
+		t.Fatalf("settling Ana's chat changed %d; the send is %+v", n, latestSend(t, s, "draft-ana"))
+	}
+	settle("")
+	reads = 0
+	if settle(""); reads != 0 {
+		t.Fatalf("settling after the last accepted send settled: %d queries", reads)
+	}
+}
+
 func TestOwnReplyIsSentOnceReplacesTheDraftAndTheAgentReadsIt(t *testing.T) {
 	s, _, fake, client := replyFixture(t, nil)
 	ctx := context.Background()
@@ -272,6 +320,66 @@ func TestOwedRepliesListUnansweredChatsOldestFirstWithTheirDraft(t *testing.T) {
 	}
 	if got := owedChats(t, s); strings.Join(got, ",") != beepertest.TomasChatID {
 		t.Fatalf("after answering Ana: %v", got)
+	}
+}
+
+func TestOwedRepliesReadTheirDraftsInOneGoHoweverManyChatsAreOwed(t *testing.T) {
+	s, now, fake, client := replyFixture(t, nil)
+	fake.AddChat("!max:beeper.local", "Max", "Lunch next week?")
+	fake.AddChat("!lea:beeper.local", "Lea", "Did you get my letter?")
+	if _, err := s.NewBeeperWatch(client, WatchOptions{}).Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var reads int // statements on the reader pool
+	count := func(*gorm.DB) { reads++ }
+	s.rdb.Callback().Query().Before("gorm:query").Register("count-reader-queries", count)
+	s.rdb.Callback().Row().Before("gorm:row").Register("count-reader-rows", count)
+	owed := func() (n, queries int) {
+		t.Helper()
+		reads = 0
+		o, err := s.OwedReplies(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(o), reads
+	}
+	now.Add(24 * time.Hour) // Tomas and Ana (with her draft) are owed; Max and Lea wrote a day ago exactly
+	two, twoQueries := owed()
+	now.Add(time.Hour) // and now Max and Lea too
+	four, fourQueries := owed()
+	if two != 2 || four != 4 || fourQueries != twoQueries {
+		t.Fatalf("%d owed replies took %d queries, %d took %d; want the same for any number", two, twoQueries, four, fourQueries)
+	}
+}
+
+func TestOwedRepliesKeepToTheirWindowInEveryZoneTheTimeCameIn(t *testing.T) {
+	s, now := newTestStore(t)
+	ctx := context.Background()
+	var want []string
+	_, err := s.commit(ctx, func(tx *txn) error {
+		for _, zone := range []*time.Location{time.UTC, time.FixedZone("-12", -12*3600), time.FixedZone("+14", 14*3600)} {
+			for _, waited := range []time.Duration{OwedWindow - time.Hour, OwedWindow + time.Hour} {
+				at := now.Add(-waited).In(zone) // stored as text in its own zone
+				id := fmt.Sprintf("!%s-%s:beeper.local", zone, waited)
+				if waited < OwedWindow {
+					want = append(want, id)
+				}
+				if err := tx.Create(&chatWatch{ChatID: id, AccountID: beepertest.AccountID, LastSortKey: "1", LastIncomingSortKey: "1",
+					LastIncomingAt: &at, UpdatedAt: *now}).Error; err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	got := owedChats(t, s)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("owed %v; want the chats waiting just under %s, in every zone: %v", got, OwedWindow, want)
 	}
 }
 

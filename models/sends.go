@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -120,7 +118,6 @@ type SendCommand struct {
 	SendKey               string
 	DraftID               string
 	ChatID                string // the chat the owner reviewed; the draft must belong to it
-	AccountID             string // an own reply's account, when the chat's messages do not name it
 	Body                  string
 	SourceMessageRevision string
 }
@@ -142,13 +139,13 @@ func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (
 	if !ids.Valid(cmd.SendKey) {
 		return Send{}, fmt.Errorf("models: send key must be %s: %w", idChars, ErrInvalidInput)
 	}
-	if strings.TrimSpace(cmd.Body) == "" || utf8.RuneCountInString(cmd.Body) > MaxBodyLen {
-		return Send{}, fmt.Errorf("models: a reply needs 1-%d characters: %w", MaxBodyLen, ErrInvalidInput)
+	if err := checkReplyBody(cmd.Body); err != nil {
+		return Send{}, err
 	}
 	if prior, ok, err := s.sendByKey(ctx, cmd.SendKey); err != nil || ok {
 		return prior, err
 	}
-	draft := ReplyDraft{ChatID: cmd.ChatID, AccountID: cmd.AccountID} // an own reply's
+	draft := ReplyDraft{ChatID: cmd.ChatID} // an own reply's; its account is read from the chat below
 	if cmd.DraftID != "" {
 		if err := s.rdb.WithContext(ctx).Where("id = ? AND retracted_at IS NULL", cmd.DraftID).Take(&draft).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -469,18 +466,25 @@ func (s *Store) settleAccepted(ctx context.Context, m MessageReader, send Send) 
 // is still sending (of chatID, or of every chat when it is empty) and
 // records what changed; the watch and the Messages pages call it, so a
 // send Beeper later fails for good does not stay "sending". It returns
-// how many changed.
+// how many changed. While none is pending it costs no query: a send only
+// becomes accepted in a commit, which moves the revision on.
 func (s *Store) SettleAcceptedSends(ctx context.Context, m MessageReader, chatID string) (int, error) {
-	q := s.rdb.WithContext(ctx).Where("status = ? AND pending_message_id <> ''", SendPending)
-	if chatID != "" {
-		q = q.Where("chat_id = ?", chatID)
+	rev := s.LatestRevision() // before the read: a commit it misses moves the revision on
+	if s.noAcceptedAt.Load() == rev+1 {
+		return 0, nil
 	}
 	var rows []Send
-	if err := q.Order("id").Find(&rows).Error; err != nil {
+	if err := s.rdb.WithContext(ctx).Where("status = ? AND pending_message_id <> ''", SendPending).Order("id").Find(&rows).Error; err != nil {
 		return 0, fmt.Errorf("models: settle accepted sends: %w", err)
+	}
+	if len(rows) == 0 {
+		s.noAcceptedAt.Store(rev + 1)
 	}
 	changed := 0
 	for _, r := range rows {
+		if chatID != "" && r.ChatID != chatID {
+			continue
+		}
 		after, err := s.settleAccepted(ctx, m, r)
 		if err != nil {
 			return changed, err
@@ -579,7 +583,7 @@ func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, err
 	var out []ChatDraft
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		var err error
-		out, err = chatDrafts(tx, s.clock(), chatID)
+		out, err = chatDrafts(tx, s.clock(), []string{chatID})
 		return err
 	})
 	if err != nil {
@@ -588,66 +592,61 @@ func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, err
 	return out, nil
 }
 
-// chatDrafts is ChatDrafts inside a read transaction.
-func chatDrafts(tx *gorm.DB, now time.Time, chatID string) ([]ChatDraft, error) {
-	var out []ChatDraft
-	err := func() error {
-		var rows []draftRow
-		err := draftsWithEdits(tx).Where("reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", chatID).
-			Order("reply_drafts.id").Scan(&rows).Error
-		if err != nil || len(rows) == 0 {
-			return err
-		}
-		ids := make([]string, len(rows))
-		for i, r := range rows {
-			ids[i] = r.ID
-		}
-		var acts []struct {
-			ID, DraftID        string
-			State, Until, Note *string
-			UpdatedAt          *time.Time
-		}
-		if err := tx.Raw(`SELECT a.id, a.draft_id, s.state, s.until, s.note, s.updated_at FROM activities a
-			LEFT JOIN activity_states s ON s.activity_id = a.id
-			WHERE a.draft_id IN ? AND a.retracted_at IS NULL ORDER BY a.id`, ids).Scan(&acts).Error; err != nil {
-			return err
-		}
-		var sends []Send
-		if err := tx.Raw(`SELECT * FROM sends WHERE id IN (SELECT MAX(id) FROM sends WHERE draft_id IN ? GROUP BY draft_id)`, ids).
-			Scan(&sends).Error; err != nil {
-			return err
-		}
-		views := make([]DraftView, len(rows))
-		for i, r := range rows {
-			views[i] = r.view()
-		}
-		if err := markStale(tx, views); err != nil {
-			return err
-		}
-		if err := attachOutcomes(tx, views); err != nil {
-			return err
-		}
-		for i, r := range rows {
-			d := ChatDraft{DraftView: views[i], State: UserStateView{State: StateAvailable}}
-			for _, a := range acts {
-				if a.DraftID == r.ID && d.ActivityID == "" {
-					d.ActivityID = a.ID
-					if a.State != nil {
-						d.State = UserStateView{State: *a.State, Until: deref(a.Until), Note: deref(a.Note), At: a.UpdatedAt}
-					}
-				}
+// chatDrafts is ChatDrafts of several chats inside a read transaction,
+// in one set of queries however many chats: ordered by draft ID.
+func chatDrafts(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, error) {
+	var rows []draftRow
+	err := draftsWithEdits(tx).Where("reply_drafts.chat_id IN ? AND reply_drafts.retracted_at IS NULL", chatIDs).
+		Order("reply_drafts.id").Scan(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	views := make([]DraftView, len(rows))
+	for i, r := range rows {
+		ids[i], views[i] = r.ID, r.view()
+	}
+	var acts []struct {
+		ID, DraftID        string
+		State, Until, Note *string
+		UpdatedAt          *time.Time
+	}
+	if err := tx.Raw(`SELECT a.id, a.draft_id, s.state, s.until, s.note, s.updated_at FROM activities a
+		LEFT JOIN activity_states s ON s.activity_id = a.id
+		WHERE a.draft_id IN ? AND a.retracted_at IS NULL ORDER BY a.id`, ids).Scan(&acts).Error; err != nil {
+		return nil, err
+	}
+	var sends []Send
+	if err := tx.Raw(`SELECT * FROM sends WHERE id IN (SELECT MAX(id) FROM sends WHERE draft_id IN ? GROUP BY draft_id)`, ids).
+		Scan(&sends).Error; err != nil {
+		return nil, err
+	}
+	if err := markStale(tx, views); err != nil {
+		return nil, err
+	}
+	if err := attachOutcomes(tx, views); err != nil {
+		return nil, err
+	}
+	out := make([]ChatDraft, len(rows))
+	byID := make(map[string]*ChatDraft, len(rows))
+	for i := range rows {
+		out[i] = ChatDraft{DraftView: views[i], State: UserStateView{State: StateAvailable}}
+		byID[out[i].ID] = &out[i]
+	}
+	for _, a := range acts {
+		// The first live activity (by ID) naming the draft is its reply activity.
+		if d := byID[a.DraftID]; d.ActivityID == "" {
+			d.ActivityID = a.ID
+			if a.State != nil {
+				d.State = UserStateView{State: *a.State, Until: deref(a.Until), Note: deref(a.Note), At: a.UpdatedAt}
 			}
-			for _, sd := range sends {
-				if string(sd.DraftID) == r.ID {
-					e := sd.effective(now)
-					d.LastSend = &e
-				}
-			}
-			out = append(out, d)
 		}
-		return nil
-	}()
-	return out, err
+	}
+	for _, sd := range sends {
+		e := sd.effective(now)
+		byID[string(sd.DraftID)].LastSend = &e
+	}
+	return out, nil
 }
 
 // ChatPeople maps chat IDs to the names of the people their drafts concern.

@@ -80,6 +80,10 @@ type Store struct {
 	// open): every revision-bumping commit goes through this Store and
 	// notify, so it lets readers key caches without a query.
 	latest atomic.Int64
+	// noAcceptedAt is 1 + the revision at which no send Beeper accepted
+	// was pending (0: not looked yet), so pages settle them for free while
+	// there are none (see SettleAcceptedSends).
+	noAcceptedAt atomic.Int64
 	// sessions caches verified owner sessions briefly (see AuthenticateSession).
 	sessions sync.Map // token hash → time.Time (cached until)
 	// sessionsEnded counts committed logouts, so a session read that raced

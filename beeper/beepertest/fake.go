@@ -241,16 +241,23 @@ func (f *Fake) SetSendStatus(chatID, messageID, status, message string) (beeper.
 	switch status {
 	case beeper.StatusSuccess:
 		m.ID = m.finalID
-		for _, u := range c.chat.Participants.Items {
-			if u.ID != m.SenderID {
-				st.DeliveredToUsers = append(st.DeliveredToUsers, u.ID)
-			}
-		}
+		st.DeliveredToUsers = c.othersThan(m.SenderID)
 	case beeper.StatusFailRetriable, beeper.StatusFailPermanent:
 		st.Reason, st.InternalError = "FAKE_INJECTED", "beepertest: injected "+status
 	}
 	m.SendStatus = st
 	return m.out(), nil
+}
+
+// othersThan are the IDs of the chat's members but userID: whom a send is delivered to.
+func (c *fakeChat) othersThan(userID string) []string {
+	var ids []string
+	for _, u := range c.chat.Participants.Items {
+		if u.ID != userID {
+			ids = append(ids, u.ID)
+		}
+	}
+	return ids
 }
 
 // find returns the message with id as its final or pending ID, or nil.
@@ -327,12 +334,7 @@ func (f *Fake) Focuses() []RecordedFocus {
 func (f *Fake) AddChat(chatID, title, text string) beeper.Chat {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var self beeper.User
-	for _, a := range f.accounts {
-		if a.AccountID == AccountID {
-			self = a.User
-		}
-	}
+	self := f.selfLocked(AccountID)
 	other := beeper.User{ID: "@" + strings.Trim(strings.SplitN(chatID, ":", 2)[0], "!") + "-member:beeper.local", FullName: title}
 	c := &fakeChat{chat: beeper.Chat{ID: chatID, AccountID: AccountID, Network: "WhatsApp", Title: title, Type: beeper.ChatSingle,
 		Participants: beeper.Participants{Items: []beeper.User{self, other}, Total: 2}}}
@@ -341,6 +343,16 @@ func (f *Fake) AddChat(chatID, title, text string) beeper.Chat {
 	m.IsUnread = true
 	c.chat.UnreadCount = 1
 	return c.chat
+}
+
+// selfLocked is the owner's user on an account.
+func (f *Fake) selfLocked(accountID string) beeper.User {
+	for _, a := range f.accounts {
+		if a.AccountID == accountID {
+			return a.User
+		}
+	}
+	return beeper.User{}
 }
 
 // Requests returns how many requests the fake has received, including failed ones.
@@ -540,6 +552,16 @@ func instant(q url.Values, key string) (time.Time, bool) {
 	return t, err == nil
 }
 
+// limitOf reads the optional limit parameter, 1..most; absent is def.
+func limitOf(q url.Values, def, most int) (int, bool) {
+	v := q.Get("limit")
+	if v == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n >= 1 && n <= most
+}
+
 // flag reads an optional boolean query parameter with its default.
 func flag(q url.Values, key string, def bool) bool {
 	switch q.Get(key) {
@@ -586,12 +608,11 @@ func (f *Fake) listChatsLocked(q url.Values, search bool) reply {
 		}
 		chats = append(chats, c)
 	}
-	if search && q.Get("limit") != "" {
-		n, err := strconv.Atoi(q.Get("limit"))
-		if err != nil || n < 1 || n > 200 {
+	if search {
+		var ok bool
+		if limit, ok = limitOf(q, limit, 200); !ok {
 			return errReply(http.StatusBadRequest, "BAD_REQUEST", "limit must be 1..200")
 		}
-		limit = n
 	}
 	// Most recent activity first; the newest message's sequence breaks ties.
 	slices.SortFunc(chats, func(a, b *fakeChat) int { return b.position() - a.position() })
@@ -721,13 +742,9 @@ func (f *Fake) searchMessagesLocked(q url.Values) reply {
 			return errReply(http.StatusBadRequest, "BAD_REQUEST", "invalid mediaTypes")
 		}
 	}
-	limit := min(f.pageSize, 20)
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 20 {
-			return errReply(http.StatusBadRequest, "BAD_REQUEST", "limit must be 1..20")
-		}
-		limit = n
+	limit, ok := limitOf(q, min(f.pageSize, 20), 20)
+	if !ok {
+		return errReply(http.StatusBadRequest, "BAD_REQUEST", "limit must be 1..20")
 	}
 	accounts, chatIDs, sender := q["accountIDs"], q["chatIDs"], q.Get("sender")
 	type hit struct {
@@ -867,12 +884,7 @@ func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
 		return errReply(http.StatusBadRequest, "BAD_REQUEST", "replyToMessageID is not in this chat")
 	}
 	at := f.now().UTC().Truncate(time.Millisecond)
-	var self beeper.User
-	for _, a := range f.accounts {
-		if a.AccountID == c.chat.AccountID {
-			self = a.User
-		}
-	}
+	self := f.selfLocked(c.chat.AccountID)
 	m := f.appendLocked(c, self, req.Text, req.ReplyToMessageID, at)
 	m.IsSender = true
 	m.pendingID, m.finalID = fmt.Sprintf("pending-%d", m.seq), m.ID
@@ -881,11 +893,7 @@ func (f *Fake) sendLocked(c *fakeChat, r *http.Request) reply {
 		m.ID = m.pendingID // until the network confirms it
 	} else {
 		m.SendStatus.Status = beeper.StatusSuccess
-		for _, u := range c.chat.Participants.Items {
-			if u.ID != self.ID {
-				m.SendStatus.DeliveredToUsers = append(m.SendStatus.DeliveredToUsers, u.ID)
-			}
-		}
+		m.SendStatus.DeliveredToUsers = c.othersThan(self.ID)
 	}
 	f.sends = append(f.sends, RecordedSend{ChatID: c.chat.ID, Text: req.Text, ReplyToMessageID: req.ReplyToMessageID, At: at})
 	if f.dropSend {
