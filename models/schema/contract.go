@@ -6,10 +6,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"hearth/models"
 	"hearth/models/ids"
+	"hearth/models/instant"
 )
 
 // This file makes the reflected schemas say what the decoder checks: every
@@ -172,10 +174,21 @@ var lifePathPattern = func() string {
 	return `^` + seg(`[^/\\\x00.~]`) + `(?:/` + seg(`[^/\\\x00.]`) + `)*$`
 }()
 
+// format sets a string's format.
+func format(f string) rule { return func(s *object) { s.set("format", f) } }
+
+// The range of instants and dates hearth accepts (package instant), in words.
 var (
-	instant = all(str, func(s *object) { s.set("format", "date-time"); s.set("pattern", instantPattern) })
-	date    = all(str, func(s *object) { s.set("format", "date"); s.set("pattern", datePattern) })
-	zone    = all(pattern(zonePattern), func(s *object) {
+	instantRange = fmt.Sprintf("RFC 3339, offset -23:59 to +23:59, from %s up to (not including) %s",
+		instant.Earliest.Format(time.RFC3339), instant.End.Format(time.RFC3339))
+	dateRange = fmt.Sprintf("YYYY-MM-DD from %s to %s", instant.Earliest.Format(time.DateOnly), instant.End.AddDate(0, 0, -1).Format(time.DateOnly))
+)
+
+var (
+	timestamp = all(str, format("date-time"), describe(instantRange), pattern(instantPattern))
+	date      = all(str, format("date"), pattern(datePattern))
+	briefDate = all(str, format("date"), describe(dateRange), pattern(datePattern))
+	zone      = all(pattern(zonePattern), func(s *object) {
 		s.set("not", newObject("enum", []any{"Local"}))
 		s.set("description", "an IANA time zone name, like Europe/Berlin (not Local)")
 	})
@@ -185,7 +198,7 @@ var (
 // bounds are the rules of each definition's properties, by Go type name.
 var bounds = map[string]map[string]rule{
 	"Result": {
-		"runId": id, "jobKey": id, "expectedRevision": integer(0, math.MaxInt64), "generatedAt": instant,
+		"runId": id, "jobKey": id, "expectedRevision": integer(0, math.MaxInt64), "generatedAt": timestamp,
 		"sourceRefs": items(0, models.MaxSourceRefs, nil), "people": items(0, models.MaxPeople, nil),
 		"activities": items(0, models.MaxActivities, nil), "replyDrafts": items(0, models.MaxReplyDrafts, nil),
 		"retractions": items(0, models.MaxRetractions, nil), "completedRequests": items(0, models.MaxCompletedRequests, nil),
@@ -193,10 +206,10 @@ var bounds = map[string]map[string]rule{
 		"consumedObservations": all(items(0, models.MaxConsumedObservations, integer(1, math.MaxInt64)), unique),
 	},
 	"SourceRefIn": {
-		"id": id, "observedAt": instant, "path": all(pattern(lifePathPattern), text(models.MaxPathLen)),
+		"id": id, "observedAt": timestamp, "path": all(pattern(lifePathPattern), text(models.MaxPathLen)),
 		"contentHash": pattern(hashPattern), "accountId": beeperID, "chatId": beeperID, "messageId": beeperID, "targetId": beeperID,
 	},
-	"BriefIn":  {"date": date, "timeZone": zone, "text": nonBlank(models.MaxBriefLen), "evidenceIds": evidence},
+	"BriefIn":  {"date": briefDate, "timeZone": zone, "text": nonBlank(models.MaxBriefLen), "evidenceIds": evidence},
 	"PersonIn": {"id": id, "name": nonBlank(models.MaxNameLen), "context": text(models.MaxContextLen), "evidenceIds": evidence},
 	"ActivityIn": {
 		"id": agentID, "title": nonBlank(models.MaxTitleLen), "detail": text(models.MaxDetailLen), "evidenceIds": evidence,
