@@ -30,13 +30,13 @@ func all(rules ...rule) rule {
 	}
 }
 
-func str(s *object) { s.set("type", "string") }
+func str(s *object) { s.Set("type", "string") }
 
 // id is the one ID rule (package ids).
 func id(s *object) {
 	str(s)
-	s.set("pattern", ids.Pattern)
-	s.set("maxLength", ids.MaxLen)
+	s.Set("pattern", ids.Pattern)
+	s.Set("maxLength", ids.MaxLen)
 }
 
 // hearthPrefix is the prefix of routine occurrences' activity IDs, which
@@ -46,15 +46,15 @@ const hearthPrefix = "hearth:"
 // agentID is an ID a publication chooses for an activity: not hearth's.
 func agentID(s *object) {
 	id(s)
-	s.set("not", newObject("pattern", "^"+hearthPrefix))
-	s.set("description", "not starting with "+hearthPrefix+" (routine occurrences hearth makes)")
+	s.Set("not", newObject("pattern", "^"+hearthPrefix))
+	s.Set("description", "not starting with "+hearthPrefix+" (routine occurrences hearth makes)")
 }
 
 // text is free text of at most max characters; it may be empty.
 func text(max int) rule {
 	return func(s *object) {
 		str(s)
-		s.set("maxLength", max)
+		s.Set("maxLength", max)
 	}
 }
 
@@ -92,8 +92,8 @@ var nonBlankPattern = func() string {
 func nonBlank(max int) rule {
 	return func(s *object) {
 		text(max)(s)
-		s.set("minLength", 1)
-		s.set("pattern", nonBlankPattern)
+		s.Set("minLength", 1)
+		s.Set("pattern", nonBlankPattern)
 	}
 }
 
@@ -101,31 +101,31 @@ func nonBlank(max int) rule {
 // when the items are a definition with its own rules).
 func items(min, max int, item rule) rule {
 	return func(s *object) {
-		s.set("type", "array")
+		s.Set("type", "array")
 		if min > 0 {
-			s.set("minItems", min)
+			s.Set("minItems", min)
 		}
-		s.set("maxItems", max)
+		s.Set("maxItems", max)
 		if item != nil {
 			it := s.obj("items")
 			if it == nil {
 				it = newObject()
-				s.set("items", it)
+				s.Set("items", it)
 			}
 			item(it)
 		}
 	}
 }
 
-func unique(s *object) { s.set("uniqueItems", true) }
+func unique(s *object) { s.Set("uniqueItems", true) }
 
 var evidence = items(0, models.MaxEvidenceIDs, id)
 
 func integer(min, max int64) rule {
 	return func(s *object) {
-		s.set("type", "integer")
-		s.set("minimum", min)
-		s.set("maximum", max)
+		s.Set("type", "integer")
+		s.Set("minimum", min)
+		s.Set("maximum", max)
 	}
 }
 
@@ -136,19 +136,19 @@ func enum(values ...string) rule {
 		for i, v := range values {
 			list[i] = v
 		}
-		s.set("enum", list)
+		s.Set("enum", list)
 	}
 }
 
 func pattern(p string) rule {
 	return func(s *object) {
 		str(s)
-		s.set("pattern", p)
+		s.Set("pattern", p)
 	}
 }
 
 // describe sets a property's description.
-func describe(d string) rule { return func(s *object) { s.set("description", d) } }
+func describe(d string) rule { return func(s *object) { s.Set("description", d) } }
 
 // Time patterns: RFC 3339 as Go's parser reads it (upper-case T and Z, no
 // leap second, offsets to ±23:59); format alone lets a validator accept
@@ -175,7 +175,7 @@ var lifePathPattern = func() string {
 }()
 
 // format sets a string's format.
-func format(f string) rule { return func(s *object) { s.set("format", f) } }
+func format(f string) rule { return func(s *object) { s.Set("format", f) } }
 
 // The range of instants and dates hearth accepts (package instant), in words.
 var (
@@ -189,8 +189,8 @@ var (
 	date      = all(str, format("date"), pattern(datePattern))
 	briefDate = all(str, format("date"), describe(dateRange), pattern(datePattern))
 	zone      = all(pattern(zonePattern), func(s *object) {
-		s.set("not", newObject("enum", []any{"Local"}))
-		s.set("description", "an IANA time zone name, like Europe/Berlin (not Local)")
+		s.Set("not", newObject("enum", []any{"Local"}))
+		s.Set("description", "an IANA time zone name, like Europe/Berlin (not Local)")
 	})
 	beeperID = nonBlank(256)
 )
@@ -334,7 +334,7 @@ func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (s
 		if props == nil {
 			return
 		}
-		for _, name := range props.keys {
+		for name := range props.KeysFromOldest() {
 			if r, ok := bounds[typeName][name]; ok {
 				r(props.obj(name))
 			}
@@ -342,7 +342,7 @@ func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (s
 	}
 	constrain(rootType.Name(), doc)
 	if defs != nil {
-		for _, name := range defs.keys {
+		for name := range defs.KeysFromOldest() {
 			constrain(name, defs.obj(name))
 		}
 	}
@@ -356,16 +356,16 @@ func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (s
 			s := clone(base).(*object)
 			props := s.obj("properties")
 			for _, name := range b.drop {
-				props.del(name)
+				props.Delete(name)
 			}
-			props.set("kind", newObject("type", "string", "enum", []any{b.kind}))
+			props.Set("kind", newObject("type", "string", "enum", []any{b.kind}))
 			if b.payload != nil {
 				name, payload := reflectDef(b.payload)
 				constrain(name, payload)
 				if !defs.has(name) {
-					defs.set(name, payload)
+					defs.Set(name, payload)
 				}
-				props.set("payload", newObject("$ref", "#/$defs/"+name))
+				props.Set("payload", newObject("$ref", "#/$defs/"+name))
 			}
 			for name, r := range b.rules {
 				r(props.obj(name))
@@ -375,19 +375,19 @@ func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (s
 				required[name] = true
 			}
 			var req []any
-			for _, name := range props.keys {
+			for name := range props.KeysFromOldest() {
 				if required[name] {
 					req = append(req, name)
 				}
 			}
-			s.set("required", req)
+			s.Set("required", req)
 			anyOf = append(anyOf, s)
 		}
-		defs.set(def, newObject("anyOf", anyOf))
+		defs.Set(def, newObject("anyOf", anyOf))
 	}
 	sortDefs(defs)
 	if rootType == reflect.TypeOf(models.Result{}) {
-		doc.set("description", resultDescription())
+		doc.Set("description", resultDescription())
 	}
 }
 
@@ -396,5 +396,7 @@ func sortDefs(defs *object) {
 	if defs == nil {
 		return
 	}
-	slices.Sort(defs.keys)
+	for _, name := range slices.Sorted(defs.KeysFromOldest()) {
+		defs.MoveToBack(name)
+	}
 }

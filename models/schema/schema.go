@@ -140,8 +140,8 @@ func reflected(v any, id string) (*object, error) {
 	}
 	doc := parsed.(*object)
 	if id == "" {
-		doc.del("$schema")
-		doc.del("$id")
+		doc.Delete("$schema")
+		doc.Delete("$id")
 	}
 	return doc, nil
 }
