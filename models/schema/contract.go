@@ -263,7 +263,7 @@ var bounds = map[string]map[string]rule{
 // branch is one kind of a definition whose shape depends on its kind.
 type branch struct {
 	kind    string
-	payload any      // the payload's Go type, for definitions with a payload
+	payload any      // a pointer to the payload's Go type, for definitions with a payload
 	require []string // properties this kind requires beyond the common ones
 	drop    []string // properties this kind may not have
 	rules   map[string]rule
@@ -327,7 +327,7 @@ func resultDescription() string {
 
 // applyContract adds bounds and per-kind unions to a reflected document
 // whose root is the Go type rootType.
-func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (string, *object)) {
+func applyContract(doc *object, rootType reflect.Type) error {
 	defs := doc.obj("$defs")
 	constrain := func(typeName string, s *object) {
 		props := s.obj("properties")
@@ -360,7 +360,11 @@ func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (s
 			}
 			props.Set("kind", newObject("type", "string", "enum", []any{b.kind}))
 			if b.payload != nil {
-				name, payload := reflectDef(b.payload)
+				name := typeName(reflect.TypeOf(b.payload).Elem())
+				payload, err := reflected(b.payload, "")
+				if err != nil {
+					return err
+				}
 				constrain(name, payload)
 				if !defs.has(name) {
 					defs.Set(name, payload)
@@ -389,6 +393,7 @@ func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (s
 	if rootType == reflect.TypeOf(models.Result{}) {
 		doc.Set("description", resultDescription())
 	}
+	return nil
 }
 
 // sortDefs orders definitions by name, so added payloads do not move others.
