@@ -63,9 +63,24 @@ func text(max int) rule {
 // written out so that every regular-expression dialect reads it the same,
 // and the pattern is anchored at both ends, so a constrained decoder that
 // matches patterns whole (not by search, as JSON Schema does) agrees.
+//
+// unicode.IsSpace holds exactly the runes of the White_Space table, so only
+// those are tried: every rune up to MaxRune took milliseconds at each start
+// of hearth, which imports this package to serve the schemas.
 var nonBlankPattern = func() string {
 	var space strings.Builder
-	for r := rune(0); r <= unicode.MaxRune; r++ {
+	var candidates []rune
+	for _, r := range unicode.White_Space.R16 {
+		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+			candidates = append(candidates, c)
+		}
+	}
+	for _, r := range unicode.White_Space.R32 {
+		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+			candidates = append(candidates, c)
+		}
+	}
+	for _, r := range candidates {
 		if !unicode.IsSpace(r) {
 			continue
 		}
