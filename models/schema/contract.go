@@ -169,11 +169,16 @@ func describe(d string) rule { return func(s *object) { s.Set("description", d) 
 // leap second, offsets to ±23:59); format alone lets a validator accept
 // "t", "z" and ":60".
 const (
-	instantPattern = `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$`
-	datePattern    = `^\d{4}-\d{2}-\d{2}$`
-	// An occurrence key is a date and a zone name; the date's month and day
-	// are checked by pattern, the rest of its calendar by the server.
-	occurrencePattern = `^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])@[A-Za-z0-9_+-][A-Za-z0-9_+/-]{0,63}$`
+	// yearPattern is the years of package instant's range, 2000 to 2199.
+	yearPattern = `(?:20|21)\d{2}`
+	// An instant's date is local: 1999-12-31 and 2200-01-01 pass, since
+	// with an offset they may fall inside the range (the description says
+	// where it ends).
+	instantPattern = `^(?:` + yearPattern + `-\d{2}-\d{2}|1999-12-31|2200-01-01)T\d{2}:\d{2}:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$`
+	datePattern    = `^` + yearPattern + `-\d{2}-\d{2}$`
+	// An occurrence key is a date and a zone name; the date's year, month
+	// and day are checked by pattern, the rest of its calendar by the server.
+	occurrencePattern = `^` + yearPattern + `-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])@[A-Za-z0-9_+-][A-Za-z0-9_+/-]{0,63}$`
 	zonePattern       = `^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$`
 	hashPattern       = `^sha256:[0-9a-f]{64}$`
 	timeOfDayPattern  = `^(?:[01]\d|2[0-3]):[0-5]\d$`
