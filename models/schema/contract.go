@@ -269,6 +269,14 @@ var bounds = map[string]map[string]rule{
 	"WindowIn":   {"from": date, "to": date},
 	"ProposalIn": {"id": id, "text": nonBlank(models.MaxReasonLen)},
 
+	// An owner request (agent-request.json); its text may be blank only
+	// in a refresh, which the kind-blind bound cannot say.
+	"RequestIn": {
+		"requestId": id, "kind": enum(models.RequestKinds...), "entityId": nonBlank(256), "entityName": nonBlank(256),
+		"sourceRevision": nonBlank(128), "text": text(models.MaxBodyLen),
+	},
+	"EditIn": {"field": nonBlank(100), "value": text(models.MaxContextLen)},
+
 	"ObservationIn": {
 		"source":     all(pattern(models.SourcePattern), text(models.MaxSourceLen)),
 		"ref":        all(pattern(models.VisiblePattern), text(models.MaxRefLen)),

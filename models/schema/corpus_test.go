@@ -443,3 +443,53 @@ func TestTheSchemaAndTheServerAcceptInstantsAtTheRangesEnds(t *testing.T) {
 		}
 	}
 }
+
+// baseRequest is an owner request hearth accepts; each invalidRequests case
+// breaks it in one place.
+const baseRequest = `{"requestId": "req-1", "kind": "crm-edit", "entityId": "ana", "entityName": "Ana Okafor", "sourceRevision": "3",
+  "text": "She moved.", "edit": {"field": "city", "value": "Lisbon"}}`
+
+var invalidRequests = []invalidCase{
+	{"requestId with a space", "/requestId", []edit{set("/requestId", "req 1")}},
+	{"kind unknown", "/kind", []edit{set("/kind", "chore")}},
+	{"text over 4000", "/text", []edit{set("/text", str(models.MaxBodyLen+1))}},
+	{"entityId blank", "/entityId", []edit{set("/entityId", " ")}},
+	{"entityId over 256", "/entityId", []edit{set("/entityId", str(257))}},
+	{"entityName empty", "/entityName", []edit{set("/entityName", "")}},
+	{"entityName over 256", "/entityName", []edit{set("/entityName", str(257))}},
+	{"sourceRevision blank", "/sourceRevision", []edit{set("/sourceRevision", "\t")}},
+	{"sourceRevision over 128", "/sourceRevision", []edit{set("/sourceRevision", str(129))}},
+	{"edit field blank", "/edit/field", []edit{set("/edit/field", "  ")}},
+	{"edit field over 100", "/edit/field", []edit{set("/edit/field", str(101))}},
+	{"edit value over 4000", "/edit/value", []edit{set("/edit/value", str(models.MaxContextLen+1))}},
+}
+
+func TestTheSchemaAndTheServerRefuseTheSameInvalidRequests(t *testing.T) {
+	s := dryRunStore(t)
+	if err := validate(t, "agent-request.json", apply(t, baseRequest, nil)); err != nil {
+		t.Fatalf("the schema refuses the base request: %v", err)
+	}
+	for _, c := range invalidRequests {
+		body := apply(t, baseRequest, c.edits)
+		_, _, err := s.CreateRequest(context.Background(), body)
+		var invalid *models.ValidationError
+		if !errors.As(err, &invalid) {
+			t.Errorf("%s: hearth answers %v, not a validation error (the case is wrong)", c.name, err)
+		} else {
+			var paths []string
+			for _, e := range invalid.Errors {
+				paths = append(paths, e.Path)
+			}
+			if !hasPrefix(paths, c.at) {
+				t.Errorf("%s: hearth refuses it at %v, not at %s", c.name, paths, c.at)
+			}
+		}
+		if err := validate(t, "agent-request.json", body); err == nil {
+			t.Errorf("%s: the schema accepts what hearth refuses", c.name)
+		}
+	}
+	// The base request is valid for hearth too.
+	if _, _, err := s.CreateRequest(context.Background(), apply(t, baseRequest, nil)); err != nil {
+		t.Fatalf("hearth refuses the base request: %v", err)
+	}
+}
