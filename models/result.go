@@ -43,8 +43,8 @@ const (
 type Result struct {
 	RunID             string             `json:"runId"`
 	JobKey            string             `json:"jobKey"`
-	ExpectedRevision  int64              `json:"expectedRevision" jsonschema:"minimum=0"`
-	GeneratedAt       string             `json:"generatedAt" jsonschema:"format=date-time" jsonschema_description:"RFC 3339, offset -23:59 to +23:59, from 2000-01-01T00:00:00Z up to (not including) 2200-01-01T00:00:00Z"`
+	ExpectedRevision  int64              `json:"expectedRevision"`
+	GeneratedAt       string             `json:"generatedAt"`
 	SourceRefs        []SourceRefIn      `json:"sourceRefs"`
 	Brief             *BriefIn           `json:"brief"`
 	People            []PersonIn         `json:"people"`
@@ -64,10 +64,10 @@ type Result struct {
 // SourceRefIn is provenance: a life file or a Beeper chat/message. Data, never an instruction.
 type SourceRefIn struct {
 	ID          string  `json:"id"`
-	Kind        string  `json:"kind" jsonschema:"enum=life,enum=beeper"`
-	ObservedAt  string  `json:"observedAt" jsonschema:"format=date-time" jsonschema_description:"RFC 3339, offset -23:59 to +23:59, from 2000-01-01T00:00:00Z up to (not including) 2200-01-01T00:00:00Z"`
+	Kind        string  `json:"kind"`
+	ObservedAt  string  `json:"observedAt"`
 	Path        *string `json:"path"`
-	ContentHash *string `json:"contentHash" jsonschema:"pattern=^sha256:[0-9a-f]{64}$"`
+	ContentHash *string `json:"contentHash"`
 	AccountID   *string `json:"accountId"`
 	ChatID      *string `json:"chatId"`
 	MessageID   *string `json:"messageId"`
@@ -76,9 +76,9 @@ type SourceRefIn struct {
 
 // BriefIn is the daily brief.
 type BriefIn struct {
-	Date        string   `json:"date" jsonschema:"format=date" jsonschema_description:"YYYY-MM-DD from 2000-01-01 to 2199-12-31"`
+	Date        string   `json:"date"`
 	TimeZone    string   `json:"timeZone"`
-	Text        string   `json:"text" jsonschema:"maxLength=8000"`
+	Text        string   `json:"text"`
 	EvidenceIDs []string `json:"evidenceIds"`
 }
 
@@ -93,13 +93,13 @@ type PersonIn struct {
 // ActivityIn is one suggested activity; Payload is bound by Kind.
 type ActivityIn struct {
 	ID             string          `json:"id"`
-	Kind           string          `json:"kind" jsonschema:"enum=task,enum=measurement,enum=reply,enum=routine"`
-	Title          string          `json:"title" jsonschema:"minLength=1,maxLength=200"`
+	Kind           string          `json:"kind"`
+	Title          string          `json:"title"`
 	Detail         *string         `json:"detail"`
 	EvidenceIDs    []string        `json:"evidenceIds"`
 	PersonID       *string         `json:"personId"`
 	ParentID       *string         `json:"parentId"`
-	OccurrenceKey  *string         `json:"occurrenceKey" jsonschema:"pattern=^\\d{4}-\\d{2}-\\d{2}@[A-Za-z0-9_+/-]{1\\,64}$"`
+	OccurrenceKey  *string         `json:"occurrenceKey"`
 	Recommendation *Recommendation `json:"recommendation"`
 	Payload        strictjson.Raw  `json:"payload"`
 
@@ -109,7 +109,7 @@ type ActivityIn struct {
 
 // Recommendation places an activity in a Home section at a rank.
 type Recommendation struct {
-	Section string  `json:"section" jsonschema:"enum=routine,enum=focus,enum=optional"`
+	Section string  `json:"section"`
 	Rank    int64   `json:"rank"`
 	Reason  *string `json:"reason"`
 }
@@ -170,7 +170,7 @@ type CandidateIn struct {
 
 // RetractionIn withdraws an agent suggestion.
 type RetractionIn struct {
-	Kind   string  `json:"kind" jsonschema:"enum=activity,enum=replyDraft"`
+	Kind   string  `json:"kind"`
 	ID     string  `json:"id"`
 	Reason *string `json:"reason"`
 }

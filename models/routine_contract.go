@@ -51,30 +51,30 @@ var timeOfDayPattern = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
 // RoutineDefinitionIn is one revision of a routine, as the agent projects it from life.
 type RoutineDefinitionIn struct {
 	ID             string          `json:"id"`
-	Revision       int64           `json:"revision" jsonschema:"minimum=1"`
+	Revision       int64           `json:"revision"`
 	Title          string          `json:"title"`
 	Purpose        string          `json:"purpose"`
 	Trigger        TriggerIn       `json:"trigger"`
 	Steps          []RoutineStepIn `json:"steps"`
 	CompletionRule CompletionRule  `json:"completionRule"`
-	Status         string          `json:"status" jsonschema:"enum=ideal,enum=candidate,enum=retired"`
+	Status         string          `json:"status"`
 	EvidenceIDs    []string        `json:"evidenceIds"`
 }
 
 // TriggerIn says when a routine applies: daily or weekly on ISO weekdays
 // (1 Monday … 7 Sunday), or on an event the owner taps on Home.
 type TriggerIn struct {
-	Kind      string  `json:"kind" jsonschema:"enum=daily,enum=weekly,enum=event"`
+	Kind      string  `json:"kind"`
 	Days      []int   `json:"days,omitempty" jsonschema:"minimum=1,maximum=7"`
-	Event     *string `json:"event" jsonschema:"enum=start-work,enum=end-work"`
-	TimeOfDay *string `json:"timeOfDay" jsonschema:"pattern=^([01]\\d|2[0-3]):[0-5]\\d$"`
+	Event     *string `json:"event"`
+	TimeOfDay *string `json:"timeOfDay"`
 }
 
 // RoutineStepIn is one step; it becomes a child activity of each occurrence.
 type RoutineStepIn struct {
 	ID       string         `json:"id"`
 	Title    string         `json:"title"`
-	Kind     string         `json:"kind" jsonschema:"enum=task,enum=measurement,enum=reply"`
+	Kind     string         `json:"kind"`
 	Required bool           `json:"required"`
 	Payload  strictjson.Raw `json:"payload"`
 

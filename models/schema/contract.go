@@ -6,10 +6,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"hearth/models"
 	"hearth/models/ids"
+	"hearth/models/instant"
 )
 
 // This file makes the reflected schemas say what the decoder checks: every
@@ -28,13 +30,13 @@ func all(rules ...rule) rule {
 	}
 }
 
-func str(s *object) { s.set("type", "string") }
+func str(s *object) { s.Set("type", "string") }
 
 // id is the one ID rule (package ids).
 func id(s *object) {
 	str(s)
-	s.set("pattern", ids.Pattern)
-	s.set("maxLength", ids.MaxLen)
+	s.Set("pattern", ids.Pattern)
+	s.Set("maxLength", ids.MaxLen)
 }
 
 // hearthPrefix is the prefix of routine occurrences' activity IDs, which
@@ -44,15 +46,15 @@ const hearthPrefix = "hearth:"
 // agentID is an ID a publication chooses for an activity: not hearth's.
 func agentID(s *object) {
 	id(s)
-	s.set("not", newObject("pattern", "^"+hearthPrefix))
-	s.set("description", "not starting with "+hearthPrefix+" (routine occurrences hearth makes)")
+	s.Set("not", newObject("pattern", "^"+hearthPrefix))
+	s.Set("description", "not starting with "+hearthPrefix+" (routine occurrences hearth makes)")
 }
 
 // text is free text of at most max characters; it may be empty.
 func text(max int) rule {
 	return func(s *object) {
 		str(s)
-		s.set("maxLength", max)
+		s.Set("maxLength", max)
 	}
 }
 
@@ -61,9 +63,24 @@ func text(max int) rule {
 // written out so that every regular-expression dialect reads it the same,
 // and the pattern is anchored at both ends, so a constrained decoder that
 // matches patterns whole (not by search, as JSON Schema does) agrees.
+//
+// unicode.IsSpace holds exactly the runes of the White_Space table, so only
+// those are tried: every rune up to MaxRune took milliseconds at each start
+// of hearth, which imports this package to serve the schemas.
 var nonBlankPattern = func() string {
 	var space strings.Builder
-	for r := rune(0); r <= unicode.MaxRune; r++ {
+	var candidates []rune
+	for _, r := range unicode.White_Space.R16 {
+		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+			candidates = append(candidates, c)
+		}
+	}
+	for _, r := range unicode.White_Space.R32 {
+		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+			candidates = append(candidates, c)
+		}
+	}
+	for _, r := range candidates {
 		if !unicode.IsSpace(r) {
 			continue
 		}
@@ -90,8 +107,8 @@ var nonBlankPattern = func() string {
 func nonBlank(max int) rule {
 	return func(s *object) {
 		text(max)(s)
-		s.set("minLength", 1)
-		s.set("pattern", nonBlankPattern)
+		s.Set("minLength", 1)
+		s.Set("pattern", nonBlankPattern)
 	}
 }
 
@@ -99,31 +116,31 @@ func nonBlank(max int) rule {
 // when the items are a definition with its own rules).
 func items(min, max int, item rule) rule {
 	return func(s *object) {
-		s.set("type", "array")
+		s.Set("type", "array")
 		if min > 0 {
-			s.set("minItems", min)
+			s.Set("minItems", min)
 		}
-		s.set("maxItems", max)
+		s.Set("maxItems", max)
 		if item != nil {
 			it := s.obj("items")
 			if it == nil {
 				it = newObject()
-				s.set("items", it)
+				s.Set("items", it)
 			}
 			item(it)
 		}
 	}
 }
 
-func unique(s *object) { s.set("uniqueItems", true) }
+func unique(s *object) { s.Set("uniqueItems", true) }
 
 var evidence = items(0, models.MaxEvidenceIDs, id)
 
 func integer(min, max int64) rule {
 	return func(s *object) {
-		s.set("type", "integer")
-		s.set("minimum", min)
-		s.set("maximum", max)
+		s.Set("type", "integer")
+		s.Set("minimum", min)
+		s.Set("maximum", max)
 	}
 }
 
@@ -134,29 +151,34 @@ func enum(values ...string) rule {
 		for i, v := range values {
 			list[i] = v
 		}
-		s.set("enum", list)
+		s.Set("enum", list)
 	}
 }
 
 func pattern(p string) rule {
 	return func(s *object) {
 		str(s)
-		s.set("pattern", p)
+		s.Set("pattern", p)
 	}
 }
 
 // describe sets a property's description.
-func describe(d string) rule { return func(s *object) { s.set("description", d) } }
+func describe(d string) rule { return func(s *object) { s.Set("description", d) } }
 
 // Time patterns: RFC 3339 as Go's parser reads it (upper-case T and Z, no
 // leap second, offsets to ±23:59); format alone lets a validator accept
 // "t", "z" and ":60".
 const (
-	instantPattern = `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$`
-	datePattern    = `^\d{4}-\d{2}-\d{2}$`
-	// An occurrence key is a date and a zone name; the date's month and day
-	// are checked by pattern, the rest of its calendar by the server.
-	occurrencePattern = `^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])@[A-Za-z0-9_+-][A-Za-z0-9_+/-]{0,63}$`
+	// yearPattern is the years of package instant's range, 2000 to 2199.
+	yearPattern = `(?:20|21)\d{2}`
+	// An instant's date is local: 1999-12-31 and 2200-01-01 pass, since
+	// with an offset they may fall inside the range (the description says
+	// where it ends).
+	instantPattern = `^(?:` + yearPattern + `-\d{2}-\d{2}|1999-12-31|2200-01-01)T\d{2}:\d{2}:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$`
+	datePattern    = `^` + yearPattern + `-\d{2}-\d{2}$`
+	// An occurrence key is a date and a zone name; the date's year, month
+	// and day are checked by pattern, the rest of its calendar by the server.
+	occurrencePattern = `^` + yearPattern + `-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])@[A-Za-z0-9_+-][A-Za-z0-9_+/-]{0,63}$`
 	zonePattern       = `^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$`
 	hashPattern       = `^sha256:[0-9a-f]{64}$`
 	timeOfDayPattern  = `^(?:[01]\d|2[0-3]):[0-5]\d$`
@@ -172,12 +194,23 @@ var lifePathPattern = func() string {
 	return `^` + seg(`[^/\\\x00.~]`) + `(?:/` + seg(`[^/\\\x00.]`) + `)*$`
 }()
 
+// format sets a string's format.
+func format(f string) rule { return func(s *object) { s.Set("format", f) } }
+
+// The range of instants and dates hearth accepts (package instant), in words.
 var (
-	instant = all(str, func(s *object) { s.set("format", "date-time"); s.set("pattern", instantPattern) })
-	date    = all(str, func(s *object) { s.set("format", "date"); s.set("pattern", datePattern) })
-	zone    = all(pattern(zonePattern), func(s *object) {
-		s.set("not", newObject("enum", []any{"Local"}))
-		s.set("description", "an IANA time zone name, like Europe/Berlin (not Local)")
+	instantRange = fmt.Sprintf("RFC 3339, offset -23:59 to +23:59, from %s up to (not including) %s",
+		instant.Earliest.Format(time.RFC3339), instant.End.Format(time.RFC3339))
+	dateRange = fmt.Sprintf("YYYY-MM-DD from %s to %s", instant.Earliest.Format(time.DateOnly), instant.End.AddDate(0, 0, -1).Format(time.DateOnly))
+)
+
+var (
+	timestamp = all(str, format("date-time"), describe(instantRange), pattern(instantPattern))
+	date      = all(str, format("date"), pattern(datePattern))
+	briefDate = all(str, format("date"), describe(dateRange), pattern(datePattern))
+	zone      = all(pattern(zonePattern), func(s *object) {
+		s.Set("not", newObject("enum", []any{"Local"}))
+		s.Set("description", "an IANA time zone name, like Europe/Berlin (not Local)")
 	})
 	beeperID = nonBlank(256)
 )
@@ -185,7 +218,7 @@ var (
 // bounds are the rules of each definition's properties, by Go type name.
 var bounds = map[string]map[string]rule{
 	"Result": {
-		"runId": id, "jobKey": id, "expectedRevision": integer(0, math.MaxInt64), "generatedAt": instant,
+		"runId": id, "jobKey": id, "expectedRevision": integer(0, math.MaxInt64), "generatedAt": timestamp,
 		"sourceRefs": items(0, models.MaxSourceRefs, nil), "people": items(0, models.MaxPeople, nil),
 		"activities": items(0, models.MaxActivities, nil), "replyDrafts": items(0, models.MaxReplyDrafts, nil),
 		"retractions": items(0, models.MaxRetractions, nil), "completedRequests": items(0, models.MaxCompletedRequests, nil),
@@ -193,10 +226,10 @@ var bounds = map[string]map[string]rule{
 		"consumedObservations": all(items(0, models.MaxConsumedObservations, integer(1, math.MaxInt64)), unique),
 	},
 	"SourceRefIn": {
-		"id": id, "observedAt": instant, "path": all(pattern(lifePathPattern), text(models.MaxPathLen)),
+		"id": id, "observedAt": timestamp, "path": all(pattern(lifePathPattern), text(models.MaxPathLen)),
 		"contentHash": pattern(hashPattern), "accountId": beeperID, "chatId": beeperID, "messageId": beeperID, "targetId": beeperID,
 	},
-	"BriefIn":  {"date": date, "timeZone": zone, "text": nonBlank(models.MaxBriefLen), "evidenceIds": evidence},
+	"BriefIn":  {"date": briefDate, "timeZone": zone, "text": nonBlank(models.MaxBriefLen), "evidenceIds": evidence},
 	"PersonIn": {"id": id, "name": nonBlank(models.MaxNameLen), "context": text(models.MaxContextLen), "evidenceIds": evidence},
 	"ActivityIn": {
 		"id": agentID, "title": nonBlank(models.MaxTitleLen), "detail": text(models.MaxDetailLen), "evidenceIds": evidence,
@@ -236,6 +269,14 @@ var bounds = map[string]map[string]rule{
 	"WindowIn":   {"from": date, "to": date},
 	"ProposalIn": {"id": id, "text": nonBlank(models.MaxReasonLen)},
 
+	// An owner request (agent-request.json); its text may be blank only
+	// in a refresh, which the kind-blind bound cannot say.
+	"RequestIn": {
+		"requestId": id, "kind": enum(models.RequestKinds...), "entityId": nonBlank(256), "entityName": nonBlank(256),
+		"sourceRevision": nonBlank(128), "text": text(models.MaxBodyLen),
+	},
+	"EditIn": {"field": nonBlank(100), "value": text(models.MaxContextLen)},
+
 	"ObservationIn": {
 		"source":     all(pattern(models.SourcePattern), text(models.MaxSourceLen)),
 		"ref":        all(pattern(models.VisiblePattern), text(models.MaxRefLen)),
@@ -250,7 +291,7 @@ var bounds = map[string]map[string]rule{
 // branch is one kind of a definition whose shape depends on its kind.
 type branch struct {
 	kind    string
-	payload any      // the payload's Go type, for definitions with a payload
+	payload any      // a pointer to the payload's Go type, for definitions with a payload
 	require []string // properties this kind requires beyond the common ones
 	drop    []string // properties this kind may not have
 	rules   map[string]rule
@@ -314,14 +355,14 @@ func resultDescription() string {
 
 // applyContract adds bounds and per-kind unions to a reflected document
 // whose root is the Go type rootType.
-func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (string, *object)) {
+func applyContract(doc *object, rootType reflect.Type) error {
 	defs := doc.obj("$defs")
 	constrain := func(typeName string, s *object) {
 		props := s.obj("properties")
 		if props == nil {
 			return
 		}
-		for _, name := range props.keys {
+		for name := range props.KeysFromOldest() {
 			if r, ok := bounds[typeName][name]; ok {
 				r(props.obj(name))
 			}
@@ -329,7 +370,7 @@ func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (s
 	}
 	constrain(rootType.Name(), doc)
 	if defs != nil {
-		for _, name := range defs.keys {
+		for name := range defs.KeysFromOldest() {
 			constrain(name, defs.obj(name))
 		}
 	}
@@ -343,16 +384,20 @@ func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (s
 			s := clone(base).(*object)
 			props := s.obj("properties")
 			for _, name := range b.drop {
-				props.del(name)
+				props.Delete(name)
 			}
-			props.set("kind", newObject("type", "string", "enum", []any{b.kind}))
+			props.Set("kind", newObject("type", "string", "enum", []any{b.kind}))
 			if b.payload != nil {
-				name, payload := reflectDef(b.payload)
+				name := typeName(reflect.TypeOf(b.payload).Elem())
+				payload, err := reflected(b.payload, "")
+				if err != nil {
+					return err
+				}
 				constrain(name, payload)
 				if !defs.has(name) {
-					defs.set(name, payload)
+					defs.Set(name, payload)
 				}
-				props.set("payload", newObject("$ref", "#/$defs/"+name))
+				props.Set("payload", newObject("$ref", "#/$defs/"+name))
 			}
 			for name, r := range b.rules {
 				r(props.obj(name))
@@ -362,20 +407,21 @@ func applyContract(doc *object, rootType reflect.Type, reflectDef func(v any) (s
 				required[name] = true
 			}
 			var req []any
-			for _, name := range props.keys {
+			for name := range props.KeysFromOldest() {
 				if required[name] {
 					req = append(req, name)
 				}
 			}
-			s.set("required", req)
+			s.Set("required", req)
 			anyOf = append(anyOf, s)
 		}
-		defs.set(def, newObject("anyOf", anyOf))
+		defs.Set(def, newObject("anyOf", anyOf))
 	}
 	sortDefs(defs)
 	if rootType == reflect.TypeOf(models.Result{}) {
-		doc.set("description", resultDescription())
+		doc.Set("description", resultDescription())
 	}
+	return nil
 }
 
 // sortDefs orders definitions by name, so added payloads do not move others.
@@ -383,5 +429,7 @@ func sortDefs(defs *object) {
 	if defs == nil {
 		return
 	}
-	slices.Sort(defs.keys)
+	for _, name := range slices.Sorted(defs.KeysFromOldest()) {
+		defs.MoveToBack(name)
+	}
 }

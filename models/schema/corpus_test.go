@@ -108,6 +108,8 @@ var invalidCorpus = []invalidCase{
 	{"generatedAt February 30", "/generatedAt", []edit{set("/generatedAt", "2026-02-30T06:00:00Z")}},
 	{"generatedAt lower-case t and z", "/generatedAt", []edit{set("/generatedAt", "2026-10-01t06:00:00z")}},
 	{"generatedAt leap second", "/generatedAt", []edit{set("/generatedAt", "2026-06-30T23:59:60Z")}},
+	{"generatedAt in 1999", "/generatedAt", []edit{set("/generatedAt", "1999-06-30T12:00:00Z")}},
+	{"generatedAt in 2200", "/generatedAt", []edit{set("/generatedAt", "2200-06-30T12:00:00Z")}},
 	{"unknown top-level field", "/notes", []edit{set("/notes", "hi")}},
 	{"people missing", "/people", []edit{del("/people")}},
 	{"people null", "/people", []edit{set("/people", nil)}},
@@ -144,11 +146,14 @@ var invalidCorpus = []invalidCase{
 	{"content hash upper-case", "/sourceRefs/0/contentHash", []edit{set("/sourceRefs/0/contentHash", "sha256:"+strings.Repeat("4A", 32))}},
 	{"content hash short", "/sourceRefs/0/contentHash", []edit{set("/sourceRefs/0/contentHash", "sha256:4a4a")}},
 	{"observedAt a word", "/sourceRefs/0/observedAt", []edit{set("/sourceRefs/0/observedAt", "yesterday")}},
+	{"observedAt in 1970", "/sourceRefs/0/observedAt", []edit{set("/sourceRefs/0/observedAt", "1970-01-01T00:00:00Z")}},
 	{"source ref id with a space", "/sourceRefs/1/id", []edit{set("/sourceRefs/1/id", "chat ana")}},
 
 	// Brief.
 	{"brief date month 13", "/brief/date", []edit{set("/brief/date", "2026-13-01")}},
 	{"brief date unpadded", "/brief/date", []edit{set("/brief/date", "2026-9-29")}},
+	{"brief date in 1999", "/brief/date", []edit{set("/brief/date", "1999-12-31")}},
+	{"brief date in 2200", "/brief/date", []edit{set("/brief/date", "2200-01-01")}},
 	{"brief zone Local", "/brief/timeZone", []edit{set("/brief/timeZone", "Local")}},
 	{"brief zone a path", "/brief/timeZone", []edit{set("/brief/timeZone", "Europe/../Berlin")}},
 	{"brief zone empty", "/brief/timeZone", []edit{set("/brief/timeZone", "")}},
@@ -178,6 +183,7 @@ var invalidCorpus = []invalidCase{
 	{"activity parentId invalid", "/activities/1/parentId", []edit{set("/activities/1/parentId", "..")}},
 	{"occurrenceKey without zone", "/activities/1/occurrenceKey", []edit{set("/activities/1/occurrenceKey", "2026-10-01")}},
 	{"occurrenceKey month 13", "/activities/1/occurrenceKey", []edit{set("/activities/1/occurrenceKey", "2026-13-01@Europe/Berlin")}},
+	{"occurrenceKey in 2200", "/activities/1/occurrenceKey", []edit{set("/activities/1/occurrenceKey", "2200-01-01@Europe/Berlin")}},
 	{"occurrenceKey zone with a dot", "/activities/1/occurrenceKey", []edit{set("/activities/1/occurrenceKey", "2026-10-01@Europe/../Berlin")}},
 	{"section unknown", "/activities/1/recommendation/section", []edit{set("/activities/1/recommendation/section", "urgent")}},
 	{"rank over a million", "/activities/1/recommendation/rank", []edit{set("/activities/1/recommendation/rank", 1000001)}},
@@ -272,6 +278,7 @@ var invalidCorpus = []invalidCase{
 	{"review routineId invalid", "/reviews/0/routineId", []edit{set("/reviews/0/routineId", "")}},
 	{"review window from day 32", "/reviews/0/window/from", []edit{set("/reviews/0/window/from", "2026-10-32")}},
 	{"review window to not a date", "/reviews/0/window/to", []edit{set("/reviews/0/window/to", "last week")}},
+	{"review window in 1999", "/reviews/0/window/from", []edit{set("/reviews/0/window/from", "1999-12-30"), set("/reviews/0/window/to", "1999-12-31")}},
 	{"review with 21 observations", "/reviews/0/observations", []edit{set("/reviews/0/observations", repeat(models.MaxReviewItems+1, func(int) any { return "seen" }))}},
 	{"review observation blank", "/reviews/0/observations/0", []edit{set("/reviews/0/observations/0", "")}},
 	{"review uncertainty over 500", "/reviews/0/uncertainties/0", []edit{set("/reviews/0/uncertainties/-", str(501))}},
@@ -419,4 +426,70 @@ func hasPrefix(paths []string, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// An instant's bound is on the instant, not its local date: at the ends of
+// the range an offset moves a 1999 or 2200 date inside it, and the schema
+// must not refuse what hearth accepts.
+func TestTheSchemaAndTheServerAcceptInstantsAtTheRangesEnds(t *testing.T) {
+	s := dryRunStore(t)
+	for _, at := range []string{"2000-01-01T00:00:00Z", "1999-12-31T23:30:00-01:00", "2199-12-31T23:59:59.999Z", "2200-01-01T00:30:00+01:00"} {
+		body := apply(t, basePublication, []edit{set("/generatedAt", at), set("/sourceRefs/1/observedAt", at)})
+		if _, err := serverPaths(t, s, body); err != nil {
+			t.Errorf("%s: hearth refuses it: %v", at, err)
+		}
+		if err := validate(t, "agent-result.json", body); err != nil {
+			t.Errorf("%s: the schema refuses what hearth accepts: %v", at, err)
+		}
+	}
+}
+
+// baseRequest is an owner request hearth accepts; each invalidRequests case
+// breaks it in one place.
+const baseRequest = `{"requestId": "req-1", "kind": "crm-edit", "entityId": "ana", "entityName": "Ana Okafor", "sourceRevision": "3",
+  "text": "She moved.", "edit": {"field": "city", "value": "Lisbon"}}`
+
+var invalidRequests = []invalidCase{
+	{"requestId with a space", "/requestId", []edit{set("/requestId", "req 1")}},
+	{"kind unknown", "/kind", []edit{set("/kind", "chore")}},
+	{"text over 4000", "/text", []edit{set("/text", str(models.MaxBodyLen+1))}},
+	{"entityId blank", "/entityId", []edit{set("/entityId", " ")}},
+	{"entityId over 256", "/entityId", []edit{set("/entityId", str(257))}},
+	{"entityName empty", "/entityName", []edit{set("/entityName", "")}},
+	{"entityName over 256", "/entityName", []edit{set("/entityName", str(257))}},
+	{"sourceRevision blank", "/sourceRevision", []edit{set("/sourceRevision", "\t")}},
+	{"sourceRevision over 128", "/sourceRevision", []edit{set("/sourceRevision", str(129))}},
+	{"edit field blank", "/edit/field", []edit{set("/edit/field", "  ")}},
+	{"edit field over 100", "/edit/field", []edit{set("/edit/field", str(101))}},
+	{"edit value over 4000", "/edit/value", []edit{set("/edit/value", str(models.MaxContextLen+1))}},
+}
+
+func TestTheSchemaAndTheServerRefuseTheSameInvalidRequests(t *testing.T) {
+	s := dryRunStore(t)
+	if err := validate(t, "agent-request.json", apply(t, baseRequest, nil)); err != nil {
+		t.Fatalf("the schema refuses the base request: %v", err)
+	}
+	for _, c := range invalidRequests {
+		body := apply(t, baseRequest, c.edits)
+		_, _, err := s.CreateRequest(context.Background(), body)
+		var invalid *models.ValidationError
+		if !errors.As(err, &invalid) {
+			t.Errorf("%s: hearth answers %v, not a validation error (the case is wrong)", c.name, err)
+		} else {
+			var paths []string
+			for _, e := range invalid.Errors {
+				paths = append(paths, e.Path)
+			}
+			if !hasPrefix(paths, c.at) {
+				t.Errorf("%s: hearth refuses it at %v, not at %s", c.name, paths, c.at)
+			}
+		}
+		if err := validate(t, "agent-request.json", body); err == nil {
+			t.Errorf("%s: the schema accepts what hearth refuses", c.name)
+		}
+	}
+	// The base request is valid for hearth too.
+	if _, _, err := s.CreateRequest(context.Background(), apply(t, baseRequest, nil)); err != nil {
+		t.Fatalf("hearth refuses the base request: %v", err)
+	}
 }

@@ -4,57 +4,38 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
+
+	orderedmap "github.com/pb33f/ordered-map/v2"
 )
 
-// object is a JSON object that keeps its members' order. The generated
-// schemas are edited as these trees, since a model answering under a
-// strict schema writes properties in the order the schema lists them.
-// Values are *object, []any, string, json.Number, bool or nil.
+// object is a JSON object that keeps its members' order: the ordered map
+// invopop/jsonschema keeps properties in, which also writes it in order.
+// The generated schemas are edited as these trees, since a model answering
+// under a strict schema writes properties in the order the schema lists
+// them. Values are *object, []any, string, json.Number, bool or nil.
 type object struct {
-	keys []string
-	vals map[string]any
+	*orderedmap.OrderedMap[string, any]
 }
 
 func newObject(kv ...any) *object {
-	o := &object{vals: map[string]any{}}
+	o := &object{orderedmap.New[string, any]()}
 	for i := 0; i+1 < len(kv); i += 2 {
-		o.set(kv[i].(string), kv[i+1])
+		o.Set(kv[i].(string), kv[i+1])
 	}
 	return o
 }
 
-func (o *object) get(k string) any { return o.vals[k] }
-
-func (o *object) has(k string) bool {
-	_, ok := o.vals[k]
-	return ok
-}
+func (o *object) has(k string) bool { return o.GetPair(k) != nil }
 
 // obj returns member k as an object, or nil.
 func (o *object) obj(k string) *object {
-	v, _ := o.vals[k].(*object)
+	v, _ := o.Value(k).(*object)
 	return v
-}
-
-// set replaces member k in place, or appends it.
-func (o *object) set(k string, v any) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
-func (o *object) del(k string) {
-	if _, ok := o.vals[k]; ok {
-		delete(o.vals, k)
-		o.keys = slices.DeleteFunc(o.keys, func(s string) bool { return s == k })
-	}
 }
 
 // strings returns member k as a list of strings.
 func (o *object) strings(k string) []string {
-	list, _ := o.vals[k].([]any)
+	list, _ := o.Value(k).([]any)
 	out := make([]string, 0, len(list))
 	for _, v := range list {
 		if s, ok := v.(string); ok {
@@ -62,27 +43,6 @@ func (o *object) strings(k string) []string {
 		}
 	}
 	return out
-}
-
-// MarshalJSON writes the members in order.
-func (o *object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(o.vals[k])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 // parseOrdered reads a JSON document into ordered objects.
@@ -109,7 +69,7 @@ func readValue(dec *json.Decoder) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			o.set(kt.(string), v)
+			o.Set(kt.(string), v)
 		}
 		_, err := dec.Token()
 		return o, err
@@ -135,8 +95,8 @@ func clone(v any) any {
 	switch v := v.(type) {
 	case *object:
 		o := newObject()
-		for _, k := range v.keys {
-			o.set(k, clone(v.vals[k]))
+		for k, x := range v.FromOldest() {
+			o.Set(k, clone(x))
 		}
 		return o
 	case []any:

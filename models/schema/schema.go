@@ -93,19 +93,7 @@ func document(name string) (*object, error) {
 	if !reads[name] {
 		return doc, nil
 	}
-	var reflectErr error
-	applyContract(doc, reflect.TypeOf(v), func(p any) (string, *object) {
-		t := reflect.TypeOf(p)
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		d, err := reflected(reflect.New(t).Elem().Interface(), "")
-		if err != nil {
-			reflectErr = err
-		}
-		return typeName(t), d
-	})
-	return doc, reflectErr
+	return doc, applyContract(doc, reflect.TypeOf(v))
 }
 
 // reflected reflects v with every field's required-ness by strictjson's
@@ -140,8 +128,8 @@ func reflected(v any, id string) (*object, error) {
 	}
 	doc := parsed.(*object)
 	if id == "" {
-		doc.del("$schema")
-		doc.del("$id")
+		doc.Delete("$schema")
+		doc.Delete("$id")
 	}
 	return doc, nil
 }

@@ -33,64 +33,64 @@ const strictNonBlankPattern = `^\s*\S[\s\S]*$`
 // property's description, so the model still reads it; hearth checks it.
 func strictOf(full *object) *object {
 	doc := clone(full).(*object)
-	doc.del("$schema")
-	doc.del("$id")
+	doc.Delete("$schema")
+	doc.Delete("$id")
 	var walk func(s *object)
 	walk = func(s *object) {
 		var notes []string
-		if n, ok := asInt(s.get("maxLength")); ok {
+		if n, ok := asInt(s.Value("maxLength")); ok {
 			notes = append(notes, fmt.Sprintf("at most %d characters", n))
 		}
-		if s.get("uniqueItems") == true {
+		if s.Value("uniqueItems") == true {
 			notes = append(notes, "no item twice")
 		}
-		if s.get("pattern") == nonBlankPattern {
+		if s.Value("pattern") == nonBlankPattern {
 			// Guidance is enough here (hearth checks the exact rule): the
 			// spelled-out class would cost over a thousand tokens of schema.
-			s.set("pattern", strictNonBlankPattern)
+			s.Set("pattern", strictNonBlankPattern)
 		}
-		for _, k := range slices.Clone(s.keys) {
-			f, isFormat := s.get(k).(string)
-			if !slices.Contains(strictKeywords, k) || k == "format" && isFormat && !slices.Contains(strictFormats, f) {
-				s.del(k)
+		s.Filter(func(k string, v any) bool {
+			if f, ok := v.(string); ok && k == "format" {
+				return slices.Contains(strictFormats, f)
 			}
-		}
+			return slices.Contains(strictKeywords, k)
+		})
 		if len(notes) > 0 {
-			d, _ := s.get("description").(string)
-			s.set("description", strings.TrimPrefix(d+"; "+strings.Join(notes, ", "), "; "))
+			d, _ := s.Value("description").(string)
+			s.Set("description", strings.TrimPrefix(d+"; "+strings.Join(notes, ", "), "; "))
 		}
 		if defs := s.obj("$defs"); defs != nil {
-			for _, name := range defs.keys {
+			for name := range defs.KeysFromOldest() {
 				walk(defs.obj(name))
 			}
 		}
 		if props := s.obj("properties"); props != nil {
 			required := s.strings("required")
-			all := make([]any, 0, len(props.keys))
-			for _, name := range props.keys {
+			all := make([]any, 0, props.Len())
+			for name := range props.KeysFromOldest() {
 				sub := props.obj(name)
 				walk(sub)
 				if !slices.Contains(required, name) {
-					props.set(name, nullable(sub))
+					props.Set(name, nullable(sub))
 				}
 				all = append(all, name)
 			}
-			s.set("required", all)
-		} else if s.get("type") == "object" {
-			s.set("properties", newObject())
-			s.set("required", []any{})
+			s.Set("required", all)
+		} else if s.Value("type") == "object" {
+			s.Set("properties", newObject())
+			s.Set("required", []any{})
 		}
 		if it := s.obj("items"); it != nil {
 			walk(it)
 		}
-		if branches, ok := s.get("anyOf").([]any); ok {
+		if branches, ok := s.Value("anyOf").([]any); ok {
 			for _, b := range branches {
 				walk(b.(*object))
 			}
 		}
 	}
 	walk(doc)
-	doc.set("description", strictDescription())
+	doc.Set("description", strictDescription())
 	return doc
 }
 
@@ -113,14 +113,14 @@ func nullable(s *object) *object {
 	case s.has("$ref"):
 		return newObject("anyOf", []any{s, null})
 	case s.has("anyOf"):
-		s.set("anyOf", append(s.get("anyOf").([]any), null))
+		s.Set("anyOf", append(s.Value("anyOf").([]any), null))
 		return s
 	}
-	if t, ok := s.get("type").(string); ok {
-		s.set("type", []any{t, "null"})
+	if t, ok := s.Value("type").(string); ok {
+		s.Set("type", []any{t, "null"})
 	}
-	if e, ok := s.get("enum").([]any); ok {
-		s.set("enum", append(e, nil))
+	if e, ok := s.Value("enum").([]any); ok {
+		s.Set("enum", append(e, nil))
 	}
 	return s
 }

@@ -14,30 +14,21 @@ import (
 // tree, so hashing a publication does not parse it a second and third time.
 // FuzzCanonical checks it against jcs.Transform byte for byte.
 
-// appendCanonical appends the canonical form of d to dst. d must come from a
-// parse that reported no canonicalization problem: every number is then
-// within float64 range and every string is well-formed Unicode.
-func appendCanonical(dst []byte, d *document) []byte {
-	w := canonWriter{d: d, out: dst}
-	w.value(d.root())
+// appendCanonical appends the canonical form of node n of d to dst (with
+// exactIntegers, CanonicalExact's form). d must come from a parse that
+// reported no canonicalization problem: every number is then within
+// float64 range and every string is well-formed Unicode.
+func appendCanonical(dst []byte, d *document, n *node, exactIntegers bool) []byte {
+	w := canonWriter{d: d, out: dst, exactIntegers: exactIntegers}
+	w.value(n)
 	return w.out
 }
 
 // Canonical returns the RFC 8785 canonical form of the held value, so a
-// caller can store or hash one part of a body (an observation's raw payload)
-// exactly as Hash would see it. It fails as Hash does on a document JCS
-// cannot represent, and on the zero Raw.
-func (r Raw) Canonical() ([]byte, error) {
-	if r.d == nil {
-		return nil, &ShapeError{Errors: []FieldError{{Path: r.path, Message: "missing value", Found: "nothing"}}}
-	}
-	if r.d.canon != nil {
-		return nil, r.d.canon
-	}
-	w := canonWriter{d: r.d, out: make([]byte, 0, 64)}
-	w.value(&r.d.nodes[r.n])
-	return w.out, nil
-}
+// caller can store or hash one part of a body exactly as Hash would see
+// it. It fails as Hash does on a document JCS cannot represent, and on the
+// zero Raw.
+func (r Raw) Canonical() ([]byte, error) { return r.canonical(false) }
 
 // CanonicalExact is Canonical with one departure from RFC 8785, so provider
 // IDs beyond 2^53 (snowflakes) are neither rounded nor merged: an integer
@@ -45,16 +36,16 @@ func (r Raw) Canonical() ([]byte, error) {
 // written as its decimal digits. Every other number is formatted as RFC
 // 8785 says, and an integer of magnitude at most 2^53 has the same form
 // either way, so only integers beyond 2^53 differ from Canonical.
-func (r Raw) CanonicalExact() ([]byte, error) {
+func (r Raw) CanonicalExact() ([]byte, error) { return r.canonical(true) }
+
+func (r Raw) canonical(exactIntegers bool) ([]byte, error) {
 	if r.d == nil {
 		return nil, &ShapeError{Errors: []FieldError{{Path: r.path, Message: "missing value", Found: "nothing"}}}
 	}
 	if r.d.canon != nil {
 		return nil, r.d.canon
 	}
-	w := canonWriter{d: r.d, out: make([]byte, 0, 64), exactIntegers: true}
-	w.value(&r.d.nodes[r.n])
-	return w.out, nil
+	return appendCanonical(make([]byte, 0, 64), r.d, &r.d.nodes[r.n], exactIntegers), nil
 }
 
 type canonWriter struct {
@@ -240,22 +231,15 @@ var hashBufs = sync.Pool{New: func() any { return new([]byte) }}
 // maxPooledBuf keeps one huge body from pinning a huge buffer in the pool.
 const maxPooledBuf = 1 << 20
 
-// hashTree returns "sha256:" + hex of the canonical form of d.
-func hashTree(d *document, sizeHint int) string {
-	return hashTreeWith(d, sizeHint, false)
-}
-
-// hashTreeWith is hashTree, with integer literals kept digit for digit
-// when exactIntegers is set (CanonicalExact's form).
-func hashTreeWith(d *document, sizeHint int, exactIntegers bool) string {
+// hashTree returns "sha256:" + hex of the canonical form of d (with
+// exactIntegers, CanonicalExact's form).
+func hashTree(d *document, sizeHint int, exactIntegers bool) string {
 	bp := hashBufs.Get().(*[]byte)
 	buf := *bp
 	if cap(buf) < sizeHint {
 		buf = make([]byte, 0, sizeHint)
 	}
-	w := canonWriter{d: d, out: buf[:0], exactIntegers: exactIntegers}
-	w.value(d.root())
-	buf = w.out
+	buf = appendCanonical(buf[:0], d, d.root(), exactIntegers)
 	sum := sha256.Sum256(buf)
 	if cap(buf) <= maxPooledBuf {
 		*bp = buf[:0]

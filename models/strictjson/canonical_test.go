@@ -223,9 +223,7 @@ func exactCanonical(t testing.TB, data []byte) []byte {
 	if err != nil || canon != nil {
 		t.Fatalf("parse(%s): %v, %v", data, err, canon)
 	}
-	w := canonWriter{d: d, exactIntegers: true}
-	w.value(d.root())
-	return w.out
+	return appendCanonical(nil, d, d.root(), true)
 }
 
 // checkExact checks the exact-integer form of a canonicalizable document

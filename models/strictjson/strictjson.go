@@ -122,7 +122,7 @@ func DecodeAndHash(data []byte, v any) (hash string, err error) {
 	// The hash is computed before binding and returned even when binding
 	// fails: a well-formed but invalid body still needs its hash for the
 	// caller's idempotency check.
-	hash = hashTree(d, len(data))
+	hash = hashTree(d, len(data), false)
 	return hash, bindInto(d, uint32(len(d.nodes)-1), "", rv)
 }
 
@@ -138,25 +138,18 @@ func Canonical(data []byte) ([]byte, error) {
 	if canon != nil {
 		return nil, canon
 	}
-	return appendCanonical(make([]byte, 0, len(data)), d), nil
+	return appendCanonical(make([]byte, 0, len(data)), d, d.root(), false), nil
 }
 
 // Hash returns "sha256:" + hex of Canonical(data), so equivalent documents hash equally.
-func Hash(data []byte) (string, error) {
-	d, canon, err := parse(data)
-	if err != nil {
-		return "", err
-	}
-	if canon != nil {
-		return "", canon
-	}
-	return hashTree(d, len(data)), nil
-}
+func Hash(data []byte) (string, error) { return hash(data, false) }
 
 // HashExact is Hash over the form of Raw.CanonicalExact: integer literals
 // beyond 2^53 count by their decimal digits, every other value as RFC 8785
 // says. Observations hash their provider data this way.
-func HashExact(data []byte) (string, error) {
+func HashExact(data []byte) (string, error) { return hash(data, true) }
+
+func hash(data []byte, exactIntegers bool) (string, error) {
 	d, canon, err := parse(data)
 	if err != nil {
 		return "", err
@@ -164,7 +157,7 @@ func HashExact(data []byte) (string, error) {
 	if canon != nil {
 		return "", canon
 	}
-	return hashTreeWith(d, len(data), true), nil
+	return hashTree(d, len(data), exactIntegers), nil
 }
 
 // field is one settable struct field, found through embedded structs as encoding/json does.
