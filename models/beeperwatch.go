@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/beeper"
+	"hearth/models/instant"
 	"hearth/models/strictjson"
 )
 
@@ -191,8 +192,7 @@ func (w *BeeperWatch) Tick(ctx context.Context) (int, error) {
 				}
 				if !m.IsSender && m.SortKey.Compare(beeper.SortKey(row.LastIncomingSortKey)) > 0 {
 					row.LastIncomingSortKey = string(m.SortKey)
-					at := m.Timestamp.UTC()
-					row.LastIncomingAt = &at
+					row.LastIncomingAt = incomingAt(m)
 					row.LastIncomingText = m.Text
 				}
 				if baseline || !seen {
@@ -392,4 +392,16 @@ func markStale(tx *gorm.DB, drafts []DraftView) error {
 		drafts[i].Stale = isStale(drafts[i], newest)
 	}
 	return nil
+}
+
+// incomingAt is when m arrived, or nil when Beeper's timestamp lies outside
+// the bound on instants: year 9999 at -12:00 is year 10000 in UTC, which
+// SQLite's text form cannot read back, and one such row would fail every
+// read of the watch's chats (Home's owed count among them).
+func incomingAt(m beeper.Message) *time.Time {
+	at := m.Timestamp.UTC()
+	if !instant.InRange(at) {
+		return nil
+	}
+	return &at
 }

@@ -150,3 +150,17 @@ func TestTheWatchReadsChatsWhosePreviewCarriesAnSDK5SendStatus(t *testing.T) {
 		t.Fatalf("tick recorded %d, %v; want the owner's message", n, err)
 	}
 }
+
+func TestTheWatchKeepsNoIncomingTimeOutsideTheBound(t *testing.T) {
+	far, err := time.Parse(time.RFC3339, "9999-12-31T23:59:59-12:00") // year 10000 in UTC
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at := incomingAt(beeper.Message{Timestamp: far}); at != nil {
+		t.Errorf("a timestamp of %v was kept as %v", far, at)
+	}
+	ok := time.Date(2026, 12, 3, 9, 0, 0, 0, time.FixedZone("", 3600))
+	if at := incomingAt(beeper.Message{Timestamp: ok}); at == nil || !at.Equal(ok) || at.Location() != time.UTC {
+		t.Errorf("an ordinary timestamp read as %v", at)
+	}
+}
