@@ -79,8 +79,8 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 // wording already stored changes nothing and keeps the revision, so opening
 // the review screen again does not make the agent's next publish stale.
 func (s *Store) SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (OwnerActionResult, error) {
-	if strings.TrimSpace(body) == "" || utf8.RuneCountInString(body) > MaxBodyLen {
-		return OwnerActionResult{}, fmt.Errorf("models: a reply needs 1-%d characters: %w", MaxBodyLen, ErrInvalidInput)
+	if err := checkReplyBody(body); err != nil {
+		return OwnerActionResult{}, err
 	}
 	rev, err := s.commit(ctx, func(t *txn) error {
 		if err := mustExist(t.DB, &ReplyDraft{}, draftID); err != nil {

@@ -198,8 +198,6 @@ var (
 	occurrencePatt = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}@[A-Za-z0-9_+/-]{1,64}$`)
 )
 
-// idChars describes the ID rule (package ids) in errors.
-const idChars = ids.Expected
 
 // ParseResult decodes a publication strictly. It returns
 // *strictjson.SyntaxError (400) or *ValidationError (422); on a validation
@@ -252,7 +250,7 @@ func (v *validator) unique(seen map[string]bool, path, id, what string) {
 
 func (v *validator) id(path, s string) {
 	if !ids.Valid(s) {
-		v.add(path, "invalid ID", idChars, quoteFound(s))
+		v.add(path, "invalid ID", ids.Expected, quoteFound(s))
 	}
 }
 

@@ -330,7 +330,7 @@ func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (Request
 	d.Words = strings.TrimSpace(d.Words)
 	switch {
 	case !ids.Valid(d.RequestID):
-		return RequestView{}, fmt.Errorf("models: request ID must be %s: %w", idChars, ErrInvalidInput)
+		return RequestView{}, fmt.Errorf("models: request ID must be %s: %w", ids.Expected, ErrInvalidInput)
 	case !slices.Contains([]string{DecisionAdopt, DecisionModify, DecisionReject}, d.Decision):
 		return RequestView{}, fmt.Errorf("models: decide adopt, modify or reject: %w", ErrInvalidInput)
 	case d.Decision == DecisionModify && d.Words == "":

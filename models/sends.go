@@ -137,7 +137,7 @@ type SendCommand struct {
 // An own reply (no DraftID) takes the same path, keyed and checked alike.
 func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (Send, error) {
 	if !ids.Valid(cmd.SendKey) {
-		return Send{}, fmt.Errorf("models: send key must be %s: %w", idChars, ErrInvalidInput)
+		return Send{}, fmt.Errorf("models: send key must be %s: %w", ids.Expected, ErrInvalidInput)
 	}
 	if err := checkReplyBody(cmd.Body); err != nil {
 		return Send{}, err

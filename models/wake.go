@@ -107,7 +107,7 @@ func markDirty(tx *gorm.DB, job, reason string, debounce time.Duration, now time
 // earlier mark that has not been handed out.
 func (s *Store) MarkDirty(ctx context.Context, job, reason string, debounce time.Duration) error {
 	if !ids.Valid(job) {
-		return fmt.Errorf("models: job key must be %s: %w", idChars, ErrInvalidInput)
+		return fmt.Errorf("models: job key must be %s: %w", ids.Expected, ErrInvalidInput)
 	}
 	err := s.write(ctx, func(tx *gorm.DB) error { return markDirty(tx, job, reason, debounce, s.clock()) })
 	if err != nil {
