@@ -198,7 +198,6 @@ var (
 	occurrencePatt = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}@[A-Za-z0-9_+/-]{1,64}$`)
 )
 
-
 // ParseResult decodes a publication strictly. It returns
 // *strictjson.SyntaxError (400) or *ValidationError (422); on a validation
 // error the Result holds only the runId, if it could be read. It does not
