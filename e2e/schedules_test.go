@@ -438,7 +438,7 @@ func TestSchedulesPageAt390(t *testing.T) {
 	tb := newTab(t, srv)
 	tb.login()
 	row := `[data-testid="schedule"][data-id="morning-brief-with-a-rather-long-identifier"]`
-	tb.do("open Schedules", chromedp.Click(css(`nav a[href="/schedules"]`)), chromedp.WaitVisible(css(row+` [data-testid="approve-schedule"]`)))
+	tb.do("open Schedules", chromedp.Click(css(`nav a[href="/more"]`)), chromedp.Click(css(`[data-testid="more-schedules"]`)), chromedp.WaitVisible(css(row+` [data-testid="approve-schedule"]`)))
 	widths := get(tb, "widths", chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
 	if widths[0] > widths[1] || widths[1] != 390 {
 		t.Errorf("scrollWidth %d > clientWidth %d (want 390)", widths[0], widths[1])

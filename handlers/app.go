@@ -134,6 +134,7 @@ func New(store Store, cfg Config) *fiber.App {
 	app.Get("/", owner(s.showHome)...)
 	app.Get("/home/live", owner(s.showLive)...)
 	app.Get("/people", owner(s.showPeople)...)
+	app.Get("/more", owner(s.showMore)...)
 	app.Get("/messages", owner(s.needBeeper, s.showMessages)...)
 	app.Get("/messages/:chat", owner(s.needBeeper, s.showConversation)...)
 	app.Get("/messages/:chat/review", owner(s.needBeeper, s.reviewSaved)...)

@@ -116,3 +116,8 @@ func returnRenderBuffer(buf *bytes.Buffer) {
 		}
 	}
 }
+
+// showMore is the More tab: the pages that are not tabs, and signing out.
+func (s *Server) showMore(c *fiber.Ctx) error {
+	return s.render(c, fiber.StatusOK, views.More(s.store.LatestRevision()))
+}

@@ -308,7 +308,7 @@ func TestSchedulesPageQuarantineNeedsTheOwnersApproval(t *testing.T) {
 				!strings.Contains(row.Find(`[data-testid="schedule-next"]`).Text(), "08:00") {
 				t.Fatalf("healthy row: %s", must(row.Html()))
 			}
-			has(t, d, `nav a[href="/schedules"][aria-current="page"]`)
+			has(t, d, `nav a[href="/more"][aria-current="page"]`)
 
 			tc.breakFile(t, p)
 			ta.clock.Advance(time.Hour + time.Minute) // 08:01Z: due
