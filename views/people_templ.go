@@ -143,7 +143,7 @@ func People(d PeopleData) templ.Component {
 					}
 				}
 				if len(card.Activities) > 0 {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<p class=\"hint\">Activities</p><ul data-testid=\"person-activities\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<p class=\"hint\">Activities</p><ul class=\"links\" data-testid=\"person-activities\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -198,7 +198,7 @@ func People(d PeopleData) templ.Component {
 					}
 				}
 				if len(card.Drafts) > 0 {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<p class=\"hint\">Conversations</p><ul data-testid=\"person-conversations\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<p class=\"hint\">Conversations</p><ul class=\"links\" data-testid=\"person-conversations\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

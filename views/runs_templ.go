@@ -53,7 +53,7 @@ func Runs(d RunsData) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<p><a href=\"/schedules\">← Schedules</a></p><h1>Runs</h1><section class=\"group\" data-testid=\"runs-freshness\" aria-label=\"Last publication\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<p><a class=\"back\" href=\"/schedules\">← Schedules</a></p><h1>Runs</h1><section class=\"group\" data-testid=\"runs-freshness\" aria-label=\"Last publication\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -43,7 +43,7 @@ func Schedules(d SchedulesData) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Schedules</h1><p><a href=\"/runs\" data-testid=\"runs-link\">Runs: what ran, and how it ended →</a></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Schedules</h1><p><a class=\"back\" href=\"/runs\" data-testid=\"runs-link\">Runs: what ran, and how it ended →</a></p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
