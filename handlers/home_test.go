@@ -71,7 +71,8 @@ func TestHomePageShowsBriefFreshnessAndSections(t *testing.T) {
 	if n := d.Find(`[data-testid="chip"]`).Length(); n != 3 {
 		t.Errorf("evidence chips %d, want 3", n)
 	}
-	if got := has(t, d, `[data-testid="chip"][data-kind="life"] code`).First().Text(); got != "4a4a4a4a" {
+	// The short content hash is the operator's, one tap away.
+	if got := has(t, d, `[data-testid="evidence-detail"] code`).Eq(2).Text(); got != "4a4a4a4a" {
 		t.Errorf("short content hash %q", got)
 	}
 	if job := has(t, d, `[data-testid="freshness-job"]`).Text(); job != "daily-brief" {

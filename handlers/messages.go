@@ -309,6 +309,9 @@ func (s *Server) renderReview(c *fiber.Ctx, status int, chatID string, draft mod
 		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
 	}
 	d := views.ReviewData{Chat: chat, Draft: draft, Body: body, SendKey: newSendKey(), SourceRevision: sourceRevision, Newer: newer, Kept: kept}
+	if d.Day, err = s.store.Today(ctx); err != nil {
+		return err
+	}
 	if n := len(newer); n > 0 {
 		d.SourceRevision = string(newer[n-1].SortKey)
 	}

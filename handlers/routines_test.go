@@ -124,7 +124,7 @@ func TestRoutinesPageShowsTheCatalogByStandingWithRevisions(t *testing.T) {
 	if got := text(morning.Find(testID("rule"))); got != "Completed when every required step is done." {
 		t.Errorf("rule %q", got)
 	}
-	if chip := text(morning.Find(`[data-testid="chip"][data-kind="life"]`)); !strings.Contains(chip, "areas/health.md 2c2c2c2c") {
+	if chip := text(morning.Find(`[data-testid="chip"][data-kind="life"]`)); chip != "Health" || !strings.Contains(text(morning.Find(testID("evidence-detail"))), "areas/health.md 2c2c2c2c") {
 		t.Errorf("source chip %q", chip)
 	}
 	revs := morning.Find(testID("revision"))
@@ -629,7 +629,7 @@ func TestAgentCredentialIsForbiddenOnRoutineRoutes(t *testing.T) {
 func TestAKeptRoutineCardFollowsAPublicationThatOnlyChangesItsSource(t *testing.T) {
 	ta, cookie := routineApp(t)
 	chip := func() string {
-		return text(ta.routinesPage(cookie).Find(`[data-id="morning"] [data-testid="chip"][data-kind="life"]`))
+		return text(ta.routinesPage(cookie).Find(`[data-id="morning"] [data-testid="evidence-detail"]`))
 	}
 	if got := chip(); !strings.Contains(got, "1b1b1b1b") {
 		t.Fatalf("source chip %q", got)

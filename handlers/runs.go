@@ -100,7 +100,11 @@ func (s *Server) showRuns(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, fiber.StatusOK, views.Runs(views.RunsData{Now: s.store.Now(), Revision: rev, Runs: v, CostCap: s.cfg.DailyCostCap}))
+	day, err := s.store.Today(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return s.render(c, fiber.StatusOK, views.Runs(views.RunsData{Now: s.store.Now(), Revision: rev, Runs: v, CostCap: s.cfg.DailyCostCap, Day: day}))
 }
 
 // resolveRunForm is the owner's "I looked at it" on an unknown run.

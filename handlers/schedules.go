@@ -141,7 +141,11 @@ func (s *Server) showSchedules(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, fiber.StatusOK, views.Schedules(views.SchedulesData{Now: s.store.Now(), Revision: rev, List: list}))
+	day, err := s.store.Today(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return s.render(c, fiber.StatusOK, views.Schedules(views.SchedulesData{Now: s.store.Now(), Revision: rev, List: list, Day: day}))
 }
 
 // scheduleAnchor is the page address of one schedule.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -92,9 +93,13 @@ type MeasurementSummary struct {
 	Recent []float64
 }
 
-// EvidenceChip is a source ref shown as a chip.
+// EvidenceChip is a source ref shown as a chip: Title names what it cites
+// in words (the person a life file is about, the file's title, the person a
+// chat is with) and Href is where hearth shows it ("" when nowhere); Label
+// (the path or chat ID) and Hash are the operator's detail.
 type EvidenceChip struct {
 	ID, Kind, Label, Hash string
+	Title, Href           string
 }
 
 // HomeSections orders Home's groups.
@@ -559,6 +564,10 @@ func evidenceChips(tx *gorm.DB, ids []string) ([]EvidenceChip, error) {
 	for _, r := range refs {
 		byID[r.ID] = r
 	}
+	names, err := evidenceNames(tx, refs)
+	if err != nil {
+		return nil, err
+	}
 	var chips []EvidenceChip
 	for _, id := range ids {
 		r, ok := byID[id]
@@ -569,10 +578,84 @@ func evidenceChips(tx *gorm.DB, ids []string) ([]EvidenceChip, error) {
 		if r.Kind == "life" {
 			c.Label = r.Path
 			c.Hash = strings.TrimPrefix(r.ContentHash, "sha256:")[:8]
+			if p, ok := names.people[r.ID]; ok {
+				c.Title, c.Href = p.Name, "/people#person-"+p.ID
+			} else {
+				c.Title = fileTitle(r.Path)
+			}
 		} else {
 			c.Label = r.ChatID
+			c.Href = "/messages/" + url.PathEscape(r.ChatID)
+			if t := names.chats[r.ChatID]; t != "" {
+				c.Title = "Chat with " + t
+			} else {
+				c.Title = "A chat"
+			}
 		}
 		chips = append(chips, c)
 	}
 	return chips, nil
+}
+
+// evidenceNamesOf are the words for source refs: the person whose evidence
+// a life ref is, and the title of each chat (Beeper's, else the person a
+// draft in it concerns).
+type evidenceNamesOf struct {
+	people map[string]struct{ ID, Name string } // by ref ID
+	chats  map[string]string                    // by chat ID
+}
+
+func evidenceNames(tx *gorm.DB, refs []SourceRef) (evidenceNamesOf, error) {
+	n := evidenceNamesOf{people: map[string]struct{ ID, Name string }{}, chats: map[string]string{}}
+	var life, chats []string
+	for _, r := range refs {
+		if r.Kind == "life" {
+			life = append(life, r.ID)
+		} else if r.ChatID != "" {
+			chats = append(chats, r.ChatID)
+		}
+	}
+	if len(life) > 0 {
+		var rows []struct{ Ref, ID, Name string }
+		if err := tx.Raw(`SELECT j.value AS ref, p.id, p.name FROM people p, json_each(p.evidence_ids) j
+			WHERE j.value IN ? ORDER BY p.name, p.id`, life).Scan(&rows).Error; err != nil {
+			return n, err
+		}
+		for _, r := range rows {
+			if _, ok := n.people[r.Ref]; !ok {
+				n.people[r.Ref] = struct{ ID, Name string }{r.ID, r.Name}
+			}
+		}
+	}
+	if len(chats) > 0 {
+		var rows []struct{ ChatID, Title string }
+		// Beeper's title first; a draft's person where the watch has none.
+		if err := tx.Raw(`SELECT chat_id, title FROM beeper_watch WHERE chat_id IN ? AND title <> ''
+			UNION ALL
+			SELECT d.chat_id, p.name FROM reply_drafts d JOIN people p ON p.id = d.person_id WHERE d.chat_id IN ?`,
+			chats, chats).Scan(&rows).Error; err != nil {
+			return n, err
+		}
+		for _, r := range rows {
+			if _, ok := n.chats[r.ChatID]; !ok {
+				n.chats[r.ChatID] = r.Title
+			}
+		}
+	}
+	return n, nil
+}
+
+// fileTitle is a life file's title from its path: "areas/sleep-and-rest.md"
+// is "Sleep and rest".
+func fileTitle(path string) string {
+	base := path[strings.LastIndex(path, "/")+1:]
+	if i := strings.LastIndex(base, "."); i > 0 {
+		base = base[:i]
+	}
+	base = strings.TrimSpace(strings.NewReplacer("-", " ", "_", " ").Replace(base))
+	if base == "" {
+		return "A note"
+	}
+	r := []rune(base)
+	return strings.ToUpper(string(r[0])) + string(r[1:])
 }

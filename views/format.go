@@ -49,6 +49,16 @@ func sectionTitle(name string) string {
 	return "Other"
 }
 
+// shortDate renders a calendar date, 2026-10-06, as "Tue 6 Oct" (a date
+// has no zone: it is already the owner's day).
+func shortDate(date string) string {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return date
+	}
+	return t.Format("Mon 2 Jan")
+}
+
 // longDate renders 2026-09-29 as "Tuesday 29 September".
 func longDate(date string) string {
 	t, err := time.Parse(time.DateOnly, date)
@@ -84,13 +94,8 @@ func derefTime(t *time.Time) time.Time {
 	return *t
 }
 
-// clock renders a moment as HH:MM in the owner's zone (that of the day), never the server's.
-func clock(t time.Time, s RowState) string {
-	if s.Day.Zone == nil {
-		return t.UTC().Format("15:04 UTC")
-	}
-	return t.In(s.Day.Zone).Format("15:04")
-}
+// clock renders a moment as HH:MM in the owner's zone.
+func clock(t time.Time, s RowState) string { return ownerTime(t, s.Day, "15:04") }
 
 func kindIcon(kind, state string) string {
 	switch state {
@@ -249,22 +254,63 @@ func personSuffix(card *PersonCard, title string) string {
 	return " · " + outside(card.Person.Name)
 }
 
+// ownerZone is the owner's zone (that of their day); UTC only when hearth
+// knows none yet (no brief). Every instant a page shows goes through it.
+func ownerZone(day models.Day) *time.Location {
+	if day.Zone == nil {
+		return time.UTC
+	}
+	return day.Zone
+}
+
+// ownerTime is the one way a view turns an instant into words: in the
+// owner's zone, which the page names once (zoneNote), so no time carries
+// a zone of its own.
+func ownerTime(t time.Time, day models.Day, layout string) string {
+	return t.In(ownerZone(day)).Format(layout)
+}
+
+// datetimeAttr is an instant for a datetime attribute (for machines, in UTC).
+func datetimeAttr(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
 // when renders an instant in the owner's zone: the time today, else with
 // the date (and the year when it is not this year's).
 func when(t time.Time, day models.Day) string {
-	loc := day.Zone
-	if loc == nil {
-		loc = time.UTC
-	}
-	local := t.In(loc)
-	date := local.Format(time.DateOnly)
+	date := ownerTime(t, day, time.DateOnly)
 	switch {
 	case date == day.Date:
-		return local.Format("15:04")
+		return ownerTime(t, day, "15:04")
 	case day.Date != "" && date[:4] == day.Date[:4]:
-		return local.Format("2 Jan 15:04")
+		return ownerTime(t, day, "Mon 2 Jan 15:04")
 	}
-	return local.Format("2 Jan 2006 15:04")
+	return ownerTime(t, day, "Mon 2 Jan 2006 15:04")
+}
+
+// ownerDate renders an instant's date in the owner's zone: "Tue 29 Sep",
+// with the year when it is not this year's.
+func ownerDate(t time.Time, day models.Day) string {
+	if t.IsZero() {
+		return ""
+	}
+	if day.Date != "" && ownerTime(t, day, "2006") == day.Date[:4] {
+		return ownerTime(t, day, "Mon 2 Jan")
+	}
+	return ownerTime(t, day, "Mon 2 Jan 2006")
+}
+
+// zoneWords names the owner's zone: "Berlin time (Europe/Berlin)".
+func zoneWords(day models.Day) string {
+	name := ownerZone(day).String()
+	if name == "UTC" || name == "" {
+		return "UTC"
+	}
+	return zoneCity(name) + " time (" + name + ")"
+}
+
+// zoneCity is a zone's city in words: "America/New_York" is "New York".
+func zoneCity(name string) string {
+	city := name[strings.LastIndex(name, "/")+1:]
+	return strings.ReplaceAll(city, "_", " ")
 }
 
 // owedLabel counts owed replies for Home.
@@ -417,4 +463,19 @@ func eventDoneLabel(event string) string {
 		return "Work ended today"
 	}
 	return "Work started today"
+}
+
+// activityStateWords names an activity's state for the owner.
+func activityStateWords(state string) string {
+	switch state {
+	case models.StateAvailable:
+		return "to do"
+	case models.StateInProgress:
+		return "in progress"
+	case models.StatePartial:
+		return "partly done"
+	case models.StateCompleted:
+		return "done"
+	}
+	return state
 }

@@ -396,26 +396,6 @@ func trialDays(t models.TrialView, today string) string {
 	return fmt.Sprintf("day %d of %d", min(int(now.Sub(start).Hours()/24)+1, total), total)
 }
 
-// shortDate renders 2026-10-06 as "Tue 6 Oct".
-func shortDate(date string) string {
-	t, err := time.Parse(time.DateOnly, date)
-	if err != nil {
-		return date
-	}
-	return t.Format("Mon 2 Jan")
-}
-
-// publishedDate renders when a revision or review arrived, in the owner's zone.
-func publishedDate(t time.Time, day models.Day) string {
-	if t.IsZero() {
-		return ""
-	}
-	if day.Zone != nil {
-		t = t.In(day.Zone)
-	}
-	return t.Format("2 Jan 2006")
-}
-
 // tryRevisions are the revisions the owner may try (not retired), newest first.
 func tryRevisions(c models.RoutineCard) []models.RoutineRevisionView {
 	var out []models.RoutineRevisionView

@@ -1,6 +1,9 @@
 package views
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"hearth/models"
@@ -12,6 +15,8 @@ type SchedulesData struct {
 	Now      time.Time
 	Revision int64
 	List     models.ScheduleList
+	// Day is the owner's day: due times are shown in its zone.
+	Day models.Day
 }
 
 // scheduleStateLabel names a schedule's state for the owner.
@@ -44,19 +49,119 @@ func zoneSourceLabel(source string) string {
 	return "UTC: no zone given"
 }
 
-// ruleText is a schedule's rule as the owner reads it.
-func ruleText(v models.ScheduleView) string {
+// ruleText is a schedule's rule as the owner reads it: "every day at
+// 06:30 (Berlin)". A recurring rule is told in its own zone, the one it
+// keeps across daylight saving; a one-off instant in the owner's.
+func ruleText(v models.ScheduleView, day models.Day) string {
 	if v.Unreadable != "" {
 		return "Rule unknown: the approved definition cannot be read."
 	}
 	if v.At != "" {
-		return "once, at " + v.At
+		if at, err := time.Parse(time.RFC3339, v.At); err == nil {
+			return "once, " + when(at, day)
+		}
+		return "once"
 	}
-	s := "cron " + v.Cron
+	s := cronWords(v.Cron) + " (" + zoneCity(v.Zone) + ")"
 	if v.EndAt != "" {
-		s += ", until " + v.EndAt
+		if end, err := time.Parse(time.RFC3339, v.EndAt); err == nil {
+			s += ", until " + ownerDate(end, day)
+		}
 	}
 	return s
+}
+
+var weekdayNames = []string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+
+// cronWords reads the common cron forms (fixed times on every day, some
+// weekdays, or one day of the month) in words; any other is "on a custom
+// rule", with the expression in the operator's details.
+func cronWords(expr string) string {
+	f := strings.Fields(expr)
+	const custom = "on a custom rule"
+	if len(f) != 5 || f[3] != "*" {
+		return custom
+	}
+	times, ok := cronTimes(f[0], f[1])
+	if !ok {
+		return custom
+	}
+	switch {
+	case f[2] == "*" && (f[4] == "*" || f[4] == "?"):
+		return "every day at " + times
+	case f[2] == "*":
+		days, ok := cronWeekdays(f[4])
+		if !ok {
+			return custom
+		}
+		return days + " at " + times
+	case f[4] == "*" || f[4] == "?":
+		n, err := strconv.Atoi(f[2])
+		if err != nil || n < 1 || n > 31 {
+			return custom
+		}
+		return fmt.Sprintf("on day %d of every month at %s", n, times)
+	}
+	return custom
+}
+
+// cronTimes lists a rule's times of day, "06:30" or "08:00 and 20:00", from
+// plain numbers and comma lists.
+func cronTimes(minutes, hours string) (string, bool) {
+	ms, ok1 := cronNumbers(minutes, 0, 59)
+	hs, ok2 := cronNumbers(hours, 0, 23)
+	if !ok1 || !ok2 || len(ms)*len(hs) > 6 {
+		return "", false
+	}
+	var out []string
+	for _, h := range hs {
+		for _, m := range ms {
+			out = append(out, fmt.Sprintf("%02d:%02d", h, m))
+		}
+	}
+	return joinWords(out), true
+}
+
+// cronWeekdays names a day-of-week field: "Monday to Friday", "every Saturday and Sunday".
+func cronWeekdays(field string) (string, bool) {
+	if lo, hi, ok := strings.Cut(field, "-"); ok && !strings.Contains(field, ",") {
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil || a < 0 || b > 7 || a >= b {
+			return "", false
+		}
+		return weekdayNames[a%7] + " to " + weekdayNames[b%7], true
+	}
+	ds, ok := cronNumbers(field, 0, 7)
+	if !ok {
+		return "", false
+	}
+	names := make([]string, len(ds))
+	for i, d := range ds {
+		names[i] = weekdayNames[d%7]
+	}
+	return "every " + joinWords(names), true
+}
+
+// cronNumbers reads a plain number or a comma list of them within [lo, hi].
+func cronNumbers(field string, lo, hi int) ([]int, bool) {
+	var out []int
+	for _, p := range strings.Split(field, ",") {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < lo || n > hi {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
+}
+
+// joinWords is "a", "a and b", "a, b and c".
+func joinWords(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // fileProblem explains a failed file check in a sentence.
@@ -92,11 +197,10 @@ func needsReview(v models.ScheduleView) bool {
 	return false
 }
 
-// dueText shows an instant in the schedule's zone (the API already gives it
-// with the zone's offset).
-func dueText(t *time.Time) string {
+// dueText shows a due instant in the owner's zone.
+func dueText(t *time.Time, day models.Day) string {
 	if t == nil {
 		return "none"
 	}
-	return t.Format("Mon 2 Jan 2006 15:04 MST")
+	return when(*t, day)
 }
