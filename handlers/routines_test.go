@@ -129,7 +129,7 @@ func TestRoutinesPageShowsTheCatalogByStandingWithRevisions(t *testing.T) {
 	}
 	revs := morning.Find(testID("revision"))
 	if revs.Length() != 2 || revs.First().AttrOr("data-revision", "") != "2" || revs.First().Find(testID("current-revision")).Length() != 1 ||
-		revs.Last().Find(testID("current-revision")).Length() != 0 || !strings.Contains(text(revs.Last()), "published 29 Sep 2026") {
+		revs.Last().Find(testID("current-revision")).Length() != 0 || !strings.Contains(text(revs.Last()), "published Tue 29 Sep") {
 		t.Errorf("revision history: %s", text(revs))
 	}
 	if opts := morning.Find(`[data-testid="try-revision"] option`); opts.Length() != 2 || opts.First().AttrOr("value", "") != "2" {
@@ -190,7 +190,9 @@ func TestTryWorkAndCountWithDenominators(t *testing.T) {
 		t.Errorf("weigh-in step %q", got)
 	}
 	has(t, d, `[data-id="morning"] [data-testid="outcome-strip"] g[data-date="`+testDate+`"][data-outcome="completed"]`)
-	if label := morning.Find(testID("outcome-strip")).AttrOr("aria-label", ""); !strings.Contains(label, "1 completed") || morning.Find(testID("outcome-strip")).AttrOr("role", "") != "img" {
+	// An active trial's strip is in its summary at the top of the page.
+	strip := d.Find(`[data-testid="trial-summary"][data-id="morning"] [data-testid="outcome-strip"]`)
+	if label := strip.AttrOr("aria-label", ""); !strings.Contains(label, "1 completed") || strip.AttrOr("role", "") != "img" {
 		t.Errorf("strip label %q", label)
 	}
 	if got := text(morning.Find(testID("bar-ratio"))); got != "1/1" {
@@ -269,7 +271,7 @@ func TestEndAndExtendTheActiveTrial(t *testing.T) {
 		t.Fatalf("extend: %s %q", resp, resp.header.Get("Location"))
 	}
 	d = ta.routinesPage(cookie)
-	if got := text(card(t, d, "morning").Find(testID("active-trial"))); !strings.Contains(got, "2026-09-29 to 2026-10-12") || !strings.Contains(got, "day 1 of 14") {
+	if got := text(card(t, d, "morning").Find(testID("active-trial"))); !strings.Contains(got, "Tue 29 Sep to Mon 12 Oct") || !strings.Contains(got, "day 1 of 14") {
 		t.Errorf("extended trial %q", got)
 	}
 	for range 2 { // ending twice is one end

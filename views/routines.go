@@ -327,17 +327,17 @@ func stripLabel(t models.TrialView) string {
 		scope = fmt.Sprintf("the last %d of %d planned days", len(days), len(t.Metrics.Days))
 	}
 	if len(parts) == 0 {
-		return "Per-day outcomes of " + t.Name() + ": no planned day yet"
+		return "Per-day outcomes of " + trialPeriod(t) + ": no planned day yet"
 	}
-	return fmt.Sprintf("Per-day outcomes of %s, %s: %s", t.Name(), scope, strings.Join(parts, ", "))
+	return fmt.Sprintf("Per-day outcomes of %s, %s: %s", trialPeriod(t), scope, strings.Join(parts, ", "))
 }
 
 func stripCaption(t models.TrialView) string {
 	days := stripDays(t)
 	if len(days) < len(t.Metrics.Days) {
-		return fmt.Sprintf("Each planned day of %s, the last %d of %d; the counts below cover them all.", t.Name(), len(days), len(t.Metrics.Days))
+		return fmt.Sprintf("Each planned day of %s, the last %d of %d; the counts below cover them all.", trialPeriod(t), len(days), len(t.Metrics.Days))
 	}
-	return "Each planned day of " + t.Name() + "."
+	return "Each planned day of " + trialPeriod(t) + "."
 }
 
 // Bar geometry of the attainment chart.
@@ -362,7 +362,7 @@ func attainmentBars(c models.RoutineCard) []attainmentBar {
 		}
 		y := len(out) * barRow
 		out = append(out, attainmentBar{LabelY: fmt.Sprint(y + 12), BarY: fmt.Sprint(y + 18), Fill: fmt.Sprint(w),
-			Label: t.Name(), Ratio: fmt.Sprintf("%d/%d", a.Completed, a.Applicable)})
+			Label: trialPeriod(t), Ratio: fmt.Sprintf("%d/%d", a.Completed, a.Applicable)})
 	}
 	return out
 }
@@ -542,4 +542,55 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// activeCards are the routines being tried now, in catalog order.
+func activeCards(d RoutinesData) []models.RoutineCard {
+	var out []models.RoutineCard
+	for _, c := range d.View.Routines {
+		if c.ActiveTrial != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// trialPeriod names a trial by its days: "Tue 29 Sep to Mon 12 Oct".
+func trialPeriod(t models.TrialView) string {
+	last := t.EndsOn
+	if t.EndedOn != "" && t.EndedOn < t.EndsOn {
+		last = t.EndedOn
+	}
+	return shortDate(t.StartsOn) + " to " + shortDate(last)
+}
+
+// versionWords names a revision of a routine without its number: the
+// current one, or an earlier one.
+func versionWords(c models.RoutineCard, revision int64) string {
+	if revision == c.Current.Revision {
+		return "the current version"
+	}
+	return "an earlier version"
+}
+
+// revisionOption names a revision in the Try form: which it is, its
+// standing and when it was published.
+func revisionOption(c models.RoutineCard, r models.RoutineRevisionView, day models.Day) string {
+	s := "Current"
+	if r.Revision != c.Current.Revision {
+		s = "Earlier"
+	}
+	s += " (" + r.Status
+	if p := ownerDate(r.PublishedAt, day); p != "" {
+		s += ", " + p
+	}
+	return s + ")"
+}
+
+// reviewVersionWords says when a review is of an earlier version than the current one.
+func reviewVersionWords(c models.RoutineCard, rv models.ReviewView) string {
+	if rv.Revision == c.Current.Revision {
+		return ""
+	}
+	return " (an earlier version)"
 }
