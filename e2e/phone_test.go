@@ -139,6 +139,9 @@ func TestOwnerPagesTapTargetsAtLeast44(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
 	tb.login()
+	// A routine on trial, so the Routines page shows its summary and strip.
+	tb.do("try a routine", chromedp.Navigate(srv.URL+"/routines"), chromedp.Click(css(`[data-testid="try"] summary`)),
+		chromedp.Click(css(`[data-testid="try-submit"]`)), chromedp.WaitVisible(css(`[data-testid="this-week"]`)))
 	for _, page := range ownerPages(t) {
 		tb.do("open "+page, chromedp.Navigate(srv.URL+page), chromedp.WaitVisible(css(`main`)))
 		// Open every details element, so what sits behind one is measured too.
