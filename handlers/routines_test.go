@@ -322,7 +322,7 @@ func TestOccurrenceOutcomeControlsOnHome(t *testing.T) {
 		{"not applicable without a reason", url.Values{"state": {"dismissed"}, "note": {" "}}, 422, "", "", "not applicable needs a reason"},
 		{"not applicable with a reason", url.Values{"state": {"dismissed"}, "note": {"sick day"}}, 200, "dismissed", "not applicable", ""},
 		{"partly done", url.Values{"state": {"partial"}}, 200, "partial", "partly done", ""},
-		{"tomorrow", url.Values{"state": {"deferred"}, "until": {"2026-09-30"}}, 200, "deferred", "deferred to 2026-09-30", ""},
+		{"tomorrow", url.Values{"state": {"deferred"}, "until": {"2026-09-30"}}, 200, "deferred", "deferred to Wed 30 Sep", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -126,7 +126,7 @@ func stateLabel(r models.HomeRow) string {
 	case models.StatePartial:
 		return "partly done"
 	case models.StateDeferred:
-		return "deferred to " + r.UserState.Until
+		return "deferred to " + shortDate(r.UserState.Until)
 	case models.StateInProgress:
 		return "in progress"
 	case models.StateWaiting:
@@ -407,7 +407,7 @@ func replyStateLabel(d models.ChatDraft) string {
 	case models.StateSkipped:
 		return "skipped"
 	case models.StateDeferred:
-		return "deferred to " + d.State.Until
+		return "deferred to " + shortDate(d.State.Until)
 	}
 	return "to do"
 }
