@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -98,6 +101,15 @@ func TestNavIsOneLineBottomBarAt390(t *testing.T) {
 			t.Errorf("More page lacks %q: %q", w, more)
 		}
 	}
+	// Without JavaScript the tabs still go where they say.
+	nojs := newTab(t, srv)
+	nojs.do("no script", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	nojs.do("tabs without script", chromedp.Navigate(srv.URL+"/people"), chromedp.Click(css(`nav[aria-label="Main"] a[href="/more"]`)),
+		chromedp.WaitVisible(css(`[data-testid="more"]`)), chromedp.Click(css(`[data-testid="more-runs"]`)),
+		chromedp.WaitVisible(css(`[data-testid="runs-freshness"]`)))
 	// An anchor lands where the owner can read it: the row's head is on
 	// screen, not under a bar.
 	day := demoDay(t)
