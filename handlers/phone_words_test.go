@@ -146,3 +146,19 @@ func TestRoutinesFirstScreenAnswersHowThisWeekGoes(t *testing.T) {
 		t.Errorf("routines page shows an ISO date: %s", txt)
 	}
 }
+
+func TestMoreListsSchedulesRunsAndLogOut(t *testing.T) {
+	ta, cookie := homeApp(t)
+	d := ta.get("/more", "", cookie).doc(t)
+	has(t, d, `nav a[href="/more"][aria-current="page"]`)
+	has(t, d, `[data-testid="more"] a[href="/schedules"]`)
+	has(t, d, `[data-testid="more"] a[href="/runs"]`)
+	has(t, d, `form[action="/logout"][method="post"] [data-testid="logout"]`)
+	// The tabs are the same on every page: five, More among them.
+	if n := d.Find(`nav[aria-label="Main"] a`).Length(); n != 5 {
+		t.Errorf("%d tabs, want 5", n)
+	}
+	if r := ta.get("/more", "", nil); r.status != http.StatusSeeOther {
+		t.Errorf("GET /more without a session: %s", r)
+	}
+}
