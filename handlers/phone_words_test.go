@@ -162,3 +162,28 @@ func TestMoreListsSchedulesRunsAndLogOut(t *testing.T) {
 		t.Errorf("GET /more without a session: %s", r)
 	}
 }
+
+// TestAFailedRunSaysWhatTheOwnerCanDo: Home and Runs say what happened and
+// what to do; the agent's error text is the operator's, one tap away.
+func TestAFailedRunSaysWhatTheOwnerCanDo(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	token := ta.agentToken()
+	cookie := ta.login()
+	ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-1", "job": "morning-brief", "trigger": "manual"}))
+	ta.do(agentPost(token, "/api/runs/run-1/invocations", nil))
+	if r := ta.do(agentPost(token, "/api/runs/run-1/finish", map[string]any{"outcome": "failed", "detail": "exit status 3"})); r.status != http.StatusOK {
+		t.Fatalf("finish: %s", r)
+	}
+	home := ta.get("/", "", cookie).doc(t)
+	if got := text(has(t, home, `[data-testid="run-failed"]`)); strings.Contains(got, "exit status 3") || !strings.Contains(got, "next scheduled run tries again") {
+		t.Errorf("Home's notice: %q", got)
+	}
+	runs := ta.get("/runs", "", cookie).doc(t)
+	if got := text(has(t, runs, `[data-testid="last-failure"]`)); strings.Contains(got, "exit status 3") || !strings.Contains(got, "ask for a refresh") {
+		t.Errorf("Runs' notice: %q", got)
+	}
+	if got := text(has(t, runs, `[data-testid="last-failure-detail"]`)); !strings.Contains(got, "exit status 3") {
+		t.Errorf("the error is not one tap away: %q", got)
+	}
+	has(t, runs, `[data-testid="run"][data-id="run-1"] [data-testid="run-advice"]`)
+}
