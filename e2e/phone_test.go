@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"hearth/models"
 )
 
 // ownerPages are the owner's pages with the demo data, some with rows or
@@ -149,6 +152,24 @@ const tapTargetsJS = `(function(){
 
 func TestOwnerPagesTapTargetsAtLeast44(t *testing.T) {
 	srv := startServer(t, "", "--demo")
+	// A schedule and a failed run, so Schedules and Runs show their controls.
+	ops := newScheduleCLI(t, srv, "ops", models.ScopeSchedulesAdmin)
+	wantExit(t, ops.run(t, "add", "--id", "brief", "--job", "morning", "--cron", "30 6 * * 1-5",
+		"--zone", "Europe/Berlin", "--prompt", "Write the morning brief."), 0, "stdout", "created")
+	agent := newAgentClient(srv.URL, mintToken(t, srv.DataDir))
+	for _, step := range []struct{ path, body string }{
+		{"/api/runs", `{"runId":"run-1","job":"morning","trigger":"manual"}`},
+		{"/api/runs/run-1/invocations", ``},
+		{"/api/runs/run-1/finish", `{"outcome":"failed","detail":"exit status 3"}`},
+	} {
+		var body []byte
+		if step.body != "" {
+			body = []byte(step.body)
+		}
+		if status, resp, err := agent.do(http.MethodPost, step.path, body); err != nil || status >= 300 {
+			t.Fatalf("%s: %d %s %v", step.path, status, resp, err)
+		}
+	}
 	tb := newTab(t, srv)
 	tb.login()
 	// A routine on trial, so the Routines page shows its summary and strip.
