@@ -189,6 +189,7 @@ func New(store Store, cfg Config) *fiber.App {
 	agent.Post("/agent-wake/ack", s.requireScope(models.ScopeContextRead), s.ackWake)
 	agent.Post("/runs", s.requireScope(models.ScopeRunsWrite), s.startRun)
 	agent.Post("/runs/:id/invocations", s.requireScope(models.ScopeRunsWrite), s.startInvocation)
+	agent.Post("/runs/:id/invocations/:n/finish", s.requireScope(models.ScopeRunsWrite), s.finishInvocation)
 	agent.Post("/runs/:id/finish", s.requireScope(models.ScopeRunsWrite), s.finishRun)
 	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), s.agentContextPage)
 	agent.Post("/agent-results", s.requireScope(models.ScopeResultsPublish), s.publishResult)
