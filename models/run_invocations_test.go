@@ -9,7 +9,6 @@ import (
 	"hearth/models/strictjson"
 )
 
-
 // startedRun is a manual run of runner with n invocations started.
 func startedRun(t *testing.T, s *Store, runner, runID string, n int) {
 	t.Helper()
