@@ -42,12 +42,17 @@ type runJournal struct {
 	Job        string `json:"job"`
 	Trigger    string `json:"trigger"`
 	ScheduleID string `json:"scheduleId,omitempty"`
-	Phase      string `json:"phase"` // claiming, started, invoking, publishing
+	Phase      string `json:"phase"` // claiming, started, invoking, publishing, failed
 	PubRunID   string `json:"publicationRunId,omitempty"`
 	Invocation int    `json:"invocation"`
-	Prompt     string `json:"prompt"`
+	Prompt     string `json:"prompt"` // the run's prompt; a repair adds RepairErrors to it
 	Deadline   int    `json:"deadlineSeconds"`
 	WakeLease  string `json:"wakeLease,omitempty"` // acknowledged once the run started
+	// Use is the current invocation's usage, kept from its end until hearth has it.
+	Use *invocationUse `json:"usage,omitempty"`
+	// RepairErrors are the last refused publication's errors, given to the next invocation.
+	RepairErrors []models.RefusalError `json:"repairErrors,omitempty"`
+	Failure      string                `json:"failure,omitempty"` // phase failed: why
 }
 
 // Journal phases.
@@ -69,7 +74,6 @@ type runner struct {
 	retries     []time.Duration
 	wakeWait    time.Duration // how long each wake-up poll asks hearth to wait
 	out         []models.RunView
-	pendingUse  totals // usage of the current run's earlier invocations
 }
 
 func cmdRun(args []string) error {
@@ -372,8 +376,10 @@ func pauseAt(point string) {
 }
 
 // execute invokes the agent and publishes its result, re-reading and
-// regenerating under a new runId after a revision conflict, at most three
-// invocations in all. The run has started, so its wake-up lease (if any) is
+// regenerating under a new runId after a revision conflict or a refusal
+// (the refusal's errors go into the next prompt), at most three
+// invocations in all. Each invocation's end is reported to hearth as soon
+// as it is known. The run has started, so its wake-up lease (if any) is
 // acknowledged first; a recovered run acknowledges it again, harmlessly.
 func (r *runner) execute(ctx context.Context, j runJournal) error {
 	r.ackWake(j)
@@ -384,9 +390,12 @@ func (r *runner) execute(ctx context.Context, j runJournal) error {
 			return err
 		}
 		if status >= 400 {
-			return r.finish(j, models.RunFailed, "no further invocation: "+envelopeCode(body), nil, 0, agentUsage{})
+			if len(j.RepairErrors) > 0 {
+				return r.finish(j, models.RunFailed, exhaustedDetail(j), nil)
+			}
+			return r.finish(j, models.RunFailed, "no further invocation: "+envelopeCode(body), nil)
 		}
-		j.Invocation, j.PubRunID, j.Phase = run.Invocations, fmt.Sprintf("%s-%d", j.RunID, run.Invocations), phaseInvoking
+		j.Invocation, j.PubRunID, j.Phase, j.Use, j.Failure = run.Invocations, models.PublicationRunIDOf(j.RunID, run.Invocations), phaseInvoking, nil, ""
 		if err := r.save(j); err != nil {
 			return err
 		}
@@ -398,18 +407,21 @@ func (r *runner) execute(ctx context.Context, j runJournal) error {
 			return err
 		}
 		if status >= 400 {
-			return r.finish(j, models.RunFailed, fmt.Sprintf("could not read the context (HTTP %d)", status), nil, 0, agentUsage{})
+			return r.failInvocation(j, fmt.Sprintf("could not read the context (HTTP %d)", status))
 		}
 		started := time.Now()
-		out, use, err := r.invoke(ctx, j, ctxBody, ac.Revision)
+		inv := j
+		inv.Prompt = repairPrompt(j.Prompt, j.RepairErrors)
+		out, use, err := r.invoke(ctx, inv, ctxBody, ac.Revision)
 		took := time.Since(started)
+		j.Use = useOf(use, took)
 		if err != nil {
 			r.log.Warn("agent failed", "job", j.Job, "run", j.PubRunID, "err", err, "took", took.Round(time.Millisecond))
-			return r.finish(j, models.RunFailed, "agent: "+err.Error(), nil, took, use)
+			return r.failInvocation(j, "agent: "+err.Error())
 		}
 		pub, err := shapePublication(out, j.PubRunID, j.Job, ac.Revision)
 		if err != nil {
-			return r.finish(j, models.RunFailed, err.Error(), nil, took, use)
+			return r.failInvocation(j, err.Error())
 		}
 		pending := r.pendingPath(j.PubRunID)
 		if err := writePrivate(pending, pub); err != nil {
@@ -420,12 +432,10 @@ func (r *runner) execute(ctx context.Context, j runJournal) error {
 			return err
 		}
 		r.log.Info("agent finished", "job", j.Job, "run", j.PubRunID, "invocation", j.Invocation, "took", took.Round(time.Millisecond), "bytes", len(pub))
-		done, err := r.publish(j, pub, took, use)
+		done, err := r.publish(&j, pub)
 		if err != nil || done {
 			return err
 		}
-		// A revision conflict: read again and regenerate under a new runId.
-		os.Remove(pending)
 	}
 }
 
@@ -524,10 +534,11 @@ func shapePublication(out []byte, runID, job string, revision int64) ([]byte, er
 }
 
 // publish sends the pending result with the same bytes until hearth
-// answers: true when the run ended (published or refused), false after a
-// revision conflict (the caller regenerates). Unreachable hearth leaves
-// the result pending for the next run (exit 2).
-func (r *runner) publish(j runJournal, pub []byte, took time.Duration, use agentUsage) (bool, error) {
+// answers, and reports the invocation's end: true when the run ended
+// (published or refused for good), false after a revision conflict or a
+// refusal with errors (the caller invokes again; j is ready for it).
+// Unreachable hearth leaves the result pending for the next run (exit 2).
+func (r *runner) publish(j *runJournal, pub []byte) (bool, error) {
 	var resp response
 	var err error
 	for attempt := 0; ; attempt++ {
@@ -549,16 +560,33 @@ func (r *runner) publish(j runJournal, pub []byte, took time.Duration, use agent
 	case resp.status == http.StatusOK || resp.status == http.StatusCreated:
 		var rc models.PublishReceipt
 		json.Unmarshal(resp.body, &rc)
+		if err := r.reportInvocation(*j, models.InvocationPublished, nil); err != nil {
+			return true, err
+		}
 		os.Remove(r.pendingPath(j.PubRunID))
-		return true, r.finish(j, models.RunSucceeded, "", &rc, took, use)
+		return true, r.finish(*j, models.RunSucceeded, "", &rc)
 	case resp.status == http.StatusConflict && envelopeCode(resp.body) == "revision_conflict":
 		r.log.Info("revision conflict: reading the context again", "run", j.PubRunID)
-		// This invocation's usage joins the run's totals, reported at finish.
-		r.pendingUse.add(use, took)
-		return false, nil
+		if err := r.reportInvocation(*j, models.InvocationConflict, nil); err != nil {
+			return true, err
+		}
+		j.RepairErrors = nil // the result was valid: the next one regenerates, it does not repair
+		return false, r.retire(j, false)
+	case resp.status == http.StatusUnprocessableEntity:
+		if errs := refusalErrors(resp.body); errs != nil {
+			r.log.Info("publication refused: invoking the agent again with its errors", "run", j.PubRunID, "errors", len(errs), "first", errs[0].Path)
+			if err := r.reportInvocation(*j, models.InvocationRefused, errs); err != nil {
+				return true, err
+			}
+			j.RepairErrors = errs
+			return false, r.retire(j, true)
+		}
+	}
+	if err := r.reportInvocation(*j, models.InvocationRefused, nil); err != nil {
+		return true, err
 	}
 	os.Rename(r.pendingPath(j.PubRunID), filepath.Join(r.state, "failed", j.PubRunID+".json"))
-	return true, r.finish(j, models.RunFailed, fmt.Sprintf("hearth refused the publication: HTTP %d %s", resp.status, envelopeCode(resp.body)), nil, took, use)
+	return true, r.finish(*j, models.RunFailed, fmt.Sprintf("hearth refused the publication: HTTP %d %s", resp.status, envelopeCode(resp.body)), nil)
 }
 
 func envelopeCode(body []byte) string {
@@ -567,21 +595,13 @@ func envelopeCode(body []byte) string {
 	return env.Code
 }
 
-// finish reports a run's outcome, with usage summed across invocations,
-// and forgets its journal.
-func (r *runner) finish(j runJournal, outcome, detail string, rc *models.PublishReceipt, took time.Duration, use agentUsage) error {
-	r.pendingUse.add(use, took)
-	in := map[string]any{"outcome": outcome, "detail": truncate(detail, models.MaxReasonLen), "durationMs": r.pendingUse.took.Milliseconds()}
-	if r.pendingUse.tokens != nil {
-		in["tokens"] = *r.pendingUse.tokens
-	}
-	if r.pendingUse.cost != nil {
-		in["costUsd"] = *r.pendingUse.cost
-	}
+// finish reports a run's outcome and forgets its journal. Its usage is
+// hearth's sum of the invocations already reported, never the runner's memory.
+func (r *runner) finish(j runJournal, outcome, detail string, rc *models.PublishReceipt) error {
+	in := map[string]any{"outcome": outcome, "detail": truncate(detail, models.MaxReasonLen)}
 	if rc != nil {
 		in["publicationRunId"], in["publicationRevision"] = rc.RunID, rc.Revision
 	}
-	r.pendingUse = totals{}
 	var run models.RunView
 	status, body, err := r.api(http.MethodPost, "/api/runs/"+url.PathEscape(j.RunID)+"/finish", in, &run)
 	if err != nil {
@@ -596,31 +616,6 @@ func (r *runner) finish(j runJournal, outcome, detail string, rc *models.Publish
 		return &exitError{code: exitRejected, err: fmt.Errorf("run %s of %s failed: %s", j.RunID, j.Job, detail)}
 	}
 	return nil
-}
-
-// totals sums a run's usage across its invocations.
-type totals struct {
-	tokens *int64
-	cost   *float64
-	took   time.Duration
-}
-
-func (t *totals) add(u agentUsage, took time.Duration) {
-	t.took += took
-	if u.Tokens != nil {
-		t.tokens = ptrAdd(t.tokens, *u.Tokens)
-	}
-	if u.CostUSD != nil {
-		t.cost = ptrAdd(t.cost, *u.CostUSD)
-	}
-}
-
-func ptrAdd[T int64 | float64](p *T, v T) *T {
-	if p == nil {
-		return &v
-	}
-	s := *p + v
-	return &s
 }
 
 func truncate(s string, n int) string {
@@ -655,16 +650,24 @@ func (r *runner) recover(ctx context.Context) error {
 		case phaseStarted:
 			err = r.execute(ctx, j)
 		case phaseInvoking:
-			err = r.finish(j, models.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil, 0, agentUsage{})
+			// Usage the stopped agent already reported still counts.
+			j.Use = r.leftoverUsage(j)
+			if err = r.reportInvocation(j, models.InvocationUnknown, nil); err == nil {
+				os.RemoveAll(filepath.Join(r.state, "work", j.PubRunID))
+				err = r.finish(j, models.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil)
+			}
+		case phaseFailed:
+			err = r.endFailed(j)
 		case phasePublishing:
 			var pub []byte
 			if pub, err = os.ReadFile(r.pendingPath(j.PubRunID)); err != nil {
-				err = r.finish(j, models.RunUnknown, "the pending result is missing", nil, 0, agentUsage{})
+				if err = r.reportInvocation(j, models.InvocationUnknown, nil); err == nil {
+					err = r.finish(j, models.RunUnknown, "the pending result is missing", nil)
+				}
 				break
 			}
 			var done bool
-			if done, err = r.publish(j, pub, 0, agentUsage{}); err == nil && !done {
-				os.Remove(r.pendingPath(j.PubRunID))
+			if done, err = r.publish(&j, pub); err == nil && !done {
 				err = r.execute(ctx, j)
 			}
 		}
