@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/chromedp"
 )
 
 // The fake agent's refused field holds these words of a message.
@@ -149,5 +150,28 @@ func TestEarlierInvocationsUsageCountsWhenTheRunEndsUnknown(t *testing.T) {
 	}
 	if inv := f.invocations(); len(inv) != 2 {
 		t.Fatalf("the agent was invoked again after a crash: %v", inv)
+	}
+}
+
+func TestRunsPageWithARefusedInvocationFitsAPhone(t *testing.T) {
+	f := newRunnerFixture(t)
+	if res := f.run("", []string{"FAKE_AGENT_MODE=invalid-once"}, "--job", "morning-brief"); res.code != 0 {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	tb := newTab(t, f.srv)
+	tb.login()
+	tb.do("open the Runs page and the refusal's detail",
+		chromedp.Navigate(f.srv.URL+"/runs"),
+		chromedp.WaitVisible(css(`[data-testid="invocation-error"] summary`)),
+		chromedp.Click(css(`[data-testid="invocation-error"] summary`)),
+		chromedp.WaitVisible(css(`[data-testid="invocation-error"] details code`)),
+	)
+	widths := get(tb, "widths", chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
+	if widths[0] > widths[1] || widths[1] != 390 {
+		t.Errorf("scrollWidth %d > clientWidth %d (want 390)", widths[0], widths[1])
+	}
+	if shot := os.Getenv("HEARTH_E2E_SCREENSHOT"); shot != "" {
+		png := get(tb, "screenshot", chromedp.FullScreenshot(100))
+		os.WriteFile(shot, png, 0o600)
 	}
 }

@@ -44,7 +44,7 @@ func invocationUsage(inv models.InvocationView) string {
 }
 
 // refusalWords reads a refusal's error as a sentence: "Reply draft 1,
-// candidate 1: expected at most 10 characters, found a text of 78 characters."
+// candidate 1: should be at most 10 characters; it was a text of 78 characters."
 func refusalWords(e models.RefusalError) string {
 	where := pathWords(e.Path)
 	if where == "" {
@@ -52,10 +52,12 @@ func refusalWords(e models.RefusalError) string {
 	}
 	s := where
 	if e.Expected != "" {
-		s += ": expected " + outside(e.Expected)
-	}
-	if e.Found != "" {
-		s += ", found " + outside(e.Found)
+		s += ": should be " + outside(e.Expected)
+		if e.Found != "" {
+			s += "; it was " + outside(e.Found)
+		}
+	} else if e.Found != "" {
+		s += ": it was " + outside(e.Found)
 	}
 	return s + "."
 }
@@ -73,7 +75,7 @@ func pathWords(p string) string {
 		name := camelWords(seg)
 		if i+1 < len(segs) {
 			if n, err := strconv.Atoi(segs[i+1]); err == nil {
-				name = strings.TrimSuffix(name, "s") + " " + strconv.Itoa(n+1)
+				name = singular(name) + " " + strconv.Itoa(n+1)
 				i++
 			}
 		}
@@ -86,6 +88,17 @@ func pathWords(p string) string {
 	r := []rune(s)
 	r[0] = unicode.ToUpper(r[0])
 	return string(r)
+}
+
+// singular names one item of a list: "activities" → "activity", "reply drafts" → "reply draft".
+func singular(s string) string {
+	switch {
+	case strings.HasSuffix(s, "ies"):
+		return strings.TrimSuffix(s, "ies") + "y"
+	case strings.HasSuffix(s, "s"):
+		return strings.TrimSuffix(s, "s")
+	}
+	return s
 }
 
 // camelWords splits camelCase into lower-case words: "replyDrafts" → "reply drafts".
