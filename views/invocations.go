@@ -17,7 +17,10 @@ func invocationOutcomeLabel(inv models.InvocationView) string {
 	case models.InvocationConflict:
 		return "the workspace changed while it worked, so the next one read it again"
 	case models.InvocationRefused:
-		if len(inv.Errors) == 1 {
+		switch len(inv.Errors) {
+		case 0: // another 4xx than a validation error: the run's detail says which
+			return "hearth refused its publication"
+		case 1:
 			return "hearth refused its publication for 1 problem"
 		}
 		return fmt.Sprintf("hearth refused its publication for %d problems", len(inv.Errors))
