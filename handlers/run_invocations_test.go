@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"hearth/models"
 )
 
 func TestTheRunnerReportsEachInvocationsEndOnceAndTheRunsPageShowsARefusalsErrors(t *testing.T) {
@@ -21,13 +23,18 @@ func TestTheRunnerReportsEachInvocationsEndOnceAndTheRunsPageShowsARefusalsError
 			t.Fatalf("report: %s", r)
 		}
 	}
+	// A report as the runner marshals it, from an agent that reported no usage.
+	ta.do(agentPost(token, "/api/runs/run-1/invocations", nil))
+	if r := ta.do(agentPost(token, "/api/runs/run-1/invocations/2/finish", models.InvocationFinishIn{PublicationRunID: "run-1-2", Outcome: models.InvocationConflict})); r.status != http.StatusOK {
+		t.Fatalf("a report without usage: %s", r)
+	}
 	changed := map[string]any{"publicationRunId": "run-1-1", "outcome": "failed"}
 	assertError(t, ta.do(agentPost(token, "/api/runs/run-1/invocations/1/finish", changed)), http.StatusConflict, "idempotency_conflict")
 	// Wrong run, another runner, an invocation not started, over budget, a bad body.
 	other := ta.agentToken()
 	assertError(t, ta.do(agentPost(other, "/api/runs/run-1/invocations/1/finish", refused)), http.StatusNotFound, "not_found")
 	assertError(t, ta.do(agentPost(token, "/api/runs/run-9/invocations/1/finish", refused)), http.StatusNotFound, "not_found")
-	assertError(t, ta.do(agentPost(token, "/api/runs/run-1/invocations/2/finish", map[string]any{"publicationRunId": "run-1-2", "outcome": "published"})),
+	assertError(t, ta.do(agentPost(token, "/api/runs/run-1/invocations/3/finish", map[string]any{"publicationRunId": "run-1-3", "outcome": "published"})),
 		http.StatusConflict, "invocation_not_started")
 	assertError(t, ta.do(agentPost(token, "/api/runs/run-1/invocations/4/finish", map[string]any{"publicationRunId": "run-1-4", "outcome": "published"})),
 		http.StatusUnprocessableEntity, "invalid_request")

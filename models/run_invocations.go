@@ -191,8 +191,8 @@ type InvocationFinishIn struct {
 	PublicationRunID string         `json:"publicationRunId"`
 	Outcome          string         `json:"outcome"`
 	Errors           []RefusalError `json:"errors,omitempty"`
-	Tokens           *int64         `json:"tokens"`
-	CostUSD          *float64       `json:"costUsd"`
+	Tokens           *int64         `json:"tokens,omitempty"`
+	CostUSD          *float64       `json:"costUsd,omitempty"`
 	DurationMS       int64          `json:"durationMs,omitempty"`
 }
 
