@@ -199,6 +199,7 @@ func indentJSON(raw []byte) string {
 func cmdContext(args []string) error {
 	fs := flag.NewFlagSet("context", flag.ContinueOnError)
 	cf := addClientFlags(fs)
+	full := fs.Bool("full", false, "every collection in full, not the compact context (which leaves out what a cursor re-reads)")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -210,7 +211,13 @@ func cmdContext(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := do(http.MethodGet, base+"/api/agent-context", token, nil)
+	// Compact by default, like the runner and `hearth mcp`: what it leaves
+	// out is history, and each collection that lost items says so.
+	path := "/api/agent-context?compact=true"
+	if *full {
+		path = "/api/agent-context"
+	}
+	r, err := do(http.MethodGet, base+path, token, nil)
 	if err != nil {
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("hearth unreachable: %w", err)}
 	}
