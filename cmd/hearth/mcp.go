@@ -69,7 +69,7 @@ var mcpTools = []mcpTool{
 				"collection": map[string]any{"type": "string", "enum": models.ContextCollections, "description": "a collection to page instead of the whole context"},
 				"cursor":     map[string]any{"type": "string", "description": "the nextCursor that collection gave; leave out for its first page"},
 			}, nil),
-			Annotations: &mcp.ToolAnnotations{Title: "Read hearth's agent context", ReadOnlyHint: true, OpenWorldHint: &falseHint}},
+			Annotations: &mcp.ToolAnnotations{Title: "Read hearth's agent context", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &falseHint}},
 		rules: func(a mcpArgs) []argError {
 			var errs []argError
 			if a.has("compact") && a.has("full") && a.boolean("compact", true) == a.boolean("full", false) {
@@ -117,7 +117,7 @@ var mcpTools = []mcpTool{
 		tool: &mcp.Tool{Name: "list_requests", Title: "List the owner's requests",
 			Description: "List the owner's requests (pending, and those settled in the last 14 days) from the agent context.",
 			InputSchema: objectSchema(map[string]any{"cursor": map[string]any{"type": "string", "description": "the nextCursor of the previous page"}}, nil),
-			Annotations: &mcp.ToolAnnotations{Title: "List the owner's requests", ReadOnlyHint: true, OpenWorldHint: &falseHint}},
+			Annotations: &mcp.ToolAnnotations{Title: "List the owner's requests", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &falseHint}},
 		call: func(c mcpClient, a mcpArgs) (response, error) {
 			return c.call("GET", "/api/agent-context/requests?cursor="+url.QueryEscape(a.str("cursor")), nil)
 		},
@@ -245,7 +245,7 @@ func checkArg(name string, prop map[string]any, raw json.RawMessage) []argError 
 	want, _ := prop["type"].(string)
 	found := jsonKind(raw)
 	if want != "" && kindOf(raw) != want {
-		return []argError{{Path: "/" + name, Message: fmt.Sprintf("argument %s: want %s, found %s", name, article(want), found), Expected: want, Found: found}}
+		return []argError{{Path: "/" + name, Message: fmt.Sprintf("argument %s: want %s, found %s", name, article(want), found), Expected: want, Found: kindOf(raw)}}
 	}
 	if enum := enumOf(prop); enum != nil {
 		var v string
