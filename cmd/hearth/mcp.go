@@ -76,9 +76,11 @@ var mcpTools = []mcpTool{
 				errs = append(errs, argError{Path: "", Message: fmt.Sprintf("arguments compact and full contradict (compact:%s, full:%s): compact:false is the full context; give one of them", a["compact"], a["full"])})
 			}
 			if a.has("collection") {
+				// A host that fills in schema defaults sends compact:true and
+				// full:false with every call; only asking for more is refused.
 				for _, name := range []string{"compact", "full"} {
-					if a.has(name) {
-						errs = append(errs, argError{Path: "/" + name, Message: "argument " + name + ": a collection page has no compact form; leave it out with collection"})
+					if a.has(name) && a.boolean(name, name == "compact") != (name == "compact") {
+						errs = append(errs, argError{Path: "/" + name, Message: fmt.Sprintf("argument %s: a collection page is always whole; leave %s:%s out with collection", name, name, a[name])})
 					}
 				}
 			} else if a.has("cursor") {
