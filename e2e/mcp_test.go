@@ -320,3 +320,31 @@ func TestMCPCredentialFileUnderHomeIsExpanded(t *testing.T) {
 		wantExit(t, res, 1, "stderr", c.want)
 	}
 }
+
+func TestMCPSaysUnavailableOnlyWhenHearthDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "")
+	for _, c := range []struct {
+		name, url, token, want string
+	}{
+		// A revoked or wrong token: hearth answered, with its envelope.
+		{"a wrong token", srv.URL, "hearth_wrong", `"status":401`},
+		{"no hearth at the URL", "http://" + freeAddr(t), "hearth_unused", `"code":"unavailable"`},
+	} {
+		cmd := exec.Command(hearthBin, "mcp", "--url", c.url)
+		cmd.Env = cleanEnv("HEARTH_TOKEN=" + c.token)
+		session, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "get_context", Arguments: map[string]any{}})
+		session.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !res.IsError || !strings.Contains(text, c.want) || strings.Contains(text, "unreachable") != (c.want == `"code":"unavailable"`) {
+			t.Errorf("%s: %v %s; want a tool error with %s", c.name, res.IsError, text, c.want)
+		}
+	}
+}
