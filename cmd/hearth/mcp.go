@@ -78,10 +78,11 @@ var mcpTools = []mcpTool{
 			if a.has("collection") {
 				// A host that fills in schema defaults sends compact:true and
 				// full:false with every call; only asking for more is refused.
-				for _, name := range []string{"compact", "full"} {
-					if a.has(name) && a.boolean(name, name == "compact") != (name == "compact") {
-						errs = append(errs, argError{Path: "/" + name, Message: fmt.Sprintf("argument %s: a collection page is always whole; leave %s:%s out with collection", name, name, a[name])})
-					}
+				if !a.boolean("compact", true) {
+					errs = append(errs, argError{Path: "/compact", Message: "argument compact: a collection page is always whole; leave compact:false out with collection"})
+				}
+				if a.boolean("full", false) {
+					errs = append(errs, argError{Path: "/full", Message: "argument full: a collection page is always whole; leave full:true out with collection"})
 				}
 			} else if a.has("cursor") {
 				errs = append(errs, argError{Path: "/cursor", Message: "argument cursor: give collection too, the collection whose nextCursor it is"})
