@@ -19,7 +19,7 @@ Usage:
   hearth token create --name N [--scopes S] [--data DIR]
   hearth token list [--data DIR]
   hearth token revoke ID|NAME [--data DIR]
-  hearth context [--json] [--url URL] [--credential-file F]
+  hearth context [--full] [--json] [--url URL] [--credential-file F]   compact unless --full
   hearth publish FILE|- [--json] [--url URL] [--credential-file F]
   hearth mcp [--url URL] [--credential-file F]   MCP server on stdio: get_context, publish_result, list_requests, post_observations
   hearth schedule add --job K (--at T | --cron "m h dom mon dow") [--zone IANA] [--end-at T]
