@@ -4,12 +4,15 @@
 // FAKE_AGENT_MODE chooses a behaviour: ok (default), conflict-once (the
 // first invocation publishes something itself, so the runner's publication
 // meets a revision conflict), sleep (until killed), fail (exit 3), garbage.
+// It checks that the prompt on stdin is the one in HEARTH_PROMPT_FILE, and
+// appends it to FAKE_AGENT_PROMPT_LOG when set.
 package main
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -29,6 +32,19 @@ func main() {
 	if err != nil || json.Unmarshal(b, &ac) != nil {
 		fmt.Fprintln(os.Stderr, "fakeagent: no readable context file:", err)
 		os.Exit(4)
+	}
+	stdin, _ := io.ReadAll(os.Stdin)
+	promptFile, err := os.ReadFile(os.Getenv("HEARTH_PROMPT_FILE"))
+	if err != nil || !bytes.Equal(stdin, promptFile) {
+		fmt.Fprintf(os.Stderr, "fakeagent: %d bytes of prompt on stdin, %d in HEARTH_PROMPT_FILE (%v): want the same\n", len(stdin), len(promptFile), err)
+		os.Exit(6)
+	}
+	if log := os.Getenv("FAKE_AGENT_PROMPT_LOG"); log != "" {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			f.Write(append(stdin, 0))
+			f.Close()
+		}
 	}
 	n := count()
 	if pidFile := os.Getenv("FAKE_AGENT_PID_FILE"); pidFile != "" {
