@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -157,5 +158,31 @@ func TestAnAgentCommandGetsThePromptOnStdin(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "seen")); !strings.HasPrefix(string(b), "Do x.\n\n## Run\n") {
 		t.Fatalf("prompt %q", b)
+	}
+}
+
+func TestTheAgentFlagsAreCheckedBeforeAnythingRuns(t *testing.T) {
+	t.Setenv("HEARTH_CODEX_BIN", "")
+	t.Setenv("HEARTH_AGENT_CMD", "")
+	data := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--job", "daily-brief"}, "no agent: pass --agent codex"},
+		{[]string{"--job", "daily-brief", "--agent", "claude"}, "the one preset is codex"},
+		{[]string{"--job", "daily-brief", "--agent", "codex", "--agent-cmd", "true"}, "say one"},
+		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-bin", filepath.Join(data, "no-codex")}, "install Codex, or pass --codex-bin"},
+		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-sandbox", "danger-full-access"}, "read-only, workspace-write"},
+		{[]string{"--job", "weekly-digest", "--agent-cmd", "true"}, "has daily-brief, messages, requests, routine-review): pass --prompt-file"},
+	} {
+		err := cmdRun(append(c.args, "--data", data, "--url", "http://127.0.0.1:1"))
+		var xe *exitError
+		if !errors.As(err, &xe) || xe.code != exitRejected || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("hearth run %v: %v; want a usage error saying %q", c.args, err, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(data); len(entries) != 0 {
+		t.Errorf("a usage error touched the data dir: %v", entries)
 	}
 }

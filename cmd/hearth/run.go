@@ -115,6 +115,11 @@ func cmdRun(args []string) error {
 			return usageError("no agent: pass --agent codex, or --agent-cmd (or set HEARTH_AGENT_CMD)")
 		}
 	case "codex":
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "agent-cmd" })
+		if explicit {
+			return usageError("--agent codex and --agent-cmd: say one")
+		}
 		if !slices.Contains(codexSandboxes, *codexSandbox) {
 			return usageError("--codex-sandbox %q: want one of %s", *codexSandbox, strings.Join(codexSandboxes, ", "))
 		}
@@ -329,7 +334,10 @@ func (r *runner) watch(ctx context.Context) error {
 		for _, j := range wake.Jobs {
 			r.log.Info("woken", "job", j.JobKey, "marks", j.Marks)
 			// The kit's prompt for the job, when it has one; the Run section says why it woke.
-			prompt, _ := agent.Prompt(j.JobKey)
+			prompt, ok := agent.Prompt(j.JobKey)
+			if !ok {
+				r.log.Warn("the job kit has no prompt for this job; the agent gets the Run section only", "job", j.JobKey)
+			}
 			if err := r.runJob(ctx, runJournal{Job: j.JobKey, Trigger: models.TriggerWatch, WakeLease: j.LeaseID, Prompt: prompt,
 				WakeReasons: j.Reasons, WakeMarks: j.Marks}); err != nil {
 				r.log.Warn("run failed", "job", j.JobKey, "err", err)
