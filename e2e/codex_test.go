@@ -491,3 +491,31 @@ func TestACodexFailureIsRecordedWithItsExitStatus(t *testing.T) {
 		t.Fatalf("revision %d (was %d), runs %+v: want one failed run saying codex's exit status and why", rev, before, runs)
 	}
 }
+
+func TestCodexRunsAScheduledJobWithTheSchedulesPrompt(t *testing.T) {
+	t.Parallel()
+	const prompt = "Scheduled: write today's brief in two sentences."
+	var date, zone string
+	api := startResponses(t, prompt, func(n int64) string { return strictBrief(date, zone, "Written on schedule.") })
+	o := newCodexOwner(t, api)
+	var before int64
+	before, date, zone, _, _ = o.context()
+	ops := newScheduleCLI(t, o.srv, "ops", "schedules:admin")
+	at := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second)
+	if res := ops.run(t, "add", "--job", "daily-brief", "--at", at.Format(time.RFC3339), "--prompt", prompt, "--id", "brief"); res.code != 0 {
+		t.Fatalf("schedule add: exit %d\n%s", res.code, res.stderr)
+	}
+	waitDue(t, newAgentClient(o.srv.URL, o.token), "brief/"+at.Format(time.RFC3339))
+
+	res := o.run("--due")
+	if res.code != 0 {
+		t.Fatalf("hearth run --due --agent codex: exit %d\n%s\nendpoint refused: %v", res.code, res.stderr, api.problems)
+	}
+	// The schedule's own bookkeeping moves the revision too: the brief and the run say what landed.
+	rev, _, _, brief, last := o.context()
+	runs := o.runs()
+	if api.requests.Load() != 1 || rev <= before || brief != "Written on schedule." || len(runs) != 1 || runs[0].state != "succeeded" ||
+		!strings.Contains(runs[0].text, "Schedule brief") || !strings.Contains(runs[0].publication, last) {
+		t.Fatalf("%d request(s), revision %d (was %d), brief %q, last publication %s, runs %+v", api.requests.Load(), rev, before, brief, last, runs)
+	}
+}
