@@ -125,6 +125,17 @@ type responses struct {
 
 	mu       sync.Mutex
 	problems []string // what it refused, for the failure message
+	inputs   []string // every request's input text, in order
+}
+
+// input is the nth request's input text (from 1).
+func (r *responses) input(n int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n < 1 || n > len(r.inputs) {
+		return ""
+	}
+	return r.inputs[n-1]
 }
 
 func startResponses(t *testing.T, prompt string, answer func(n int64) string) *responses {
@@ -180,6 +191,9 @@ func (r *responses) serve(w http.ResponseWriter, req *http.Request) {
 	var texts []string
 	collectStrings(in.Input, &texts)
 	all := strings.Join(texts, "\n")
+	r.mu.Lock()
+	r.inputs = append(r.inputs, all)
+	r.mu.Unlock()
 	if !strings.Contains(all, r.prompt) || !strings.Contains(all, "# hearth job: instructions for the agent") {
 		r.refuse(w, http.StatusBadRequest, "invalid_request", "the request does not carry the job's prompt and the kit's AGENTS.md")
 		return
@@ -242,7 +256,12 @@ type codexOwner struct {
 func newCodexOwner(t *testing.T, api *responses) *codexOwner {
 	t.Helper()
 	bin := codexBinDir(t)
-	srv := startServerEnv(t, nil, "--demo")
+	return newCodexOwnerOn(t, startServerEnv(t, nil, "--demo"), bin, api)
+}
+
+// newCodexOwnerOn is newCodexOwner on a running demo server, with codex in bin.
+func newCodexOwnerOn(t *testing.T, srv *server, bin string, api *responses) *codexOwner {
+	t.Helper()
 	tokenFile := filepath.Join(srv.DataDir, "agent.token")
 	tok, err := os.ReadFile(tokenFile)
 	if err != nil {
@@ -517,5 +536,53 @@ func TestCodexRunsAScheduledJobWithTheSchedulesPrompt(t *testing.T) {
 	if api.requests.Load() != 1 || rev <= before || brief != "Written on schedule." || len(runs) != 1 || runs[0].state != "succeeded" ||
 		!strings.Contains(runs[0].text, "Schedule brief") || !strings.Contains(runs[0].publication, last) {
 		t.Fatalf("%d request(s), revision %d (was %d), brief %q, last publication %s, runs %+v", api.requests.Load(), rev, before, brief, last, runs)
+	}
+}
+
+func TestCodexRunsAWokenMessagesJobWithTheWakeUpReasons(t *testing.T) {
+	t.Parallel()
+	prompt, _ := agent.Prompt("messages")
+	api := startResponses(t, strings.TrimSpace(prompt), func(int64) string {
+		return `{"runId":"x","jobKey":"messages","expectedRevision":0,"generatedAt":"` + time.Now().UTC().Format(time.RFC3339) +
+			`","sourceRefs":[],"brief":null,"people":[],"activities":[],"replyDrafts":[],"retractions":[],"completedRequests":[],` +
+			`"routineDefinitions":null,"reviews":null,"consumedObservations":null}`
+	})
+	bin := codexBinDir(t)
+	beeperURL := startFakeBeeper(t)
+	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", beeperURL,
+		"--watch-interval", "200ms", "--wake-debounce", "500ms")
+	o := newCodexOwnerOn(t, srv, bin, api)
+	watch := exec.Command(hearthBin, "run", "--watch", "--agent", "codex", "--credential-file", o.tokenFile)
+	watch.Env = cleanEnv(o.env()...)
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
+	owner := loginOwner(t, srv.URL)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if d := owner.mustPage(http.MethodGet, "/messages", nil); d.Find(`[data-testid="watch-status"][data-ok="true"]`).Length() == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the Beeper watch never read")
+		}
+	}
+	const secret = "a sentence only the context file holds"
+	injectMessage(t, beeperURL, secret)
+	var runs []runRow
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if runs = o.runs(); len(runs) == 1 && runs[0].state != "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no finished watch run; runs %+v, endpoint refused %v", runs, api.problems)
+		}
+	}
+	in := api.input(1)
+	if runs[0].state != "succeeded" || api.requests.Load() != 1 || !strings.Contains(in, "- job: messages") || !strings.Contains(in, "new message(s) in") {
+		t.Fatalf("runs %+v, %d request(s); the request's input:\n%s", runs, api.requests.Load(), in)
+	}
+	if strings.Contains(in, secret) {
+		t.Fatal("a message's text reached the model in the prompt (it belongs in the context file only)")
 	}
 }
