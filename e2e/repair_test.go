@@ -34,22 +34,11 @@ func (f *runnerFixture) runInvocations() ([]string, []string, string) {
 	return invs, errs, d.Text()
 }
 
-// prompts splits the fake agent's prompt log into each invocation's prompt.
-func prompts(t *testing.T, log string) []string {
-	t.Helper()
-	b, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := strings.Split(string(b), "=== ")
-	return parts[1:]
-}
-
 func TestARefusedPublicationIsRepairedByAnInvocationGivenItsErrors(t *testing.T) {
 	t.Parallel()
 	f := newRunnerFixture(t)
 	log := filepath.Join(t.TempDir(), "prompts")
-	res := f.run("", []string{"FAKE_AGENT_MODE=invalid-once", "FAKE_AGENT_PROMPT_LOG=" + log}, "--job", "morning-brief", "--json")
+	res := f.run("", []string{"FAKE_AGENT_MODE=invalid-once", "FAKE_AGENT_PROMPT_LOG=" + log}, "--job", "daily-brief", "--json")
 	if res.code != 0 || !strings.Contains(res.stdout, `"state":"succeeded"`) || !strings.Contains(res.stdout, `"invocations":2`) {
 		t.Fatalf("run: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -82,7 +71,7 @@ func TestARefusedPublicationIsRepairedByAnInvocationGivenItsErrors(t *testing.T)
 func TestThreeRefusalsFailTheRunNamingTheLastErrors(t *testing.T) {
 	t.Parallel()
 	f := newRunnerFixture(t)
-	res := f.run("", []string{"FAKE_AGENT_MODE=invalid-always"}, "--job", "morning-brief", "--json")
+	res := f.run("", []string{"FAKE_AGENT_MODE=invalid-always"}, "--job", "daily-brief", "--json")
 	if res.code != 1 || !strings.Contains(res.stdout, `"state":"failed"`) || !strings.Contains(res.stdout, `"invocations":3`) ||
 		!strings.Contains(res.stdout, "1 error") || !strings.Contains(res.stdout, "/activities/0/id") {
 		t.Fatalf("run: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
@@ -102,7 +91,7 @@ func TestThreeRefusalsFailTheRunNamingTheLastErrors(t *testing.T) {
 func TestAnInvocationsUsageSurvivesASIGKILLBeforeItIsReported(t *testing.T) {
 	t.Parallel()
 	f := newRunnerFixture(t)
-	cmd := f.startRunner([]string{"HEARTH_RUNNER_PAUSE_AT=published"}, "published", "--job", "morning-brief")
+	cmd := f.startRunner([]string{"HEARTH_RUNNER_PAUSE_AT=published"}, "published", "--job", "daily-brief")
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	res := f.run("", nil, "--due", "--json")
@@ -120,7 +109,7 @@ func TestEarlierInvocationsUsageCountsWhenTheRunEndsUnknown(t *testing.T) {
 	other := mintNamedToken(t, f.srv.DataDir, "interferer")
 	pidFile := filepath.Join(t.TempDir(), "agent.pid")
 	cmd := f.startRunner([]string{"FAKE_AGENT_MODE=conflict-then-sleep", "FAKE_AGENT_URL=" + f.srv.URL, "FAKE_AGENT_OWN_TOKEN=" + other,
-		"FAKE_AGENT_PID_FILE=" + pidFile}, "", "--job", "morning-brief")
+		"FAKE_AGENT_PID_FILE=" + pidFile}, "", "--job", "daily-brief")
 	// Wait for the second invocation (it sleeps), then kill the runner and it.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -155,7 +144,7 @@ func TestEarlierInvocationsUsageCountsWhenTheRunEndsUnknown(t *testing.T) {
 
 func TestRunsPageWithARefusedInvocationFitsAPhone(t *testing.T) {
 	f := newRunnerFixture(t)
-	if res := f.run("", []string{"FAKE_AGENT_MODE=invalid-once"}, "--job", "morning-brief"); res.code != 0 {
+	if res := f.run("", []string{"FAKE_AGENT_MODE=invalid-once"}, "--job", "daily-brief"); res.code != 0 {
 		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
 	}
 	tb := newTab(t, f.srv)

@@ -27,8 +27,9 @@ Usage:
                       [--max-invocations N] [--deadline D] [--notify-on-success]
   hearth schedule list | cancel ID | due [--now T] | next ID [--from T] [--count N]
                       (each also [--json] [--url URL] [--credential-file F])
-  hearth run (--due | --job K [--prompt-file F] | --watch) --agent-cmd CMD [--agent-dir DIR]
-             [--codex-home DIR] [--data DIR] [--url URL] [--credential-file F] [--json]
+  hearth run (--due | --job K [--prompt-file F] | --watch) (--agent codex | --agent-cmd CMD) [--agent-dir DIR]
+             [--codex-home DIR] [--codex-bin F] [--codex-sandbox read-only|workspace-write]
+             [--data DIR] [--url URL] [--credential-file F] [--json]
   hearth backup FILE [--data DIR]
   hearth fake-beeper [--addr 127.0.0.1:23373] [--token T]   in-memory Beeper Desktop API for demos and tests
 

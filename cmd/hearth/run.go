@@ -17,12 +17,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"hearth/agent"
 	"hearth/models"
 	"hearth/models/ids"
 )
@@ -53,6 +55,9 @@ type runJournal struct {
 	// RepairErrors are the last refused publication's errors, given to the next invocation.
 	RepairErrors []models.RefusalError `json:"repairErrors,omitempty"`
 	Failure      string                `json:"failure,omitempty"` // phase failed: why
+	// WakeReasons and WakeMarks say why a watch run was woken; the prompt carries them.
+	WakeReasons []string `json:"wakeReasons,omitempty"`
+	WakeMarks   int      `json:"wakeMarks,omitempty"`
 }
 
 // Journal phases.
@@ -69,7 +74,8 @@ type runner struct {
 	agentCmd    string
 	agentDir    string
 	codexHome   string
-	state       string // DATA/runner
+	codex       *codexPreset // set by --agent codex: the agent is `codex exec`, not agentCmd
+	state       string       // DATA/runner
 	log         *slog.Logger
 	retries     []time.Duration
 	wakeWait    time.Duration // how long each wake-up poll asks hearth to wait
@@ -84,9 +90,12 @@ func cmdRun(args []string) error {
 	job := fs.String("job", "", "run this job now (the owner's request: not held by the cost cap)")
 	watch := fs.Bool("watch", false, "wait on GET /api/agent-wake and run each dirty job and due schedule once")
 	promptFile := fs.String("prompt-file", "", "with --job: the prompt to give the agent")
-	agentCmd := fs.String("agent-cmd", os.Getenv("HEARTH_AGENT_CMD"), "the agent command, run with sh -c; it prints one publication on stdout (HEARTH_AGENT_CMD)")
-	agentDir := fs.String("agent-dir", "", "the agent's working directory")
+	agentCmd := fs.String("agent-cmd", os.Getenv("HEARTH_AGENT_CMD"), "the agent command, run with sh -c; it gets the prompt on stdin and prints one publication on stdout (HEARTH_AGENT_CMD)")
+	agentName := fs.String("agent", "", "a preset agent instead of --agent-cmd: codex (runs codex exec)")
+	agentDir := fs.String("agent-dir", "", "the agent's working directory (--agent-cmd); the owner's life folder, named in the prompt")
 	codexHome := fs.String("codex-home", os.Getenv("CODEX_HOME"), "CODEX_HOME for the agent")
+	codexBin := fs.String("codex-bin", envOr("HEARTH_CODEX_BIN", "codex"), "with --agent codex: the codex executable (HEARTH_CODEX_BIN)")
+	codexSandbox := fs.String("codex-sandbox", "read-only", "with --agent codex: the sandbox of the commands Codex runs: read-only or workspace-write (the life folder writable)")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -103,8 +112,29 @@ func cmdRun(args []string) error {
 	if modes != 1 {
 		return usageError("say exactly one of --due, --job K, --watch")
 	}
-	if *agentCmd == "" {
-		return usageError("no agent command: pass --agent-cmd or set HEARTH_AGENT_CMD")
+	var codex *codexPreset
+	switch *agentName {
+	case "":
+		if *agentCmd == "" {
+			return usageError("no agent: pass --agent codex, or --agent-cmd (or set HEARTH_AGENT_CMD)")
+		}
+	case "codex":
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "agent-cmd" })
+		if explicit {
+			return usageError("--agent codex and --agent-cmd: say one")
+		}
+		if !slices.Contains(codexSandboxes, *codexSandbox) {
+			return usageError("--codex-sandbox %q: want one of %s", *codexSandbox, strings.Join(codexSandboxes, ", "))
+		}
+		bin, err := exec.LookPath(*codexBin)
+		if err != nil {
+			return usageError("--agent codex: %v (install Codex, or pass --codex-bin)", err)
+		}
+		codex = &codexPreset{bin: bin, sandbox: *codexSandbox}
+		*agentCmd = ""
+	default:
+		return usageError("--agent %q: the one preset is codex; other agents go in --agent-cmd", *agentName)
 	}
 	if *job != "" && !ids.Valid(*job) {
 		// The job names the run, and the run its journal file.
@@ -120,12 +150,21 @@ func cmdRun(args []string) error {
 			return usageError("%v", err)
 		}
 		prompt = string(b)
+	} else if *job != "" {
+		if prompt, err = kitPrompt(*job); err != nil {
+			return err
+		}
+	}
+	if *agentDir != "" {
+		if *agentDir, err = filepath.Abs(*agentDir); err != nil {
+			return err
+		}
 	}
 	base, token, err := cf.endpoint()
 	if err != nil {
 		return err
 	}
-	r := &runner{base: base, token: token, agentCmd: *agentCmd, agentDir: *agentDir, codexHome: *codexHome,
+	r := &runner{base: base, token: token, agentCmd: *agentCmd, agentDir: *agentDir, codexHome: *codexHome, codex: codex,
 		state: filepath.Join(*dir, "runner"), log: slog.New(slog.NewTextHandler(os.Stderr, nil)), retries: publishRetries, wakeWait: wakePollWait}
 	for _, d := range []string{r.state, filepath.Join(r.state, "runs"), filepath.Join(r.state, "pending"), filepath.Join(r.state, "failed"), filepath.Join(r.state, "work")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -298,7 +337,13 @@ func (r *runner) watch(ctx context.Context) error {
 		}
 		for _, j := range wake.Jobs {
 			r.log.Info("woken", "job", j.JobKey, "marks", j.Marks)
-			if err := r.runJob(ctx, runJournal{Job: j.JobKey, Trigger: models.TriggerWatch, WakeLease: j.LeaseID}); err != nil {
+			// The kit's prompt for the job, when it has one; the Run section says why it woke.
+			prompt, ok := agent.Prompt(j.JobKey)
+			if !ok {
+				r.log.Warn("the job kit has no prompt for this job; the agent gets the Run section only", "job", j.JobKey)
+			}
+			if err := r.runJob(ctx, runJournal{Job: j.JobKey, Trigger: models.TriggerWatch, WakeLease: j.LeaseID, Prompt: prompt,
+				WakeReasons: j.Reasons, WakeMarks: j.Marks}); err != nil {
 				r.log.Warn("run failed", "job", j.JobKey, "err", err)
 			}
 		}
@@ -402,7 +447,7 @@ func (r *runner) execute(ctx context.Context, j runJournal) error {
 		var ac struct {
 			Revision int64 `json:"revision"`
 		}
-		status, ctxBody, err := r.api(http.MethodGet, "/api/agent-context", nil, &ac)
+		status, ctxBody, err := r.api(http.MethodGet, contextPath(j.Job), nil, &ac)
 		if err != nil {
 			return err
 		}
@@ -445,8 +490,9 @@ type agentUsage struct {
 	CostUSD *float64 `json:"costUsd"`
 }
 
-// invoke runs the agent command with the context and prompt in private
-// files, the deadline of the run, and credentials only in its environment
+// invoke runs the agent (the command, or Codex) with the context, the
+// kit's AGENTS.md and the prompt in a private work dir, the prompt also on
+// stdin, the deadline of the run, and credentials only in its environment
 // (never hearth's token: the runner publishes, not the agent).
 func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, revision int64) ([]byte, agentUsage, error) {
 	work := filepath.Join(r.state, "work", j.PubRunID)
@@ -454,12 +500,13 @@ func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		return nil, agentUsage{}, err
 	}
 	defer os.RemoveAll(work)
+	defer os.RemoveAll(work + ".codex")
 	ctxFile, promptFile, usageFile := filepath.Join(work, "context.json"), filepath.Join(work, "prompt.txt"), filepath.Join(work, "usage.json")
-	if err := writePrivate(ctxFile, contextJSON); err != nil {
-		return nil, agentUsage{}, err
-	}
-	if err := writePrivate(promptFile, []byte(j.Prompt)); err != nil {
-		return nil, agentUsage{}, err
+	prompt := []byte(runPrompt(j, ctxFile, r.agentDir, revision))
+	for name, data := range map[string][]byte{ctxFile: contextJSON, promptFile: prompt, filepath.Join(work, "AGENTS.md"): agent.Instructions()} {
+		if err := writePrivate(name, data); err != nil {
+			return nil, agentUsage{}, err
+		}
 	}
 	deadline := time.Duration(j.Deadline) * time.Second
 	if deadline <= 0 || deadline > 10*time.Minute {
@@ -467,8 +514,20 @@ func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	}
 	cctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "sh", "-c", r.agentCmd)
-	cmd.Dir = r.agentDir
+	var cmd *exec.Cmd
+	var lastFile string
+	if r.codex != nil {
+		schemaFile, last, err := codexFiles(work)
+		if err != nil {
+			return nil, agentUsage{}, err
+		}
+		lastFile = last
+		cmd = exec.CommandContext(cctx, r.codex.bin, r.codex.args(work, schemaFile, lastFile, r.agentDir)...)
+		cmd.Dir = work
+	} else {
+		cmd = exec.CommandContext(cctx, "sh", "-c", r.agentCmd)
+		cmd.Dir = r.agentDir
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	env := []string{}
@@ -483,9 +542,16 @@ func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		env = append(env, "CODEX_HOME="+r.codexHome)
 	}
 	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(prompt)
 	var stdout bytes.Buffer
-	cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
-	cmd.Stderr = os.Stderr // the agent's own log; hearth's logs never hold message contents
+	stderr := &tailWriter{w: os.Stderr, n: 2048} // the agent's own log; hearth's logs never hold message contents
+	cmd.Stderr = stderr
+	if r.codex != nil {
+		// Codex's event stream holds the messages it read: parsed for usage, never printed.
+		cmd.Stdout = &limitedWriter{w: &stdout, n: maxCodexEvents}
+	} else {
+		cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
+	}
 	err := cmd.Run()
 	var use agentUsage
 	if b, rerr := os.ReadFile(usageFile); rerr == nil {
@@ -496,6 +562,8 @@ func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		return nil, use, fmt.Errorf("no result within the %s deadline; the agent was stopped", deadline)
 	case ctx.Err() != nil:
 		return nil, use, ctx.Err()
+	case r.codex != nil:
+		return codexOutcome(err, lastFile, stdout.Bytes(), stderr.lastLine())
 	case err != nil:
 		return nil, use, fmt.Errorf("exited: %v", err)
 	case stdout.Len() > maxAgentOutput:

@@ -6,13 +6,16 @@
 // meets a revision conflict), sleep (until killed), fail (exit 3), garbage,
 // invalid-once (the first invocation prints a publication hearth refuses,
 // with message-like text in the refused field), invalid-always,
-// conflict-then-sleep. FAKE_AGENT_PROMPT_LOG collects each invocation's prompt.
+// conflict-then-sleep. It checks that the prompt on stdin is the one in
+// HEARTH_PROMPT_FILE, and appends it (NUL-terminated) to
+// FAKE_AGENT_PROMPT_LOG when set.
 package main
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -33,15 +36,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fakeagent: no readable context file:", err)
 		os.Exit(4)
 	}
-	n := count()
+	stdin, _ := io.ReadAll(os.Stdin)
+	promptFile, err := os.ReadFile(os.Getenv("HEARTH_PROMPT_FILE"))
+	if err != nil || !bytes.Equal(stdin, promptFile) {
+		fmt.Fprintf(os.Stderr, "fakeagent: %d bytes of prompt on stdin, %d in HEARTH_PROMPT_FILE (%v): want the same\n", len(stdin), len(promptFile), err)
+		os.Exit(6)
+	}
 	if log := os.Getenv("FAKE_AGENT_PROMPT_LOG"); log != "" {
-		prompt, _ := os.ReadFile(os.Getenv("HEARTH_PROMPT_FILE"))
 		f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 		if err == nil {
-			fmt.Fprintf(f, "=== %s\n%s\n", os.Getenv("HEARTH_RUN_ID"), prompt)
+			f.Write(append(stdin, 0))
 			f.Close()
 		}
 	}
+	n := count()
 	if pidFile := os.Getenv("FAKE_AGENT_PID_FILE"); pidFile != "" {
 		os.WriteFile(pidFile, fmt.Appendf(nil, "%d", os.Getpid()), 0o600)
 	}
