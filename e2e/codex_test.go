@@ -586,3 +586,40 @@ func TestCodexRunsAWokenMessagesJobWithTheWakeUpReasons(t *testing.T) {
 		t.Fatal("a message's text reached the model in the prompt (it belongs in the context file only)")
 	}
 }
+
+func TestARefusedCodexAnswerIsRepairedWithItsJSONPointerErrors(t *testing.T) {
+	t.Parallel()
+	var date, zone string
+	api := startResponses(t, dailyBriefPrompt(t), func(n int64) string {
+		pub := strictBrief(date, zone, fmt.Sprintf("Answer %d.", n))
+		if n == 1 {
+			// Valid under the schema, refused by hearth: the task cites a source the publication does not carry.
+			pub = strings.Replace(pub, `"evidenceIds":["life-codex-today"]`, `"evidenceIds":["life-nowhere"]`, 1)
+		}
+		return pub
+	})
+	o := newCodexOwner(t, api)
+	before, d, z, _, _ := o.context()
+	date, zone = d, z
+
+	res := o.run()
+	if res.code != 0 {
+		t.Fatalf("run: exit %d\n%s\nendpoint refused: %v", res.code, res.stderr, api.problems)
+	}
+	if first, repair := api.input(1), api.input(2); strings.Contains(first, "/activities/0/evidenceIds/0") ||
+		!strings.Contains(repair, "Your last publication was refused") || !strings.Contains(repair, "/activities/0/evidenceIds/0") {
+		t.Fatalf("the second request does not carry the refusal's JSON Pointer (or the first does):\n%s", repair)
+	}
+	rev, _, _, brief, last := o.context()
+	runs := o.runs()
+	if api.requests.Load() != 2 || brief != "Answer 2." || rev != before+1 || !strings.HasSuffix(last, "-2") ||
+		len(runs) != 1 || runs[0].state != "succeeded" {
+		t.Fatalf("%d request(s), brief %q, revision %d (was %d), last publication %s, runs %+v", api.requests.Load(), brief, rev, before, last, runs)
+	}
+	if !strings.Contains(runs[0].text, "/activities/0/evidenceIds/0") {
+		t.Fatalf("the Runs page does not show the refused invocation's error:\n%s", runs[0].text)
+	}
+	if want := fmt.Sprintf("%d tokens", 2*(api.tokens[0]+api.tokens[1])); !strings.Contains(runs[0].text, want) {
+		t.Fatalf("the Runs page does not count both invocations' %s:\n%s", want, runs[0].text)
+	}
+}
