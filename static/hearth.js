@@ -68,9 +68,13 @@
       editingRows(current).forEach(function (node, id) {
         var replacement = fresh.querySelector('[data-row][data-id="' + CSS.escape(id) + '"]');
         if (!replacement) return;
-        node.dataset.stale = "true";
-        var note = node.querySelector("[data-stale-note]");
-        if (note) note.hidden = false;
+        // Only a change of this row is news: a refresh for another row
+        // keeps it as typed, without a notice.
+        if (replacement.dataset.version !== node.dataset.version) {
+          node.dataset.stale = "true";
+          var note = node.querySelector(":scope > [data-stale-note]");
+          if (note) note.hidden = false;
+        }
         replacement.replaceWith(node);
       });
       current.replaceWith(fresh);
