@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 )
 
@@ -45,4 +48,138 @@ func TestChangedElsewhereOnlyWhenTheEditedRowChanged(t *testing.T) {
 	republish(t, srv, "touch-reply", `{"id":"reply-ana-hike","kind":"reply","title":"Answer Ana about Saturday's hike (updated)",
 		"evidenceIds":["beeper-ana-chat"],"personId":"ana-okafor","recommendation":{"section":"focus","rank":1},"payload":{"draftId":"draft-ana-hike"}}`)
 	tb.do("see stale note", chromedp.WaitVisible(css(rowSel("reply-ana-hike")+` [data-stale-note]`)))
+}
+
+// decisionsFor reads the agent context's activityDecisions of one activity.
+func decisionsFor(t *testing.T, srv *server, id string) []map[string]any {
+	t.Helper()
+	var ac struct {
+		ActivityDecisions struct {
+			Items []map[string]any `json:"items"`
+		} `json:"activityDecisions"`
+	}
+	decodeJSON(t, newAgentClient(srv.URL, demoToken(t, srv.DataDir)).contextJSON(t), &ac)
+	var out []map[string]any
+	for _, d := range ac.ActivityDecisions.Items {
+		if d["activityId"] == id {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestCompleteThenUndoReopensTheRowAndTheAgentSeesBoth(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	row := rowSel("book-bike-service")
+	tb.expand("book-bike-service", "task")
+	tb.do("complete", chromedp.Click(css(row+` [data-testid="complete"]`)),
+		chromedp.WaitVisible(css(row+` [data-testid="undo-bar"]`)))
+	if w := get(tb, "undo word", chromedp.Text(css(row+` [data-testid="undo-word"]`))); w != "Done" {
+		t.Errorf("undo bar says %q, want Done", w)
+	}
+	tb.do("undo", chromedp.Click(css(row+` [data-testid="undo"]`)))
+	eventually(tb, "row open again", `(function(){var r=document.querySelector('`+row+`');return !!r&&r.dataset.state==="available"&&!r.closest('[data-testid="done-today"]')&&!r.querySelector('[data-testid="undo-bar"]')})()`, 10*time.Second)
+	ds := decisionsFor(t, srv, "book-bike-service")
+	if len(ds) != 2 || ds[0]["cause"] != "home" || ds[0]["state"] != "completed" || ds[1]["cause"] != "undo" ||
+		ds[1]["state"] != "available" || ds[1]["undoes"] != ds[0]["id"] {
+		t.Fatalf("agent context decisions: %v", ds)
+	}
+}
+
+func TestDismissedRowIsListedUnderLaterWithItsDateAndComesBack(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.expand("book-bike-service", "task")
+	tb.do("dismiss", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="dismiss"]`)),
+		chromedp.WaitNotPresent(css(rowSel("book-bike-service"))),
+		chromedp.WaitVisible(css(`#later-book-bike-service`)))
+	if w := get(tb, "later date", chromedp.Text(css(`#later-book-bike-service [data-testid="later-when"]`))); w != "Dismissed today" {
+		t.Errorf("Later says %q for the dismissed row", w)
+	}
+	if n := get(tb, "undone notice", chromedp.Text(css(`[data-testid="undone-notice"]`))); !strings.Contains(n, "Dismissed") {
+		t.Errorf("no Undo on Home for the dismissed row: %q", n)
+	}
+	tb.do("bring back", chromedp.Click(css(`#later-book-bike-service [data-testid="bring-back"]`)),
+		chromedp.WaitVisible(css(rowSel("book-bike-service"))))
+	if st := tb.rowState("book-bike-service"); st != "available" {
+		t.Errorf("brought back as %q", st)
+	}
+	if n := get(tb, "later gone", chromedp.Evaluate[int](`document.querySelectorAll('#later-book-bike-service').length`)); n != 0 {
+		t.Error("brought-back row still under Later")
+	}
+}
+
+func TestTomorrowShowsTheDateInWordsUnderLater(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.expand("book-bike-service", "task")
+	tb.do("tomorrow", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="defer-tomorrow"]`)),
+		chromedp.WaitVisible(css(`#later-book-bike-service`)))
+	day, _ := time.Parse(time.DateOnly, demoDay(t))
+	want := "Tomorrow, " + day.AddDate(0, 0, 1).Format("Mon 2 Jan")
+	if w := get(tb, "later date", chromedp.Text(css(`#later-book-bike-service [data-testid="later-when"]`))); w != want {
+		t.Errorf("Later says %q, want %q", w, want)
+	}
+	tb.do("undo", chromedp.Click(css(`[data-testid="undone-notice"] [data-testid="undo"]`)),
+		chromedp.WaitVisible(css(rowSel("book-bike-service"))))
+	if st := tb.rowState("book-bike-service"); st != "available" {
+		t.Errorf("after undo: %q", st)
+	}
+}
+
+// noJS is an owner on plain HTML forms: no htmx, no redirects followed.
+type noJS struct {
+	*ownerClient
+}
+
+// post submits a form the way a browser without JavaScript does and
+// returns the status, the Location and the parsed answer.
+func (o noJS) post(path string, form url.Values) (int, string, *goquery.Document) {
+	o.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, o.base+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := o.hc.Do(req)
+	if err != nil {
+		o.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	d, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		o.t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("Location"), d
+}
+
+func TestUndoWithoutJavaScriptReturnsToTheReopenedRow(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	o := noJS{loginOwner(t, srv.URL)}
+	status, loc, _ := o.post("/activities/book-bike-service/state", url.Values{"state": {"completed"}})
+	if status != http.StatusSeeOther {
+		t.Fatalf("complete: %d", status)
+	}
+	home := o.mustPage(http.MethodGet, loc, nil)
+	action, ok := home.Find(rowSel("book-bike-service") + ` [data-testid="undo-bar"] form`).Attr("action")
+	if !ok {
+		t.Fatal("no Undo form on the completed row")
+	}
+	status, loc, _ = o.post(action, url.Values{})
+	if status != http.StatusSeeOther || !strings.HasSuffix(loc, "#row-book-bike-service") {
+		t.Fatalf("undo: %d to %q", status, loc)
+	}
+	home = o.mustPage(http.MethodGet, loc, nil)
+	if st, _ := home.Find(rowSel("book-bike-service")).Attr("data-state"); st != "available" {
+		t.Fatalf("after undo the row is %q", st)
+	}
+	// Again (a resubmitted form): nothing more happens.
+	if status, _, _ = o.post(action, url.Values{}); status != http.StatusSeeOther {
+		t.Fatalf("second undo: %d", status)
+	}
+	if n := len(decisionsFor(t, srv, "book-bike-service")); n != 2 {
+		t.Fatalf("%d decisions after a repeated undo, want 2", n)
+	}
 }

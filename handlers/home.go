@@ -25,6 +25,7 @@ type homeStore interface {
 	HomeRunNotice(ctx context.Context, costCap float64) (models.RunNotice, error)
 	EnsureOccurrences(ctx context.Context) (int, error)
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
+	UndoDecision(ctx context.Context, decisionID int64) (models.UndoResult, error)
 	RecordMeasurement(ctx context.Context, activityID string, value float64) (models.Measurement, error)
 	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
@@ -160,6 +161,16 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 // afterAction answers a successful owner action: the updated row for htmx,
 // 303 back to Home for a plain form.
 func (s *Server) afterAction(c *fiber.Ctx, id string) error {
+	// A row dismissed or deferred past today has left its group for Later:
+	// show it there, with its Undo.
+	if row, day, err := s.store.HomeRow(c.UserContext(), id); err == nil && movedToLater(row, day) {
+		if !isHTMX(c) {
+			return c.Redirect("/?open="+url.QueryEscape(id)+"#later-"+url.PathEscape(id), fiber.StatusSeeOther)
+		}
+		c.Set("HX-Retarget", "#live")
+		c.Set("HX-Reswap", "outerHTML")
+		return s.renderLive(c, fiber.StatusOK, map[string]bool{id: true}, "")
+	}
 	if !isHTMX(c) {
 		// A routine's step is shown inside its routine: open both, or the
 		// owner lands on a collapsed routine that hides what they just did.
@@ -169,6 +180,21 @@ func (s *Server) afterAction(c *fiber.Ctx, id string) error {
 		return c.Redirect(rowPageURL(id, true), fiber.StatusSeeOther)
 	}
 	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: true, Open: openSet(c)})
+}
+
+// movedToLater reports whether a row's decision took it off Home to Later.
+// A routine's step stays with its routine, which the owner is working in.
+func movedToLater(r models.HomeRow, day models.Day) bool {
+	if r.ParentID != "" {
+		return false
+	}
+	switch r.UserState.State {
+	case models.StateDismissed:
+		return true
+	case models.StateDeferred:
+		return r.UserState.Until > day.Date
+	}
+	return false
 }
 
 // actionError maps an owner action's failure to a row re-rendered with the

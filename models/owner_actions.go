@@ -67,7 +67,7 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 		if err != nil {
 			return err
 		}
-		return decide(t, ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: t.now})
+		return decideBy(t, ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: t.now}, CauseHome, nil)
 	})
 	if err != nil {
 		return OwnerActionResult{}, classify("set activity state", err)
@@ -149,7 +149,7 @@ func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value 
 		if err := t.Create(&m).Error; err != nil {
 			return err
 		}
-		return decide(t, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: t.now})
+		return decideBy(t, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: t.now}, CauseValue, nil)
 	})
 	if err != nil {
 		return Measurement{}, classify("record measurement", err)
@@ -176,11 +176,14 @@ func mustExist(tx *gorm.DB, model any, id string) error {
 	return nil
 }
 
-// decide stores the owner's state for an activity inside t, keeps
+// decide records an owner decision made outside Home (cause owner): see decideBy.
+func decide(t *txn, st ActivityState) error { return decideBy(t, st, CauseOwner, nil) }
+
+// applyDecision stores the owner's state for an activity inside t, keeps
 // closed_at in step with it (unless the agent retracted the row), settles
 // the routine the activity is a step of when this was its last open step,
 // and names what changed.
-func decide(t *txn, st ActivityState) error {
+func applyDecision(t *txn, st ActivityState) error {
 	if err := t.Save(&st).Error; err != nil {
 		return err
 	}
@@ -253,7 +256,7 @@ func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 	case notDone > 0:
 		outcome, note = StatePartial, fmt.Sprintf("%d of %d steps completed", completed, completed+notDone)
 	}
-	return decide(t, ActivityState{ActivityID: *parent, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now})
+	return decideBy(t, ActivityState{ActivityID: *parent, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now}, CauseRule, nil)
 }
 
 // settleOccurrence settles a routine occurrence by its frozen rule: as soon
@@ -296,5 +299,5 @@ func settleOccurrence(t *txn, routineID string, rule frozenRule, rev int64) erro
 	default:
 		outcome, note = StateSkipped, "no step completed"
 	}
-	return decide(t, ActivityState{ActivityID: routineID, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now})
+	return decideBy(t, ActivityState{ActivityID: routineID, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now}, CauseRule, nil)
 }
