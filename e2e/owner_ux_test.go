@@ -183,3 +183,90 @@ func TestUndoWithoutJavaScriptReturnsToTheReopenedRow(t *testing.T) {
 		t.Fatalf("%d decisions after a repeated undo, want 2", n)
 	}
 }
+
+// assertErrorInPlace checks a re-rendered form: the field keeps value, is
+// marked invalid and described by the message, which appears once, inside
+// the same form, in sentence case.
+func assertErrorInPlace(t *testing.T, d *goquery.Document, field, value, message string) {
+	t.Helper()
+	f := d.Find(field)
+	if f.Length() != 1 {
+		t.Fatalf("field %s: %d found", field, f.Length())
+	}
+	if v := f.AttrOr("value", f.Text()); v != value {
+		t.Errorf("field %s keeps %q, want %q", field, v, value)
+	}
+	if f.AttrOr("aria-invalid", "") != "true" {
+		t.Errorf("field %s not aria-invalid", field)
+	}
+	var msgs []string
+	for _, id := range strings.Fields(f.AttrOr("aria-describedby", "")) {
+		m := d.Find("#" + id + ".field-error")
+		if m.Length() == 1 {
+			msgs = append(msgs, strings.TrimSpace(m.Text()))
+			if m.Closest("form").Get(0) != f.Closest("form").Get(0) {
+				t.Errorf("message %q is outside the field's form", m.Text())
+			}
+		}
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0], message) {
+		t.Fatalf("field %s described by %q, want one message with %q", field, msgs, message)
+	}
+	m := msgs[0]
+	if strings.ToUpper(m[:1]) != m[:1] || !strings.HasSuffix(m, ".") {
+		t.Errorf("message %q is not a sentence", m)
+	}
+	if n := strings.Count(d.Text(), m); n != 1 {
+		t.Errorf("message %q shown %d times", m, n)
+	}
+	if strings.Contains(d.Text(), `{"code"`) {
+		t.Error("raw JSON on the page")
+	}
+}
+
+func TestEmptyNoteWithoutJavaScriptIsRefusedInTheAskForm(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	o := noJS{loginOwner(t, srv.URL)}
+	home := o.mustPage(http.MethodGet, "/", nil)
+	rid := home.Find(`[data-testid="ask-form"] input[name="requestId"]`).AttrOr("value", "")
+	status, _, d := o.post("/requests", url.Values{"requestId": {rid}, "return": {"/"}, "kind": {"note"}, "text": {"   "}})
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("empty note: %d", status)
+	}
+	if d.Find(`[data-testid="live"]`).Length() != 1 {
+		t.Fatal("an empty note did not come back to Home")
+	}
+	assertErrorInPlace(t, d, `[data-testid="ask-form"] textarea[name="text"]`, "   ", "Write")
+}
+
+func TestInvalidWeightInARoutineWithoutJavaScriptKeepsValueAndMessage(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	o := noJS{loginOwner(t, srv.URL)}
+	day := demoDay(t)
+	status, _, d := o.post("/activities/weigh-in-"+day+"/measurement?open=morning-routine-"+day, url.Values{"value": {"heavy"}})
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("invalid weight: %d", status)
+	}
+	assertErrorInPlace(t, d, rowSel("weigh-in-"+day)+` input[name="value"]`, "heavy", "Enter a number")
+	status, _, d = o.post("/activities/weigh-in-"+day+"/measurement", url.Values{"value": {"7000"}})
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("out-of-range weight: %d", status)
+	}
+	assertErrorInPlace(t, d, rowSel("weigh-in-"+day)+` input[name="value"]`, "7000", "between 20 and 400 kg")
+}
+
+func TestInvalidWeightWithJavaScriptIsMarkedAndFocused(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	tb.expand("morning-routine-"+day, "routine")
+	tb.expand("weigh-in-"+day, "measurement")
+	input := rowSel("weigh-in-"+day) + ` input[name="value"]`
+	tb.do("type", chromedp.SendKeys(css(input), "heavy"), chromedp.Click(css(rowSel("weigh-in-"+day)+` [data-testid="measurement-save"]`)),
+		chromedp.WaitVisible(css(rowSel("weigh-in-"+day)+` .field-error`)))
+	eventually(tb, "focus on the invalid field", `(function(){var a=document.activeElement;return !!a&&a.matches('`+input+`')&&a.getAttribute("aria-invalid")==="true"})()`, 5*time.Second)
+	html := get(tb, "row", chromedp.OuterHTML(css(rowSel("morning-routine-"+day))))
+	d, _ := goquery.NewDocumentFromReader(strings.NewReader(html))
+	assertErrorInPlace(t, d, `li[data-id="weigh-in-`+day+`"] input[name="value"]`, "heavy", "Enter a number")
+}

@@ -18,12 +18,12 @@ import (
 func (s *Server) undoDecision(c *fiber.Ctx) error {
 	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such decision", nil)
+		return s.notFound(c, "no such decision")
 	}
 	res, err := s.store.UndoDecision(c.UserContext(), id)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such decision", nil)
+		return s.notFound(c, "no such decision")
 	case err != nil:
 		msg := models.UndoRefusal(err)
 		if msg == "" {
@@ -40,7 +40,7 @@ func (s *Server) bringBack(c *fiber.Ctx) error {
 	id := c.Params("id")
 	if _, err := s.store.SetActivityState(c.UserContext(), id, models.StateAvailable, "", ""); err != nil {
 		if errors.Is(err, models.ErrNotFound) {
-			return apiError(c, fiber.StatusNotFound, "not_found", "no such activity", nil)
+			return s.notFound(c, "no such activity")
 		}
 		s.log.Error("bring back not saved", "err", err, "requestId", requestIDOf(c))
 		return s.renderLive(c, fiber.StatusServiceUnavailable, map[string]bool{}, notSaved(err))

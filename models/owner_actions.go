@@ -24,6 +24,15 @@ type OwnerActionResult struct {
 // a confirmed send (reply).
 var ErrCompletedElsewhere = fmt.Errorf("this kind is completed by its own control: %w", ErrInvalidInput)
 
+// FieldError is invalid input in one field of an owner form (until, note,
+// value), said as a sentence, so the form shows it beside that field.
+type FieldError struct{ Field, Message string }
+
+func (e *FieldError) Error() string { return e.Message }
+
+// Unwrap makes a FieldError an ErrInvalidInput.
+func (e *FieldError) Unwrap() error { return ErrInvalidInput }
+
 // SetActivityState records the owner's decision on an activity. until is a
 // YYYY-MM-DD date, required for deferred and refused otherwise. A
 // measurement completes by saving a value and a reply by a confirmed send,
@@ -32,16 +41,19 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 	if !slices.Contains(States, state) {
 		return OwnerActionResult{}, fmt.Errorf("models: state must be one of %s: %w", strings.Join(States, ", "), ErrInvalidInput)
 	}
-	if (state == StateDeferred) != (until != "") {
+	if state == StateDeferred && until == "" {
+		return OwnerActionResult{}, &FieldError{Field: "until", Message: "A date is needed to defer: choose one."}
+	}
+	if state != StateDeferred && until != "" {
 		return OwnerActionResult{}, fmt.Errorf("models: a date is needed exactly when deferring: %w", ErrInvalidInput)
 	}
 	if until != "" {
 		if _, err := instant.ParseDate(until); err != nil {
-			return OwnerActionResult{}, fmt.Errorf("models: defer date %q: %v; want %s: %w", until, err, instant.DateExpected, ErrInvalidInput)
+			return OwnerActionResult{}, &FieldError{Field: "until", Message: "Enter a defer date from 2000-01-01 to 2199-12-31, as YYYY-MM-DD."}
 		}
 	}
 	if utf8.RuneCountInString(note) > MaxReasonLen {
-		return OwnerActionResult{}, fmt.Errorf("models: note longer than %d characters: %w", MaxReasonLen, ErrInvalidInput)
+		return OwnerActionResult{}, &FieldError{Field: "note", Message: fmt.Sprintf("The reason is longer than %d characters.", MaxReasonLen)}
 	}
 	rev, err := s.commit(ctx, func(t *txn) error {
 		var a Activity
@@ -60,7 +72,7 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 			if rule, err := occurrenceRule(t.DB, activityID); err != nil {
 				return err
 			} else if rule != nil {
-				return fmt.Errorf("not applicable needs a reason: %w", ErrInvalidInput)
+				return &FieldError{Field: "note", Message: "Not applicable needs a reason: say why."}
 			}
 		}
 		rev, err := t.bump()
@@ -131,7 +143,7 @@ func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value 
 		}
 		bounds := MeasurementBounds[p.Unit]
 		if math.IsNaN(value) || value < bounds[0] || value > bounds[1] {
-			return fmt.Errorf("%s must be between %g and %g %s: %w", p.Metric, bounds[0], bounds[1], p.Unit, ErrInvalidInput)
+			return &FieldError{Field: "value", Message: fmt.Sprintf("%s must be between %g and %g %s.", metricName(p.Metric), bounds[0], bounds[1], p.Unit)}
 		}
 		var prior Measurement
 		if err := t.Where("activity_id = ? AND occurrence_key = ?", activityID, a.OccurrenceKey).
@@ -155,6 +167,14 @@ func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value 
 		return Measurement{}, classify("record measurement", err)
 	}
 	return m, nil
+}
+
+// metricName is a metric as a sentence starts with it.
+func metricName(metric string) string {
+	if metric == "" {
+		return "The value"
+	}
+	return strings.ToUpper(metric[:1]) + metric[1:]
 }
 
 // notFound maps GORM's missing-row error to ErrNotFound.

@@ -150,9 +150,28 @@
   document.addEventListener("resume", connect);
   connect();
 
+  // A refused form is marked aria-invalid on its field: move the focus
+  // there, so the owner is at the message (read with the field) and the value.
+  function focusInvalid(root) {
+    var field = root && root.querySelector && root.querySelector('[aria-invalid="true"]');
+    if (field) field.focus();
+  }
+
   // A replaced row is no longer being edited.
   document.addEventListener("htmx:afterSwap", function (e) {
     var row = e.detail.target && e.detail.target.closest && e.detail.target.closest("[data-row]");
     if (row) delete row.dataset.editing;
   });
+  // After the swap settles: the target of an outerHTML swap is the new element.
+  document.addEventListener("htmx:afterSettle", function (e) {
+    var el = e.detail.elt;
+    if (el && !el.isConnected && e.detail.target) el = e.detail.target;
+    focusInvalid(el && el.isConnected ? el : document);
+  });
+  // A whole page answered a refused plain form.
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { focusInvalid(document); });
+  } else {
+    focusInvalid(document);
+  }
 })();
