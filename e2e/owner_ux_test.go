@@ -270,3 +270,34 @@ func TestInvalidWeightWithJavaScriptIsMarkedAndFocused(t *testing.T) {
 	d, _ := goquery.NewDocumentFromReader(strings.NewReader(html))
 	assertErrorInPlace(t, d, `li[data-id="weigh-in-`+day+`"] input[name="value"]`, "heavy", "Enter a number")
 }
+
+func TestPageChangedElsewhereOnlyWhenTheEditedDraftChanged(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
+	body := `#draft-draft-ana-hike [data-testid="conversation-body"]`
+	tb.do("open Ana's conversation", chromedp.Navigate(srv.URL+"/messages/%21ana-okafor:beeper.local"),
+		chromedp.WaitVisible(css(body)),
+		chromedp.Evaluate[chromedp.Void](`window.__kept = true`),
+		chromedp.SendKeys(css(body), " Can't wait!"))
+	// Another row changes elsewhere while the owner types: no notice, no reload.
+	republish(t, srv, "touch-other", `{"id":"book-bike-service","kind":"task","title":"Book the bike service (again)",
+		"evidenceIds":["life-people-tomas"],"recommendation":{"section":"optional","rank":1},"payload":{}}`)
+	rev := client.context(t).Revision
+	// hearth.js marks the body with each revision it has handled (or shows the notice).
+	eventually(tb, "the event handled", fmt.Sprintf(`Number(document.body.dataset.seen||0)>=%d||!document.getElementById("page-stale").hidden`, rev), 10*time.Second)
+	if shown := get(tb, "notice", chromedp.Evaluate[bool](`!document.getElementById("page-stale").hidden`)); shown {
+		t.Fatal(`"This page changed elsewhere" shown after an unrelated change`)
+	}
+	if kept := get(tb, "not reloaded", chromedp.Evaluate[bool](`window.__kept === true`)); !kept {
+		t.Fatal("the page reloaded under the owner's typing")
+	}
+	// The draft being edited changes: the notice appears.
+	republish(t, srv, "touch-reply", `{"id":"reply-ana-hike","kind":"reply","title":"Answer Ana about Saturday's hike (updated)",
+		"evidenceIds":["beeper-ana-chat"],"personId":"ana-okafor","recommendation":{"section":"focus","rank":1},"payload":{"draftId":"draft-ana-hike"}}`)
+	tb.do("see page notice", chromedp.WaitVisible(css(`#page-stale`)))
+	if v := tb.value(body); !strings.Contains(v, " Can't wait!") {
+		t.Fatalf("typed text lost: %q", v)
+	}
+}

@@ -348,7 +348,7 @@ func TestEventsStreamRevisionsAndForgetDisconnectedSubscribers(t *testing.T) {
 	if resp.status != 200 {
 		t.Fatal(resp)
 	}
-	if got := next(); got != `{"revision":2,"changed":["activity:book-bike-service"]}` {
+	if got := next(); got != `{"revision":2,"since":2,"changed":["activity:book-bike-service"]}` {
 		t.Fatalf("after owner action: %s", got)
 	}
 	if hub.Subscribers() != 1 {

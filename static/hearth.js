@@ -17,13 +17,23 @@
 
   // Pages without a live fragment (Messages, People) reload on a revision
   // newer than the one they were read at, unless the owner is typing: then
-  // a notice offers the reload instead.
-  function reloadPage() {
-    var typing = document.querySelector("[data-typing]") ||
-      (document.activeElement && document.activeElement.matches("input, textarea, select"));
-    if (!typing) {
+  // a notice offers the reload instead, but only when what is being edited
+  // changed. A form names what it shows in data-watch (keys as events name
+  // them, "draft:ID chat:ID"); without one, or when the event may have
+  // missed changes (since unknown), any change counts.
+  function reloadPage(data, known) {
+    var active = document.activeElement && document.activeElement.matches("input, textarea, select") ? document.activeElement : null;
+    var typed = document.querySelector("[data-typing]");
+    if (!active && !typed) {
       location.reload();
       return;
+    }
+    var editing = active || typed;
+    var scope = editing.closest("[data-watch]");
+    if (known && scope) {
+      var watched = scope.dataset.watch.split(/\s+/).filter(Boolean);
+      var hit = (data.changed || []).some(function (k) { return watched.indexOf(k) >= 0; });
+      if (!hit) return;
     }
     var note = document.getElementById("page-stale");
     if (note) note.hidden = false;
@@ -92,6 +102,10 @@
     }
   }
 
+  // The newest revision an event told this page about: an event whose
+  // changes start right after it names everything that changed since.
+  var seen = 0;
+
   function onRevision(e) {
     var data;
     try {
@@ -99,13 +113,18 @@
     } catch (err) {
       return;
     }
+    var from = Math.max(seen, shownRevision());
+    var known = data.since > 0 && data.since <= from + 1;
+    seen = Math.max(seen, data.revision);
     // The first event after every (re)connect carries the current revision,
     // so a page that missed events while disconnected (or while kept in the
     // back/forward cache) catches up here: Home re-fetches its fragment,
     // other pages reload.
-    if (data.revision <= shownRevision()) return;
-    if (live()) refresh();
-    else reloadPage();
+    if (data.revision > shownRevision()) {
+      if (live()) refresh();
+      else reloadPage(data, known);
+    }
+    if (document.body) document.body.dataset.seen = String(seen);
   }
 
   // The stream is closed while the page is hidden in the back/forward cache

@@ -42,3 +42,15 @@ func versioned(r models.HomeRow) models.HomeRow {
 	}
 	return r
 }
+
+// draftWatch names what a conversation's draft section shows, as /events
+// names changes: the draft, the chat (decisions, own replies) and the reply
+// activity. hearth.js shows "This page changed elsewhere" while the owner
+// edits it only when one of these changed.
+func draftWatch(chatID string, d models.ChatDraft) string {
+	keys := "draft:" + d.ID + " chat:" + chatID
+	if d.ActivityID != "" {
+		keys += " activity:" + d.ActivityID
+	}
+	return keys
+}
