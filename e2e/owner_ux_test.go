@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -299,5 +300,37 @@ func TestPageChangedElsewhereOnlyWhenTheEditedDraftChanged(t *testing.T) {
 	tb.do("see page notice", chromedp.WaitVisible(css(`#page-stale`)))
 	if v := tb.value(body); !strings.Contains(v, " Can't wait!") {
 		t.Fatalf("typed text lost: %q", v)
+	}
+}
+
+func TestHomeWithUndoLaterAndAnErrorFitsAndHasNoSeriousAccessibilityViolations(t *testing.T) {
+	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	tb.expand("book-bike-service", "task")
+	tb.do("dismiss", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="dismiss"]`)),
+		chromedp.WaitVisible(css(`#later-book-bike-service`)), chromedp.WaitVisible(css(`[data-testid="undone-notice"]`)))
+	tb.expand("morning-routine-"+day, "routine")
+	tb.expand("weigh-in-"+day, "measurement")
+	tb.do("refused weight", chromedp.SendKeys(css(rowSel("weigh-in-"+day)+` input[name="value"]`), "heavy"),
+		chromedp.Click(css(rowSel("weigh-in-"+day)+` [data-testid="measurement-save"]`)),
+		chromedp.WaitVisible(css(rowSel("weigh-in-"+day)+` .field-error`)))
+	widths := get(tb, "widths", chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
+	if widths[0] > widths[1] {
+		t.Errorf("scrollWidth %d > clientWidth %d", widths[0], widths[1])
+	}
+	tb.do("load axe", chromedp.Evaluate[chromedp.Void](string(axe)))
+	for _, scheme := range []string{"light", "dark"} {
+		tb.do("scheme "+scheme, emulateColorScheme(scheme))
+		raw := get(tb, "axe run "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
+			chromedp.EvalAwaitPromise))
+		if raw != "[]" {
+			t.Errorf("%s scheme: serious/critical axe violations: %s", scheme, raw)
+		}
 	}
 }
