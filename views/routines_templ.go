@@ -746,7 +746,7 @@ func activeTrial(d RoutinesData, c models.RoutineCard, t models.TrialView) templ
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "\"> <button type=\"submit\" class=\"secondary\" data-testid=\"extend-trial\">Extend by 7 days</button></form><details class=\"confirm\"><summary class=\"button secondary\" data-testid=\"end-trial\">End trial</summary><p>The trial ends today; its history and counts stay.</p><form method=\"post\" action=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "\"> <button type=\"submit\" class=\"secondary\" data-testid=\"extend-trial\">Extend by 7 days</button></form><details class=\"confirm\"><summary class=\"button secondary\" data-testid=\"end-trial\">End trial</summary><p>The trial stops now; what it recorded stays.</p><form method=\"post\" action=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
