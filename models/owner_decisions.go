@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,6 +114,21 @@ func (s *Store) UndoDecision(ctx context.Context, decisionID int64) (UndoResult,
 		if err := t.Where("revision = ? AND id >= ? AND (id = ? OR cause = ?)", d.Revision, d.ID, d.ID, CauseRule).
 			Order("id DESC").Find(&chain).Error; err != nil {
 			return err
+		}
+		// A routine a later step settled by rule is reopened too: the step
+		// undone is open again, so the routine is not done.
+		var parent *string
+		if err := t.Model(&Activity{}).Select("parent_id").Where("id = ?", d.ActivityID).Scan(&parent).Error; err != nil {
+			return err
+		}
+		if parent != nil && !slices.ContainsFunc(chain, func(c ActivityDecision) bool { return c.ActivityID == *parent }) {
+			var last []ActivityDecision
+			if err := t.Where("activity_id = ?", *parent).Order("id DESC").Limit(1).Find(&last).Error; err != nil {
+				return err
+			}
+			if len(last) == 1 && last[0].Cause == CauseRule {
+				chain = append([]ActivityDecision{last[0]}, chain...)
+			}
 		}
 		for _, c := range chain {
 			var newest int64

@@ -208,3 +208,31 @@ func TestLaterListsDeferredAndDismissedWithTheirDatesAndBringBack(t *testing.T) 
 		t.Fatal("brought-back row not on Home")
 	}
 }
+
+func TestUndoOfAStepReopensTheRoutineALaterStepSettled(t *testing.T) {
+	s, _ := homeFixture(t)
+	ctx := context.Background()
+	if _, err := s.SetActivityState(ctx, "stretch", StateCompleted, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	row, _, _ := s.HomeRow(ctx, "routine")
+	var offer *UndoOffer
+	for _, c := range row.Children {
+		if c.ID == "stretch" {
+			offer = c.Undo
+		}
+	}
+	// The weigh-in, saved after, is what settles the routine.
+	if _, err := s.RecordMeasurement(ctx, "weigh", 72.5); err != nil {
+		t.Fatal(err)
+	}
+	if st := routineOutcome(t, s); st.State != StateCompleted {
+		t.Fatalf("routine %+v", st)
+	}
+	if _, err := s.UndoDecision(ctx, offer.DecisionID); err != nil {
+		t.Fatal(err)
+	}
+	if st := routineOutcome(t, s); settled(st.State) {
+		t.Fatalf("routine still settled with a step open again: %+v", st)
+	}
+}
