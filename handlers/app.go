@@ -148,6 +148,8 @@ func New(store Store, cfg Config) *fiber.App {
 	app.Get("/activities/:id", owner(s.showRow)...)
 	app.Post("/activities/:id/state", owner(s.setActivityState)...)
 	app.Post("/activities/:id/measurement", owner(s.saveMeasurement)...)
+	app.Post("/activities/:id/bring-back", owner(s.bringBack)...)
+	app.Post("/decisions/:id/undo", owner(s.undoDecision)...)
 	app.Post("/drafts/:id/edit", owner(s.saveDraftEdit)...)
 	app.Get("/routines", owner(s.showRoutines)...)
 	// The fixed second segments come before /routines/:id/..., which would also match them.
