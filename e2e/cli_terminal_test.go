@@ -49,8 +49,8 @@ func TestContextHumanOutputEscapesAgentControlCharacters(t *testing.T) {
 		t.Errorf("the title started a line of its own:\n%s", human.stdout)
 	}
 
-	// --json is the server's answer, byte for byte (but for the read time).
-	js := runHearth(t, nil, "context", "--json", "--url", srv.URL, "--credential-file", tokenFile)
+	// --json --full is the server's full answer, byte for byte (but for the read time).
+	js := runHearth(t, nil, "context", "--json", "--full", "--url", srv.URL, "--credential-file", tokenFile)
 	if js.code != 0 {
 		t.Fatalf("context --json: exit %d, stderr %q", js.code, js.stderr)
 	}

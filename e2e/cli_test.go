@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,6 +152,51 @@ func TestContextCommandPrintsRevision(t *testing.T) {
 	}
 }
 
+func TestContextCommandReadsCompactUnlessFull(t *testing.T) {
+	t.Parallel()
+	srv := startServerEnv(t, nil, "--demo")
+	token := readToken(t, filepath.Join(srv.DataDir, "agent.token"))
+	client := newAgentClient(srv.URL, token)
+	// A pending observation is history the compact context leaves out.
+	obs := `{"source":"mail:work","ref":"m1","changeType":"created","actor":"agent","payload":{"kind":"mail","providerId":"work","raw":{"subject":"hi"}}}`
+	if status, body, err := client.do(http.MethodPost, "/api/observations", []byte(obs)); err != nil || status != 200 {
+		t.Fatalf("observation: status %d, err %v, body %s", status, err, body)
+	}
+	env := []string{"HEARTH_URL=" + srv.URL, "HEARTH_TOKEN=" + token}
+	for _, c := range []struct {
+		args     []string
+		path     string
+		human    string
+		truncate bool
+	}{
+		{nil, "/api/agent-context?compact=true", "pending observations: 0 (more:", true},
+		{[]string{"--full"}, "/api/agent-context", "pending observations: 1\n", false},
+	} {
+		js := runHearth(t, env, append([]string{"context", "--json"}, c.args...)...)
+		if js.code != 0 {
+			t.Fatalf("context --json %v: exit %d, stderr %q", c.args, js.code, js.stderr)
+		}
+		_, api, err := client.do(http.MethodGet, c.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := generatedAtPattern.ReplaceAllString(js.stdout, `"generatedAt":""`)
+		if want := generatedAtPattern.ReplaceAllString(string(api)+"\n", `"generatedAt":""`); got != want {
+			t.Errorf("context --json %v is not %s:\n got %s\nwant %s", c.args, c.path, got, want)
+		}
+		var ac struct {
+			Observations struct {
+				Truncated bool `json:"truncated"`
+			} `json:"observations"`
+		}
+		decodeJSON(t, []byte(js.stdout), &ac)
+		if ac.Observations.Truncated != c.truncate {
+			t.Errorf("context --json %v: observations truncated %v, want %v", c.args, ac.Observations.Truncated, c.truncate)
+		}
+		wantExit(t, runHearth(t, env, append([]string{"context"}, c.args...)...), 0, "stdout", c.human)
+	}
+}
+
 func TestCredentialFileReadableByOthersIsRefused(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, "")
@@ -215,4 +261,14 @@ func TestServeExitsZeroOnSIGTERM(t *testing.T) {
 	if code != 0 || took > stopTimeout {
 		t.Errorf("serve after SIGTERM: exit %d after %s, want 0 within %s", code, took, stopTimeout)
 	}
+}
+
+// readToken reads a token file hearth wrote.
+func readToken(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
 }

@@ -82,7 +82,7 @@ func TestRunnerInvokesTheAgentOncePublishesAndRecordsTheRun(t *testing.T) {
 	t.Parallel()
 	f := newRunnerFixture(t)
 	_, before := f.lastPublicationRunID()
-	res := f.run("", nil, "--job", "morning-brief", "--json")
+	res := f.run("", nil, "--job", "daily-brief", "--json")
 	if res.code != 0 || !strings.Contains(res.stdout, `"state":"succeeded"`) || !strings.Contains(res.stdout, `"costUsd":0.25`) {
 		t.Fatalf("run: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -130,7 +130,7 @@ func TestRunnerRetriesALostAnswerWithTheSameRunIDAndBytes(t *testing.T) {
 	t.Parallel()
 	f := newRunnerFixture(t)
 	_, before := f.lastPublicationRunID()
-	res := f.run(lossyProxy(t, f.srv.URL, 1, 0), nil, "--job", "morning-brief")
+	res := f.run(lossyProxy(t, f.srv.URL, 1, 0), nil, "--job", "daily-brief")
 	if res.code != 0 {
 		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
 	}
@@ -145,7 +145,7 @@ func TestRunnerRegeneratesUnderANewRunIDAfterARevisionConflict(t *testing.T) {
 	t.Parallel()
 	f := newRunnerFixture(t)
 	other := mintNamedToken(t, f.srv.DataDir, "interferer")
-	res := f.run("", []string{"FAKE_AGENT_MODE=conflict-once", "FAKE_AGENT_URL=" + f.srv.URL, "FAKE_AGENT_OWN_TOKEN=" + other}, "--job", "morning-brief", "--json")
+	res := f.run("", []string{"FAKE_AGENT_MODE=conflict-once", "FAKE_AGENT_URL=" + f.srv.URL, "FAKE_AGENT_OWN_TOKEN=" + other}, "--job", "daily-brief", "--json")
 	if res.code != 0 || !strings.Contains(res.stdout, `"invocations":2`) {
 		t.Fatalf("run: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -159,7 +159,7 @@ func TestRunnerRegeneratesUnderANewRunIDAfterARevisionConflict(t *testing.T) {
 func TestAPendingResultSurvivesUntilHearthAcknowledgesIt(t *testing.T) {
 	t.Parallel()
 	f := newRunnerFixture(t)
-	res := f.run(lossyProxy(t, f.srv.URL, 1000, http.StatusServiceUnavailable), nil, "--job", "morning-brief")
+	res := f.run(lossyProxy(t, f.srv.URL, 1000, http.StatusServiceUnavailable), nil, "--job", "daily-brief")
 	if res.code != 2 {
 		t.Fatalf("hearth unavailable for publishing: exit %d, want 2\n%s", res.code, res.stderr)
 	}
@@ -224,7 +224,7 @@ func TestSIGKILLDuringTheAgentLeavesTheRunUnknownNeverRerun(t *testing.T) {
 	t.Parallel()
 	f := newRunnerFixture(t)
 	pidFile := filepath.Join(t.TempDir(), "agent.pid")
-	cmd := f.startRunner([]string{"FAKE_AGENT_MODE=sleep", "FAKE_AGENT_PID_FILE=" + pidFile}, "", "--job", "morning-brief")
+	cmd := f.startRunner([]string{"FAKE_AGENT_MODE=sleep", "FAKE_AGENT_PID_FILE=" + pidFile}, "", "--job", "daily-brief")
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	deadline := time.Now().Add(10 * time.Second)
@@ -260,7 +260,7 @@ func TestSIGKILLDuringTheAgentLeavesTheRunUnknownNeverRerun(t *testing.T) {
 func TestSIGKILLAroundTheClaimStartsTheSameRunAgain(t *testing.T) {
 	t.Parallel()
 	f := newRunnerFixture(t)
-	cmd := f.startRunner([]string{"HEARTH_RUNNER_PAUSE_AT=claimed"}, "claimed", "--job", "morning-brief")
+	cmd := f.startRunner([]string{"HEARTH_RUNNER_PAUSE_AT=claimed"}, "claimed", "--job", "daily-brief")
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	res := f.run("", nil, "--due", "--json")
@@ -279,7 +279,7 @@ func TestSIGKILLAfterPublishingBeforeTheAnswerIsAReplayNotASecondPublication(t *
 	t.Parallel()
 	f := newRunnerFixture(t)
 	_, before := f.lastPublicationRunID()
-	cmd := f.startRunner([]string{"HEARTH_RUNNER_PAUSE_AT=published"}, "published", "--job", "morning-brief")
+	cmd := f.startRunner([]string{"HEARTH_RUNNER_PAUSE_AT=published"}, "published", "--job", "daily-brief")
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	res := f.run("", nil, "--due", "--json")
@@ -303,8 +303,8 @@ func TestRunnerExitCodes(t *testing.T) {
 	}{
 		{"no mode", nil, nil, 1},
 		{"two modes", nil, []string{"--due", "--job", "x"}, 1},
-		{"agent fails", []string{"FAKE_AGENT_MODE=fail"}, []string{"--job", "morning-brief"}, 1},
-		{"agent prints garbage", []string{"FAKE_AGENT_MODE=garbage"}, []string{"--job", "morning-brief"}, 1},
+		{"agent fails", []string{"FAKE_AGENT_MODE=fail"}, []string{"--job", "daily-brief"}, 1},
+		{"agent prints garbage", []string{"FAKE_AGENT_MODE=garbage"}, []string{"--job", "daily-brief"}, 1},
 		{"nothing due", nil, []string{"--due"}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -326,7 +326,7 @@ func TestRunnerExitCodes(t *testing.T) {
 		t.Fatalf("wrong token: exit %d, want 1\n%s", res.code, res.stderr)
 	}
 	// Unreachable hearth is 2.
-	if res := f.run("http://"+freeAddr(t), nil, "--job", "morning-brief"); res.code != 2 {
+	if res := f.run("http://"+freeAddr(t), nil, "--job", "daily-brief"); res.code != 2 {
 		t.Fatalf("unreachable: exit %d", res.code)
 	}
 }

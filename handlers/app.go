@@ -149,6 +149,8 @@ func New(store Store, cfg Config) *fiber.App {
 	app.Get("/activities/:id", owner(s.showRow)...)
 	app.Post("/activities/:id/state", owner(s.setActivityState)...)
 	app.Post("/activities/:id/measurement", owner(s.saveMeasurement)...)
+	app.Post("/activities/:id/bring-back", owner(s.bringBack)...)
+	app.Post("/decisions/:id/undo", owner(s.undoDecision)...)
 	app.Post("/drafts/:id/edit", owner(s.saveDraftEdit)...)
 	app.Get("/routines", owner(s.showRoutines)...)
 	// The fixed second segments come before /routines/:id/..., which would also match them.
@@ -190,6 +192,7 @@ func New(store Store, cfg Config) *fiber.App {
 	agent.Post("/agent-wake/ack", s.requireScope(models.ScopeContextRead), s.ackWake)
 	agent.Post("/runs", s.requireScope(models.ScopeRunsWrite), s.startRun)
 	agent.Post("/runs/:id/invocations", s.requireScope(models.ScopeRunsWrite), s.startInvocation)
+	agent.Post("/runs/:id/invocations/:n/finish", s.requireScope(models.ScopeRunsWrite), s.finishInvocation)
 	agent.Post("/runs/:id/finish", s.requireScope(models.ScopeRunsWrite), s.finishRun)
 	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), s.agentContextPage)
 	agent.Post("/agent-results", s.requireScope(models.ScopeResultsPublish), s.publishResult)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,9 +22,12 @@ type eventsStore interface {
 	RecheckSession(ctx context.Context, token string) error
 }
 
-// Event is one committed change as /events sends it.
+// Event is one committed change as /events sends it. Changed names what
+// the revisions Since..Revision changed; Since is 0 when that is unknown
+// (the first event of a stream, which only says the current revision).
 type Event struct {
 	Revision int64    `json:"revision"`
+	Since    int64    `json:"since,omitempty"`
 	Changed  []string `json:"changed"`
 }
 
@@ -39,23 +43,37 @@ type Hub struct {
 func NewHub() *Hub { return &Hub{subs: map[chan Event]struct{}{}} }
 
 // Committed hands the event to every subscriber without blocking. Each
-// subscriber buffers one event; a slow one keeps only the newest, which is
-// enough because a page always re-fetches the latest snapshot.
+// subscriber buffers one event; for a slow one the newest replaces the
+// buffered one and takes over what it named, so a page that only reloads
+// what changed misses nothing.
 func (h *Hub) Committed(revision int64, changed []string) {
-	ev := Event{Revision: revision, Changed: changed}
+	ev := Event{Revision: revision, Since: revision, Changed: changed}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for ch := range h.subs {
 		select {
 		case ch <- ev:
 		default:
+			merged := ev
 			select {
-			case <-ch:
+			case old := <-ch:
+				merged = Event{Revision: ev.Revision, Since: old.Since, Changed: union(old.Changed, ev.Changed)}
 			default:
 			}
-			ch <- ev
+			ch <- merged
 		}
 	}
+}
+
+// union is a then the keys of b not in a.
+func union(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, k := range b {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Subscribe registers a listener; call the returned func to leave.

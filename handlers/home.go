@@ -25,6 +25,7 @@ type homeStore interface {
 	HomeRunNotice(ctx context.Context, costCap float64) (models.RunNotice, error)
 	EnsureOccurrences(ctx context.Context) (int, error)
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
+	UndoDecision(ctx context.Context, decisionID int64) (models.UndoResult, error)
 	RecordMeasurement(ctx context.Context, activityID string, value float64) (models.Measurement, error)
 	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
@@ -133,15 +134,23 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 	if !isHTMX(c) {
 		open := openSet(c)
 		open[id] = true
+		// A step is shown inside its routine: open that too.
+		if row, _, err := s.store.HomeRow(c.UserContext(), id); err == nil && row.ParentID != "" {
+			open[row.ParentID] = true
+		}
 		d, err := s.homeData(c, open, newRequestID())
 		if err != nil {
 			return err
+		}
+		// The message and the entered value go back into the row's form.
+		if st.Error != "" {
+			d.Failure = &views.RowFailure{ID: id, Error: st.Error, Input: st.Input, Field: st.Field}
 		}
 		return s.render(c, status, views.Home(d))
 	}
 	row, day, err := s.store.HomeRow(c.UserContext(), id)
 	if errors.Is(err, models.ErrNotFound) {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such activity", nil)
+		return s.notFound(c, "no such activity")
 	}
 	if err != nil {
 		return err
@@ -160,6 +169,16 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 // afterAction answers a successful owner action: the updated row for htmx,
 // 303 back to Home for a plain form.
 func (s *Server) afterAction(c *fiber.Ctx, id string) error {
+	// A row dismissed or deferred past today has left its group for Later:
+	// show it there, with its Undo.
+	if row, day, err := s.store.HomeRow(c.UserContext(), id); err == nil && movedToLater(row, day) {
+		if !isHTMX(c) {
+			return c.Redirect("/?open="+url.QueryEscape(id)+"#later-"+url.PathEscape(id), fiber.StatusSeeOther)
+		}
+		c.Set("HX-Retarget", "#live")
+		c.Set("HX-Reswap", "outerHTML")
+		return s.renderLive(c, fiber.StatusOK, map[string]bool{id: true}, "")
+	}
 	if !isHTMX(c) {
 		// A routine's step is shown inside its routine: open both, or the
 		// owner lands on a collapsed routine that hides what they just did.
@@ -171,21 +190,64 @@ func (s *Server) afterAction(c *fiber.Ctx, id string) error {
 	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: true, Open: openSet(c)})
 }
 
+// movedToLater reports whether a row's decision took it off Home to Later.
+// A routine's step stays with its routine, which the owner is working in,
+// and a routine stays in place with its outcome (and feedback).
+func movedToLater(r models.HomeRow, day models.Day) bool {
+	if r.ParentID != "" || r.Kind == models.KindRoutine {
+		return false
+	}
+	switch r.UserState.State {
+	case models.StateDismissed:
+		return true
+	case models.StateDeferred:
+		return r.UserState.Until > day.Date
+	}
+	return false
+}
+
 // actionError maps an owner action's failure to a row re-rendered with the
 // message (422), 404, or a write that failed inside hearth (503: the row
 // with the reason and the entered value for htmx, a page for a plain form).
 func (s *Server) actionError(c *fiber.Ctx, id string, err error, input string) error {
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such activity", nil)
+		return s.notFound(c, "no such activity")
 	case errors.Is(err, models.ErrInvalidInput):
+		var fe *models.FieldError
+		if errors.As(err, &fe) {
+			return s.renderRow(c, fiber.StatusUnprocessableEntity, id, views.RowState{Expanded: true, Error: fe.Message, Field: fe.Field, Input: input, Open: openSet(c)})
+		}
 		msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "models: "), ": "+models.ErrInvalidInput.Error())
-		return s.renderRow(c, fiber.StatusUnprocessableEntity, id, views.RowState{Expanded: true, Error: msg, Input: input, Open: openSet(c)})
+		return s.renderRow(c, fiber.StatusUnprocessableEntity, id, views.RowState{Expanded: true, Error: sentence(msg), Input: input, Open: openSet(c)})
 	case !isHTMX(c):
 		return s.renderNotSaved(c, err, rowPageURL(id, true), input)
 	}
 	s.log.Error("owner action not saved", "err", err, "requestId", requestIDOf(c))
 	return s.renderRow(c, fiber.StatusServiceUnavailable, id, views.RowState{Expanded: true, Error: notSaved(err), Input: input, Open: openSet(c)})
+}
+
+// sentence makes a model's message a sentence: a capital first letter and
+// a full stop.
+func sentence(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return msg
+	}
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
+}
+
+// notFound answers an owner route that names nothing: the JSON envelope for
+// htmx (which swaps no 404), a page for a plain form, never raw JSON.
+func (s *Server) notFound(c *fiber.Ctx, message string) error {
+	if isHTMX(c) {
+		return apiError(c, fiber.StatusNotFound, "not_found", message, nil)
+	}
+	return s.renderFormError(c, fiber.StatusNotFound, views.FormError("Not found", []string{sentence(message)}, "/"))
 }
 
 // stateForm is the owner's decision on an activity.
@@ -231,7 +293,7 @@ func (s *Server) saveMeasurement(c *fiber.Ctx) error {
 	value, ok := parseDecimal(input)
 	if !ok {
 		return s.renderRow(c, fiber.StatusUnprocessableEntity, id, views.RowState{Expanded: true, Input: input,
-			Error: "Enter a number, like 72.4.", Open: openSet(c)})
+			Error: "Enter a number, like 72.4.", Field: "value", Open: openSet(c)})
 	}
 	if _, err := s.store.RecordMeasurement(c.UserContext(), id, value); err != nil {
 		return s.actionError(c, id, err, input)
@@ -251,7 +313,7 @@ func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
 		ShownBody: c.FormValue("shownBody"), ShownCandidate: c.FormValue("shownCandidate")})
 	if err != nil {
 		if activity == "" || errors.Is(err, models.ErrNotFound) {
-			return apiError(c, fiber.StatusNotFound, "not_found", "no such draft", nil)
+			return s.notFound(c, "no such draft")
 		}
 		return s.actionError(c, activity, err, body)
 	}

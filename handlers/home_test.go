@@ -233,14 +233,14 @@ func TestOwnerActionErrors(t *testing.T) {
 		status     int
 		message    string
 	}{
-		{"unknown state", "/activities/book-bike-service/state", url.Values{"state": {"finished"}}, 422, "state must be one of"},
+		{"unknown state", "/activities/book-bike-service/state", url.Values{"state": {"finished"}}, 422, "State must be one of"},
 		{"defer without date", "/activities/book-bike-service/state", url.Values{"state": {"deferred"}}, 422, "date is needed"},
 		{"bad defer date", "/activities/book-bike-service/state", url.Values{"state": {"deferred"}, "until": {"soon"}}, 422, "YYYY-MM-DD"},
 		{"empty draft", "/drafts/draft-ana-hike/edit?activity=reply-ana-hike", url.Values{"body": {"  "}}, 422, "1-4000 characters"},
 		{"measurement on a task", "/activities/book-bike-service/measurement", url.Values{"value": {"70"}}, 422, "not a measurement"},
 		{"measurement marked complete", "/activities/weigh-in-" + testDate + "/state", url.Values{"state": {"completed"}}, 422, "completed by saving its value"},
 		{"reply marked complete", "/activities/reply-ana-hike/state", url.Values{"state": {"completed"}}, 422, "completed by a confirmed send"},
-		{"task marked partial", "/activities/book-bike-service/state", url.Values{"state": {"partial"}}, 422, "only a routine"},
+		{"task marked partial", "/activities/book-bike-service/state", url.Values{"state": {"partial"}}, 422, "Only a routine"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -349,7 +349,7 @@ func TestEventsStreamRevisionsAndForgetDisconnectedSubscribers(t *testing.T) {
 	if resp.status != 200 {
 		t.Fatal(resp)
 	}
-	if got := next(); got != `{"revision":2,"changed":["activity:book-bike-service"]}` {
+	if got := next(); got != `{"revision":2,"since":2,"changed":["activity:book-bike-service"]}` {
 		t.Fatalf("after owner action: %s", got)
 	}
 	if hub.Subscribers() != 1 {

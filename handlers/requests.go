@@ -99,6 +99,9 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 	req, _, err := s.store.CreateRequest(c.UserContext(), f.json())
 	var invalid *models.ValidationError
 	switch {
+	case errors.As(err, &invalid) && safePath(f.Return) == "/" && !isHTMX(c):
+		// Home's Ask form: the message goes back into it, with the text.
+		return s.renderAskRefused(c, f.Text, invalid)
 	case errors.As(err, &invalid):
 		msgs := make([]string, len(invalid.Errors))
 		for i, e := range invalid.Errors {
@@ -132,4 +135,22 @@ func (s *Server) cancelRequestForm(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Redirect(safePath(c.FormValue("return")), fiber.StatusSeeOther)
+}
+
+// renderAskRefused renders Home (422) with the Ask form holding the text
+// and, beside it, why it was not sent.
+func (s *Server) renderAskRefused(c *fiber.Ctx, text string, invalid *models.ValidationError) error {
+	s.ensureOccurrences(c)
+	d, err := s.homeData(c, map[string]bool{}, newRequestID())
+	if err != nil {
+		return err
+	}
+	msg := "Write what the agent should know, up to 4000 characters."
+	for _, e := range invalid.Errors {
+		if e.Path != "/text" {
+			msg = sentence(strings.TrimPrefix(e.Path, "/") + ": " + e.Message)
+		}
+	}
+	d.Ask = views.AskState{Text: text, Error: msg}
+	return s.render(c, fiber.StatusUnprocessableEntity, views.Home(d))
 }

@@ -319,7 +319,7 @@ func TestOccurrenceOutcomeControlsOnHome(t *testing.T) {
 	}{
 		{"skip with a reason", url.Values{"state": {"skipped"}, "note": {"late start"}}, 200, "skipped", "skipped", ""},
 		{"skip without a reason", url.Values{"state": {"skipped"}}, 200, "skipped", "skipped", ""},
-		{"not applicable without a reason", url.Values{"state": {"dismissed"}, "note": {" "}}, 422, "", "", "not applicable needs a reason"},
+		{"not applicable without a reason", url.Values{"state": {"dismissed"}, "note": {" "}}, 422, "", "", "Not applicable needs a reason"},
 		{"not applicable with a reason", url.Values{"state": {"dismissed"}, "note": {"sick day"}}, 200, "dismissed", "not applicable", ""},
 		{"partly done", url.Values{"state": {"partial"}}, 200, "partial", "partly done", ""},
 		{"tomorrow", url.Values{"state": {"deferred"}, "until": {"2026-09-30"}}, 200, "deferred", "deferred to Wed 30 Sep", ""},

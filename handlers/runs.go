@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -14,6 +15,7 @@ import (
 type runsStore interface {
 	StartRun(ctx context.Context, runner string, in models.RunStartIn, costCap float64) (models.RunStart, error)
 	StartInvocation(ctx context.Context, runner, runID string) (models.RunView, error)
+	FinishInvocation(ctx context.Context, runner, runID string, n int, in models.InvocationFinishIn) (models.InvocationView, error)
 	FinishRun(ctx context.Context, runner, runID string, in models.RunFinishIn) (models.RunView, error)
 	ResolveRun(ctx context.Context, runID string) (models.RunView, error)
 	Runs(ctx context.Context) (models.RunsView, error)
@@ -55,6 +57,32 @@ func (s *Server) startInvocation(c *fiber.Ctx) error {
 	return c.JSON(run)
 }
 
+// finishInvocation is POST /api/runs/:id/invocations/:n/finish: how one
+// invocation ended and what it spent; the same report again answers as the
+// first did, a different one is 409 idempotency_conflict.
+func (s *Server) finishInvocation(c *fiber.Ctx) error {
+	n, err := strconv.Atoi(c.Params("n"))
+	if err != nil {
+		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "the invocation is a number from 1", nil)
+	}
+	body, ok, err := jsonBody(c)
+	if !ok {
+		return err
+	}
+	in, err := models.DecodeInvocationFinish(body)
+	if err == nil {
+		var inv models.InvocationView
+		if inv, err = s.store.FinishInvocation(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), n, in); err == nil {
+			return c.JSON(inv)
+		}
+	}
+	if done, rerr := refusal(c, err, "invalid_request", "the invocation report was refused",
+		"this invocation was reported with a different outcome or usage"); done {
+		return rerr
+	}
+	return s.runError(c, err)
+}
+
 // finishRun is POST /api/runs/:id/finish.
 func (s *Server) finishRun(c *fiber.Ctx) error {
 	body, ok, err := jsonBody(c)
@@ -83,6 +111,8 @@ func (s *Server) runError(c *fiber.Ctx, err error) error {
 		return apiError(c, fiber.StatusConflict, "run_exists", "this runId belongs to another run", nil)
 	case errors.Is(err, models.ErrRunFinished):
 		return apiError(c, fiber.StatusConflict, "run_finished", "the run is finished", nil)
+	case errors.Is(err, models.ErrInvocationNotStarted):
+		return apiError(c, fiber.StatusConflict, "invocation_not_started", "the run has not started this invocation", nil)
 	case errors.Is(err, models.ErrAttemptsExhausted):
 		return apiError(c, fiber.StatusConflict, "attempts_exhausted", "the run used all its agent invocations", nil)
 	case errors.Is(err, models.ErrOccurrenceClosed):

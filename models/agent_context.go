@@ -35,7 +35,7 @@ const (
 
 // ContextCollections lists the pageable collections.
 var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests,
-	CollectionObservations, CollectionRoutineDefinitions, CollectionTrials, CollectionOccurrences, CollectionRoutineMetrics, CollectionReplyDecisions}
+	CollectionObservations, CollectionRoutineDefinitions, CollectionTrials, CollectionOccurrences, CollectionRoutineMetrics, CollectionReplyDecisions, CollectionActivityDecisions}
 
 // AgentContext is what the agent reads before it reasons (DESIGN §4).
 type AgentContext struct {
@@ -53,6 +53,10 @@ type AgentContext struct {
 	// ReplyDecisions are the owner's decisions about chats' replies in the
 	// last 14 days: no reply needed, remind later, handed off, own reply.
 	ReplyDecisions Page[ReplyDecisionView] `json:"replyDecisions"`
+	// ActivityDecisions are the changes of owner states in the last 14
+	// days, oldest first, each with the state it replaced: a decision on
+	// Home and its undo are two items (cause "undo", undoes: the first).
+	ActivityDecisions Page[ActivityDecisionView] `json:"activityDecisions"`
 	// Routines (issue 9): current definitions, recent trials, the last 14
 	// days of occurrences with outcomes, and each recent trial's counts.
 	RoutineDefinitions Page[RoutineContextView] `json:"routineDefinitions"`
@@ -243,7 +247,8 @@ func decodeCursor(collection, c string) (cursor, error) {
 		return cursor{revision: rev}, nil // from the start (a compact context's pointer)
 	}
 	if collection == CollectionMeasurements || collection == CollectionSends || collection == CollectionObservations ||
-		collection == CollectionTrials || collection == CollectionRoutineMetrics || collection == CollectionReplyDecisions {
+		collection == CollectionTrials || collection == CollectionRoutineMetrics || collection == CollectionReplyDecisions ||
+		collection == CollectionActivityDecisions {
 		if _, err := strconv.ParseInt(key, 10, 64); err != nil {
 			return cursor{}, ErrBadCursor
 		}
@@ -298,6 +303,9 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 			return err
 		}
 		if out.ReplyDecisions, err = replyDecisionPage(tx, now, first); err != nil {
+			return err
+		}
+		if out.ActivityDecisions, err = activityDecisionPage(tx, now, first); err != nil {
 			return err
 		}
 		if out.RoutineDefinitions, err = routineDefinitionPage(tx, first); err != nil {
@@ -372,6 +380,8 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) 
 			page, err = routineMetricsPage(tx, now, from)
 		case CollectionReplyDecisions:
 			page, err = replyDecisionPage(tx, now, from)
+		case CollectionActivityDecisions:
+			page, err = activityDecisionPage(tx, now, from)
 		default:
 			return ErrNotFound
 		}

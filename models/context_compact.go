@@ -9,7 +9,8 @@ import (
 // cursor: history (settled and lapsed activities, retracted drafts, settled
 // requests, ended trials) and the execution logs (measurements, sends,
 // observations, occurrences, routine metrics; reply decisions older than a
-// day, but for reminders still ahead). A collection that lost items
+// day, but for reminders still ahead; decisions on activities but for the
+// last day's undos and what they undid). A collection that lost items
 // says so with "truncated": true and a nextCursor that reads it in full from
 // its start, at the same revision.
 func (s *Store) CompactContext(ctx context.Context) (AgentContext, error) {
@@ -33,6 +34,16 @@ func (s *Store) CompactContext(ctx context.Context) (AgentContext, error) {
 	keep(&ac.ReplyDecisions, CollectionReplyDecisions, rev, func(d ReplyDecisionView) bool {
 		return !d.At.Before(recent) || (d.Decision == ActionRemindLater && d.Until >= ac.Today.Date)
 	})
+	// Of the decisions on activities (whose outcome the activities already
+	// show), the last day's undos stay with what they undid: a decision
+	// taken back is news the current state alone does not tell.
+	undone := map[int64]bool{}
+	for _, d := range ac.ActivityDecisions.Items {
+		if d.Undoes != 0 && !d.At.Before(recent) {
+			undone[d.Undoes], undone[d.ID] = true, true
+		}
+	}
+	keep(&ac.ActivityDecisions, CollectionActivityDecisions, rev, func(d ActivityDecisionView) bool { return undone[d.ID] })
 	return ac, nil
 }
 

@@ -31,6 +31,11 @@ type HomeView struct {
 	Events []EventTrigger
 	// Owed counts the owed replies (OwedReplies) Messages lists.
 	Owed int
+	// Later lists what the owner deferred past today or dismissed lately.
+	Later []LaterItem
+	// Undone is the newest undoable decision of a row that left Home
+	// (dismissed, deferred past today), so its Undo is on Home too.
+	Undone *LaterItem
 }
 
 // HomeSection is one group of Home; Name is a recommendation section or "other".
@@ -52,6 +57,9 @@ type HomeRow struct {
 	// Occurrence is set on the routine activity of a routine occurrence
 	// (ID hearth:<routine>@<occasion>): its outcome and feedback.
 	Occurrence *OccurrenceOutcome
+	// Undo is the owner's decision on this row made on Home within
+	// UndoWindow, while it can still be undone.
+	Undo *UndoOffer
 }
 
 // OccurrenceOutcome is what Home shows of a routine occurrence: its ID (for
@@ -209,6 +217,20 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		if err != nil {
 			return err
 		}
+		offers, err := undoOffers(tx, now)
+		if err != nil {
+			return err
+		}
+		attachUndo(tops, offers)
+		if v.Later, err = laterItems(tx, v.Day, now); err != nil {
+			return err
+		}
+		for i := range v.Later {
+			v.Later[i].Undo = offers[v.Later[i].ID]
+			if u := v.Later[i].Undo; u != nil && (v.Undone == nil || u.At.After(v.Undone.Undo.At)) {
+				v.Undone = &v.Later[i]
+			}
+		}
 		bySection := map[string][]HomeRow{}
 		for _, r := range tops {
 			if r.Settled() {
@@ -251,6 +273,11 @@ func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, Day, error) {
 		if err != nil {
 			return err
 		}
+		offers, err := undoOffers(tx, s.clock())
+		if err != nil {
+			return err
+		}
+		attachUndo(tops, offers)
 		for _, r := range tops {
 			if r.ID == id {
 				out = r

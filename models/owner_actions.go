@@ -24,6 +24,15 @@ type OwnerActionResult struct {
 // a confirmed send (reply).
 var ErrCompletedElsewhere = fmt.Errorf("this kind is completed by its own control: %w", ErrInvalidInput)
 
+// FieldError is invalid input in one field of an owner form (until, note,
+// value), said as a sentence, so the form shows it beside that field.
+type FieldError struct{ Field, Message string }
+
+func (e *FieldError) Error() string { return e.Message }
+
+// Unwrap makes a FieldError an ErrInvalidInput.
+func (e *FieldError) Unwrap() error { return ErrInvalidInput }
+
 // SetActivityState records the owner's decision on an activity. until is a
 // YYYY-MM-DD date, required for deferred and refused otherwise. A
 // measurement completes by saving a value and a reply by a confirmed send,
@@ -32,16 +41,19 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 	if !slices.Contains(States, state) {
 		return OwnerActionResult{}, fmt.Errorf("models: state must be one of %s: %w", strings.Join(States, ", "), ErrInvalidInput)
 	}
-	if (state == StateDeferred) != (until != "") {
+	if state == StateDeferred && until == "" {
+		return OwnerActionResult{}, &FieldError{Field: "until", Message: "A date is needed to defer: choose one."}
+	}
+	if state != StateDeferred && until != "" {
 		return OwnerActionResult{}, fmt.Errorf("models: a date is needed exactly when deferring: %w", ErrInvalidInput)
 	}
 	if until != "" {
 		if _, err := instant.ParseDate(until); err != nil {
-			return OwnerActionResult{}, fmt.Errorf("models: defer date %q: %v; want %s: %w", until, err, instant.DateExpected, ErrInvalidInput)
+			return OwnerActionResult{}, &FieldError{Field: "until", Message: "Enter a defer date from 2000-01-01 to 2199-12-31, as YYYY-MM-DD."}
 		}
 	}
 	if utf8.RuneCountInString(note) > MaxReasonLen {
-		return OwnerActionResult{}, fmt.Errorf("models: note longer than %d characters: %w", MaxReasonLen, ErrInvalidInput)
+		return OwnerActionResult{}, &FieldError{Field: "note", Message: fmt.Sprintf("The reason is longer than %d characters.", MaxReasonLen)}
 	}
 	rev, err := s.commit(ctx, func(t *txn) error {
 		var a Activity
@@ -60,14 +72,14 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 			if rule, err := occurrenceRule(t.DB, activityID); err != nil {
 				return err
 			} else if rule != nil {
-				return fmt.Errorf("not applicable needs a reason: %w", ErrInvalidInput)
+				return &FieldError{Field: "note", Message: "Not applicable needs a reason: say why."}
 			}
 		}
 		rev, err := t.bump()
 		if err != nil {
 			return err
 		}
-		return decide(t, ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: t.now})
+		return decideBy(t, ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: t.now}, CauseHome, nil)
 	})
 	if err != nil {
 		return OwnerActionResult{}, classify("set activity state", err)
@@ -131,7 +143,7 @@ func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value 
 		}
 		bounds := MeasurementBounds[p.Unit]
 		if math.IsNaN(value) || value < bounds[0] || value > bounds[1] {
-			return fmt.Errorf("%s must be between %g and %g %s: %w", p.Metric, bounds[0], bounds[1], p.Unit, ErrInvalidInput)
+			return &FieldError{Field: "value", Message: fmt.Sprintf("%s must be between %g and %g %s.", metricName(p.Metric), bounds[0], bounds[1], p.Unit)}
 		}
 		var prior Measurement
 		if err := t.Where("activity_id = ? AND occurrence_key = ?", activityID, a.OccurrenceKey).
@@ -149,12 +161,20 @@ func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value 
 		if err := t.Create(&m).Error; err != nil {
 			return err
 		}
-		return decide(t, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: t.now})
+		return decideBy(t, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: t.now}, CauseValue, nil)
 	})
 	if err != nil {
 		return Measurement{}, classify("record measurement", err)
 	}
 	return m, nil
+}
+
+// metricName is a metric as a sentence starts with it.
+func metricName(metric string) string {
+	if metric == "" {
+		return "The value"
+	}
+	return strings.ToUpper(metric[:1]) + metric[1:]
 }
 
 // notFound maps GORM's missing-row error to ErrNotFound.
@@ -176,11 +196,14 @@ func mustExist(tx *gorm.DB, model any, id string) error {
 	return nil
 }
 
-// decide stores the owner's state for an activity inside t, keeps
+// decide records an owner decision made outside Home (cause owner): see decideBy.
+func decide(t *txn, st ActivityState) error { return decideBy(t, st, CauseOwner, nil) }
+
+// applyDecision stores the owner's state for an activity inside t, keeps
 // closed_at in step with it (unless the agent retracted the row), settles
 // the routine the activity is a step of when this was its last open step,
 // and names what changed.
-func decide(t *txn, st ActivityState) error {
+func applyDecision(t *txn, st ActivityState) error {
 	if err := t.Save(&st).Error; err != nil {
 		return err
 	}
@@ -253,7 +276,7 @@ func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 	case notDone > 0:
 		outcome, note = StatePartial, fmt.Sprintf("%d of %d steps completed", completed, completed+notDone)
 	}
-	return decide(t, ActivityState{ActivityID: *parent, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now})
+	return decideBy(t, ActivityState{ActivityID: *parent, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now}, CauseRule, nil)
 }
 
 // settleOccurrence settles a routine occurrence by its frozen rule: as soon
@@ -296,5 +319,5 @@ func settleOccurrence(t *txn, routineID string, rule frozenRule, rev int64) erro
 	default:
 		outcome, note = StateSkipped, "no step completed"
 	}
-	return decide(t, ActivityState{ActivityID: routineID, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now})
+	return decideBy(t, ActivityState{ActivityID: routineID, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now}, CauseRule, nil)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -92,6 +91,9 @@ type RunView struct {
 	ResolvedAt          *time.Time `json:"resolvedAt,omitempty"`
 	StartedAt           time.Time  `json:"startedAt"`
 	FinishedAt          *time.Time `json:"finishedAt,omitempty"`
+	// InvocationList is each reported invocation, in order (the Runs page's
+	// reads fill it; other answers leave it out).
+	InvocationList []InvocationView `json:"invocationList,omitempty"`
 }
 
 func (r Run) view() RunView {
@@ -248,7 +250,10 @@ func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (RunV
 	return run.view(), nil
 }
 
-// RunFinishIn is POST /api/runs/{id}/finish.
+// RunFinishIn is POST /api/runs/{id}/finish. A runner that reports each
+// invocation's end (POST /api/runs/{id}/invocations/{n}/finish) sends no
+// usage here: the run's usage is the sum of its invocations'. Usage given
+// here is added to it (a runner that does not report invocations).
 type RunFinishIn struct {
 	Outcome             string   `json:"outcome"` // succeeded, failed, unknown
 	Detail              string   `json:"detail,omitempty"`
@@ -271,15 +276,7 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in RunFinis
 	v := &validator{}
 	v.enum("/outcome", in.Outcome, []string{RunSucceeded, RunFailed, RunUnknown})
 	v.text("/detail", in.Detail, MaxReasonLen, false)
-	if in.DurationMS < 0 {
-		v.add("/durationMs", "must not be negative", "integer >= 0", fmt.Sprint(in.DurationMS))
-	}
-	if in.CostUSD != nil && (*in.CostUSD < 0 || math.IsNaN(*in.CostUSD) || *in.CostUSD > 1e6) {
-		v.add("/costUsd", "out of range", "0 to 1000000", fmt.Sprint(*in.CostUSD))
-	}
-	if in.Tokens != nil && *in.Tokens < 0 {
-		v.add("/tokens", "must not be negative", "integer >= 0", fmt.Sprint(*in.Tokens))
-	}
+	usageErrors(v, in.DurationMS, in.Tokens, in.CostUSD)
 	if len(v.errs) > 0 {
 		return RunView{}, &ValidationError{Errors: v.errs}
 	}
@@ -358,7 +355,8 @@ func (s *Store) ResolveRun(ctx context.Context, runID string) (RunView, error) {
 	return run.view(), nil
 }
 
-// costSince sums the cost runs started since start reported.
+// costSince sums the cost runs started since start reported: every
+// reported invocation's, whatever the run's outcome, and any reported at finish.
 func costSince(tx *gorm.DB, start time.Time) (float64, error) {
 	var sum float64
 	err := tx.Model(&Run{}).Where("started_at >= ?", start).Select("COALESCE(SUM(cost_usd), 0)").Scan(&sum).Error
@@ -399,8 +397,18 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 		if err := tx.Order("started_at DESC, id").Limit(maxRunsShown).Find(&rows).Error; err != nil {
 			return err
 		}
+		runIDs := make([]string, len(rows))
+		for i, r := range rows {
+			runIDs[i] = r.ID
+		}
+		invs, err := invocationsOf(tx, runIDs)
+		if err != nil {
+			return err
+		}
 		for _, r := range rows {
-			v.Runs = append(v.Runs, r.view())
+			rv := r.view()
+			rv.InvocationList = invs[r.ID]
+			v.Runs = append(v.Runs, rv)
 		}
 		v.LastFailure = lastFailure(v.Runs)
 		if v.LastPublication, err = lastPublication(tx); err != nil {

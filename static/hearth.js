@@ -17,13 +17,23 @@
 
   // Pages without a live fragment (Messages, People) reload on a revision
   // newer than the one they were read at, unless the owner is typing: then
-  // a notice offers the reload instead.
-  function reloadPage() {
-    var typing = document.querySelector("[data-typing]") ||
-      (document.activeElement && document.activeElement.matches("input, textarea, select"));
-    if (!typing) {
+  // a notice offers the reload instead, but only when what is being edited
+  // changed. A form names what it shows in data-watch (keys as events name
+  // them, "draft:ID chat:ID"); without one, or when the event may have
+  // missed changes (since unknown), any change counts.
+  function reloadPage(data, known) {
+    var active = document.activeElement && document.activeElement.matches("input, textarea, select") ? document.activeElement : null;
+    var typed = document.querySelector("[data-typing]");
+    if (!active && !typed) {
       location.reload();
       return;
+    }
+    var editing = active || typed;
+    var scope = editing.closest("[data-watch]");
+    if (known && scope) {
+      var watched = scope.dataset.watch.split(/\s+/).filter(Boolean);
+      var hit = (data.changed || []).some(function (k) { return watched.indexOf(k) >= 0; });
+      if (!hit) return;
     }
     var note = document.getElementById("page-stale");
     if (note) note.hidden = false;
@@ -68,9 +78,13 @@
       editingRows(current).forEach(function (node, id) {
         var replacement = fresh.querySelector('[data-row][data-id="' + CSS.escape(id) + '"]');
         if (!replacement) return;
-        node.dataset.stale = "true";
-        var note = node.querySelector("[data-stale-note]");
-        if (note) note.hidden = false;
+        // Only a change of this row is news: a refresh for another row
+        // keeps it as typed, without a notice.
+        if (replacement.dataset.version !== node.dataset.version) {
+          node.dataset.stale = "true";
+          var note = node.querySelector(":scope > [data-stale-note]");
+          if (note) note.hidden = false;
+        }
         replacement.replaceWith(node);
       });
       current.replaceWith(fresh);
@@ -88,6 +102,10 @@
     }
   }
 
+  // The newest revision an event told this page about: an event whose
+  // changes start right after it names everything that changed since.
+  var seen = 0;
+
   function onRevision(e) {
     var data;
     try {
@@ -95,13 +113,18 @@
     } catch (err) {
       return;
     }
+    var from = Math.max(seen, shownRevision());
+    var known = data.since > 0 && data.since <= from + 1;
+    seen = Math.max(seen, data.revision);
     // The first event after every (re)connect carries the current revision,
     // so a page that missed events while disconnected (or while kept in the
     // back/forward cache) catches up here: Home re-fetches its fragment,
     // other pages reload.
-    if (data.revision <= shownRevision()) return;
-    if (live()) refresh();
-    else reloadPage();
+    if (data.revision > shownRevision()) {
+      if (live()) refresh();
+      else reloadPage(data, known);
+    }
+    if (document.body) document.body.dataset.seen = String(seen);
   }
 
   // The stream is closed while the page is hidden in the back/forward cache
@@ -146,9 +169,28 @@
   document.addEventListener("resume", connect);
   connect();
 
+  // A refused form is marked aria-invalid on its field: move the focus
+  // there, so the owner is at the message (read with the field) and the value.
+  function focusInvalid(root) {
+    var field = root && root.querySelector && root.querySelector('[aria-invalid="true"]');
+    if (field) field.focus();
+  }
+
   // A replaced row is no longer being edited.
   document.addEventListener("htmx:afterSwap", function (e) {
     var row = e.detail.target && e.detail.target.closest && e.detail.target.closest("[data-row]");
     if (row) delete row.dataset.editing;
   });
+  // After the swap settles: the target of an outerHTML swap is the new element.
+  document.addEventListener("htmx:afterSettle", function (e) {
+    var el = e.detail.elt;
+    if (el && !el.isConnected && e.detail.target) el = e.detail.target;
+    focusInvalid(el && el.isConnected ? el : document);
+  });
+  // A whole page answered a refused plain form.
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { focusInvalid(document); });
+  } else {
+    focusInvalid(document);
+  }
 })();

@@ -59,6 +59,28 @@ func shortDate(date string) string {
 	return t.Format("Mon 2 Jan")
 }
 
+// dayDate renders a calendar date as "Fri 4 Dec", with the year when it is
+// not the year of the owner's today.
+func dayDate(date string, day models.Day) string {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return date
+	}
+	if len(day.Date) >= 4 && date[:4] != day.Date[:4] {
+		return t.Format("Mon 2 Jan 2006")
+	}
+	return t.Format("Mon 2 Jan")
+}
+
+// nextDate is the calendar date after date ("" when date is not one).
+func nextDate(date string) string {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return ""
+	}
+	return t.AddDate(0, 0, 1).Format(time.DateOnly)
+}
+
 // longDate renders 2026-09-29 as "Tuesday 29 September".
 func longDate(date string) string {
 	t, err := time.Parse(time.DateOnly, date)

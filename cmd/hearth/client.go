@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -59,18 +60,58 @@ func (f clientFlags) token() (string, error) {
 		}
 		return "", &exitError{code: exitRejected, err: errors.New("no credential: set HEARTH_TOKEN or pass --credential-file")}
 	}
-	info, err := os.Stat(*f.credFile)
+	path, err := expandPath("--credential-file", *f.credFile)
 	if err != nil {
 		return "", &exitError{code: exitRejected, err: err}
 	}
-	if info.Mode().Perm()&0o077 != 0 {
-		return "", &exitError{code: exitRejected, err: fmt.Errorf("credential file %s is readable by group or others (mode %04o); chmod 600 it", *f.credFile, info.Mode().Perm())}
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", &exitError{code: exitRejected, err: pathError("--credential-file", *f.credFile, path, err)}
 	}
-	b, err := os.ReadFile(*f.credFile)
+	if info.Mode().Perm()&0o077 != 0 {
+		return "", &exitError{code: exitRejected, err: fmt.Errorf("credential file %s is readable by group or others (mode %04o); chmod 600 it", path, info.Mode().Perm())}
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", &exitError{code: exitRejected, err: err}
 	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// expandPath is a path flag's value with a leading ~/ (or a lone ~)
+// expanded against the user's home directory. MCP clients start hearth
+// without a shell, so a README's "~/.config/hearth/token" arrives as
+// written; ~user/ is refused rather than guessed at.
+func expandPath(flagName, p string) (string, error) {
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("%s %q: cannot expand ~ (%v); give an absolute path", flagName, p, err)
+		}
+		return filepath.Join(home, p[1:]), nil
+	case strings.HasPrefix(p, "~"):
+		return "", fmt.Errorf("%s %q: ~user paths are not expanded; give an absolute path", flagName, p)
+	}
+	return p, nil
+}
+
+// pathError says which flag named a file that cannot be read, where it was
+// looked for, and, for a relative path, from which directory: an MCP
+// client's working directory is rarely the one the owner expects.
+func pathError(flagName, given, path string, err error) error {
+	var cause error = err
+	if pe, ok := err.(*os.PathError); ok {
+		cause = pe.Err
+	}
+	switch {
+	case given != path:
+		return fmt.Errorf("%s %q (%s): %w", flagName, given, path, cause)
+	case !filepath.IsAbs(path):
+		wd, _ := os.Getwd()
+		return fmt.Errorf("%s %q: %w (a relative path is read from the working directory, %s; give an absolute path)", flagName, given, cause, wd)
+	}
+	return fmt.Errorf("%s %s: %w", flagName, path, cause)
 }
 
 // apiEnvelope is the server's error body.
@@ -158,6 +199,7 @@ func indentJSON(raw []byte) string {
 func cmdContext(args []string) error {
 	fs := flag.NewFlagSet("context", flag.ContinueOnError)
 	cf := addClientFlags(fs)
+	full := fs.Bool("full", false, "every collection in full, not the compact context (which leaves out what a cursor re-reads)")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -169,7 +211,13 @@ func cmdContext(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := do(http.MethodGet, base+"/api/agent-context", token, nil)
+	// Compact by default, like the runner and `hearth mcp`: what it leaves
+	// out is history, and each collection that lost items says so.
+	path := "/api/agent-context?compact=true"
+	if *full {
+		path = "/api/agent-context"
+	}
+	r, err := do(http.MethodGet, base+path, token, nil)
 	if err != nil {
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("hearth unreachable: %w", err)}
 	}

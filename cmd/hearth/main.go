@@ -19,7 +19,7 @@ Usage:
   hearth token create --name N [--scopes S] [--data DIR]
   hearth token list [--data DIR]
   hearth token revoke ID|NAME [--data DIR]
-  hearth context [--json] [--url URL] [--credential-file F]
+  hearth context [--full] [--json] [--url URL] [--credential-file F]   compact unless --full
   hearth publish FILE|- [--json] [--url URL] [--credential-file F]
   hearth mcp [--url URL] [--credential-file F]   MCP server on stdio: get_context, publish_result, list_requests, post_observations
   hearth schedule add --job K (--at T | --cron "m h dom mon dow") [--zone IANA] [--end-at T]
@@ -27,8 +27,9 @@ Usage:
                       [--max-invocations N] [--deadline D] [--notify-on-success]
   hearth schedule list | cancel ID | due [--now T] | next ID [--from T] [--count N]
                       (each also [--json] [--url URL] [--credential-file F])
-  hearth run (--due | --job K [--prompt-file F] | --watch) --agent-cmd CMD [--agent-dir DIR]
-             [--codex-home DIR] [--data DIR] [--url URL] [--credential-file F] [--json]
+  hearth run (--due | --job K [--prompt-file F] | --watch) (--agent codex | --agent-cmd CMD) [--agent-dir DIR]
+             [--codex-home DIR] [--codex-bin F] [--codex-sandbox read-only|workspace-write]
+             [--data DIR] [--url URL] [--credential-file F] [--json]
   hearth backup FILE [--data DIR]
   hearth fake-beeper [--addr 127.0.0.1:23373] [--token T]   in-memory Beeper Desktop API for demos and tests
 

@@ -17,12 +17,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"hearth/agent"
 	"hearth/models"
 	"hearth/models/ids"
 )
@@ -42,12 +44,20 @@ type runJournal struct {
 	Job        string `json:"job"`
 	Trigger    string `json:"trigger"`
 	ScheduleID string `json:"scheduleId,omitempty"`
-	Phase      string `json:"phase"` // claiming, started, invoking, publishing
+	Phase      string `json:"phase"` // claiming, started, invoking, publishing, failed
 	PubRunID   string `json:"publicationRunId,omitempty"`
 	Invocation int    `json:"invocation"`
-	Prompt     string `json:"prompt"`
+	Prompt     string `json:"prompt"` // the run's prompt; a repair adds RepairErrors to it
 	Deadline   int    `json:"deadlineSeconds"`
 	WakeLease  string `json:"wakeLease,omitempty"` // acknowledged once the run started
+	// Use is the current invocation's usage, kept from its end until hearth has it.
+	Use *invocationUse `json:"usage,omitempty"`
+	// RepairErrors are the last refused publication's errors, given to the next invocation.
+	RepairErrors []models.RefusalError `json:"repairErrors,omitempty"`
+	Failure      string                `json:"failure,omitempty"` // phase failed: why
+	// WakeReasons and WakeMarks say why a watch run was woken; the prompt carries them.
+	WakeReasons []string `json:"wakeReasons,omitempty"`
+	WakeMarks   int      `json:"wakeMarks,omitempty"`
 }
 
 // Journal phases.
@@ -64,12 +74,12 @@ type runner struct {
 	agentCmd    string
 	agentDir    string
 	codexHome   string
-	state       string // DATA/runner
+	codex       *codexPreset // set by --agent codex: the agent is `codex exec`, not agentCmd
+	state       string       // DATA/runner
 	log         *slog.Logger
 	retries     []time.Duration
 	wakeWait    time.Duration // how long each wake-up poll asks hearth to wait
 	out         []models.RunView
-	pendingUse  totals // usage of the current run's earlier invocations
 }
 
 func cmdRun(args []string) error {
@@ -80,9 +90,12 @@ func cmdRun(args []string) error {
 	job := fs.String("job", "", "run this job now (the owner's request: not held by the cost cap)")
 	watch := fs.Bool("watch", false, "wait on GET /api/agent-wake and run each dirty job and due schedule once")
 	promptFile := fs.String("prompt-file", "", "with --job: the prompt to give the agent")
-	agentCmd := fs.String("agent-cmd", os.Getenv("HEARTH_AGENT_CMD"), "the agent command, run with sh -c; it prints one publication on stdout (HEARTH_AGENT_CMD)")
-	agentDir := fs.String("agent-dir", "", "the agent's working directory")
+	agentCmd := fs.String("agent-cmd", os.Getenv("HEARTH_AGENT_CMD"), "the agent command, run with sh -c; it gets the prompt on stdin and prints one publication on stdout (HEARTH_AGENT_CMD)")
+	agentName := fs.String("agent", "", "a preset agent instead of --agent-cmd: codex (runs codex exec)")
+	agentDir := fs.String("agent-dir", "", "the agent's working directory (--agent-cmd); the owner's life folder, named in the prompt")
 	codexHome := fs.String("codex-home", os.Getenv("CODEX_HOME"), "CODEX_HOME for the agent")
+	codexBin := fs.String("codex-bin", envOr("HEARTH_CODEX_BIN", "codex"), "with --agent codex: the codex executable (HEARTH_CODEX_BIN)")
+	codexSandbox := fs.String("codex-sandbox", "read-only", "with --agent codex: the sandbox of the commands Codex runs: read-only or workspace-write (the life folder writable)")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -99,8 +112,29 @@ func cmdRun(args []string) error {
 	if modes != 1 {
 		return usageError("say exactly one of --due, --job K, --watch")
 	}
-	if *agentCmd == "" {
-		return usageError("no agent command: pass --agent-cmd or set HEARTH_AGENT_CMD")
+	var codex *codexPreset
+	switch *agentName {
+	case "":
+		if *agentCmd == "" {
+			return usageError("no agent: pass --agent codex, or --agent-cmd (or set HEARTH_AGENT_CMD)")
+		}
+	case "codex":
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "agent-cmd" })
+		if explicit {
+			return usageError("--agent codex and --agent-cmd: say one")
+		}
+		if !slices.Contains(codexSandboxes, *codexSandbox) {
+			return usageError("--codex-sandbox %q: want one of %s", *codexSandbox, strings.Join(codexSandboxes, ", "))
+		}
+		bin, err := exec.LookPath(*codexBin)
+		if err != nil {
+			return usageError("--agent codex: %v (install Codex, or pass --codex-bin)", err)
+		}
+		codex = &codexPreset{bin: bin, sandbox: *codexSandbox}
+		*agentCmd = ""
+	default:
+		return usageError("--agent %q: the one preset is codex; other agents go in --agent-cmd", *agentName)
 	}
 	if *job != "" && !ids.Valid(*job) {
 		// The job names the run, and the run its journal file.
@@ -116,12 +150,21 @@ func cmdRun(args []string) error {
 			return usageError("%v", err)
 		}
 		prompt = string(b)
+	} else if *job != "" {
+		if prompt, err = kitPrompt(*job); err != nil {
+			return err
+		}
+	}
+	if *agentDir != "" {
+		if *agentDir, err = filepath.Abs(*agentDir); err != nil {
+			return err
+		}
 	}
 	base, token, err := cf.endpoint()
 	if err != nil {
 		return err
 	}
-	r := &runner{base: base, token: token, agentCmd: *agentCmd, agentDir: *agentDir, codexHome: *codexHome,
+	r := &runner{base: base, token: token, agentCmd: *agentCmd, agentDir: *agentDir, codexHome: *codexHome, codex: codex,
 		state: filepath.Join(*dir, "runner"), log: slog.New(slog.NewTextHandler(os.Stderr, nil)), retries: publishRetries, wakeWait: wakePollWait}
 	for _, d := range []string{r.state, filepath.Join(r.state, "runs"), filepath.Join(r.state, "pending"), filepath.Join(r.state, "failed"), filepath.Join(r.state, "work")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -294,7 +337,13 @@ func (r *runner) watch(ctx context.Context) error {
 		}
 		for _, j := range wake.Jobs {
 			r.log.Info("woken", "job", j.JobKey, "marks", j.Marks)
-			if err := r.runJob(ctx, runJournal{Job: j.JobKey, Trigger: models.TriggerWatch, WakeLease: j.LeaseID}); err != nil {
+			// The kit's prompt for the job, when it has one; the Run section says why it woke.
+			prompt, ok := agent.Prompt(j.JobKey)
+			if !ok {
+				r.log.Warn("the job kit has no prompt for this job; the agent gets the Run section only", "job", j.JobKey)
+			}
+			if err := r.runJob(ctx, runJournal{Job: j.JobKey, Trigger: models.TriggerWatch, WakeLease: j.LeaseID, Prompt: prompt,
+				WakeReasons: j.Reasons, WakeMarks: j.Marks}); err != nil {
 				r.log.Warn("run failed", "job", j.JobKey, "err", err)
 			}
 		}
@@ -372,8 +421,10 @@ func pauseAt(point string) {
 }
 
 // execute invokes the agent and publishes its result, re-reading and
-// regenerating under a new runId after a revision conflict, at most three
-// invocations in all. The run has started, so its wake-up lease (if any) is
+// regenerating under a new runId after a revision conflict or a refusal
+// (the refusal's errors go into the next prompt), at most three
+// invocations in all. Each invocation's end is reported to hearth as soon
+// as it is known. The run has started, so its wake-up lease (if any) is
 // acknowledged first; a recovered run acknowledges it again, harmlessly.
 func (r *runner) execute(ctx context.Context, j runJournal) error {
 	r.ackWake(j)
@@ -384,32 +435,38 @@ func (r *runner) execute(ctx context.Context, j runJournal) error {
 			return err
 		}
 		if status >= 400 {
-			return r.finish(j, models.RunFailed, "no further invocation: "+envelopeCode(body), nil, 0, agentUsage{})
+			if len(j.RepairErrors) > 0 {
+				return r.finish(j, models.RunFailed, exhaustedDetail(j), nil)
+			}
+			return r.finish(j, models.RunFailed, "no further invocation: "+envelopeCode(body), nil)
 		}
-		j.Invocation, j.PubRunID, j.Phase = run.Invocations, fmt.Sprintf("%s-%d", j.RunID, run.Invocations), phaseInvoking
+		j.Invocation, j.PubRunID, j.Phase, j.Use, j.Failure = run.Invocations, models.PublicationRunIDOf(j.RunID, run.Invocations), phaseInvoking, nil, ""
 		if err := r.save(j); err != nil {
 			return err
 		}
 		var ac struct {
 			Revision int64 `json:"revision"`
 		}
-		status, ctxBody, err := r.api(http.MethodGet, "/api/agent-context", nil, &ac)
+		status, ctxBody, err := r.api(http.MethodGet, contextPath(j.Job), nil, &ac)
 		if err != nil {
 			return err
 		}
 		if status >= 400 {
-			return r.finish(j, models.RunFailed, fmt.Sprintf("could not read the context (HTTP %d)", status), nil, 0, agentUsage{})
+			return r.failInvocation(j, fmt.Sprintf("could not read the context (HTTP %d)", status))
 		}
 		started := time.Now()
-		out, use, err := r.invoke(ctx, j, ctxBody, ac.Revision)
+		inv := j
+		inv.Prompt = repairPrompt(j.Prompt, j.RepairErrors)
+		out, use, err := r.invoke(ctx, inv, ctxBody, ac.Revision)
 		took := time.Since(started)
+		j.Use = useOf(use, took)
 		if err != nil {
 			r.log.Warn("agent failed", "job", j.Job, "run", j.PubRunID, "err", err, "took", took.Round(time.Millisecond))
-			return r.finish(j, models.RunFailed, "agent: "+err.Error(), nil, took, use)
+			return r.failInvocation(j, "agent: "+err.Error())
 		}
 		pub, err := shapePublication(out, j.PubRunID, j.Job, ac.Revision)
 		if err != nil {
-			return r.finish(j, models.RunFailed, err.Error(), nil, took, use)
+			return r.failInvocation(j, err.Error())
 		}
 		pending := r.pendingPath(j.PubRunID)
 		if err := writePrivate(pending, pub); err != nil {
@@ -420,12 +477,10 @@ func (r *runner) execute(ctx context.Context, j runJournal) error {
 			return err
 		}
 		r.log.Info("agent finished", "job", j.Job, "run", j.PubRunID, "invocation", j.Invocation, "took", took.Round(time.Millisecond), "bytes", len(pub))
-		done, err := r.publish(j, pub, took, use)
+		done, err := r.publish(&j, pub)
 		if err != nil || done {
 			return err
 		}
-		// A revision conflict: read again and regenerate under a new runId.
-		os.Remove(pending)
 	}
 }
 
@@ -435,8 +490,9 @@ type agentUsage struct {
 	CostUSD *float64 `json:"costUsd"`
 }
 
-// invoke runs the agent command with the context and prompt in private
-// files, the deadline of the run, and credentials only in its environment
+// invoke runs the agent (the command, or Codex) with the context, the
+// kit's AGENTS.md and the prompt in a private work dir, the prompt also on
+// stdin, the deadline of the run, and credentials only in its environment
 // (never hearth's token: the runner publishes, not the agent).
 func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, revision int64) ([]byte, agentUsage, error) {
 	work := filepath.Join(r.state, "work", j.PubRunID)
@@ -444,12 +500,13 @@ func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		return nil, agentUsage{}, err
 	}
 	defer os.RemoveAll(work)
+	defer os.RemoveAll(work + ".codex")
 	ctxFile, promptFile, usageFile := filepath.Join(work, "context.json"), filepath.Join(work, "prompt.txt"), filepath.Join(work, "usage.json")
-	if err := writePrivate(ctxFile, contextJSON); err != nil {
-		return nil, agentUsage{}, err
-	}
-	if err := writePrivate(promptFile, []byte(j.Prompt)); err != nil {
-		return nil, agentUsage{}, err
+	prompt := []byte(runPrompt(j, ctxFile, r.agentDir, revision))
+	for name, data := range map[string][]byte{ctxFile: contextJSON, promptFile: prompt, filepath.Join(work, "AGENTS.md"): agent.Instructions()} {
+		if err := writePrivate(name, data); err != nil {
+			return nil, agentUsage{}, err
+		}
 	}
 	deadline := time.Duration(j.Deadline) * time.Second
 	if deadline <= 0 || deadline > 10*time.Minute {
@@ -457,8 +514,20 @@ func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	}
 	cctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "sh", "-c", r.agentCmd)
-	cmd.Dir = r.agentDir
+	var cmd *exec.Cmd
+	var lastFile string
+	if r.codex != nil {
+		schemaFile, last, err := codexFiles(work)
+		if err != nil {
+			return nil, agentUsage{}, err
+		}
+		lastFile = last
+		cmd = exec.CommandContext(cctx, r.codex.bin, r.codex.args(work, schemaFile, lastFile, r.agentDir)...)
+		cmd.Dir = work
+	} else {
+		cmd = exec.CommandContext(cctx, "sh", "-c", r.agentCmd)
+		cmd.Dir = r.agentDir
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	env := []string{}
@@ -473,9 +542,16 @@ func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		env = append(env, "CODEX_HOME="+r.codexHome)
 	}
 	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(prompt)
 	var stdout bytes.Buffer
-	cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
-	cmd.Stderr = os.Stderr // the agent's own log; hearth's logs never hold message contents
+	stderr := &tailWriter{w: os.Stderr, n: 2048} // the agent's own log; hearth's logs never hold message contents
+	cmd.Stderr = stderr
+	if r.codex != nil {
+		// Codex's event stream holds the messages it read: parsed for usage, never printed.
+		cmd.Stdout = &limitedWriter{w: &stdout, n: maxCodexEvents}
+	} else {
+		cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
+	}
 	err := cmd.Run()
 	var use agentUsage
 	if b, rerr := os.ReadFile(usageFile); rerr == nil {
@@ -486,6 +562,8 @@ func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		return nil, use, fmt.Errorf("no result within the %s deadline; the agent was stopped", deadline)
 	case ctx.Err() != nil:
 		return nil, use, ctx.Err()
+	case r.codex != nil:
+		return codexOutcome(err, lastFile, stdout.Bytes(), stderr.lastLine())
 	case err != nil:
 		return nil, use, fmt.Errorf("exited: %v", err)
 	case stdout.Len() > maxAgentOutput:
@@ -524,10 +602,11 @@ func shapePublication(out []byte, runID, job string, revision int64) ([]byte, er
 }
 
 // publish sends the pending result with the same bytes until hearth
-// answers: true when the run ended (published or refused), false after a
-// revision conflict (the caller regenerates). Unreachable hearth leaves
-// the result pending for the next run (exit 2).
-func (r *runner) publish(j runJournal, pub []byte, took time.Duration, use agentUsage) (bool, error) {
+// answers, and reports the invocation's end: true when the run ended
+// (published or refused for good), false after a revision conflict or a
+// refusal with errors (the caller invokes again; j is ready for it).
+// Unreachable hearth leaves the result pending for the next run (exit 2).
+func (r *runner) publish(j *runJournal, pub []byte) (bool, error) {
 	var resp response
 	var err error
 	for attempt := 0; ; attempt++ {
@@ -549,16 +628,33 @@ func (r *runner) publish(j runJournal, pub []byte, took time.Duration, use agent
 	case resp.status == http.StatusOK || resp.status == http.StatusCreated:
 		var rc models.PublishReceipt
 		json.Unmarshal(resp.body, &rc)
+		if err := r.reportInvocation(*j, models.InvocationPublished, nil); err != nil {
+			return true, err
+		}
 		os.Remove(r.pendingPath(j.PubRunID))
-		return true, r.finish(j, models.RunSucceeded, "", &rc, took, use)
+		return true, r.finish(*j, models.RunSucceeded, "", &rc)
 	case resp.status == http.StatusConflict && envelopeCode(resp.body) == "revision_conflict":
 		r.log.Info("revision conflict: reading the context again", "run", j.PubRunID)
-		// This invocation's usage joins the run's totals, reported at finish.
-		r.pendingUse.add(use, took)
-		return false, nil
+		if err := r.reportInvocation(*j, models.InvocationConflict, nil); err != nil {
+			return true, err
+		}
+		j.RepairErrors = nil // the result was valid: the next one regenerates, it does not repair
+		return false, r.retire(j, false)
+	case resp.status == http.StatusUnprocessableEntity:
+		if errs := refusalErrors(resp.body); errs != nil {
+			r.log.Info("publication refused: invoking the agent again with its errors", "run", j.PubRunID, "errors", len(errs), "first", errs[0].Path)
+			if err := r.reportInvocation(*j, models.InvocationRefused, errs); err != nil {
+				return true, err
+			}
+			j.RepairErrors = errs
+			return false, r.retire(j, true)
+		}
+	}
+	if err := r.reportInvocation(*j, models.InvocationRefused, nil); err != nil {
+		return true, err
 	}
 	os.Rename(r.pendingPath(j.PubRunID), filepath.Join(r.state, "failed", j.PubRunID+".json"))
-	return true, r.finish(j, models.RunFailed, fmt.Sprintf("hearth refused the publication: HTTP %d %s", resp.status, envelopeCode(resp.body)), nil, took, use)
+	return true, r.finish(*j, models.RunFailed, fmt.Sprintf("hearth refused the publication: HTTP %d %s", resp.status, envelopeCode(resp.body)), nil)
 }
 
 func envelopeCode(body []byte) string {
@@ -567,21 +663,13 @@ func envelopeCode(body []byte) string {
 	return env.Code
 }
 
-// finish reports a run's outcome, with usage summed across invocations,
-// and forgets its journal.
-func (r *runner) finish(j runJournal, outcome, detail string, rc *models.PublishReceipt, took time.Duration, use agentUsage) error {
-	r.pendingUse.add(use, took)
-	in := map[string]any{"outcome": outcome, "detail": truncate(detail, models.MaxReasonLen), "durationMs": r.pendingUse.took.Milliseconds()}
-	if r.pendingUse.tokens != nil {
-		in["tokens"] = *r.pendingUse.tokens
-	}
-	if r.pendingUse.cost != nil {
-		in["costUsd"] = *r.pendingUse.cost
-	}
+// finish reports a run's outcome and forgets its journal. Its usage is
+// hearth's sum of the invocations already reported, never the runner's memory.
+func (r *runner) finish(j runJournal, outcome, detail string, rc *models.PublishReceipt) error {
+	in := map[string]any{"outcome": outcome, "detail": truncate(detail, models.MaxReasonLen)}
 	if rc != nil {
 		in["publicationRunId"], in["publicationRevision"] = rc.RunID, rc.Revision
 	}
-	r.pendingUse = totals{}
 	var run models.RunView
 	status, body, err := r.api(http.MethodPost, "/api/runs/"+url.PathEscape(j.RunID)+"/finish", in, &run)
 	if err != nil {
@@ -596,31 +684,6 @@ func (r *runner) finish(j runJournal, outcome, detail string, rc *models.Publish
 		return &exitError{code: exitRejected, err: fmt.Errorf("run %s of %s failed: %s", j.RunID, j.Job, detail)}
 	}
 	return nil
-}
-
-// totals sums a run's usage across its invocations.
-type totals struct {
-	tokens *int64
-	cost   *float64
-	took   time.Duration
-}
-
-func (t *totals) add(u agentUsage, took time.Duration) {
-	t.took += took
-	if u.Tokens != nil {
-		t.tokens = ptrAdd(t.tokens, *u.Tokens)
-	}
-	if u.CostUSD != nil {
-		t.cost = ptrAdd(t.cost, *u.CostUSD)
-	}
-}
-
-func ptrAdd[T int64 | float64](p *T, v T) *T {
-	if p == nil {
-		return &v
-	}
-	s := *p + v
-	return &s
 }
 
 func truncate(s string, n int) string {
@@ -655,16 +718,24 @@ func (r *runner) recover(ctx context.Context) error {
 		case phaseStarted:
 			err = r.execute(ctx, j)
 		case phaseInvoking:
-			err = r.finish(j, models.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil, 0, agentUsage{})
+			// Usage the stopped agent already reported still counts.
+			j.Use = r.leftoverUsage(j)
+			if err = r.reportInvocation(j, models.InvocationUnknown, nil); err == nil {
+				os.RemoveAll(filepath.Join(r.state, "work", j.PubRunID))
+				err = r.finish(j, models.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil)
+			}
+		case phaseFailed:
+			err = r.endFailed(j)
 		case phasePublishing:
 			var pub []byte
 			if pub, err = os.ReadFile(r.pendingPath(j.PubRunID)); err != nil {
-				err = r.finish(j, models.RunUnknown, "the pending result is missing", nil, 0, agentUsage{})
+				if err = r.reportInvocation(j, models.InvocationUnknown, nil); err == nil {
+					err = r.finish(j, models.RunUnknown, "the pending result is missing", nil)
+				}
 				break
 			}
 			var done bool
-			if done, err = r.publish(j, pub, 0, agentUsage{}); err == nil && !done {
-				os.Remove(r.pendingPath(j.PubRunID))
+			if done, err = r.publish(&j, pub); err == nil && !done {
 				err = r.execute(ctx, j)
 			}
 		}

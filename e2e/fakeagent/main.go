@@ -3,13 +3,19 @@
 // wrote, counts its invocations, reports usage, and prints a publication.
 // FAKE_AGENT_MODE chooses a behaviour: ok (default), conflict-once (the
 // first invocation publishes something itself, so the runner's publication
-// meets a revision conflict), sleep (until killed), fail (exit 3), garbage.
+// meets a revision conflict), sleep (until killed), fail (exit 3), garbage,
+// invalid-once (the first invocation prints a publication hearth refuses,
+// with message-like text in the refused field), invalid-always,
+// conflict-then-sleep. It checks that the prompt on stdin is the one in
+// HEARTH_PROMPT_FILE, and appends it (NUL-terminated) to
+// FAKE_AGENT_PROMPT_LOG when set.
 package main
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -30,6 +36,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fakeagent: no readable context file:", err)
 		os.Exit(4)
 	}
+	stdin, _ := io.ReadAll(os.Stdin)
+	promptFile, err := os.ReadFile(os.Getenv("HEARTH_PROMPT_FILE"))
+	if err != nil || !bytes.Equal(stdin, promptFile) {
+		fmt.Fprintf(os.Stderr, "fakeagent: %d bytes of prompt on stdin, %d in HEARTH_PROMPT_FILE (%v): want the same\n", len(stdin), len(promptFile), err)
+		os.Exit(6)
+	}
+	if log := os.Getenv("FAKE_AGENT_PROMPT_LOG"); log != "" {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			f.Write(append(stdin, 0))
+			f.Close()
+		}
+	}
 	n := count()
 	if pidFile := os.Getenv("FAKE_AGENT_PID_FILE"); pidFile != "" {
 		os.WriteFile(pidFile, fmt.Appendf(nil, "%d", os.Getpid()), 0o600)
@@ -47,15 +66,30 @@ func main() {
 		if n == 1 {
 			interfere(ac.Revision)
 		}
+	case "conflict-then-sleep":
+		if n == 1 {
+			interfere(ac.Revision)
+		} else {
+			time.Sleep(time.Hour)
+		}
 	}
 	runID := os.Getenv("HEARTH_RUN_ID")
+	activityID := "agent-" + strings.ReplaceAll(runID, "/", "-")
+	if mode := os.Getenv("FAKE_AGENT_MODE"); mode == "invalid-always" || mode == "invalid-once" && n == 1 {
+		// An ID made of a message's words: hearth refuses it and quotes it back.
+		activityID = InvalidActivityID
+	}
 	pub := map[string]any{"runId": "set-by-the-runner", "jobKey": "set-by-the-runner", "expectedRevision": 0,
 		"generatedAt": time.Now().UTC().Format(time.RFC3339), "sourceRefs": []any{}, "people": []any{},
-		"activities": []any{map[string]any{"id": "agent-" + strings.ReplaceAll(runID, "/", "-"), "kind": "task",
+		"activities": []any{map[string]any{"id": activityID, "kind": "task",
 			"title": "Written by the fake agent", "evidenceIds": []any{}, "payload": map[string]any{}}},
 		"replyDrafts": []any{}, "retractions": []any{}, "completedRequests": []any{}}
 	json.NewEncoder(os.Stdout).Encode(pub)
 }
+
+// InvalidActivityID stands for message contents an agent wrongly put in a
+// field hearth refuses; it must never reach a prompt or the Runs page.
+const InvalidActivityID = "Hi Ana, I can't make Thursday after all because my mother is in hospital again"
 
 // count appends this invocation to FAKE_AGENT_COUNT_FILE and returns how many there were.
 func count() int {

@@ -1,0 +1,53 @@
+// Package agent is hearth's job kit: the instructions an agent finds in a
+// job's working directory (AGENTS.md) and one prompt per job
+// (prompts/<job>.md). It is embedded, so an installed hearth carries the
+// kit its runner hands to Codex.
+package agent
+
+import (
+	"embed"
+	"io/fs"
+	"slices"
+	"strings"
+)
+
+//go:embed AGENTS.md prompts/*.md
+var files embed.FS
+
+// Instructions is AGENTS.md: what the context file holds, how to cite
+// evidence, stable IDs, what never to invent, how completions are proven
+// and what the one answer is.
+func Instructions() []byte {
+	b, _ := files.ReadFile("AGENTS.md")
+	return b
+}
+
+// Prompt returns the kit's prompt for job; ok is false for a job the kit
+// has no prompt for.
+func Prompt(job string) (string, bool) {
+	if strings.ContainsAny(job, "/\\") {
+		return "", false
+	}
+	b, err := files.ReadFile("prompts/" + job + ".md")
+	return string(b), err == nil
+}
+
+// Jobs lists the jobs the kit has a prompt for, sorted.
+func Jobs() []string {
+	entries, _ := fs.ReadDir(files, "prompts")
+	var jobs []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".md"); ok {
+			jobs = append(jobs, name)
+		}
+	}
+	slices.Sort(jobs)
+	return jobs
+}
+
+// FullContext reports whether job reasons over history the compact context
+// leaves out (observations, occurrences, routine metrics), so its runner
+// reads the whole context rather than the compact one.
+func FullContext(job string) bool {
+	return job == "messages" || job == "routine-review"
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"hearth/models/schema"
+)
+
+// The Codex preset (`hearth run --agent codex`) runs the real `codex exec`
+// for a job: the prompt on stdin, the run's work dir as its root (with the
+// kit's AGENTS.md, context.json and prompt.txt), hearth's strict output
+// schema, and the last message in a file the runner reads as the
+// publication. stdout (`--json` events) is only read for usage.
+
+// codexPreset holds the preset's settings.
+type codexPreset struct {
+	bin     string // the codex executable: --codex-bin, HEARTH_CODEX_BIN, or codex on PATH
+	sandbox string // -s for the commands Codex runs: read-only unless the owner chose workspace-write
+}
+
+// Sandbox modes the preset accepts. danger-full-access is not offered: a
+// job needs to read, at most to write the life folder.
+var codexSandboxes = []string{"read-only", "workspace-write"}
+
+// codexArgs is the `codex exec` command line for one invocation. No
+// credential is ever in it: Codex finds its own login in CODEX_HOME.
+func (c *codexPreset) args(work, schemaFile, lastFile, lifeDir string) []string {
+	args := []string{"exec", "--skip-git-repo-check", "--ephemeral", "--color", "never", "-C", work, "-s", c.sandbox}
+	if c.sandbox == "workspace-write" && lifeDir != "" {
+		args = append(args, "--add-dir", lifeDir) // the life folder, for the owner's corrections
+	}
+	return append(args, "--output-schema", schemaFile, "-o", lastFile, "--json", "-")
+}
+
+// codexFiles writes what a Codex invocation needs beside the work dir (so
+// the agent's root holds only AGENTS.md, context.json and prompt.txt): a
+// private copy of the strict schema and the last-message file's path.
+func codexFiles(work string) (schemaFile, lastFile string, err error) {
+	dir := work + ".codex"
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", err
+	}
+	strict, ok := schema.Committed(schema.StrictResult)
+	if !ok {
+		return "", "", errors.New("the strict output schema is not embedded")
+	}
+	schemaFile, lastFile = filepath.Join(dir, "output-schema.json"), filepath.Join(dir, "last-message.json")
+	if err := writePrivate(schemaFile, strict); err != nil {
+		return "", "", err
+	}
+	return schemaFile, lastFile, nil
+}
+
+// codexEvents reads `codex exec --json`'s event stream: the tokens of
+// every completed turn (input + output; cached input is part of input,
+// reasoning part of output), and the last error Codex reported. Other
+// events (the messages and commands) are not kept.
+func codexEvents(stdout []byte) (tokens *int64, lastError string) {
+	sc := bufio.NewScanner(bytes.NewReader(stdout))
+	sc.Buffer(make([]byte, 64*1024), len(stdout)+1)
+	for sc.Scan() {
+		var ev struct {
+			Type  string `json:"type"`
+			Usage *struct {
+				InputTokens  int64 `json:"input_tokens"`
+				OutputTokens int64 `json:"output_tokens"`
+			} `json:"usage"`
+			Message string `json:"message"`
+			Error   *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "turn.completed":
+			if ev.Usage != nil {
+				sum := ev.Usage.InputTokens + ev.Usage.OutputTokens
+				if tokens != nil {
+					sum += *tokens
+				}
+				tokens = &sum
+			}
+		case "turn.failed":
+			if ev.Error != nil && ev.Error.Message != "" {
+				lastError = ev.Error.Message
+			}
+		case "error":
+			if ev.Message != "" {
+				lastError = ev.Message
+			}
+		}
+	}
+	return tokens, lastError
+}
+
+// codexOutcome turns a finished `codex exec` into the publication or the
+// reason it failed. A non-zero exit says its status and Codex's last error
+// (from the event stream, else stderr's last line): those are Codex's and
+// the provider's words, never the owner's messages.
+func codexOutcome(runErr error, lastFile string, stdout []byte, stderrTail string) ([]byte, agentUsage, error) {
+	var use agentUsage
+	tokens, lastError := codexEvents(stdout)
+	use.Tokens = tokens
+	var exit *exec.ExitError
+	if errors.As(runErr, &exit) {
+		why := lastError
+		if why == "" {
+			why = stderrTail
+		}
+		msg := fmt.Sprintf("codex exited with status %d", exit.ExitCode())
+		if why != "" {
+			msg += ": " + truncate(why, 300)
+		}
+		return nil, use, errors.New(msg)
+	}
+	if runErr != nil {
+		return nil, use, fmt.Errorf("codex did not run: %v", runErr)
+	}
+	out, err := os.ReadFile(lastFile)
+	if err != nil || len(bytes.TrimSpace(out)) == 0 {
+		return nil, use, errors.New("codex ended without a final message (a refusal or an empty answer); nothing to publish")
+	}
+	if len(out) > maxAgentOutput {
+		return nil, use, fmt.Errorf("codex's final message is over %d bytes", maxAgentOutput)
+	}
+	pub, err := schema.FromStrict(out)
+	if err != nil {
+		return nil, use, fmt.Errorf("codex's final message is not a publication: %v", err)
+	}
+	return pub, use, nil
+}
+
+// tailWriter keeps the last line(s) a process wrote, up to n bytes, while
+// passing everything on to w.
+type tailWriter struct {
+	w    *os.File
+	tail []byte
+	n    int
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	if t.w != nil {
+		t.w.Write(p)
+	}
+	t.tail = append(t.tail, p...)
+	if len(t.tail) > t.n {
+		t.tail = t.tail[len(t.tail)-t.n:]
+	}
+	return len(p), nil
+}
+
+// lastLine is the last non-empty line kept.
+func (t *tailWriter) lastLine() string {
+	lines := strings.Split(strings.TrimSpace(string(t.tail)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// maxCodexEvents bounds the event stream kept for usage: a long session's
+// command output may be large, and only the turn events matter.
+const maxCodexEvents = 64 << 20

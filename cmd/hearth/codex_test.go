@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fakeCodex is a stand-in `codex` script: it records its argv (one per
+// line), stdin, environment and the files in its -C dir into rec, and
+// behaves as FAKE_CODEX_MODE says: ok writes a strict answer to the -o
+// file and a turn.completed event; fail exits 3 after a turn.failed event;
+// refuse exits 0 leaving the -o file empty.
+const fakeCodex = `#!/bin/sh
+rec=$FAKE_CODEX_REC
+mkdir -p "$rec"
+for a in "$@"; do printf '%s\n' "$a"; done > "$rec/argv"
+cat > "$rec/stdin"
+env > "$rec/env"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -C) work=$2; shift ;;
+    -o) last=$2; shift ;;
+    --output-schema) schema=$2; shift ;;
+  esac
+  shift
+done
+ls "$work" > "$rec/workfiles"
+cp "$schema" "$rec/schema.json"
+echo '{"type":"thread.started","thread_id":"t"}'
+case "$FAKE_CODEX_MODE" in
+fail)
+  echo '{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized"}}'
+  exit 3 ;;
+refuse)
+  : > "$last"
+  echo '{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2,"reasoning_output_tokens":0}}'
+  exit 0 ;;
+esac
+printf '%s' '{"runId":"x","jobKey":"x","expectedRevision":0,"generatedAt":"2026-09-29T05:00:00Z","sourceRefs":[],"brief":null,"people":[],"activities":[],"replyDrafts":[],"retractions":[],"completedRequests":[],"routineDefinitions":null,"reviews":null,"consumedObservations":null}' > "$last"
+echo '{"type":"turn.completed","usage":{"input_tokens":1200,"cached_input_tokens":200,"output_tokens":56,"reasoning_output_tokens":7}}'
+`
+
+// codexRunner is a runner whose agent is the fake codex script.
+func codexRunner(t *testing.T, sandbox string) (*runner, string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "codex")
+	if err := os.WriteFile(bin, []byte(fakeCodex), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{state: filepath.Join(dir, "state"), codexHome: filepath.Join(dir, "codex-home"), agentDir: filepath.Join(dir, "life"),
+		codex: &codexPreset{bin: bin, sandbox: sandbox}, log: slog.New(slog.DiscardHandler)}
+	if err := os.MkdirAll(filepath.Join(r.state, "work"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(dir, "rec")
+	t.Setenv("FAKE_CODEX_REC", rec)
+	t.Setenv("HEARTH_TOKEN", "hearth_secret_token")
+	return r, rec
+}
+
+func readRec(t *testing.T, rec, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(rec, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestTheCodexPresetRunsCodexExecWithThePromptOnStdinAndReadsTheLastMessage(t *testing.T) {
+	r, rec := codexRunner(t, "read-only")
+	j := runJournal{RunID: "daily-brief-1", PubRunID: "daily-brief-1-1", Job: "daily-brief", Trigger: "manual", Prompt: "Write the brief."}
+	pub, use, err := r.invoke(context.Background(), j, []byte(`{"revision":7}`), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The strict answer's nulls are omissions in the publication.
+	if strings.Contains(string(pub), "null") || !json.Valid(pub) || !strings.Contains(string(pub), `"completedRequests":[]`) {
+		t.Fatalf("publication %s: want the strict answer without its nulls", pub)
+	}
+	if use.Tokens == nil || *use.Tokens != 1256 {
+		t.Fatalf("tokens %v, want input + output = 1256", use.Tokens)
+	}
+	argv := strings.Split(strings.TrimSpace(readRec(t, rec, "argv")), "\n")
+	work := filepath.Join(r.state, "work", j.PubRunID)
+	want := []string{"exec", "--skip-git-repo-check", "--ephemeral", "--color", "never", "-C", work, "-s", "read-only",
+		"--output-schema", filepath.Join(work+".codex", "output-schema.json"), "-o", filepath.Join(work+".codex", "last-message.json"), "--json", "-"}
+	if !slices.Equal(argv, want) {
+		t.Fatalf("argv\n %q\nwant\n %q", argv, want)
+	}
+	stdin := readRec(t, rec, "stdin")
+	if !strings.HasPrefix(stdin, "Write the brief.\n\n## Run\n") || !strings.Contains(stdin, "- runId: daily-brief-1-1\n") ||
+		!strings.Contains(stdin, "- context file: "+filepath.Join(work, "context.json")+"\n") || !strings.Contains(stdin, "- life folder: "+r.agentDir+"\n") {
+		t.Fatalf("stdin:\n%s", stdin)
+	}
+	if files := strings.Fields(readRec(t, rec, "workfiles")); !slices.Equal(files, []string{"AGENTS.md", "context.json", "prompt.txt"}) {
+		t.Fatalf("the work dir holds %v", files)
+	}
+	env := readRec(t, rec, "env")
+	if !strings.Contains(env, "CODEX_HOME="+r.codexHome+"\n") || strings.Contains(env, "hearth_secret_token") {
+		t.Fatalf("environment: want CODEX_HOME, never hearth's token:\n%s", env)
+	}
+	if strings.Contains(strings.Join(argv, " ")+stdin, "hearth_secret_token") {
+		t.Fatal("hearth's token in codex's arguments or prompt")
+	}
+	var strict map[string]any
+	if err := json.Unmarshal([]byte(readRec(t, rec, "schema.json")), &strict); err != nil || strict["additionalProperties"] != false {
+		t.Fatalf("--output-schema is not the strict schema: %v", err)
+	}
+	if _, err := os.Stat(work); !os.IsNotExist(err) {
+		t.Fatalf("the work dir outlived the invocation: %v", err)
+	}
+}
+
+func TestTheCodexPresetWritesTheLifeFolderOnlyWhenTheOwnerSaysSo(t *testing.T) {
+	r, rec := codexRunner(t, "workspace-write")
+	j := runJournal{RunID: "requests-1", PubRunID: "requests-1-1", Job: "requests", Trigger: "manual"}
+	if _, _, err := r.invoke(context.Background(), j, []byte(`{"revision":1}`), 1); err != nil {
+		t.Fatal(err)
+	}
+	argv := readRec(t, rec, "argv")
+	if !strings.Contains(argv, "-s\nworkspace-write\n--add-dir\n"+r.agentDir+"\n") {
+		t.Fatalf("argv:\n%s", argv)
+	}
+}
+
+func TestACodexFailureSaysItsExitStatusAndARefusalPublishesNothing(t *testing.T) {
+	r, _ := codexRunner(t, "read-only")
+	j := runJournal{RunID: "daily-brief-2", PubRunID: "daily-brief-2-1", Job: "daily-brief", Trigger: "manual"}
+	t.Setenv("FAKE_CODEX_MODE", "fail")
+	_, _, err := r.invoke(context.Background(), j, []byte(`{"revision":1}`), 1)
+	if err == nil || err.Error() != "codex exited with status 3: unexpected status 401 Unauthorized" {
+		t.Fatalf("failure: %v", err)
+	}
+	t.Setenv("FAKE_CODEX_MODE", "refuse")
+	_, use, err := r.invoke(context.Background(), j, []byte(`{"revision":1}`), 1)
+	if err == nil || !strings.Contains(err.Error(), "without a final message") || use.Tokens == nil || *use.Tokens != 12 {
+		t.Fatalf("refusal: %v, tokens %v", err, use.Tokens)
+	}
+}
+
+func TestAnAgentCommandGetsThePromptOnStdin(t *testing.T) {
+	dir := t.TempDir()
+	r := &runner{state: dir, agentCmd: `cmp -s - "$HEARTH_PROMPT_FILE" && cat "$HEARTH_PROMPT_FILE" > ` + filepath.Join(dir, "seen") + ` && echo '{}'`,
+		log: slog.New(slog.DiscardHandler)}
+	os.MkdirAll(filepath.Join(dir, "work"), 0o700)
+	j := runJournal{RunID: "x-1", PubRunID: "x-1-1", Job: "x", Trigger: "manual", Prompt: "Do x."}
+	if _, _, err := r.invoke(context.Background(), j, []byte(`{}`), 1); err != nil {
+		t.Fatalf("stdin differs from HEARTH_PROMPT_FILE: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "seen")); !strings.HasPrefix(string(b), "Do x.\n\n## Run\n") {
+		t.Fatalf("prompt %q", b)
+	}
+}
+
+func TestTheAgentFlagsAreCheckedBeforeAnythingRuns(t *testing.T) {
+	t.Setenv("HEARTH_CODEX_BIN", "")
+	t.Setenv("HEARTH_AGENT_CMD", "")
+	data := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--job", "daily-brief"}, "no agent: pass --agent codex"},
+		{[]string{"--job", "daily-brief", "--agent", "claude"}, "the one preset is codex"},
+		{[]string{"--job", "daily-brief", "--agent", "codex", "--agent-cmd", "true"}, "say one"},
+		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-bin", filepath.Join(data, "no-codex")}, "install Codex, or pass --codex-bin"},
+		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-sandbox", "danger-full-access"}, "read-only, workspace-write"},
+		{[]string{"--job", "weekly-digest", "--agent-cmd", "true"}, "has daily-brief, messages, requests, routine-review): pass --prompt-file"},
+	} {
+		err := cmdRun(append(c.args, "--data", data, "--url", "http://127.0.0.1:1"))
+		var xe *exitError
+		if !errors.As(err, &xe) || xe.code != exitRejected || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("hearth run %v: %v; want a usage error saying %q", c.args, err, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(data); len(entries) != 0 {
+		t.Errorf("a usage error touched the data dir: %v", entries)
+	}
+}

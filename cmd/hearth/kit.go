@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"hearth/agent"
+	"hearth/models"
+)
+
+// kitPrompt is the job kit's prompt for an owner's --job run without
+// --prompt-file; a job the kit does not know is a usage error naming the
+// jobs it does.
+func kitPrompt(job string) (string, error) {
+	if p, ok := agent.Prompt(job); ok {
+		return p, nil
+	}
+	return "", usageError("the job kit has no prompt for %q (it has %s): pass --prompt-file", job, strings.Join(agent.Jobs(), ", "))
+}
+
+// contextPath is the agent context a job's run reads: compact, unless
+// the job reasons over the history compact leaves out.
+func contextPath(job string) string {
+	if agent.FullContext(job) {
+		return "/api/agent-context"
+	}
+	return "/api/agent-context?compact=true"
+}
+
+// runPrompt is the prompt the agent receives: the kit's, the schedule's
+// or the owner's prompt, then a Run section naming the job, the runId to
+// publish under, the files and, for a wake-up, why it came. Reasons are
+// job keys, chat names and counts (models.Wake), never message text.
+func runPrompt(j runJournal, contextFile, lifeDir string, revision int64) string {
+	var b strings.Builder
+	if p := strings.TrimRight(j.Prompt, "\n"); p != "" {
+		b.WriteString(p)
+		b.WriteString("\n\n")
+	}
+	b.WriteString("## Run\n\n")
+	fmt.Fprintf(&b, "- job: %s\n- runId: %s\n- expectedRevision: %d\n- trigger: %s\n- context file: %s\n", j.Job, j.PubRunID, revision, j.Trigger, contextFile)
+	if lifeDir != "" {
+		fmt.Fprintf(&b, "- life folder: %s\n", lifeDir)
+	}
+	if j.Trigger == models.TriggerWatch && len(j.WakeReasons) > 0 {
+		fmt.Fprintf(&b, "- woken by %d mark(s):\n", j.WakeMarks)
+		for _, r := range j.WakeReasons {
+			fmt.Fprintf(&b, "  - %s\n", oneLine(r))
+		}
+	}
+	return b.String()
+}
+
+// oneLine keeps a reason on its line of the prompt.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

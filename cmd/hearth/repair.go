@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"hearth/models"
+	"hearth/models/strictjson"
+)
+
+// Repair instead of failure (issue 16): a publication hearth refuses (422
+// invalid_result) is given back to the agent, within the run's invocation
+// budget, as its errors: path, expected and a redacted found, never the
+// refused values themselves. Each invocation's end is reported to hearth
+// as soon as the runner knows it, from the journal, so its usage counts
+// even if the runner stops before the run's finish.
+
+// invocationUse is one invocation's usage as the journal keeps it until hearth has it.
+type invocationUse struct {
+	Tokens     *int64   `json:"tokens,omitempty"`
+	CostUSD    *float64 `json:"costUsd,omitempty"`
+	DurationMS int64    `json:"durationMs"`
+}
+
+func useOf(u agentUsage, took time.Duration) *invocationUse {
+	return &invocationUse{Tokens: u.Tokens, CostUSD: u.CostUSD, DurationMS: took.Milliseconds()}
+}
+
+// phaseFailed: the invocation failed (the agent, or its output); the journal
+// holds its usage and why, until hearth has the invocation and the run's end.
+const phaseFailed = "failed"
+
+// repairPrompt is the prompt of an invocation after a refusal: the run's
+// prompt, then the refused publication's errors. With no errors it is the
+// run's prompt unchanged.
+func repairPrompt(base string, errs []models.RefusalError) string {
+	if len(errs) == 0 {
+		return base
+	}
+	var b strings.Builder
+	b.WriteString(base)
+	if base != "" && !strings.HasSuffix(base, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("\n## Your last publication was refused\n\n")
+	b.WriteString("hearth refused your last publication (HTTP 422 invalid_result) and stored nothing of it. ")
+	b.WriteString("Read the context file again (it may have changed), then print one corrected publication that fixes every error below. ")
+	b.WriteString("Each error gives a JSON Pointer path into your publication, what hearth expected there and what it found (values are described, not repeated).\n\n")
+	for _, e := range errs {
+		fmt.Fprintf(&b, "- path %s: expected %s; found %s\n", orNone(e.Path, "(the whole publication)"), orNone(e.Expected, "(not stated)"), orNone(e.Found, "(not stated)"))
+	}
+	if len(errs) == models.MaxRefusalErrors {
+		fmt.Fprintf(&b, "\nOnly the first %d errors are listed; check the rest of the publication the same way.\n", models.MaxRefusalErrors)
+	}
+	return b.String()
+}
+
+func orNone(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+// refusalErrors reads a 422 answer's field errors: nil unless it is the
+// validation envelope (code invalid_result with errors).
+func refusalErrors(body []byte) []models.RefusalError {
+	var env struct {
+		Code    string `json:"code"`
+		Details struct {
+			Errors []strictjson.FieldError `json:"errors"`
+		} `json:"details"`
+	}
+	if json.Unmarshal(body, &env) != nil || env.Code != "invalid_result" || len(env.Details.Errors) == 0 {
+		return nil
+	}
+	return models.RefusalErrorsOf(env.Details.Errors)
+}
+
+// exhaustedDetail is a run's failure when its last refusal used the budget.
+func exhaustedDetail(j runJournal) string {
+	n := len(j.RepairErrors)
+	return fmt.Sprintf("hearth refused the publication of invocation %d (HTTP 422 invalid_result) and no invocation is left: %d error(s), the first at %s",
+		j.Invocation, n, orNone(j.RepairErrors[0].Path, "the publication's root"))
+}
+
+// reportInvocation tells hearth how the journal's current invocation
+// ended, with its journalled usage. The same report again is harmless;
+// hearth unreachable is an error (the journal keeps the report for the next
+// run); any other refusal is logged and the run goes on.
+func (r *runner) reportInvocation(j runJournal, outcome string, errs []models.RefusalError) error {
+	in := models.InvocationFinishIn{PublicationRunID: j.PubRunID, Outcome: outcome, Errors: errs}
+	if u := j.Use; u != nil {
+		in.Tokens, in.CostUSD, in.DurationMS = u.Tokens, u.CostUSD, u.DurationMS
+	}
+	path := fmt.Sprintf("/api/runs/%s/invocations/%d/finish", url.PathEscape(j.RunID), j.Invocation)
+	status, body, err := r.api(http.MethodPost, path, in, nil)
+	if err != nil {
+		return err
+	}
+	if status >= 400 {
+		r.log.Warn("hearth did not record the invocation", "run", j.RunID, "invocation", j.Invocation, "status", status, "code", envelopeCode(body))
+	}
+	return nil
+}
+
+// retire moves the journal past an invocation whose publication hearth
+// did not take (a conflict or a refusal): the journal first, so a runner
+// stopped in between sends the same publication again, then the pending
+// file (a refused one is kept in failed/ for the owner).
+func (r *runner) retire(j *runJournal, refused bool) error {
+	j.Phase, j.Use = phaseStarted, nil
+	if err := r.save(*j); err != nil {
+		return err
+	}
+	if refused {
+		return renameIfPresent(r.pendingPath(j.PubRunID), filepath.Join(r.state, "failed", j.PubRunID+".json"))
+	}
+	os.Remove(r.pendingPath(j.PubRunID))
+	return nil
+}
+
+func renameIfPresent(from, to string) error {
+	if err := os.Rename(from, to); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+// failInvocation ends the run after a failed invocation: journal, report, finish.
+func (r *runner) failInvocation(j runJournal, detail string) error {
+	j.Phase, j.Failure = phaseFailed, detail
+	if err := r.save(j); err != nil {
+		return err
+	}
+	return r.endFailed(j)
+}
+
+// endFailed reports a failed invocation and its run (also on recovery).
+func (r *runner) endFailed(j runJournal) error {
+	if err := r.reportInvocation(j, models.InvocationFailed, nil); err != nil {
+		return err
+	}
+	return r.finish(j, models.RunFailed, j.Failure, nil)
+}
+
+// leftoverUsage is what an agent stopped with the runner wrote to its
+// usage file, if anything: reported usage counts even when the outcome is unknown.
+func (r *runner) leftoverUsage(j runJournal) *invocationUse {
+	b, err := os.ReadFile(filepath.Join(r.state, "work", j.PubRunID, "usage.json"))
+	if err != nil {
+		return nil
+	}
+	var u agentUsage
+	if json.Unmarshal(b, &u) != nil {
+		return nil
+	}
+	return &invocationUse{Tokens: u.Tokens, CostUSD: u.CostUSD}
+}

@@ -1,0 +1,76 @@
+package handlers
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hearth/models"
+	"hearth/views"
+)
+
+// undoDecision reverts a decision made on Home (within models.UndoWindow).
+// htmx gets Home's live part with the row open wherever it now belongs; a
+// plain form is sent back to the row. A refusal (window passed, changed
+// since) is said on Home, 409.
+func (s *Server) undoDecision(c *fiber.Ctx) error {
+	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return s.notFound(c, "no such decision")
+	}
+	res, err := s.store.UndoDecision(c.UserContext(), id)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return s.notFound(c, "no such decision")
+	case err != nil:
+		msg := models.UndoRefusal(err)
+		if msg == "" {
+			s.log.Error("undo not saved", "err", err, "requestId", requestIDOf(c))
+			msg = notSaved(err)
+		}
+		return s.renderLive(c, fiber.StatusConflict, map[string]bool{}, msg)
+	}
+	return s.afterLiveAction(c, res.ActivityID)
+}
+
+// bringBack returns a deferred or dismissed activity from Later to Home.
+func (s *Server) bringBack(c *fiber.Ctx) error {
+	id := c.Params("id")
+	if _, err := s.store.SetActivityState(c.UserContext(), id, models.StateAvailable, "", ""); err != nil {
+		if errors.Is(err, models.ErrNotFound) {
+			return s.notFound(c, "no such activity")
+		}
+		s.log.Error("bring back not saved", "err", err, "requestId", requestIDOf(c))
+		return s.renderLive(c, fiber.StatusServiceUnavailable, map[string]bool{}, notSaved(err))
+	}
+	return s.afterLiveAction(c, id)
+}
+
+// afterLiveAction answers an action that may move a row between Home's
+// groups: htmx gets the live part with the row open, a plain form 303 to it.
+func (s *Server) afterLiveAction(c *fiber.Ctx, id string) error {
+	if !isHTMX(c) {
+		if row, _, err := s.store.HomeRow(c.UserContext(), id); err == nil && row.ParentID != "" {
+			return c.Redirect("/?open="+url.QueryEscape(row.ParentID+","+id)+"#row-"+url.PathEscape(id), fiber.StatusSeeOther)
+		}
+		return c.Redirect(rowPageURL(id, true), fiber.StatusSeeOther)
+	}
+	return s.renderLive(c, fiber.StatusOK, map[string]bool{id: true}, "")
+}
+
+// renderLive renders Home's live part (htmx) or the whole Home page with
+// open rows and a notice.
+func (s *Server) renderLive(c *fiber.Ctx, status int, open map[string]bool, notice string) error {
+	s.ensureOccurrences(c)
+	d, err := s.homeData(c, open, newRequestID())
+	if err != nil {
+		return err
+	}
+	d.Notice = notice
+	if isHTMX(c) {
+		return s.render(c, status, views.Live(d))
+	}
+	return s.render(c, status, views.Home(d))
+}

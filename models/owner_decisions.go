@@ -1,0 +1,288 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// UndoWindow is how long after a decision on Home its Undo is offered and
+// accepted: long enough to notice a wrong tap, short enough that the agent
+// rarely plans on a decision that is then taken back.
+const UndoWindow = 10 * time.Minute
+
+// Causes of an ActivityDecision.
+const (
+	// CauseHome is a decision of Home's controls: the only undoable one.
+	CauseHome = "home"
+	// CauseRule is a routine settled by its steps in the same transaction.
+	CauseRule = "rule"
+	// CauseValue is a saved measurement value.
+	CauseValue = "value"
+	// CauseOwner is any other owner decision (Messages, a confirmed send, a past outcome).
+	CauseOwner = "owner"
+	// CauseUndo is an undo: it restores the state its decision replaced.
+	CauseUndo = "undo"
+)
+
+var (
+	// ErrUndoExpired refuses an undo after UndoWindow.
+	ErrUndoExpired = errors.New("undo is only possible for 10 minutes after a decision")
+	// ErrUndoSuperseded refuses an undo of a decision that a later one replaced.
+	ErrUndoSuperseded = errors.New("this changed again since; decide it anew instead")
+	// ErrNotUndoable refuses an undo of a decision not made with Home's controls.
+	ErrNotUndoable = errors.New("only a decision made on Home can be undone")
+)
+
+// ActivityDecision is one change of an owner state, kept forever: the
+// current state is in ActivityState, how it came to be is here.
+type ActivityDecision struct {
+	ID         int64 `gorm:"primaryKey"`
+	ActivityID string
+	State      string
+	Until      string
+	Note       string
+	PriorState *string
+	PriorUntil string
+	PriorNote  string
+	Cause      string
+	UndoesID   *int64
+	Revision   int64
+	CreatedAt  time.Time
+}
+
+// decideBy is decide with the decision recorded under cause (undoes: the
+// decision an undo reverts). The row names the state it replaced, which is
+// what an undo restores.
+func decideBy(t *txn, st ActivityState, cause string, undoes *int64) error {
+	var prior []ActivityState
+	if err := t.Where("activity_id = ?", st.ActivityID).Limit(1).Find(&prior).Error; err != nil {
+		return err
+	}
+	row := ActivityDecision{ActivityID: st.ActivityID, State: st.State, Until: st.Until, Note: st.Note, Cause: cause,
+		UndoesID: undoes, Revision: st.Revision, CreatedAt: t.now.UTC()}
+	if len(prior) == 1 {
+		row.PriorState, row.PriorUntil, row.PriorNote = &prior[0].State, prior[0].Until, prior[0].Note
+	}
+	if err := t.Create(&row).Error; err != nil {
+		return err
+	}
+	return applyDecision(t, st)
+}
+
+// UndoResult is what an undo reverted.
+type UndoResult struct {
+	ActivityID string
+	Revision   int64
+}
+
+// UndoDecision reverts a decision made on Home within UndoWindow: the
+// activity (and a routine its decision settled) returns to the state it had
+// before, recorded as new decisions with cause undo, so the agent sees both
+// the decision and its undo. Undoing the same decision again changes
+// nothing and reports the first undo (a double tap, a resubmitted form).
+func (s *Store) UndoDecision(ctx context.Context, decisionID int64) (UndoResult, error) {
+	var out UndoResult
+	_, err := s.commit(ctx, func(t *txn) error {
+		var d ActivityDecision
+		if err := t.Where("id = ?", decisionID).Take(&d).Error; err != nil {
+			return notFound(err)
+		}
+		out.ActivityID = d.ActivityID
+		var done []ActivityDecision
+		if err := t.Where("undoes_id = ?", d.ID).Limit(1).Find(&done).Error; err != nil {
+			return err
+		}
+		if len(done) == 1 {
+			out.Revision = done[0].Revision
+			return nil
+		}
+		if d.Cause != CauseHome {
+			return ErrNotUndoable
+		}
+		if t.now.Sub(d.CreatedAt) > UndoWindow {
+			return ErrUndoExpired
+		}
+		// The decision and the routine it settled, newest first, each still
+		// the newest word on its activity.
+		var chain []ActivityDecision
+		if err := t.Where("revision = ? AND id >= ? AND (id = ? OR cause = ?)", d.Revision, d.ID, d.ID, CauseRule).
+			Order("id DESC").Find(&chain).Error; err != nil {
+			return err
+		}
+		// A routine a later step settled by rule is reopened too: the step
+		// undone is open again, so the routine is not done.
+		var parent *string
+		if err := t.Model(&Activity{}).Select("parent_id").Where("id = ?", d.ActivityID).Scan(&parent).Error; err != nil {
+			return err
+		}
+		if parent != nil && !slices.ContainsFunc(chain, func(c ActivityDecision) bool { return c.ActivityID == *parent }) {
+			var last []ActivityDecision
+			if err := t.Where("activity_id = ?", *parent).Order("id DESC").Limit(1).Find(&last).Error; err != nil {
+				return err
+			}
+			if len(last) == 1 && last[0].Cause == CauseRule {
+				chain = append([]ActivityDecision{last[0]}, chain...)
+			}
+		}
+		for _, c := range chain {
+			var newest int64
+			if err := t.Model(&ActivityDecision{}).Select("MAX(id)").Where("activity_id = ?", c.ActivityID).Scan(&newest).Error; err != nil {
+				return err
+			}
+			if newest != c.ID {
+				return ErrUndoSuperseded
+			}
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		out.Revision = rev
+		for _, c := range chain {
+			st := ActivityState{ActivityID: c.ActivityID, State: StateAvailable, Revision: rev, UpdatedAt: t.now}
+			if c.PriorState != nil {
+				st.State, st.Until, st.Note = *c.PriorState, c.PriorUntil, c.PriorNote
+			}
+			if err := decideBy(t, st, CauseUndo, &d.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return UndoResult{}, classify("undo", err)
+	}
+	return out, nil
+}
+
+// UndoRefusal returns the owner-facing reason an undo was refused (the
+// window passed, a later decision, not a Home decision), or "".
+func UndoRefusal(err error) string {
+	for _, e := range []error{ErrUndoExpired, ErrUndoSuperseded, ErrNotUndoable} {
+		if errors.Is(err, e) {
+			return strings.ToUpper(e.Error()[:1]) + e.Error()[1:] + "."
+		}
+	}
+	return ""
+}
+
+// UndoOffer is a recent decision on Home that can still be undone.
+type UndoOffer struct {
+	DecisionID int64
+	State      string
+	Until      string
+	At         time.Time
+}
+
+// undoOffers reads the decisions made on Home within UndoWindow that are
+// still the newest word on their activity and not undone, by activity.
+func undoOffers(tx *gorm.DB, now time.Time) (map[string]*UndoOffer, error) {
+	var rows []ActivityDecision
+	err := tx.Raw(`SELECT d.* FROM activity_decisions d WHERE d.created_at >= ? AND d.cause = ?
+		AND NOT EXISTS (SELECT 1 FROM activity_decisions x WHERE x.activity_id = d.activity_id AND x.id > d.id)`,
+		now.Add(-UndoWindow).UTC(), CauseHome).Scan(&rows).Error
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*UndoOffer, len(rows))
+	for _, r := range rows {
+		out[r.ActivityID] = &UndoOffer{DecisionID: r.ID, State: r.State, Until: r.Until, At: r.CreatedAt}
+	}
+	return out, nil
+}
+
+// attachUndo sets Undo on rows (and their steps) with an offer.
+func attachUndo(rows []HomeRow, offers map[string]*UndoOffer) {
+	for i := range rows {
+		rows[i].Undo = offers[rows[i].ID]
+		attachUndo(rows[i].Children, offers)
+	}
+}
+
+// LaterItem is an activity the owner moved off Home: deferred to a later
+// date, or dismissed recently. Bring back returns it.
+type LaterItem struct {
+	ID, Title, PersonName string
+	State                 string // deferred or dismissed
+	Until                 string // the date a deferred item returns
+	At                    time.Time
+	Undo                  *UndoOffer
+}
+
+// LaterLimit bounds the Later list.
+const LaterLimit = 50
+
+// laterItems lists what was deferred past today and what was dismissed in
+// the last ContextHistory, newest decision first; a dated occurrence of an
+// earlier day is left out (bringing it back would not put it on Home).
+func laterItems(tx *gorm.DB, day Day, now time.Time) ([]LaterItem, error) {
+	var rows []struct {
+		ID, Title, PersonName, State, Until string
+		At                                  time.Time
+	}
+	err := tx.Raw(`SELECT a.id, a.title, COALESCE(p.name, '') AS person_name, s.state, s.until, s.updated_at AS at
+		FROM activity_states s JOIN activities a ON a.id = s.activity_id LEFT JOIN people p ON p.id = a.person_id
+		WHERE a.retracted_at IS NULL AND (a.occurrence_date = '' OR a.occurrence_date >= ?)
+		  AND ((s.state = 'deferred' AND s.until > ?) OR (s.state = 'dismissed' AND s.updated_at >= ?))
+		ORDER BY s.updated_at DESC, a.id LIMIT ?`, day.Date, day.Date, now.Add(-ContextHistory).UTC(), LaterLimit).Scan(&rows).Error
+	out := make([]LaterItem, len(rows))
+	for i, r := range rows {
+		out[i] = LaterItem{ID: r.ID, Title: r.Title, PersonName: r.PersonName, State: r.State, Until: r.Until, At: r.At}
+	}
+	return out, err
+}
+
+// ActivityDecisionView is one change of an owner state as the agent reads
+// it: what the owner (or a rule, or an undo) decided, and what it replaced.
+type ActivityDecisionView struct {
+	ID         int64  `json:"id"`
+	ActivityID string `json:"activityId"`
+	State      string `json:"state"`
+	Until      string `json:"until,omitempty"`
+	Note       string `json:"note,omitempty"`
+	// PriorState is the state this replaced; absent when there was none.
+	PriorState string `json:"priorState,omitempty"`
+	// Cause is home, rule, value, owner or undo.
+	Cause string `json:"cause"`
+	// Undoes is the decision an undo reverted.
+	Undoes   int64     `json:"undoes,omitempty"`
+	Revision int64     `json:"revision"`
+	At       time.Time `json:"at"`
+}
+
+// CollectionActivityDecisions pages the owner's decisions on activities.
+const CollectionActivityDecisions = "activityDecisions"
+
+// activityDecisionPage lists the decisions of the last ContextHistory, oldest first.
+func activityDecisionPage(tx *gorm.DB, now time.Time, from cursor) (Page[ActivityDecisionView], error) {
+	var rows []ActivityDecision
+	q := tx.Where("created_at >= ?", now.Add(-ContextHistory).UTC()).Order("id").Limit(ContextPageSize + 1)
+	if from.after != "" {
+		var after int64
+		if _, err := fmt.Sscan(from.after, &after); err != nil {
+			return Page[ActivityDecisionView]{}, ErrBadCursor
+		}
+		q = q.Where("id > ?", after)
+	}
+	if err := q.Find(&rows).Error; err != nil {
+		return Page[ActivityDecisionView]{}, err
+	}
+	views := make([]ActivityDecisionView, len(rows))
+	for i, r := range rows {
+		views[i] = ActivityDecisionView{ID: r.ID, ActivityID: r.ActivityID, State: r.State, Until: r.Until, Note: r.Note,
+			Cause: r.Cause, Revision: r.Revision, At: r.CreatedAt.UTC()}
+		if r.PriorState != nil {
+			views[i].PriorState = *r.PriorState
+		}
+		if r.UndoesID != nil {
+			views[i].Undoes = *r.UndoesID
+		}
+	}
+	return page(CollectionActivityDecisions, from, views, func(v ActivityDecisionView) string { return fmt.Sprint(v.ID) }), nil
+}

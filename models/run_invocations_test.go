@@ -1,0 +1,151 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"hearth/models/strictjson"
+)
+
+// startedRun is a manual run of runner with n invocations started.
+func startedRun(t *testing.T, s *Store, runner, runID string, n int) {
+	t.Helper()
+	startRun(t, s, runner, RunStartIn{RunID: runID, Job: "brief", Trigger: TriggerManual}, 0)
+	for range n {
+		if _, err := s.StartInvocation(context.Background(), runner, runID); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestAnInvocationsEndIsRecordedOnceAndCountsTowardsTheRun(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	startedRun(t, s, "r", "run-1", 1)
+	in := InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: InvocationRefused, Tokens: ptr(int64(1200)), CostUSD: ptr(0.25), DurationMS: 900,
+		Errors: []RefusalError{{Path: "/activities/0/kind", Expected: "one of: task, reply", Found: `"chore"`}}}
+	v, err := s.FinishInvocation(ctx, "r", "run-1", 1, in)
+	if err != nil || v.N != 1 || v.Outcome != InvocationRefused || len(v.Errors) != 1 || v.Errors[0].Path != "/activities/0/kind" {
+		t.Fatalf("finish invocation: %+v, %v", v, err)
+	}
+	// The same report again (a runner restarted after reporting) changes nothing.
+	if again, err := s.FinishInvocation(ctx, "r", "run-1", 1, in); err != nil || again.Outcome != InvocationRefused {
+		t.Fatalf("the same report again: %+v, %v", again, err)
+	}
+	runs, err := s.Runs(ctx)
+	if err != nil || len(runs.Runs) != 1 {
+		t.Fatal(runs, err)
+	}
+	r := runs.Runs[0]
+	if r.Tokens != 1200 || r.CostUSD != 0.25 || r.DurationMS != 900 || len(r.InvocationList) != 1 || r.InvocationList[0].Errors[0].Found != `"chore"` {
+		t.Fatalf("a replayed report was counted twice or not kept: %+v", r)
+	}
+	// A different report for the same invocation is a conflict, not an overwrite.
+	changed := in
+	changed.Outcome = InvocationPublished
+	changed.Errors = nil
+	if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, changed); !errors.Is(err, ErrIdempotencyConflict) {
+		t.Fatalf("a different report: %v", err)
+	}
+	// The run's finish sums from the invocations: it reports no usage of its own.
+	fin, err := s.FinishRun(ctx, "r", "run-1", RunFinishIn{Outcome: RunFailed, Detail: "refused"})
+	if err != nil || fin.CostUSD != 0.25 || fin.Tokens != 1200 {
+		t.Fatalf("finish %+v, %v", fin, err)
+	}
+}
+
+func TestAnInvocationReportIsRefusedForAnotherRunnerAnUnstartedOrOverBudgetInvocationAndABadBody(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	startedRun(t, s, "r", "run-1", 1)
+	ok := InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: InvocationPublished}
+	if _, err := s.FinishInvocation(ctx, "other", "run-1", 1, ok); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("another runner's run: %v", err)
+	}
+	if _, err := s.FinishInvocation(ctx, "r", "no-such-run", 1, ok); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("no such run: %v", err)
+	}
+	two := InvocationFinishIn{PublicationRunID: "run-1-2", Outcome: InvocationPublished}
+	if _, err := s.FinishInvocation(ctx, "r", "run-1", 2, two); !errors.Is(err, ErrInvocationNotStarted) {
+		t.Fatalf("an invocation not started: %v", err)
+	}
+	for _, n := range []int{0, MaxRunInvocations + 1} {
+		if _, err := s.FinishInvocation(ctx, "r", "run-1", n, ok); !errors.Is(err, ErrInvalidInput) {
+			t.Fatalf("invocation %d: %v", n, err)
+		}
+	}
+	var invalid *ValidationError
+	for name, in := range map[string]InvocationFinishIn{
+		"wrong publication runId": {PublicationRunID: "run-1-2", Outcome: InvocationPublished},
+		"unknown outcome":         {PublicationRunID: "run-1-1", Outcome: "maybe"},
+		"negative cost":           {PublicationRunID: "run-1-1", Outcome: InvocationFailed, CostUSD: ptr(-1.0)},
+		"negative tokens":         {PublicationRunID: "run-1-1", Outcome: InvocationFailed, Tokens: ptr(int64(-1))},
+		"negative duration":       {PublicationRunID: "run-1-1", Outcome: InvocationFailed, DurationMS: -1},
+		"errors on a publication": {PublicationRunID: "run-1-1", Outcome: InvocationPublished, Errors: []RefusalError{{Path: "/x"}}},
+		"too many errors":         {PublicationRunID: "run-1-1", Outcome: InvocationRefused, Errors: make([]RefusalError, MaxRefusalErrors+1)},
+		"a huge path":             {PublicationRunID: "run-1-1", Outcome: InvocationRefused, Errors: []RefusalError{{Path: "/" + strings.Repeat("a", 2000)}}},
+	} {
+		if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, in); !errors.As(err, &invalid) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if _, err := s.FinishRun(ctx, "r", "run-1", RunFinishIn{Outcome: RunSucceeded}); err != nil {
+		t.Fatal(err)
+	}
+	// A finished run takes no new report.
+	if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, ok); !errors.Is(err, ErrRunFinished) {
+		t.Fatalf("a report after the run finished: %v", err)
+	}
+}
+
+func TestTheCostCapCountsInvocationsOfRunsThatEndUnknownOrAreStillRunning(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	startedRun(t, s, "r", "run-1", 2)
+	if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: InvocationConflict, CostUSD: ptr(0.5)}); err != nil {
+		t.Fatal(err)
+	}
+	// Still running: its first invocation's cost already counts.
+	if held := startRun(t, s, "r", RunStartIn{RunID: "run-2", Job: "messages", Trigger: TriggerWatch}, 0.5); held.Admitted {
+		t.Fatalf("a running run's reported invocation did not count: %+v", held)
+	}
+	if _, err := s.FinishInvocation(ctx, "r", "run-1", 2, InvocationFinishIn{PublicationRunID: "run-1-2", Outcome: InvocationUnknown, CostUSD: ptr(0.25)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FinishRun(ctx, "r", "run-1", RunFinishIn{Outcome: RunUnknown, Detail: "stopped"}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.HomeRunNotice(ctx, 1)
+	if err != nil || n.Spent != 0.75 {
+		t.Fatalf("spent %v, %v: want both invocations of the unknown run", n.Spent, err)
+	}
+}
+
+func TestARefusalsFoundNeverCarriesMessageText(t *testing.T) {
+	body := "Hi Ana, I can't make Thursday after all because my mother is in hospital again"
+	for _, c := range []struct {
+		in   strictjson.FieldError
+		want RefusalError
+	}{
+		{strictjson.FieldError{Path: "/replyDrafts/0/candidates/0", Expected: "at most 10 characters", Found: quoteFound(body)},
+			RefusalError{Path: "/replyDrafts/0/candidates/0", Expected: "at most 10 characters", Found: "a text of more than 60 characters"}},
+		{strictjson.FieldError{Path: "/activities/0/title", Expected: "string", Found: "string " + quoteFound("lunch with Ana")},
+			RefusalError{Path: "/activities/0/title", Expected: "string", Found: "string, a text of 14 characters"}},
+		{strictjson.FieldError{Path: "/activities/0/id", Expected: "an ID", Found: `"bad/id"`},
+			RefusalError{Path: "/activities/0/id", Expected: "an ID", Found: `"bad/id"`}},
+		{strictjson.FieldError{Path: "/activities/0/" + body, Expected: "kind, title", Found: `field "` + body + `"`},
+			RefusalError{Path: "/activities/0/…", Expected: "kind, title", Found: "field, a text of 78 characters"}},
+		{strictjson.FieldError{Path: "/people/0/score", Expected: "number", Found: "null"},
+			RefusalError{Path: "/people/0/score", Expected: "number", Found: "null"}},
+	} {
+		got := RefusalErrorOf(c.in)
+		if got != c.want {
+			t.Errorf("RefusalErrorOf(%+v)\n got %+v\nwant %+v", c.in, got, c.want)
+		}
+		if again := got.redacted(); again != got {
+			t.Errorf("redaction is not stable: %+v then %+v", got, again)
+		}
+	}
+}
