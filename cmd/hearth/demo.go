@@ -120,7 +120,10 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *demoClock,
 			return fmt.Errorf("start trial %s: %w", r, err)
 		}
 	}
-	done := func(id string) error { _, err := store.SetActivityState(ctx, id, models.StateCompleted, "", ""); return err }
+	done := func(id string) error {
+		_, err := store.SetActivityState(ctx, id, models.StateCompleted, "", "")
+		return err
+	}
 	sent := 0
 	for ago := demoHistoryDays; ago >= 1; ago-- {
 		day := at(ago, 0, 0)
