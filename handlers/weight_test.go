@@ -259,3 +259,11 @@ func TestExportsUseTheOwnersZoneAndGuardAgainstCSVInjection(t *testing.T) {
 		t.Fatalf("recorded_at %q is not in the owner's zone", at)
 	}
 }
+
+func TestHomeWeighInLinksToTheWeightPage(t *testing.T) {
+	ta, cookie := homeApp(t)
+	resp := ta.ownerRequest(http.MethodGet, "/activities/weigh-in-"+testDate+"?expanded=true", nil, true, cookie)
+	if href := has(t, resp.doc(t), `[data-testid="weight-link"]`).AttrOr("href", ""); href != "/weight" {
+		t.Fatalf("weight link %q", href)
+	}
+}
