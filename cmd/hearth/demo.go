@@ -87,13 +87,15 @@ func (demoOutbox) Send(context.Context, string, beeper.SendRequest) (beeper.Send
 	return beeper.SendResult{}, nil
 }
 
-// demoSends are the fictional replies of the history, sent in turn.
+// demoSends are the fictional replies of the history, sent in turn. None
+// goes to Ana's chat: her draft is today's reply, and a send there would
+// answer it.
 var demoSends = []struct{ chat, body string }{
-	{"!ana-okafor:beeper.local", "Saturday works. Coast trail at 8?"},
 	{"!tomas-lindqvist:beeper.local", "Thanks for the tip, I'll take the bike in on Thursday."},
-	{"!ana-okafor:beeper.local", "Running ten minutes late, start without me."},
+	{"!climbing-crew:beeper.local", "Count me in for Tuesday's session."},
 	{"!tomas-lindqvist:beeper.local", "The chain is fixed, it runs like new."},
-	{"!ana-okafor:beeper.local", "That was a great hike. Same time next month?"},
+	{"!climbing-crew:beeper.local", "Running ten minutes late, start without me."},
+	{"!tomas-lindqvist:beeper.local", "Happy to lend you the pump, it's by the door."},
 }
 
 // seedDemoHistory writes six weeks of fictional use through the owner's own
@@ -119,6 +121,10 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *demoClock,
 		if _, err := store.StartTrial(ctx, models.TrialCommand{RoutineID: r, Revision: 1, WindowDays: 2 * demoHistoryDays}); err != nil {
 			return fmt.Errorf("start trial %s: %w", r, err)
 		}
+	}
+	// The goal the owner set on the first day: the page shows a forecast range.
+	if err := store.SetWeightGoal(ctx, &models.WeightGoal{Value: 78, Unit: "kg"}); err != nil {
+		return err
 	}
 	done := func(id string) error {
 		_, err := store.SetActivityState(ctx, id, models.StateCompleted, "", "")
@@ -207,5 +213,9 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *demoClock,
 			}
 		}
 	}
-	return nil
+	// Today's occurrences exist before the first page or context read, as
+	// on any later start.
+	clock.set(now)
+	_, err = store.EnsureOccurrences(ctx)
+	return err
 }
