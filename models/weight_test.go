@@ -50,6 +50,14 @@ func TestWeightGoalIsAnOwnerDecisionThatBumpsTheRevisionOnce(t *testing.T) {
 	if d.Goal == nil || *d.Goal != *g {
 		t.Fatalf("goal = %+v", d.Goal)
 	}
+	// The agent reads it in the context.
+	ac, err := s.AgentContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ac.WeightGoal == nil || *ac.WeightGoal != *g {
+		t.Fatalf("context weightGoal = %+v, want %+v", ac.WeightGoal, g)
+	}
 	if err := s.SetWeightGoal(ctx, &WeightGoal{Value: 5, Unit: "kg"}); !errors.Is(err, ErrInvalidInput) {
 		t.Fatalf("a 5 kg goal: %v, want invalid input", err)
 	}
