@@ -50,6 +50,7 @@ type WeightImportError struct {
 	More     int // bad rows beyond those listed
 }
 
+// Error lists the bad lines, "line 3: …; line 4: …".
 func (e *WeightImportError) Error() string {
 	var b strings.Builder
 	for i, p := range e.Problems {

@@ -75,14 +75,17 @@ func (c *demoClock) set(t time.Time) {
 // is accepted and delivered at once.
 type demoOutbox struct{}
 
+// Messages reads an empty chat: nothing newer than what the owner saw.
 func (demoOutbox) Messages(context.Context, string, beeper.MessagesQuery) (beeper.MessagePage, error) {
 	return beeper.MessagePage{}, nil
 }
 
+// Message knows no message: a send is settled by Send's answer.
 func (demoOutbox) Message(context.Context, string, string) (beeper.Message, error) {
 	return beeper.Message{}, beeper.ErrNotFound
 }
 
+// Send accepts and delivers at once (no pending ID: sent).
 func (demoOutbox) Send(context.Context, string, beeper.SendRequest) (beeper.SendResult, error) {
 	return beeper.SendResult{}, nil
 }
