@@ -40,6 +40,7 @@ type Store interface {
 	schedulesStore
 	runsStore
 	routinesStore
+	weightStore
 }
 
 // coreStore is what every page and the health check use.
@@ -135,6 +136,10 @@ func New(store Store, cfg Config) *fiber.App {
 	app.Get("/home/live", owner(s.showLive)...)
 	app.Get("/people", owner(s.showPeople)...)
 	app.Get("/more", owner(s.showMore)...)
+	app.Get("/weight", owner(s.showWeight)...)
+	app.Post("/weight/goal", owner(s.saveWeightGoal)...)
+	app.Post("/weight/import", owner(s.importWeights)...)
+	app.Get("/export/:file", owner(s.exportFile)...)
 	app.Get("/messages", owner(s.needBeeper, s.showMessages)...)
 	app.Get("/messages/:chat", owner(s.needBeeper, s.showConversation)...)
 	app.Get("/messages/:chat/review", owner(s.needBeeper, s.reviewSaved)...)

@@ -39,10 +39,12 @@ var ContextCollections = []string{CollectionPeople, CollectionActivities, Collec
 
 // AgentContext is what the agent reads before it reasons (DESIGN §4).
 type AgentContext struct {
-	Revision     int64                 `json:"revision"`
-	GeneratedAt  time.Time             `json:"generatedAt"`
-	Brief        *BriefView            `json:"brief,omitempty"`
-	Today        TodayView             `json:"today"`
+	Revision    int64      `json:"revision"`
+	GeneratedAt time.Time  `json:"generatedAt"`
+	Brief       *BriefView `json:"brief,omitempty"`
+	Today       TodayView  `json:"today"`
+	// WeightGoal is the owner's weight goal, when set (the weight page).
+	WeightGoal   *WeightGoal           `json:"weightGoal,omitempty"`
 	People       Page[PersonView]      `json:"people"`
 	Activities   Page[ActivityView]    `json:"activities"`
 	ReplyDrafts  Page[DraftView]       `json:"replyDrafts"`
@@ -280,6 +282,9 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 			return err
 		}
 		out.Today = TodayView{Date: day.Date, TimeZone: day.Zone.String()}
+		if out.WeightGoal, err = weightGoal(tx); err != nil {
+			return err
+		}
 		first := cursor{revision: out.Revision}
 		if out.People, err = peoplePage(tx, first); err != nil {
 			return err

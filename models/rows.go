@@ -140,6 +140,8 @@ type Measurement struct {
 	SupersedesID  *int64
 	Revision      int64
 	RecordedAt    time.Time
+	// Source is "entered" (Home) or "imported" (a weight CSV, no activity).
+	Source string `gorm:"default:entered"`
 }
 
 // Receipt records an accepted publication.

@@ -63,7 +63,13 @@ func cmdServe(args []string) error {
 	ctx := context.Background()
 	// A damaged database is refused here rather than found by the owner's
 	// next look at a damaged table.
-	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log), Init: *initDB, QuickCheck: true, OwedAfter: *owedAfter})
+	// Under --demo the clock can stand in the past while the demo writes its history.
+	clock := &demoClock{}
+	var now func() time.Time
+	if *demo {
+		now = clock.Now
+	}
+	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log), Init: *initDB, QuickCheck: true, OwedAfter: *owedAfter, Clock: now})
 	if err != nil {
 		return err
 	}
@@ -95,7 +101,7 @@ func cmdServe(args []string) error {
 		log.Warn("sends interrupted by the last stop are now unknown; reconcile them in Messages", "count", n)
 	}
 	if *demo {
-		if err := loadDemo(ctx, store, *dir); err != nil {
+		if err := loadDemo(ctx, store, *dir, clock); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}
@@ -239,8 +245,9 @@ func ensureOnce(ctx context.Context, store occurrenceEnsurer, log *slog.Logger) 
 
 // loadDemo gives an empty data dir a passphrase, an agent credential (token in
 // DIR/agent.token, mode 0600) and a fictional publication, through the same
-// services the real surfaces use. A data dir with data is left alone.
-func loadDemo(ctx context.Context, store *models.Store, dir string) error {
+// services the real surfaces use, and six weeks of fictional history
+// (seedDemoHistory). A data dir with data is left alone.
+func loadDemo(ctx context.Context, store *models.Store, dir string, clock *demoClock) error {
 	has, err := store.HasOwner(ctx)
 	if err != nil {
 		return err
@@ -263,12 +270,15 @@ func loadDemo(ctx context.Context, store *models.Store, dir string) error {
 	if err != nil || rev > 0 {
 		return err
 	}
-	body, err := demoResult(time.Now(), demoZone)
+	now := time.Now()
+	body, err := demoResult(now, demoZone)
 	if err != nil {
 		return err
 	}
-	_, _, err = store.Publish(ctx, "demo", body)
-	return err
+	if _, _, err = store.Publish(ctx, "demo", body); err != nil {
+		return err
+	}
+	return seedDemoHistory(ctx, store, clock, now)
 }
 
 // beeperClient connects to the configured Beeper Desktop API; in demo mode

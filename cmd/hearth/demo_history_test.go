@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"hearth/models"
+)
+
+// demoHistory seeds a fresh store as `serve --demo` would at now and
+// returns its weight history and exports.
+func demoHistory(t *testing.T, now time.Time) (models.WeightData, models.ExportTable, models.ExportTable) {
+	t.Helper()
+	ctx := context.Background()
+	clock := &demoClock{}
+	clock.set(now)
+	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	body, err := demoResult(now, demoZone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.Publish(ctx, "demo", body); err != nil {
+		t.Fatal(err)
+	}
+	if err := seedDemoHistory(ctx, store, clock, now); err != nil {
+		t.Fatal(err)
+	}
+	clock.set(now)
+	w, err := store.WeightHistory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	occ, err := store.ExportCSV(ctx, models.ExportOccurrences)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sends, err := store.ExportCSV(ctx, models.ExportSends)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, occ, sends
+}
+
+func TestDemoHistoryIsSixWeeksBeforeTodayAndTheSameEachTime(t *testing.T) {
+	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	w, occ, sends := demoHistory(t, now)
+	loc, _ := time.LoadLocation(demoZone)
+	today := models.DayOf(now, loc)
+	if len(w.Entries) < 15 || w.Change7 == nil || w.Change30 == nil {
+		t.Fatalf("%d weigh-ins, 7-day %v, 30-day %v: the weight page would be bare", len(w.Entries), w.Change7, w.Change30)
+	}
+	oldest, newest := w.Entries[len(w.Entries)-1].At, w.Entries[0].At
+	if !newest.Before(today.Start) || today.Start.Sub(oldest) < 35*24*time.Hour {
+		t.Fatalf("weigh-ins from %v to %v; want about six weeks ending before today (%v)", oldest, newest, today.Start)
+	}
+	if *w.Change30 >= 0 {
+		t.Fatalf("30-day change %+.1f: the demo's trend is a slow loss", *w.Change30)
+	}
+	outcomes := map[string]int{}
+	for _, r := range occ.Rows {
+		outcomes[r[6]]++
+	}
+	if outcomes["completed"] < 20 || outcomes["partial"] == 0 || outcomes["skipped"] == 0 {
+		t.Fatalf("outcomes %v: the strips need completed, partial and skipped days", outcomes)
+	}
+	if len(sends.Rows) < 8 {
+		t.Fatalf("%d sends in six weeks", len(sends.Rows))
+	}
+	// A fixed seed: a second demo at the same moment is the same history.
+	w2, occ2, _ := demoHistory(t, now)
+	if !reflect.DeepEqual(w.Points, w2.Points) || !reflect.DeepEqual(occ.Rows, occ2.Rows) {
+		t.Fatal("two demos seeded at the same moment differ")
+	}
+}

@@ -1,0 +1,197 @@
+package handlers
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hearth/models"
+	"hearth/views"
+)
+
+// weightStore is what the weight page, its import and the exports use.
+type weightStore interface {
+	WeightHistory(ctx context.Context) (models.WeightData, error)
+	SetWeightGoal(ctx context.Context, goal *models.WeightGoal) error
+	ImportWeights(ctx context.Context, format string, readings []models.WeightReading, dryRun bool) (models.WeightImport, error)
+	ExportCSV(ctx context.Context, name string) (models.ExportTable, error)
+	ExportDecisions(ctx context.Context) (models.DecisionsExport, error)
+}
+
+// maxImportBytes bounds an import file: years of daily rows are well under it.
+const maxImportBytes = 2 << 20
+
+// showWeight renders the weight page.
+func (s *Server) showWeight(c *fiber.Ctx) error {
+	return s.renderWeight(c, fiber.StatusOK, views.WeightForm{})
+}
+
+// renderWeight renders the weight page with a form's state (an error, an
+// import preview or result).
+func (s *Server) renderWeight(c *fiber.Ctx, status int, form views.WeightForm) error {
+	d, err := s.store.WeightHistory(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return s.render(c, status, views.Weight(views.WeightPage{Data: d, Now: s.store.Now(), Form: form}))
+}
+
+// saveWeightGoal sets or clears the owner's weight goal, in the page's unit.
+func (s *Server) saveWeightGoal(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	if c.FormValue("clear") != "" {
+		if err := s.store.SetWeightGoal(ctx, nil); err != nil {
+			return err
+		}
+		return c.Redirect("/weight#goal-form", fiber.StatusSeeOther)
+	}
+	input := c.FormValue("goal")
+	d, err := s.store.WeightHistory(ctx)
+	if err != nil {
+		return err
+	}
+	v, ok := parseDecimal(input)
+	if !ok {
+		return s.renderWeight(c, fiber.StatusUnprocessableEntity, views.WeightForm{Goal: input, GoalError: "Enter a number, like 72.4."})
+	}
+	err = s.store.SetWeightGoal(ctx, &models.WeightGoal{Value: v, Unit: d.Unit})
+	if errors.Is(err, models.ErrInvalidInput) {
+		b := models.MeasurementBounds[d.Unit]
+		return s.renderWeight(c, fiber.StatusUnprocessableEntity, views.WeightForm{Goal: input,
+			GoalError: "Enter a goal between " + views.Num(b[0]) + " and " + views.Num(b[1]) + " " + d.Unit + "."})
+	}
+	if err != nil {
+		return err
+	}
+	return c.Redirect("/weight#goal-form", fiber.StatusSeeOther)
+}
+
+// importWeights reads a weight CSV (an uploaded file or pasted text). Without
+// confirm it is a dry run that shows what would be added; with it the
+// readings are recorded. A bad file is a 422 naming every bad line, and
+// nothing is written.
+func (s *Server) importWeights(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	text := c.FormValue("csv")
+	if fh, err := c.FormFile("file"); err == nil && fh.Size > 0 {
+		if fh.Size > maxImportBytes {
+			return s.renderWeight(c, fiber.StatusUnprocessableEntity, views.WeightForm{ImportErrors: []string{"The file is larger than 2 MB; split it."}})
+		}
+		f, err := fh.Open()
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(io.LimitReader(f, maxImportBytes+1))
+		f.Close()
+		if err != nil {
+			return err
+		}
+		text = string(b)
+	}
+	form := views.WeightForm{CSV: text}
+	if strings.TrimSpace(text) == "" {
+		form.ImportErrors = []string{"Choose a file or paste its text."}
+		return s.renderWeight(c, fiber.StatusUnprocessableEntity, form)
+	}
+	if len(text) > maxImportBytes {
+		form.ImportErrors = []string{"The file is larger than 2 MB; split it."}
+		return s.renderWeight(c, fiber.StatusUnprocessableEntity, form)
+	}
+	d, err := s.store.WeightHistory(ctx)
+	if err != nil {
+		return err
+	}
+	format, readings, err := models.ParseWeightCSV([]byte(text), d.Zone, d.Unit, s.store.Now())
+	var bad *models.WeightImportError
+	if errors.As(err, &bad) {
+		for _, p := range bad.Problems {
+			form.ImportErrors = append(form.ImportErrors, "Line "+strconv.Itoa(p.Line)+": "+p.Message+".")
+		}
+		if bad.More > 0 {
+			form.ImportErrors = append(form.ImportErrors, "And "+strconv.Itoa(bad.More)+" more lines.")
+		}
+		return s.renderWeight(c, fiber.StatusUnprocessableEntity, form)
+	}
+	if err != nil {
+		return err
+	}
+	res, err := s.store.ImportWeights(ctx, format, readings, c.FormValue("confirm") == "")
+	if err != nil {
+		return err
+	}
+	form.Import = &res
+	if !res.DryRun {
+		form.CSV = ""
+	}
+	return s.renderWeight(c, fiber.StatusOK, form)
+}
+
+// exportFile answers one export: a CSV table or the decisions JSON, as an
+// attachment named with the owner's date.
+func (s *Server) exportFile(c *fiber.Ctx) error {
+	file := c.Params("file")
+	ctx := c.UserContext()
+	stamp := s.store.Now().Format(time.DateOnly)
+	if file == "decisions.json" {
+		d, err := s.store.ExportDecisions(ctx)
+		if err != nil {
+			return err
+		}
+		c.Set(fiber.HeaderContentDisposition, `attachment; filename="hearth-decisions-`+stamp+`.json"`)
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+		enc := json.NewEncoder(c.Response().BodyWriter())
+		enc.SetIndent("", "  ")
+		return enc.Encode(d)
+	}
+	name, ok := strings.CutSuffix(file, ".csv")
+	if !ok {
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such export", nil)
+	}
+	t, err := s.store.ExportCSV(ctx, name)
+	if errors.Is(err, models.ErrNotFound) {
+		return apiError(c, fiber.StatusNotFound, "not_found", "no such export", nil)
+	}
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="hearth-`+name+`-`+stamp+`.csv"`)
+	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+	return writeCSV(c.Response().BodyWriter(), t)
+}
+
+// writeCSV writes a table with every cell defused for spreadsheets.
+func writeCSV(w io.Writer, t models.ExportTable) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Header); err != nil {
+		return err
+	}
+	row := make([]string, len(t.Header))
+	for _, r := range t.Rows {
+		for i, cell := range r {
+			row[i] = defuse(cell)
+		}
+		if err := cw.Write(row[:len(r)]); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// defuse prefixes a cell a spreadsheet would read as a formula (OWASP CSV
+// injection: a leading = + - @, tab or carriage return) with a quote. No
+// number hearth exports is negative, so no number is touched; a time's
+// offset is never at the start.
+func defuse(cell string) string {
+	if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+		return "'" + cell
+	}
+	return cell
+}

@@ -1,0 +1,202 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// WeightMetric is the metric the weight page charts.
+const WeightMetric = "weight"
+
+// settingWeightGoal is the owner_settings key of the weight goal.
+const settingWeightGoal = "weight_goal"
+
+// OwnerSetting is one owner-owned setting, never written by a publication.
+type OwnerSetting struct {
+	Key       string `gorm:"primaryKey"`
+	Value     string
+	Revision  int64
+	UpdatedAt time.Time
+}
+
+// WeightGoal is the owner's target weight in the unit it was set in.
+type WeightGoal struct {
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+}
+
+// WeightCorrection is an earlier value a later one superseded.
+type WeightCorrection struct {
+	Value      float64
+	Unit       string
+	RecordedAt time.Time
+}
+
+// WeightEntry is one weigh-in: its current value (as measured, in its unit)
+// and the values it corrected, oldest first.
+type WeightEntry struct {
+	ID int64 // the current row
+	// At is when the owner weighed (the chain's first row); RecordedAt when
+	// the current value was saved.
+	At          time.Time
+	RecordedAt  time.Time
+	Value       float64
+	Unit        string
+	Source      string
+	Corrections []WeightCorrection
+}
+
+// WeightData is the weight page's view-model, in the owner's zone and unit.
+type WeightData struct {
+	Zone *time.Location
+	// Unit is the display unit: the unit of the newest entry (kg without any).
+	Unit string
+	// Entries are newest first.
+	Entries []WeightEntry
+	// Points are the current values in Unit, oldest first; Trend smooths them.
+	Points, Trend      []WeightPoint
+	Change7, Change30  *float64
+	Goal               *WeightGoal
+	GoalInUnit         float64
+	Forecast           *GoalForecast
+	Revision           int64
+	Tau                time.Duration
+	ForecastMinPoints  int
+	ForecastWindowDays int
+}
+
+// WeightHistory reads every weight measurement with its corrections and
+// derives the trend, the 7- and 30-day change and the goal forecast.
+func (s *Store) WeightHistory(ctx context.Context) (WeightData, error) {
+	d := WeightData{Unit: "kg", Tau: TrendTau, ForecastMinPoints: ForecastMinPoints, ForecastWindowDays: int(ForecastWindow / (24 * time.Hour))}
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		day, err := ownerDay(tx, s.clock(), "")
+		if err != nil {
+			return err
+		}
+		d.Zone = day.Zone
+		if d.Entries, err = weightEntries(tx); err != nil {
+			return err
+		}
+		if d.Goal, err = weightGoal(tx); err != nil {
+			return err
+		}
+		return tx.Model(&Workspace{}).Where("id = 1").Pluck("revision", &d.Revision).Error
+	})
+	if err != nil {
+		return WeightData{}, fmt.Errorf("models: weight history: %w", err)
+	}
+	if len(d.Entries) > 0 {
+		d.Unit = d.Entries[0].Unit
+	}
+	for i := len(d.Entries) - 1; i >= 0; i-- {
+		e := d.Entries[i]
+		d.Points = append(d.Points, WeightPoint{At: e.At, Value: ConvertWeight(e.Value, e.Unit, d.Unit)})
+	}
+	d.Trend = Trend(d.Points, TrendTau)
+	if c, ok := TrendChange(d.Trend, 7*24*time.Hour); ok {
+		d.Change7 = &c
+	}
+	if c, ok := TrendChange(d.Trend, 30*24*time.Hour); ok {
+		d.Change30 = &c
+	}
+	if d.Goal != nil {
+		d.GoalInUnit = ConvertWeight(d.Goal.Value, d.Goal.Unit, d.Unit)
+		if f, ok := ForecastGoal(d.Points, d.Trend, d.GoalInUnit); ok {
+			d.Forecast = &f
+		}
+	}
+	return d, nil
+}
+
+// weightEntries groups weight rows into weigh-ins: a correction chain's
+// current value at the time of its first row, newest first.
+func weightEntries(tx *gorm.DB) ([]WeightEntry, error) {
+	var rows []Measurement
+	if err := tx.Where("metric = ?", WeightMetric).Order("id").Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	root := map[int64]int{} // row ID → index of its chain's entry
+	var entries []WeightEntry
+	for _, m := range rows {
+		if m.SupersedesID != nil {
+			if i, ok := root[*m.SupersedesID]; ok {
+				e := &entries[i]
+				e.Corrections = append(e.Corrections, WeightCorrection{Value: e.Value, Unit: e.Unit, RecordedAt: e.RecordedAt})
+				e.ID, e.Value, e.Unit, e.RecordedAt = m.ID, m.Value, m.Unit, m.RecordedAt
+				root[m.ID] = i
+				continue
+			}
+		}
+		root[m.ID] = len(entries)
+		entries = append(entries, WeightEntry{ID: m.ID, At: m.RecordedAt, RecordedAt: m.RecordedAt, Value: m.Value, Unit: m.Unit, Source: m.Source})
+	}
+	// Sorted by the weigh-in's time, newest first: an import may add old readings after new ones.
+	sort.SliceStable(entries, func(i, j int) bool {
+		if !entries[i].At.Equal(entries[j].At) {
+			return entries[i].At.After(entries[j].At)
+		}
+		return entries[i].ID > entries[j].ID
+	})
+	return entries, nil
+}
+
+func weightGoal(tx *gorm.DB) (*WeightGoal, error) {
+	var st OwnerSetting
+	err := tx.Where("key = ?", settingWeightGoal).Take(&st).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var g WeightGoal
+	if err := json.Unmarshal([]byte(st.Value), &g); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// SetWeightGoal records the owner's goal (an owner decision, bumping the
+// revision); a nil goal clears it.
+func (s *Store) SetWeightGoal(ctx context.Context, goal *WeightGoal) error {
+	if goal != nil {
+		bounds, ok := MeasurementBounds[goal.Unit]
+		if !ok {
+			return fmt.Errorf("unit %q is not kg or lb: %w", goal.Unit, ErrInvalidInput)
+		}
+		if math.IsNaN(goal.Value) || goal.Value < bounds[0] || goal.Value > bounds[1] {
+			return fmt.Errorf("a goal must be between %g and %g %s: %w", bounds[0], bounds[1], goal.Unit, ErrInvalidInput)
+		}
+	}
+	_, err := s.commit(ctx, func(t *txn) error {
+		current, err := weightGoal(t.DB)
+		if err != nil {
+			return err
+		}
+		if (current == nil && goal == nil) || (current != nil && goal != nil && *current == *goal) {
+			return nil // nothing changes, so the revision stays
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		t.changed = append(t.changed, "weight")
+		if goal == nil {
+			return t.Where("key = ?", settingWeightGoal).Delete(&OwnerSetting{}).Error
+		}
+		b, _ := json.Marshal(goal)
+		return t.Save(&OwnerSetting{Key: settingWeightGoal, Value: string(b), Revision: rev, UpdatedAt: t.now}).Error
+	})
+	if err != nil {
+		return classify("set weight goal", err)
+	}
+	return nil
+}
