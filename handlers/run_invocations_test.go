@@ -56,7 +56,7 @@ func TestTheRunnerReportsEachInvocationsEndOnceAndTheRunsPageShowsARefusalsError
 	if strings.Contains(d.Text(), "Thursday") {
 		t.Fatal("the Runs page shows the refused draft's text")
 	}
-	if inv.Find("details").Length() != 1 {
+	if inv.Find(`[data-testid="invocation-error"] details`).Length() != 1 {
 		t.Fatal("no technical details for the refusal")
 	}
 }
