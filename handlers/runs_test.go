@@ -108,7 +108,7 @@ func TestRunsPageShowsEachScheduleOccurrenceWithItsAttempts(t *testing.T) {
 	ta.do(agentPost(token, "/api/runs/run-1/invocations", nil))
 	ta.clock.Advance(time.Minute)
 	d := ta.get("/runs", "", ta.login()).doc(t)
-	if got := text(has(t, d, `[data-testid="run-schedule"][data-id="brief"] [data-testid="run-schedule-outstanding"]`)); !strings.Contains(got, "running, attempt 1 of 3") {
+	if got := text(has(t, d, `[data-testid="run-schedule"][data-id="brief"] [data-testid="run-schedule-outstanding"]`)); !strings.Contains(got, "running now, try 1 of 3") {
 		t.Fatalf("the occurrence reads %q", got)
 	}
 	has(t, d, `[data-testid="run"][data-id="run-1"][data-state="running"]`)
