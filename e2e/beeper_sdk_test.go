@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,65 +18,9 @@ import (
 // beeperSDKVersion is the official TypeScript SDK hearth's client and fake are proven against.
 const beeperSDKVersion = "5.0.0"
 
-// beeperSDK returns the directory holding the pinned @beeper/desktop-api,
-// installing it from npm into the user's cache when missing (never into
-// the repository). It fails, never skips, when Node, npm or the registry is
-// missing: the conformance test is the only check against the real SDK.
+// beeperSDK is the pinned official @beeper/desktop-api, from npm.
 func beeperSDK(t *testing.T) string {
-	t.Helper()
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatalf("the Beeper SDK cache lives under $HOME: %v", err)
-	}
-	dir := filepath.Join(home, ".cache", "hearth", "beeper-sdk-"+beeperSDKVersion)
-	if sdkInstalled(dir) {
-		return dir
-	}
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the Beeper SDK conformance test needs %s on PATH (install Node.js 18 or newer): %v", tool, err)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// Install beside the cache and rename into place, so a concurrent run
-	// or an interrupted install never leaves a half-installed SDK in use.
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".beeper-sdk-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"name":"hearth-beeper-sdk","private":true}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	npm := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact", "@beeper/desktop-api@"+beeperSDKVersion)
-	npm.Dir = tmp
-	if out, err := npm.CombinedOutput(); err != nil {
-		t.Fatalf("npm install @beeper/desktop-api@%s (needs the npm registry): %v\n%s", beeperSDKVersion, err, out)
-	}
-	if !sdkInstalled(tmp) {
-		t.Fatalf("npm install left no @beeper/desktop-api %s in %s", beeperSDKVersion, tmp)
-	}
-	if !sdkInstalled(dir) {
-		os.RemoveAll(dir) // a broken earlier install
-		if err := os.Rename(tmp, dir); err != nil && !sdkInstalled(dir) {
-			t.Fatalf("install the Beeper SDK into %s: %v", dir, err)
-		}
-	}
-	return dir
-}
-
-// sdkInstalled reports whether dir holds the pinned SDK version.
-func sdkInstalled(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@beeper", "desktop-api", "package.json"))
-	if err != nil {
-		return false
-	}
-	var pkg struct{ Version string }
-	return json.Unmarshal(b, &pkg) == nil && pkg.Version == beeperSDKVersion
+	return npmPackage{name: "@beeper/desktop-api", version: beeperSDKVersion, cache: "beeper-sdk-" + beeperSDKVersion}.install(t)
 }
 
 func TestOfficialBeeperSDKAgreesWithTheFake(t *testing.T) {

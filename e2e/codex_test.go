@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,7 +19,6 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"golang.org/x/sys/unix"
 
 	"hearth/agent"
 	"hearth/models/schema/strictmode"
@@ -29,83 +27,12 @@ import (
 // codexVersion is the Codex CLI the preset is proven against.
 const codexVersion = "0.171.0"
 
-var codexInstall sync.Mutex
-
-// codexBinDir returns the directory holding the pinned Codex CLI's `codex`,
-// installing @openai/codex from npm into the user's cache when missing
-// (never into the repository). It fails, never skips, when Node, npm or
-// the registry is missing: this test is the only proof against the real
-// CLI. A lock file keeps parallel test binaries from installing at once.
+// codexBinDir returns the directory holding the pinned Codex CLI's
+// `codex`, installed from npm with its install scripts (which fetch the
+// platform binary).
 func codexBinDir(t *testing.T) string {
-	t.Helper()
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatalf("the Codex cache lives under $HOME: %v", err)
-	}
-	dir := filepath.Join(home, ".cache", "hearth", "codex-"+codexVersion)
-	bin := filepath.Join(dir, "node_modules", ".bin")
-	codexInstall.Lock()
-	defer codexInstall.Unlock()
-	if codexInstalled(dir) {
-		return bin
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Flock(int(lock.Fd()), unix.LOCK_UN)
-	if codexInstalled(dir) { // another process installed it while we waited
-		return bin
-	}
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the Codex e2e test needs %s on PATH (install Node.js 18 or newer): %v", tool, err)
-		}
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".codex-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"name":"hearth-codex","private":true}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	npm := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--save-exact", "@openai/codex@"+codexVersion)
-	npm.Dir = tmp
-	if out, err := npm.CombinedOutput(); err != nil {
-		t.Fatalf("npm install @openai/codex@%s (needs the npm registry): %v\n%s", codexVersion, err, out)
-	}
-	if !codexInstalled(tmp) {
-		t.Fatalf("npm install left no @openai/codex %s in %s", codexVersion, tmp)
-	}
-	os.RemoveAll(dir) // a broken earlier install
-	if err := os.Rename(tmp, dir); err != nil {
-		t.Fatalf("install Codex into %s: %v", dir, err)
-	}
-	return bin
-}
-
-// codexInstalled reports whether dir holds the pinned Codex CLI.
-func codexInstalled(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@openai", "codex", "package.json"))
-	if err != nil {
-		return false
-	}
-	var pkg struct{ Version string }
-	if json.Unmarshal(b, &pkg) != nil || pkg.Version != codexVersion {
-		return false
-	}
-	_, err = os.Stat(filepath.Join(dir, "node_modules", ".bin", "codex"))
-	return err == nil
+	dir := npmPackage{name: "@openai/codex", version: codexVersion, cache: "codex-" + codexVersion, scripts: true}.install(t)
+	return filepath.Join(dir, "node_modules", ".bin")
 }
 
 // responses is a scripted OpenAI Responses endpoint on loopback. Like the

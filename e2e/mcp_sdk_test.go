@@ -17,61 +17,9 @@ import (
 // mcpSDKVersion is the official TypeScript MCP SDK `hearth mcp` is proven against.
 const mcpSDKVersion = "1.32.2"
 
-// mcpSDK returns the directory holding the pinned @modelcontextprotocol/sdk,
-// installing it from npm into the user's cache when missing (never into the
-// repository). It fails, never skips, when Node, npm or the registry is
-// missing: this is the only check against a client hearth did not write.
+// mcpSDK is the pinned official TypeScript MCP SDK, from npm.
 func mcpSDK(t *testing.T) string {
-	t.Helper()
-	const pkg = "@modelcontextprotocol/sdk"
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatalf("the MCP SDK cache lives under $HOME: %v", err)
-	}
-	dir := filepath.Join(home, ".cache", "hearth", "mcp-sdk-"+mcpSDKVersion)
-	installed := func(dir string) bool {
-		b, err := os.ReadFile(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
-		var p struct{ Version string }
-		return err == nil && json.Unmarshal(b, &p) == nil && p.Version == mcpSDKVersion
-	}
-	if installed(dir) {
-		return dir
-	}
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the MCP SDK conformance test needs %s on PATH (install Node.js 18 or newer): %v", tool, err)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// Install beside the cache and rename into place, so a concurrent run
-	// or an interrupted install never leaves a half-installed SDK in use.
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".mcp-sdk-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"name":"hearth-mcp-sdk","private":true}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	npm := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact", pkg+"@"+mcpSDKVersion)
-	npm.Dir = tmp
-	if out, err := npm.CombinedOutput(); err != nil {
-		t.Fatalf("npm install %s@%s (needs the npm registry): %v\n%s", pkg, mcpSDKVersion, err, out)
-	}
-	if !installed(tmp) {
-		t.Fatalf("npm install left no %s %s in %s", pkg, mcpSDKVersion, tmp)
-	}
-	if !installed(dir) {
-		os.RemoveAll(dir) // a broken earlier install
-		if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
-			t.Fatalf("install the MCP SDK into %s: %v", dir, err)
-		}
-	}
-	return dir
+	return npmPackage{name: "@modelcontextprotocol/sdk", version: mcpSDKVersion, cache: "mcp-sdk-" + mcpSDKVersion}.install(t)
 }
 
 // contextShape is what the script reports of one get_context result.
