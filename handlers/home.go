@@ -315,7 +315,7 @@ func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
 		if activity == "" || errors.Is(err, models.ErrNotFound) {
 			return s.notFound(c, "no such draft")
 		}
-		return s.actionError(c, activity, err, body)
+		return s.actionError(c, activity, replyFieldError(err, body), body)
 	}
 	if c.FormValue("next") == "review" {
 		next := "/messages/" + url.PathEscape(w.ChatID) + "/review?draftId=" + url.QueryEscape(id)

@@ -252,6 +252,16 @@ func (s *Server) review(c *fiber.Ctx) error {
 	return s.renderReview(c, fiber.StatusOK, chatID, *draft, w.Body, nil, draft.SourceMessageRevision, w.Kept)
 }
 
+// replyFieldError is a refused reply text as the editor's field error,
+// the same words on Home and on a conversation; other errors pass.
+func replyFieldError(err error, body string) error {
+	var fe *models.FieldError
+	if !errors.Is(err, models.ErrInvalidInput) || errors.As(err, &fe) {
+		return err
+	}
+	return &models.FieldError{Field: "body", Message: cmp.Or(replyProblem(models.NormalizeNewlines(body)), emptyReply)}
+}
+
 // replyProblem says why a reply cannot be sent, or "".
 func replyProblem(body string) string {
 	switch {
