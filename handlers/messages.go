@@ -133,7 +133,12 @@ func (s *Server) showConversation(c *fiber.Ctx) error {
 // Ask form; problem, when set, is a refused review shown at its editor.
 // Opening the newest page marks the chat read in Beeper.
 func (s *Server) renderConversation(c *fiber.Ctx, status int, problem *views.EditorProblem) error {
-	chatID := pathParam(c, "chat")
+	return s.conversationPage(c, status, pathParam(c, "chat"), problem, views.AskState{})
+}
+
+// conversationPage is renderConversation of chatID; ask is a refused
+// "Ask the agent for a draft", shown again in its form.
+func (s *Server) conversationPage(c *fiber.Ctx, status int, chatID string, problem *views.EditorProblem, ask views.AskState) error {
 	ctx := c.UserContext()
 	s.settleAccepted(c, chatID)
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
@@ -142,7 +147,7 @@ func (s *Server) renderConversation(c *fiber.Ctx, status int, problem *views.Edi
 		return apiError(c, fiber.StatusNotFound, "not_found", "no such chat", nil)
 	}
 	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chat, AskID: newRequestID(), Problem: problem, Compose: c.Query("compose"),
-		HandedOff: c.Query("handedOff") == "own"}
+		HandedOff: c.Query("handedOff") == "own", AskRefused: ask}
 	before := c.Query("before")
 	if err == nil {
 		var page beeper.MessagePage
