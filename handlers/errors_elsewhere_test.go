@@ -5,8 +5,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"hearth/models"
 )
 
 // refusedInPlace asserts a refused owner form's answer: status, HTML (never
@@ -106,5 +109,101 @@ func TestCorrectionWithoutWhatIsRefusedOnPeople(t *testing.T) {
 	}
 	if has(t, d, `#person-ana-okafor details.correction`).AttrOr("open", "none") == "none" {
 		t.Error("the refused correction is folded away")
+	}
+}
+
+func TestRoutinesFormsAreRefusedAtTheirFields(t *testing.T) {
+	ta, cookie := routineApp(t)
+	ta.try("morning", 1, 14, cookie)
+	ta.clock.Advance(48 * time.Hour) // Sept 30 passed with no record
+	morning := `[data-testid="routine"][data-id="morning"] `
+	for _, tc := range []struct {
+		name, path  string
+		form        url.Values
+		field, want string
+	}{
+		{"try without days", "/routines/morning/trials", url.Values{"revision": {"1"}, "windowDays": {"14"}},
+			morning + `[data-testid="try-day-1"]`, "Choose at least one day."},
+		{"try with a long window", "/routines/morning/trials", url.Values{"revision": {"1"}, "windowDays": {"365"}, "days": {"1"}},
+			morning + `[data-testid="try-window"]`, "A review window is 1 to 90 days."},
+		{"not applicable without a reason", "/routines/morning/outcomes", url.Values{"date": {"2026-09-30"}, "outcome": {"not-applicable"}, "reason": {" "}},
+			morning + `[data-testid="past-outcome"][data-date="2026-09-30"] [data-testid="past-outcome-reason"]`, "Not applicable needs a reason: say why."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := refusedInPlace(t, ta.in(t).form(tc.path, tc.form, false, cookie), http.StatusUnprocessableEntity, tc.field, tc.want)
+			if !isPage(d) {
+				t.Error("a plain form got a fragment")
+			}
+		})
+	}
+}
+
+func TestModifyingAProposalWithoutWordsIsRefusedAtTheWords(t *testing.T) {
+	ta, cookie := routineApp(t)
+	ta.try("morning", 1, 7, cookie)
+	ta.clock.Advance(7 * 24 * time.Hour)
+	pub := minimalPublication("run-review", ta.revision())
+	pub["reviews"] = []any{morningReview()}
+	ta.mustPublish(ta.agentToken(), pub.bytes(t))
+	id := has(t, ta.routinesPage(cookie), `[data-testid="proposal"][data-id="p1"] input[name="requestId"]`).AttrOr("value", "")
+	resp := ta.form("/routines/reviews/rv-1/proposals/p1", url.Values{"requestId": {id}, "decision": {"modify"}, "words": {"  "}}, false, cookie)
+	refusedInPlace(t, resp, http.StatusUnprocessableEntity, `[data-testid="proposal"][data-id="p1"] [data-testid="proposal-words"]`, "Say how you would change it.")
+}
+
+func TestExtendingAnEndedTrialSaysSoInsideTheRoutine(t *testing.T) {
+	ta, cookie := routineApp(t)
+	ta.try("morning", 1, 14, cookie)
+	trial := has(t, ta.routinesPage(cookie), `[data-testid="active-trial"]`).AttrOr("data-trial", "")
+	resp := ta.form("/routines/trials/"+trial+"/extend", url.Values{"days": {"0"}, "routine": {"morning"}}, false, cookie)
+	if resp.status != http.StatusUnprocessableEntity {
+		t.Fatal(resp)
+	}
+	form := has(t, parseHTML(t, resp), `form[action="/routines/trials/`+trial+`/extend"]`)
+	if msg := strings.TrimSpace(form.Find(`[role="alert"]`).Text()); msg != "A trial is extended by 1 to 90 days, and runs at most a year." {
+		t.Errorf("message in the extend form: %q", msg)
+	}
+}
+
+func TestApprovingAScheduleThatChangedIsRefusedOnTheSchedulesPage(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	cookie := ta.login()
+	ta.mustCreateSchedule(ta.agentToken(models.ScopeSchedulesAdmin), "k", "q")
+	resp := ta.ownerRequest(http.MethodPost, "/schedules/q/approve", url.Values{"fingerprint": {"sha256:" + strings.Repeat("0", 64)}}, false, cookie)
+	if resp.status != http.StatusConflict || strings.Contains(string(resp.body), `"code":`) {
+		t.Fatal(resp)
+	}
+	d := resp.doc(t)
+	msg := has(t, d, `[data-testid="schedule"][data-id="q"] [role="alert"][data-testid="schedule-error"]`)
+	if got := strings.TrimSpace(msg.Text()); got != "Not approved: the definition file is not the one the page showed you. Look at it again before approving." {
+		t.Errorf("message %q", got)
+	}
+	if !isPage(d) || d.Find("h1").Text() != "Schedules" {
+		t.Errorf("not the Schedules page: %q", d.Find("h1").Text())
+	}
+}
+
+func TestOwnerFormsOnNothingArePagesNotJSON(t *testing.T) {
+	ta, cookie, _ := messagesApp(t)
+	for _, path := range []string{"/schedules/nope/cancel", "/schedules/nope/approve", "/routines/trials/999/end", "/routines/trials/999/extend",
+		"/routines/nope/outcomes", "/requests/nope/cancel", anaPath + "/reconcile", anaPath + "/not-sent"} {
+		resp := ta.ownerRequest(http.MethodPost, path, url.Values{"draftId": {"nope"}, "sendKey": {"nope"}, "days": {"7"}, "date": {"2026-09-28"}, "outcome": {"completed"}}, false, cookie)
+		if resp.status != http.StatusNotFound || !strings.HasPrefix(resp.header.Get("Content-Type"), "text/html") || strings.Contains(string(resp.body), `"code":`) {
+			t.Errorf("%s: %d %s %.80s", path, resp.status, resp.header.Get("Content-Type"), resp.body)
+		}
+	}
+}
+
+func TestAConfirmedSendThatIsRefusedIsTheReviewAgainNotJSON(t *testing.T) {
+	ta, cookie, fake := messagesApp(t)
+	form := ta.reviewForm(cookie, "See you Saturday!")
+	form.Set("body", "  ")
+	resp := ta.post(anaPath+"/send", form, cookie)
+	if resp.status != http.StatusUnprocessableEntity || !strings.HasPrefix(resp.header.Get("Content-Type"), "text/html") || strings.Contains(string(resp.body), `"code":`) {
+		t.Fatalf("%d %s %.200s", resp.status, resp.header.Get("Content-Type"), resp.body)
+	}
+	d := resp.doc(t)
+	errorAt(t, d, `textarea[name="body"]`, "There is nothing to send yet: write the reply first.")
+	if len(fake.Sends()) != 0 {
+		t.Fatal("an empty reply reached Beeper")
 	}
 }
