@@ -34,7 +34,7 @@ func RoutineCardOf(d RoutinesData, c models.RoutineCard) templ.Component { retur
 // FormProblem is why a form on the Routines page was refused, and the
 // values it carried so the owner need not type them again.
 type FormProblem struct {
-	Form    string // TryForm, OutcomeForm, ProposalKey or TrialForm of the refused form
+	Form string // TryForm, OutcomeForm, ProposalKey or TrialForm of the refused form
 	// Field is the form field the message is about ("" the form as a whole).
 	Field   string
 	Message string
