@@ -185,7 +185,7 @@ func TestApprovingAScheduleThatChangedIsRefusedOnTheSchedulesPage(t *testing.T) 
 func TestOwnerFormsOnNothingArePagesNotJSON(t *testing.T) {
 	ta, cookie, _ := messagesApp(t)
 	for _, path := range []string{"/schedules/nope/cancel", "/schedules/nope/approve", "/routines/trials/999/end", "/routines/trials/999/extend",
-		"/routines/nope/outcomes", "/requests/nope/cancel", anaPath + "/reconcile", anaPath + "/not-sent"} {
+		"/requests/nope/cancel", anaPath + "/reconcile", anaPath + "/not-sent"} {
 		resp := ta.ownerRequest(http.MethodPost, path, url.Values{"draftId": {"nope"}, "sendKey": {"nope"}, "days": {"7"}, "date": {"2026-09-28"}, "outcome": {"completed"}}, false, cookie)
 		if resp.status != http.StatusNotFound || !strings.HasPrefix(resp.header.Get("Content-Type"), "text/html") || strings.Contains(string(resp.body), `"code":`) {
 			t.Errorf("%s: %d %s %.80s", path, resp.status, resp.header.Get("Content-Type"), resp.body)
@@ -202,8 +202,20 @@ func TestAConfirmedSendThatIsRefusedIsTheReviewAgainNotJSON(t *testing.T) {
 		t.Fatalf("%d %s %.200s", resp.status, resp.header.Get("Content-Type"), resp.body)
 	}
 	d := resp.doc(t)
-	errorAt(t, d, `textarea[name="body"]`, "There is nothing to send yet: write the reply first.")
+	errorAt(t, d, `#draft-draft-ana-hike textarea[name="body"]`, "There is nothing to send yet: write the reply first.")
 	if len(fake.Sends()) != 0 {
 		t.Fatal("an empty reply reached Beeper")
+	}
+}
+
+// assertPage asserts an owner form's refusal is an HTML page (never the
+// API's JSON envelope) with status, saying want.
+func assertPage(t *testing.T, resp response, status int, want string) {
+	t.Helper()
+	if resp.status != status || !strings.HasPrefix(resp.header.Get("Content-Type"), "text/html") || strings.Contains(string(resp.body), `"code":`) {
+		t.Fatalf("want an HTML %d: %d %s %.200s", status, resp.status, resp.header.Get("Content-Type"), resp.body)
+	}
+	if !strings.Contains(resp.doc(t).Text(), want) {
+		t.Errorf("the page does not say %q", want)
 	}
 }

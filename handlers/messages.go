@@ -144,7 +144,7 @@ func (s *Server) conversationPage(c *fiber.Ctx, status int, chatID string, probl
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
 	if errors.Is(err, beeper.ErrNotFound) {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such chat", nil)
+		return s.notFound(c, "no such chat")
 	}
 	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chat, AskID: newRequestID(), Problem: problem, Compose: c.Query("compose"),
 		HandedOff: c.Query("handedOff") == "own", AskRefused: ask}
@@ -230,7 +230,7 @@ const emptyReply = "There is nothing to send yet: write the reply first."
 func (s *Server) review(c *fiber.Ctx) error {
 	var f reviewForm
 	if err := c.BodyParser(&f); err != nil {
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+		return s.unreadableForm(c)
 	}
 	chatID := pathParam(c, "chat")
 	if f.Draft == "" {
@@ -307,7 +307,7 @@ func (s *Server) chatDraft(c *fiber.Ctx, chatID, draftID string) (*models.ChatDr
 	}
 	i := slices.IndexFunc(drafts, func(d models.ChatDraft) bool { return d.ID == draftID })
 	if i < 0 {
-		return nil, apiError(c, fiber.StatusNotFound, "not_found", "no such draft in this chat", nil)
+		return nil, s.notFound(c, "no such draft in this chat")
 	}
 	return &drafts[i], nil
 }
@@ -321,7 +321,7 @@ func (s *Server) renderReview(c *fiber.Ctx, status int, chatID string, draft mod
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
 	s.beeperState(err)
 	if err != nil {
-		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
+		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not reviewed", "Beeper is not answering: "+beeperProblem(err)+". Nothing was sent; try again later.", chatID)
 	}
 	d := views.ReviewData{Chat: chat, Draft: draft, Body: body, SendKey: newSendKey(), SourceRevision: sourceRevision, Newer: newer, Kept: kept}
 	if d.Day, err = s.store.Today(ctx); err != nil {
@@ -351,7 +351,7 @@ type sendForm struct {
 func (s *Server) confirmSend(c *fiber.Ctx) error {
 	var f sendForm
 	if err := c.BodyParser(&f); err != nil {
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+		return s.unreadableForm(c)
 	}
 	chatID := pathParam(c, "chat")
 	body := models.NormalizeNewlines(f.Body)
@@ -375,20 +375,22 @@ func (s *Server) confirmSend(c *fiber.Ctx) error {
 		}
 		return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: prior})
 	case errors.Is(err, models.ErrDraftNotInChat):
-		return apiError(c, fiber.StatusConflict, "draft_not_in_chat", "this draft belongs to another chat; nothing was sent", nil)
+		return s.refusedPage(c, fiber.StatusConflict, "Not sent", "This draft belongs to another chat; nothing was sent.", chatID)
 	case errors.Is(err, models.ErrOutcomeNotRecorded):
 		// Beeper was called: never say nothing was sent.
 		s.log.Error("send outcome not recorded", "err", err, "requestId", requestIDOf(c))
 		return s.renderSendResult(c, fiber.StatusOK, chatID, views.SendResultData{Send: send, NotRecorded: true})
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such draft", nil)
+		return s.notFound(c, "no such draft")
 	case errors.Is(err, models.ErrInvalidInput):
-		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", err.Error(), nil)
+		// Only a tampered review posts an invalid text: its editor says why.
+		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft,
+			Message: cmp.Or(replyProblem(body), "This reply cannot be sent as it is: review it again."), Input: f.Body})
 	case err != nil:
 		// Every other failure happens before the send is recorded as pending,
 		// so Beeper was not asked to send.
 		s.beeperState(err)
-		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err)+"; nothing was sent", nil)
+		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not sent", "Beeper is not answering: "+beeperProblem(err)+"; nothing was sent.", chatID)
 	}
 	return s.renderSendResult(c, fiber.StatusOK, chatID, views.SendResultData{Send: send})
 }
@@ -396,11 +398,11 @@ func (s *Server) confirmSend(c *fiber.Ctx) error {
 func (s *Server) reconcileSend(c *fiber.Ctx) error {
 	send, err := s.store.ReconcileSend(c.UserContext(), s.cfg.Beeper, c.FormValue("sendKey"))
 	if errors.Is(err, models.ErrNotFound) {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such send", nil)
+		return s.notFound(c, "no such send")
 	}
 	if err != nil {
 		s.beeperState(err)
-		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
+		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not checked", "Beeper is not answering: "+beeperProblem(err)+". Try again later.", pathParam(c, "chat"))
 	}
 	return s.renderSendResult(c, fiber.StatusOK, pathParam(c, "chat"), views.SendResultData{Send: send})
 }
@@ -409,7 +411,7 @@ func (s *Server) reconcileSend(c *fiber.Ctx) error {
 func (s *Server) markNotSent(c *fiber.Ctx) error {
 	send, err := s.store.MarkSendNotSent(c.UserContext(), c.FormValue("sendKey"))
 	if errors.Is(err, models.ErrNotFound) {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such send", nil)
+		return s.notFound(c, "no such send")
 	}
 	if err != nil {
 		return err
@@ -441,15 +443,15 @@ type handOffForm struct {
 func (s *Server) handOff(c *fiber.Ctx) error {
 	var f handOffForm
 	if err := c.BodyParser(&f); err != nil {
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+		return s.unreadableForm(c)
 	}
 	chatID := pathParam(c, "chat")
 	_, err := s.store.HandOffToBeeper(c.UserContext(), s.cfg.Beeper, models.HandOff{ChatID: chatID, AccountID: f.AccountID, DraftID: f.Draft, Form: f.wording()})
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such draft in this chat", nil)
+		return s.notFound(c, "no such draft in this chat")
 	case errors.Is(err, models.ErrDraftNotInChat):
-		return apiError(c, fiber.StatusConflict, "draft_not_in_chat", "this draft belongs to another chat; nothing was opened", nil)
+		return s.refusedPage(c, fiber.StatusConflict, "Not opened", "This draft belongs to another chat; nothing was opened.", chatID)
 	case errors.Is(err, models.ErrInvalidInput):
 		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft, Message: cmp.Or(replyProblem(models.NormalizeNewlines(f.Body)), emptyReply), Input: f.Body})
 	case err != nil:
@@ -485,7 +487,7 @@ func (s *Server) remindLater(c *fiber.Ctx) error {
 func (s *Server) decideReply(c *fiber.Ctx, decide func(context.Context, models.ChatDecision) (models.OwnerActionResult, error)) error {
 	var f decisionForm
 	if err := c.BodyParser(&f); err != nil {
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+		return s.unreadableForm(c)
 	}
 	back := "/messages#owed"
 	if f.Return != "" {
@@ -516,4 +518,11 @@ func (s *Server) personCard(c *fiber.Ctx, drafts []models.ChatDraft) (*views.Per
 	}
 	chips, err := s.store.EvidenceChips(c.UserContext(), p.EvidenceIDs)
 	return &views.PersonCard{Person: p, Evidence: chips}, err
+}
+
+// refusedPage answers an owner's form on a conversation that hearth could
+// not carry out with a page saying why and leading back to the chat:
+// never the API's JSON envelope.
+func (s *Server) refusedPage(c *fiber.Ctx, status int, title, message, chatID string) error {
+	return s.renderFormError(c, status, views.FormError(title, []string{message}, "/messages/"+url.PathEscape(chatID)))
 }

@@ -95,7 +95,7 @@ func (f requestForm) json() []byte {
 func (s *Server) submitRequest(c *fiber.Ctx) error {
 	var f requestForm
 	if err := c.BodyParser(&f); err != nil {
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+		return s.unreadableForm(c)
 	}
 	req, _, err := s.store.CreateRequest(c.UserContext(), f.json())
 	var invalid *models.ValidationError
@@ -146,7 +146,7 @@ func (s *Server) cancelRequestForm(c *fiber.Ctx) error {
 	_, err := s.store.CancelRequest(c.UserContext(), c.Params("id"))
 	if err != nil && !errors.Is(err, models.ErrRequestNotPending) {
 		if errors.Is(err, models.ErrNotFound) {
-			return apiError(c, fiber.StatusNotFound, "not_found", "no such request", nil)
+			return s.notFound(c, "no such request")
 		}
 		return err
 	}
@@ -195,4 +195,10 @@ func askRefusal(f requestForm, invalid *models.ValidationError) views.AskState {
 		a.Error = sentence(strings.TrimPrefix(e.Path, "/") + ": " + e.Message)
 	}
 	return a
+}
+
+// unreadableForm answers an owner form hearth could not parse with a page
+// (400), never the API's JSON envelope.
+func (s *Server) unreadableForm(c *fiber.Ctx) error {
+	return s.renderFormError(c, fiber.StatusBadRequest, views.FormError("Not sent", []string{"This form could not be read: go back and try again."}, backPath(c)))
 }

@@ -188,7 +188,7 @@ func (s *Server) startTrial(c *fiber.Ctx) error {
 	_, err = s.store.StartTrial(c.UserContext(), models.TrialCommand{RoutineID: id, Revision: rev, Days: days, WindowDays: window})
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such routine revision", nil)
+		return s.notFound(c, "no such routine version")
 	case errors.Is(err, models.ErrInvalidInput):
 		return refuse(inputField(err), inputMessage(err))
 	case err != nil:
@@ -213,7 +213,7 @@ func (s *Server) endTrial(c *fiber.Ctx) error {
 	err := s.store.EndTrial(c.UserContext(), id)
 	switch {
 	case id == 0, errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such trial", nil)
+		return s.notFound(c, "no such trial")
 	case err != nil && !errors.Is(err, models.ErrTrialNotActive):
 		return err
 	}
@@ -224,7 +224,7 @@ func (s *Server) endTrial(c *fiber.Ctx) error {
 func (s *Server) extendTrial(c *fiber.Ctx) error {
 	id := trialParam(c)
 	if id == 0 {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such trial", nil)
+		return s.notFound(c, "no such trial")
 	}
 	days, err := strconv.Atoi(c.FormValue("days"))
 	if err == nil {
@@ -237,7 +237,7 @@ func (s *Server) extendTrial(c *fiber.Ctx) error {
 	}
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such trial", nil)
+		return s.notFound(c, "no such trial")
 	case errors.Is(err, models.ErrTrialNotActive):
 		return problem(fiber.StatusConflict, "This trial has ended; try the routine again instead.")
 	case errors.Is(err, models.ErrInvalidInput):
@@ -255,7 +255,7 @@ func (s *Server) recordPastOutcome(c *fiber.Ctx) error {
 	err := s.store.RecordPastOutcome(c.UserContext(), cmd)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such routine", nil)
+		return s.notFound(c, "no such routine")
 	case errors.Is(err, models.ErrInvalidInput):
 		form := views.OutcomeForm(id, cmd.Date)
 		if c.FormValue("form") == views.EarlierDays {
@@ -280,7 +280,7 @@ func (s *Server) decideProposal(c *fiber.Ctx) error {
 	}
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such review proposal", nil)
+		return s.notFound(c, "no such review proposal")
 	case errors.Is(err, models.ErrAlreadyDecided):
 		return problem(fiber.StatusConflict, "This proposal was already decided; that decision stands.")
 	case errors.Is(err, models.ErrInvalidInput):
@@ -297,7 +297,7 @@ func (s *Server) decideProposal(c *fiber.Ctx) error {
 func (s *Server) triggerEvent(c *fiber.Ctx) error {
 	event := c.Params("event")
 	if event != models.EventStartWork && event != models.EventEndWork {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such event: start-work or end-work", nil)
+		return s.notFound(c, "no such event: start-work or end-work")
 	}
 	if _, err := s.store.TriggerEvent(c.UserContext(), event); err != nil {
 		return err
@@ -316,7 +316,7 @@ func (s *Server) recordFeedback(c *fiber.Ctx) error {
 	err := s.store.RecordFeedback(c.UserContext(), occ, c.FormValue("effort"), c.FormValue("helped"))
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such occurrence", nil)
+		return s.notFound(c, "no such occurrence")
 	case errors.Is(err, models.ErrNoOutcomeYet):
 		return s.renderRow(c, fiber.StatusConflict, row, views.RowState{Expanded: true, Error: "Record an outcome first; feedback is about what happened.", Open: openSet(c)})
 	case errors.Is(err, models.ErrInvalidInput):

@@ -629,7 +629,7 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 		return &FieldError{Field: "reason", Message: fmt.Sprintf("The reason is longer than %d characters.", MaxReasonLen)}
 	}
 	if _, err := instant.ParseDate(cmd.Date); err != nil {
-		return &FieldError{Field: "date", Message: "Choose an earlier day."}
+		return &FieldError{Field: "date", Message: "Enter a date from 2000-01-01 to 2199-12-31, as YYYY-MM-DD."}
 	}
 	_, err := s.commit(ctx, func(t *txn) error {
 		day, err := ownerDay(t.DB, t.now, "")
