@@ -219,3 +219,17 @@ func assertPage(t *testing.T, resp response, status int, want string) {
 		t.Errorf("the page does not say %q", want)
 	}
 }
+
+func TestRemindMeLaterForTodayIsRefusedAtTheDateOnMessages(t *testing.T) {
+	ta, cookie, _ := owedApp(t)
+	form := has(t, ta.get("/messages", "", cookie).doc(t), `[data-chat="!tomas-lindqvist:beeper.local"] [data-testid="owed-remind"]`).Closest("form")
+	resp := ta.post(form.AttrOr("action", ""), formOf(form, url.Values{"until": {"2026-09-29"}}), cookie)
+	d := refusedInPlace(t, resp, http.StatusUnprocessableEntity, `[data-chat="!tomas-lindqvist:beeper.local"] [data-testid="owed-remind-date"]`,
+		"A reminder is for a day after today: choose a later date.")
+	if v := has(t, d, `[data-chat="!tomas-lindqvist:beeper.local"] [data-testid="owed-remind-date"]`).AttrOr("value", ""); v != "2026-09-29" {
+		t.Errorf("the date was not kept: %q", v)
+	}
+	if d.Find("h1").First().Text() != "Messages" {
+		t.Errorf("not the Messages page: %q", d.Find("h1").Text())
+	}
+}

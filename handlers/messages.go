@@ -101,6 +101,11 @@ func (s *Server) settleAccepted(c *fiber.Ctx, chatID string) {
 }
 
 func (s *Server) showMessages(c *fiber.Ctx) error {
+	return s.renderMessages(c, fiber.StatusOK, views.ChatRefusal{})
+}
+
+// renderMessages is the Messages page; refused is shown at its chat's form.
+func (s *Server) renderMessages(c *fiber.Ctx, status int, refused views.ChatRefusal) error {
 	s.settleAccepted(c, "")
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	page, err := s.cfg.Beeper.Chats(c.UserContext(), beeper.ChatsQuery{})
@@ -121,8 +126,8 @@ func (s *Server) showMessages(c *fiber.Ctx) error {
 	if derr != nil {
 		return derr
 	}
-	return s.render(c, fiber.StatusOK, views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
-		Beeper: state, Watch: watch, Owed: owed, Day: day}))
+	return s.render(c, status, views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
+		Beeper: state, Watch: watch, Owed: owed, Day: day, Refused: refused}))
 }
 
 func (s *Server) showConversation(c *fiber.Ctx) error {
@@ -493,8 +498,13 @@ func (s *Server) decideReply(c *fiber.Ctx, decide func(context.Context, models.C
 	if f.Return != "" {
 		back = safePath(f.Return)
 	}
-	_, err := decide(c.UserContext(), models.ChatDecision{ChatID: pathParam(c, "chat"), AccountID: f.AccountID, Until: f.Until})
+	chatID := pathParam(c, "chat")
+	_, err := decide(c.UserContext(), models.ChatDecision{ChatID: chatID, AccountID: f.AccountID, Until: f.Until})
+	var fe *models.FieldError
 	switch {
+	case errors.As(err, &fe) && s.cfg.Beeper != nil:
+		// The Messages page again, the date as entered and why at it.
+		return s.renderMessages(c, fiber.StatusUnprocessableEntity, views.ChatRefusal{ChatID: chatID, Message: fe.Message, Input: f.Until})
 	case errors.Is(err, models.ErrInvalidInput):
 		msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "models: "), ": "+models.ErrInvalidInput.Error())
 		return s.render(c, fiber.StatusUnprocessableEntity, views.FormError("Not saved", []string{msg}, back))
