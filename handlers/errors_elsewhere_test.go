@@ -193,7 +193,7 @@ func TestOwnerFormsOnNothingArePagesNotJSON(t *testing.T) {
 	}
 }
 
-func TestAConfirmedSendThatIsRefusedIsTheReviewAgainNotJSON(t *testing.T) {
+func TestATamperedSendIsItsEditorAgainNotJSON(t *testing.T) {
 	ta, cookie, fake := messagesApp(t)
 	form := ta.reviewForm(cookie, "See you Saturday!")
 	form.Set("body", "  ")
