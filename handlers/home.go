@@ -315,7 +315,7 @@ func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
 		if activity == "" || errors.Is(err, models.ErrNotFound) {
 			return s.notFound(c, "no such draft")
 		}
-		return s.actionError(c, activity, err, body)
+		return s.actionError(c, activity, replyFieldError(err, body), body)
 	}
 	if c.FormValue("next") == "review" {
 		next := "/messages/" + url.PathEscape(w.ChatID) + "/review?draftId=" + url.QueryEscape(id)
@@ -335,6 +335,12 @@ func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
 }
 
 func (s *Server) showPeople(c *fiber.Ctx) error {
+	return s.renderPeople(c, fiber.StatusOK, "", views.AskState{})
+}
+
+// renderPeople is the People page; refused is personID's refused
+// correction, shown again in that person's form.
+func (s *Server) renderPeople(c *fiber.Ctx, status int, personID string, refused views.AskState) error {
 	rev := s.store.LatestRevision() // before the read, so a later commit reloads the page
 	ac, err := s.store.AgentContext(c.UserContext())
 	if err != nil {
@@ -361,6 +367,9 @@ func (s *Server) showPeople(c *fiber.Ctx) error {
 	for i, p := range ac.People.Items {
 		cards[i].Person = p
 		cards[i].AskID = newRequestID()
+		if p.ID == personID {
+			cards[i].Refused = refused
+		}
 		for _, r := range reqs {
 			if r.Kind == models.RequestCRMEdit && r.EntityID == p.ID {
 				cards[i].Corrections = append(cards[i].Corrections, r)
@@ -382,7 +391,7 @@ func (s *Server) showPeople(c *fiber.Ctx) error {
 			}
 		}
 	}
-	return s.render(c, fiber.StatusOK, views.People(views.PeopleData{Now: s.store.Now(), Revision: rev, People: cards}))
+	return s.render(c, status, views.People(views.PeopleData{Now: s.store.Now(), Revision: rev, People: cards}))
 }
 
 // newRequestID is rendered into a request form, so a double submit is one request.

@@ -236,7 +236,7 @@ func TestOwnerActionErrors(t *testing.T) {
 		{"unknown state", "/activities/book-bike-service/state", url.Values{"state": {"finished"}}, 422, "State must be one of"},
 		{"defer without date", "/activities/book-bike-service/state", url.Values{"state": {"deferred"}}, 422, "date is needed"},
 		{"bad defer date", "/activities/book-bike-service/state", url.Values{"state": {"deferred"}, "until": {"soon"}}, 422, "YYYY-MM-DD"},
-		{"empty draft", "/drafts/draft-ana-hike/edit?activity=reply-ana-hike", url.Values{"body": {"  "}}, 422, "1-4000 characters"},
+		{"empty draft", "/drafts/draft-ana-hike/edit?activity=reply-ana-hike", url.Values{"body": {"  "}}, 422, "nothing to send yet"},
 		{"measurement on a task", "/activities/book-bike-service/measurement", url.Values{"value": {"70"}}, 422, "not a measurement"},
 		{"measurement marked complete", "/activities/weigh-in-" + testDate + "/state", url.Values{"state": {"completed"}}, 422, "completed by saving its value"},
 		{"reply marked complete", "/activities/reply-ana-hike/state", url.Values{"state": {"completed"}}, 422, "completed by a confirmed send"},

@@ -101,6 +101,11 @@ func (s *Server) settleAccepted(c *fiber.Ctx, chatID string) {
 }
 
 func (s *Server) showMessages(c *fiber.Ctx) error {
+	return s.renderMessages(c, fiber.StatusOK, views.ChatRefusal{})
+}
+
+// renderMessages is the Messages page; refused is shown at its chat's form.
+func (s *Server) renderMessages(c *fiber.Ctx, status int, refused views.ChatRefusal) error {
 	s.settleAccepted(c, "")
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	page, err := s.cfg.Beeper.Chats(c.UserContext(), beeper.ChatsQuery{})
@@ -121,8 +126,8 @@ func (s *Server) showMessages(c *fiber.Ctx) error {
 	if derr != nil {
 		return derr
 	}
-	return s.render(c, fiber.StatusOK, views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
-		Beeper: state, Watch: watch, Owed: owed, Day: day}))
+	return s.render(c, status, views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
+		Beeper: state, Watch: watch, Owed: owed, Day: day, Refused: refused}))
 }
 
 func (s *Server) showConversation(c *fiber.Ctx) error {
@@ -133,16 +138,21 @@ func (s *Server) showConversation(c *fiber.Ctx) error {
 // Ask form; problem, when set, is a refused review shown at its editor.
 // Opening the newest page marks the chat read in Beeper.
 func (s *Server) renderConversation(c *fiber.Ctx, status int, problem *views.EditorProblem) error {
-	chatID := pathParam(c, "chat")
+	return s.conversationPage(c, status, pathParam(c, "chat"), problem, views.AskState{})
+}
+
+// conversationPage is renderConversation of chatID; ask is a refused
+// "Ask the agent for a draft", shown again in its form.
+func (s *Server) conversationPage(c *fiber.Ctx, status int, chatID string, problem *views.EditorProblem, ask views.AskState) error {
 	ctx := c.UserContext()
 	s.settleAccepted(c, chatID)
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
 	if errors.Is(err, beeper.ErrNotFound) {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such chat", nil)
+		return s.notFound(c, "no such chat")
 	}
 	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chat, AskID: newRequestID(), Problem: problem, Compose: c.Query("compose"),
-		HandedOff: c.Query("handedOff") == "own"}
+		HandedOff: c.Query("handedOff") == "own", AskRefused: ask}
 	before := c.Query("before")
 	if err == nil {
 		var page beeper.MessagePage
@@ -225,7 +235,7 @@ const emptyReply = "There is nothing to send yet: write the reply first."
 func (s *Server) review(c *fiber.Ctx) error {
 	var f reviewForm
 	if err := c.BodyParser(&f); err != nil {
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+		return s.unreadableForm(c)
 	}
 	chatID := pathParam(c, "chat")
 	if f.Draft == "" {
@@ -250,6 +260,16 @@ func (s *Server) review(c *fiber.Ctx) error {
 		return err
 	}
 	return s.renderReview(c, fiber.StatusOK, chatID, *draft, w.Body, nil, draft.SourceMessageRevision, w.Kept)
+}
+
+// replyFieldError is a refused reply text as the editor's field error,
+// the same words on Home and on a conversation; other errors pass.
+func replyFieldError(err error, body string) error {
+	var fe *models.FieldError
+	if !errors.Is(err, models.ErrInvalidInput) || errors.As(err, &fe) {
+		return err
+	}
+	return &models.FieldError{Field: "body", Message: cmp.Or(replyProblem(models.NormalizeNewlines(body)), emptyReply)}
 }
 
 // replyProblem says why a reply cannot be sent, or "".
@@ -292,7 +312,7 @@ func (s *Server) chatDraft(c *fiber.Ctx, chatID, draftID string) (*models.ChatDr
 	}
 	i := slices.IndexFunc(drafts, func(d models.ChatDraft) bool { return d.ID == draftID })
 	if i < 0 {
-		return nil, apiError(c, fiber.StatusNotFound, "not_found", "no such draft in this chat", nil)
+		return nil, s.notFound(c, "no such draft in this chat")
 	}
 	return &drafts[i], nil
 }
@@ -306,7 +326,7 @@ func (s *Server) renderReview(c *fiber.Ctx, status int, chatID string, draft mod
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
 	s.beeperState(err)
 	if err != nil {
-		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
+		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not reviewed", "Beeper is not answering: "+beeperProblem(err)+". Nothing was sent; try again later.", chatID)
 	}
 	d := views.ReviewData{Chat: chat, Draft: draft, Body: body, SendKey: newSendKey(), SourceRevision: sourceRevision, Newer: newer, Kept: kept}
 	if d.Day, err = s.store.Today(ctx); err != nil {
@@ -336,7 +356,7 @@ type sendForm struct {
 func (s *Server) confirmSend(c *fiber.Ctx) error {
 	var f sendForm
 	if err := c.BodyParser(&f); err != nil {
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+		return s.unreadableForm(c)
 	}
 	chatID := pathParam(c, "chat")
 	body := models.NormalizeNewlines(f.Body)
@@ -360,20 +380,22 @@ func (s *Server) confirmSend(c *fiber.Ctx) error {
 		}
 		return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: prior})
 	case errors.Is(err, models.ErrDraftNotInChat):
-		return apiError(c, fiber.StatusConflict, "draft_not_in_chat", "this draft belongs to another chat; nothing was sent", nil)
+		return s.refusedPage(c, fiber.StatusConflict, "Not sent", "This draft belongs to another chat; nothing was sent.", chatID)
 	case errors.Is(err, models.ErrOutcomeNotRecorded):
 		// Beeper was called: never say nothing was sent.
 		s.log.Error("send outcome not recorded", "err", err, "requestId", requestIDOf(c))
 		return s.renderSendResult(c, fiber.StatusOK, chatID, views.SendResultData{Send: send, NotRecorded: true})
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such draft", nil)
+		return s.notFound(c, "no such draft")
 	case errors.Is(err, models.ErrInvalidInput):
-		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", err.Error(), nil)
+		// Only a tampered review posts an invalid text: its editor says why.
+		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft,
+			Message: cmp.Or(replyProblem(body), "This reply cannot be sent as it is: review it again."), Input: f.Body})
 	case err != nil:
 		// Every other failure happens before the send is recorded as pending,
 		// so Beeper was not asked to send.
 		s.beeperState(err)
-		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err)+"; nothing was sent", nil)
+		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not sent", "Beeper is not answering: "+beeperProblem(err)+"; nothing was sent.", chatID)
 	}
 	return s.renderSendResult(c, fiber.StatusOK, chatID, views.SendResultData{Send: send})
 }
@@ -381,11 +403,11 @@ func (s *Server) confirmSend(c *fiber.Ctx) error {
 func (s *Server) reconcileSend(c *fiber.Ctx) error {
 	send, err := s.store.ReconcileSend(c.UserContext(), s.cfg.Beeper, c.FormValue("sendKey"))
 	if errors.Is(err, models.ErrNotFound) {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such send", nil)
+		return s.notFound(c, "no such send")
 	}
 	if err != nil {
 		s.beeperState(err)
-		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "Beeper is not answering: "+beeperProblem(err), nil)
+		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not checked", "Beeper is not answering: "+beeperProblem(err)+". Try again later.", pathParam(c, "chat"))
 	}
 	return s.renderSendResult(c, fiber.StatusOK, pathParam(c, "chat"), views.SendResultData{Send: send})
 }
@@ -394,7 +416,7 @@ func (s *Server) reconcileSend(c *fiber.Ctx) error {
 func (s *Server) markNotSent(c *fiber.Ctx) error {
 	send, err := s.store.MarkSendNotSent(c.UserContext(), c.FormValue("sendKey"))
 	if errors.Is(err, models.ErrNotFound) {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such send", nil)
+		return s.notFound(c, "no such send")
 	}
 	if err != nil {
 		return err
@@ -426,15 +448,15 @@ type handOffForm struct {
 func (s *Server) handOff(c *fiber.Ctx) error {
 	var f handOffForm
 	if err := c.BodyParser(&f); err != nil {
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+		return s.unreadableForm(c)
 	}
 	chatID := pathParam(c, "chat")
 	_, err := s.store.HandOffToBeeper(c.UserContext(), s.cfg.Beeper, models.HandOff{ChatID: chatID, AccountID: f.AccountID, DraftID: f.Draft, Form: f.wording()})
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such draft in this chat", nil)
+		return s.notFound(c, "no such draft in this chat")
 	case errors.Is(err, models.ErrDraftNotInChat):
-		return apiError(c, fiber.StatusConflict, "draft_not_in_chat", "this draft belongs to another chat; nothing was opened", nil)
+		return s.refusedPage(c, fiber.StatusConflict, "Not opened", "This draft belongs to another chat; nothing was opened.", chatID)
 	case errors.Is(err, models.ErrInvalidInput):
 		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft, Message: cmp.Or(replyProblem(models.NormalizeNewlines(f.Body)), emptyReply), Input: f.Body})
 	case err != nil:
@@ -470,14 +492,19 @@ func (s *Server) remindLater(c *fiber.Ctx) error {
 func (s *Server) decideReply(c *fiber.Ctx, decide func(context.Context, models.ChatDecision) (models.OwnerActionResult, error)) error {
 	var f decisionForm
 	if err := c.BodyParser(&f); err != nil {
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+		return s.unreadableForm(c)
 	}
 	back := "/messages#owed"
 	if f.Return != "" {
 		back = safePath(f.Return)
 	}
-	_, err := decide(c.UserContext(), models.ChatDecision{ChatID: pathParam(c, "chat"), AccountID: f.AccountID, Until: f.Until})
+	chatID := pathParam(c, "chat")
+	_, err := decide(c.UserContext(), models.ChatDecision{ChatID: chatID, AccountID: f.AccountID, Until: f.Until})
+	var fe *models.FieldError
 	switch {
+	case errors.As(err, &fe) && s.cfg.Beeper != nil:
+		// The Messages page again, the date as entered and why at it.
+		return s.renderMessages(c, fiber.StatusUnprocessableEntity, views.ChatRefusal{ChatID: chatID, Message: fe.Message, Input: f.Until})
 	case errors.Is(err, models.ErrInvalidInput):
 		msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "models: "), ": "+models.ErrInvalidInput.Error())
 		return s.render(c, fiber.StatusUnprocessableEntity, views.FormError("Not saved", []string{msg}, back))
@@ -501,4 +528,11 @@ func (s *Server) personCard(c *fiber.Ctx, drafts []models.ChatDraft) (*views.Per
 	}
 	chips, err := s.store.EvidenceChips(c.UserContext(), p.EvidenceIDs)
 	return &views.PersonCard{Person: p, Evidence: chips}, err
+}
+
+// refusedPage answers an owner's form on a conversation that hearth could
+// not carry out with a page saying why and leading back to the chat:
+// never the API's JSON envelope.
+func (s *Server) refusedPage(c *fiber.Ctx, status int, title, message, chatID string) error {
+	return s.renderFormError(c, status, views.FormError(title, []string{message}, "/messages/"+url.PathEscape(chatID)))
 }

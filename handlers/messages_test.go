@@ -261,7 +261,7 @@ func TestConversationOffersToAskForADraftAboutItsNewestMessage(t *testing.T) {
 func TestConfirmForADraftOfAnotherChatIsConflictAndSendsNothing(t *testing.T) {
 	ta, cookie, fake := messagesApp(t)
 	form := ta.reviewForm(cookie, "See you Saturday!")
-	assertError(t, ta.post("/messages/%21tomas-lindqvist:beeper.local/send", form, cookie), http.StatusConflict, "draft_not_in_chat")
+	assertPage(t, ta.post("/messages/%21tomas-lindqvist:beeper.local/send", form, cookie), http.StatusConflict, "belongs to another chat")
 	if len(fake.Sends()) != 0 {
 		t.Fatal("a draft was sent to another chat")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -94,7 +95,7 @@ func (f requestForm) json() []byte {
 func (s *Server) submitRequest(c *fiber.Ctx) error {
 	var f requestForm
 	if err := c.BodyParser(&f); err != nil {
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "unreadable form", nil)
+		return s.unreadableForm(c)
 	}
 	req, _, err := s.store.CreateRequest(c.UserContext(), f.json())
 	var invalid *models.ValidationError
@@ -102,10 +103,25 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 	case errors.As(err, &invalid) && safePath(f.Return) == "/" && !isHTMX(c):
 		// Home's Ask form: the message goes back into it, with the text.
 		return s.renderAskRefused(c, f.Text, invalid)
+	case errors.As(err, &invalid) && f.Kind == models.RequestCRMEdit && f.EntityID != "":
+		// A person's correction: People again, the form open with its message.
+		return s.renderPeople(c, fiber.StatusUnprocessableEntity, f.EntityID, askRefusal(f, invalid))
+	case errors.As(err, &invalid) && f.Kind == models.RequestReplyDraft && f.EntityID != "" && isHTMX(c):
+		// The section again, in place: the same requestId (nothing was stored).
+		reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
+		if err != nil {
+			return err
+		}
+		return s.render(c, fiber.StatusUnprocessableEntity, views.DraftRequestForm(views.AskData{ChatID: f.EntityID,
+			ChatTitle: cmp.Or(strings.TrimSpace(f.EntityName), f.EntityID), SourceRevision: f.SourceRevision, RequestID: f.RequestID,
+			Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Refused: askRefusal(f, invalid)}))
+	case errors.As(err, &invalid) && f.Kind == models.RequestReplyDraft && f.EntityID != "" && s.cfg.Beeper != nil:
+		// A conversation's Ask form: the conversation again, the text in it.
+		return s.conversationPage(c, fiber.StatusUnprocessableEntity, f.EntityID, nil, askRefusal(f, invalid))
 	case errors.As(err, &invalid):
 		msgs := make([]string, len(invalid.Errors))
 		for i, e := range invalid.Errors {
-			msgs[i] = strings.TrimPrefix(e.Path, "/") + ": " + e.Message
+			msgs[i] = sentence(strings.TrimPrefix(e.Path, "/") + ": " + e.Message)
 		}
 		return s.renderFormError(c, fiber.StatusUnprocessableEntity, views.FormError("Your request was not sent", msgs, safePath(f.Return)))
 	case errors.Is(err, models.ErrIdempotencyConflict):
@@ -130,7 +146,7 @@ func (s *Server) cancelRequestForm(c *fiber.Ctx) error {
 	_, err := s.store.CancelRequest(c.UserContext(), c.Params("id"))
 	if err != nil && !errors.Is(err, models.ErrRequestNotPending) {
 		if errors.Is(err, models.ErrNotFound) {
-			return apiError(c, fiber.StatusNotFound, "not_found", "no such request", nil)
+			return s.notFound(c, "no such request")
 		}
 		return err
 	}
@@ -153,4 +169,36 @@ func (s *Server) renderAskRefused(c *fiber.Ctx, text string, invalid *models.Val
 	}
 	d.Ask = views.AskState{Text: text, Error: msg}
 	return s.render(c, fiber.StatusUnprocessableEntity, views.Home(d))
+}
+
+// askRefusal is a refused request form as the owner reads it: one message,
+// at the field it is about, with everything typed kept. A field the owner
+// cannot type (a hidden one) is reported at the text.
+func askRefusal(f requestForm, invalid *models.ValidationError) views.AskState {
+	a := views.AskState{Text: f.Text, EditField: f.Field, EditValue: f.Value, Field: "text"}
+	e := invalid.Errors[0]
+	tooLong := strings.HasPrefix(e.Message, "too long")
+	switch {
+	case e.Path == "/edit/field" && tooLong:
+		a.Field, a.Error = "field", "Name it in at most 100 characters."
+	case e.Path == "/edit/field":
+		a.Field, a.Error = "field", "Name what is wrong, like city."
+	case e.Path == "/edit/value":
+		a.Field, a.Error = "value", "The new value is too long."
+	case e.Path == "/text" && tooLong:
+		a.Error = fmt.Sprintf("This is too long: at most %d characters.", models.MaxBodyLen)
+	case e.Path == "/text" && f.Kind == models.RequestCRMEdit:
+		a.Error = "Say why it should change."
+	case e.Path == "/text":
+		a.Error = "Say what the reply should say."
+	default:
+		a.Error = sentence(strings.TrimPrefix(e.Path, "/") + ": " + e.Message)
+	}
+	return a
+}
+
+// unreadableForm answers an owner form hearth could not parse with a page
+// (400), never the API's JSON envelope.
+func (s *Server) unreadableForm(c *fiber.Ctx) error {
+	return s.renderFormError(c, fiber.StatusBadRequest, views.FormError("Not sent", []string{"This form could not be read: go back and try again."}, backPath(c)))
 }

@@ -128,8 +128,22 @@ func formValues(c *fiber.Ctx) map[string][]string {
 	return out
 }
 
+// inputField is the form field a models.ErrInvalidInput error is about
+// (a models.FieldError's), or "".
+func inputField(err error) string {
+	var fe *models.FieldError
+	if errors.As(err, &fe) {
+		return fe.Field
+	}
+	return ""
+}
+
 // inputMessage is a models.ErrInvalidInput error as a sentence for the owner.
 func inputMessage(err error) string {
+	var fe *models.FieldError
+	if errors.As(err, &fe) {
+		return fe.Message
+	}
 	msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "models: "), ": "+models.ErrInvalidInput.Error())
 	r, n := utf8.DecodeRuneInString(msg)
 	return string(unicode.ToUpper(r)) + msg[n:] + "."
@@ -147,36 +161,36 @@ func routineAnchor(routineID string) string {
 func (s *Server) startTrial(c *fiber.Ctx) error {
 	id := pathParam(c, "id")
 	values := formValues(c)
-	refuse := func(msg string) error {
-		return s.renderRoutines(c, fiber.StatusUnprocessableEntity, &views.FormProblem{Form: views.TryForm(id), Message: msg, Values: values})
+	refuse := func(field, msg string) error {
+		return s.renderRoutines(c, fiber.StatusUnprocessableEntity, &views.FormProblem{Form: views.TryForm(id), Field: field, Message: msg, Values: values})
 	}
 	rev, err := strconv.ParseInt(c.FormValue("revision"), 10, 64)
 	if err != nil {
-		return refuse("Choose a revision to try.")
+		return refuse("revision", "Choose a version to try.")
 	}
 	window := models.DefaultTrialDays
 	if w := strings.TrimSpace(c.FormValue("windowDays")); w != "" {
 		if window, err = strconv.Atoi(w); err != nil || window < 1 || window > models.MaxTrialDays {
-			return refuse("A review window is 1 to 90 days.")
+			return refuse("windowDays", "A review window is 1 to 90 days.")
 		}
 	}
 	var days []int
 	for _, v := range values["days"] {
 		d, err := strconv.Atoi(v)
 		if err != nil || d < 1 || d > 7 {
-			return refuse("Days are weekdays, Monday to Sunday.")
+			return refuse("days", "Days are weekdays, Monday to Sunday.")
 		}
 		days = append(days, d)
 	}
 	if len(days) == 0 {
-		return refuse("Choose at least one day.")
+		return refuse("days", "Choose at least one day.")
 	}
 	_, err = s.store.StartTrial(c.UserContext(), models.TrialCommand{RoutineID: id, Revision: rev, Days: days, WindowDays: window})
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such routine revision", nil)
+		return s.notFound(c, "no such routine version")
 	case errors.Is(err, models.ErrInvalidInput):
-		return refuse(inputMessage(err))
+		return refuse(inputField(err), inputMessage(err))
 	case err != nil:
 		return err
 	}
@@ -199,7 +213,7 @@ func (s *Server) endTrial(c *fiber.Ctx) error {
 	err := s.store.EndTrial(c.UserContext(), id)
 	switch {
 	case id == 0, errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such trial", nil)
+		return s.notFound(c, "no such trial")
 	case err != nil && !errors.Is(err, models.ErrTrialNotActive):
 		return err
 	}
@@ -210,7 +224,7 @@ func (s *Server) endTrial(c *fiber.Ctx) error {
 func (s *Server) extendTrial(c *fiber.Ctx) error {
 	id := trialParam(c)
 	if id == 0 {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such trial", nil)
+		return s.notFound(c, "no such trial")
 	}
 	days, err := strconv.Atoi(c.FormValue("days"))
 	if err == nil {
@@ -223,7 +237,7 @@ func (s *Server) extendTrial(c *fiber.Ctx) error {
 	}
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such trial", nil)
+		return s.notFound(c, "no such trial")
 	case errors.Is(err, models.ErrTrialNotActive):
 		return problem(fiber.StatusConflict, "This trial has ended; try the routine again instead.")
 	case errors.Is(err, models.ErrInvalidInput):
@@ -241,13 +255,13 @@ func (s *Server) recordPastOutcome(c *fiber.Ctx) error {
 	err := s.store.RecordPastOutcome(c.UserContext(), cmd)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such routine", nil)
+		return s.notFound(c, "no such routine")
 	case errors.Is(err, models.ErrInvalidInput):
 		form := views.OutcomeForm(id, cmd.Date)
 		if c.FormValue("form") == views.EarlierDays {
 			form = views.OutcomeForm(id, views.EarlierDays)
 		}
-		return s.renderRoutines(c, fiber.StatusUnprocessableEntity, &views.FormProblem{Form: form, Message: inputMessage(err), Values: formValues(c)})
+		return s.renderRoutines(c, fiber.StatusUnprocessableEntity, &views.FormProblem{Form: form, Field: inputField(err), Message: inputMessage(err), Values: formValues(c)})
 	case err != nil:
 		return err
 	}
@@ -262,11 +276,11 @@ func (s *Server) decideProposal(c *fiber.Ctx) error {
 		Decision: c.FormValue("decision"), Words: c.FormValue("words")}
 	_, err := s.store.DecideProposal(c.UserContext(), d)
 	problem := func(status int, msg string) error {
-		return s.renderRoutines(c, status, &views.FormProblem{Form: views.ProposalKey(d.ReviewID, d.ProposalID), Message: msg, Values: formValues(c)})
+		return s.renderRoutines(c, status, &views.FormProblem{Form: views.ProposalKey(d.ReviewID, d.ProposalID), Field: inputField(err), Message: msg, Values: formValues(c)})
 	}
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such review proposal", nil)
+		return s.notFound(c, "no such review proposal")
 	case errors.Is(err, models.ErrAlreadyDecided):
 		return problem(fiber.StatusConflict, "This proposal was already decided; that decision stands.")
 	case errors.Is(err, models.ErrInvalidInput):
@@ -283,7 +297,7 @@ func (s *Server) decideProposal(c *fiber.Ctx) error {
 func (s *Server) triggerEvent(c *fiber.Ctx) error {
 	event := c.Params("event")
 	if event != models.EventStartWork && event != models.EventEndWork {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such event: start-work or end-work", nil)
+		return s.notFound(c, "no such event: start-work or end-work")
 	}
 	if _, err := s.store.TriggerEvent(c.UserContext(), event); err != nil {
 		return err
@@ -302,7 +316,7 @@ func (s *Server) recordFeedback(c *fiber.Ctx) error {
 	err := s.store.RecordFeedback(c.UserContext(), occ, c.FormValue("effort"), c.FormValue("helped"))
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such occurrence", nil)
+		return s.notFound(c, "no such occurrence")
 	case errors.Is(err, models.ErrNoOutcomeYet):
 		return s.renderRow(c, fiber.StatusConflict, row, views.RowState{Expanded: true, Error: "Record an outcome first; feedback is about what happened.", Open: openSet(c)})
 	case errors.Is(err, models.ErrInvalidInput):

@@ -258,7 +258,7 @@ func TestTryRefusesBadInputWithTheFormAgain(t *testing.T) {
 			}
 		})
 	}
-	assertError(t, ta.form("/routines/nope/trials", url.Values{"revision": {"1"}, "days": all}, false, cookie), http.StatusNotFound, "not_found")
+	assertPage(t, ta.form("/routines/nope/trials", url.Values{"revision": {"1"}, "days": all}, false, cookie), http.StatusNotFound, "No such routine")
 }
 
 func TestEndAndExtendTheActiveTrial(t *testing.T) {
@@ -293,8 +293,8 @@ func TestEndAndExtendTheActiveTrial(t *testing.T) {
 	if ta.revision() != before {
 		t.Error("a refused Extend wrote")
 	}
-	assertError(t, ta.form("/routines/trials/999/end", nil, false, cookie), http.StatusNotFound, "not_found")
-	assertError(t, ta.form("/routines/trials/x/extend", url.Values{"days": {"7"}}, false, cookie), http.StatusNotFound, "not_found")
+	assertPage(t, ta.form("/routines/trials/999/end", nil, false, cookie), http.StatusNotFound, "No such trial")
+	assertPage(t, ta.form("/routines/trials/x/extend", url.Values{"days": {"7"}}, false, cookie), http.StatusNotFound, "No such trial")
 }
 
 // homeRow reads a row fragment, expanded, as htmx would.
@@ -562,7 +562,7 @@ func TestProposalDecisionsBecomeRequestsForTheAgent(t *testing.T) {
 	if r := ta.form("/routines/reviews/rv-1/proposals/p2", url.Values{"requestId": {"req-p2-decision"}, "decision": {"modify"}, "words": {"09:00, after coffee"}}, false, cookie); r.status != http.StatusSeeOther {
 		t.Fatalf("modify: %s", r)
 	}
-	assertError(t, ta.form("/routines/reviews/rv-1/proposals/p9", url.Values{"requestId": {"req-p9"}, "decision": {"adopt"}}, false, cookie), http.StatusNotFound, "not_found")
+	assertPage(t, ta.form("/routines/reviews/rv-1/proposals/p9", url.Values{"requestId": {"req-p9"}, "decision": {"adopt"}}, false, cookie), http.StatusNotFound, "No such review proposal")
 
 	ac, err := ta.store.AgentContext(context.Background())
 	if err != nil {

@@ -136,6 +136,11 @@ func invalidParam(c *fiber.Ctx, name, message, expected, found string) error {
 
 // showSchedules is the owner's Schedules page.
 func (s *Server) showSchedules(c *fiber.Ctx) error {
+	return s.renderSchedules(c, fiber.StatusOK, views.ScheduleRefusal{})
+}
+
+// renderSchedules is the Schedules page; refused is shown in its schedule's row.
+func (s *Server) renderSchedules(c *fiber.Ctx, status int, refused views.ScheduleRefusal) error {
 	rev := s.store.LatestRevision() // before the read, so a later commit reloads the page
 	list, err := s.store.Schedules(c.UserContext())
 	if err != nil {
@@ -145,7 +150,7 @@ func (s *Server) showSchedules(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, fiber.StatusOK, views.Schedules(views.SchedulesData{Now: s.store.Now(), Revision: rev, List: list, Day: day}))
+	return s.render(c, status, views.Schedules(views.SchedulesData{Now: s.store.Now(), Revision: rev, List: list, Day: day, Refused: refused}))
 }
 
 // scheduleAnchor is the page address of one schedule.
@@ -156,7 +161,7 @@ func (s *Server) cancelScheduleForm(c *fiber.Ctx) error {
 	_, err := s.store.CancelSchedule(c.UserContext(), models.OwnerActor(), c.Params("id"))
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such schedule", nil)
+		return s.notFound(c, "no such schedule")
 	case err != nil:
 		return err
 	}
@@ -171,16 +176,15 @@ func (s *Server) approveScheduleForm(c *fiber.Ctx) error {
 	var notApprovable *models.NotApprovableError
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such schedule", nil)
+		return s.notFound(c, "no such schedule")
 	case errors.Is(err, models.ErrFileChanged):
-		return s.render(c, fiber.StatusConflict, views.FormError("Not approved: the file changed",
-			[]string{"The definition file is not the one the page showed you. Look at it again before approving."}, scheduleAnchor(id)))
+		return s.renderSchedules(c, fiber.StatusConflict, views.ScheduleRefusal{ScheduleID: id,
+			Message: "Not approved: the definition file is not the one the page showed you. Look at it again before approving."})
 	case errors.As(err, &notApprovable):
-		return s.render(c, fiber.StatusConflict, views.FormError("Not approved: the file cannot be approved",
-			[]string{notApprovable.Error()}, scheduleAnchor(id)))
+		return s.renderSchedules(c, fiber.StatusConflict, views.ScheduleRefusal{ScheduleID: id, Message: sentence("Not approved: " + notApprovable.Error())})
 	case errors.Is(err, models.ErrScheduleClosed):
-		return s.render(c, fiber.StatusConflict, views.FormError("Not approved: the schedule is closed",
-			[]string{"A cancelled or expired schedule never runs again."}, scheduleAnchor(id)))
+		return s.renderSchedules(c, fiber.StatusConflict, views.ScheduleRefusal{ScheduleID: id,
+			Message: "Not approved: a cancelled or expired schedule never runs again."})
 	case err != nil:
 		return err
 	}

@@ -183,7 +183,7 @@ func (s *Store) RemindLater(ctx context.Context, d ChatDecision) (OwnerActionRes
 		return OwnerActionResult{}, err
 	}
 	if _, err := instant.ParseDate(d.Until); err != nil {
-		return OwnerActionResult{}, fmt.Errorf("models: remind date %q: %v; want %s: %w", d.Until, err, instant.DateExpected, ErrInvalidInput)
+		return OwnerActionResult{}, &FieldError{Field: "until", Message: "Enter a date from 2000-01-01 to 2199-12-31, as YYYY-MM-DD."}
 	}
 	rev, err := s.commit(ctx, func(t *txn) error {
 		day, err := ownerDay(t.DB, t.now, "")
@@ -191,7 +191,7 @@ func (s *Store) RemindLater(ctx context.Context, d ChatDecision) (OwnerActionRes
 			return err
 		}
 		if d.Until <= day.Date {
-			return fmt.Errorf("a reminder is for a day after today (%s): %w", day.Date, ErrInvalidInput)
+			return &FieldError{Field: "until", Message: "A reminder is for a day after today: choose a later date."}
 		}
 		drafts, err := unsentDrafts(t, d.ChatID)
 		if err != nil {

@@ -334,9 +334,9 @@ func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (Request
 	case !slices.Contains([]string{DecisionAdopt, DecisionModify, DecisionReject}, d.Decision):
 		return RequestView{}, fmt.Errorf("models: decide adopt, modify or reject: %w", ErrInvalidInput)
 	case d.Decision == DecisionModify && d.Words == "":
-		return RequestView{}, fmt.Errorf("models: say how you would change it: %w", ErrInvalidInput)
+		return RequestView{}, &FieldError{Field: "words", Message: "Say how you would change it."}
 	case utf8.RuneCountInString(d.Words) > MaxBodyLen:
-		return RequestView{}, fmt.Errorf("models: at most %d characters: %w", MaxBodyLen, ErrInvalidInput)
+		return RequestView{}, &FieldError{Field: "words", Message: fmt.Sprintf("Your words are longer than %d characters.", MaxBodyLen)}
 	}
 	var row Request
 	_, err := s.commit(ctx, func(t *txn) error {

@@ -155,11 +155,11 @@ func (s *Store) StartTrial(ctx context.Context, cmd TrialCommand) (RoutineTrial,
 		cmd.WindowDays = DefaultTrialDays
 	}
 	if cmd.WindowDays < 1 || cmd.WindowDays > MaxTrialDays {
-		return RoutineTrial{}, fmt.Errorf("models: a review window is 1-%d days: %w", MaxTrialDays, ErrInvalidInput)
+		return RoutineTrial{}, &FieldError{Field: "windowDays", Message: fmt.Sprintf("A review window is 1 to %d days.", MaxTrialDays)}
 	}
 	for _, d := range cmd.Days {
 		if d < 1 || d > 7 {
-			return RoutineTrial{}, fmt.Errorf("models: days are ISO weekdays 1-7: %w", ErrInvalidInput)
+			return RoutineTrial{}, &FieldError{Field: "days", Message: "Days are weekdays, Monday to Sunday."}
 		}
 	}
 	var trial RoutineTrial
@@ -169,7 +169,7 @@ func (s *Store) StartTrial(ctx context.Context, cmd TrialCommand) (RoutineTrial,
 			return notFound(err)
 		}
 		if def.Status == RoutineRetired {
-			return fmt.Errorf("revision %d of %q is retired: %w", cmd.Revision, cmd.RoutineID, ErrInvalidInput)
+			return &FieldError{Field: "revision", Message: fmt.Sprintf("Version %d is retired: choose another.", cmd.Revision)}
 		}
 		day, err := ownerDay(t.DB, t.now, "")
 		if err != nil {
@@ -620,16 +620,16 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 	state := map[string]string{OutcomeCompleted: StateCompleted, OutcomePartial: StatePartial, OutcomeSkipped: StateSkipped,
 		OutcomeNotApplicable: StateDismissed}[cmd.Outcome]
 	if state == "" {
-		return fmt.Errorf("models: an earlier day's outcome is completed, partial, skipped or not-applicable: %w", ErrInvalidInput)
+		return &FieldError{Field: "outcome", Message: "An earlier day's outcome is completed, partial, skipped or not applicable."}
 	}
 	if cmd.Outcome == OutcomeNotApplicable && strings.TrimSpace(cmd.Reason) == "" {
-		return fmt.Errorf("models: not applicable needs a reason: %w", ErrInvalidInput)
+		return &FieldError{Field: "reason", Message: "Not applicable needs a reason: say why."}
 	}
 	if utf8.RuneCountInString(cmd.Reason) > MaxReasonLen {
-		return fmt.Errorf("models: reason longer than %d characters: %w", MaxReasonLen, ErrInvalidInput)
+		return &FieldError{Field: "reason", Message: fmt.Sprintf("The reason is longer than %d characters.", MaxReasonLen)}
 	}
 	if _, err := instant.ParseDate(cmd.Date); err != nil {
-		return fmt.Errorf("models: date %q: %v; want %s: %w", cmd.Date, err, instant.DateExpected, ErrInvalidInput)
+		return &FieldError{Field: "date", Message: "Enter a date from 2000-01-01 to 2199-12-31, as YYYY-MM-DD."}
 	}
 	_, err := s.commit(ctx, func(t *txn) error {
 		day, err := ownerDay(t.DB, t.now, "")
@@ -637,7 +637,7 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 			return err
 		}
 		if cmd.Date >= day.Date {
-			return fmt.Errorf("record today's outcome on Home; %s is not an earlier day: %w", cmd.Date, ErrInvalidInput)
+			return &FieldError{Field: "date", Message: "Record today's outcome on Home; this form is for earlier days."}
 		}
 		var trials []RoutineTrial
 		if err := t.Where("routine_id = ?", cmd.RoutineID).Order("id DESC").Find(&trials).Error; err != nil {
@@ -645,7 +645,7 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 		}
 		i := slices.IndexFunc(trials, func(tr RoutineTrial) bool { return trialApplies(tr, cmd.Date) })
 		if i < 0 || (trials[i].State != "active" && trials[i].LastDay() < day.Date && !withinReview(trials[i], day)) {
-			return fmt.Errorf("%s is not a planned day of a current review window of %q: %w", cmd.Date, cmd.RoutineID, ErrInvalidInput)
+			return &FieldError{Field: "date", Message: "That day is not a planned day of a current review window."}
 		}
 		tr := trials[i]
 		var def RoutineDefinition
@@ -653,7 +653,7 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 			return err
 		}
 		if def.TriggerKind == TriggerEvent {
-			return fmt.Errorf("an event routine's occasions come from its event: %w", ErrInvalidInput)
+			return &FieldError{Field: "date", Message: "An event routine's days come from its event, not from a date."}
 		}
 		loc, err := loadLocation(tr.Zone)
 		if err != nil {

@@ -6,10 +6,23 @@ import (
 	"github.com/a-h/templ"
 )
 
-// AskState is what Home's Ask form shows again after a refused note: the
-// text as typed and why it was refused.
+// AskState is what a request form (Home's Ask, a conversation's "Ask for
+// a draft", a person's correction) shows again after a refusal: what was
+// typed and why it was refused, at Field ("text", "field" or "value").
 type AskState struct {
 	Text, Error string
+	// Field is the form field the error is about ("" is the text).
+	Field string
+	// EditField and EditValue are a correction's "What" and "Should be".
+	EditField, EditValue string
+}
+
+// at is the error when it is about field, else "".
+func (a AskState) at(field string) string {
+	if a.Field == field || a.Field == "" && field == "text" {
+		return a.Error
+	}
+	return ""
 }
 
 // errorID is the id of a form's field error within a row (or "ask"): the

@@ -34,7 +34,9 @@ func RoutineCardOf(d RoutinesData, c models.RoutineCard) templ.Component { retur
 // FormProblem is why a form on the Routines page was refused, and the
 // values it carried so the owner need not type them again.
 type FormProblem struct {
-	Form    string // TryForm, OutcomeForm, ProposalKey or TrialForm of the refused form
+	Form string // TryForm, OutcomeForm, ProposalKey or TrialForm of the refused form
+	// Field is the form field the message is about ("" the form as a whole).
+	Field   string
 	Message string
 	Values  map[string][]string
 }
@@ -91,6 +93,15 @@ func (d RoutinesData) pageProblem() *FormProblem {
 		}
 	}
 	return d.Problem
+}
+
+// at is the message when it is about field of the form, else "" (for
+// invalidAttrs: the field is marked and described by its message).
+func (p *FormProblem) at(field string) string {
+	if p == nil || p.Field != field {
+		return ""
+	}
+	return p.Message
 }
 
 // problemAt returns the problem when it belongs to form.

@@ -17,6 +17,20 @@ type SchedulesData struct {
 	List     models.ScheduleList
 	// Day is the owner's day: due times are shown in its zone.
 	Day models.Day
+	// Refused is why an owner form of one schedule (ScheduleID) was
+	// refused, shown in that schedule's row.
+	Refused ScheduleRefusal
+}
+
+// ScheduleRefusal is a refused Approve again or Cancel of one schedule.
+type ScheduleRefusal struct{ ScheduleID, Message string }
+
+// refusedAt is the refusal's message when it is about schedule id.
+func (r ScheduleRefusal) refusedAt(id string) string {
+	if r.ScheduleID != id {
+		return ""
+	}
+	return r.Message
 }
 
 // scheduleStateLabel names a schedule's state for the owner.
@@ -203,4 +217,10 @@ func dueText(t *time.Time, day models.Day) string {
 		return "none"
 	}
 	return when(*t, day)
+}
+
+// approvable reports whether the row offers Approve again (the schedule is
+// held for review and its file can be approved).
+func approvable(v models.ScheduleView) bool {
+	return needsReview(v) && v.File != nil && v.File.Approvable()
 }
