@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Issue 17, point 4 (fewer taps): a routine's step ticked with one tap on
+// its collapsed row, nested steps at full width, no "to do" on every row,
+// skipped not in the success colour.
+
+func TestSkippedAndNotApplicableAreNotInTheSuccessColour(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	o := noJS{loginOwner(t, srv.URL)}
+	day := demoDay(t)
+	occ := "hearth:evening-wind-down@" + day
+	for _, p := range []struct {
+		id   string
+		form url.Values
+	}{
+		{"stretch-" + day, url.Values{"state": {"completed"}}},
+		{"water-" + day, url.Values{"state": {"skipped"}}},
+		{"book-bike-service", url.Values{"state": {"skipped"}}},
+	} {
+		if status, _, _ := o.post("/activities/"+url.PathEscape(p.id)+"/state", p.form); status != http.StatusSeeOther {
+			t.Fatalf("%s %v: %d", p.id, p.form, status)
+		}
+	}
+	tb := newTab(t, srv)
+	tb.login()
+	open := strings.Join([]string{"morning-routine-" + day, "stretch-" + day, "water-" + day, "book-bike-service"}, ",")
+	tb.do("open the settled rows", chromedp.Navigate(srv.URL+"/?open="+url.QueryEscape(open)),
+		chromedp.WaitVisible(css(`[data-testid="live"]`)))
+	colour := func(id, part string) string {
+		return get(tb, "colour "+id, chromedp.Evaluate[string](`(function(){var e=document.querySelector('`+rowSel(id)+part+`');return e?getComputedStyle(e).color:"none"})()`))
+	}
+	done := colour("stretch-"+day, ` [data-testid="settled"]`)
+	if done == "none" {
+		t.Fatal("the completed step shows no outcome")
+	}
+	// Not applicable: the occurrence's row as htmx swaps it in (the live
+	// part then moves it to Later), put on the page to read its colours.
+	if status, _, _ := o.post("/activities/"+url.PathEscape(occ)+"/state", url.Values{"state": {"dismissed"}, "note": {"Travelling"}}); status != http.StatusSeeOther {
+		t.Fatalf("not applicable: %d", status)
+	}
+	if !get(tb, "not applicable row", chromedp.Evaluate[bool](`fetch("/activities/`+url.PathEscape(occ)+`?expanded=true",{headers:{"HX-Request":"true"}}).then(function(r){return r.text()}).then(function(h){var u=document.createElement("ul");u.className="rows";u.innerHTML=h;document.querySelector("main").appendChild(u);return true})`,
+		chromedp.EvalAwaitPromise)) {
+		t.Fatal("no fragment")
+	}
+	for _, id := range []string{"water-" + day, "book-bike-service", occ} {
+		if c := colour(id, ` [data-testid="settled"]`); c == "none" || c == done {
+			t.Errorf("%s: outcome in %s, the completed colour is %s", id, c, done)
+		}
+		if c, d := colour(id, ` > a.row-head .icon`), colour("stretch-"+day, ` > a.row-head .icon`); c == d {
+			t.Errorf("%s: icon in %s, the same as completed's", id, c)
+		}
+	}
+}
