@@ -13,6 +13,33 @@ import (
 // its collapsed row, nested steps at full width, no "to do" on every row,
 // skipped not in the success colour.
 
+func TestOpenRowsShowNoStateWordOthersKeepTheirs(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	o := noJS{loginOwner(t, srv.URL)}
+	if status, _, _ := o.post("/activities/book-bike-service/state", url.Values{"state": {"skipped"}}); status != http.StatusSeeOther {
+		t.Fatalf("skip: %d", status)
+	}
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	tb.expand("morning-routine-"+day, "routine")
+	labels := get(tb, "state words", chromedp.Evaluate[map[string]string](`(function(){var m={};document.querySelectorAll('li[data-row]').forEach(function(r){var s=r.querySelector(':scope > a.row-head [data-testid="row-state"]');m[r.dataset.id]=s?s.textContent.trim():""});return m})()`))
+	if len(labels) < 5 {
+		t.Fatalf("rows %v", labels)
+	}
+	for id, l := range labels {
+		if l == "to do" {
+			t.Errorf("row %s says %q", id, l)
+		}
+	}
+	if l := labels["stretch-"+day]; l != "" {
+		t.Errorf("an open step says %q, want no state word", l)
+	}
+	if l := labels["book-bike-service"]; l != "skipped" {
+		t.Errorf("the skipped row says %q, want skipped", l)
+	}
+}
+
 func TestSkippedAndNotApplicableAreNotInTheSuccessColour(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	o := noJS{loginOwner(t, srv.URL)}

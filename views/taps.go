@@ -4,6 +4,15 @@ import "hearth/models"
 
 // Issue 17, point 4 (fewer taps): what a row's head says and offers.
 
+// headState is the state word of a row's head: none for open work (a "to
+// do" on every row said nothing), the outcome or the wait otherwise.
+func headState(r models.HomeRow) string {
+	if l := stateLabel(r); l != "to do" {
+		return l
+	}
+	return ""
+}
+
 // outcomeClass colours a settled outcome: only what was done (wholly or in
 // part) is in the success colour; skipped, not applicable and dismissed are not.
 func outcomeClass(r models.HomeRow) string {
