@@ -13,6 +13,38 @@ import (
 // its collapsed row, nested steps at full width, no "to do" on every row,
 // skipped not in the success colour.
 
+// rect is an element's box on the page, in CSS pixels.
+type rect struct {
+	Width, Height float64
+}
+
+// boxOf measures the first element matching sel.
+func (tb *tab) boxOf(sel string) rect {
+	tb.t.Helper()
+	return get(tb, "measure "+sel, chromedp.Evaluate[rect](`(function(){var e=document.querySelector('`+sel+`');if(!e)return {Width:-1,Height:-1};var r=e.getBoundingClientRect();return {Width:r.width,Height:r.height}})()`))
+}
+
+func TestNestedStepsKeepTheirWidthAtPhoneSize(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	tb.expand("morning-routine-"+day, "routine")
+	tb.expand("weigh-in-"+day, "measurement")
+	outer := tb.boxOf(rowSel("morning-routine-" + day))
+	for _, step := range []string{"stretch-" + day, "weigh-in-" + day} {
+		if in := tb.boxOf(rowSel(step)); in.Width < 0.9*outer.Width {
+			t.Errorf("step %s is %.0f px wide in a routine row of %.0f px (%.0f%%), want at least 90%%", step, in.Width, outer.Width, 100*in.Width/outer.Width)
+		}
+	}
+	if b := tb.boxOf(rowSel("weigh-in-"+day) + ` input[name="value"]`); b.Width < 150 {
+		t.Errorf("the nested weight field is %.0f px wide", b.Width)
+	}
+	if sw := get(tb, "scroll width", chromedp.Evaluate[int](`document.documentElement.scrollWidth-document.documentElement.clientWidth`)); sw > 0 {
+		t.Errorf("page scrolls sideways by %d px", sw)
+	}
+}
+
 func TestOpenRowsShowNoStateWordOthersKeepTheirs(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	o := noJS{loginOwner(t, srv.URL)}
