@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 )
 
@@ -22,6 +23,80 @@ type rect struct {
 func (tb *tab) boxOf(sel string) rect {
 	tb.t.Helper()
 	return get(tb, "measure "+sel, chromedp.Evaluate[rect](`(function(){var e=document.querySelector('`+sel+`');if(!e)return {Width:-1,Height:-1};var r=e.getBoundingClientRect();return {Width:r.width,Height:r.height}})()`))
+}
+
+func TestRoutineStepIsTickedWithOneTapOnItsCollapsedRow(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	routine, step := "morning-routine-"+day, "stretch-"+day
+	tb.expand(routine, "routine")
+	tick := rowSel(step) + ` > form [data-testid="tick"]`
+	if b := tb.boxOf(tick); b.Width < 44 || b.Height < 44 {
+		t.Fatalf("tick control of the collapsed step is %.0f×%.0f px, want at least 44×44 (-1: none)", b.Width, b.Height)
+	}
+	// A step that needs a value keeps its expander and has no tick.
+	if b := tb.boxOf(rowSel("weigh-in-"+day) + ` > form [data-testid="tick"]`); b.Width != -1 {
+		t.Error("a measurement step offers a tick")
+	}
+	tb.do("tick the step",
+		chromedp.Click(css(tick)),
+		chromedp.WaitVisible(css(rowSel(step)+`[data-state="completed"] [data-testid="undo-bar"]`)),
+	)
+	if exp := get(tb, "expanded", chromedp.Evaluate[string](`document.querySelector('`+rowSel(step)+`').dataset.expanded`)); exp != "false" {
+		t.Errorf("the ticked step is expanded=%s, want it to stay collapsed", exp)
+	}
+	if n := get(tb, "controls", chromedp.Evaluate[int](`document.querySelectorAll('`+rowSel(step)+` [data-testid="control-task"]').length`)); n != 0 {
+		t.Error("ticking the step opened its control")
+	}
+	if w := get(tb, "undo word", chromedp.Text(css(rowSel(step)+` [data-testid="undo-word"]`))); w != "Done" {
+		t.Errorf("undo bar says %q, want Done", w)
+	}
+	// The done step offers no tick: a second tap cannot complete it again.
+	if b := tb.boxOf(tick); b.Width != -1 {
+		t.Error("a completed step still offers its tick")
+	}
+}
+
+func TestRoutineStepTickWithoutJavaScriptReturnsToTheCollapsedStep(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	o := noJS{loginOwner(t, srv.URL)}
+	day := demoDay(t)
+	routine, step := "morning-routine-"+day, "stretch-"+day
+	home := o.mustPage(http.MethodGet, "/?open="+routine, nil)
+	form := home.Find(rowSel(step) + ` > form:has([data-testid="tick"])`)
+	if form.Length() != 1 {
+		t.Fatal("the collapsed step has no tick form")
+	}
+	if home.Find(rowSel("weigh-in-"+day)+` [data-testid="tick"]`).Length() != 0 {
+		t.Error("a measurement step offers a tick")
+	}
+	fields := url.Values{}
+	form.Find("input[type=hidden]").Each(func(_ int, s *goquery.Selection) {
+		fields.Add(s.AttrOr("name", ""), s.AttrOr("value", ""))
+	})
+	if b := form.Find(`button[data-testid="tick"]`); b.AttrOr("name", "") != "" {
+		fields.Add(b.AttrOr("name", ""), b.AttrOr("value", ""))
+	}
+	status, loc, _ := o.post(form.AttrOr("action", ""), fields)
+	if status != http.StatusSeeOther || !strings.HasSuffix(loc, "#row-"+step) {
+		t.Fatalf("tick: %d to %q, want 303 back to the step", status, loc)
+	}
+	page := o.mustPage(http.MethodGet, loc, nil)
+	row := page.Find(rowSel(step))
+	if st := row.AttrOr("data-state", ""); st != "completed" {
+		t.Fatalf("after the tick the step is %q", st)
+	}
+	if row.AttrOr("data-expanded", "") != "false" || row.Find(`[data-testid="control-task"]`).Length() != 0 {
+		t.Error("the tick opened the step")
+	}
+	if row.Find(`[data-testid="undo-bar"]`).Length() != 1 {
+		t.Error("no Undo after the tick")
+	}
+	if page.Find(rowSel(routine)).AttrOr("data-expanded", "") != "true" {
+		t.Error("the routine closed after the tick")
+	}
 }
 
 func TestNestedStepsKeepTheirWidthAtPhoneSize(t *testing.T) {

@@ -22,3 +22,10 @@ func outcomeClass(r models.HomeRow) string {
 	}
 	return "settled"
 }
+
+// tickable reports whether a row offers the one-tap tick on its collapsed
+// head: an open routine step that is a plain task (a measurement needs its
+// value, a reply its send, so they keep their expander).
+func tickable(r models.HomeRow) bool {
+	return r.ParentID != "" && r.Kind == models.KindTask && !r.Settled()
+}
