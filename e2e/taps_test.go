@@ -194,3 +194,24 @@ func TestSkippedAndNotApplicableAreNotInTheSuccessColour(t *testing.T) {
 		}
 	}
 }
+
+func TestRowHeadsShowTheyExpand(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	tb.expand("morning-routine-"+day, "routine")
+	markers := get(tb, "markers", chromedp.Evaluate[map[string]string](`(function(){var m={};document.querySelectorAll('a.row-head[aria-expanded]').forEach(function(h){m[h.closest('li').dataset.id+' '+h.getAttribute('aria-expanded')]=getComputedStyle(h,'::after').content});return m})()`))
+	if len(markers) < 5 {
+		t.Fatalf("row heads %v", markers)
+	}
+	for head, c := range markers {
+		want := `"▸"`
+		if strings.HasSuffix(head, " true") {
+			want = `"▾"`
+		}
+		if c != want {
+			t.Errorf("row head %s shows %s, want %s", head, c, want)
+		}
+	}
+}
