@@ -179,15 +179,21 @@ func (s *Server) afterAction(c *fiber.Ctx, id string) error {
 		c.Set("HX-Reswap", "outerHTML")
 		return s.renderLive(c, fiber.StatusOK, map[string]bool{id: true}, "")
 	}
+	// A step's tick (expanded=false) leaves it collapsed: one tap, nothing opens.
+	expand := c.FormValue("expanded") != "false"
 	if !isHTMX(c) {
 		// A routine's step is shown inside its routine: open both, or the
 		// owner lands on a collapsed routine that hides what they just did.
 		if row, _, err := s.store.HomeRow(c.UserContext(), id); err == nil && row.ParentID != "" {
-			return c.Redirect("/?open="+url.QueryEscape(row.ParentID+","+id)+"#row-"+url.PathEscape(id), fiber.StatusSeeOther)
+			open := row.ParentID
+			if expand {
+				open += "," + id
+			}
+			return c.Redirect("/?open="+url.QueryEscape(open)+"#row-"+url.PathEscape(id), fiber.StatusSeeOther)
 		}
-		return c.Redirect(rowPageURL(id, true), fiber.StatusSeeOther)
+		return c.Redirect(rowPageURL(id, expand), fiber.StatusSeeOther)
 	}
-	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: true, Open: openSet(c)})
+	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
 }
 
 // movedToLater reports whether a row's decision took it off Home to Later.

@@ -1,0 +1,31 @@
+package views
+
+import "hearth/models"
+
+// Issue 17, point 4 (fewer taps): what a row's head says and offers.
+
+// headState is the state word of a row's head: none for open work (a "to
+// do" on every row said nothing), the outcome or the wait otherwise.
+func headState(r models.HomeRow) string {
+	if l := stateLabel(r); l != "to do" {
+		return l
+	}
+	return ""
+}
+
+// outcomeClass colours a settled outcome: only what was done (wholly or in
+// part) is in the success colour; skipped, not applicable and dismissed are not.
+func outcomeClass(r models.HomeRow) string {
+	switch r.UserState.State {
+	case models.StateCompleted, models.StatePartial:
+		return "settled ok"
+	}
+	return "settled"
+}
+
+// tickable reports whether a row offers the one-tap tick on its collapsed
+// head: an open routine step that is a plain task (a measurement needs its
+// value, a reply its send, so they keep their expander).
+func tickable(r models.HomeRow) bool {
+	return r.ParentID != "" && r.Kind == models.KindTask && !r.Settled()
+}
