@@ -154,13 +154,23 @@ func (tb *tab) login() {
 // rowSel addresses a row by activity ID.
 func rowSel(id string) string { return `li[data-row][data-id="` + id + `"]` }
 
-// expand taps a row's head and waits for its control.
+// htmxSettled is true once the page has loaded, htmx runs, and no request
+// or swap is under way: a form swapped in is processed (hx-post bound)
+// only when its swap settles, and a tap before that posts it as a plain form.
+const htmxSettled = `document.readyState === "complete" && !!window.htmx &&
+	!document.querySelector(".htmx-request, .htmx-added, .htmx-settling, .htmx-swapping")`
+
+// expand opens a row (tapping its head unless it is open already) and waits
+// for its control, processed by htmx.
 func (tb *tab) expand(id, kind string) {
 	tb.t.Helper()
-	tb.do("expand "+id,
-		chromedp.Click(css(rowSel(id)+` > a.row-head`)),
-		chromedp.WaitVisible(css(rowSel(id)+` [data-testid="control-`+kind+`"]`)),
-	)
+	control := rowSel(id) + ` [data-testid="control-` + kind + `"]`
+	get(tb, "settle before expanding "+id, chromedp.Poll[bool](htmxSettled))
+	if !get(tb, "is "+id+" open", chromedp.Evaluate[bool](`!!document.querySelector('`+control+`')`)) {
+		tb.do("expand "+id, chromedp.Click(css(rowSel(id)+` > a.row-head`)))
+	}
+	tb.do("wait for "+id+"'s control", chromedp.WaitVisible(css(control)))
+	get(tb, "settle after expanding "+id, chromedp.Poll[bool](htmxSettled))
 }
 
 // rowState reads a row's data-state, or "" when the row is not on the page.
