@@ -1,0 +1,208 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// cable is a loopback TCP proxy in front of the server that can be
+// unplugged: while it is, every connection (the page's, the service
+// worker's, the event stream's) is refused or cut, as on a phone without
+// a network.
+type cable struct {
+	URL    string
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	down   bool
+	conns  map[net.Conn]bool
+}
+
+func plugCable(t *testing.T, target string) *cable {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cable{URL: "http://" + ln.Addr().String(), ln: ln, target: target, conns: map[net.Conn]bool{}}
+	t.Cleanup(func() { ln.Close(); c.set(true) })
+	go c.serve()
+	return c
+}
+
+func (c *cable) serve() {
+	for {
+		in, err := c.ln.Accept()
+		if err != nil {
+			return
+		}
+		c.mu.Lock()
+		down := c.down
+		if !down {
+			c.conns[in] = true
+		}
+		c.mu.Unlock()
+		if down {
+			in.Close()
+			continue
+		}
+		go c.pipe(in)
+	}
+}
+
+func (c *cable) pipe(in net.Conn) {
+	out, err := net.Dial("tcp", c.target)
+	if err != nil {
+		in.Close()
+		return
+	}
+	c.mu.Lock()
+	c.conns[out] = true
+	c.mu.Unlock()
+	done := make(chan struct{}, 2)
+	go func() { io.Copy(out, in); done <- struct{}{} }()
+	go func() { io.Copy(in, out); done <- struct{}{} }()
+	<-done
+	in.Close()
+	out.Close()
+}
+
+// set unplugs (down) or plugs the cable; unplugging cuts open connections.
+func (c *cable) set(down bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.down = down
+	if down {
+		for conn := range c.conns {
+			conn.Close()
+		}
+		clear(c.conns)
+	}
+}
+
+// offline unplugs the cable and tells the page it is offline (navigator.onLine,
+// the offline event); online does the reverse.
+func (tb *tab) offline(c *cable, off bool) {
+	tb.t.Helper()
+	// The cable first, then the page's state: a page told it is online
+	// before the network is back tries at once and waits for a retry.
+	if off {
+		c.set(true)
+	} else {
+		c.set(false)
+	}
+	tb.do("network state", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, network.OverrideNetworkState, network.OverrideNetworkStateParams{
+			Offline: off, DownloadThroughput: -1, UploadThroughput: -1,
+		})
+		return err
+	}))
+}
+
+func weightsSaved(t *testing.T, srv *server, activityID string) []float64 {
+	t.Helper()
+	var ac struct {
+		Measurements struct {
+			Items []struct {
+				ActivityID string  `json:"activityId"`
+				Value      float64 `json:"value"`
+			} `json:"items"`
+		} `json:"measurements"`
+	}
+	decodeJSON(t, newAgentClient(srv.URL, demoToken(t, srv.DataDir)).contextJSON(t), &ac)
+	var out []float64
+	for _, m := range ac.Measurements.Items {
+		if m.ActivityID == activityID {
+			out = append(out, m.Value)
+		}
+	}
+	return out
+}
+
+func (tb *tab) queueLength() int {
+	return get(tb, "queue", chromedp.Evaluate[int](`JSON.parse(localStorage.getItem("hearth.offline.queue") || "[]").length`))
+}
+
+func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
+	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	tb.login()
+	day := demoDay(t)
+	routine, weigh := "morning-routine-"+day, "weigh-in-"+day
+
+	// The worker takes over, and Home is loaded once through it.
+	tb.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
+	tb.do("reload through the worker", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
+	get(tb, "controlled", chromedp.Poll[bool](`navigator.serviceWorker.controller !== null`))
+	tb.expand(routine, "routine")
+	tb.expand(weigh, "measurement")
+	tb.expand("reply-ana-hike", "reply")
+
+	tb.offline(line, true)
+	tb.do("save weight offline",
+		chromedp.SendKeys(css(`#value-`+weigh), "71,8"),
+		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="sync-note"]`)),
+	)
+	note := get(tb, "note", chromedp.Text(css(rowSel(weigh)+` [data-testid="sync-note"]`)))
+	if !strings.Contains(strings.ToLower(note), "waiting to sync") || !strings.Contains(note, "71,8") {
+		t.Errorf("row note %q", note)
+	}
+	if n := tb.queueLength(); n != 1 {
+		t.Fatalf("%d actions queued, want 1", n)
+	}
+
+	// A reply send is refused in place and never queued.
+	tb.do("review and send offline",
+		chromedp.Click(css(rowSel("reply-ana-hike")+` [data-testid="review-link"]`)),
+		chromedp.WaitVisible(css(rowSel("reply-ana-hike")+` [data-testid="offline-refused"]`)),
+	)
+	refused := get(tb, "refusal", chromedp.Text(css(rowSel("reply-ana-hike")+` [data-testid="offline-refused"]`)))
+	if !strings.Contains(refused, "offline") || !strings.Contains(refused, "not sent") {
+		t.Errorf("refusal %q", refused)
+	}
+	if n := tb.queueLength(); n != 1 {
+		t.Errorf("%d actions queued after a refused send, want 1", n)
+	}
+
+	// Offline, the shell and today's Home still open, with the queued weight
+	// marked on its routine (kept folded, as Home was loaded).
+	tb.do("reload offline",
+		chromedp.Reload(),
+		chromedp.WaitVisible(css(`[data-testid="brief"]`)),
+		chromedp.WaitVisible(css(rowSel(routine)+` [data-testid="sync-note"]`)),
+	)
+	styled := get(tb, "stylesheet", chromedp.Evaluate[int](`document.styleSheets.length && document.styleSheets[0].cssRules.length`))
+	if styled == 0 {
+		t.Errorf("the offline Home has no stylesheet")
+	}
+	if got := weightsSaved(t, srv, weigh); len(got) != 0 {
+		t.Fatalf("saved while offline: %v", got)
+	}
+
+	queued := get(tb, "queued key", chromedp.Evaluate[string](`JSON.parse(localStorage.getItem("hearth.offline.queue"))[0].key`))
+	tb.offline(line, false)
+	get(tb, "synced", chromedp.Poll[bool](`document.querySelector('[data-testid="sync-note"]') === null && JSON.parse(localStorage.getItem("hearth.offline.queue") || "[]").length === 0`))
+	if got := weightsSaved(t, srv, weigh); len(got) != 1 || got[0] != 71.8 {
+		t.Fatalf("after sync the agent sees %v, want [71.8] once", got)
+	}
+	// The queued send arriving again (a second tab, an answer lost on the
+	// way back) is answered as the first was and saves nothing more.
+	status := get(tb, "replay", chromedp.Evaluate[int](`fetch(`+"`"+`/activities/${encodeURIComponent(`+"`"+weigh+"`"+`)}/measurement`+"`"+`, {method: "POST",
+		headers: {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"}, body: `+"`"+`value=71%2C8&clientKey=${encodeURIComponent(`+"`"+queued+"`"+`)}`+"`"+`}).then(r => r.status)`, chromedp.EvalAwaitPromise))
+	if status != 200 {
+		t.Fatalf("replay status %d", status)
+	}
+	if got := weightsSaved(t, srv, weigh); len(got) != 1 {
+		t.Errorf("after a replay the agent sees %v, want one weight", got)
+	}
+}
