@@ -146,7 +146,15 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 	tb.expand(routine, "routine")
 	tb.expand(weigh, "measurement")
 	tb.expand("reply-ana-hike", "reply")
+	tb.expand("book-bike-service", "task")
 
+	// The network drops before the page knows: the tick fails on the way
+	// and is queued as sent, with its key.
+	line.set(true)
+	tb.do("complete a task as the network drops",
+		chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="complete"]`)),
+		chromedp.WaitVisible(css(rowSel("book-bike-service")+` [data-testid="sync-note"]`)),
+	)
 	tb.offline(line, true)
 	tb.do("save weight offline",
 		chromedp.SendKeys(css(`#value-`+weigh), "71,8"),
@@ -157,8 +165,8 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 	if !strings.Contains(strings.ToLower(note), "waiting to sync") || !strings.Contains(note, "71,8") {
 		t.Errorf("row note %q", note)
 	}
-	if n := tb.queueLength(); n != 1 {
-		t.Fatalf("%d actions queued, want 1", n)
+	if n := tb.queueLength(); n != 2 {
+		t.Fatalf("%d actions queued, want 2", n)
 	}
 
 	// A reply send is refused in place and never queued.
@@ -170,8 +178,8 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 	if !strings.Contains(refused, "offline") || !strings.Contains(refused, "not sent") {
 		t.Errorf("refusal %q", refused)
 	}
-	if n := tb.queueLength(); n != 1 {
-		t.Errorf("%d actions queued after a refused send, want 1", n)
+	if n := tb.queueLength(); n != 2 {
+		t.Errorf("%d actions queued after a refused send, want 2", n)
 	}
 
 	// Offline, the shell and today's Home still open, with the queued weight
@@ -189,11 +197,14 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 		t.Fatalf("saved while offline: %v", got)
 	}
 
-	queued := get(tb, "queued key", chromedp.Evaluate[string](`JSON.parse(localStorage.getItem("hearth.offline.queue"))[0].key`))
+	queued := get(tb, "queued key", chromedp.Evaluate[string](`JSON.parse(localStorage.getItem("hearth.offline.queue")).filter(x => x.path.endsWith("/measurement"))[0].key`))
 	tb.offline(line, false)
 	get(tb, "synced", chromedp.Poll[bool](`document.querySelector('[data-testid="sync-note"]') === null && JSON.parse(localStorage.getItem("hearth.offline.queue") || "[]").length === 0`))
 	if got := weightsSaved(t, srv, weigh); len(got) != 1 || got[0] != 71.8 {
 		t.Fatalf("after sync the agent sees %v, want [71.8] once", got)
+	}
+	if d := decisionsFor(t, srv, "book-bike-service"); len(d) != 1 || d[0]["state"] != "completed" {
+		t.Errorf("after sync the agent sees decisions %v, want one completion", d)
 	}
 	// The queued send arriving again (a second tab, an answer lost on the
 	// way back) is answered as the first was and saves nothing more.
