@@ -80,7 +80,7 @@ func TestServiceWorkerIsServedAtTheRootWithTheShellList(t *testing.T) {
 	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
 		t.Errorf("content type %q", ct)
 	}
-	if cc := r.header.Get("Cache-Control"); cc != "no-cache" {
+	if cc := r.header.Get("Cache-Control"); cc != "no-store" {
 		t.Errorf("cache control %q: the browser must see a new worker", cc)
 	}
 	if !strings.Contains(r.header.Get("Content-Security-Policy"), "script-src 'self'") {

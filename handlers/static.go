@@ -83,10 +83,10 @@ var serviceWorker = func() []byte {
 	return append([]byte(head), body...)
 }()
 
-// serveServiceWorker answers GET /sw.js. no-cache: the browser revalidates
-// it on every navigation check, so a new build is picked up.
+// serveServiceWorker answers GET /sw.js. It keeps the app-wide no-store:
+// the browser checks it for a new build on every navigation anyway, and it
+// is small.
 func serveServiceWorker(c *fiber.Ctx) error {
-	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set(fiber.HeaderContentType, "text/javascript; charset=utf-8")
 	return c.Send(serviceWorker)
 }
