@@ -217,3 +217,35 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 		t.Errorf("after a replay the agent sees %v, want one weight", got)
 	}
 }
+
+func TestLogoutLeavesNoCopyOfHomeOnTheDevice(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
+	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	tb.login()
+	tb.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
+	tb.do("reload through the worker", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
+	get(tb, "Home kept", chromedp.Poll[bool](`caches.has("hearth-home")`, chromedp.WithPollingArgs()))
+	tb.do("a queued action", chromedp.Evaluate[chromedp.Void](`localStorage.setItem("hearth.offline.queue", "[]")`))
+
+	tb.do("log out",
+		chromedp.Navigate(line.URL+"/more"),
+		chromedp.Click(css(`[data-testid="logout"]`)),
+		chromedp.WaitVisible(css("#password")),
+	)
+	kept := get(tb, "what is kept", chromedp.Evaluate[string](`caches.keys().then(k => k.filter(n => n === "hearth-home").join(",") + "|" + (localStorage.getItem("hearth.offline.queue") === null ? "" : "queue"))`, chromedp.EvalAwaitPromise))
+	if kept != "|" {
+		t.Errorf("after logout the device still holds %q", kept)
+	}
+	// Offline after logout, Home is not there to open: the navigation fails
+	// or shows no brief.
+	tb.offline(line, true)
+	ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(line.URL+"/"), chromedp.WaitReady(css("body"))); err == nil {
+		if n := get(tb, "brief", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="brief"]').length`)); n != 0 {
+			t.Errorf("after logout, offline Home still shows the brief")
+		}
+	}
+	tb.offline(line, false)
+}
