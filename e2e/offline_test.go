@@ -168,6 +168,13 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 	if n := tb.queueLength(); n != 2 {
 		t.Fatalf("%d actions queued, want 2", n)
 	}
+	// A typo is queued too (offline nothing can check it); the server refuses it later.
+	tb.do("save a typo offline",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("value-`+weigh+`").value = ""`),
+		chromedp.SendKeys(css(`#value-`+weigh), "7000"),
+		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+	)
+	get(tb, "typo queued", chromedp.Poll[bool](`JSON.parse(localStorage.getItem("hearth.offline.queue") || "[]").length === 3`))
 
 	// A reply send is refused in place and never queued.
 	tb.do("review and send offline",
@@ -178,8 +185,8 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 	if !strings.Contains(refused, "offline") || !strings.Contains(refused, "not sent") {
 		t.Errorf("refusal %q", refused)
 	}
-	if n := tb.queueLength(); n != 2 {
-		t.Errorf("%d actions queued after a refused send, want 2", n)
+	if n := tb.queueLength(); n != 3 {
+		t.Errorf("%d actions queued after a refused send, want 3", n)
 	}
 
 	// Offline, the shell and today's Home still open, with the queued weight
@@ -193,13 +200,21 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 	if styled == 0 {
 		t.Errorf("the offline Home has no stylesheet")
 	}
+	if w := get(tb, "width", chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`)); w[0] > w[1] || w[1] != 390 {
+		t.Errorf("offline Home scrolls sideways: scrollWidth %d, clientWidth %d (want 390)", w[0], w[1])
+	}
 	if got := weightsSaved(t, srv, weigh); len(got) != 0 {
 		t.Fatalf("saved while offline: %v", got)
 	}
 
 	queued := get(tb, "queued key", chromedp.Evaluate[string](`JSON.parse(localStorage.getItem("hearth.offline.queue")).filter(x => x.path.endsWith("/measurement"))[0].key`))
 	tb.offline(line, false)
-	get(tb, "synced", chromedp.Poll[bool](`document.querySelector('[data-testid="sync-note"]') === null && JSON.parse(localStorage.getItem("hearth.offline.queue") || "[]").length === 0`))
+	get(tb, "synced", chromedp.Poll[bool](`document.querySelector('[data-sync="waiting"]') === null && JSON.parse(localStorage.getItem("hearth.offline.queue") || "[]").length === 0`))
+	// The refused typo says why on the routine it belongs to.
+	refusedNote := get(tb, "refused replay", chromedp.Poll[string](`(function(){var n=document.querySelector('`+rowSel(routine)+` > [data-sync-note]');return n&&n.closest('[data-sync="refused"]')?n.textContent:""})()`))
+	if !strings.Contains(refusedNote, "Not saved") || !strings.Contains(refusedNote, "between 20 and 400") {
+		t.Errorf("refused replay note %q", refusedNote)
+	}
 	if got := weightsSaved(t, srv, weigh); len(got) != 1 || got[0] != 71.8 {
 		t.Fatalf("after sync the agent sees %v, want [71.8] once", got)
 	}

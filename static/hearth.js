@@ -212,6 +212,8 @@
   }
 
   var QUEUE = "hearth.offline.queue";
+  // Replays the server refused, said on their rows for this page's life.
+  var refusedNotes = [];
   var queueable = /^\/activities\/[^/?#]+\/(state|measurement)$/;
   var REFUSED = "You are offline, so this was not sent. Only a weight, a tick or a skip waits for the connection; try this again when you are back online.";
 
@@ -285,9 +287,17 @@
 
   // Marks every row that has queued actions (after a load or a swap); a
   // step inside a routine that is shown folded marks the routine instead.
+  function shownOf(ids) {
+    return ids.filter(function (id) { return rowOf(id); })[0];
+  }
+
   function markQueued() {
+    refusedNotes.forEach(function (n) {
+      var shown = shownOf(n.rows);
+      if (shown) setNote(shown, n.text, "refused");
+    });
     load().forEach(function (item) {
-      var shown = (item.rows || [item.row]).filter(function (id) { return rowOf(id); })[0];
+      var shown = shownOf(item.rows || [item.row]);
       if (shown) setNote(shown, describe(item), "waiting");
     });
   }
@@ -387,7 +397,7 @@
         }
         if (res.type === "opaqueredirect" || res.status === 401 || res.status === 403 || res.status >= 500) {
           // Signed out, or hearth could not save: keep it and say so.
-          setNote(item.row, describe(item) + " Not sent yet: " + (res.status >= 500 ? "hearth could not save it; it will try again." : "sign in again to send it."), "waiting");
+          setNote(shownOf(item.rows || [item.row]) || item.row, describe(item) + " Not sent yet: " + (res.status >= 500 ? "hearth could not save it; it will try again." : "sign in again to send it."), "waiting");
           return;
         }
         store(load().filter(function (x) { return x.key !== item.key; }));
@@ -400,15 +410,21 @@
           });
           continue;
         }
-        // Refused (409, 422, 404): the server's row says why; else a sentence.
+        // Refused (409, 422, 404): the server's row says why. It replaces
+        // the row when shown; on a folded routine its message is the note.
         var tpl = document.createElement("template");
         tpl.innerHTML = html;
         var fresh = tpl.content.querySelector("[data-row]");
+        var why = tpl.content.querySelector('[role="alert"]');
+        var text = "Not saved: " + (why ? why.textContent.trim() : "this changed or is gone.");
         if (row && fresh) {
+          // Kept through the next live refresh, as a row being edited is.
+          fresh.dataset.editing = "true";
           row.replaceWith(fresh);
           if (window.htmx) htmx.process(fresh);
         } else {
-          setNote(item.row, "Not saved: this changed or is gone (" + res.status + ").", "refused");
+          refusedNotes.push({ rows: item.rows || [item.row], text: text });
+          markQueued();
         }
       }
     } finally {
