@@ -27,7 +27,8 @@ function offlinePage() {
     '<title>Offline · hearth</title><link rel="stylesheet" href="' + css + '"></head><body><main>' +
     '<h1>You are offline</h1><p>This page is not kept on the phone. Home is, with what you can do there offline.</p>' +
     '<p><a href="/">Open Home</a></p></main></body></html>';
-  return new Response(body, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" } });
+  return new Response(body, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'" } });
 }
 
 function home(req) {
