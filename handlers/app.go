@@ -122,6 +122,7 @@ func New(store Store, cfg Config) *fiber.App {
 
 	app.Get("/healthz", s.health)
 	app.Get("/static/:name", serveStatic)
+	app.Get("/sw.js", serveServiceWorker)
 
 	app.Get("/login", s.showLogin)
 	app.Post("/login", s.crossOriginProtection, s.loginLimiter(), s.login)

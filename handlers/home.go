@@ -27,6 +27,8 @@ type homeStore interface {
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
 	UndoDecision(ctx context.Context, decisionID int64) (models.UndoResult, error)
 	RecordMeasurement(ctx context.Context, activityID string, value float64) (models.Measurement, error)
+	SetActivityStateOnce(ctx context.Context, clientKey, activityID, state, until, note string) (models.OwnerActionResult, error)
+	RecordMeasurementOnce(ctx context.Context, clientKey, activityID string, value float64) (models.Measurement, error)
 	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
 	AgentContext(ctx context.Context) (models.AgentContext, error)
@@ -219,6 +221,9 @@ func (s *Server) actionError(c *fiber.Ctx, id string, err error, input string) e
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return s.notFound(c, "no such activity")
+	case errors.Is(err, models.ErrClientKeyConflict):
+		// A queued action whose key was already spent on another: a client bug, said on the row.
+		return s.renderRow(c, fiber.StatusConflict, id, views.RowState{Expanded: true, Error: "This was already sent as a different action, so it was not saved again.", Open: openSet(c)})
 	case errors.Is(err, models.ErrInvalidInput):
 		var fe *models.FieldError
 		if errors.As(err, &fe) {
@@ -261,6 +266,8 @@ type stateForm struct {
 	State string `form:"state"`
 	Until string `form:"until"`
 	Note  string `form:"note"`
+	// ClientKey, optional, makes a replay of this action a no-op (offline entry).
+	ClientKey string `form:"clientKey"`
 }
 
 func (s *Server) setActivityState(c *fiber.Ctx) error {
@@ -270,7 +277,7 @@ func (s *Server) setActivityState(c *fiber.Ctx) error {
 		return s.actionError(c, id, models.ErrInvalidInput, "")
 	}
 	note := strings.TrimSpace(f.Note)
-	if _, err := s.store.SetActivityState(c.UserContext(), id, f.State, f.Until, note); err != nil {
+	if _, err := s.store.SetActivityStateOnce(c.UserContext(), f.ClientKey, id, f.State, f.Until, note); err != nil {
 		// The note goes back into its field (a routine's reason) with the message.
 		return s.actionError(c, id, err, note)
 	}
@@ -301,7 +308,7 @@ func (s *Server) saveMeasurement(c *fiber.Ctx) error {
 		return s.renderRow(c, fiber.StatusUnprocessableEntity, id, views.RowState{Expanded: true, Input: input,
 			Error: "Enter a number, like 72.4.", Field: "value", Open: openSet(c)})
 	}
-	if _, err := s.store.RecordMeasurement(c.UserContext(), id, value); err != nil {
+	if _, err := s.store.RecordMeasurementOnce(c.UserContext(), c.FormValue("clientKey"), id, value); err != nil {
 		return s.actionError(c, id, err, input)
 	}
 	return s.afterAction(c, id)

@@ -95,6 +95,9 @@ func (s *Server) logout(c *fiber.Ctx) error {
 		}
 	}
 	c.ClearCookie(SessionCookie)
+	// The service worker's copy of Home and the offline queue belong to
+	// this session: the browser drops them (and the worker) with the cookie.
+	c.Set("Clear-Site-Data", `"cache", "storage"`)
 	return c.Redirect("/login", fiber.StatusSeeOther)
 }
 

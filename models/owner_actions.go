@@ -38,6 +38,10 @@ func (e *FieldError) Unwrap() error { return ErrInvalidInput }
 // measurement completes by saving a value and a reply by a confirmed send,
 // so completed is refused for both; partial applies to routines only.
 func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, note string) (OwnerActionResult, error) {
+	return s.setActivityState(ctx, "", activityID, state, until, note)
+}
+
+func (s *Store) setActivityState(ctx context.Context, clientKey, activityID, state, until, note string) (OwnerActionResult, error) {
 	if !slices.Contains(States, state) {
 		return OwnerActionResult{}, fmt.Errorf("models: state must be one of %s: %w", strings.Join(States, ", "), ErrInvalidInput)
 	}
@@ -55,7 +59,13 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 	if utf8.RuneCountInString(note) > MaxReasonLen {
 		return OwnerActionResult{}, &FieldError{Field: "note", Message: fmt.Sprintf("The reason is longer than %d characters.", MaxReasonLen)}
 	}
+	action := stateAction(activityID, state, until, note)
+	var replay int64
 	rev, err := s.commit(ctx, func(t *txn) error {
+		var err error
+		if replay, err = replayed(t, clientKey, action); err != nil || replay != 0 {
+			return err
+		}
 		var a Activity
 		if err := t.Select("id, kind").Where("id = ?", activityID).Take(&a).Error; err != nil {
 			return notFound(err)
@@ -79,10 +89,16 @@ func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, 
 		if err != nil {
 			return err
 		}
+		if err := spendClientKey(t, clientKey, action, rev); err != nil {
+			return err
+		}
 		return decideBy(t, ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: t.now}, CauseHome, nil)
 	})
 	if err != nil {
 		return OwnerActionResult{}, classify("set activity state", err)
+	}
+	if replay != 0 {
+		return OwnerActionResult{Revision: replay}, nil
 	}
 	return OwnerActionResult{Revision: rev}, nil
 }
@@ -128,8 +144,19 @@ var MeasurementBounds = map[string][2]float64{"kg": {20, 400}, "lb": {44, 880}}
 // Saving again for the same occurrence adds a correction that supersedes the
 // earlier row; history is kept.
 func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value float64) (Measurement, error) {
+	return s.recordMeasurement(ctx, "", activityID, value)
+}
+
+func (s *Store) recordMeasurement(ctx context.Context, clientKey, activityID string, value float64) (Measurement, error) {
 	var m Measurement
+	action := measurementAction(activityID, value)
 	_, err := s.commit(ctx, func(t *txn) error {
+		if replay, err := replayed(t, clientKey, action); err != nil {
+			return err
+		} else if replay != 0 {
+			// The answer the first send had: the row saved at that revision.
+			return t.Where("activity_id = ? AND revision = ?", activityID, replay).Take(&m).Error
+		}
 		var a Activity
 		if err := t.Where("id = ?", activityID).Take(&a).Error; err != nil {
 			return notFound(err)
@@ -159,6 +186,9 @@ func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value 
 			m.SupersedesID = &prior.ID
 		}
 		if err := t.Create(&m).Error; err != nil {
+			return err
+		}
+		if err := spendClientKey(t, clientKey, action, rev); err != nil {
 			return err
 		}
 		return decideBy(t, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: t.now}, CauseValue, nil)

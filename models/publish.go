@@ -125,7 +125,7 @@ func classify(op string, err error) error {
 	var conflict *RevisionConflictError
 	switch {
 	case errors.As(err, &invalid), errors.As(err, &conflict),
-		errors.Is(err, ErrIdempotencyConflict), errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidInput):
+		errors.Is(err, ErrIdempotencyConflict), errors.Is(err, ErrClientKeyConflict), errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidInput):
 		return err
 	}
 	return fmt.Errorf("models: %s: %w", op, err)

@@ -194,3 +194,255 @@
     focusInvalid(document);
   }
 })();
+
+// --- offline entry (issue 17 point 13; owned by the offline work) ---
+// The service worker (/sw.js) keeps the shell and the last Home. Here a
+// weight, task tick or routine step made without a network is queued on
+// this device (localStorage, cleared with the session on logout), shown on
+// its row as waiting to sync, and sent once the network is back. Each
+// action carries a client key made when the owner acted, so a send that
+// did reach the server, sent again, is a no-op there. Anything else (a
+// reply send, a hand-off, a request) is refused offline, in place, and
+// never queued: its effect leaves hearth.
+(function () {
+  "use strict";
+
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+  }
+
+  var QUEUE = "hearth.offline.queue";
+  // Replays the server refused, said on their rows for this page's life.
+  var refusedNotes = [];
+  var queueable = /^\/activities\/[^/?#]+\/(state|measurement)$/;
+  var REFUSED = "You are offline, so this was not sent. Only a weight, a tick or a skip waits for the connection; try this again when you are back online.";
+
+  function load() {
+    try {
+      var q = JSON.parse(localStorage.getItem(QUEUE) || "[]");
+      return Array.isArray(q) ? q : [];
+    } catch (err) {
+      return [];
+    }
+  }
+
+  function store(q) {
+    try {
+      localStorage.setItem(QUEUE, JSON.stringify(q));
+      return true;
+    } catch (err) {
+      return false;
+    }
+  }
+
+  function newKey() {
+    var b = new Uint8Array(16);
+    crypto.getRandomValues(b);
+    return "ck-" + Array.from(b, function (x) { return x.toString(16).padStart(2, "0"); }).join("");
+  }
+
+  function pathOf(form) {
+    var action = form.getAttribute("hx-post") || form.getAttribute("action") || "";
+    try {
+      return new URL(action, location.href).pathname;
+    } catch (err) {
+      return "";
+    }
+  }
+
+  function rowOf(id) {
+    return document.querySelector('[data-row][data-id="' + CSS.escape(id) + '"]');
+  }
+
+  // What the note on the row says the device holds.
+  function describe(item) {
+    var p = new URLSearchParams(item.body);
+    if (item.path.slice(-12) === "/measurement") return "Waiting to sync: " + (p.get("value") || "").trim() + ".";
+    var word = { completed: "done", skipped: "skipped", dismissed: "not applicable", partial: "partly done", deferred: "later", available: "back to do" }[p.get("state")] || p.get("state");
+    return "Waiting to sync: " + word + ".";
+  }
+
+  function setNote(id, text, kind) {
+    var row = rowOf(id);
+    if (!row) return;
+    var note = row.querySelector(":scope > [data-sync-note]");
+    if (!text) {
+      if (note) note.remove();
+      delete row.dataset.sync;
+      return;
+    }
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "sync-note";
+      note.setAttribute("data-sync-note", "");
+      note.setAttribute("data-testid", "sync-note");
+      note.setAttribute("role", "status");
+      var head = row.querySelector(":scope > .row-head");
+      if (head) head.after(note);
+      else row.prepend(note);
+    }
+    note.textContent = text;
+    row.dataset.sync = kind;
+  }
+
+  // Marks every row that has queued actions (after a load or a swap); a
+  // step inside a routine that is shown folded marks the routine instead.
+  function shownOf(ids) {
+    return ids.filter(function (id) { return rowOf(id); })[0];
+  }
+
+  function markQueued() {
+    refusedNotes.forEach(function (n) {
+      var shown = shownOf(n.rows);
+      if (shown) setNote(shown, n.text, "refused");
+    });
+    load().forEach(function (item) {
+      var shown = shownOf(item.rows || [item.row]);
+      if (shown) setNote(shown, describe(item), "waiting");
+    });
+  }
+
+  function enqueue(path, body) {
+    var id = decodeURIComponent(path.split("/")[2]);
+    var rows = [];
+    for (var r = rowOf(id); r; r = r.parentElement && r.parentElement.closest("[data-row]")) rows.push(r.dataset.id);
+    var item = { key: body.get("clientKey"), path: path, body: body.toString(), row: id, rows: rows.length ? rows : [id], at: Date.now() };
+    var q = load();
+    if (q.some(function (x) { return x.key === item.key; })) return true;
+    q.push(item);
+    if (!store(q)) return false;
+    setNote(id, describe(item), "waiting");
+    return true;
+  }
+
+  function refuse(form, text) {
+    var old = form.querySelector(":scope > [data-offline-refused]");
+    if (old) old.remove();
+    var p = document.createElement("p");
+    p.className = "error";
+    p.setAttribute("data-offline-refused", "");
+    p.setAttribute("data-testid", "offline-refused");
+    p.setAttribute("role", "alert");
+    p.textContent = text;
+    form.prepend(p);
+  }
+
+  function clearRefusals() {
+    document.querySelectorAll("[data-offline-refused]").forEach(function (p) { p.remove(); });
+  }
+
+  // Offline at the moment of the submit: queue or refuse before htmx (or
+  // the browser) tries. Capture on document runs before htmx's listener on
+  // the form, and stopping here keeps it from sending.
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (navigator.onLine || !(form instanceof HTMLFormElement) || (form.getAttribute("method") || "get").toLowerCase() !== "post") return;
+    e.preventDefault();
+    e.stopPropagation();
+    var path = pathOf(form);
+    if (!queueable.test(path)) {
+      refuse(form, REFUSED);
+      return;
+    }
+    var body = new URLSearchParams(new FormData(form, e.submitter || null));
+    body.set("clientKey", newKey());
+    if (!enqueue(path, body)) refuse(form, "This phone has no room to keep it; try again when you are back online.");
+  }, true);
+
+  // Online: every owner action on a row carries a fresh client key, so a
+  // send that fails on the way (the network dropped) can be queued as is.
+  var sent = new WeakMap();
+  document.addEventListener("htmx:configRequest", function (e) {
+    var d = e.detail;
+    if (d.verb !== "post") return;
+    var path = new URL(d.path, location.href).pathname;
+    if (!queueable.test(path)) return;
+    d.parameters.clientKey = newKey();
+    sent.set(d.elt, { path: path, body: new URLSearchParams(d.formData) });
+  });
+  document.addEventListener("htmx:sendError", function (e) {
+    var elt = e.detail.elt;
+    var form = elt && elt.closest ? elt.closest("form") || elt : elt;
+    var s = sent.get(elt);
+    if (s && s.body.get("clientKey")) {
+      sent.delete(elt);
+      if (enqueue(s.path, s.body)) return;
+    }
+    if (form && form.tagName === "FORM") refuse(form, REFUSED);
+  });
+
+  // Sends the queue in order, once per item; a network failure stops and
+  // keeps the rest for later.
+  var flushing = false;
+  var retry = 0;
+  async function flush() {
+    if (flushing || !navigator.onLine) return;
+    flushing = true;
+    try {
+      var q;
+      while ((q = load()).length) {
+        var item = q[0];
+        var res;
+        try {
+          res = await fetch(item.path, {
+            method: "POST", body: item.body, credentials: "same-origin", redirect: "manual",
+            headers: { "Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true" },
+          });
+        } catch (err) {
+          // Still offline, or the online event came before the network:
+          // try again shortly rather than at the next event.
+          clearTimeout(retry);
+          retry = setTimeout(flush, 5000);
+          return;
+        }
+        if (res.type === "opaqueredirect" || res.status === 401 || res.status === 403 || res.status >= 500) {
+          // Signed out, or hearth could not save: keep it and say so.
+          setNote(shownOf(item.rows || [item.row]) || item.row, describe(item) + " Not sent yet: " + (res.status >= 500 ? "hearth could not save it; it will try again." : "sign in again to send it."), "waiting");
+          return;
+        }
+        store(load().filter(function (x) { return x.key !== item.key; }));
+        var html = await res.text();
+        var row = rowOf(item.row);
+        if (res.ok) {
+          var left = load();
+          (item.rows || [item.row]).forEach(function (id) {
+            if (!left.some(function (x) { return (x.rows || [x.row]).indexOf(id) >= 0; })) setNote(id, "", "");
+          });
+          continue;
+        }
+        // Refused (409, 422, 404): the server's row says why. It replaces
+        // the row when shown; on a folded routine its message is the note.
+        var tpl = document.createElement("template");
+        tpl.innerHTML = html;
+        var fresh = tpl.content.querySelector("[data-row]");
+        var why = tpl.content.querySelector('[role="alert"]');
+        var text = "Not saved: " + (why ? why.textContent.trim() : "this changed or is gone.");
+        if (row && fresh) {
+          // Kept through the next live refresh, as a row being edited is.
+          fresh.dataset.editing = "true";
+          row.replaceWith(fresh);
+          if (window.htmx) htmx.process(fresh);
+        } else {
+          refusedNotes.push({ rows: item.rows || [item.row], text: text });
+          markQueued();
+        }
+      }
+    } finally {
+      flushing = false;
+    }
+    document.dispatchEvent(new CustomEvent("hearth:synced"));
+  }
+
+  window.addEventListener("online", function () {
+    clearRefusals();
+    flush();
+  });
+  document.addEventListener("htmx:afterSettle", markQueued);
+  document.addEventListener("hearth:refreshed", markQueued);
+  window.addEventListener("pageshow", function () {
+    markQueued();
+    flush();
+  });
+  // A queue left by a lost connection without an offline event is retried.
+  setInterval(function () { if (load().length) flush(); }, 30000);
+})();
