@@ -134,8 +134,8 @@ func TestHomeShowsBriefToOwner(t *testing.T) {
 			t.Errorf("no row for %s", id)
 		}
 	}
-	if f := page.Find(testID("freshness-job")).Text(); f != "daily-brief" {
-		t.Errorf("freshness job %q, want daily-brief", f)
+	if f := page.Find(testID("freshness-job")).Text(); f != "the daily brief" {
+		t.Errorf("freshness job %q, want the daily brief", f)
 	}
 }
 

@@ -75,7 +75,7 @@ func TestHomePageShowsBriefFreshnessAndSections(t *testing.T) {
 	if got := has(t, d, `[data-testid="evidence-detail"] code`).Eq(2).Text(); got != "4a4a4a4a" {
 		t.Errorf("short content hash %q", got)
 	}
-	if job := has(t, d, `[data-testid="freshness-job"]`).Text(); job != "daily-brief" {
+	if job := has(t, d, `[data-testid="freshness-job"]`).Text(); job != "the daily brief" {
 		t.Errorf("freshness job %q", job)
 	}
 	for _, sec := range []string{"routine", "focus", "optional"} {

@@ -646,6 +646,20 @@ func requestPage(tx *gorm.DB, now time.Time, from cursor) (Page[RequestView], er
 	return page(CollectionRequests, from, views, func(v RequestView) string { return v.RequestID }), nil
 }
 
+// publicationAt reads the accepted publication that made revision rev,
+// or nil when there is none.
+func publicationAt(tx *gorm.DB, rev int64) (*PublicationView, error) {
+	var rows []Receipt
+	if err := tx.Where("revision = ?", rev).Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	r := rows[0]
+	return &PublicationView{RunID: r.RunID, JobKey: r.JobKey, Publisher: r.Publisher, Revision: r.Revision, ReceivedAt: r.ReceivedAt}, nil
+}
+
 func lastPublication(tx *gorm.DB) (*PublicationView, error) {
 	var rows []Receipt
 	if err := tx.Order("revision DESC").Limit(1).Find(&rows).Error; err != nil {

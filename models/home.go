@@ -19,9 +19,15 @@ import (
 type HomeView struct {
 	Revision int64
 	// Day is the owner's day that Home shows.
-	Day             Day
-	Brief           *BriefView
-	Evidence        []EvidenceChip
+	Day      Day
+	Brief    *BriefView
+	Evidence []EvidenceChip
+	// BriefBy is the publication that wrote the brief (its jobKey is the
+	// job the freshness line credits); nil before any brief.
+	BriefBy *PublicationView
+	// BriefSettled are the activities the brief names that the owner has
+	// since completed, skipped or dismissed, so the brief marks them done.
+	BriefSettled    []BriefMention
 	LastPublication *PublicationView
 	Sections        []HomeSection
 	Done            []HomeRow
@@ -207,6 +213,9 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 			if v.Evidence, err = evidenceChips(tx, brief.EvidenceIDs); err != nil {
 				return err
 			}
+			if v.BriefBy, err = publicationAt(tx, brief.Revision); err != nil {
+				return err
+			}
 		}
 		rows, err := scanActivityRows(tx.Raw(homeWindow, map[string]any{"today": v.Day.Date, "startOfDay": startOfDay}))
 		if err != nil {
@@ -248,12 +257,60 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 				v.Sections = append(v.Sections, HomeSection{Name: name, Rows: bySection[name]})
 			}
 		}
+		if brief != nil {
+			v.BriefSettled = briefSettled(brief.Text, tops, v.Later)
+		}
 		return nil
 	})
 	if err != nil {
 		return HomeView{}, classify("home", err)
 	}
 	return v, nil
+}
+
+// BriefMention is an activity the brief names: its title occurs in the
+// brief's text (any case) and State is how the owner settled it.
+type BriefMention struct {
+	ID, Title, State string
+}
+
+// minMentionLen keeps a short title ("Run") from marking a word of the
+// brief that means something else.
+const minMentionLen = 6
+
+// briefSettled lists the activities of today's Home (routine steps
+// included) and the dismissed ones under Later whose title the brief's text
+// names and that the owner completed, skipped or dismissed. The publication
+// has no list of what the brief names, so a title in the text is the name.
+func briefSettled(text string, tops []HomeRow, later []LaterItem) []BriefMention {
+	lower := strings.ToLower(text)
+	var out []BriefMention
+	seen := map[string]bool{}
+	add := func(id, title, state string) {
+		switch state {
+		case StateCompleted, StateSkipped, StateDismissed:
+		default:
+			return
+		}
+		t := strings.TrimSpace(title)
+		if seen[id] || len(t) < minMentionLen || !strings.Contains(lower, strings.ToLower(t)) {
+			return
+		}
+		seen[id] = true
+		out = append(out, BriefMention{ID: id, Title: t, State: state})
+	}
+	var walk func([]HomeRow)
+	walk = func(rows []HomeRow) {
+		for _, r := range rows {
+			add(r.ID, r.Title, r.UserState.State)
+			walk(r.Children)
+		}
+	}
+	walk(tops)
+	for _, l := range later {
+		add(l.ID, l.Title, l.State)
+	}
+	return out
 }
 
 // HomeRow reads one activity as Home shows it (a routine with its steps),
