@@ -57,7 +57,7 @@ LIGHTHOUSE_RUNS ?= 3
 MIN_PERF        ?= 90
 MIN_A11Y        ?= 100
 lighthouse: build chromium
-	LH_VERSION=$(LIGHTHOUSE) RUNS=$(LIGHTHOUSE_RUNS) MIN_PERF=$(MIN_PERF) MIN_A11Y=$(MIN_A11Y) BIN=./$(BIN) ./scripts/lighthouse.sh
+	LH_VERSION=$(LIGHTHOUSE) RUNS=$(LIGHTHOUSE_RUNS) MIN_PERF=$(MIN_PERF) MIN_A11Y=$(MIN_A11Y) BIN=./$(BIN) ./e2e/lighthouse.sh
 
 ## screenshots: the README's screenshots (Home and /weight at 390×844), taken
 ## by the e2e run of a fresh demo, written into docs/
