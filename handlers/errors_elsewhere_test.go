@@ -233,3 +233,10 @@ func TestRemindMeLaterForTodayIsRefusedAtTheDateOnMessages(t *testing.T) {
 		t.Errorf("not the Messages page: %q", d.Find("h1").Text())
 	}
 }
+
+func TestMessagesWithoutBeeperIsAPageNotJSON(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	cookie := ta.login()
+	assertPage(t, ta.get("/messages", "", cookie), http.StatusServiceUnavailable, "No Beeper is configured")
+	assertPage(t, ta.get("/messages/!ana:beeper.local", "", cookie), http.StatusServiceUnavailable, "No Beeper is configured")
+}

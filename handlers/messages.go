@@ -86,7 +86,9 @@ func beeperProblem(err error) string {
 
 func (s *Server) needBeeper(c *fiber.Ctx) error {
 	if s.cfg.Beeper == nil {
-		return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "no Beeper is configured: start serve with --beeper-url", nil)
+		// An owner page: the owner reads a page, never the API's envelope.
+		return s.renderFormError(c, fiber.StatusServiceUnavailable, views.FormError("Messages are not connected",
+			[]string{"No Beeper is configured: start hearth serve with --beeper-url (or BEEPER_BASE_URL)."}, "/"))
 	}
 	return c.Next()
 }

@@ -112,6 +112,10 @@ func TestRunsPageShowsEachScheduleOccurrenceWithItsAttempts(t *testing.T) {
 		t.Fatalf("the occurrence reads %q", got)
 	}
 	has(t, d, `[data-testid="run"][data-id="run-1"][data-state="running"]`)
+	sd := ta.get("/schedules", "", ta.login()).doc(t)
+	if got := text(has(t, sd, `[data-testid="schedule"][data-id="brief"] [data-testid="schedule-outstanding"]`)); !strings.Contains(got, "running now") {
+		t.Fatalf("the Schedules page's occurrence reads %q, want it in words", got)
+	}
 }
 
 // dueOccurrences lists the occurrence IDs GET /api/schedules/due reports.
