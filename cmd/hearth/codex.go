@@ -30,7 +30,7 @@ type codexPreset struct {
 // job needs to read, at most to write the life folder.
 var codexSandboxes = []string{"read-only", "workspace-write"}
 
-// codexArgs is the `codex exec` command line for one invocation. No
+// args is the `codex exec` command line for one invocation. No
 // credential is ever in it: Codex finds its own login in CODEX_HOME.
 func (c *codexPreset) args(work, schemaFile, lastFile, lifeDir string) []string {
 	args := []string{"exec", "--skip-git-repo-check", "--ephemeral", "--color", "never", "-C", work, "-s", c.sandbox}
