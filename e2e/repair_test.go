@@ -59,6 +59,16 @@ func TestARefusedPublicationIsRepairedByAnInvocationGivenItsErrors(t *testing.T)
 	if strings.Contains(ps[1], refusedMessageWords) {
 		t.Errorf("the repair prompt carries the refused field's text:\n%s", ps[1])
 	}
+	// The run's prompt, then the errors, then the Run section naming the new runId.
+	kit, _, _ := strings.Cut(ps[0], "\n## Run\n")
+	refusal, run := strings.Index(ps[1], "## Your last publication was refused"), strings.Index(ps[1], "\n## Run\n")
+	if !strings.HasPrefix(ps[1], kit) || refusal < len(kit) || run < refusal || !strings.Contains(runSection(t, ps[1]), "- runId: "+inv[1]+"\n") {
+		t.Errorf("the repair prompt is not the run's prompt, the errors, then the Run section with runId %s:\n%s", inv[1], ps[1])
+	}
+	// The refused bytes are kept for the owner.
+	if _, err := os.Stat(filepath.Join(f.state, "runner", "failed", inv[0]+".json")); err != nil {
+		t.Errorf("the refused publication is not in failed/: %v", err)
+	}
 	invs, errs, page := f.runInvocations()
 	if strings.Join(invs, ",") != "1 refused,2 published" || len(errs) != 1 || !strings.Contains(errs[0], "/activities/0/id") || !strings.Contains(errs[0], "a text of more than 60 characters") {
 		t.Fatalf("Runs page: invocations %v, errors %q", invs, errs)

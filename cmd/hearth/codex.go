@@ -30,7 +30,7 @@ type codexPreset struct {
 // job needs to read, at most to write the life folder.
 var codexSandboxes = []string{"read-only", "workspace-write"}
 
-// codexArgs is the `codex exec` command line for one invocation. No
+// args is the `codex exec` command line for one invocation. No
 // credential is ever in it: Codex finds its own login in CODEX_HOME.
 func (c *codexPreset) args(work, schemaFile, lastFile, lifeDir string) []string {
 	args := []string{"exec", "--skip-git-repo-check", "--ephemeral", "--color", "never", "-C", work, "-s", c.sandbox}
@@ -57,6 +57,11 @@ func codexFiles(work string) (schemaFile, lastFile string, err error) {
 		return "", "", err
 	}
 	return schemaFile, lastFile, nil
+}
+
+// codexEventsFile is where an invocation keeps Codex's event stream.
+func codexEventsFile(work string) string {
+	return filepath.Join(work+".codex", "events.jsonl")
 }
 
 // codexEvents reads `codex exec --json`'s event stream: the tokens of
@@ -107,13 +112,13 @@ func codexEvents(stdout []byte) (tokens *int64, lastError string) {
 // reason it failed. A non-zero exit says its status and Codex's last error
 // (from the event stream, else stderr's last line): those are Codex's and
 // the provider's words, never the owner's messages.
-func codexOutcome(runErr error, lastFile string, stdout []byte, stderrTail string) ([]byte, agentUsage, error) {
-	var use agentUsage
-	tokens, lastError := codexEvents(stdout)
-	use.Tokens = tokens
+func codexOutcome(runErr error, work, lastFile string, use agentUsage, stderrTail string) ([]byte, agentUsage, error) {
 	var exit *exec.ExitError
 	if errors.As(runErr, &exit) {
-		why := lastError
+		var why string
+		if b, err := os.ReadFile(codexEventsFile(work)); err == nil {
+			_, why = codexEvents(b)
+		}
 		if why == "" {
 			why = stderrTail
 		}

@@ -4,19 +4,26 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // fakeCodex is a stand-in `codex` script: it records its argv (one per
 // line), stdin, environment and the files in its -C dir into rec, and
 // behaves as FAKE_CODEX_MODE says: ok writes a strict answer to the -o
 // file and a turn.completed event; fail exits 3 after a turn.failed event;
-// refuse exits 0 leaving the -o file empty.
+// refuse exits 0 leaving the -o file empty; hang sleeps after a
+// turn.completed event, until it is killed.
 const fakeCodex = `#!/bin/sh
 rec=$FAKE_CODEX_REC
 mkdir -p "$rec"
@@ -38,6 +45,9 @@ case "$FAKE_CODEX_MODE" in
 fail)
   echo '{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized"}}'
   exit 3 ;;
+hang)
+  echo '{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2,"reasoning_output_tokens":0}}'
+  exec sleep 60 ;;
 refuse)
   : > "$last"
   echo '{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2,"reasoning_output_tokens":0}}'
@@ -184,5 +194,82 @@ func TestTheAgentFlagsAreCheckedBeforeAnythingRuns(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(data); len(entries) != 0 {
 		t.Errorf("a usage error touched the data dir: %v", entries)
+	}
+}
+
+func TestACodexRunStoppedAtItsDeadlineStillCountsTheTokensItSpent(t *testing.T) {
+	r, _ := codexRunner(t, "read-only")
+	t.Setenv("FAKE_CODEX_MODE", "hang")
+	j := runJournal{RunID: "daily-brief-3", PubRunID: "daily-brief-3-1", Job: "daily-brief", Trigger: "manual", Deadline: 1}
+	_, use, err := r.invoke(context.Background(), j, []byte(`{"revision":1}`), 1)
+	if err == nil || !strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("want the deadline's failure, got %v", err)
+	}
+	if use.Tokens == nil || *use.Tokens != 12 {
+		t.Fatalf("tokens %v: want the 12 of the turn Codex completed before the deadline", use.Tokens)
+	}
+}
+
+func TestAnUnknownCodexInvocationsTokensCountOnRecoveryAndItsFilesGo(t *testing.T) {
+	r, _ := codexRunner(t, "read-only")
+	var mu sync.Mutex
+	var reports []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		reports = append(reports, req.URL.Path+" "+string(b))
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	r.base = srv.URL
+	os.MkdirAll(filepath.Join(r.state, "runs"), 0o700)
+	// A runner stopped mid-invocation: its journal says invoking and Codex
+	// had completed a turn; neither Codex nor the runner wrote usage.json.
+	j := runJournal{RunID: "daily-brief-4", PubRunID: "daily-brief-4-1", Job: "daily-brief", Trigger: "manual", Phase: phaseInvoking, Invocation: 1}
+	if err := r.save(j); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FAKE_CODEX_MODE", "hang")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.invoke(ctx, j, []byte(`{"revision":1}`), 1)
+	}()
+	work := filepath.Join(r.state, "work", j.PubRunID)
+	// Keep a copy of the work dirs as the stopped runner would have left them.
+	kept := t.TempDir()
+	for {
+		b, _ := os.ReadFile(filepath.Join(work+".codex", "events.jsonl"))
+		if strings.Contains(string(b), "turn.completed") {
+			if err := exec.Command("cp", "-a", work, work+".codex", kept).Run(); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		select {
+		case <-done:
+			t.Fatal("codex's events never reached a file the next runner can read")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	<-done
+	if err := exec.Command("cp", "-a", filepath.Join(kept, filepath.Base(work)), filepath.Join(kept, filepath.Base(work)+".codex"), filepath.Join(r.state, "work")).Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reports) != 2 || !strings.Contains(reports[0], "/invocations/1/finish") || !strings.Contains(reports[0], `"outcome":"unknown"`) || !strings.Contains(reports[0], `"tokens":12`) {
+		t.Fatalf("reports %q: want the unknown invocation with Codex's 12 tokens", reports)
+	}
+	for _, d := range []string{work, work + ".codex"} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Fatalf("%s outlived the recovery: %v", d, err)
+		}
 	}
 }

@@ -150,16 +150,31 @@ func (r *runner) endFailed(j runJournal) error {
 	return r.finish(j, models.RunFailed, j.Failure, nil)
 }
 
-// leftoverUsage is what an agent stopped with the runner wrote to its
-// usage file, if anything: reported usage counts even when the outcome is unknown.
+// leftoverUsage is what an agent stopped with the runner reported, if
+// anything: reported usage counts even when the outcome is unknown.
 func (r *runner) leftoverUsage(j runJournal) *invocationUse {
-	b, err := os.ReadFile(filepath.Join(r.state, "work", j.PubRunID, "usage.json"))
-	if err != nil {
-		return nil
-	}
-	var u agentUsage
-	if json.Unmarshal(b, &u) != nil {
+	u := readUsage(filepath.Join(r.state, "work", j.PubRunID))
+	if u.Tokens == nil && u.CostUSD == nil {
 		return nil
 	}
 	return &invocationUse{Tokens: u.Tokens, CostUSD: u.CostUSD}
+}
+
+// readUsage is the usage an invocation in work reported: Codex's
+// turn.completed events under the Codex preset, else what an agent
+// command wrote to HEARTH_USAGE_FILE.
+func readUsage(work string) agentUsage {
+	var u agentUsage
+	if b, err := os.ReadFile(codexEventsFile(work)); err == nil {
+		u.Tokens, _ = codexEvents(b)
+	} else if b, err := os.ReadFile(filepath.Join(work, "usage.json")); err == nil {
+		json.Unmarshal(b, &u)
+	}
+	return u
+}
+
+// removeWork removes an invocation's work dir and the Codex files beside it.
+func removeWork(work string) {
+	os.RemoveAll(work)
+	os.RemoveAll(work + ".codex")
 }

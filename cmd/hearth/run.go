@@ -499,8 +499,7 @@ func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		return nil, agentUsage{}, err
 	}
-	defer os.RemoveAll(work)
-	defer os.RemoveAll(work + ".codex")
+	defer removeWork(work)
 	ctxFile, promptFile, usageFile := filepath.Join(work, "context.json"), filepath.Join(work, "prompt.txt"), filepath.Join(work, "usage.json")
 	prompt := []byte(runPrompt(j, ctxFile, r.agentDir, revision))
 	for name, data := range map[string][]byte{ctxFile: contextJSON, promptFile: prompt, filepath.Join(work, "AGENTS.md"): agent.Instructions()} {
@@ -547,23 +546,27 @@ func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	stderr := &tailWriter{w: os.Stderr, n: 2048} // the agent's own log; hearth's logs never hold message contents
 	cmd.Stderr = stderr
 	if r.codex != nil {
-		// Codex's event stream holds the messages it read: parsed for usage, never printed.
-		cmd.Stdout = &limitedWriter{w: &stdout, n: maxCodexEvents}
+		// Codex's event stream holds the messages it read: never printed,
+		// kept in a private file for its usage, which a runner stopped
+		// mid-invocation reads on its next start (leftoverUsage).
+		events, err := os.OpenFile(codexEventsFile(work), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return nil, agentUsage{}, err
+		}
+		defer events.Close()
+		cmd.Stdout = &limitedWriter{w: events, n: maxCodexEvents}
 	} else {
 		cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
 	}
 	err := cmd.Run()
-	var use agentUsage
-	if b, rerr := os.ReadFile(usageFile); rerr == nil {
-		json.Unmarshal(b, &use)
-	}
+	use := readUsage(work)
 	switch {
 	case cctx.Err() == context.DeadlineExceeded:
 		return nil, use, fmt.Errorf("no result within the %s deadline; the agent was stopped", deadline)
 	case ctx.Err() != nil:
 		return nil, use, ctx.Err()
 	case r.codex != nil:
-		return codexOutcome(err, lastFile, stdout.Bytes(), stderr.lastLine())
+		return codexOutcome(err, work, lastFile, use, stderr.lastLine())
 	case err != nil:
 		return nil, use, fmt.Errorf("exited: %v", err)
 	case stdout.Len() > maxAgentOutput:
@@ -721,7 +724,7 @@ func (r *runner) recover(ctx context.Context) error {
 			// Usage the stopped agent already reported still counts.
 			j.Use = r.leftoverUsage(j)
 			if err = r.reportInvocation(j, models.InvocationUnknown, nil); err == nil {
-				os.RemoveAll(filepath.Join(r.state, "work", j.PubRunID))
+				removeWork(filepath.Join(r.state, "work", j.PubRunID))
 				err = r.finish(j, models.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil)
 			}
 		case phaseFailed:
