@@ -8,7 +8,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -138,7 +137,11 @@ func (s *Server) importWeights(c *fiber.Ctx) error {
 func (s *Server) exportFile(c *fiber.Ctx) error {
 	file := c.Params("file")
 	ctx := c.UserContext()
-	stamp := s.store.Now().Format(time.DateOnly)
+	day, err := s.store.Today(ctx)
+	if err != nil {
+		return err
+	}
+	stamp := day.Date
 	if file == "decisions.json" {
 		d, err := s.store.ExportDecisions(ctx)
 		if err != nil {

@@ -267,3 +267,17 @@ func TestHomeWeighInLinksToTheWeightPage(t *testing.T) {
 		t.Fatalf("weight link %q", href)
 	}
 }
+
+func TestExportFileIsNamedWithTheOwnersDate(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).bytes(t))
+	cookie := ta.login()
+	// 23:30 UTC is already 30 September in Berlin (+02:00).
+	ta.clock.Set(time.Date(2026, 9, 29, 23, 30, 0, 0, time.UTC))
+	for _, file := range []string{"sends.csv", "decisions.json"} {
+		resp := ta.get("/export/"+file, "", cookie)
+		if cd := resp.header.Get("Content-Disposition"); resp.status != http.StatusOK || !strings.Contains(cd, "-2026-09-30.") {
+			t.Fatalf("%s: %d %q, want the owner's date 2026-09-30", file, resp.status, cd)
+		}
+	}
+}
