@@ -155,11 +155,11 @@ func (s *Server) exportFile(c *fiber.Ctx) error {
 	}
 	name, ok := strings.CutSuffix(file, ".csv")
 	if !ok {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such export", nil)
+		return s.notFound(c, "no such export")
 	}
 	t, err := s.store.ExportCSV(ctx, name)
 	if errors.Is(err, models.ErrNotFound) {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such export", nil)
+		return s.notFound(c, "no such export")
 	}
 	if err != nil {
 		return err

@@ -237,8 +237,8 @@ func TestExportsUseTheOwnersZoneAndGuardAgainstCSVInjection(t *testing.T) {
 			t.Fatalf("%s: %q %v", name, recs, err)
 		}
 	}
-	if resp := ta.get("/export/secrets.csv", "", cookie); resp.status != http.StatusNotFound {
-		t.Fatalf("unknown export: %s", resp)
+	if resp := ta.get("/export/secrets.csv", "", cookie); resp.status != http.StatusNotFound || !strings.HasPrefix(resp.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("unknown export: %s (an owner's link answers a page, never raw JSON)", resp)
 	}
 	if resp := ta.get("/export/measurements.csv", "", nil); resp.status == http.StatusOK {
 		t.Fatal("an export without a session")
