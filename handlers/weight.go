@@ -39,6 +39,12 @@ func (s *Server) renderWeight(c *fiber.Ctx, status int, form views.WeightForm) e
 	if err != nil {
 		return err
 	}
+	return s.renderWeightOf(c, status, d, form)
+}
+
+// renderWeightOf renders the weight page from history already read (a
+// refused form changed nothing since).
+func (s *Server) renderWeightOf(c *fiber.Ctx, status int, d models.WeightData, form views.WeightForm) error {
 	return s.render(c, status, views.Weight(views.WeightPage{Data: d, Now: s.store.Now(), Form: form}))
 }
 
@@ -52,18 +58,18 @@ func (s *Server) saveWeightGoal(c *fiber.Ctx) error {
 		return c.Redirect("/weight#goal-form", fiber.StatusSeeOther)
 	}
 	input := c.FormValue("goal")
-	d, err := s.store.WeightHistory(ctx)
-	if err != nil {
-		return err
-	}
 	v, ok := parseDecimal(input)
 	if !ok {
 		return s.renderWeight(c, fiber.StatusUnprocessableEntity, views.WeightForm{Goal: input, GoalError: "Enter a number, like 72.4."})
 	}
+	d, err := s.store.WeightHistory(ctx)
+	if err != nil {
+		return err
+	}
 	err = s.store.SetWeightGoal(ctx, &models.WeightGoal{Value: v, Unit: d.Unit})
 	if errors.Is(err, models.ErrInvalidInput) {
 		b := models.MeasurementBounds[d.Unit]
-		return s.renderWeight(c, fiber.StatusUnprocessableEntity, views.WeightForm{Goal: input,
+		return s.renderWeightOf(c, fiber.StatusUnprocessableEntity, d, views.WeightForm{Goal: input,
 			GoalError: "Enter a goal between " + views.Num(b[0]) + " and " + views.Num(b[1]) + " " + d.Unit + "."})
 	}
 	if err != nil {
@@ -116,7 +122,7 @@ func (s *Server) importWeights(c *fiber.Ctx) error {
 		if bad.More > 0 {
 			form.ImportErrors = append(form.ImportErrors, "And "+strconv.Itoa(bad.More)+" more lines.")
 		}
-		return s.renderWeight(c, fiber.StatusUnprocessableEntity, form)
+		return s.renderWeightOf(c, fiber.StatusUnprocessableEntity, d, form)
 	}
 	if err != nil {
 		return err
@@ -126,9 +132,11 @@ func (s *Server) importWeights(c *fiber.Ctx) error {
 		return err
 	}
 	form.Import = &res
-	if !res.DryRun {
-		form.CSV = ""
+	if res.DryRun {
+		// A dry run wrote nothing: the history read above is current.
+		return s.renderWeightOf(c, fiber.StatusOK, d, form)
 	}
+	form.CSV = ""
 	return s.renderWeight(c, fiber.StatusOK, form)
 }
 
