@@ -171,9 +171,13 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 // afterAction answers a successful owner action: the updated row for htmx,
 // 303 back to Home for a plain form.
 func (s *Server) afterAction(c *fiber.Ctx, id string) error {
+	// One read answers both questions below: has the row left for Later,
+	// and is it a routine's step (which a plain form lands inside).
+	row, day, err := s.store.HomeRow(c.UserContext(), id)
+	found := err == nil
 	// A row dismissed or deferred past today has left its group for Later:
 	// show it there, with its Undo.
-	if row, day, err := s.store.HomeRow(c.UserContext(), id); err == nil && movedToLater(row, day) {
+	if found && movedToLater(row, day) {
 		if !isHTMX(c) {
 			return c.Redirect("/?open="+url.QueryEscape(id)+"#later-"+url.PathEscape(id), fiber.StatusSeeOther)
 		}
@@ -184,18 +188,28 @@ func (s *Server) afterAction(c *fiber.Ctx, id string) error {
 	// A step's tick (expanded=false) leaves it collapsed: one tap, nothing opens.
 	expand := c.FormValue("expanded") != "false"
 	if !isHTMX(c) {
-		// A routine's step is shown inside its routine: open both, or the
-		// owner lands on a collapsed routine that hides what they just did.
-		if row, _, err := s.store.HomeRow(c.UserContext(), id); err == nil && row.ParentID != "" {
-			open := row.ParentID
-			if expand {
-				open += "," + id
-			}
-			return c.Redirect("/?open="+url.QueryEscape(open)+"#row-"+url.PathEscape(id), fiber.StatusSeeOther)
+		parent := ""
+		if found {
+			parent = row.ParentID
 		}
-		return c.Redirect(rowPageURL(id, expand), fiber.StatusSeeOther)
+		return redirectToRow(c, id, parent, expand)
 	}
 	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
+}
+
+// redirectToRow sends a plain form back to its row with 303. A routine's
+// step (parent set) is shown inside its routine: open the routine too (and
+// the step when expand), or the owner lands on a collapsed routine that
+// hides what they just did.
+func redirectToRow(c *fiber.Ctx, id, parent string, expand bool) error {
+	if parent != "" {
+		open := parent
+		if expand {
+			open += "," + id
+		}
+		return c.Redirect("/?open="+url.QueryEscape(open)+"#row-"+url.PathEscape(id), fiber.StatusSeeOther)
+	}
+	return c.Redirect(rowPageURL(id, expand), fiber.StatusSeeOther)
 }
 
 // movedToLater reports whether a row's decision took it off Home to Later.

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
+	"hearth/models/strictjson"
 	"hearth/views"
 )
 
@@ -121,7 +122,7 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 	case errors.As(err, &invalid):
 		msgs := make([]string, len(invalid.Errors))
 		for i, e := range invalid.Errors {
-			msgs[i] = sentence(strings.TrimPrefix(e.Path, "/") + ": " + e.Message)
+			msgs[i] = fieldSentence(e)
 		}
 		return s.renderFormError(c, fiber.StatusUnprocessableEntity, views.FormError("Your request was not sent", msgs, safePath(f.Return)))
 	case errors.Is(err, models.ErrIdempotencyConflict):
@@ -164,7 +165,7 @@ func (s *Server) renderAskRefused(c *fiber.Ctx, text string, invalid *models.Val
 	msg := "Write what the agent should know, up to 4000 characters."
 	for _, e := range invalid.Errors {
 		if e.Path != "/text" {
-			msg = sentence(strings.TrimPrefix(e.Path, "/") + ": " + e.Message)
+			msg = fieldSentence(e)
 		}
 	}
 	d.Ask = views.AskState{Text: text, Error: msg}
@@ -192,7 +193,7 @@ func askRefusal(f requestForm, invalid *models.ValidationError) views.AskState {
 	case e.Path == "/text":
 		a.Error = "Say what the reply should say."
 	default:
-		a.Error = sentence(strings.TrimPrefix(e.Path, "/") + ": " + e.Message)
+		a.Error = fieldSentence(e)
 	}
 	return a
 }
@@ -201,4 +202,10 @@ func askRefusal(f requestForm, invalid *models.ValidationError) views.AskState {
 // (400), never the API's JSON envelope.
 func (s *Server) unreadableForm(c *fiber.Ctx) error {
 	return s.renderFormError(c, fiber.StatusBadRequest, views.FormError("Not sent", []string{"This form could not be read: go back and try again."}, backPath(c)))
+}
+
+// fieldSentence is a validation error of a field the owner cannot type (or
+// has no words for yet) as a sentence: "Source revision: must be …".
+func fieldSentence(e strictjson.FieldError) string {
+	return sentence(strings.TrimPrefix(e.Path, "/") + ": " + e.Message)
 }

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"errors"
-	"net/url"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -52,10 +51,11 @@ func (s *Server) bringBack(c *fiber.Ctx) error {
 // groups: htmx gets the live part with the row open, a plain form 303 to it.
 func (s *Server) afterLiveAction(c *fiber.Ctx, id string) error {
 	if !isHTMX(c) {
-		if row, _, err := s.store.HomeRow(c.UserContext(), id); err == nil && row.ParentID != "" {
-			return c.Redirect("/?open="+url.QueryEscape(row.ParentID+","+id)+"#row-"+url.PathEscape(id), fiber.StatusSeeOther)
+		parent := ""
+		if row, _, err := s.store.HomeRow(c.UserContext(), id); err == nil {
+			parent = row.ParentID
 		}
-		return c.Redirect(rowPageURL(id, true), fiber.StatusSeeOther)
+		return redirectToRow(c, id, parent, true)
 	}
 	return s.renderLive(c, fiber.StatusOK, map[string]bool{id: true}, "")
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -40,6 +39,12 @@ func (s *Server) renderWeight(c *fiber.Ctx, status int, form views.WeightForm) e
 	if err != nil {
 		return err
 	}
+	return s.renderWeightOf(c, status, d, form)
+}
+
+// renderWeightOf renders the weight page from history already read (a
+// refused form changed nothing since).
+func (s *Server) renderWeightOf(c *fiber.Ctx, status int, d models.WeightData, form views.WeightForm) error {
 	return s.render(c, status, views.Weight(views.WeightPage{Data: d, Now: s.store.Now(), Form: form}))
 }
 
@@ -53,18 +58,18 @@ func (s *Server) saveWeightGoal(c *fiber.Ctx) error {
 		return c.Redirect("/weight#goal-form", fiber.StatusSeeOther)
 	}
 	input := c.FormValue("goal")
-	d, err := s.store.WeightHistory(ctx)
-	if err != nil {
-		return err
-	}
 	v, ok := parseDecimal(input)
 	if !ok {
 		return s.renderWeight(c, fiber.StatusUnprocessableEntity, views.WeightForm{Goal: input, GoalError: "Enter a number, like 72.4."})
 	}
+	d, err := s.store.WeightHistory(ctx)
+	if err != nil {
+		return err
+	}
 	err = s.store.SetWeightGoal(ctx, &models.WeightGoal{Value: v, Unit: d.Unit})
 	if errors.Is(err, models.ErrInvalidInput) {
 		b := models.MeasurementBounds[d.Unit]
-		return s.renderWeight(c, fiber.StatusUnprocessableEntity, views.WeightForm{Goal: input,
+		return s.renderWeightOf(c, fiber.StatusUnprocessableEntity, d, views.WeightForm{Goal: input,
 			GoalError: "Enter a goal between " + views.Num(b[0]) + " and " + views.Num(b[1]) + " " + d.Unit + "."})
 	}
 	if err != nil {
@@ -117,7 +122,7 @@ func (s *Server) importWeights(c *fiber.Ctx) error {
 		if bad.More > 0 {
 			form.ImportErrors = append(form.ImportErrors, "And "+strconv.Itoa(bad.More)+" more lines.")
 		}
-		return s.renderWeight(c, fiber.StatusUnprocessableEntity, form)
+		return s.renderWeightOf(c, fiber.StatusUnprocessableEntity, d, form)
 	}
 	if err != nil {
 		return err
@@ -127,9 +132,11 @@ func (s *Server) importWeights(c *fiber.Ctx) error {
 		return err
 	}
 	form.Import = &res
-	if !res.DryRun {
-		form.CSV = ""
+	if res.DryRun {
+		// A dry run wrote nothing: the history read above is current.
+		return s.renderWeightOf(c, fiber.StatusOK, d, form)
 	}
+	form.CSV = ""
 	return s.renderWeight(c, fiber.StatusOK, form)
 }
 
@@ -138,7 +145,11 @@ func (s *Server) importWeights(c *fiber.Ctx) error {
 func (s *Server) exportFile(c *fiber.Ctx) error {
 	file := c.Params("file")
 	ctx := c.UserContext()
-	stamp := s.store.Now().Format(time.DateOnly)
+	day, err := s.store.Today(ctx)
+	if err != nil {
+		return err
+	}
+	stamp := day.Date
 	if file == "decisions.json" {
 		d, err := s.store.ExportDecisions(ctx)
 		if err != nil {
@@ -152,11 +163,11 @@ func (s *Server) exportFile(c *fiber.Ctx) error {
 	}
 	name, ok := strings.CutSuffix(file, ".csv")
 	if !ok {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such export", nil)
+		return s.notFound(c, "no such export")
 	}
 	t, err := s.store.ExportCSV(ctx, name)
 	if errors.Is(err, models.ErrNotFound) {
-		return apiError(c, fiber.StatusNotFound, "not_found", "no such export", nil)
+		return s.notFound(c, "no such export")
 	}
 	if err != nil {
 		return err

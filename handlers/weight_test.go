@@ -237,8 +237,8 @@ func TestExportsUseTheOwnersZoneAndGuardAgainstCSVInjection(t *testing.T) {
 			t.Fatalf("%s: %q %v", name, recs, err)
 		}
 	}
-	if resp := ta.get("/export/secrets.csv", "", cookie); resp.status != http.StatusNotFound {
-		t.Fatalf("unknown export: %s", resp)
+	if resp := ta.get("/export/secrets.csv", "", cookie); resp.status != http.StatusNotFound || !strings.HasPrefix(resp.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("unknown export: %s (an owner's link answers a page, never raw JSON)", resp)
 	}
 	if resp := ta.get("/export/measurements.csv", "", nil); resp.status == http.StatusOK {
 		t.Fatal("an export without a session")
@@ -265,5 +265,19 @@ func TestHomeWeighInLinksToTheWeightPage(t *testing.T) {
 	resp := ta.ownerRequest(http.MethodGet, "/activities/weigh-in-"+testDate+"?expanded=true", nil, true, cookie)
 	if href := has(t, resp.doc(t), `[data-testid="weight-link"]`).AttrOr("href", ""); href != "/weight" {
 		t.Fatalf("weight link %q", href)
+	}
+}
+
+func TestExportFileIsNamedWithTheOwnersDate(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).bytes(t))
+	cookie := ta.login()
+	// 23:30 UTC is already 30 September in Berlin (+02:00).
+	ta.clock.Set(time.Date(2026, 9, 29, 23, 30, 0, 0, time.UTC))
+	for _, file := range []string{"sends.csv", "decisions.json"} {
+		resp := ta.get("/export/"+file, "", cookie)
+		if cd := resp.header.Get("Content-Disposition"); resp.status != http.StatusOK || !strings.Contains(cd, "-2026-09-30.") {
+			t.Fatalf("%s: %d %q, want the owner's date 2026-09-30", file, resp.status, cd)
+		}
 	}
 }

@@ -430,7 +430,6 @@
     } finally {
       flushing = false;
     }
-    document.dispatchEvent(new CustomEvent("hearth:synced"));
   }
 
   window.addEventListener("online", function () {

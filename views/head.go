@@ -28,4 +28,8 @@ func description(title string) string {
 // inlineStyle is hearth.css as a style element: a linked stylesheet blocks
 // the first paint for a round trip; inline, it is allowed by its hash in the
 // CSP (handlers' securityHeaders), never by 'unsafe-inline'.
-func inlineStyle() string { return "<style>" + static.Inline("hearth.css") + "</style>" }
+func inlineStyle() string { return styleElement }
+
+// styleElement is built once: every page carries it, and joining the
+// stylesheet per render copied it each time.
+var styleElement = "<style>" + static.Inline("hearth.css") + "</style>"

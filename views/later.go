@@ -7,17 +7,13 @@ import (
 	"hearth/models"
 )
 
-// laterDate renders a date as "Fri 4 Dec", with the year when it is not
-// the year of today.
-func laterDate(date string, day models.Day) string { return dayDate(date, day) }
-
 // untilWords says when a deferred item returns, in the owner's words:
 // "Tomorrow, Fri 4 Dec" or "Mon 7 Dec".
 func untilWords(until string, day models.Day) string {
 	if until == day.Tomorrow {
-		return "Tomorrow, " + laterDate(until, day)
+		return "Tomorrow, " + dayDate(until, day)
 	}
-	return laterDate(until, day)
+	return dayDate(until, day)
 }
 
 // laterWhen is a Later item's date: when it returns, or when it was dismissed.
@@ -32,7 +28,7 @@ func laterWhen(it models.LaterItem, day models.Day) string {
 	case nextDate(date) == day.Date:
 		return "Dismissed yesterday"
 	}
-	return "Dismissed " + laterDate(date, day)
+	return "Dismissed " + dayDate(date, day)
 }
 
 // undoWord is the short "what just happened" before an Undo.

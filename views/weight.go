@@ -201,3 +201,12 @@ func goalValue(d models.WeightData) string {
 	}
 	return Num(math.Round(d.GoalInUnit*10) / 10)
 }
+
+// goalInput is the goal field's value: what was typed when it was refused,
+// else the saved goal.
+func goalInput(p WeightPage) string {
+	if p.Form.GoalError != "" {
+		return p.Form.Goal
+	}
+	return goalValue(p.Data)
+}
