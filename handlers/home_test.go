@@ -377,7 +377,7 @@ func TestPeopleListsPublishedPeople(t *testing.T) {
 		html, _ := ana.Html()
 		t.Errorf("Ana's card lacks evidence, activity or conversation:\n%s", html)
 	}
-	assertError(t, ta.get("/messages", "", cookie), http.StatusServiceUnavailable, "unavailable")
+	assertPage(t, ta.get("/messages", "", cookie), http.StatusServiceUnavailable, "No Beeper is configured")
 }
 
 func TestEveryHomeResponseCarriesItsOwnAskRequestID(t *testing.T) {

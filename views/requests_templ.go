@@ -886,7 +886,7 @@ func FormError(title string, messages []string, back string) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Shell("Not sent", NavNone, false, 0).Render(templ.WithChildren(ctx, templ_7745c5c3_Var38), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Shell(title, NavNone, false, 0).Render(templ.WithChildren(ctx, templ_7745c5c3_Var38), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
