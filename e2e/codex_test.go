@@ -485,15 +485,7 @@ func TestCodexRunsAWokenMessagesJobWithTheWakeUpReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
-	owner := loginOwner(t, srv.URL)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if d := owner.mustPage(http.MethodGet, "/messages", nil); d.Find(`[data-testid="watch-status"][data-ok="true"]`).Length() == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the Beeper watch never read")
-		}
-	}
+	watchHasRead(t, srv.URL)
 	const secret = "a sentence only the context file holds"
 	injectMessage(t, beeperURL, secret)
 	var runs []runRow

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,15 +116,7 @@ func TestAWatchRunPromptCarriesTheWakeUpReasonsNotTheMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
-	owner := loginOwner(t, srv.URL)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if d := owner.mustPage(http.MethodGet, "/messages", nil); d.Find(`[data-testid="watch-status"][data-ok="true"]`).Length() == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the Beeper watch never read")
-		}
-	}
+	watchHasRead(t, srv.URL)
 	const secret = "the secret text of a message"
 	injectMessage(t, beeperURL, secret)
 	for deadline := time.Now().Add(30 * time.Second); len(f.invocations()) == 0; time.Sleep(100 * time.Millisecond) {

@@ -344,15 +344,7 @@ func TestRunWatchWakesOnceForABurstOfMessages(t *testing.T) {
 	}
 	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
 	// The watch's first read sets its baseline: wait for it, on the Messages page.
-	owner := loginOwner(t, srv.URL)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if d := owner.mustPage(http.MethodGet, "/messages", nil); d.Find(`[data-testid="watch-status"][data-ok="true"]`).Length() == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the Beeper watch never read")
-		}
-	}
+	watchHasRead(t, srv.URL)
 	for i := range 20 {
 		body := strings.NewReader(`{"chatId":"!ana-okafor:beeper.local","senderId":"@ana:beeper.local","text":"message ` + strconv.Itoa(i) + `"}`)
 		req, _ := http.NewRequest(http.MethodPost, beeperURL+"/_fake/incoming", body)

@@ -44,18 +44,26 @@ func (s *server) finishedWakePolls() int {
 	return strings.Count(s.log.String(), "route=/api/agent-wake ")
 }
 
+// watchHasRead logs the owner in and waits until the Beeper watch has read
+// once: its first read sets the baseline that new messages are counted from.
+func watchHasRead(t *testing.T, base string) *ownerClient {
+	t.Helper()
+	owner := loginOwner(t, base)
+	if !waitUntil(20*time.Second, func() bool {
+		return owner.mustPage(http.MethodGet, "/messages", nil).Find(`[data-testid="watch-status"][data-ok="true"]`).Length() == 1
+	}) {
+		t.Fatal("the Beeper watch never read")
+	}
+	return owner
+}
+
 func TestRunWatchGetsTheWakeUpAnAbandonedPollLeftBehind(t *testing.T) {
 	t.Parallel()
 	beeperURL := startFakeBeeper(t)
 	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", beeperURL,
 		"--watch-interval", "200ms", "--wake-debounce", "1s")
 	f := &runnerFixture{t: t, srv: srv, state: t.TempDir(), token: filepath.Join(srv.DataDir, "agent.token"), countLog: filepath.Join(t.TempDir(), "invocations")}
-	owner := loginOwner(t, srv.URL)
-	if !waitUntil(20*time.Second, func() bool {
-		return owner.mustPage(http.MethodGet, "/messages", nil).Find(`[data-testid="watch-status"][data-ok="true"]`).Length() == 1
-	}) {
-		t.Fatal("the Beeper watch never read")
-	}
+	watchHasRead(t, srv.URL)
 	// A client that gives up on its poll, as the runner's 30 s client did on a 60 s poll.
 	tok, _ := os.ReadFile(f.token)
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/agent-wake?timeout=120", nil)
