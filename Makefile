@@ -34,8 +34,8 @@ chromium:
 FUZZ_DECODE ?= 150000x
 FUZZ_PARSE  ?= 10000x
 fuzz:
-	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZ_DECODE) -fuzzminimizetime=100x ./models/strictjson
-	$(GO) test -run='^$$' -fuzz='^FuzzCanonical$$' -fuzztime=$(FUZZ_DECODE) -fuzzminimizetime=100x ./models/strictjson
+	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZ_DECODE) -fuzzminimizetime=100x ./internal/strictjson
+	$(GO) test -run='^$$' -fuzz='^FuzzCanonical$$' -fuzztime=$(FUZZ_DECODE) -fuzzminimizetime=100x ./internal/strictjson
 	$(GO) test -run='^$$' -fuzz='^FuzzParseResult$$' -fuzztime=$(FUZZ_PARSE) -fuzzminimizetime=100x ./models
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZ_DECODE) -fuzzminimizetime=100x ./models/instant
 

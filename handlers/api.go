@@ -8,9 +8,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/strictjson"
 	"hearth/models"
 	"hearth/models/schema"
-	"hearth/models/strictjson"
 )
 
 // agentStore is the agent's read and publish.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/internal/strictjson"
 	"hearth/models"
-	"hearth/models/strictjson"
 )
 
 // mailObservation is a valid observation of one mail message.

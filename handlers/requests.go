@@ -11,8 +11,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/strictjson"
 	"hearth/models"
-	"hearth/models/strictjson"
 	"hearth/views"
 )
 

@@ -12,8 +12,8 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/beeper"
+	"hearth/internal/strictjson"
 	"hearth/models/instant"
-	"hearth/models/strictjson"
 )
 
 // Watch defaults (serve flags).

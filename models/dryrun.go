@@ -7,7 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/models/strictjson"
+	"hearth/internal/strictjson"
 )
 
 // DryRunReport says what a publication would change, without writing it or

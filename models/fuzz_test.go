@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"hearth/models/strictjson"
+	"hearth/internal/strictjson"
 )
 
 // FuzzParseResult feeds arbitrary bodies through the decoder and the shape

@@ -13,7 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/models/strictjson"
+	"hearth/internal/strictjson"
 )
 
 // Bounds of an observation (issue 11, seed 003).

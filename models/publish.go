@@ -11,8 +11,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/strictjson"
 	"hearth/models/ids"
-	"hearth/models/strictjson"
 )
 
 // Publication errors.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hearth/models/strictjson"
+	"hearth/internal/strictjson"
 )
 
 func TestPublishReplayReturnsOriginalReceiptAfterLaterRevisions(t *testing.T) {

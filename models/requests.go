@@ -9,7 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/models/strictjson"
+	"hearth/internal/strictjson"
 )
 
 // Request kinds and states (DESIGN §6).

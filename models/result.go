@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hearth/internal/strictjson"
 	"hearth/models/ids"
 	"hearth/models/instant"
-	"hearth/models/strictjson"
 )
 
 // Bounds of a publication (DESIGN §4). The handler enforces MaxBodyBytes.

@@ -11,8 +11,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/strictjson"
 	"hearth/models/instant"
-	"hearth/models/strictjson"
 )
 
 // Bounds of the routine part of a publication.

@@ -14,7 +14,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/models/strictjson"
+	"hearth/internal/strictjson"
 )
 
 // Invocation outcomes (issue 16): how one agent invocation of a run ended.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hearth/models/strictjson"
+	"hearth/internal/strictjson"
 )
 
 // startedRun is a manual run of runner with n invocations started.

@@ -9,8 +9,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/strictjson"
 	"hearth/models/schedules"
-	"hearth/models/strictjson"
 )
 
 // Run triggers and states (issue 10).

@@ -12,8 +12,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/strictjson"
 	"hearth/models/schedules"
-	"hearth/models/strictjson"
 )
 
 // The schedules ledger (issue 10, Store B): definition files under

@@ -6,8 +6,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/strictjson"
 	"hearth/models/schedules"
-	"hearth/models/strictjson"
 )
 
 // Admission is the answer to a claim: the occurrence admitted, if any, and

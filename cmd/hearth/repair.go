@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"hearth/internal/strictjson"
 	"hearth/models"
-	"hearth/models/strictjson"
 )
 
 // Repair instead of failure (issue 16): a publication hearth refuses (422

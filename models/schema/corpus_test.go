@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/strictjson"
 	"hearth/models"
-	"hearth/models/strictjson"
 )
 
 // basePublication is valid on an empty store and uses every part of the

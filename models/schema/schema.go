@@ -18,8 +18,8 @@ import (
 
 	"github.com/invopop/jsonschema"
 
+	"hearth/internal/strictjson"
 	"hearth/models"
-	"hearth/models/strictjson"
 )
 
 // Documents are the schemas reflected from Go types, by file name; hearth

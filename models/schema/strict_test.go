@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/internal/strictjson"
 	"hearth/models/schema"
 	"hearth/models/schema/strictmode"
-	"hearth/models/strictjson"
 )
 
 const strictName = "agent-result.strict.json"
