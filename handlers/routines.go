@@ -13,8 +13,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/ids"
 	"hearth/models"
-	"hearth/models/ids"
 	"hearth/views"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/instant"
 	"hearth/models"
-	"hearth/models/instant"
 	"hearth/models/schedules"
 	"hearth/views"
 )

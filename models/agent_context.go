@@ -13,7 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/models/ids"
+	"hearth/internal/ids"
 )
 
 // ContextHistory is how far back settled items appear in the agent context.

@@ -12,8 +12,8 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/beeper"
+	"hearth/internal/instant"
 	"hearth/internal/strictjson"
-	"hearth/models/instant"
 )
 
 // Watch defaults (serve flags).

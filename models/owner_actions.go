@@ -11,7 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/models/instant"
+	"hearth/internal/instant"
 )
 
 // OwnerActionResult reports the revision an owner action committed.

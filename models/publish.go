@@ -11,8 +11,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/ids"
 	"hearth/internal/strictjson"
-	"hearth/models/ids"
 )
 
 // Publication errors.

@@ -13,7 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/beeper"
-	"hearth/models/instant"
+	"hearth/internal/instant"
 )
 
 // nullID is an ID column that is NULL when empty: a reference with no

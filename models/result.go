@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"hearth/internal/ids"
+	"hearth/internal/instant"
 	"hearth/internal/strictjson"
-	"hearth/models/ids"
-	"hearth/models/instant"
 )
 
 // Bounds of a publication (DESIGN §4). The handler enforces MaxBodyBytes.

@@ -11,8 +11,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/instant"
 	"hearth/internal/strictjson"
-	"hearth/models/instant"
 )
 
 // Bounds of the routine part of a publication.

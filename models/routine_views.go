@@ -12,7 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/models/ids"
+	"hearth/internal/ids"
 )
 
 // RoutinesView is the Routines page: the catalog with each routine's

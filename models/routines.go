@@ -13,7 +13,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hearth/models/instant"
+	"hearth/internal/instant"
 )
 
 // Occurrence outcomes. Unrecorded is computed (an applicable day that ended

@@ -8,7 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/models/instant"
+	"hearth/internal/instant"
 	"hearth/models/schedules"
 )
 

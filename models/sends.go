@@ -12,7 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/beeper"
-	"hearth/models/ids"
+	"hearth/internal/ids"
 )
 
 // Send states (DESIGN §7).

@@ -4,7 +4,7 @@ import (
 	"database/sql/driver"
 	"time"
 
-	"hearth/models/instant"
+	"hearth/internal/instant"
 )
 
 // StoredTime is a DATETIME column that holds an instant from outside hearth

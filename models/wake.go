@@ -11,7 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/models/ids"
+	"hearth/internal/ids"
 )
 
 // maxWakeReasons bounds the reasons a dirty job keeps (the latest).

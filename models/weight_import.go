@@ -14,7 +14,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/models/instant"
+	"hearth/internal/instant"
 )
 
 // Weight import formats.

@@ -25,8 +25,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"hearth/agent"
+	"hearth/internal/ids"
 	"hearth/models"
-	"hearth/models/ids"
 )
 
 // The runner drives the external agent for hearth's jobs (issue 10): it

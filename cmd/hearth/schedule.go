@@ -15,8 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"hearth/internal/ids"
 	"hearth/models"
-	"hearth/models/ids"
 	"hearth/models/schedules"
 )
 

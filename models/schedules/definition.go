@@ -16,7 +16,7 @@ import (
 	"github.com/gowebpki/jcs"
 	"go.yaml.in/yaml/v3"
 
-	"hearth/models/ids"
+	"hearth/internal/ids"
 )
 
 // Bounds of a definition file.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"hearth/models/instant"
+	"hearth/internal/instant"
 )
 
 // RuleSpec is a rule as a user or a definition file writes it.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"hearth/models/ids"
+	"hearth/internal/ids"
 )
 
 // Errors of the writer. Each is distinct from a quarantine: nothing was read

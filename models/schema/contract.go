@@ -9,9 +9,9 @@ import (
 	"time"
 	"unicode"
 
+	"hearth/internal/ids"
+	"hearth/internal/instant"
 	"hearth/models"
-	"hearth/models/ids"
-	"hearth/models/instant"
 )
 
 // This file makes the reflected schemas say what the decoder checks: every

@@ -13,8 +13,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"hearth/internal/ids"
 	"hearth/models"
-	"hearth/models/ids"
 	"hearth/models/schema"
 )
 
