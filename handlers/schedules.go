@@ -10,8 +10,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/internal/instant"
+	"hearth/internal/schedule"
 	"hearth/models"
-	"hearth/models/schedules"
 	"hearth/views"
 )
 
@@ -21,7 +21,7 @@ type schedulesStore interface {
 	CancelSchedule(ctx context.Context, actor models.Actor, id string) (models.CancelResult, error)
 	Schedules(ctx context.Context) (models.ScheduleList, error)
 	DueSchedules(ctx context.Context, now time.Time) (models.DueReport, error)
-	NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedules.NextResult, error)
+	NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedule.NextResult, error)
 	ApproveSchedule(ctx context.Context, id, fingerprint string) (models.ScheduleView, error)
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/schedule"
 	"hearth/internal/strictjson"
-	"hearth/models/schedules"
 )
 
 // Run triggers and states (issue 10).
@@ -133,7 +133,7 @@ func (s *Store) StartRun(ctx context.Context, runner string, in RunStartIn, cost
 	if len(v.errs) > 0 {
 		return RunStart{}, &ValidationError{Errors: v.errs}
 	}
-	out := RunStart{DeadlineSecs: int(schedules.DefaultLimits().Deadline / time.Second), MaxInvocations: MaxRunInvocations}
+	out := RunStart{DeadlineSecs: int(schedule.DefaultLimits().Deadline / time.Second), MaxInvocations: MaxRunInvocations}
 	// Run bookkeeping does not bump the revision, so a run never makes its
 	// own publication a revision_conflict (as schedule claims do not).
 	_, err := s.commit(ctx, func(t *txn) error {

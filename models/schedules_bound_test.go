@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hearth/models/schedules"
+	"hearth/internal/schedule"
 )
 
 // oldDefinition is a one-off an older hearth accepted without the bound:
@@ -46,7 +46,7 @@ func (d oldDefinition) row(t *testing.T, now time.Time) Schedule {
 	due = due.UTC()
 	return Schedule{ID: d.id, Job: d.id, CreatorKind: ActorOperator, CreatorID: opsActor.ID, CreatorName: opsActor.Name,
 		ApprovedBy: opsActor.ID, ApprovedAt: now, ApprovedFingerprint: d.fingerprint(), ApprovedSnapshot: d.canonical(),
-		State: string(schedules.StatusActive), StateChangedAt: now, Zone: d.zone, ZoneSource: string(schedules.ZoneExplicit),
+		State: string(schedule.StatusActive), StateChangedAt: now, Zone: d.zone, ZoneSource: string(schedule.ZoneExplicit),
 		RequestKey: "k-" + d.id, RequestHash: "sha256:old", Since: now, NextDueAt: &due, CreatedAt: now, UpdatedAt: now}
 }
 
@@ -86,7 +86,7 @@ func (d oldDefinition) journalAdd(t *testing.T, s *Store, payload string) {
 func wantQuarantined(t *testing.T, s *Store, id, detail string) {
 	t.Helper()
 	v := mustView(t, s, id)
-	if v.State != string(schedules.StatusQuarantined) || v.StateReason == "" || !strings.Contains(v.StateDetail, detail) || v.NextDueAt != nil {
+	if v.State != string(schedule.StatusQuarantined) || v.StateReason == "" || !strings.Contains(v.StateDetail, detail) || v.NextDueAt != nil {
 		t.Errorf("%s = state %q reason %q detail %q next %v; want quarantined with %q", id, v.State, v.StateReason, v.StateDetail, v.NextDueAt, detail)
 	}
 	list, err := s.Schedules(context.Background())
@@ -161,7 +161,7 @@ func TestScheduleRecoveryQuarantinesAnUnreadableJournalEntry(t *testing.T) {
 	if _, err := s.ApproveSchedule(context.Background(), "garbled", v.File.Fingerprint); err != nil {
 		t.Fatal(err)
 	}
-	if v := mustView(t, s, "garbled"); v.State != string(schedules.StatusActive) || v.ApprovedBy != ActorOwner {
+	if v := mustView(t, s, "garbled"); v.State != string(schedule.StatusActive) || v.ApprovedBy != ActorOwner {
 		t.Errorf("approved again: %+v", v)
 	}
 }
@@ -193,7 +193,7 @@ func TestScheduleRecoveryQuarantinesAStoredScheduleItCannotRead(t *testing.T) {
 		t.Errorf("recovery = %+v", rec)
 	}
 	wantQuarantined(t, s, "far-utc", "out of range")
-	if v := mustView(t, s, "ok"); v.State != string(schedules.StatusActive) || v.Hold != "" {
+	if v := mustView(t, s, "ok"); v.State != string(schedule.StatusActive) || v.Hold != "" {
 		t.Errorf("the readable schedule = %+v", v)
 	}
 	if a := mustClaim(t, s, "far-utc"); a.Admitted != nil || a.Hold != HoldQuarantined {

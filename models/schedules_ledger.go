@@ -12,8 +12,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/schedule"
 	"hearth/internal/strictjson"
-	"hearth/models/schedules"
 )
 
 // The schedules ledger (issue 10, Store B): definition files under
@@ -25,7 +25,7 @@ import (
 // attempts, outcomes) does not, so a runner's own records never turn the
 // agent's publication into a revision_conflict.
 
-// Schedule states are schedules.Status values; occurrence states are these.
+// Schedule states are schedule.Status values; occurrence states are these.
 const (
 	OccurrenceAdmitted  = "admitted"  // claimed, no attempt started
 	OccurrenceRunning   = "running"   // an attempt started and has not reported
@@ -95,7 +95,7 @@ type Schedule struct {
 
 // ScheduleOccurrence is one admitted due instant of a schedule.
 type ScheduleOccurrence struct {
-	ID          string `gorm:"primaryKey"` // schedules.Occurrence.ID(): "scheduleId/dueAt-in-UTC"
+	ID          string `gorm:"primaryKey"` // schedule.Occurrence.ID(): "scheduleId/dueAt-in-UTC"
 	ScheduleID  string
 	DueAt       time.Time
 	State       string
@@ -156,7 +156,7 @@ func (e *ScheduleExistsError) Error() string {
 // NotApprovableError refuses an approval: the definition file cannot be read
 // as a definition (a link, an escape, missing, invalid).
 type NotApprovableError struct {
-	Reason schedules.QuarantineReason
+	Reason schedule.QuarantineReason
 	Detail string
 }
 
@@ -191,7 +191,7 @@ type LimitsView struct {
 	DeadlineSeconds int64 `json:"deadlineSeconds"`
 }
 
-func limitsView(l schedules.Limits) LimitsView {
+func limitsView(l schedule.Limits) LimitsView {
 	return LimitsView{MaxInvocations: l.MaxInvocations, DeadlineSeconds: int64(l.Deadline / time.Second)}
 }
 
@@ -221,10 +221,10 @@ func defaultScheduleID(job, creatorID, requestKey string) string {
 	return job + "-" + hex.EncodeToString(sum[:4])
 }
 
-// scheduleInvalid turns a schedules.ValidationError into the API's
+// scheduleInvalid turns a schedule.ValidationError into the API's
 // ValidationError, its field as a JSON Pointer of the create body.
 func scheduleInvalid(err error) error {
-	var ve *schedules.ValidationError
+	var ve *schedule.ValidationError
 	if !errors.As(err, &ve) {
 		return err
 	}
@@ -240,7 +240,7 @@ func scheduleInvalid(err error) error {
 
 // buildDefinition validates a create body into a definition, without the
 // clock: everything here is as true on a replay as it was the first time.
-func (in *ScheduleIn) buildDefinition(actor Actor) (schedules.Definition, schedules.ZoneSource, error) {
+func (in *ScheduleIn) buildDefinition(actor Actor) (schedule.Definition, schedule.ZoneSource, error) {
 	v := &validator{}
 	v.id("/requestKey", in.RequestKey)
 	v.id("/job", in.Job)
@@ -248,21 +248,21 @@ func (in *ScheduleIn) buildDefinition(actor Actor) (schedules.Definition, schedu
 		v.id("/id", *in.ID)
 	}
 	if len(v.errs) > 0 {
-		return schedules.Definition{}, "", &ValidationError{Errors: v.errs}
+		return schedule.Definition{}, "", &ValidationError{Errors: v.errs}
 	}
-	loc, source, err := schedules.ResolveZone(deref(in.Zone), deref(in.ClientZone))
+	loc, source, err := schedule.ResolveZone(deref(in.Zone), deref(in.ClientZone))
 	if err != nil {
-		return schedules.Definition{}, "", scheduleInvalid(err)
+		return schedule.Definition{}, "", scheduleInvalid(err)
 	}
-	rule, err := schedules.ParseRule(schedules.RuleSpec{At: deref(in.At), Cron: deref(in.Cron), EndAt: deref(in.EndAt)}, loc)
+	rule, err := schedule.ParseRule(schedule.RuleSpec{At: deref(in.At), Cron: deref(in.Cron), EndAt: deref(in.EndAt)}, loc)
 	if err != nil {
-		return schedules.Definition{}, "", scheduleInvalid(err)
+		return schedule.Definition{}, "", scheduleInvalid(err)
 	}
 	id := defaultScheduleID(in.Job, actor.ID, in.RequestKey)
 	if in.ID != nil {
 		id = *in.ID
 	}
-	d := schedules.Definition{ID: id, Job: in.Job, Rule: rule, Limits: schedules.DefaultLimits(), Prompt: strings.TrimSpace(in.Prompt)}
+	d := schedule.Definition{ID: id, Job: in.Job, Rule: rule, Limits: schedule.DefaultLimits(), Prompt: strings.TrimSpace(in.Prompt)}
 	if in.Limits != nil {
 		if in.Limits.MaxInvocations != nil {
 			d.Limits.MaxInvocations = *in.Limits.MaxInvocations
@@ -275,10 +275,10 @@ func (in *ScheduleIn) buildDefinition(actor Actor) (schedules.Definition, schedu
 		d.NotifyOnSuccess = *in.NotifyOnSuccess
 	}
 	if err := d.Validate(); err != nil {
-		return schedules.Definition{}, "", scheduleInvalid(err)
+		return schedule.Definition{}, "", scheduleInvalid(err)
 	}
 	if _, err := d.Render(); err != nil {
-		return schedules.Definition{}, "", scheduleInvalid(err)
+		return schedule.Definition{}, "", scheduleInvalid(err)
 	}
 	return d, source, nil
 }
@@ -346,7 +346,7 @@ func (s *Store) CreateSchedule(ctx context.Context, actor Actor, body []byte) (S
 		row := Schedule{
 			ID: def.ID, Job: def.Job, CreatorKind: actor.Kind, CreatorID: actor.ID, CreatorName: actor.Name,
 			ApprovedBy: actor.ID, ApprovedAt: now, ApprovedFingerprint: def.Fingerprint(), ApprovedSnapshot: string(def.Canonical()),
-			State: string(schedules.StatusActive), StateChangedAt: now, Zone: def.Rule.Location().String(), ZoneSource: string(zoneSource),
+			State: string(schedule.StatusActive), StateChangedAt: now, Zone: def.Rule.Location().String(), ZoneSource: string(zoneSource),
 			RequestKey: in.RequestKey, RequestHash: hash, Since: now, CreatedAt: now, UpdatedAt: now,
 		}
 		if next, _ := def.Rule.Next(now, 1); len(next) == 1 {
@@ -373,9 +373,9 @@ func (s *Store) CreateSchedule(ctx context.Context, actor Actor, body []byte) (S
 			return ScheduleReceipt{}, false, errors.Join(err, rerr)
 		}
 		switch {
-		case errors.Is(err, schedules.ErrRetired):
+		case errors.Is(err, schedule.ErrRetired):
 			return ScheduleReceipt{}, false, &ScheduleExistsError{ID: def.ID, State: "retired file"}
-		case errors.Is(err, schedules.ErrExists):
+		case errors.Is(err, schedule.ErrExists):
 			return ScheduleReceipt{}, false, &ScheduleExistsError{ID: def.ID, State: "file"}
 		}
 		return ScheduleReceipt{}, false, fmt.Errorf("models: create schedule: %w", err)
@@ -469,8 +469,8 @@ func (s *Store) CancelSchedule(ctx context.Context, actor Actor, id string) (Can
 		if err := t.Where("schedule_id = ? AND state IN ?", id, outstandingStates).Find(&occ).Error; err != nil {
 			return err
 		}
-		res.ScheduleID, res.State = id, string(schedules.StatusCancelled)
-		if row.State == string(schedules.StatusCancelled) {
+		res.ScheduleID, res.State = id, string(schedule.StatusCancelled)
+		if row.State == string(schedule.StatusCancelled) {
 			res.AlreadyCancelled = true
 			res.CancelledAt = deref0(row.CancelledAt)
 			if err := json.Unmarshal([]byte(row.CancelledBy), &res.CancelledBy); err != nil {
@@ -506,7 +506,7 @@ func (s *Store) CancelSchedule(ctx context.Context, actor Actor, id string) (Can
 			return err
 		}
 		if err := t.Model(&Schedule{}).Where("id = ?", id).Updates(map[string]any{
-			"state": string(schedules.StatusCancelled), "state_reason": "cancelled", "state_detail": "cancelled by " + actor.Name,
+			"state": string(schedule.StatusCancelled), "state_reason": "cancelled", "state_detail": "cancelled by " + actor.Name,
 			"state_changed_at": t.now, "cancelled_at": t.now, "cancelled_by": string(by), "next_due_at": nil, "revision": rev, "updated_at": t.now,
 		}).Error; err != nil {
 			return err
@@ -588,7 +588,7 @@ func deref0(t *time.Time) time.Time {
 
 // inZone shows an instant in a schedule's zone, so it prints with that offset.
 func inZone(t time.Time, zone string) *time.Time {
-	loc, err := schedules.LoadZone(zone)
+	loc, err := schedule.LoadZone(zone)
 	if err != nil {
 		loc = time.UTC
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hearth/models/schedules"
+	"hearth/internal/schedule"
 )
 
 // opsActor is an operator credential that was never revoked.
@@ -121,7 +121,7 @@ func TestScheduleOneOffIsDueOnceAdmittedOnceAndNeverAgain(t *testing.T) {
 	if a.Admitted == nil || !a.Admitted.DueAt.Equal(at) || a.Admitted.State != OccurrenceAdmitted || a.Admitted.MaxAttempts != 3 {
 		t.Fatalf("claim = %+v", a)
 	}
-	if again := mustClaim(t, s, "dentist"); again.Admitted != nil || again.Hold != string(schedules.HoldOutstanding) {
+	if again := mustClaim(t, s, "dentist"); again.Admitted != nil || again.Hold != string(schedule.HoldOutstanding) {
 		t.Fatalf("second claim = %+v, want held outstanding", again)
 	}
 	rep := mustDue(t, s, *now)
@@ -268,7 +268,7 @@ func TestScheduleCancelLeavesDueKeepsListingAndNeverRevives(t *testing.T) {
 	if _, _, err := s.CreateSchedule(ctx, opsActor, schedBody("k2", map[string]any{"id": "nightly", "cron": "30 2 * * *"})); !errors.As(err, &exists) || exists.State != "cancelled" {
 		t.Fatalf("create with a cancelled ID = %v, want ScheduleExistsError(cancelled)", err)
 	}
-	if a := mustClaim(t, s, "nightly"); a.Admitted != nil || a.Hold != string(schedules.HoldInactive) {
+	if a := mustClaim(t, s, "nightly"); a.Admitted != nil || a.Hold != string(schedule.HoldInactive) {
 		t.Errorf("claim of a cancelled schedule = %+v", a)
 	}
 	if _, err := s.CancelSchedule(ctx, opsActor, "nope"); !errors.Is(err, ErrNotFound) {
@@ -365,7 +365,7 @@ func TestScheduleCatchUpAndExpiryAreAppliedByTheLedger(t *testing.T) {
 	}
 	*now = time.Date(2026, 10, 1, 12, 5, 0, 0, time.UTC)
 	a = mustClaim(t, s, "hourly")
-	if a.Admitted != nil || a.Hold != string(schedules.HoldInvestigate) || a.Expired == nil || a.Expired.State != OccurrenceUnknown {
+	if a.Admitted != nil || a.Hold != string(schedule.HoldInvestigate) || a.Expired == nil || a.Expired.State != OccurrenceUnknown {
 		t.Fatalf("claim past a running attempt's freshness = %+v", a)
 	}
 	if rep := mustDue(t, s, *now); heldOf(rep, "hourly") != "investigate" {
@@ -420,7 +420,7 @@ func TestScheduleConcurrentClaimsAdmitExactlyOnce(t *testing.T) {
 		}
 		if results[i].Admitted != nil {
 			admitted++
-		} else if results[i].Hold != string(schedules.HoldOutstanding) {
+		} else if results[i].Hold != string(schedule.HoldOutstanding) {
 			t.Errorf("caller %d held for %q, want outstanding", i, results[i].Hold)
 		}
 	}
@@ -515,7 +515,7 @@ func TestScheduleQuarantineIsStickyUntilApprovedAgain(t *testing.T) {
 
 // schedulesPrompt is the prompt of a definition file's bytes.
 func schedulesPrompt(file []byte) string {
-	d, err := schedules.ParseDefinition("q", file)
+	d, err := schedule.ParseDefinition("q", file)
 	if err != nil {
 		return ""
 	}
@@ -531,7 +531,7 @@ func TestScheduleApproveRefusesWhatCannotBeApproved(t *testing.T) {
 	must(t, os.Rename(p, elsewhere))
 	must(t, os.Symlink(elsewhere, p))
 	var na *NotApprovableError
-	if _, err := s.ApproveSchedule(ctx, "link", "sha256:x"); !errors.As(err, &na) || na.Reason != schedules.QuarantineSymlink {
+	if _, err := s.ApproveSchedule(ctx, "link", "sha256:x"); !errors.As(err, &na) || na.Reason != schedule.QuarantineSymlink {
 		t.Fatalf("approve a symlink = %v", err)
 	}
 	if _, err := s.CancelSchedule(ctx, OwnerActor(), "link"); err != nil {

@@ -6,8 +6,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/schedule"
 	"hearth/internal/strictjson"
-	"hearth/models/schedules"
 )
 
 // Admission is the answer to a claim: the occurrence admitted, if any, and
@@ -19,7 +19,7 @@ type Admission struct {
 	// Expired is an outstanding occurrence this claim expired (or, with a
 	// running attempt, marked unknown).
 	Expired *ScheduleOccurrenceView `json:"expired"`
-	// Hold says why nothing was admitted: a schedules.Hold, or quarantined,
+	// Hold says why nothing was admitted: a schedule.Hold, or quarantined,
 	// approval_revoked.
 	Hold   string `json:"hold,omitempty"`
 	Reason string `json:"reason,omitempty"`
@@ -63,7 +63,7 @@ func (s *Store) claim(t *txn, adm *Admission, claimant, job string) error {
 	if err != nil {
 		// Nothing to run from; held, and recorded like a failed file check.
 		adm.Hold, adm.Reason = HoldQuarantined, ReasonUnreadable
-		if row.State == string(schedules.StatusActive) {
+		if row.State == string(schedule.StatusActive) {
 			return quarantine(t, &row, unreadableCheck(err))
 		}
 		return nil
@@ -73,7 +73,7 @@ func (s *Store) claim(t *txn, adm *Admission, claimant, job string) error {
 			Expected: quoteFound(def.Job), Found: quoteFound(job)}}}
 	}
 	adm.Job, adm.Prompt, adm.Limits, adm.NotifyOnSuccess = def.Job, def.Prompt, limitsView(def.Limits), def.NotifyOnSuccess
-	if row.State == string(schedules.StatusActive) {
+	if row.State == string(schedule.StatusActive) {
 		var revoked []string
 		if err := revokedCredentials(t.DB, &revoked); err != nil {
 			return err
@@ -92,11 +92,11 @@ func (s *Store) claim(t *txn, adm *Admission, claimant, job string) error {
 		return err
 	}
 	out := byScheduleID(occ)[id]
-	d := schedules.Evaluate(id, def.Rule, evalState(row, out), t.now)
+	d := schedule.Evaluate(id, def.Rule, evalState(row, out), t.now)
 	adm.Hold = string(d.Hold)
 	updates := map[string]any{}
 	if d.Expire != nil && out != nil {
-		if d.Hold == schedules.HoldInvestigate {
+		if d.Hold == schedule.HoldInvestigate {
 			if out.State == OccurrenceRunning {
 				out.State, out.Detail = OccurrenceUnknown, "expired while an attempt was running: its outcome is unknown; investigate before anything reruns"
 			}
@@ -129,7 +129,7 @@ func (s *Store) claim(t *txn, adm *Admission, claimant, job string) error {
 	} else {
 		updates["next_due_at"] = d.NextDueAt.UTC()
 	}
-	if row.State == string(schedules.StatusActive) && d.Ended && out == nil {
+	if row.State == string(schedule.StatusActive) && d.Ended && out == nil {
 		if err := endSchedule(t, row, d); err != nil {
 			return err
 		}
@@ -146,7 +146,7 @@ func quarantine(t *txn, row *Schedule, fc FileCheck) error {
 		return err
 	}
 	t.touch("schedule:" + row.ID)
-	row.State, row.StateReason, row.StateDetail = string(schedules.StatusQuarantined), fc.Status, fc.Detail
+	row.State, row.StateReason, row.StateDetail = string(schedule.StatusQuarantined), fc.Status, fc.Detail
 	return t.Model(&Schedule{}).Where("id = ?", row.ID).Updates(map[string]any{
 		"state": row.State, "state_reason": fc.Status, "state_detail": fc.Detail, "state_changed_at": t.now, "revision": rev, "updated_at": t.now,
 	}).Error
@@ -154,7 +154,7 @@ func quarantine(t *txn, row *Schedule, fc FileCheck) error {
 
 // endSchedule marks a schedule with no instant left, and nothing
 // outstanding, expired.
-func endSchedule(t *txn, row Schedule, d schedules.Decision) error {
+func endSchedule(t *txn, row Schedule, d schedule.Decision) error {
 	detail := "no due instant remains"
 	switch {
 	case !d.StaleSince.IsZero():
@@ -168,7 +168,7 @@ func endSchedule(t *txn, row Schedule, d schedules.Decision) error {
 	}
 	t.touch("schedule:" + row.ID)
 	return t.Model(&Schedule{}).Where("id = ?", row.ID).Updates(map[string]any{
-		"state": string(schedules.StatusExpired), "state_reason": "ended", "state_detail": detail, "state_changed_at": t.now, "revision": rev,
+		"state": string(schedule.StatusExpired), "state_reason": "ended", "state_detail": detail, "state_changed_at": t.now, "revision": rev,
 	}).Error
 }
 
@@ -195,7 +195,7 @@ func (s *Store) StartAttempt(ctx context.Context, occurrenceID string) (Schedule
 		}
 		switch {
 		case o.State != OccurrenceAdmitted && o.State != OccurrenceRunning,
-			row.State != string(schedules.StatusActive), !now.Before(o.ExpiresAt):
+			row.State != string(schedule.StatusActive), !now.Before(o.ExpiresAt):
 			return ErrOccurrenceClosed
 		case o.Attempts >= o.MaxAttempts:
 			return ErrAttemptsExhausted
@@ -244,14 +244,14 @@ func (s *Store) FinishOccurrence(ctx context.Context, occurrenceID string, succe
 			return err
 		}
 		row.LastFinishedAt = &t.now
-		if row.State != string(schedules.StatusActive) {
+		if row.State != string(schedule.StatusActive) {
 			return nil
 		}
 		def, err := row.definition()
 		if err != nil {
 			return nil // the outcome is recorded; an unreadable rule cannot say whether it ended
 		}
-		if d := schedules.Evaluate(row.ID, def.Rule, evalState(row, nil), t.now); d.Ended && d.Admit == nil {
+		if d := schedule.Evaluate(row.ID, def.Rule, evalState(row, nil), t.now); d.Ended && d.Admit == nil {
 			return endSchedule(t, row, d)
 		}
 		return nil

@@ -9,14 +9,14 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/instant"
-	"hearth/models/schedules"
+	"hearth/internal/schedule"
 )
 
 // MaxScheduleList bounds GET /api/schedules and the Schedules page: the
 // newest schedules of every state, cancelled ones included.
 const MaxScheduleList = 500
 
-// Holds the due report gives besides schedules.Hold's.
+// Holds the due report gives besides schedule.Hold's.
 const (
 	HoldQuarantined     = "quarantined"      // the file is not what was approved, or the ledger recorded so
 	HoldRestorePending  = "restore_pending"  // restored from a backup; the owner reconciles it
@@ -34,7 +34,7 @@ type FileCheck struct {
 	// Fingerprint is the file's, when it parses as a definition.
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Changes are what differ from the approved snapshot, when it parses and differs.
-	Changes []schedules.Change `json:"changes,omitempty"`
+	Changes []schedule.Change `json:"changes,omitempty"`
 }
 
 // OK reports whether the file matches the approved fingerprint.
@@ -47,9 +47,9 @@ func (f FileCheck) Approvable() bool { return f.Fingerprint != "" }
 // checkFile reads the definition file of a schedule and compares it with
 // the approved snapshot; approved is nil when the snapshot cannot be read,
 // and then a changed file lists no changes.
-func (s *Store) checkFile(row Schedule, approved *schedules.Definition) FileCheck {
+func (s *Store) checkFile(row Schedule, approved *schedule.Definition) FileCheck {
 	d, err := s.defs.Load(row.ID)
-	var q *schedules.QuarantineError
+	var q *schedule.QuarantineError
 	switch {
 	case errors.As(err, &q):
 		fc := FileCheck{Status: string(q.Reason), Detail: string(q.Reason)}
@@ -64,9 +64,9 @@ func (s *Store) checkFile(row Schedule, approved *schedules.Definition) FileChec
 	if fp == row.ApprovedFingerprint {
 		return FileCheck{Status: "ok", Fingerprint: fp}
 	}
-	fc := FileCheck{Status: string(schedules.QuarantineChanged), Detail: "edited, replaced or restored since it was approved", Fingerprint: fp}
+	fc := FileCheck{Status: string(schedule.QuarantineChanged), Detail: "edited, replaced or restored since it was approved", Fingerprint: fp}
 	if approved != nil {
-		fc.Changes = schedules.Changes(*approved, d)
+		fc.Changes = schedule.Changes(*approved, d)
 	}
 	return fc
 }
@@ -100,7 +100,7 @@ const whatNow = "; cancel it, or correct the file and approve it again"
 // explain shortens a schedules validation error to its field, message and
 // value; the expected form is in the API's errors, not on the page.
 func explain(err error) string {
-	var ve *schedules.ValidationError
+	var ve *schedule.ValidationError
 	if errors.As(err, &ve) {
 		s := ve.Field + ": " + ve.Message
 		if ve.Found != "" {
@@ -113,13 +113,13 @@ func explain(err error) string {
 
 // definition is the approved snapshot, checked against its fingerprint; an
 // error is always an *UnreadableError.
-func (row Schedule) definition() (schedules.Definition, error) {
-	d, err := schedules.ParseCanonical([]byte(row.ApprovedSnapshot))
+func (row Schedule) definition() (schedule.Definition, error) {
+	d, err := schedule.ParseCanonical([]byte(row.ApprovedSnapshot))
 	if err != nil {
-		return schedules.Definition{}, &UnreadableError{ID: row.ID, Err: err}
+		return schedule.Definition{}, &UnreadableError{ID: row.ID, Err: err}
 	}
 	if d.Fingerprint() != row.ApprovedFingerprint {
-		return schedules.Definition{}, &UnreadableError{ID: row.ID, Err: errors.New("the snapshot does not match its fingerprint")}
+		return schedule.Definition{}, &UnreadableError{ID: row.ID, Err: errors.New("the snapshot does not match its fingerprint")}
 	}
 	return d, nil
 }
@@ -138,8 +138,8 @@ func unreadableReason(err error) string {
 }
 
 // evalState is what Evaluate needs from the ledger.
-func evalState(row Schedule, out *ScheduleOccurrence) schedules.State {
-	st := schedules.State{Status: schedules.Status(row.State), Since: row.Since}
+func evalState(row Schedule, out *ScheduleOccurrence) schedule.State {
+	st := schedule.State{Status: schedule.Status(row.State), Since: row.Since}
 	if row.LastDueAt != nil {
 		st.LastDueAt = *row.LastDueAt
 	}
@@ -289,7 +289,7 @@ func (s *Store) scheduleView(row Schedule, out *ScheduleOccurrence, revoked []st
 	if out != nil {
 		v.Outstanding = ptr(out.view())
 	}
-	var approved *schedules.Definition
+	var approved *schedule.Definition
 	def, err := row.definition()
 	if err != nil {
 		v.Unreadable = unreadableReason(err)
@@ -306,19 +306,19 @@ func (s *Store) scheduleView(row Schedule, out *ScheduleOccurrence, revoked []st
 		v.At, v.Cron, v.EndAt = spec.At, spec.Cron, spec.EndAt
 		v.Limits, v.Notify, v.PromptPreview = limitsView(def.Limits), def.NotifyOnSuccess, def.Summarize().Prompt
 	}
-	switch schedules.Status(row.State) {
-	case schedules.StatusActive, schedules.StatusQuarantined, schedules.StatusRestorePending:
+	switch schedule.Status(row.State) {
+	case schedule.StatusActive, schedule.StatusQuarantined, schedule.StatusRestorePending:
 		fc := s.checkFile(row, approved)
 		v.File = &fc
 	}
-	if row.State != string(schedules.StatusActive) {
+	if row.State != string(schedule.StatusActive) {
 		return v
 	}
 	if approved == nil {
 		v.Hold = HoldQuarantined
 		return v
 	}
-	d := schedules.Evaluate(row.ID, def.Rule, evalState(row, out), now)
+	d := schedule.Evaluate(row.ID, def.Rule, evalState(row, out), now)
 	if !d.NextDueAt.IsZero() {
 		v.NextDueAt = zoned(&d.NextDueAt, row.Zone)
 	}
@@ -369,17 +369,17 @@ type DueReport struct {
 // DueItem is one occurrence that a claim at Now would admit, with what the
 // runner needs from the approved snapshot (never from the file).
 type DueItem struct {
-	ScheduleID      string           `json:"scheduleId"`
-	OccurrenceID    string           `json:"occurrenceId"`
-	DueAt           time.Time        `json:"dueAt"`
-	ExpiresAt       time.Time        `json:"expiresAt"`
-	Job             string           `json:"job"`
-	Zone            string           `json:"zone"`
-	Limits          LimitsView       `json:"limits"`
-	NotifyOnSuccess bool             `json:"notifyOnSuccess"`
-	Prompt          string           `json:"prompt"`
-	Fingerprint     string           `json:"fingerprint"`
-	Skipped         []schedules.Skip `json:"skipped"`
+	ScheduleID      string          `json:"scheduleId"`
+	OccurrenceID    string          `json:"occurrenceId"`
+	DueAt           time.Time       `json:"dueAt"`
+	ExpiresAt       time.Time       `json:"expiresAt"`
+	Job             string          `json:"job"`
+	Zone            string          `json:"zone"`
+	Limits          LimitsView      `json:"limits"`
+	NotifyOnSuccess bool            `json:"notifyOnSuccess"`
+	Prompt          string          `json:"prompt"`
+	Fingerprint     string          `json:"fingerprint"`
+	Skipped         []schedule.Skip `json:"skipped"`
 }
 
 // HeldItem is a schedule that would admit nothing now for a reason the
@@ -392,7 +392,7 @@ type HeldItem struct {
 	Outstanding *ScheduleOccurrenceView `json:"outstanding,omitempty"`
 }
 
-// DueSchedules evaluates every schedule at now with schedules.Evaluate. It
+// DueSchedules evaluates every schedule at now with schedule.Evaluate. It
 // is read-only: it claims nothing, advances nothing and records nothing,
 // not even a quarantine it notices (a claim records that).
 func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, error) {
@@ -400,7 +400,7 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, err
 	var out []ScheduleOccurrence
 	var revoked []string
 	err := s.read(ctx, func(tx *gorm.DB) error {
-		if err := tx.Where("state IN ?", []string{string(schedules.StatusActive), string(schedules.StatusQuarantined), string(schedules.StatusRestorePending)}).
+		if err := tx.Where("state IN ?", []string{string(schedule.StatusActive), string(schedule.StatusQuarantined), string(schedule.StatusRestorePending)}).
 			Order("id").Find(&rows).Error; err != nil {
 			return err
 		}
@@ -415,11 +415,11 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, err
 	rep := DueReport{Now: now.UTC(), Due: []DueItem{}, Held: []HeldItem{}}
 	busy := byScheduleID(out)
 	for _, row := range rows {
-		switch schedules.Status(row.State) {
-		case schedules.StatusQuarantined:
+		switch schedule.Status(row.State) {
+		case schedule.StatusQuarantined:
 			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: row.StateReason})
 			continue
-		case schedules.StatusRestorePending:
+		case schedule.StatusRestorePending:
 			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldRestorePending, Reason: row.StateDetail})
 			continue
 		}
@@ -438,13 +438,13 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, err
 			continue
 		}
 		o := busy[row.ID]
-		d := schedules.Evaluate(row.ID, def.Rule, evalState(row, o), now)
+		d := schedule.Evaluate(row.ID, def.Rule, evalState(row, o), now)
 		switch {
 		case d.Admit != nil:
 			rep.Due = append(rep.Due, DueItem{ScheduleID: row.ID, OccurrenceID: d.Admit.ID(), DueAt: d.Admit.DueAt.In(def.Rule.Location()),
 				ExpiresAt: d.Admit.ExpiresAt().UTC(), Job: def.Job, Zone: row.Zone, Limits: limitsView(def.Limits),
 				NotifyOnSuccess: def.NotifyOnSuccess, Prompt: def.Prompt, Fingerprint: row.ApprovedFingerprint, Skipped: nonNilSkips(d.Skipped)})
-		case d.Hold == schedules.HoldOutstanding || d.Hold == schedules.HoldInvestigate:
+		case d.Hold == schedule.HoldOutstanding || d.Hold == schedule.HoldInvestigate:
 			h := HeldItem{ScheduleID: row.ID, Hold: string(d.Hold)}
 			if o != nil {
 				h.Outstanding = ptr(o.view())
@@ -455,9 +455,9 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, err
 	return rep, nil
 }
 
-func nonNilSkips(s []schedules.Skip) []schedules.Skip {
+func nonNilSkips(s []schedule.Skip) []schedule.Skip {
 	if s == nil {
-		return []schedules.Skip{}
+		return []schedule.Skip{}
 	}
 	return s
 }
@@ -465,20 +465,20 @@ func nonNilSkips(s []schedules.Skip) []schedules.Skip {
 // MaxNextCount is the default and the bound of `next`'s count.
 const (
 	DefaultNextCount = 5
-	MaxNextCount     = schedules.MaxNext
+	MaxNextCount     = schedule.MaxNext
 )
 
 // NextSchedule lists the next due instants of a schedule's approved rule
 // after from (at most MaxNextCount), with the wall times skipped in DST
 // gaps: for the owner to check a rule. It reads only the ledger.
-func (s *Store) NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedules.NextResult, error) {
+func (s *Store) NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedule.NextResult, error) {
 	var row Schedule
 	if err := s.rdb.WithContext(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
-		return schedules.NextResult{}, classify("next", notFound(err))
+		return schedule.NextResult{}, classify("next", notFound(err))
 	}
 	def, err := row.definition()
 	if err != nil {
-		return schedules.NextResult{}, err
+		return schedule.NextResult{}, err
 	}
-	return schedules.NextReport(id, def.Rule, schedules.ZoneSource(row.ZoneSource), from, count), nil
+	return schedule.NextReport(id, def.Rule, schedule.ZoneSource(row.ZoneSource), from, count), nil
 }

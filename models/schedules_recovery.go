@@ -11,7 +11,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/instant"
-	"hearth/models/schedules"
+	"hearth/internal/schedule"
 )
 
 // Journal operations (table schedule_journal).
@@ -66,7 +66,7 @@ func (s *Store) dropJournal(ctx context.Context, id string) error {
 // intent. A file that is in neither place (deleted outside hearth) has
 // nothing to retire.
 func (s *Store) retire(ctx context.Context, id string) error {
-	if err := s.defs.Retire(id); err != nil && !errors.Is(err, schedules.ErrNotFound) {
+	if err := s.defs.Retire(id); err != nil && !errors.Is(err, schedule.ErrNotFound) {
 		return err
 	}
 	return s.dropJournal(ctx, id)
@@ -107,11 +107,11 @@ func (s *Store) recoverJournalCounted(ctx context.Context) (journalOutcome, erro
 		case journalAdd:
 			row, problem := journalRow(e)
 			d, err := s.defs.Load(e.ScheduleID)
-			var q *schedules.QuarantineError
-			if err != nil && !errors.As(err, &q) && !errors.Is(err, schedules.ErrNotFound) {
+			var q *schedule.QuarantineError
+			if err != nil && !errors.As(err, &q) && !errors.Is(err, schedule.ErrNotFound) {
 				return n, fmt.Errorf("models: schedule journal: add %s: %w", e.ScheduleID, err)
 			}
-			missing := errors.Is(err, schedules.ErrNotFound) || (q != nil && q.Reason == schedules.QuarantineMissing)
+			missing := errors.Is(err, schedule.ErrNotFound) || (q != nil && q.Reason == schedule.QuarantineMissing)
 			switch {
 			case err == nil && d.Fingerprint() == e.Fingerprint && problem == "":
 				if _, err := s.completeAdd(ctx, e); err != nil {
@@ -127,7 +127,7 @@ func (s *Store) recoverJournalCounted(ctx context.Context) (journalOutcome, erro
 				// The file is there, but this add cannot be completed as
 				// journalled: the file is the one the intent names and the
 				// entry is wrong, or the file is not a definition.
-				var file *schedules.Definition
+				var file *schedule.Definition
 				switch {
 				case err == nil:
 					file = &d
@@ -164,7 +164,7 @@ func journalRow(e scheduleJournal) (*Schedule, string) {
 	case row.ID != e.ScheduleID:
 		return nil, "its journal entry names another schedule, " + strconv.Quote(row.ID)
 	case row.CreatorKind != ActorOwner && row.CreatorKind != ActorOperator,
-		row.ZoneSource != string(schedules.ZoneExplicit) && row.ZoneSource != string(schedules.ZoneClient) && row.ZoneSource != string(schedules.ZoneUTC):
+		row.ZoneSource != string(schedule.ZoneExplicit) && row.ZoneSource != string(schedule.ZoneClient) && row.ZoneSource != string(schedule.ZoneUTC):
 		return nil, "its journal entry is not a ledger row"
 	}
 	if _, err := row.definition(); err != nil {
@@ -186,7 +186,7 @@ func journalRow(e scheduleJournal) (*Schedule, string) {
 // row as far as it reads (else what the file says, else the ID alone),
 // quarantined with why, and no times past the bound; the intent goes in the
 // same transaction. A row already there means the add had completed.
-func (s *Store) quarantineAdd(ctx context.Context, e scheduleJournal, journalled *Schedule, file *schedules.Definition, problem string) error {
+func (s *Store) quarantineAdd(ctx context.Context, e scheduleJournal, journalled *Schedule, file *schedule.Definition, problem string) error {
 	_, err := s.commit(ctx, func(t *txn) error {
 		var n int64
 		if err := t.Model(&Schedule{}).Where("id = ?", e.ScheduleID).Count(&n).Error; err != nil {
@@ -201,11 +201,11 @@ func (s *Store) quarantineAdd(ctx context.Context, e scheduleJournal, journalled
 		} else {
 			// Unknown creator: nobody's approval stands, only the owner's Approve again.
 			row = Schedule{ID: e.ScheduleID, CreatorKind: ActorOperator, CreatorID: "unknown", CreatorName: "unknown (unreadable journal entry)",
-				ApprovedFingerprint: e.Fingerprint, Zone: "UTC", ZoneSource: string(schedules.ZoneUTC), RequestKey: "journal:" + e.ScheduleID, RequestHash: "-"}
+				ApprovedFingerprint: e.Fingerprint, Zone: "UTC", ZoneSource: string(schedule.ZoneUTC), RequestKey: "journal:" + e.ScheduleID, RequestHash: "-"}
 			if file != nil {
 				// The file is the definition the creator approved: it has the
 				// intent's fingerprint (recoverJournal rolls back any other).
-				row.Job, row.Zone, row.ZoneSource = file.Job, file.Rule.Location().String(), string(schedules.ZoneExplicit)
+				row.Job, row.Zone, row.ZoneSource = file.Job, file.Rule.Location().String(), string(schedule.ZoneExplicit)
 				row.ApprovedSnapshot = string(file.Canonical())
 			}
 		}
@@ -221,7 +221,7 @@ func (s *Store) quarantineAdd(ctx context.Context, e scheduleJournal, journalled
 		if taken > 0 {
 			row.RequestKey = "journal:" + row.ID // keys are unique per creator; a retry then creates afresh
 		}
-		row.State, row.StateReason, row.StateChangedAt = string(schedules.StatusQuarantined), ReasonUnfinished, t.now
+		row.State, row.StateReason, row.StateChangedAt = string(schedule.StatusQuarantined), ReasonUnfinished, t.now
 		row.StateDetail = "an add interrupted by a stop could not be completed: " + problem + whatNow
 		row.NextDueAt, row.LastDueAt, row.LastFinishedAt = nil, nil, nil
 		return insertJournalled(t, &row)
@@ -276,7 +276,7 @@ func (s *Store) RecoverSchedules(ctx context.Context) (ScheduleRecovery, error) 
 			taken := marks[0].TakenAt.UTC()
 			rec.RestoredFrom = taken
 			var ids []string
-			if err := t.Model(&Schedule{}).Where("state IN ?", []string{string(schedules.StatusActive), string(schedules.StatusQuarantined)}).
+			if err := t.Model(&Schedule{}).Where("state IN ?", []string{string(schedule.StatusActive), string(schedule.StatusQuarantined)}).
 				Order("id").Pluck("id", &ids).Error; err != nil {
 				return err
 			}
@@ -290,7 +290,7 @@ func (s *Store) RecoverSchedules(ctx context.Context) (ScheduleRecovery, error) 
 				}
 				stamp := taken.Format(time.RFC3339)
 				if err := t.Model(&Schedule{}).Where("id IN ?", ids).Updates(map[string]any{
-					"state": string(schedules.StatusRestorePending), "state_reason": "restored",
+					"state": string(schedule.StatusRestorePending), "state_reason": "restored",
 					"state_detail":     "restored from a backup taken at " + stamp + "; check it and approve it again",
 					"state_changed_at": t.now, "revision": rev, "updated_at": t.now,
 				}).Error; err != nil {
@@ -308,7 +308,7 @@ func (s *Store) RecoverSchedules(ctx context.Context) (ScheduleRecovery, error) 
 			}
 		}
 		var active []Schedule
-		if err := t.Where("state = ?", string(schedules.StatusActive)).Order("id").Find(&active).Error; err != nil {
+		if err := t.Where("state = ?", string(schedule.StatusActive)).Order("id").Find(&active).Error; err != nil {
 			return err
 		}
 		for i := range active {
@@ -354,12 +354,12 @@ func (s *Store) ApproveSchedule(ctx context.Context, id, fingerprint string) (Sc
 		if err := t.Where("id = ?", id).Take(&row).Error; err != nil {
 			return notFound(err)
 		}
-		switch schedules.Status(row.State) {
-		case schedules.StatusCancelled, schedules.StatusExpired:
+		switch schedule.Status(row.State) {
+		case schedule.StatusCancelled, schedule.StatusExpired:
 			return ErrScheduleClosed
 		}
 		d, err := s.defs.Load(id)
-		var q *schedules.QuarantineError
+		var q *schedule.QuarantineError
 		switch {
 		case errors.As(err, &q):
 			detail := string(q.Reason)
@@ -374,7 +374,7 @@ func (s *Store) ApproveSchedule(ctx context.Context, id, fingerprint string) (Sc
 		if fp != fingerprint {
 			return ErrFileChanged
 		}
-		if row.State == string(schedules.StatusActive) && fp == row.ApprovedFingerprint && row.ApprovedBy == ActorOwner {
+		if row.State == string(schedule.StatusActive) && fp == row.ApprovedFingerprint && row.ApprovedBy == ActorOwner {
 			return nil
 		}
 		rev, err := t.bump()
@@ -384,7 +384,7 @@ func (s *Store) ApproveSchedule(ctx context.Context, id, fingerprint string) (Sc
 		t.touch("schedule:" + id)
 		zone, source := d.Rule.Location().String(), row.ZoneSource
 		if zone != row.Zone {
-			source = string(schedules.ZoneExplicit) // the owner approved the file's zone
+			source = string(schedule.ZoneExplicit) // the owner approved the file's zone
 		}
 		var next any
 		if n, _ := d.Rule.Next(t.now, 1); len(n) == 1 {
@@ -397,7 +397,7 @@ func (s *Store) ApproveSchedule(ctx context.Context, id, fingerprint string) (Sc
 		return t.Model(&Schedule{}).Where("id = ?", id).Updates(map[string]any{
 			"job": d.Job, "zone": zone, "zone_source": source,
 			"approved_by": ActorOwner, "approved_at": t.now, "approved_fingerprint": fp, "approved_snapshot": string(d.Canonical()),
-			"state": string(schedules.StatusActive), "state_reason": "approved", "state_detail": "approved again by the owner",
+			"state": string(schedule.StatusActive), "state_reason": "approved", "state_detail": "approved again by the owner",
 			"state_changed_at": t.now, "since": t.now, "next_due_at": next, "revision": rev, "updated_at": t.now,
 		}).Error
 	})

@@ -21,8 +21,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"hearth/internal/schedule"
 	"hearth/migrations"
-	"hearth/models/schedules"
 )
 
 // Sentinel errors that handlers map to HTTP statuses.
@@ -63,7 +63,7 @@ type Store struct {
 	metrics *metricsMemo
 
 	// defs are the schedule definition files under DATA/schedules.
-	defs *schedules.Store
+	defs *schedule.Store
 	// schedMu serialises this process's schedule file operations (add,
 	// cancel, approve, journal recovery), so a journal entry seen while
 	// holding it belongs to an attempt that failed or crashed, never to one
@@ -222,7 +222,7 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 	// run beside the one writer.
 	sqlDB.SetMaxOpenConns(2)
 	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, notifier: opts.Notifier, now: clock,
-		defs: schedules.NewStore(dataDir), pause: opts.Pause, metrics: newMetricsMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter)}
+		defs: schedule.NewStore(dataDir), pause: opts.Pause, metrics: newMetricsMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter)}
 	if opts.QuickCheck {
 		if err := checkPages(ctx, db, "quick_check", path); err != nil {
 			sqlDB.Close()

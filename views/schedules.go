@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"hearth/internal/schedule"
 	"hearth/models"
-	"hearth/models/schedules"
 )
 
 // SchedulesData is the Schedules page's view-model.
@@ -35,8 +35,8 @@ func (r ScheduleRefusal) refusedAt(id string) string {
 
 // scheduleStateLabel names a schedule's state for the owner.
 func scheduleStateLabel(v models.ScheduleView) string {
-	switch schedules.Status(v.State) {
-	case schedules.StatusActive:
+	switch schedule.Status(v.State) {
+	case schedule.StatusActive:
 		switch {
 		case v.Unreadable != "":
 			return "held: definition unreadable"
@@ -46,7 +46,7 @@ func scheduleStateLabel(v models.ScheduleView) string {
 			return "held: approval revoked"
 		}
 		return "active"
-	case schedules.StatusRestorePending:
+	case schedule.StatusRestorePending:
 		return "restored: check it"
 	}
 	return v.State
@@ -202,10 +202,10 @@ func fileProblem(f *models.FileCheck) string {
 
 // needsReview says whether the page offers Approve again.
 func needsReview(v models.ScheduleView) bool {
-	switch schedules.Status(v.State) {
-	case schedules.StatusQuarantined, schedules.StatusRestorePending:
+	switch schedule.Status(v.State) {
+	case schedule.StatusQuarantined, schedule.StatusRestorePending:
 		return true
-	case schedules.StatusActive:
+	case schedule.StatusActive:
 		return v.Hold != ""
 	}
 	return false

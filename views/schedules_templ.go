@@ -8,8 +8,8 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"hearth/internal/schedule"
 	"hearth/models"
-	"hearth/models/schedules"
 )
 
 // Schedules lists every schedule with its state, next due time and zone;
@@ -192,7 +192,7 @@ func scheduleRow(v models.ScheduleView, day models.Day, refused string) templ.Co
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.StateDetail != "" && schedules.Status(v.State) != schedules.StatusActive {
+		if v.StateDetail != "" && schedule.Status(v.State) != schedule.StatusActive {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "· <span data-testid=\"schedule-reason\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -251,7 +251,7 @@ func scheduleRow(v models.ScheduleView, day models.Day, refused string) templ.Co
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.Unreadable != "" && schedules.Status(v.State) == schedules.StatusActive {
+		if v.Unreadable != "" && schedule.Status(v.State) == schedule.StatusActive {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<p class=\"error\" data-testid=\"schedule-unreadable\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -270,7 +270,7 @@ func scheduleRow(v models.ScheduleView, day models.Day, refused string) templ.Co
 				return templ_7745c5c3_Err
 			}
 		}
-		if schedules.Status(v.State) == schedules.StatusActive {
+		if schedule.Status(v.State) == schedule.StatusActive {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<p>Next: <span data-testid=\"schedule-next\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -486,7 +486,7 @@ func scheduleRow(v models.ScheduleView, day models.Day, refused string) templ.Co
 				return templ_7745c5c3_Err
 			}
 		}
-		if schedules.Status(v.State) != schedules.StatusCancelled {
+		if schedule.Status(v.State) != schedule.StatusCancelled {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<details class=\"confirm\"><summary class=\"button secondary\" data-testid=\"cancel-schedule\">Cancel schedule</summary><p>Its future runs are cancelled; its history stays.</p><form method=\"post\" action=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

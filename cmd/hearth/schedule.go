@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"hearth/internal/ids"
+	"hearth/internal/schedule"
 	"hearth/models"
-	"hearth/models/schedules"
 )
 
 // cmdSchedule is `hearth schedule add|list|cancel|due|next`: a client of the
@@ -158,7 +158,7 @@ func scheduleAdd(args []string) error {
 	if *promptFile != "" {
 		var b []byte
 		if *promptFile == "-" {
-			b, err = io.ReadAll(io.LimitReader(os.Stdin, schedules.MaxPromptBytes+1))
+			b, err = io.ReadAll(io.LimitReader(os.Stdin, schedule.MaxPromptBytes+1))
 		} else {
 			b, err = os.ReadFile(*promptFile)
 		}
@@ -221,7 +221,7 @@ func scheduleAdd(args []string) error {
 func instantFlags(cmd string, flags ...[2]string) error {
 	for _, f := range flags {
 		if f[1] != "" {
-			if _, err := schedules.ParseInstant(f[0], f[1]); err != nil {
+			if _, err := schedule.ParseInstant(f[0], f[1]); err != nil {
 				return usageError("%s: %s", cmd, strings.TrimPrefix(err.Error(), "schedules: "))
 			}
 		}
@@ -364,7 +364,7 @@ func scheduleNext(args []string) error {
 	if *from != "" {
 		q.Set("from", *from)
 	}
-	var res schedules.NextResult
+	var res schedule.NextResult
 	body, err := sc.get("/api/schedules/"+url.PathEscape(rest[0])+"/next?"+q.Encode(), &res, func() bool {
 		return res.ScheduleID == rest[0] && res.Next != nil && res.Skipped != nil
 	})
