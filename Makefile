@@ -72,14 +72,14 @@ lint:
 generate:
 	$(GO) tool templ generate -include-version=false
 
-## schema: regenerate the committed JSON Schemas of the agent contract (models/schema)
+## schema: regenerate the committed JSON Schemas of the agent contract (internal/contract/schema)
 schema:
-	$(GO) run ./models/schema/gen
+	$(GO) run ./internal/contract/schema/gen
 
 ## check-generated: fail when committed templ output is stale
 check-generated: generate schema
 	@git diff --exit-code -- views || (echo "generated templ code is out of date: run make generate and commit"; exit 1)
-	@git diff --exit-code -- models/schema || (echo "the committed JSON Schemas are out of date: run make schema and commit"; exit 1)
+	@git diff --exit-code -- internal/contract/schema || (echo "the committed JSON Schemas are out of date: run make schema and commit"; exit 1)
 
 clean:
 	rm -rf bin data

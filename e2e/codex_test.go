@@ -21,7 +21,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"hearth/agent"
-	"hearth/models/schema/strictmode"
+	"hearth/internal/contract/schema/strictmode"
 )
 
 // codexVersion is the Codex CLI the preset is proven against.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract/schema"
 	"hearth/internal/strictjson"
 	"hearth/models"
-	"hearth/models/schema"
 )
 
 // agentStore is the agent's read and publish.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract/schema"
 	"hearth/models"
-	"hearth/models/schema"
 )
 
 // assertNothingWritten checks that a rejected publication left no trace: the

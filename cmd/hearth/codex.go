@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"hearth/models/schema"
+	"hearth/internal/contract/schema"
 )
 
 // The Codex preset (`hearth run --agent codex`) runs the real `codex exec`

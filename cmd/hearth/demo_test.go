@@ -7,7 +7,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"hearth/models/schema"
+	"hearth/internal/contract/schema"
 )
 
 func TestDemoPublicationValidatesAgainstTheServedSchema(t *testing.T) {

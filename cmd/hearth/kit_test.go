@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"hearth/agent"
-	"hearth/models/schema"
+	"hearth/internal/contract/schema"
 )
 
 // kitWords are the words in the kit's backticks that name no property or

@@ -14,8 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"hearth/internal/contract/schema"
 	"hearth/models"
-	"hearth/models/schema"
 )
 
 // mcpTool is one tool `hearth mcp` offers. Each calls hearth's HTTP API with

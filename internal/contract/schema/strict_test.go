@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/internal/contract/schema"
+	"hearth/internal/contract/schema/strictmode"
 	"hearth/internal/strictjson"
-	"hearth/models/schema"
-	"hearth/models/schema/strictmode"
 )
 
 const strictName = "agent-result.strict.json"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hearth/models/schema"
+	"hearth/internal/contract/schema"
 )
 
 // crossItemCases are publications hearth refuses for a rule JSON Schema

@@ -13,9 +13,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"hearth/internal/contract/schema"
 	"hearth/internal/ids"
 	"hearth/models"
-	"hearth/models/schema"
 )
 
 func TestCommittedSchemasMatchTheGoContract(t *testing.T) {
@@ -25,7 +25,7 @@ func TestCommittedSchemasMatchTheGoContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !ok {
-			t.Errorf("models/schema/%s differs from the Go contract types: run make schema and commit", name)
+			t.Errorf("internal/contract/schema/%s differs from the Go contract types: run make schema and commit", name)
 		}
 	}
 }

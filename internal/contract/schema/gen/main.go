@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"hearth/models/schema"
+	"hearth/internal/contract/schema"
 )
 
 func main() {
-	dir := "models/schema"
+	dir := "internal/contract/schema"
 	if len(os.Args) > 1 {
 		dir = os.Args[1]
 	}
