@@ -17,7 +17,7 @@ run: build
 test: lint check-generated unit e2e fuzz
 
 unit:
-	$(GO) test -race -count=1 ./cmd/... ./handlers/... ./models/... ./views/... ./migrations/... ./beeper/...
+	$(GO) test -race -count=1 ./cmd/... ./handlers/... ./models/... ./views/... ./migrations/... ./beeper/... ./internal/... ./agent/...
 
 e2e: chromium
 	$(GO) test -count=1 ./e2e/...
@@ -41,7 +41,7 @@ fuzz:
 
 ## bench: every benchmark, with the figures the README quotes
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./models/... ./handlers/... ./e2e/...
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./models/... ./internal/... ./handlers/... ./e2e/...
 
 ## lighthouse: Lighthouse mobile (pinned, installed under ~/.cache/hearth) with
 ## Debian's Chromium on Home, Messages, Routines and /weight of a fresh demo;
