@@ -17,7 +17,7 @@ run: build
 test: lint check-generated unit e2e fuzz
 
 unit:
-	$(GO) test -race -count=1 ./cmd/... ./handlers/... ./models/... ./views/... ./migrations/... ./beeper/... ./internal/... ./agent/...
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /e2e)
 
 e2e: chromium
 	$(GO) test -count=1 ./e2e/...
