@@ -349,7 +349,7 @@ func TestRoutineStepCompletedInSecondTabShowsInFirst(t *testing.T) {
 	second.expand(routine, "routine")
 	second.expand(stretch, "task")
 	// The routine's progress, not the step's control: a live refresh from the
-	// same commit may render the routine collapsed (see the README's notes).
+	// same commit may render the routine collapsed (see docs/figures.md's notes).
 	// Before htmx has taken the step's fresh form, the tap is a plain POST
 	// and the page reloads with the routine and the step open: both end here.
 	second.do("complete step", chromedp.Click(css(rowSel(stretch)+` [data-testid="complete"]`)))

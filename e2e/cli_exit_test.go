@@ -20,7 +20,7 @@ import (
 )
 
 // TestCLIUsageErrorsExitOne runs every subcommand wrongly: a usage or
-// validation error exits 1 (DESIGN §9), never 2, which tells a caller that
+// validation error exits 1 (docs/contract.md, CLI exit codes), never 2, which tells a caller that
 // retrying later may help. None of them may create the data dir.
 func TestCLIUsageErrorsExitOne(t *testing.T) {
 	t.Parallel()

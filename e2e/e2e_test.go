@@ -28,7 +28,7 @@ import (
 // Bounds every wait in this package so a hung server fails a test instead of the run.
 const (
 	healthTimeout = 20 * time.Second
-	stopTimeout   = 10 * time.Second // DESIGN §11: SIGTERM exits within 10 s
+	stopTimeout   = 10 * time.Second // docs/contract.md, Operations: SIGTERM exits within 10 s
 	cliTimeout    = 60 * time.Second
 	httpTimeout   = 15 * time.Second
 )
@@ -388,7 +388,7 @@ func decodeJSON(tb testing.TB, body []byte, v any) {
 }
 
 // agentContext is the part of GET /api/agent-context these tests read,
-// declared here from DESIGN §4 so the wire format is what gets tested.
+// declared here from docs/agent-api.md so the wire format is what gets tested.
 type agentContext struct {
 	Revision        int64        `json:"revision"`
 	Activities      activityPage `json:"activities"`
@@ -423,7 +423,7 @@ type envelope struct {
 	RequestID string          `json:"requestId"`
 }
 
-// publicationDoc is a publication as the agent writes it (DESIGN §4): every
+// publicationDoc is a publication as the agent writes it (docs/agent-api.md): every
 // array is present, even when empty, because null is rejected.
 type publicationDoc struct {
 	RunID             string            `json:"runId"`

@@ -22,7 +22,7 @@ type agentStore interface {
 	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
 }
 
-// envelope is every API error body (DESIGN §4).
+// envelope is every API error body (docs/contract.md, The error envelope).
 type envelope struct {
 	Code      string `json:"code"`
 	Message   string `json:"message"`

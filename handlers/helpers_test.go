@@ -399,7 +399,7 @@ func decodeReceipt(t testing.TB, resp response) receipt {
 	return r
 }
 
-// envelope is the API error body (DESIGN §4).
+// envelope is the API error body (docs/contract.md, The error envelope).
 type envelope struct {
 	Code      string         `json:"code"`
 	Message   string         `json:"message"`

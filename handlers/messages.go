@@ -346,7 +346,7 @@ func (s *Server) renderReview(c *fiber.Ctx, status int, chatID string, draft mod
 	return s.render(c, status, views.Review(d))
 }
 
-// sendForm is the confirmation rendered by the review screen (DESIGN §7).
+// sendForm is the confirmation rendered by the review screen (docs/contract.md, Sends).
 type sendForm struct {
 	Draft                 string `form:"draftId"`
 	Body                  string `form:"body"`
@@ -354,7 +354,7 @@ type sendForm struct {
 	SourceMessageRevision string `form:"sourceMessageRevision"`
 }
 
-// confirmSend sends a reviewed reply once (DESIGN §7).
+// confirmSend sends a reviewed reply once (docs/contract.md, Sends).
 func (s *Server) confirmSend(c *fiber.Ctx) error {
 	var f sendForm
 	if err := c.BodyParser(&f); err != nil {

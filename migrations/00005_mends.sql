@@ -1,8 +1,8 @@
 -- +goose Up
 -- Mends of issue 8.
 -- A routine some of whose steps were skipped or dismissed settles as
--- 'partial', never as 'completed' (seed 000: record partial completion
--- honestly). SQLite cannot alter a CHECK, so the table is rebuilt.
+-- 'partial', never as 'completed' (docs/contract.md: partial completion
+-- is recorded honestly). SQLite cannot alter a CHECK, so the table is rebuilt.
 CREATE TABLE activity_states_new (
     activity_id TEXT PRIMARY KEY REFERENCES activities (id),
     state       TEXT NOT NULL CHECK (state IN ('available', 'in_progress', 'waiting', 'deferred', 'completed', 'partial', 'skipped', 'dismissed')),

@@ -37,7 +37,7 @@ const (
 var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests,
 	CollectionObservations, CollectionRoutineDefinitions, CollectionTrials, CollectionOccurrences, CollectionRoutineMetrics, CollectionReplyDecisions, CollectionActivityDecisions}
 
-// AgentContext is what the agent reads before it reasons (DESIGN §4).
+// AgentContext is what the agent reads before it reasons (docs/agent-api.md).
 type AgentContext struct {
 	Revision    int64      `json:"revision"`
 	GeneratedAt time.Time  `json:"generatedAt"`

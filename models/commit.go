@@ -12,7 +12,7 @@ import (
 )
 
 // Workspace is the one row holding the workspace revision: every commit
-// that changes agent-visible state increments it (DESIGN §4).
+// that changes agent-visible state increments it (docs/contract.md, Publish, and the revision).
 type Workspace struct {
 	ID        int `gorm:"primaryKey"`
 	Revision  int64

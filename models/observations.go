@@ -16,7 +16,7 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// Bounds of an observation (issue 11, seed 003).
+// Bounds of an observation (issue 11; docs/agent-api.md, Observations).
 const (
 	MaxObservationBatch     = 500
 	MaxSourceLen            = 128

@@ -252,8 +252,8 @@ func applyDecision(t *txn, st ActivityState) error {
 }
 
 // settleRoutineIfDone settles the routine that activityID is a step of once
-// none of its steps is open, with the outcome its steps earned (seed 000:
-// partial completion is recorded honestly, never as full completion).
+// none of its steps is open, with the outcome its steps earned (docs/contract.md,
+// Routines: partial completion is recorded honestly, never as full completion).
 // Dismissed steps have left the routine; of the rest, completed means every
 // one was completed, partial that some were and others were skipped, and
 // skipped that none was. A routine the owner already settled keeps the

@@ -12,7 +12,7 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// Request kinds and states (DESIGN §6).
+// Request kinds and states (docs/contract.md, Owner requests).
 const (
 	RequestRefresh    = "refresh"
 	RequestReplyDraft = "reply-draft"
@@ -246,7 +246,7 @@ func (s *Store) Requests(ctx context.Context, status string, limit int) ([]Reque
 	return out, nil
 }
 
-// resolveCompletions checks completedRequests (DESIGN §6): each names a
+// resolveCompletions checks completedRequests (docs/contract.md, Owner requests): each names a
 // pending request, cites only source refs of this publication, and a
 // crm-edit cites a life ref with a content hash.
 func (r *Result) resolveCompletions(tx *gorm.DB, v *validator) error {

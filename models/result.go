@@ -16,7 +16,7 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// Bounds of a publication (DESIGN §4). The handler enforces MaxBodyBytes.
+// Bounds of a publication (docs/agent-api.md). The handler enforces MaxBodyBytes.
 const (
 	MaxBodyBytes         = 1 << 20
 	MaxSourceRefs        = 1000
@@ -114,7 +114,7 @@ type Recommendation struct {
 	Reason  *string `json:"reason"`
 }
 
-// Activity kinds (DESIGN §5).
+// Activity kinds (docs/contract.md, Activities).
 const (
 	KindTask        = "task"
 	KindMeasurement = "measurement"

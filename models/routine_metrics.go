@@ -10,8 +10,8 @@ import (
 )
 
 // RoutineMetrics are the counts of one routine revision over a window,
-// computed from recorded events only (seed 000, "Metrics that preserve
-// meaning"). Attainment and coverage keep their denominators; not
+// computed from recorded events only (docs/contract.md, Routines:
+// metrics that keep their meaning). Attainment and coverage keep their denominators; not
 // applicable occasions leave the denominator with their reasons; an
 // unrecorded day is not a failure, only a day with no outcome.
 type RoutineMetrics struct {

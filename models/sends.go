@@ -15,7 +15,7 @@ import (
 	"hearth/internal/ids"
 )
 
-// Send states (DESIGN §7).
+// Send states (docs/contract.md, Sends).
 const (
 	SendPending = "pending"
 	SendSent    = "sent"
@@ -122,7 +122,7 @@ type SendCommand struct {
 	SourceMessageRevision string
 }
 
-// ConfirmSend sends a reviewed reply exactly once per SendKey (DESIGN §7):
+// ConfirmSend sends a reviewed reply exactly once per SendKey (docs/contract.md, Sends):
 // an existing send with the key is returned as it is; a draft of another
 // chat, one already sent, or one with a send in flight is refused; a chat
 // with messages newer than the reviewed revision is a *StaleDraftError; in

@@ -143,7 +143,7 @@ func DatabasePath(dataDir string) string { return filepath.Join(dataDir, "hearth
 // beside a writer, a busy timeout so another process's writer is waited for,
 // foreign keys on, FULL sync so a commit acknowledged to a client survives
 // power loss (not just a process crash), and BEGIN IMMEDIATE so a read-then-write transaction never fails to upgrade
-// its lock (see STACK.md). Never add _time_format: it drops _txlock.
+// its lock (docs/contract.md, Storage). Never add _time_format: it drops _txlock.
 func dsn(path string) string {
 	return fileURI(path) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"

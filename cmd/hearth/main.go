@@ -41,7 +41,7 @@ Exit status: 0 success (or an exact replay); 1 the command must change (usage,
 validation, auth, conflict); 2 hearth is unavailable or answered unreadably.
 `
 
-// Exit codes of every command (DESIGN §9).
+// Exit codes of every command (docs/contract.md, CLI exit codes).
 const (
 	exitOK          = 0
 	exitRejected    = 1 // usage, validation, auth or conflict: the command must change

@@ -224,7 +224,7 @@ Brief me.
 // TestReadmeExample keeps the README's definition example parseable and its
 // fingerprint description honest.
 func TestReadmeExample(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/schedules-and-runner.md")
 	if err != nil {
 		t.Fatal(err)
 	}

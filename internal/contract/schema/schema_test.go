@@ -68,7 +68,7 @@ func validate(t *testing.T, name string, body []byte) error {
 var readmeExample = regexp.MustCompile("(?s)```json (agent-[a-z]+)\n(.*?)```")
 
 func TestEveryReadmeExampleValidates(t *testing.T) {
-	readme, err := os.ReadFile("../../../README.md")
+	readme, err := os.ReadFile("../../../docs/agent-api.md")
 	if err != nil {
 		t.Fatal(err)
 	}

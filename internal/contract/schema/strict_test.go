@@ -101,7 +101,7 @@ func strictShape(t *testing.T, doc map[string]any, v any, s map[string]any) any 
 func validPublications(t *testing.T) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{"corpus base": apply(t, basePublication, nil)}
-	readme, err := os.ReadFile("../../../README.md")
+	readme, err := os.ReadFile("../../../docs/agent-api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
