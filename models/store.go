@@ -299,7 +299,7 @@ func prepareDatabaseFile(dataDir string, init bool) error {
 func checkNoState(dataDir string, init bool) error {
 	path := DatabasePath(dataDir)
 	if _, err := os.Stat(path + "-wal"); err == nil {
-		return fmt.Errorf("models: %s is missing or empty but its write-ahead log %s-wal is there: %w. Restore the database from a `hearth backup` copy (README: Backup and restore); to begin an empty workspace instead, move %s-wal and %s-shm away and start `hearth serve --init`",
+		return fmt.Errorf("models: %s is missing or empty but its write-ahead log %s-wal is there: %w. Restore the database from a `hearth backup` copy (docs/schedules-and-runner.md, Backup and restore); to begin an empty workspace instead, move %s-wal and %s-shm away and start `hearth serve --init`",
 			path, path, ErrNoDatabase, path, path)
 	}
 	if init {
@@ -314,7 +314,7 @@ func checkNoState(dataDir string, init bool) error {
 	if len(found) == 0 {
 		return nil
 	}
-	return fmt.Errorf("models: %s is missing or empty, but %s holds hearth state (%s): %w. Restore the database from a `hearth backup` copy (README: Backup and restore), or start `hearth serve --init` to begin an empty workspace beside that state",
+	return fmt.Errorf("models: %s is missing or empty, but %s holds hearth state (%s): %w. Restore the database from a `hearth backup` copy (docs/schedules-and-runner.md, Backup and restore), or start `hearth serve --init` to begin an empty workspace beside that state",
 		path, dataDir, strings.Join(found, ", "), ErrNoDatabase)
 }
 
@@ -365,7 +365,7 @@ func damagedError(path string, err error) error {
 	if !errors.Is(err, ErrDamaged) {
 		err = fmt.Errorf("%w: %w", ErrDamaged, err)
 	}
-	return fmt.Errorf("%w\nhearth will not serve %s. Stop here and keep the file for inspection; restore the newest `hearth backup` copy (README: Backup and restore): cp FILE %s && rm -f %s-wal %s-shm, and its FILE.schedules to DATA/schedules",
+	return fmt.Errorf("%w\nhearth will not serve %s. Stop here and keep the file for inspection; restore the newest `hearth backup` copy (docs/schedules-and-runner.md, Backup and restore): cp FILE %s && rm -f %s-wal %s-shm, and its FILE.schedules to DATA/schedules",
 		err, path, path, path, path)
 }
 

@@ -348,7 +348,7 @@ var crossItemRules = []string{
 
 // resultDescription is the publication's top-level description.
 func resultDescription() string {
-	return "A publication: what the agent proposes, posted to POST /api/agent-results (DESIGN §4). Strict: unknown properties, " +
+	return "A publication: what the agent proposes, posted to POST /api/agent-results. Strict: unknown properties, " +
 		"null and duplicate keys are refused at any depth. Beyond this schema hearth checks, each a 422 naming the path: " +
 		strings.Join(crossItemRules, " ")
 }
