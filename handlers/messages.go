@@ -24,7 +24,7 @@ import (
 // messagesStore is what Messages reads and the sends it records.
 type messagesStore interface {
 	ChatDrafts(ctx context.Context, chatID string) ([]models.ChatDraft, error)
-	ChatPeople(ctx context.Context) (map[string]string, error)
+	ChatPeople(ctx context.Context, chatIDs []string) (map[string]string, error)
 	Person(ctx context.Context, id string) (models.PersonView, error)
 	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
 	WatchStatus(ctx context.Context) (models.WatchHealth, error)
@@ -112,7 +112,11 @@ func (s *Server) renderMessages(c *fiber.Ctx, status int, refused views.ChatRefu
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	page, err := s.cfg.Beeper.Chats(c.UserContext(), beeper.ChatsQuery{})
 	state := s.beeperState(err)
-	people, perr := s.store.ChatPeople(c.UserContext())
+	chatIDs := make([]string, len(page.Items))
+	for i, ch := range page.Items {
+		chatIDs[i] = ch.ID
+	}
+	people, perr := s.store.ChatPeople(c.UserContext(), chatIDs)
 	if perr != nil {
 		return perr
 	}

@@ -67,7 +67,15 @@ func routineDefinitionPage(tx *gorm.DB, from cursor) (Page[RoutineContextView], 
 		RoutineID string
 		Revision  int64
 	}
-	if err := tx.Raw(`SELECT DISTINCT routine_id, revision FROM routine_occurrences ORDER BY routine_id, revision`).Scan(&used).Error; err != nil {
+	// Which revisions of this page's routines have occurrences: one indexed
+	// probe per definition revision, not a pass over every occurrence ever.
+	ids := make([]string, len(defs))
+	for i, d := range defs {
+		ids[i] = d.RoutineID
+	}
+	if err := tx.Raw(`SELECT d.routine_id, d.revision FROM routine_definitions d WHERE d.routine_id IN ?
+		AND EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = d.routine_id AND o.revision = d.revision)
+		ORDER BY d.routine_id, d.revision`, ids).Scan(&used).Error; err != nil {
 		return Page[RoutineContextView]{}, err
 	}
 	views := make([]RoutineContextView, len(defs))

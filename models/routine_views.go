@@ -294,7 +294,9 @@ func (r RoutineReview) view(decisions map[string]Request) ReviewView {
 
 func proposalDecisions(tx *gorm.DB) (map[string]Request, error) {
 	var rows []Request
-	if err := tx.Where("kind = ?", RequestRoutineChange).Find(&rows).Error; err != nil {
+	// review_id != '' is the condition of the partial index requests_proposal:
+	// it lets SQLite read only the proposal answers, not every request.
+	if err := tx.Where("review_id != '' AND kind = ?", RequestRoutineChange).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	out := map[string]Request{}

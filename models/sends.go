@@ -649,11 +649,14 @@ func chatDrafts(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, erro
 	return out, nil
 }
 
-// ChatPeople maps chat IDs to the names of the people their drafts concern.
-func (s *Store) ChatPeople(ctx context.Context) (map[string]string, error) {
+// ChatPeople maps the given chats to the names of the people their drafts
+// concern. It reads only those chats' drafts (Messages asks for the chats
+// it lists), never every draft ever published.
+func (s *Store) ChatPeople(ctx context.Context, chatIDs []string) (map[string]string, error) {
 	var rows []struct{ ChatID, Name string }
 	err := s.rdb.WithContext(ctx).Table("reply_drafts").Select("reply_drafts.chat_id, people.name").
-		Joins("JOIN people ON people.id = reply_drafts.person_id").Where("reply_drafts.retracted_at IS NULL").Scan(&rows).Error
+		Joins("JOIN people ON people.id = reply_drafts.person_id").
+		Where("reply_drafts.chat_id IN ? AND reply_drafts.retracted_at IS NULL", chatIDs).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("models: chat people: %w", err)
 	}
