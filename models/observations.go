@@ -106,6 +106,8 @@ type Observation struct {
 	CredentialID     string
 	ReceivedAt       time.Time
 	ConsumedAt       *time.Time
+	// PrunedAt is when retention dropped the payload (Raw is then empty).
+	PrunedAt *time.Time
 }
 
 // ObservationReceipt is the 200 answer to a recorded observation.

@@ -233,6 +233,12 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 		sqlDB.Close()
 		return nil, err
 	}
+	if migrate {
+		if err := ensureIncrementalVacuum(ctx, sqlDB); err != nil {
+			sqlDB.Close()
+			return nil, err
+		}
+	}
 	// The reader pool opens after migrations so it never sees a half-built schema.
 	if s.rdb, s.rsqlDB, err = openGorm(readerDSN(path), clock); err != nil {
 		sqlDB.Close()

@@ -39,6 +39,7 @@ func cmdServe(args []string) error {
 	wakeDebounce := fs.Duration("wake-debounce", models.DefaultWakeDebounce, "new messages coalesce into one agent wake-up per window")
 	watchJob := fs.String("watch-job", models.DefaultWatchJob, "the job key new Beeper messages make dirty")
 	owedAfter := fs.Duration("owed-after", models.OwedAfter, "how long someone else's last message waits before Messages and Home show the reply as owed")
+	observationDays := fs.Int("observation-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "consumed observations older than this many days lose their payloads, once a day (0 keeps them all)")
 	costCap := fs.Float64("daily-cost-cap", 0, "USD: scheduled and watch runs wait once the day's reported agent cost reaches it (0: no cap); runs the owner starts still go")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -139,9 +140,17 @@ func cmdServe(args []string) error {
 		}
 		ensureOccurrencesEvery(tickCtx, store, time.Minute, log)
 	}()
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		if *observationDays > 0 {
+			pruneEvery(tickCtx, store, time.Duration(*observationDays)*24*time.Hour, 24*time.Hour, log)
+		}
+	}()
 	defer func() {
 		stopTicker()
 		<-ticked
+		<-pruned
 	}()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -205,6 +214,27 @@ func warnOpenDataDir(dir string, log *slog.Logger) {
 	}
 	log.Warn("the data dir is open to group or others; hearth's own files in it are owner-only, but run chmod 700 on it",
 		"dir", dir, "mode", fi.Mode().Perm().String())
+}
+
+// pruneEvery drops old consumed observations' payloads now and then every
+// interval until ctx ends. A failure is logged and tried at the next tick.
+func pruneEvery(ctx context.Context, store *models.Store, horizon, every time.Duration, log *slog.Logger) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		rep, err := store.PruneObservations(ctx, horizon)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Error("prune observations", "err", err)
+		case rep.Deleted+rep.Emptied > 0:
+			log.Info("pruned observations", "deleted", rep.Deleted, "emptied", rep.Emptied, "freedBytes", rep.FreedBytes)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // occurrenceEnsurer is the part of the store the ticker calls.
