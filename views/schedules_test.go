@@ -1,0 +1,82 @@
+package views
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"hearth/internal/schedule"
+	"hearth/models"
+)
+
+const approvedFile = `---
+id: morning-brief
+job: morning
+cron: "30 6 * * 1-5"
+zone: Europe/Berlin
+limits:
+  maxInvocations: 2
+  deadline: 5m
+notifyOnSuccess: false
+---
+
+Write the morning brief from today's calendar.
+`
+
+func parseDef(t *testing.T, file string) schedule.Definition {
+	t.Helper()
+	d, err := schedule.ParseDefinition("morning-brief", []byte(file))
+	if err != nil {
+		t.Fatalf("ParseDefinition: %v\n%s", err, file)
+	}
+	return d
+}
+
+// TestHeldScheduleChangesReadInWords: each field a changed file can differ
+// in reads as the owner reads the schedule's rule, with no cron string,
+// field name or raw value.
+func TestHeldScheduleChangesReadInWords(t *testing.T) {
+	day := models.DayOf(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.UTC)
+	approved := parseDef(t, approvedFile)
+	cases := []struct {
+		name     string
+		from, to string
+		want     changeLine
+	}{
+		{"timing", `cron: "30 6 * * 1-5"`, `cron: "0 8 * * *"`,
+			changeLine{"Timing", "Monday to Friday at 06:30 (Berlin)", "every day at 08:00 (Berlin)"}},
+		{"timing with an end", `cron: "30 6 * * 1-5"`, "cron: \"30 6 * * 1-5\"\nendAt: 2027-01-31T00:00:00+01:00",
+			changeLine{"Timing", "Monday to Friday at 06:30 (Berlin)", "Monday to Friday at 06:30 (Berlin), until Sat 30 Jan 2027"}},
+		{"custom timing", `cron: "30 6 * * 1-5"`, `cron: "*/5 * * * *"`,
+			changeLine{"Timing", "Monday to Friday at 06:30 (Berlin)", "on a custom rule (Berlin)"}},
+		{"one-off", `cron: "30 6 * * 1-5"`, "at: 2027-01-04T09:00:00+01:00",
+			changeLine{"Timing", "Monday to Friday at 06:30 (Berlin)", "once, Mon 4 Jan 2027 08:00"}},
+		{"job", "job: morning", "job: evening", changeLine{"Job", "morning", "evening"}},
+		{"zone", "zone: Europe/Berlin", "zone: America/New_York", changeLine{"Time zone", "Berlin", "New York"}},
+		{"limits", "maxInvocations: 2\n  deadline: 5m", "maxInvocations: 1\n  deadline: 90s",
+			changeLine{"Limits", "at most 2 tries, 5 minutes each", "at most 1 try, 90 seconds each"}},
+		{"notify", "notifyOnSuccess: false", "notifyOnSuccess: true", changeLine{"Tell me when it succeeds", "no", "yes"}},
+		{"prompt", "Write the morning brief from today's calendar.", "Write the evening brief.",
+			changeLine{"Prompt", "Write the morning brief from today's calendar.", "Write the evening brief."}},
+		{"prompt's later lines", "Write the morning brief from today's calendar.", "Write the morning brief from today's calendar.\nAnd email it.",
+			changeLine{"Prompt", "Write the morning brief from today's calendar.", "Write the morning brief from today's calendar. (later lines changed)"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			file := parseDef(t, strings.Replace(approvedFile, tc.from, tc.to, 1))
+			var lines []changeLine
+			for _, ch := range schedule.Changes(approved, file) {
+				lines = append(lines, changeWords(ch, day))
+			}
+			wanted := []changeLine{tc.want}
+			if len(lines) != len(wanted) {
+				t.Fatalf("changes = %+v, want %+v", lines, wanted)
+			}
+			for i := range lines {
+				if lines[i] != wanted[i] {
+					t.Errorf("change %d = %+v, want %+v", i, lines[i], wanted[i])
+				}
+			}
+		})
+	}
+}
