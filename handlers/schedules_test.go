@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"hearth/models"
 )
 
@@ -384,6 +386,65 @@ func must(s string, err error) string {
 		return err.Error()
 	}
 	return s
+}
+
+// outsideDetails is what the owner reads of sel without opening a details
+// element, in single spaces.
+func outsideDetails(sel *goquery.Selection) string {
+	shown := sel.Clone()
+	shown.Find("details").Remove()
+	return text(shown)
+}
+
+// TestSchedulesPageTellsAFileProblemInWords: a quarantine's reason and the
+// file's problem read in words; the raw reason, the validator's message (with
+// its cron strings) and a file mode are only in the row's Details.
+func TestSchedulesPageTellsAFileProblemInWords(t *testing.T) {
+	cases := []struct {
+		name      string
+		breakFile func(t *testing.T, p string)
+		reason    string   // the owner's words for why it was held
+		raw       []string // only inside Details
+	}{
+		{"invalid cron", func(t *testing.T, p string) {
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte("0 8 * * *"), []byte("0 99 * * *"), 1), 0o600)
+		}, "the definition file was not a valid definition", []string{"invalid", "0 99 * * *", "schedules: cron"}},
+		{"symlink", func(t *testing.T, p string) {
+			elsewhere := filepath.Join(t.TempDir(), "x.md")
+			os.Rename(p, elsewhere)
+			os.Symlink(elsewhere, p)
+		}, "the definition file was a symbolic link", []string{"symlink"}},
+		{"directory", func(t *testing.T, p string) {
+			os.Remove(p)
+			os.Mkdir(p, 0o700)
+		}, "the definition file was not a regular file", []string{"not_regular", "mode drwx"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ta := newTestApp(t, withOwner())
+			cookie := ta.login()
+			ta.mustCreateSchedule(ta.agentToken(models.ScopeSchedulesAdmin), "k", "q")
+			tc.breakFile(t, ta.definitionPath("q"))
+			ta.clock.Advance(time.Hour + time.Minute)
+			if a, err := ta.store.ClaimSchedule(context.Background(), "q", "runner"); err != nil || a.Hold != "quarantined" {
+				t.Fatalf("claim = %+v, %v", a, err)
+			}
+			row := has(t, schedulePage(t, ta, cookie).doc(t), `[data-testid="schedule"][data-id="q"]`)
+			words, details := outsideDetails(row), text(row.Find(`[data-testid="schedule-detail"]`))
+			if got := text(row.Find(`[data-testid="schedule-reason"]`)); got != tc.reason {
+				t.Errorf("reason %q, want %q", got, tc.reason)
+			}
+			for _, raw := range tc.raw {
+				if strings.Contains(words, raw) {
+					t.Errorf("the owner reads %q: %q", raw, words)
+				}
+				if !strings.Contains(details, raw) {
+					t.Errorf("Details lack %q: %q", raw, details)
+				}
+			}
+		})
+	}
 }
 
 func TestSchedulesPageCancelsAndShowsCancelledOnes(t *testing.T) {

@@ -263,9 +263,37 @@ func fileProblem(f *models.FileCheck) string {
 	case "not_regular":
 		return "The definition file is not a regular file."
 	case "invalid":
-		return "The definition file is not a valid definition: " + f.Detail
+		return "The definition file is not a valid definition."
 	}
-	return "The definition file cannot be read: " + f.Detail
+	return "The definition file cannot be read."
+}
+
+// quarantineWords are a recorded quarantine's reasons in words; the raw
+// reason and detail (a validator's message, a file mode) are in Details.
+var quarantineWords = map[string]string{
+	string(schedule.QuarantineChanged):    "the definition file was edited, replaced or restored since it was approved",
+	string(schedule.QuarantineSymlink):    "the definition file was a symbolic link",
+	string(schedule.QuarantineEscape):     "the definition file's path left the schedules directory",
+	string(schedule.QuarantineNotRegular): "the definition file was not a regular file",
+	string(schedule.QuarantineMissing):    "the definition file was missing",
+	string(schedule.QuarantineInvalid):    "the definition file was not a valid definition",
+	string(schedule.QuarantineUnapproved): "no approved version of it was recorded",
+}
+
+// stateReason says why a schedule is in its state, for the owner. Other
+// reasons' details are already sentences (cancelled by whom, an add that
+// could not be completed) and read as recorded.
+func stateReason(v models.ScheduleView) string {
+	switch {
+	case schedule.Status(v.State) == schedule.StatusQuarantined && quarantineWords[v.StateReason] != "":
+		return quarantineWords[v.StateReason]
+	case schedule.Status(v.State) == schedule.StatusRestorePending:
+		// The detail names the backup's time in UTC; Details keeps it.
+		return "restored from a backup; check it and approve it again"
+	case schedule.Status(v.State) == schedule.StatusExpired:
+		return "no instant is left to run"
+	}
+	return v.StateDetail
 }
 
 // needsReview says whether the page offers Approve again.

@@ -1,9 +1,12 @@
 package views
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"hearth/internal/schedule"
 	"hearth/models"
@@ -78,5 +81,49 @@ func TestHeldScheduleChangesReadInWords(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScheduleRowStateReasonReadsInWords: a restored or ended schedule's
+// reason reads in words; the recorded detail, with its UTC instants, is in
+// the row's Details.
+func TestScheduleRowStateReasonReadsInWords(t *testing.T) {
+	day := models.DayOf(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.UTC)
+	for _, tc := range []struct {
+		v      models.ScheduleView
+		reason string
+		hidden string // what only Details show
+		detail string
+	}{
+		{models.ScheduleView{ID: "b1", Job: "backup", State: "restore_pending", StateReason: "restored", Cron: "0 8 * * *", Zone: "UTC",
+			StateDetail: "restored from a backup taken at 2026-11-29T22:00:00Z; check it and approve it again"},
+			"restored from a backup; check it and approve it again", "2026-11-29T22:00:00Z", "2026-11-29T22:00:00Z"},
+		{models.ScheduleView{ID: "e1", Job: "ended", State: "expired", StateReason: "ended", Cron: "0 8 * * *", Zone: "UTC",
+			StateDetail: "its last instant, 2026-11-28T08:00:00Z, was missed by more than 24 h"},
+			"no instant is left to run", "2026-11-28T08:00:00Z", "2026-11-28T08:00:00Z"},
+		{models.ScheduleView{ID: "c1", Job: "cancelled", State: "cancelled", StateReason: "cancelled", Cron: "0 8 * * *", Zone: "UTC",
+			StateDetail: "cancelled by owner"},
+			"cancelled by owner", "", "reason cancelled: cancelled by owner"},
+	} {
+		var b strings.Builder
+		if err := scheduleRow(tc.v, day, "").Render(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		d, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := d.Find(`[data-testid="schedule"]`).Clone()
+		shown.Find("details").Remove()
+		words := strings.Join(strings.Fields(shown.Text()), " ")
+		if got := d.Find(`[data-testid="schedule-reason"]`).Text(); got != tc.reason {
+			t.Errorf("%s: reason %q, want %q", tc.v.ID, got, tc.reason)
+		}
+		if tc.hidden != "" && strings.Contains(words, tc.hidden) {
+			t.Errorf("%s: the owner reads %q: %q", tc.v.ID, tc.hidden, words)
+		}
+		if details := strings.Join(strings.Fields(d.Find(`[data-testid="schedule-detail"]`).Text()), " "); !strings.Contains(details, tc.detail) {
+			t.Errorf("%s: Details lack %q: %q", tc.v.ID, tc.detail, details)
+		}
 	}
 }
