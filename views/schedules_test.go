@@ -127,3 +127,32 @@ func TestScheduleRowStateReasonReadsInWords(t *testing.T) {
 		}
 	}
 }
+
+// TestScheduleRowUnreadableSnapshotReadsInWords: a snapshot that no longer
+// reads says so and what the owner can do; the validator's message, with
+// its raw value, is in Details.
+func TestScheduleRowUnreadableSnapshotReadsInWords(t *testing.T) {
+	day := models.DayOf(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), time.UTC)
+	v := models.ScheduleView{ID: "far", Job: "j", State: "active", Hold: models.HoldQuarantined, Zone: "UTC",
+		Unreadable: "the approved definition cannot be read: at: out of range (found 9999-12-31T12:00:00Z)"}
+	var b strings.Builder
+	if err := scheduleRow(v, day, "").Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	d, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := d.Find(`[data-testid="schedule"]`).Clone()
+	shown.Find("details").Remove()
+	words := strings.Join(strings.Fields(shown.Text()), " ")
+	if got := d.Find(`[data-testid="schedule-unreadable"]`).Text(); got != "It cannot run until it is cancelled, or its file is corrected and approved again." {
+		t.Errorf("unreadable: %q", got)
+	}
+	if strings.Contains(words, "9999") || strings.Contains(words, "at:") {
+		t.Errorf("the owner reads the raw message: %q", words)
+	}
+	if details := d.Find(`[data-testid="schedule-detail"]`).Text(); !strings.Contains(details, v.Unreadable) {
+		t.Errorf("Details lack the message: %q", details)
+	}
+}
