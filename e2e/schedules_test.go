@@ -453,9 +453,15 @@ func TestSchedulesPageAt390(t *testing.T) {
 	if raw != "[]" {
 		t.Errorf("serious/critical axe violations on Schedules: %s", raw)
 	}
-	changes := get(tb, "changes", chromedp.Text(css(row+` [data-testid="schedule-changes"]`)))
-	if !strings.Contains(changes, "cron 30 5 * * *") {
-		t.Errorf("changes = %q", changes)
+	// What changed reads in words; the cron strings are only inside its Details.
+	changes := get(tb, "changes", chromedp.Evaluate[[]string](`(function(){var c=document.querySelector('`+row+` [data-testid="schedule-changes"]').cloneNode(true);`+
+		`var d=c.querySelector('details');var raw=d?d.textContent:'';c.querySelectorAll('details').forEach(function(e){e.remove()});`+
+		`return [c.textContent.replace(/\s+/g,' '), raw.replace(/\s+/g,' ')]})()`))
+	if !strings.Contains(changes[0], "Timing: Monday to Friday at 06:30 (Berlin) → every day at 05:30 (Berlin)") || strings.Contains(changes[0], "* *") {
+		t.Errorf("what changed, as the owner reads it: %q", changes[0])
+	}
+	if !strings.Contains(changes[1], "cron 30 6 * * 1-5") || !strings.Contains(changes[1], "cron 30 5 * * *") {
+		t.Errorf("what changed, in the details: %q", changes[1])
 	}
 	tb.do("approve again", chromedp.Click(css(row+` [data-testid="approve-schedule"]`)))
 	// The 303 back and the live reload the commit triggers may both

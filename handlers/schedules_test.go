@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"hearth/models"
 )
 
@@ -324,9 +326,18 @@ func TestSchedulesPageQuarantineNeedsTheOwnersApproval(t *testing.T) {
 				t.Fatalf("Approve again offered = %v, want %v: %s", got, tc.approvable, must(row.Html()))
 			}
 			if tc.name == "edited" {
-				changes := row.Find(`[data-testid="schedule-changes"]`).Text()
-				if !strings.Contains(changes, "cron 0 8 * * *") || !strings.Contains(changes, "cron 0 3 * * *") {
-					t.Errorf("changes shown: %q", changes)
+				// The owner reads what changed in words; the raw diff is one tap away, for the operator.
+				changes := row.Find(`[data-testid="schedule-changes"]`)
+				raw := changes.Find(`details[data-testid="schedule-changes-detail"]`).Text()
+				shown := changes.Clone()
+				shown.Find("details").Remove()
+				words := strings.Join(strings.Fields(shown.Text()), " ")
+				if !strings.Contains(words, "Timing: every day at 08:00 (UTC) → every day at 03:00 (UTC)") ||
+					strings.Contains(words, "cron") || strings.Contains(words, "* * *") || strings.Contains(words, "timing") {
+					t.Errorf("what changed, as the owner reads it: %q", words)
+				}
+				if !strings.Contains(raw, "timing") || !strings.Contains(raw, "cron 0 8 * * *") || !strings.Contains(raw, "cron 0 3 * * *") {
+					t.Errorf("what changed, in the details: %q", raw)
 				}
 			}
 			if tc.mendFile != nil {
@@ -375,6 +386,65 @@ func must(s string, err error) string {
 		return err.Error()
 	}
 	return s
+}
+
+// outsideDetails is what the owner reads of sel without opening a details
+// element, in single spaces.
+func outsideDetails(sel *goquery.Selection) string {
+	shown := sel.Clone()
+	shown.Find("details").Remove()
+	return text(shown)
+}
+
+// TestSchedulesPageTellsAFileProblemInWords: a quarantine's reason and the
+// file's problem read in words; the raw reason, the validator's message (with
+// its cron strings) and a file mode are only in the row's Details.
+func TestSchedulesPageTellsAFileProblemInWords(t *testing.T) {
+	cases := []struct {
+		name      string
+		breakFile func(t *testing.T, p string)
+		reason    string   // the owner's words for why it was held
+		raw       []string // only inside Details
+	}{
+		{"invalid cron", func(t *testing.T, p string) {
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte("0 8 * * *"), []byte("0 99 * * *"), 1), 0o600)
+		}, "the definition file was not a valid definition", []string{"invalid", "0 99 * * *", "schedules: cron"}},
+		{"symlink", func(t *testing.T, p string) {
+			elsewhere := filepath.Join(t.TempDir(), "x.md")
+			os.Rename(p, elsewhere)
+			os.Symlink(elsewhere, p)
+		}, "the definition file was a symbolic link", []string{"symlink"}},
+		{"directory", func(t *testing.T, p string) {
+			os.Remove(p)
+			os.Mkdir(p, 0o700)
+		}, "the definition file was not a regular file", []string{"not_regular", "mode drwx"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ta := newTestApp(t, withOwner())
+			cookie := ta.login()
+			ta.mustCreateSchedule(ta.agentToken(models.ScopeSchedulesAdmin), "k", "q")
+			tc.breakFile(t, ta.definitionPath("q"))
+			ta.clock.Advance(time.Hour + time.Minute)
+			if a, err := ta.store.ClaimSchedule(context.Background(), "q", "runner"); err != nil || a.Hold != "quarantined" {
+				t.Fatalf("claim = %+v, %v", a, err)
+			}
+			row := has(t, schedulePage(t, ta, cookie).doc(t), `[data-testid="schedule"][data-id="q"]`)
+			words, details := outsideDetails(row), text(row.Find(`[data-testid="schedule-detail"]`))
+			if got := text(row.Find(`[data-testid="schedule-reason"]`)); got != tc.reason {
+				t.Errorf("reason %q, want %q", got, tc.reason)
+			}
+			for _, raw := range tc.raw {
+				if strings.Contains(words, raw) {
+					t.Errorf("the owner reads %q: %q", raw, words)
+				}
+				if !strings.Contains(details, raw) {
+					t.Errorf("Details lack %q: %q", raw, details)
+				}
+			}
+		})
+	}
 }
 
 func TestSchedulesPageCancelsAndShowsCancelledOnes(t *testing.T) {

@@ -71,18 +71,86 @@ func ruleText(v models.ScheduleView, day models.Day) string {
 		return "Rule unknown: the approved definition cannot be read."
 	}
 	if v.At != "" {
-		if at, err := time.Parse(time.RFC3339, v.At); err == nil {
-			return "once, " + when(at, day)
+		at, err := time.Parse(time.RFC3339, v.At)
+		if err != nil {
+			return "once"
 		}
-		return "once"
+		return scheduleRuleWords(at, "", time.Time{}, v.Zone, day)
 	}
-	s := cronWords(v.Cron) + " (" + zoneCity(v.Zone) + ")"
-	if v.EndAt != "" {
-		if end, err := time.Parse(time.RFC3339, v.EndAt); err == nil {
-			s += ", until " + ownerDate(end, day)
-		}
+	end, _ := time.Parse(time.RFC3339, v.EndAt) // zero when there is none
+	return scheduleRuleWords(time.Time{}, v.Cron, end, v.Zone, day)
+}
+
+// scheduleRuleWords is a schedule rule in words: a one-off instant (at) in
+// the owner's zone, else the cron expression in its own zone, until end.
+func scheduleRuleWords(at time.Time, cron string, end time.Time, zone string, day models.Day) string {
+	if !at.IsZero() {
+		return "once, " + when(at, day)
+	}
+	s := cronWords(cron) + " (" + zoneCity(zone) + ")"
+	if !end.IsZero() {
+		s += ", until " + ownerDate(end, day)
 	}
 	return s
+}
+
+// changeLine is one change of a held schedule's file as the owner reads
+// it: what changed, how it read when approved, and how the file reads now.
+type changeLine struct{ What, Was, Now string }
+
+// changeWords words a change with the row's own rule words; the raw field
+// and values stay in the operator's details.
+func changeWords(ch schedule.Change, day models.Day) changeLine {
+	switch ch.Field {
+	case "job":
+		return changeLine{"Job", ch.From.Job, ch.To.Job}
+	case "timing":
+		return changeLine{"Timing", definitionRule(ch.From, day), definitionRule(ch.To, day)}
+	case "zone":
+		return changeLine{"Time zone", zoneCity(ch.From.Rule.Location().String()), zoneCity(ch.To.Rule.Location().String())}
+	case "limits":
+		return changeLine{"Limits", limitsWords(ch.From.Limits), limitsWords(ch.To.Limits)}
+	case "notifyOnSuccess":
+		return changeLine{"Tell me when it succeeds", yesNo(ch.From.NotifyOnSuccess), yesNo(ch.To.NotifyOnSuccess)}
+	case "prompt":
+		return changeLine{"Prompt", ch.Approved, ch.File}
+	}
+	// A field this page does not know yet reads as the API gives it.
+	return changeLine{ch.Field, ch.Approved, ch.File}
+}
+
+// definitionRule is a definition's rule in words, as ruleText tells a row's.
+func definitionRule(d schedule.Definition, day models.Day) string {
+	r := d.Rule
+	return scheduleRuleWords(r.At(), r.Cron(), r.EndAt(), r.Location().String(), day)
+}
+
+// limitsWords reads a definition's limits: "at most 2 tries, 5 minutes each".
+func limitsWords(l schedule.Limits) string {
+	tries := "tries"
+	if l.MaxInvocations == 1 {
+		tries = "try"
+	}
+	return fmt.Sprintf("at most %d %s, %s each", l.MaxInvocations, tries, durationWords(l.Deadline))
+}
+
+// durationWords is a deadline in minutes when whole, else in seconds.
+func durationWords(d time.Duration) string {
+	n, unit := int64(d/time.Second), "second"
+	if d%time.Minute == 0 {
+		n, unit = int64(d/time.Minute), "minute"
+	}
+	if n != 1 {
+		unit += "s"
+	}
+	return fmt.Sprintf("%d %s", n, unit)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 var weekdayNames = []string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
@@ -195,9 +263,37 @@ func fileProblem(f *models.FileCheck) string {
 	case "not_regular":
 		return "The definition file is not a regular file."
 	case "invalid":
-		return "The definition file is not a valid definition: " + f.Detail
+		return "The definition file is not a valid definition."
 	}
-	return "The definition file cannot be read: " + f.Detail
+	return "The definition file cannot be read."
+}
+
+// quarantineWords are a recorded quarantine's reasons in words; the raw
+// reason and detail (a validator's message, a file mode) are in Details.
+var quarantineWords = map[string]string{
+	string(schedule.QuarantineChanged):    "the definition file was edited, replaced or restored since it was approved",
+	string(schedule.QuarantineSymlink):    "the definition file was a symbolic link",
+	string(schedule.QuarantineEscape):     "the definition file's path left the schedules directory",
+	string(schedule.QuarantineNotRegular): "the definition file was not a regular file",
+	string(schedule.QuarantineMissing):    "the definition file was missing",
+	string(schedule.QuarantineInvalid):    "the definition file was not a valid definition",
+	string(schedule.QuarantineUnapproved): "no approved version of it was recorded",
+}
+
+// stateReason says why a schedule is in its state, for the owner. Other
+// reasons' details are already sentences (cancelled by whom, an add that
+// could not be completed) and read as recorded.
+func stateReason(v models.ScheduleView) string {
+	switch {
+	case schedule.Status(v.State) == schedule.StatusQuarantined && quarantineWords[v.StateReason] != "":
+		return quarantineWords[v.StateReason]
+	case schedule.Status(v.State) == schedule.StatusRestorePending:
+		// The detail names the backup's time in UTC; Details keeps it.
+		return "restored from a backup; check it and approve it again"
+	case schedule.Status(v.State) == schedule.StatusExpired:
+		return "no instant is left to run"
+	}
+	return v.StateDetail
 }
 
 // needsReview says whether the page offers Approve again.

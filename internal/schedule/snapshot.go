@@ -86,6 +86,10 @@ type Change struct {
 	Field    string `json:"field"`
 	Approved string `json:"approved"`
 	File     string `json:"file"`
+	// From and To are the approved and the file's definitions, so a page
+	// can word the change for the owner; the API keeps the strings above.
+	From Definition `json:"-"`
+	To   Definition `json:"-"`
 }
 
 // Changes lists the fields of file that differ from approved, in the order
@@ -96,7 +100,7 @@ func Changes(approved, file Definition) []Change {
 	out := []Change{}
 	add := func(field, x, y string) {
 		if x != y {
-			out = append(out, Change{Field: field, Approved: x, File: y})
+			out = append(out, Change{Field: field, Approved: x, File: y, From: approved, To: file})
 		}
 	}
 	add("job", a.Job, f.Job)
@@ -109,7 +113,7 @@ func Changes(approved, file Definition) []Change {
 		if fp == a.Prompt {
 			fp += " (later lines changed)"
 		}
-		out = append(out, Change{Field: "prompt", Approved: a.Prompt, File: fp})
+		out = append(out, Change{Field: "prompt", Approved: a.Prompt, File: fp, From: approved, To: file})
 	}
 	return out
 }

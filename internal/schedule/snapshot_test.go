@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,5 +84,16 @@ func TestCopyToCopiesRegularFilesOnly(t *testing.T) {
 	empty, _, err := NewStore(t.TempDir()).CopyTo(filepath.Join(t.TempDir(), "empty"))
 	if err != nil || empty != 0 {
 		t.Errorf("CopyTo of a data dir without schedules = %d, %v", empty, err)
+	}
+}
+
+// TestChangesJSONIsFieldApprovedAndFile: the API's "changes" stay the field
+// and its two raw values; the definitions a page words them from stay out.
+func TestChangesJSONIsFieldApprovedAndFile(t *testing.T) {
+	a := mustParse(t, "morning-brief", validFile)
+	b := mustParse(t, "morning-brief", strings.Replace(validFile, `"30 6 * * *"`, `"30 7 * * *"`, 1))
+	got, err := json.Marshal(Changes(a, b))
+	if err != nil || string(got) != `[{"field":"timing","approved":"cron 30 6 * * *","file":"cron 30 7 * * *"}]` {
+		t.Errorf("JSON of Changes = %s, %v", got, err)
 	}
 }
