@@ -12,6 +12,10 @@ MIN_PERF=${MIN_PERF:-100}
 MIN_A11Y=${MIN_A11Y:-100}
 RUNS=${RUNS:-3}
 BIN=${BIN:-bin/hearth}
+# PAGES narrows the run (PAGES=/routines); KEEP names a directory that keeps
+# every run's JSON report (page-run.json) to read what blocked.
+PAGES=${PAGES:-/ /messages /routines /weight}
+KEEP=${KEEP:-}
 export CHROME_PATH=${CHROME_PATH:-/usr/bin/chromium}
 
 lhdir="$HOME/.cache/hearth/lighthouse-$LH_VERSION"
@@ -47,7 +51,7 @@ headers=$(printf '{"Cookie":"%s"}' "$cookie")
 
 fail=0
 printf '%-10s %5s %5s %5s %5s   %s\n' page perf a11y best seo "performance of each run"
-for page in / /messages /routines /weight; do
+for page in $PAGES; do
 	reports=()
 	for i in $(seq "$RUNS"); do
 		out="$work/report-$i.json"
@@ -55,6 +59,11 @@ for page in / /messages /routines /weight; do
 			--extra-headers="$headers" --chrome-flags="--headless=new --no-sandbox" >/dev/null 2>"$work/lh.log" ||
 			{ echo "lighthouse failed on $page:"; cat "$work/lh.log"; exit 1; }
 		reports+=("$out")
+		if [ -n "$KEEP" ]; then
+			mkdir -p "$KEEP"
+			name=$(printf '%s' "${page#/}" | tr '/' '_')
+			cp "$out" "$KEEP/${name:-home}-$i.json"
+		fi
 	done
 	# The median run by performance (Lighthouse's own advice for variance);
 	# accessibility, best practices and SEO do not depend on timing.
