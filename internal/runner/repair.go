@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"hearth/internal/apiclient"
 	"hearth/internal/strictjson"
 	"hearth/models"
 )
@@ -94,7 +95,7 @@ func exhaustedDetail(j runJournal) string {
 // ended, with its journalled usage. The same report again is harmless;
 // hearth unreachable is an error (the journal keeps the report for the next
 // run); any other refusal is logged and the run goes on.
-func (r *runner) reportInvocation(j runJournal, outcome string, errs []models.RefusalError) error {
+func (r *Runner) reportInvocation(j runJournal, outcome string, errs []models.RefusalError) error {
 	in := models.InvocationFinishIn{PublicationRunID: j.PubRunID, Outcome: outcome, Errors: errs}
 	if u := j.Use; u != nil {
 		in.Tokens, in.CostUSD, in.DurationMS = u.Tokens, u.CostUSD, u.DurationMS
@@ -105,7 +106,7 @@ func (r *runner) reportInvocation(j runJournal, outcome string, errs []models.Re
 		return err
 	}
 	if status >= 400 {
-		r.log.Warn("hearth did not record the invocation", "run", j.RunID, "invocation", j.Invocation, "status", status, "code", envelopeCode(body))
+		r.log.Warn("hearth did not record the invocation", "run", j.RunID, "invocation", j.Invocation, "status", status, "code", apiclient.EnvelopeCode(body))
 	}
 	return nil
 }
@@ -114,7 +115,7 @@ func (r *runner) reportInvocation(j runJournal, outcome string, errs []models.Re
 // did not take (a conflict or a refusal): the journal first, so a runner
 // stopped in between sends the same publication again, then the pending
 // file (a refused one is kept in failed/ for the owner).
-func (r *runner) retire(j *runJournal, refused bool) error {
+func (r *Runner) retire(j *runJournal, refused bool) error {
 	j.Phase, j.Use = phaseStarted, nil
 	if err := r.save(*j); err != nil {
 		return err
@@ -134,7 +135,7 @@ func renameIfPresent(from, to string) error {
 }
 
 // failInvocation ends the run after a failed invocation: journal, report, finish.
-func (r *runner) failInvocation(j runJournal, detail string) error {
+func (r *Runner) failInvocation(j runJournal, detail string) error {
 	j.Phase, j.Failure = phaseFailed, detail
 	if err := r.save(j); err != nil {
 		return err
@@ -143,7 +144,7 @@ func (r *runner) failInvocation(j runJournal, detail string) error {
 }
 
 // endFailed reports a failed invocation and its run (also on recovery).
-func (r *runner) endFailed(j runJournal) error {
+func (r *Runner) endFailed(j runJournal) error {
 	if err := r.reportInvocation(j, models.InvocationFailed, nil); err != nil {
 		return err
 	}
@@ -152,7 +153,7 @@ func (r *runner) endFailed(j runJournal) error {
 
 // leftoverUsage is what an agent stopped with the runner reported, if
 // anything: reported usage counts even when the outcome is unknown.
-func (r *runner) leftoverUsage(j runJournal) *invocationUse {
+func (r *Runner) leftoverUsage(j runJournal) *invocationUse {
 	u := readUsage(filepath.Join(r.state, "work", j.PubRunID))
 	if u.Tokens == nil && u.CostUSD == nil {
 		return nil

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 	"hearth/models"
 )
 
-// kitPrompt is the job kit's prompt for an owner's --job run without
-// --prompt-file; a job the kit does not know is a usage error naming the
-// jobs it does.
-func kitPrompt(job string) (string, error) {
+// KitPrompt is the job kit's prompt for an owner's --job run without
+// --prompt-file; a job the kit does not know is an error naming the jobs
+// it does.
+func KitPrompt(job string) (string, error) {
 	if p, ok := agent.Prompt(job); ok {
 		return p, nil
 	}
-	return "", usageError("the job kit has no prompt for %q (it has %s): pass --prompt-file", job, strings.Join(agent.Jobs(), ", "))
+	return "", fmt.Errorf("the job kit has no prompt for %q (it has %s): pass --prompt-file", job, strings.Join(agent.Jobs(), ", "))
 }
 
 // contextPath is the agent context a job's run reads: compact, unless

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"bufio"
@@ -20,21 +20,21 @@ import (
 // schema, and the last message in a file the runner reads as the
 // publication. stdout (`--json` events) is only read for usage.
 
-// codexPreset holds the preset's settings.
-type codexPreset struct {
-	bin     string // the codex executable: --codex-bin, HEARTH_CODEX_BIN, or codex on PATH
-	sandbox string // -s for the commands Codex runs: read-only unless the owner chose workspace-write
+// Codex is the preset's settings.
+type Codex struct {
+	Bin     string // the codex executable: --codex-bin, HEARTH_CODEX_BIN, or codex on PATH
+	Sandbox string // -s for the commands Codex runs: read-only unless the owner chose workspace-write
 }
 
-// Sandbox modes the preset accepts. danger-full-access is not offered: a
-// job needs to read, at most to write the life folder.
-var codexSandboxes = []string{"read-only", "workspace-write"}
+// CodexSandboxes are the sandbox modes the preset accepts. danger-full-access
+// is not offered: a job needs to read, at most to write the life folder.
+var CodexSandboxes = []string{"read-only", "workspace-write"}
 
 // args is the `codex exec` command line for one invocation. No
 // credential is ever in it: Codex finds its own login in CODEX_HOME.
-func (c *codexPreset) args(work, schemaFile, lastFile, lifeDir string) []string {
-	args := []string{"exec", "--skip-git-repo-check", "--ephemeral", "--color", "never", "-C", work, "-s", c.sandbox}
-	if c.sandbox == "workspace-write" && lifeDir != "" {
+func (c *Codex) args(work, schemaFile, lastFile, lifeDir string) []string {
+	args := []string{"exec", "--skip-git-repo-check", "--ephemeral", "--color", "never", "-C", work, "-s", c.Sandbox}
+	if c.Sandbox == "workspace-write" && lifeDir != "" {
 		args = append(args, "--add-dir", lifeDir) // the life folder, for the owner's corrections
 	}
 	return append(args, "--output-schema", schemaFile, "-o", lastFile, "--json", "-")
