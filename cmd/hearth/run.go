@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"hearth/internal/apiclient"
+	"hearth/internal/contract/schema"
 	"hearth/internal/ids"
 	"hearth/internal/runner"
 )
@@ -70,7 +71,8 @@ func cmdRun(args []string) error {
 		if err != nil {
 			return usageError("--agent codex: %v (install Codex, or pass --codex-bin)", err)
 		}
-		codex = &runner.Codex{Bin: bin, Sandbox: *codexSandbox}
+		strict, _ := schema.Committed(schema.StrictResult)
+		codex = &runner.Codex{Bin: bin, Sandbox: *codexSandbox, StrictSchema: strict, FromStrict: schema.FromStrict}
 		*agentCmd = ""
 	default:
 		return usageError("--agent %q: the one preset is codex; other agents go in --agent-cmd", *agentName)

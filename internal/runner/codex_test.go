@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"hearth/internal/apiclient"
+	"hearth/internal/contract/schema"
 )
 
 // fakeCodex is a stand-in `codex` script: it records its argv (one per
@@ -67,7 +68,7 @@ func codexRunner(t *testing.T, sandbox string) (*Runner, string) {
 		t.Fatal(err)
 	}
 	r := &Runner{state: filepath.Join(dir, "state"), codexHome: filepath.Join(dir, "codex-home"), agentDir: filepath.Join(dir, "life"),
-		codex: &Codex{Bin: bin, Sandbox: sandbox}, log: slog.New(slog.DiscardHandler)}
+		codex: codexPreset(bin, sandbox), log: slog.New(slog.DiscardHandler)}
 	if err := os.MkdirAll(filepath.Join(r.state, "work"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +76,12 @@ func codexRunner(t *testing.T, sandbox string) (*Runner, string) {
 	t.Setenv("FAKE_CODEX_REC", rec)
 	t.Setenv("HEARTH_TOKEN", "hearth_secret_token")
 	return r, rec
+}
+
+// codexPreset is the preset as `hearth run --agent codex` wires it.
+func codexPreset(bin, sandbox string) *Codex {
+	strict, _ := schema.Committed(schema.StrictResult)
+	return &Codex{Bin: bin, Sandbox: sandbox, StrictSchema: strict, FromStrict: schema.FromStrict}
 }
 
 func readRec(t *testing.T, rec, name string) string {
