@@ -14,7 +14,6 @@ import (
 	"strings"
 	"syscall"
 
-	"hearth/internal/apiclient"
 	"hearth/internal/contract/schema"
 	"hearth/internal/ids"
 	"hearth/internal/runner"
@@ -36,11 +35,7 @@ func cmdRun(args []string) error {
 	codexHome := fs.String("codex-home", os.Getenv("CODEX_HOME"), "CODEX_HOME for the agent")
 	codexBin := fs.String("codex-bin", envOr("HEARTH_CODEX_BIN", "codex"), "with --agent codex: the codex executable (HEARTH_CODEX_BIN)")
 	codexSandbox := fs.String("codex-sandbox", "read-only", "with --agent codex: the sandbox of the commands Codex runs: read-only or workspace-write (the life folder writable)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	modes := 0
@@ -84,7 +79,8 @@ func cmdRun(args []string) error {
 	if *promptFile != "" && *job == "" {
 		return usageError("--prompt-file goes with --job")
 	}
-	prompt := ""
+	var prompt string
+	var err error
 	if *promptFile != "" {
 		b, err := os.ReadFile(*promptFile)
 		if err != nil {
@@ -101,13 +97,13 @@ func cmdRun(args []string) error {
 			return err
 		}
 	}
-	base, token, err := cf.endpoint()
+	client, err := cf.client()
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	r, err := runner.New(runner.Config{Client: apiclient.New(base, token), AgentCmd: *agentCmd, AgentDir: *agentDir, CodexHome: *codexHome,
-		Codex: codex, State: filepath.Join(*dir, "runner"), Log: log, Retries: publishRetries})
+	r, err := runner.New(runner.Config{Client: client, AgentCmd: *agentCmd, AgentDir: *agentDir, CodexHome: *codexHome,
+		Codex: codex, State: filepath.Join(*dir, "runner"), Log: log})
 	if err != nil {
 		return err
 	}

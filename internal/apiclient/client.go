@@ -21,6 +21,10 @@ import (
 // uses WithTimeout.
 const DefaultTimeout = 30 * time.Second
 
+// DefaultRetries are the waits before each retry of a transient failure of
+// a write (PostRetrying's, and the runner's publication).
+var DefaultRetries = []time.Duration{500 * time.Millisecond, 2 * time.Second, 5 * time.Second}
+
 // maxAnswerBytes bounds what is read of one answer: a full agent context
 // is the largest hearth serves.
 const maxAnswerBytes = 64 << 20

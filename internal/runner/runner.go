@@ -75,14 +75,11 @@ type Config struct {
 	State     string            // DATA/runner: journals, pending results, the lock
 	Log       *slog.Logger
 	// Retries are the waits before each retry of a publication hearth did
-	// not answer (or answered 5xx/429); nil means DefaultRetries.
+	// not answer (or answered 5xx/429); nil means apiclient.DefaultRetries.
 	Retries []time.Duration
 	// WakeWait is how long each wake-up poll asks hearth to wait; 0 means WakePollWait.
 	WakeWait time.Duration
 }
-
-// DefaultRetries are the waits before each retry of a transient failure.
-var DefaultRetries = []time.Duration{500 * time.Millisecond, 2 * time.Second, 5 * time.Second}
 
 // Runner carries out runs for one `hearth run`.
 type Runner struct {
@@ -103,7 +100,7 @@ func New(cfg Config) (*Runner, error) {
 	r := &Runner{client: cfg.Client, agentCmd: cfg.AgentCmd, agentDir: cfg.AgentDir, codexHome: cfg.CodexHome, codex: cfg.Codex,
 		state: cfg.State, log: cfg.Log, retries: cfg.Retries, wakeWait: cfg.WakeWait}
 	if r.retries == nil {
-		r.retries = DefaultRetries
+		r.retries = apiclient.DefaultRetries
 	}
 	if r.wakeWait == 0 {
 		r.wakeWait = WakePollWait
