@@ -226,7 +226,10 @@ func indentJSON(raw []byte) string {
 // cut off, or cancelled.
 type TransportError struct{ Err error }
 
+// Error is the transport's own message.
 func (e *TransportError) Error() string { return e.Err.Error() }
+
+// Unwrap is the transport's error.
 func (e *TransportError) Unwrap() error { return e.Err }
 
 // DecodeError is a 2xx answer that is not the JSON the call expects.
@@ -236,7 +239,10 @@ type DecodeError struct {
 	Err    error
 }
 
+// Error says the answer was unreadable and why.
 func (e *DecodeError) Error() string { return "unreadable answer from hearth: " + e.Err.Error() }
+
+// Unwrap is the decoder's error.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Unavailable reports whether err (or an error it wraps) means hearth is
