@@ -249,6 +249,8 @@ func cmdPublish(args []string) error {
 	if len(rest) != 1 {
 		return usageError("publish: want one FILE or - for stdin")
 	}
+	// Not cf.client(): the publication is read between the URL's check and
+	// the credential's, so each failure is reported in that order.
 	base, err := cf.baseURL()
 	if err != nil {
 		return err
