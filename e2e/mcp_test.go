@@ -121,7 +121,7 @@ func mcpSession(t *testing.T, srv *server) *mcp.ClientSession {
 // committedSchema decodes one of the committed JSON Schemas the server serves.
 func committedSchema(t *testing.T, name string) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "models", "schema", name))
+	b, err := os.ReadFile(filepath.Join("..", "internal", "contract", "schema", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestMCPToolsDeclareTheResultSchemaAndAnnotations(t *testing.T) {
 		if err != nil {
 			t.Fatalf("read %s: %v", uri, err)
 		}
-		file, _ := os.ReadFile(filepath.Join("..", "models", "schema", name))
+		file, _ := os.ReadFile(filepath.Join("..", "internal", "contract", "schema", name))
 		if len(res.Contents) != 1 || res.Contents[0].Text != string(file) || res.Contents[0].MIMEType != "application/schema+json" {
 			t.Errorf("read %s: %d contents, not the committed schema", uri, len(res.Contents))
 		}

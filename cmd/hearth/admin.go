@@ -39,6 +39,16 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseFlags parses a command that takes no positional arguments: the
+// prologue of most commands.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	return noArgs(rest)
+}
+
 // openStore opens the data dir for an admin command; it never upgrades a live schema.
 func openStore(dir string) (*models.Store, error) {
 	return models.OpenExisting(context.Background(), dir, models.Options{})
@@ -50,11 +60,7 @@ func cmdOwner(args []string) error {
 	}
 	fs := flag.NewFlagSet("owner "+args[0], flag.ContinueOnError)
 	dir := dataFlag(fs)
-	rest, err := parseInterspersed(fs, args[1:])
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	store, err := openStore(*dir)
@@ -201,11 +207,7 @@ func cmdBackup(args []string) error {
 func cmdMigrate(args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	dir := dataFlag(fs)
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	from, to, err := models.Migrate(context.Background(), *dir)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,10 +11,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
+	"hearth/internal/apiclient"
 	"hearth/models"
 )
 
@@ -42,14 +41,18 @@ func (f clientFlags) baseURL() (string, error) {
 	return strings.TrimRight(*f.url, "/"), nil
 }
 
-// endpoint is --url and the credential, each checked: a client command's
-// preamble.
-func (f clientFlags) endpoint() (base, token string, err error) {
-	if base, err = f.baseURL(); err != nil {
-		return "", "", err
+// client is the client of hearth that --url and the credential name, each
+// checked in that order: every client command's preamble.
+func (f clientFlags) client() (*apiclient.Client, error) {
+	base, err := f.baseURL()
+	if err != nil {
+		return nil, err
 	}
-	token, err = f.token()
-	return base, token, err
+	token, err := f.token()
+	if err != nil {
+		return nil, err
+	}
+	return apiclient.New(base, token), nil
 }
 
 // token reads the agent token from --credential-file or HEARTH_TOKEN.
@@ -114,100 +117,19 @@ func pathError(flagName, given, path string, err error) error {
 	return fmt.Errorf("%s %s: %w", flagName, path, cause)
 }
 
-// apiEnvelope is the server's error body.
-type apiEnvelope struct {
-	Code      string          `json:"code"`
-	Message   string          `json:"message"`
-	Details   json.RawMessage `json:"details"`
-	RequestID string          `json:"requestId"`
-}
-
-// response is one HTTP exchange's outcome.
-type response struct {
-	status     int
-	body       []byte
-	retryAfter time.Duration
-}
-
-var httpClient = &http.Client{Timeout: 30 * time.Second}
-
-func do(method, url, token string, body []byte) (response, error) {
-	return doWith(context.Background(), httpClient, method, url, token, body)
-}
-
-// doWith is do with its own client (a long poll outlasts httpClient's
-// timeout) and a context that can end it.
-func doWith(ctx context.Context, client *http.Client, method, url, token string, body []byte) (response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
-	if err != nil {
-		return response{}, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return response{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return response{}, err
-	}
-	r := response{status: resp.StatusCode, body: b}
-	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
-		r.retryAfter = time.Duration(s) * time.Second
-	}
-	return r, nil
-}
-
-// transient reports whether a retry with the same bytes may succeed.
-func (r response) transient() bool {
-	return r.status >= 500 || r.status == http.StatusTooManyRequests
-}
-
-// failure turns a non-2xx response into an exit error naming the envelope code.
-func (r response) failure() error {
-	var env apiEnvelope
-	if err := json.Unmarshal(r.body, &env); err != nil || env.Code == "" {
-		return &exitError{code: exitUnavailable, err: fmt.Errorf("HTTP %d with an unreadable body", r.status)}
-	}
-	msg := fmt.Sprintf("%s: %s", env.Code, env.Message)
-	if len(env.Details) > 0 {
-		msg += "\n" + indentJSON(env.Details)
-	}
-	if env.RequestID != "" {
-		msg += "\n(request " + env.RequestID + ")"
-	}
-	code := exitRejected
-	if r.transient() {
-		code = exitUnavailable
-	}
-	return &exitError{code: code, err: errors.New(msg)}
-}
-
-func indentJSON(raw []byte) string {
-	var buf bytes.Buffer
-	if json.Indent(&buf, raw, "", "  ") != nil {
-		return string(raw)
-	}
-	return buf.String()
+// unreachable is a request hearth never answered, as the CLI says it.
+func unreachable(err error) error {
+	return fmt.Errorf("hearth unreachable: %w", err)
 }
 
 func cmdContext(args []string) error {
 	fs := flag.NewFlagSet("context", flag.ContinueOnError)
 	cf := addClientFlags(fs)
 	full := fs.Bool("full", false, "every collection in full, not the compact context (which leaves out what a cursor re-reads)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	base, token, err := cf.endpoint()
+	c, err := cf.client()
 	if err != nil {
 		return err
 	}
@@ -217,20 +139,19 @@ func cmdContext(args []string) error {
 	if *full {
 		path = "/api/agent-context"
 	}
-	r, err := do(http.MethodGet, base+path, token, nil)
+	r, err := c.Do(context.Background(), http.MethodGet, path, nil)
 	if err != nil {
-		return &exitError{code: exitUnavailable, err: fmt.Errorf("hearth unreachable: %w", err)}
+		return unreachable(err)
 	}
-	if r.status != http.StatusOK {
-		return r.failure()
+	if r.Status != http.StatusOK {
+		return r.Err()
 	}
 	var ac models.AgentContext
-	if err := json.Unmarshal(r.body, &ac); err != nil {
+	if err := json.Unmarshal(r.Body, &ac); err != nil {
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("invalid context response: %w", err)}
 	}
 	if *cf.json {
-		os.Stdout.Write(r.body)
-		fmt.Println()
+		printJSON(r.Body)
 		return nil
 	}
 	printContext(os.Stdout, ac)
@@ -318,33 +239,6 @@ func more(truncated bool) string {
 	return ""
 }
 
-// publishRetries are the waits before each retry of a transient failure.
-var publishRetries = []time.Duration{500 * time.Millisecond, 2 * time.Second, 5 * time.Second}
-
-// postRetrying POSTs body, retrying transient failures (transport errors,
-// 5xx, 429) after publishRetries with the exact same bytes, so a retry is an
-// idempotent replay. It returns the first non-transient answer, or the exit
-// error of the last failure.
-func postRetrying(url, token string, body []byte) (response, error) {
-	for attempt := 0; ; attempt++ {
-		r, err := do(http.MethodPost, url, token, body)
-		if err == nil && !r.transient() {
-			return r, nil
-		}
-		if attempt == len(publishRetries) {
-			if err != nil {
-				return response{}, &exitError{code: exitUnavailable, err: fmt.Errorf("hearth unreachable after %d attempts: %w", attempt+1, err)}
-			}
-			return response{}, r.failure()
-		}
-		wait := publishRetries[attempt]
-		if r.retryAfter > wait && r.retryAfter <= 30*time.Second {
-			wait = r.retryAfter
-		}
-		time.Sleep(wait)
-	}
-}
-
 func cmdPublish(args []string) error {
 	fs := flag.NewFlagSet("publish", flag.ContinueOnError)
 	cf := addClientFlags(fs)
@@ -355,6 +249,8 @@ func cmdPublish(args []string) error {
 	if len(rest) != 1 {
 		return usageError("publish: want one FILE or - for stdin")
 	}
+	// Not cf.client(): the publication is read between the URL's check and
+	// the credential's, so each failure is reported in that order.
 	base, err := cf.baseURL()
 	if err != nil {
 		return err
@@ -372,27 +268,27 @@ func cmdPublish(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := postRetrying(base+"/api/agent-results", token, body)
+	r, err := apiclient.New(base, token).PostRetrying(context.Background(), "/api/agent-results", body, apiclient.DefaultRetries)
 	if err != nil {
 		return err
 	}
-	if r.status != http.StatusCreated && r.status != http.StatusOK {
-		return r.failure()
+	if r.Status != http.StatusCreated && r.Status != http.StatusOK {
+		return r.Err()
 	}
 	var receipt models.PublishReceipt
-	if err := json.Unmarshal(r.body, &receipt); err != nil || receipt.RunID == "" {
-		return &exitError{code: exitUnavailable, err: fmt.Errorf("invalid receipt from hearth: %q", r.body)}
+	if err := json.Unmarshal(r.Body, &receipt); err != nil || receipt.RunID == "" {
+		return &exitError{code: exitUnavailable, err: fmt.Errorf("invalid receipt from hearth: %q", r.Body)}
 	}
 	if *cf.json {
 		out, _ := json.Marshal(struct {
 			models.PublishReceipt
 			Replayed bool `json:"replayed"`
-		}{receipt, r.status == http.StatusOK})
+		}{receipt, r.Status == http.StatusOK})
 		fmt.Println(string(out))
 		return nil
 	}
 	verb := "published"
-	if r.status == http.StatusOK {
+	if r.Status == http.StatusOK {
 		verb = "already published (replay)"
 	}
 	printf(os.Stdout, "%s %s at revision %d (%s)\n", verb, receipt.RunID, receipt.Revision, receipt.ReceivedAt.Format(time.RFC3339))

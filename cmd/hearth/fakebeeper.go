@@ -20,11 +20,7 @@ func cmdFakeBeeper(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:23373", "listen address")
 	token := fs.String("token", "fake-beeper-token", "access token the fake accepts")
 	sendDelay := fs.Duration("send-delay", 0, "hold each send's answer this long after applying it (crash tests)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", *addr)

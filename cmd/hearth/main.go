@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"hearth/internal/apiclient"
+
 	_ "time/tzdata" // IANA zones even on a machine without /usr/share/zoneinfo
 )
 
@@ -110,9 +112,18 @@ func run(args []string) int {
 			return ee.code
 		}
 		fmt.Fprintln(os.Stderr, "hearth:", termText(err.Error()))
-		return exitRejected
+		return exitCode(err)
 	}
 	return exitOK
+}
+
+// exitCode is the exit status of an error that carries none: 2 when hearth
+// was unavailable or answered unreadably (a retry may succeed), else 1.
+func exitCode(err error) int {
+	if apiclient.Unavailable(err) {
+		return exitUnavailable
+	}
+	return exitRejected
 }
 
 func envOr(key, fallback string) string {

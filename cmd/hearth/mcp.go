@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"hearth/internal/apiclient"
 	"hearth/internal/contract/schema"
 	"hearth/models"
 )
@@ -27,7 +28,7 @@ type mcpTool struct {
 	// rules checks what the schema cannot say: arguments that depend on
 	// each other. It runs after the schema check passed.
 	rules func(args mcpArgs) []argError
-	call  func(c mcpClient, args mcpArgs) (response, error)
+	call  func(c mcpClient, args mcpArgs) (apiclient.Response, error)
 }
 
 // mcpArgs are a call's arguments, checked against the tool's input schema.
@@ -89,7 +90,7 @@ var mcpTools = []mcpTool{
 			}
 			return errs
 		},
-		call: func(c mcpClient, a mcpArgs) (response, error) {
+		call: func(c mcpClient, a mcpArgs) (apiclient.Response, error) {
 			switch {
 			case a.has("collection"):
 				return c.call("GET", "/api/agent-context/"+url.PathEscape(a.str("collection"))+"?cursor="+url.QueryEscape(a.str("cursor")), nil)
@@ -108,7 +109,7 @@ var mcpTools = []mcpTool{
 			// A replay of the same runId and bytes changes nothing; a
 			// publication can retract and replace what earlier ones wrote.
 			Annotations: &mcp.ToolAnnotations{Title: "Publish a result to hearth", DestructiveHint: &trueHint, IdempotentHint: true, OpenWorldHint: &falseHint}},
-		call: func(c mcpClient, a mcpArgs) (response, error) {
+		call: func(c mcpClient, a mcpArgs) (apiclient.Response, error) {
 			path := "/api/agent-results"
 			if a.boolean("dryRun", false) {
 				path += "?dryRun=true"
@@ -121,7 +122,7 @@ var mcpTools = []mcpTool{
 			Description: "List the owner's requests (pending, and those settled in the last 14 days) from the agent context.",
 			InputSchema: objectSchema(map[string]any{"cursor": map[string]any{"type": "string", "description": "the nextCursor of the previous page"}}, nil),
 			Annotations: &mcp.ToolAnnotations{Title: "List the owner's requests", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &falseHint}},
-		call: func(c mcpClient, a mcpArgs) (response, error) {
+		call: func(c mcpClient, a mcpArgs) (apiclient.Response, error) {
 			return c.call("GET", "/api/agent-context/requests?cursor="+url.QueryEscape(a.str("cursor")), nil)
 		},
 	},
@@ -131,7 +132,7 @@ var mcpTools = []mcpTool{
 			InputSchema: observationsInputSchema(),
 			// The same batch again is answered duplicate item by item.
 			Annotations: &mcp.ToolAnnotations{Title: "Record observations in hearth", DestructiveHint: &falseHint, IdempotentHint: true, OpenWorldHint: &falseHint}},
-		call: func(c mcpClient, a mcpArgs) (response, error) {
+		call: func(c mcpClient, a mcpArgs) (apiclient.Response, error) {
 			body, _ := json.Marshal(map[string]json.RawMessage{"observations": a["observations"]})
 			return c.call("POST", "/api/observations/batch", body)
 		},
@@ -395,12 +396,12 @@ func argumentFailure(errs []argError) toolFailure {
 
 // apiFailure is a non-2xx answer from hearth as a tool error: its envelope
 // as it came, so the model can correct itself.
-func apiFailure(tool string, r response) toolFailure {
-	var env apiEnvelope
-	if json.Unmarshal(r.body, &env) != nil || env.Code == "" {
-		return toolFailure{Status: r.status, Code: "unreadable_answer", Message: fmt.Sprintf("hearth answered HTTP %d with a body that is not its error envelope: %.300q", r.status, r.body)}
+func apiFailure(tool string, r apiclient.Response) toolFailure {
+	env := r.Err().Envelope
+	if env.Code == "" {
+		return toolFailure{Status: r.Status, Code: "unreadable_answer", Message: fmt.Sprintf("hearth answered HTTP %d with a body that is not its error envelope: %.300q", r.Status, r.Body)}
 	}
-	f := toolFailure{Status: r.status, Code: env.Code, Message: env.Message, Details: env.Details, RequestID: env.RequestID}
+	f := toolFailure{Status: r.Status, Code: env.Code, Message: env.Message, Details: env.Details, RequestID: env.RequestID}
 	if tool == "publish_result" {
 		f.Argument = "result" // the body hearth read, so its JSON Pointers are into result
 	}
@@ -408,10 +409,11 @@ func apiFailure(tool string, r response) toolFailure {
 }
 
 // mcpClient calls hearth's API.
-type mcpClient struct{ base, token string }
+type mcpClient struct{ api *apiclient.Client }
 
-func (c mcpClient) call(method, path string, body []byte) (response, error) {
-	return do(method, c.base+path, c.token, body)
+// call is one request; only a transport failure is an error.
+func (c mcpClient) call(method, path string, body []byte) (apiclient.Response, error) {
+	return c.api.Do(context.Background(), method, path, body)
 }
 
 // schemaResource is the MCP resource URI of a committed schema document.
@@ -435,14 +437,14 @@ func newMCPServer(c mcpClient) *mcp.Server {
 			resp, err := t.call(c, args)
 			if err != nil {
 				// Only a transport failure: hearth did not answer.
-				return toolFailure{Code: "unavailable", Message: "hearth at " + c.base + " is unreachable: " + err.Error()}.result(), nil
+				return toolFailure{Code: "unavailable", Message: "hearth at " + c.api.Base() + " is unreachable: " + err.Error()}.result(), nil
 			}
-			if resp.status >= 400 {
+			if resp.Status >= 400 {
 				return apiFailure(t.tool.Name, resp).result(), nil
 			}
-			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(resp.body)}}}
-			if json.Valid(resp.body) {
-				res.StructuredContent = json.RawMessage(resp.body)
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(resp.Body)}}}
+			if json.Valid(resp.Body) {
+				res.StructuredContent = json.RawMessage(resp.Body)
 			}
 			return res, nil
 		})
@@ -463,20 +465,16 @@ func newMCPServer(c mcpClient) *mcp.Server {
 func cmdMCP(args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	cf := addClientFlags(fs)
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
-	base, token, err := cf.endpoint()
+	c, err := cf.client()
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := newMCPServer(mcpClient{base: base, token: token}).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	if err := newMCPServer(mcpClient{api: c}).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("mcp: %w", err)}
 	}
 	return nil

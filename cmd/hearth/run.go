@@ -1,18 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -20,68 +13,14 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
-	"golang.org/x/sys/unix"
-
-	"hearth/agent"
+	"hearth/internal/contract/schema"
 	"hearth/internal/ids"
-	"hearth/models"
+	"hearth/internal/runner"
 )
 
-// The runner drives the external agent for hearth's jobs (issue 10): it
-// claims work through the host, invokes the configured agent command, keeps
-// the result in a private file until hearth acknowledges it, and never
-// invokes the agent again for work whose outcome it does not know.
-
-// maxAgentOutput bounds what the agent may print: one publication.
-const maxAgentOutput = models.MaxBodyBytes
-
-// runJournal is what the runner writes before each step of a run, so a
-// restarted runner knows where the last one stopped.
-type runJournal struct {
-	RunID      string `json:"runId"`
-	Job        string `json:"job"`
-	Trigger    string `json:"trigger"`
-	ScheduleID string `json:"scheduleId,omitempty"`
-	Phase      string `json:"phase"` // claiming, started, invoking, publishing, failed
-	PubRunID   string `json:"publicationRunId,omitempty"`
-	Invocation int    `json:"invocation"`
-	Prompt     string `json:"prompt"` // the run's prompt; a repair adds RepairErrors to it
-	Deadline   int    `json:"deadlineSeconds"`
-	WakeLease  string `json:"wakeLease,omitempty"` // acknowledged once the run started
-	// Use is the current invocation's usage, kept from its end until hearth has it.
-	Use *invocationUse `json:"usage,omitempty"`
-	// RepairErrors are the last refused publication's errors, given to the next invocation.
-	RepairErrors []models.RefusalError `json:"repairErrors,omitempty"`
-	Failure      string                `json:"failure,omitempty"` // phase failed: why
-	// WakeReasons and WakeMarks say why a watch run was woken; the prompt carries them.
-	WakeReasons []string `json:"wakeReasons,omitempty"`
-	WakeMarks   int      `json:"wakeMarks,omitempty"`
-}
-
-// Journal phases.
-const (
-	phaseClaiming   = "claiming"   // the run is being started at the host (a schedule run claims)
-	phaseStarted    = "started"    // the host recorded the run; the agent has not been invoked
-	phaseInvoking   = "invoking"   // the agent may be running: its outcome is unknown if we stop
-	phasePublishing = "publishing" // the result is in pending/ until hearth acknowledges it
-)
-
-// runner holds one `hearth run`'s settings.
-type runner struct {
-	base, token string
-	agentCmd    string
-	agentDir    string
-	codexHome   string
-	codex       *codexPreset // set by --agent codex: the agent is `codex exec`, not agentCmd
-	state       string       // DATA/runner
-	log         *slog.Logger
-	retries     []time.Duration
-	wakeWait    time.Duration // how long each wake-up poll asks hearth to wait
-	out         []models.RunView
-}
-
+// cmdRun is `hearth run`: its flags, checked before anything runs, then
+// the runner (internal/runner) under its lock.
 func cmdRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	cf := addClientFlags(fs)
@@ -96,11 +35,7 @@ func cmdRun(args []string) error {
 	codexHome := fs.String("codex-home", os.Getenv("CODEX_HOME"), "CODEX_HOME for the agent")
 	codexBin := fs.String("codex-bin", envOr("HEARTH_CODEX_BIN", "codex"), "with --agent codex: the codex executable (HEARTH_CODEX_BIN)")
 	codexSandbox := fs.String("codex-sandbox", "read-only", "with --agent codex: the sandbox of the commands Codex runs: read-only or workspace-write (the life folder writable)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	modes := 0
@@ -112,7 +47,7 @@ func cmdRun(args []string) error {
 	if modes != 1 {
 		return usageError("say exactly one of --due, --job K, --watch")
 	}
-	var codex *codexPreset
+	var codex *runner.Codex
 	switch *agentName {
 	case "":
 		if *agentCmd == "" {
@@ -124,14 +59,15 @@ func cmdRun(args []string) error {
 		if explicit {
 			return usageError("--agent codex and --agent-cmd: say one")
 		}
-		if !slices.Contains(codexSandboxes, *codexSandbox) {
-			return usageError("--codex-sandbox %q: want one of %s", *codexSandbox, strings.Join(codexSandboxes, ", "))
+		if !slices.Contains(runner.CodexSandboxes, *codexSandbox) {
+			return usageError("--codex-sandbox %q: want one of %s", *codexSandbox, strings.Join(runner.CodexSandboxes, ", "))
 		}
 		bin, err := exec.LookPath(*codexBin)
 		if err != nil {
 			return usageError("--agent codex: %v (install Codex, or pass --codex-bin)", err)
 		}
-		codex = &codexPreset{bin: bin, sandbox: *codexSandbox}
+		strict, _ := schema.Committed(schema.StrictResult)
+		codex = &runner.Codex{Bin: bin, Sandbox: *codexSandbox, StrictSchema: strict, FromStrict: schema.FromStrict}
 		*agentCmd = ""
 	default:
 		return usageError("--agent %q: the one preset is codex; other agents go in --agent-cmd", *agentName)
@@ -143,7 +79,8 @@ func cmdRun(args []string) error {
 	if *promptFile != "" && *job == "" {
 		return usageError("--prompt-file goes with --job")
 	}
-	prompt := ""
+	var prompt string
+	var err error
 	if *promptFile != "" {
 		b, err := os.ReadFile(*promptFile)
 		if err != nil {
@@ -151,8 +88,8 @@ func cmdRun(args []string) error {
 		}
 		prompt = string(b)
 	} else if *job != "" {
-		if prompt, err = kitPrompt(*job); err != nil {
-			return err
+		if prompt, err = runner.KitPrompt(*job); err != nil {
+			return usageError("%v", err)
 		}
 	}
 	if *agentDir != "" {
@@ -160,45 +97,44 @@ func cmdRun(args []string) error {
 			return err
 		}
 	}
-	base, token, err := cf.endpoint()
+	client, err := cf.client()
 	if err != nil {
 		return err
 	}
-	r := &runner{base: base, token: token, agentCmd: *agentCmd, agentDir: *agentDir, codexHome: *codexHome, codex: codex,
-		state: filepath.Join(*dir, "runner"), log: slog.New(slog.NewTextHandler(os.Stderr, nil)), retries: publishRetries, wakeWait: wakePollWait}
-	for _, d := range []string{r.state, filepath.Join(r.state, "runs"), filepath.Join(r.state, "pending"), filepath.Join(r.state, "failed"), filepath.Join(r.state, "work")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return err
-		}
-	}
-	unlock, err := r.lock()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	r, err := runner.New(runner.Config{Client: client, AgentCmd: *agentCmd, AgentDir: *agentDir, CodexHome: *codexHome,
+		Codex: codex, State: filepath.Join(*dir, "runner"), Log: log})
 	if err != nil {
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		return err
+	}
+	unlock, err := r.Lock()
+	if err != nil {
+		if errors.Is(err, runner.ErrLocked) {
 			if *due || *watch {
-				r.log.Info("another hearth run holds the lock; nothing to do")
+				log.Info("another hearth run holds the lock; nothing to do")
 				return nil
 			}
-			return &exitError{code: exitRejected, err: errors.New("another hearth run holds the lock")}
+			return &exitError{code: exitRejected, err: err}
 		}
 		return err
 	}
 	defer unlock()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = r.recover(ctx)
+	err = r.Recover(ctx)
 	switch {
 	case err != nil:
 	case *due:
-		err = r.runDue(ctx)
+		err = r.RunDue(ctx)
 	case *job != "":
-		err = r.runJob(ctx, runJournal{Job: *job, Trigger: models.TriggerManual, Prompt: prompt})
+		err = r.RunManual(ctx, *job, prompt)
 	case *watch:
-		err = r.watch(ctx)
+		err = r.Watch(ctx)
 	}
 	if *cf.json {
-		json.NewEncoder(os.Stdout).Encode(map[string]any{"runs": append([]models.RunView{}, r.out...)})
+		json.NewEncoder(os.Stdout).Encode(map[string]any{"runs": r.Runs()})
 	} else {
-		for _, v := range r.out {
+		for _, v := range r.Runs() {
 			printf(os.Stdout, "%s %s: %s (%d invocation(s))%s\n", v.Job, v.ID, v.State, v.Invocations, detailSuffix(v.Detail))
 		}
 	}
@@ -210,588 +146,4 @@ func detailSuffix(d string) string {
 		return ""
 	}
 	return ": " + d
-}
-
-// lock takes the runner's lock so runs never overlap, on this host or in
-// another process.
-func (r *runner) lock() (func(), error) {
-	f, err := os.OpenFile(filepath.Join(r.state, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
-}
-
-// api calls the host; a transport failure or an unreadable answer is exit 2.
-func (r *runner) api(method, path string, body any, out any) (int, []byte, error) {
-	return r.apiWith(context.Background(), httpClient, method, path, body, out)
-}
-
-// apiWith is api with its own context and client, as doWith is do's.
-func (r *runner) apiWith(ctx context.Context, client *http.Client, method, path string, body any, out any) (int, []byte, error) {
-	var raw []byte
-	if body != nil {
-		raw, _ = json.Marshal(body)
-	}
-	resp, err := doWith(ctx, client, method, r.base+path, r.token, raw)
-	if err != nil {
-		return 0, nil, &exitError{code: exitUnavailable, err: fmt.Errorf("hearth is unavailable: %w", err)}
-	}
-	if resp.status >= 500 {
-		return resp.status, resp.body, resp.failure()
-	}
-	if out != nil && resp.status < 300 {
-		if err := json.Unmarshal(resp.body, out); err != nil {
-			return resp.status, resp.body, &exitError{code: exitUnavailable, err: fmt.Errorf("unreadable answer from hearth: %w", err)}
-		}
-	}
-	return resp.status, resp.body, nil
-}
-
-// get reads path into out; any answer but a 2xx is an error, so a revoked
-// token stops --due and slows --watch rather than reading as "nothing due".
-func (r *runner) get(path string, out any) error {
-	return only2xx(r.api(http.MethodGet, path, nil, out))
-}
-
-// only2xx is an api call's outcome as one error: any answer but a 2xx is one.
-func only2xx(status int, body []byte, err error) error {
-	if err == nil && status >= 300 {
-		err = response{status: status, body: body}.failure()
-	}
-	return err
-}
-
-// newRunID names a run: the job, the start time and a random tail.
-func newRunID(job string) string {
-	b := make([]byte, 3)
-	rand.Read(b)
-	id := fmt.Sprintf("%s-%s-%s", job, time.Now().UTC().Format("20060102T150405Z"), hex.EncodeToString(b))
-	if len(id) > 120 {
-		id = id[len(id)-120:]
-	}
-	return id
-}
-
-// runDue runs every due schedule once.
-func (r *runner) runDue(ctx context.Context) error {
-	var rep models.DueReport
-	if err := r.get("/api/schedules/due", &rep); err != nil {
-		return err
-	}
-	var firstErr error
-	for _, d := range rep.Due {
-		if err := r.runJob(ctx, runJournal{Job: d.Job, Trigger: models.TriggerSchedule, ScheduleID: d.ScheduleID}); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	return firstErr
-}
-
-// wakePollWait is how long each wake-up poll asks hearth to wait; the
-// client waits wakePollMargin longer, so an idle poll ends with hearth's
-// empty answer, never with the client giving up mid-poll.
-const (
-	wakePollWait   = 60 * time.Second
-	wakePollMargin = 30 * time.Second
-)
-
-// wakeAnswer is GET /api/agent-wake's answer as the runner reads it.
-type wakeAnswer struct {
-	Jobs      []models.Wake `json:"jobs"`
-	Schedules []struct {
-		ScheduleID string `json:"scheduleId"`
-		Job        string `json:"job"`
-	} `json:"schedules"`
-}
-
-// pollWake is one long poll; SIGTERM (ctx) ends it.
-func (r *runner) pollWake(ctx context.Context) (wakeAnswer, error) {
-	var wake wakeAnswer
-	client := &http.Client{Timeout: r.wakeWait + wakePollMargin}
-	path := fmt.Sprintf("/api/agent-wake?timeout=%d", int(r.wakeWait.Seconds()))
-	err := only2xx(r.apiWith(ctx, client, http.MethodGet, path, nil, &wake))
-	return wake, err
-}
-
-// watch waits on the wake-up channel and runs each job it names once. A
-// job comes leased: its run acknowledges the lease once it started, so a
-// wake-up lost before then is offered again when the lease expires.
-func (r *runner) watch(ctx context.Context) error {
-	for ctx.Err() == nil {
-		wake, err := r.pollWake(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			r.log.Warn("wake-up channel unavailable; trying again in 30 s", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(30 * time.Second):
-			}
-			continue
-		}
-		for _, j := range wake.Jobs {
-			r.log.Info("woken", "job", j.JobKey, "marks", j.Marks)
-			// The kit's prompt for the job, when it has one; the Run section says why it woke.
-			prompt, ok := agent.Prompt(j.JobKey)
-			if !ok {
-				r.log.Warn("the job kit has no prompt for this job; the agent gets the Run section only", "job", j.JobKey)
-			}
-			if err := r.runJob(ctx, runJournal{Job: j.JobKey, Trigger: models.TriggerWatch, WakeLease: j.LeaseID, Prompt: prompt,
-				WakeReasons: j.Reasons, WakeMarks: j.Marks}); err != nil {
-				r.log.Warn("run failed", "job", j.JobKey, "err", err)
-			}
-		}
-		for _, s := range wake.Schedules {
-			if err := r.runJob(ctx, runJournal{Job: s.Job, Trigger: models.TriggerSchedule, ScheduleID: s.ScheduleID}); err != nil {
-				r.log.Warn("run failed", "job", s.Job, "err", err)
-			}
-		}
-	}
-	return nil
-}
-
-// ackWake tells hearth the run that handles a leased wake-up started. A
-// failure only costs a second run once the lease expires, so it is logged
-// and the run goes on.
-func (r *runner) ackWake(j runJournal) {
-	if j.WakeLease == "" {
-		return
-	}
-	if err := only2xx(r.api(http.MethodPost, "/api/agent-wake/ack", models.WakeAck{LeaseID: j.WakeLease}, nil)); err != nil {
-		r.log.Warn("wake-up not acknowledged; it will be offered again when its lease expires", "job", j.Job, "err", err)
-	}
-}
-
-// runJob starts a run at the host (a schedule run claims its occurrence)
-// and carries it out. The journal names the run before the claim, so a
-// runner stopped around the claim starts the same run again: the host
-// answers a known runId with that run, never a second claim.
-func (r *runner) runJob(ctx context.Context, j runJournal) error {
-	j.RunID, j.Phase = newRunID(j.Job), phaseClaiming
-	if err := r.save(j); err != nil {
-		return err
-	}
-	return r.claim(ctx, j)
-}
-
-// claim starts (or starts again) the journal's run at the host, then executes it.
-func (r *runner) claim(ctx context.Context, j runJournal) error {
-	in := models.RunStartIn{RunID: j.RunID, Job: j.Job, Trigger: j.Trigger}
-	if j.ScheduleID != "" {
-		in.ScheduleID = &j.ScheduleID
-	}
-	var start models.RunStart
-	status, body, err := r.api(http.MethodPost, "/api/runs", in, &start)
-	if err != nil {
-		return err
-	}
-	if status >= 400 {
-		os.Remove(r.journalPath(j.RunID))
-		return response{status: status, body: body}.failure()
-	}
-	if !start.Admitted {
-		os.Remove(r.journalPath(j.RunID))
-		r.log.Info("run held", "job", j.Job, "schedule", j.ScheduleID, "hold", start.Hold, "reason", start.Reason)
-		return nil
-	}
-	pauseAt("claimed")
-	if j.Trigger == models.TriggerSchedule {
-		j.Prompt = start.Prompt
-	}
-	j.Phase, j.Deadline = phaseStarted, start.DeadlineSecs
-	if err := r.save(j); err != nil {
-		return err
-	}
-	return r.execute(ctx, j)
-}
-
-// pauseAt blocks forever at point when HEARTH_RUNNER_PAUSE_AT names it. It
-// is for the crash tests only: they SIGKILL the runner there.
-func pauseAt(point string) {
-	if os.Getenv("HEARTH_RUNNER_PAUSE_AT") == point {
-		fmt.Fprintln(os.Stderr, "paused at", point)
-		select {}
-	}
-}
-
-// execute invokes the agent and publishes its result, re-reading and
-// regenerating under a new runId after a revision conflict or a refusal
-// (the refusal's errors go into the next prompt), at most three
-// invocations in all. Each invocation's end is reported to hearth as soon
-// as it is known. The run has started, so its wake-up lease (if any) is
-// acknowledged first; a recovered run acknowledges it again, harmlessly.
-func (r *runner) execute(ctx context.Context, j runJournal) error {
-	r.ackWake(j)
-	for {
-		var run models.RunView
-		status, body, err := r.api(http.MethodPost, "/api/runs/"+url.PathEscape(j.RunID)+"/invocations", nil, &run)
-		if err != nil {
-			return err
-		}
-		if status >= 400 {
-			if len(j.RepairErrors) > 0 {
-				return r.finish(j, models.RunFailed, exhaustedDetail(j), nil)
-			}
-			return r.finish(j, models.RunFailed, "no further invocation: "+envelopeCode(body), nil)
-		}
-		j.Invocation, j.PubRunID, j.Phase, j.Use, j.Failure = run.Invocations, models.PublicationRunIDOf(j.RunID, run.Invocations), phaseInvoking, nil, ""
-		if err := r.save(j); err != nil {
-			return err
-		}
-		var ac struct {
-			Revision int64 `json:"revision"`
-		}
-		status, ctxBody, err := r.api(http.MethodGet, contextPath(j.Job), nil, &ac)
-		if err != nil {
-			return err
-		}
-		if status >= 400 {
-			return r.failInvocation(j, fmt.Sprintf("could not read the context (HTTP %d)", status))
-		}
-		started := time.Now()
-		inv := j
-		inv.Prompt = repairPrompt(j.Prompt, j.RepairErrors)
-		out, use, err := r.invoke(ctx, inv, ctxBody, ac.Revision)
-		took := time.Since(started)
-		j.Use = useOf(use, took)
-		if err != nil {
-			r.log.Warn("agent failed", "job", j.Job, "run", j.PubRunID, "err", err, "took", took.Round(time.Millisecond))
-			return r.failInvocation(j, "agent: "+err.Error())
-		}
-		pub, err := shapePublication(out, j.PubRunID, j.Job, ac.Revision)
-		if err != nil {
-			return r.failInvocation(j, err.Error())
-		}
-		pending := r.pendingPath(j.PubRunID)
-		if err := writePrivate(pending, pub); err != nil {
-			return err
-		}
-		j.Phase = phasePublishing
-		if err := r.save(j); err != nil {
-			return err
-		}
-		r.log.Info("agent finished", "job", j.Job, "run", j.PubRunID, "invocation", j.Invocation, "took", took.Round(time.Millisecond), "bytes", len(pub))
-		done, err := r.publish(&j, pub)
-		if err != nil || done {
-			return err
-		}
-	}
-}
-
-// agentUsage is what the agent reported it spent, if anything.
-type agentUsage struct {
-	Tokens  *int64   `json:"tokens"`
-	CostUSD *float64 `json:"costUsd"`
-}
-
-// invoke runs the agent (the command, or Codex) with the context, the
-// kit's AGENTS.md and the prompt in a private work dir, the prompt also on
-// stdin, the deadline of the run, and credentials only in its environment
-// (never hearth's token: the runner publishes, not the agent).
-func (r *runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, revision int64) ([]byte, agentUsage, error) {
-	work := filepath.Join(r.state, "work", j.PubRunID)
-	if err := os.MkdirAll(work, 0o700); err != nil {
-		return nil, agentUsage{}, err
-	}
-	defer removeWork(work)
-	ctxFile, promptFile, usageFile := filepath.Join(work, "context.json"), filepath.Join(work, "prompt.txt"), filepath.Join(work, "usage.json")
-	prompt := []byte(runPrompt(j, ctxFile, r.agentDir, revision))
-	for name, data := range map[string][]byte{ctxFile: contextJSON, promptFile: prompt, filepath.Join(work, "AGENTS.md"): agent.Instructions()} {
-		if err := writePrivate(name, data); err != nil {
-			return nil, agentUsage{}, err
-		}
-	}
-	deadline := time.Duration(j.Deadline) * time.Second
-	if deadline <= 0 || deadline > 10*time.Minute {
-		deadline = 10 * time.Minute
-	}
-	cctx, cancel := context.WithTimeout(ctx, deadline)
-	defer cancel()
-	var cmd *exec.Cmd
-	var lastFile string
-	if r.codex != nil {
-		schemaFile, last, err := codexFiles(work)
-		if err != nil {
-			return nil, agentUsage{}, err
-		}
-		lastFile = last
-		cmd = exec.CommandContext(cctx, r.codex.bin, r.codex.args(work, schemaFile, lastFile, r.agentDir)...)
-		cmd.Dir = work
-	} else {
-		cmd = exec.CommandContext(cctx, "sh", "-c", r.agentCmd)
-		cmd.Dir = r.agentDir
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	env := []string{}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HEARTH_TOKEN=") && !strings.HasPrefix(kv, "HEARTH_AGENT_CMD=") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "HEARTH_CONTEXT_FILE="+ctxFile, "HEARTH_PROMPT_FILE="+promptFile, "HEARTH_USAGE_FILE="+usageFile,
-		"HEARTH_RUN_ID="+j.PubRunID, "HEARTH_JOB="+j.Job, fmt.Sprintf("HEARTH_EXPECTED_REVISION=%d", revision))
-	if r.codexHome != "" {
-		env = append(env, "CODEX_HOME="+r.codexHome)
-	}
-	cmd.Env = env
-	cmd.Stdin = bytes.NewReader(prompt)
-	var stdout bytes.Buffer
-	stderr := &tailWriter{w: os.Stderr, n: 2048} // the agent's own log; hearth's logs never hold message contents
-	cmd.Stderr = stderr
-	if r.codex != nil {
-		// Codex's event stream holds the messages it read: never printed,
-		// kept in a private file for its usage, which a runner stopped
-		// mid-invocation reads on its next start (leftoverUsage).
-		events, err := os.OpenFile(codexEventsFile(work), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-		if err != nil {
-			return nil, agentUsage{}, err
-		}
-		defer events.Close()
-		cmd.Stdout = &limitedWriter{w: events, n: maxCodexEvents}
-	} else {
-		cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
-	}
-	err := cmd.Run()
-	use := readUsage(work)
-	switch {
-	case cctx.Err() == context.DeadlineExceeded:
-		return nil, use, fmt.Errorf("no result within the %s deadline; the agent was stopped", deadline)
-	case ctx.Err() != nil:
-		return nil, use, ctx.Err()
-	case r.codex != nil:
-		return codexOutcome(err, work, lastFile, use, stderr.lastLine())
-	case err != nil:
-		return nil, use, fmt.Errorf("exited: %v", err)
-	case stdout.Len() > maxAgentOutput:
-		return nil, use, fmt.Errorf("printed more than %d bytes", maxAgentOutput)
-	}
-	return stdout.Bytes(), use, nil
-}
-
-// limitedWriter keeps at most n bytes and discards the rest.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		l.w.Write(p[:k])
-		l.n -= k
-	}
-	return len(p), nil
-}
-
-// shapePublication stamps the agent's publication with the run's runId,
-// job and the revision its context was read at, so a retry is the same
-// bytes and a stale one is a conflict.
-func shapePublication(out []byte, runID, job string, revision int64) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.UseNumber()
-	var pub map[string]any
-	if err := dec.Decode(&pub); err != nil || pub == nil {
-		return nil, errors.New("the agent did not print a JSON object")
-	}
-	pub["runId"], pub["jobKey"], pub["expectedRevision"] = runID, job, revision
-	return json.Marshal(pub)
-}
-
-// publish sends the pending result with the same bytes until hearth
-// answers, and reports the invocation's end: true when the run ended
-// (published or refused for good), false after a revision conflict or a
-// refusal with errors (the caller invokes again; j is ready for it).
-// Unreachable hearth leaves the result pending for the next run (exit 2).
-func (r *runner) publish(j *runJournal, pub []byte) (bool, error) {
-	var resp response
-	var err error
-	for attempt := 0; ; attempt++ {
-		resp, err = do(http.MethodPost, r.base+"/api/agent-results", r.token, pub)
-		if err == nil && !resp.transient() {
-			break
-		}
-		if attempt >= len(r.retries) {
-			r.log.Warn("publication not acknowledged; kept for the next run", "run", j.PubRunID, "file", r.pendingPath(j.PubRunID))
-			if err != nil {
-				return true, &exitError{code: exitUnavailable, err: fmt.Errorf("hearth is unavailable: %w", err)}
-			}
-			return true, resp.failure()
-		}
-		time.Sleep(r.retries[attempt])
-	}
-	pauseAt("published")
-	switch {
-	case resp.status == http.StatusOK || resp.status == http.StatusCreated:
-		var rc models.PublishReceipt
-		json.Unmarshal(resp.body, &rc)
-		if err := r.reportInvocation(*j, models.InvocationPublished, nil); err != nil {
-			return true, err
-		}
-		os.Remove(r.pendingPath(j.PubRunID))
-		return true, r.finish(*j, models.RunSucceeded, "", &rc)
-	case resp.status == http.StatusConflict && envelopeCode(resp.body) == "revision_conflict":
-		r.log.Info("revision conflict: reading the context again", "run", j.PubRunID)
-		if err := r.reportInvocation(*j, models.InvocationConflict, nil); err != nil {
-			return true, err
-		}
-		j.RepairErrors = nil // the result was valid: the next one regenerates, it does not repair
-		return false, r.retire(j, false)
-	case resp.status == http.StatusUnprocessableEntity:
-		if errs := refusalErrors(resp.body); errs != nil {
-			r.log.Info("publication refused: invoking the agent again with its errors", "run", j.PubRunID, "errors", len(errs), "first", errs[0].Path)
-			if err := r.reportInvocation(*j, models.InvocationRefused, errs); err != nil {
-				return true, err
-			}
-			j.RepairErrors = errs
-			return false, r.retire(j, true)
-		}
-	}
-	if err := r.reportInvocation(*j, models.InvocationRefused, nil); err != nil {
-		return true, err
-	}
-	os.Rename(r.pendingPath(j.PubRunID), filepath.Join(r.state, "failed", j.PubRunID+".json"))
-	return true, r.finish(*j, models.RunFailed, fmt.Sprintf("hearth refused the publication: HTTP %d %s", resp.status, envelopeCode(resp.body)), nil)
-}
-
-func envelopeCode(body []byte) string {
-	var env apiEnvelope
-	json.Unmarshal(body, &env)
-	return env.Code
-}
-
-// finish reports a run's outcome and forgets its journal. Its usage is
-// hearth's sum of the invocations already reported, never the runner's memory.
-func (r *runner) finish(j runJournal, outcome, detail string, rc *models.PublishReceipt) error {
-	in := map[string]any{"outcome": outcome, "detail": truncate(detail, models.MaxReasonLen)}
-	if rc != nil {
-		in["publicationRunId"], in["publicationRevision"] = rc.RunID, rc.Revision
-	}
-	var run models.RunView
-	status, body, err := r.api(http.MethodPost, "/api/runs/"+url.PathEscape(j.RunID)+"/finish", in, &run)
-	if err != nil {
-		return err
-	}
-	if status >= 400 {
-		return response{status: status, body: body}.failure()
-	}
-	os.Remove(r.journalPath(j.RunID))
-	r.out = append(r.out, run)
-	if outcome == models.RunFailed {
-		return &exitError{code: exitRejected, err: fmt.Errorf("run %s of %s failed: %s", j.RunID, j.Job, detail)}
-	}
-	return nil
-}
-
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n])
-	}
-	return s
-}
-
-// recover finishes what the last runner left: a run that never invoked
-// the agent goes on; one stopped mid-invocation is reported unknown and
-// never rerun; a result still pending is sent again, the same bytes.
-func (r *runner) recover(ctx context.Context) error {
-	entries, err := os.ReadDir(filepath.Join(r.state, "runs"))
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(r.state, "runs", e.Name()))
-		if err != nil {
-			return err
-		}
-		var j runJournal
-		if err := json.Unmarshal(b, &j); err != nil {
-			r.log.Warn("unreadable run journal left alone", "file", e.Name())
-			continue
-		}
-		r.log.Info("recovering an interrupted run", "run", j.RunID, "phase", j.Phase)
-		switch j.Phase {
-		case phaseClaiming:
-			err = r.claim(ctx, j)
-		case phaseStarted:
-			err = r.execute(ctx, j)
-		case phaseInvoking:
-			// Usage the stopped agent already reported still counts.
-			j.Use = r.leftoverUsage(j)
-			if err = r.reportInvocation(j, models.InvocationUnknown, nil); err == nil {
-				removeWork(filepath.Join(r.state, "work", j.PubRunID))
-				err = r.finish(j, models.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil)
-			}
-		case phaseFailed:
-			err = r.endFailed(j)
-		case phasePublishing:
-			var pub []byte
-			if pub, err = os.ReadFile(r.pendingPath(j.PubRunID)); err != nil {
-				if err = r.reportInvocation(j, models.InvocationUnknown, nil); err == nil {
-					err = r.finish(j, models.RunUnknown, "the pending result is missing", nil)
-				}
-				break
-			}
-			var done bool
-			if done, err = r.publish(&j, pub); err == nil && !done {
-				err = r.execute(ctx, j)
-			}
-		}
-		if err != nil {
-			var xe *exitError
-			if errors.As(err, &xe) && xe.code == exitUnavailable {
-				return err
-			}
-			r.log.Warn("recovered run ended badly", "run", j.RunID, "err", err)
-		}
-	}
-	return nil
-}
-
-func (r *runner) journalPath(runID string) string {
-	return filepath.Join(r.state, "runs", runID+".json")
-}
-
-func (r *runner) pendingPath(pubRunID string) string {
-	return filepath.Join(r.state, "pending", pubRunID+".json")
-}
-
-// save writes the journal durably before the step it names.
-func (r *runner) save(j runJournal) error {
-	b, _ := json.Marshal(j)
-	return writePrivate(r.journalPath(j.RunID), b)
-}
-
-// writePrivate writes a 0600 file durably: a temp file, fsync, rename, fsync the dir.
-func writePrivate(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

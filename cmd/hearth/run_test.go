@@ -1,83 +1,35 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"strconv"
-	"sync"
-	"sync/atomic"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 )
 
-// syncBuffer is a log the runner writes while the test waits.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// TestIdleWatchPollsAreQuiet serves the wake-up channel as hearth does
-// when nothing is dirty (it holds each poll for the whole ?timeout= and
-// answers late by a little) and expects the runner to wait for every
-// answer: no poll abandoned, nothing logged.
-func TestIdleWatchPollsAreQuiet(t *testing.T) {
-	var polls, answered atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/agent-wake" {
-			http.NotFound(w, r)
-			return
-		}
-		polls.Add(1)
-		secs, err := strconv.ParseFloat(r.URL.Query().Get("timeout"), 64)
-		if err != nil || secs <= 0 {
-			http.Error(w, "bad timeout", http.StatusBadRequest)
-			return
-		}
-		select {
-		case <-time.After(time.Duration(secs*float64(time.Second)) + 300*time.Millisecond):
-		case <-r.Context().Done():
-			return // the runner gave up on the poll
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"jobs":[],"schedules":[],"timedOut":true}`))
-		answered.Add(1)
-	}))
-	defer srv.Close()
-	logs := &syncBuffer{}
-	r := &runner{base: srv.URL, token: "t", log: slog.New(slog.NewTextHandler(logs, nil)), wakeWait: time.Second}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.watch(ctx) }()
-	for deadline := time.Now().Add(30 * time.Second); answered.Load() < 3; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d polls, %d answered in 30 s\n%s", polls.Load(), answered.Load(), logs)
+func TestTheAgentFlagsAreCheckedBeforeAnythingRuns(t *testing.T) {
+	t.Setenv("HEARTH_CODEX_BIN", "")
+	t.Setenv("HEARTH_AGENT_CMD", "")
+	data := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--job", "daily-brief"}, "no agent: pass --agent codex"},
+		{[]string{"--job", "daily-brief", "--agent", "claude"}, "the one preset is codex"},
+		{[]string{"--job", "daily-brief", "--agent", "codex", "--agent-cmd", "true"}, "say one"},
+		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-bin", filepath.Join(data, "no-codex")}, "install Codex, or pass --codex-bin"},
+		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-sandbox", "danger-full-access"}, "read-only, workspace-write"},
+		{[]string{"--job", "weekly-digest", "--agent-cmd", "true"}, "has daily-brief, messages, requests, routine-review): pass --prompt-file"},
+	} {
+		err := cmdRun(append(c.args, "--data", data, "--url", "http://127.0.0.1:1"))
+		var xe *exitError
+		if !errors.As(err, &xe) || xe.code != exitRejected || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("hearth run %v: %v; want a usage error saying %q", c.args, err, c.want)
 		}
 	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("watch did not stop with its context (SIGTERM) during a poll")
-	}
-	if p, a := polls.Load(), answered.Load(); p-a > 1 {
-		t.Fatalf("%d polls, %d answered: the runner abandoned idle polls", p, a)
-	}
-	if out := logs.String(); out != "" {
-		t.Fatalf("idle polls logged:\n%s", out)
+	if entries, _ := os.ReadDir(data); len(entries) != 0 {
+		t.Errorf("a usage error touched the data dir: %v", entries)
 	}
 }

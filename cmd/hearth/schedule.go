@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"hearth/internal/apiclient"
 	"hearth/internal/ids"
 	"hearth/internal/schedule"
 	"hearth/models"
@@ -33,10 +35,10 @@ func cmdSchedule(args []string) error {
 	return subs[args[0]](args[1:])
 }
 
-// scheduleClient is one schedule subcommand's parsed flags and credential.
+// scheduleClient is one schedule subcommand's client of hearth and --json.
 type scheduleClient struct {
-	base, token string
-	json        bool
+	api  *apiclient.Client
+	json bool
 }
 
 // parseSchedule parses a subcommand's flags (declared on fs by the caller)
@@ -58,28 +60,24 @@ func parseSchedule(fs *flag.FlagSet, args []string, positional int) (scheduleCli
 		// It goes into the URL path, where clients and proxies may resolve "." and ".." away.
 		return scheduleClient{}, nil, usageError("%s: invalid schedule ID %q: want %s", fs.Name(), rest[0], ids.Expected)
 	}
-	base, err := cf.baseURL()
+	c, err := cf.client()
 	if err != nil {
 		return scheduleClient{}, nil, err
 	}
-	token, err := cf.token()
-	if err != nil {
-		return scheduleClient{}, nil, err
-	}
-	return scheduleClient{base: base, token: token, json: *cf.json}, rest, nil
+	return scheduleClient{api: c, json: *cf.json}, rest, nil
 }
 
 // get reads path and decodes a 200 answer into v; valid checks that the
 // answer is hearth's (otherwise exit 2).
 func (sc scheduleClient) get(path string, v any, valid func() bool) ([]byte, error) {
-	r, err := do(http.MethodGet, sc.base+path, sc.token, nil)
+	r, err := sc.api.Do(context.Background(), http.MethodGet, path, nil)
 	if err != nil {
-		return nil, &exitError{code: exitUnavailable, err: fmt.Errorf("hearth unreachable: %w", err)}
+		return nil, unreachable(err)
 	}
-	if r.status != http.StatusOK {
-		return nil, r.failure()
+	if r.Status != http.StatusOK {
+		return nil, r.Err()
 	}
-	return r.body, decodeAnswer(r.body, v, valid)
+	return r.Body, decodeAnswer(r.Body, v, valid)
 }
 
 // decodeAnswer decodes a success body; one that is not the expected JSON is
@@ -185,18 +183,18 @@ func scheduleAdd(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := postRetrying(sc.base+"/api/schedules", sc.token, body)
+	r, err := sc.api.PostRetrying(context.Background(), "/api/schedules", body, apiclient.DefaultRetries)
 	if err != nil {
 		return err
 	}
-	if r.status != http.StatusCreated && r.status != http.StatusOK {
-		return r.failure()
+	if r.Status != http.StatusCreated && r.Status != http.StatusOK {
+		return r.Err()
 	}
 	var receipt models.ScheduleReceipt
-	if err := decodeAnswer(r.body, &receipt, func() bool { return receipt.ScheduleID != "" && receipt.RequestKey == req.RequestKey }); err != nil {
+	if err := decodeAnswer(r.Body, &receipt, func() bool { return receipt.ScheduleID != "" && receipt.RequestKey == req.RequestKey }); err != nil {
 		return err
 	}
-	replayed := r.status == http.StatusOK
+	replayed := r.Status == http.StatusOK
 	if sc.json {
 		out, _ := json.Marshal(struct {
 			models.ScheduleReceipt
@@ -276,19 +274,19 @@ func scheduleCancel(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := postRetrying(sc.base+"/api/schedules/"+url.PathEscape(rest[0])+"/cancel", sc.token, nil)
+	r, err := sc.api.PostRetrying(context.Background(), "/api/schedules/"+url.PathEscape(rest[0])+"/cancel", nil, apiclient.DefaultRetries)
 	if err != nil {
 		return err
 	}
-	if r.status != http.StatusOK {
-		return r.failure()
+	if r.Status != http.StatusOK {
+		return r.Err()
 	}
 	var res models.CancelResult
-	if err := decodeAnswer(r.body, &res, func() bool { return res.ScheduleID == rest[0] && res.State == "cancelled" }); err != nil {
+	if err := decodeAnswer(r.Body, &res, func() bool { return res.ScheduleID == rest[0] && res.State == "cancelled" }); err != nil {
 		return err
 	}
 	if sc.json {
-		printJSON(r.body)
+		printJSON(r.Body)
 		return nil
 	}
 	verb := "cancelled"

@@ -41,11 +41,7 @@ func cmdServe(args []string) error {
 	owedAfter := fs.Duration("owed-after", models.OwedAfter, "how long someone else's last message waits before Messages and Home show the reply as owed")
 	observationDays := fs.Int("observation-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "consumed observations older than this many days lose their payloads, once a day (0 keeps them all)")
 	costCap := fs.Float64("daily-cost-cap", 0, "USD: scheduled and watch runs wait once the day's reported agent cost reaches it (0: no cap); runs the owner starts still go")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(rest); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	// Like every flag with an environment variable, --host replaces HEARTH_HOSTS.

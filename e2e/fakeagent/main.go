@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,6 +21,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"hearth/internal/apiclient"
 )
 
 func main() {
@@ -111,11 +114,9 @@ func interfere(revision int64) {
 	body, _ := json.Marshal(map[string]any{"runId": "interference", "jobKey": "other", "expectedRevision": revision,
 		"generatedAt": time.Now().UTC().Format(time.RFC3339), "sourceRefs": []any{}, "people": []any{}, "activities": []any{},
 		"replyDrafts": []any{}, "retractions": []any{}, "completedRequests": []any{}})
-	req, _ := http.NewRequest(http.MethodPost, os.Getenv("FAKE_AGENT_URL")+"/api/agent-results", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+os.Getenv("FAKE_AGENT_OWN_TOKEN"))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != http.StatusCreated {
+	c := apiclient.New(os.Getenv("FAKE_AGENT_URL"), os.Getenv("FAKE_AGENT_OWN_TOKEN"))
+	resp, err := c.Do(context.Background(), http.MethodPost, "/api/agent-results", body)
+	if err != nil || resp.Status != http.StatusCreated {
 		fmt.Fprintln(os.Stderr, "fakeagent: interference failed", err)
 		os.Exit(5)
 	}

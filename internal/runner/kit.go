@@ -1,21 +1,20 @@
-package main
+package runner
 
 import (
 	"fmt"
 	"strings"
 
 	"hearth/agent"
-	"hearth/models"
 )
 
-// kitPrompt is the job kit's prompt for an owner's --job run without
-// --prompt-file; a job the kit does not know is a usage error naming the
-// jobs it does.
-func kitPrompt(job string) (string, error) {
+// KitPrompt is the job kit's prompt for an owner's --job run without
+// --prompt-file; a job the kit does not know is an error naming the jobs
+// it does.
+func KitPrompt(job string) (string, error) {
 	if p, ok := agent.Prompt(job); ok {
 		return p, nil
 	}
-	return "", usageError("the job kit has no prompt for %q (it has %s): pass --prompt-file", job, strings.Join(agent.Jobs(), ", "))
+	return "", fmt.Errorf("the job kit has no prompt for %q (it has %s): pass --prompt-file", job, strings.Join(agent.Jobs(), ", "))
 }
 
 // contextPath is the agent context a job's run reads: compact, unless
@@ -30,7 +29,7 @@ func contextPath(job string) string {
 // runPrompt is the prompt the agent receives: the kit's, the schedule's
 // or the owner's prompt, then a Run section naming the job, the runId to
 // publish under, the files and, for a wake-up, why it came. Reasons are
-// job keys, chat names and counts (models.Wake), never message text.
+// job keys, chat names and counts (wake), never message text.
 func runPrompt(j runJournal, contextFile, lifeDir string, revision int64) string {
 	var b strings.Builder
 	if p := strings.TrimRight(j.Prompt, "\n"); p != "" {
@@ -42,7 +41,7 @@ func runPrompt(j runJournal, contextFile, lifeDir string, revision int64) string
 	if lifeDir != "" {
 		fmt.Fprintf(&b, "- life folder: %s\n", lifeDir)
 	}
-	if j.Trigger == models.TriggerWatch && len(j.WakeReasons) > 0 {
+	if j.Trigger == triggerWatch && len(j.WakeReasons) > 0 {
 		fmt.Fprintf(&b, "- woken by %d mark(s):\n", j.WakeMarks)
 		for _, r := range j.WakeReasons {
 			fmt.Fprintf(&b, "  - %s\n", oneLine(r))

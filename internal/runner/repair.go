@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"encoding/json"
@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"hearth/internal/apiclient"
 	"hearth/internal/strictjson"
-	"hearth/models"
 )
 
 // Repair instead of failure (issue 16): a publication hearth refuses (422
@@ -39,7 +39,7 @@ const phaseFailed = "failed"
 // repairPrompt is the prompt of an invocation after a refusal: the run's
 // prompt, then the refused publication's errors. With no errors it is the
 // run's prompt unchanged.
-func repairPrompt(base string, errs []models.RefusalError) string {
+func repairPrompt(base string, errs []RefusalError) string {
 	if len(errs) == 0 {
 		return base
 	}
@@ -55,8 +55,8 @@ func repairPrompt(base string, errs []models.RefusalError) string {
 	for _, e := range errs {
 		fmt.Fprintf(&b, "- path %s: expected %s; found %s\n", orNone(e.Path, "(the whole publication)"), orNone(e.Expected, "(not stated)"), orNone(e.Found, "(not stated)"))
 	}
-	if len(errs) == models.MaxRefusalErrors {
-		fmt.Fprintf(&b, "\nOnly the first %d errors are listed; check the rest of the publication the same way.\n", models.MaxRefusalErrors)
+	if len(errs) == maxRefusalErrors {
+		fmt.Fprintf(&b, "\nOnly the first %d errors are listed; check the rest of the publication the same way.\n", maxRefusalErrors)
 	}
 	return b.String()
 }
@@ -70,7 +70,7 @@ func orNone(s, none string) string {
 
 // refusalErrors reads a 422 answer's field errors: nil unless it is the
 // validation envelope (code invalid_result with errors).
-func refusalErrors(body []byte) []models.RefusalError {
+func refusalErrors(body []byte) []RefusalError {
 	var env struct {
 		Code    string `json:"code"`
 		Details struct {
@@ -80,7 +80,7 @@ func refusalErrors(body []byte) []models.RefusalError {
 	if json.Unmarshal(body, &env) != nil || env.Code != "invalid_result" || len(env.Details.Errors) == 0 {
 		return nil
 	}
-	return models.RefusalErrorsOf(env.Details.Errors)
+	return refusalErrorsOf(env.Details.Errors)
 }
 
 // exhaustedDetail is a run's failure when its last refusal used the budget.
@@ -94,8 +94,8 @@ func exhaustedDetail(j runJournal) string {
 // ended, with its journalled usage. The same report again is harmless;
 // hearth unreachable is an error (the journal keeps the report for the next
 // run); any other refusal is logged and the run goes on.
-func (r *runner) reportInvocation(j runJournal, outcome string, errs []models.RefusalError) error {
-	in := models.InvocationFinishIn{PublicationRunID: j.PubRunID, Outcome: outcome, Errors: errs}
+func (r *Runner) reportInvocation(j runJournal, outcome string, errs []RefusalError) error {
+	in := invocationFinishIn{PublicationRunID: j.PubRunID, Outcome: outcome, Errors: errs}
 	if u := j.Use; u != nil {
 		in.Tokens, in.CostUSD, in.DurationMS = u.Tokens, u.CostUSD, u.DurationMS
 	}
@@ -105,7 +105,7 @@ func (r *runner) reportInvocation(j runJournal, outcome string, errs []models.Re
 		return err
 	}
 	if status >= 400 {
-		r.log.Warn("hearth did not record the invocation", "run", j.RunID, "invocation", j.Invocation, "status", status, "code", envelopeCode(body))
+		r.log.Warn("hearth did not record the invocation", "run", j.RunID, "invocation", j.Invocation, "status", status, "code", apiclient.EnvelopeCode(body))
 	}
 	return nil
 }
@@ -114,7 +114,7 @@ func (r *runner) reportInvocation(j runJournal, outcome string, errs []models.Re
 // did not take (a conflict or a refusal): the journal first, so a runner
 // stopped in between sends the same publication again, then the pending
 // file (a refused one is kept in failed/ for the owner).
-func (r *runner) retire(j *runJournal, refused bool) error {
+func (r *Runner) retire(j *runJournal, refused bool) error {
 	j.Phase, j.Use = phaseStarted, nil
 	if err := r.save(*j); err != nil {
 		return err
@@ -134,7 +134,7 @@ func renameIfPresent(from, to string) error {
 }
 
 // failInvocation ends the run after a failed invocation: journal, report, finish.
-func (r *runner) failInvocation(j runJournal, detail string) error {
+func (r *Runner) failInvocation(j runJournal, detail string) error {
 	j.Phase, j.Failure = phaseFailed, detail
 	if err := r.save(j); err != nil {
 		return err
@@ -143,16 +143,16 @@ func (r *runner) failInvocation(j runJournal, detail string) error {
 }
 
 // endFailed reports a failed invocation and its run (also on recovery).
-func (r *runner) endFailed(j runJournal) error {
-	if err := r.reportInvocation(j, models.InvocationFailed, nil); err != nil {
+func (r *Runner) endFailed(j runJournal) error {
+	if err := r.reportInvocation(j, invocationFailed, nil); err != nil {
 		return err
 	}
-	return r.finish(j, models.RunFailed, j.Failure, nil)
+	return r.finish(j, runFailed, j.Failure, nil)
 }
 
 // leftoverUsage is what an agent stopped with the runner reported, if
 // anything: reported usage counts even when the outcome is unknown.
-func (r *runner) leftoverUsage(j runJournal) *invocationUse {
+func (r *Runner) leftoverUsage(j runJournal) *invocationUse {
 	u := readUsage(filepath.Join(r.state, "work", j.PubRunID))
 	if u.Tokens == nil && u.CostUSD == nil {
 		return nil

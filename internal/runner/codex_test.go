@@ -1,9 +1,8 @@
-package main
+package runner
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hearth/internal/apiclient"
+	"hearth/internal/contract/schema"
 )
 
 // fakeCodex is a stand-in `codex` script: it records its argv (one per
@@ -58,15 +60,15 @@ echo '{"type":"turn.completed","usage":{"input_tokens":1200,"cached_input_tokens
 `
 
 // codexRunner is a runner whose agent is the fake codex script.
-func codexRunner(t *testing.T, sandbox string) (*runner, string) {
+func codexRunner(t *testing.T, sandbox string) (*Runner, string) {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "codex")
 	if err := os.WriteFile(bin, []byte(fakeCodex), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{state: filepath.Join(dir, "state"), codexHome: filepath.Join(dir, "codex-home"), agentDir: filepath.Join(dir, "life"),
-		codex: &codexPreset{bin: bin, sandbox: sandbox}, log: slog.New(slog.DiscardHandler)}
+	r := &Runner{state: filepath.Join(dir, "state"), codexHome: filepath.Join(dir, "codex-home"), agentDir: filepath.Join(dir, "life"),
+		codex: codexPreset(bin, sandbox), log: slog.New(slog.DiscardHandler)}
 	if err := os.MkdirAll(filepath.Join(r.state, "work"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +76,12 @@ func codexRunner(t *testing.T, sandbox string) (*runner, string) {
 	t.Setenv("FAKE_CODEX_REC", rec)
 	t.Setenv("HEARTH_TOKEN", "hearth_secret_token")
 	return r, rec
+}
+
+// codexPreset is the preset as `hearth run --agent codex` wires it.
+func codexPreset(bin, sandbox string) *Codex {
+	strict, _ := schema.Committed(schema.StrictResult)
+	return &Codex{Bin: bin, Sandbox: sandbox, StrictSchema: strict, FromStrict: schema.FromStrict}
 }
 
 func readRec(t *testing.T, rec, name string) string {
@@ -159,7 +167,7 @@ func TestACodexFailureSaysItsExitStatusAndARefusalPublishesNothing(t *testing.T)
 
 func TestAnAgentCommandGetsThePromptOnStdin(t *testing.T) {
 	dir := t.TempDir()
-	r := &runner{state: dir, agentCmd: `cmp -s - "$HEARTH_PROMPT_FILE" && cat "$HEARTH_PROMPT_FILE" > ` + filepath.Join(dir, "seen") + ` && echo '{}'`,
+	r := &Runner{state: dir, agentCmd: `cmp -s - "$HEARTH_PROMPT_FILE" && cat "$HEARTH_PROMPT_FILE" > ` + filepath.Join(dir, "seen") + ` && echo '{}'`,
 		log: slog.New(slog.DiscardHandler)}
 	os.MkdirAll(filepath.Join(dir, "work"), 0o700)
 	j := runJournal{RunID: "x-1", PubRunID: "x-1-1", Job: "x", Trigger: "manual", Prompt: "Do x."}
@@ -168,32 +176,6 @@ func TestAnAgentCommandGetsThePromptOnStdin(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "seen")); !strings.HasPrefix(string(b), "Do x.\n\n## Run\n") {
 		t.Fatalf("prompt %q", b)
-	}
-}
-
-func TestTheAgentFlagsAreCheckedBeforeAnythingRuns(t *testing.T) {
-	t.Setenv("HEARTH_CODEX_BIN", "")
-	t.Setenv("HEARTH_AGENT_CMD", "")
-	data := t.TempDir()
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--job", "daily-brief"}, "no agent: pass --agent codex"},
-		{[]string{"--job", "daily-brief", "--agent", "claude"}, "the one preset is codex"},
-		{[]string{"--job", "daily-brief", "--agent", "codex", "--agent-cmd", "true"}, "say one"},
-		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-bin", filepath.Join(data, "no-codex")}, "install Codex, or pass --codex-bin"},
-		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-sandbox", "danger-full-access"}, "read-only, workspace-write"},
-		{[]string{"--job", "weekly-digest", "--agent-cmd", "true"}, "has daily-brief, messages, requests, routine-review): pass --prompt-file"},
-	} {
-		err := cmdRun(append(c.args, "--data", data, "--url", "http://127.0.0.1:1"))
-		var xe *exitError
-		if !errors.As(err, &xe) || xe.code != exitRejected || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("hearth run %v: %v; want a usage error saying %q", c.args, err, c.want)
-		}
-	}
-	if entries, _ := os.ReadDir(data); len(entries) != 0 {
-		t.Errorf("a usage error touched the data dir: %v", entries)
 	}
 }
 
@@ -222,7 +204,7 @@ func TestAnUnknownCodexInvocationsTokensCountOnRecoveryAndItsFilesGo(t *testing.
 		w.Write([]byte(`{}`))
 	}))
 	defer srv.Close()
-	r.base = srv.URL
+	r.client = apiclient.New(srv.URL, "")
 	os.MkdirAll(filepath.Join(r.state, "runs"), 0o700)
 	// A runner stopped mid-invocation: its journal says invoking and Codex
 	// had completed a turn; neither Codex nor the runner wrote usage.json.
@@ -259,7 +241,7 @@ func TestAnUnknownCodexInvocationsTokensCountOnRecoveryAndItsFilesGo(t *testing.
 	if err := exec.Command("cp", "-a", filepath.Join(kept, filepath.Base(work)), filepath.Join(kept, filepath.Base(work)+".codex"), filepath.Join(r.state, "work")).Run(); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.recover(context.Background()); err != nil {
+	if err := r.Recover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()

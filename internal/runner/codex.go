@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"bufio"
@@ -10,8 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"hearth/internal/contract/schema"
 )
 
 // The Codex preset (`hearth run --agent codex`) runs the real `codex exec`
@@ -20,36 +18,42 @@ import (
 // schema, and the last message in a file the runner reads as the
 // publication. stdout (`--json` events) is only read for usage.
 
-// codexPreset holds the preset's settings.
-type codexPreset struct {
-	bin     string // the codex executable: --codex-bin, HEARTH_CODEX_BIN, or codex on PATH
-	sandbox string // -s for the commands Codex runs: read-only unless the owner chose workspace-write
+// Codex is the preset's settings. The strict schema and its reader come
+// from the caller (internal/contract/schema): that package also holds the
+// schema generator, which links the store, and the runner links none.
+type Codex struct {
+	Bin     string // the codex executable: --codex-bin, HEARTH_CODEX_BIN, or codex on PATH
+	Sandbox string // -s for the commands Codex runs: read-only unless the owner chose workspace-write
+	// StrictSchema is the strict output schema Codex answers in (schema.StrictResult).
+	StrictSchema []byte
+	// FromStrict turns Codex's strict answer into a publication (schema.FromStrict).
+	FromStrict func(strict []byte) ([]byte, error)
 }
 
-// Sandbox modes the preset accepts. danger-full-access is not offered: a
-// job needs to read, at most to write the life folder.
-var codexSandboxes = []string{"read-only", "workspace-write"}
+// CodexSandboxes are the sandbox modes the preset accepts. danger-full-access
+// is not offered: a job needs to read, at most to write the life folder.
+var CodexSandboxes = []string{"read-only", "workspace-write"}
 
 // args is the `codex exec` command line for one invocation. No
 // credential is ever in it: Codex finds its own login in CODEX_HOME.
-func (c *codexPreset) args(work, schemaFile, lastFile, lifeDir string) []string {
-	args := []string{"exec", "--skip-git-repo-check", "--ephemeral", "--color", "never", "-C", work, "-s", c.sandbox}
-	if c.sandbox == "workspace-write" && lifeDir != "" {
+func (c *Codex) args(work, schemaFile, lastFile, lifeDir string) []string {
+	args := []string{"exec", "--skip-git-repo-check", "--ephemeral", "--color", "never", "-C", work, "-s", c.Sandbox}
+	if c.Sandbox == "workspace-write" && lifeDir != "" {
 		args = append(args, "--add-dir", lifeDir) // the life folder, for the owner's corrections
 	}
 	return append(args, "--output-schema", schemaFile, "-o", lastFile, "--json", "-")
 }
 
-// codexFiles writes what a Codex invocation needs beside the work dir (so
+// files writes what a Codex invocation needs beside the work dir (so
 // the agent's root holds only AGENTS.md, context.json and prompt.txt): a
 // private copy of the strict schema and the last-message file's path.
-func codexFiles(work string) (schemaFile, lastFile string, err error) {
+func (c *Codex) files(work string) (schemaFile, lastFile string, err error) {
 	dir := work + ".codex"
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", "", err
 	}
-	strict, ok := schema.Committed(schema.StrictResult)
-	if !ok {
+	strict := c.StrictSchema
+	if len(strict) == 0 {
 		return "", "", errors.New("the strict output schema is not embedded")
 	}
 	schemaFile, lastFile = filepath.Join(dir, "output-schema.json"), filepath.Join(dir, "last-message.json")
@@ -108,11 +112,11 @@ func codexEvents(stdout []byte) (tokens *int64, lastError string) {
 	return tokens, lastError
 }
 
-// codexOutcome turns a finished `codex exec` into the publication or the
+// outcome turns a finished `codex exec` into the publication or the
 // reason it failed. A non-zero exit says its status and Codex's last error
 // (from the event stream, else stderr's last line): those are Codex's and
 // the provider's words, never the owner's messages.
-func codexOutcome(runErr error, work, lastFile string, use agentUsage, stderrTail string) ([]byte, agentUsage, error) {
+func (c *Codex) outcome(runErr error, work, lastFile string, use agentUsage, stderrTail string) ([]byte, agentUsage, error) {
 	var exit *exec.ExitError
 	if errors.As(runErr, &exit) {
 		var why string
@@ -138,7 +142,7 @@ func codexOutcome(runErr error, work, lastFile string, use agentUsage, stderrTai
 	if len(out) > maxAgentOutput {
 		return nil, use, fmt.Errorf("codex's final message is over %d bytes", maxAgentOutput)
 	}
-	pub, err := schema.FromStrict(out)
+	pub, err := c.FromStrict(out)
 	if err != nil {
 		return nil, use, fmt.Errorf("codex's final message is not a publication: %v", err)
 	}
