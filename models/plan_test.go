@@ -17,7 +17,8 @@ import (
 // growingTables gain rows with every day of use; a read on a hot path that
 // scans one of them gets slower for ever. Tables of bounded size (the
 // workspace row, the one brief, the owner's people, credentials, sessions,
-// definitions, schedules, watch state, settings) may be scanned.
+// definitions, schedules, watch state, settings; backup drills, one a day
+// and read newest first) may be scanned.
 var growingTables = []string{
 	"receipts", "source_refs", "activities", "activity_states", "activity_decisions",
 	"draft_edits", "reply_drafts", "reply_actions", "measurements", "sends", "requests",

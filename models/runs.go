@@ -377,6 +377,7 @@ type RunsView struct {
 	SourcesObservedAt *time.Time
 	LastFailure       *RunView // the newest failed or unknown run after the last success
 	CostToday         float64
+	Backups           BackupHealth
 }
 
 // maxRunsShown bounds the Runs page.
@@ -423,6 +424,9 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 				v.SourcesObservedAt = &refs[0].ObservedAt.Time
 			}
 		}
+		if v.Backups, err = backupHealth(tx); err != nil {
+			return err
+		}
 		v.CostToday, err = costSince(tx, v.Day.Start)
 		return err
 	})
@@ -458,6 +462,8 @@ type RunNotice struct {
 	CapHeld bool
 	Spent   float64
 	Cap     float64
+	// BackupFailed is the newest backup drill when it failed.
+	BackupFailed *BackupDrillView
 }
 
 // HomeRunNotice reads the notice Home shows, if any.
@@ -473,6 +479,11 @@ func (s *Store) HomeRunNotice(ctx context.Context, costCap float64) (RunNotice, 
 			views[i] = r.view()
 		}
 		n.Failed = lastFailure(views)
+		backups, err := backupHealth(tx)
+		if err != nil {
+			return err
+		}
+		n.BackupFailed = backups.Failed
 		if costCap <= 0 {
 			return nil
 		}

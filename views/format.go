@@ -501,3 +501,8 @@ func activityStateWords(state string) string {
 	}
 	return state
 }
+
+// megabytes is a file size as the owner reads it: "12.3 MB", "0.4 MB".
+func megabytes(n int64) string {
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}

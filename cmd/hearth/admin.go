@@ -190,12 +190,13 @@ func cmdBackup(args []string) error {
 		return err
 	}
 	defer store.Close()
-	rep, err := store.Backup(context.Background(), rest[0])
+	d, err := store.VerifiedBackup(context.Background(), rest[0])
 	if err != nil {
 		return err
 	}
-	printf(os.Stdout, "Backed up %s to %s (integrity_check ok) and %d schedule definition files to %s.\n",
-		store.Path(), rest[0], rep.DefinitionFiles, rep.SchedulesDir)
+	rep := d.Report
+	printf(os.Stdout, "Backed up %s to %s (integrity_check ok, %d receipts match the live database) and %d schedule definition files to %s.\n",
+		store.Path(), rest[0], d.Receipts, rep.DefinitionFiles, rep.SchedulesDir)
 	for _, s := range rep.Skipped {
 		printf(os.Stderr, "hearth: not copied (not a regular file): %s\n", s)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -39,6 +40,9 @@ func cmdServe(args []string) error {
 	wakeDebounce := fs.Duration("wake-debounce", models.DefaultWakeDebounce, "new messages coalesce into one agent wake-up per window")
 	watchJob := fs.String("watch-job", models.DefaultWatchJob, "the job key new Beeper messages make dirty")
 	owedAfter := fs.Duration("owed-after", models.OwedAfter, "how long someone else's last message waits before Messages and Home show the reply as owed")
+	backupEvery := fs.Duration("backup-every", 0, "make a verified backup this often into --backup-dir (0: none; `hearth backup` from a timer is the other way)")
+	backupKeep := fs.Int("backup-keep", 14, "how many of serve's backups to keep in --backup-dir")
+	backupDir := fs.String("backup-dir", "", "where serve's backups go (default DATA/backups)")
 	observationDays := fs.Int("observation-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "consumed observations older than this many days lose their payloads, once a day (0 keeps them all)")
 	costCap := fs.Float64("daily-cost-cap", 0, "USD: scheduled and watch runs wait once the day's reported agent cost reaches it (0: no cap); runs the owner starts still go")
 	if err := parseFlags(fs, args); err != nil {
@@ -143,10 +147,18 @@ func cmdServe(args []string) error {
 			pruneEvery(tickCtx, store, time.Duration(*observationDays)*24*time.Hour, 24*time.Hour, log)
 		}
 	}()
+	backedUp := make(chan struct{})
+	go func() {
+		defer close(backedUp)
+		if *backupEvery > 0 {
+			backupEveryInterval(tickCtx, store, cmp.Or(*backupDir, filepath.Join(*dir, "backups")), *backupKeep, *backupEvery, log)
+		}
+	}()
 	defer func() {
 		stopTicker()
 		<-ticked
 		<-pruned
+		<-backedUp
 	}()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -230,6 +242,35 @@ func pruneEvery(ctx context.Context, store *models.Store, horizon, every time.Du
 			return
 		case <-tick.C:
 		}
+	}
+}
+
+// backupEveryInterval makes a verified backup every interval until ctx
+// ends; the first is due an interval after the newest drill (at once when
+// there is none), so a restart neither skips one nor takes an extra one. A
+// failed backup is recorded by the store (Home says so), logged, and tried
+// again an interval later.
+func backupEveryInterval(ctx context.Context, store *models.Store, dir string, keep int, every time.Duration, log *slog.Logger) {
+	wait := time.Duration(0)
+	if last, ok, err := store.LastBackupDrill(ctx); err != nil {
+		log.Error("backup schedule", "err", err)
+	} else if ok {
+		wait = time.Until(last.FinishedAt.Add(every))
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(max(wait, 0)):
+		}
+		if d, err := store.BackupInto(ctx, dir, keep); err != nil {
+			if ctx.Err() == nil {
+				log.Error("backup", "err", err)
+			}
+		} else {
+			log.Info("verified backup", "path", d.Path, "bytes", d.Bytes, "receipts", d.Receipts)
+		}
+		wait = every
 	}
 }
 
