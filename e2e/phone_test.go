@@ -27,6 +27,15 @@ func ownerPages(t *testing.T) []string {
 	}
 }
 
+// htmxUseJS reports whether the page has any hx- attribute and whether
+// htmx was loaded.
+const htmxUseJS = `JSON.stringify({
+  HX: Array.prototype.some.call(document.querySelectorAll('*'), function (e) {
+    return Array.prototype.some.call(e.attributes, function (a) { return a.name.indexOf('hx-') === 0; });
+  }),
+  HTMX: !!window.htmx
+})`
+
 // navGeometry is the bottom bar as the browser lays it out.
 type navGeometry struct {
 	Tops       []float64 `json:"tops"`
@@ -181,10 +190,21 @@ func TestOwnerPagesTapTargetsAtLeast44(t *testing.T) {
 	}
 	for _, page := range ownerPages(t) {
 		tb.do("open "+page, chromedp.Navigate(srv.URL+page), chromedp.WaitVisible(css(`main`)))
+		// htmx is loaded where the page has hx- attributes, and nowhere
+		// else but the Messages list (the Messages tab loads it for a
+		// conversation's draft request).
+		var scripts struct{ HX, HTMX bool }
+		raw := get(tb, "htmx use", chromedp.Evaluate[string](htmxUseJS))
+		if err := json.Unmarshal([]byte(raw), &scripts); err != nil {
+			t.Fatal(err)
+		}
+		if scripts.HX && !scripts.HTMX || !scripts.HX && scripts.HTMX && page != "/messages" {
+			t.Errorf("%s: hx- attributes %v but htmx loaded %v", page, scripts.HX, scripts.HTMX)
+		}
 		// Open every details element, so what sits behind one is measured too.
 		tb.do("open details", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('details').forEach(function(d){ d.open = true; })`))
 		var got struct{ Small, Exempt []string }
-		raw := get(tb, "tap targets", chromedp.Evaluate[string](tapTargetsJS))
+		raw = get(tb, "tap targets", chromedp.Evaluate[string](tapTargetsJS))
 		if err := json.Unmarshal([]byte(raw), &got); err != nil {
 			t.Fatal(err)
 		}

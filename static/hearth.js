@@ -88,7 +88,7 @@
         replacement.replaceWith(node);
       });
       current.replaceWith(fresh);
-      htmx.process(fresh);
+      if (window.htmx) htmx.process(fresh);
       document.dispatchEvent(new CustomEvent("hearth:refreshed", { detail: { revision: Number(fresh.dataset.revision) } }));
     })();
     try {
