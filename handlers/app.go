@@ -15,9 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/compress"
 
 	"hearth/models"
 	"hearth/views"
@@ -115,10 +113,7 @@ func New(store Store, cfg Config) *fiber.App {
 	})
 	// The Host check comes before identify, so a misdirected request never
 	// reaches the database or an identity.
-	app.Use(s.requestID, s.logRequest, securityHeaders, noStore, s.checkHost, compress.New(compress.Config{
-		// A compressed stream would be buffered: /events must flush per event.
-		Next: func(c *fiber.Ctx) bool { return c.Path() == "/events" },
-	}), s.identify)
+	app.Use(s.requestID, s.logRequest, securityHeaders, noStore, s.checkHost, compressOthers(), s.identify)
 
 	app.Get("/healthz", s.health)
 	app.Get("/static/:name", serveStatic)
@@ -327,17 +322,15 @@ func (s *Server) renderNotSaved(c *fiber.Ctx, err error, back string, entered ..
 			msgs = append(msgs, "You entered: "+e)
 		}
 	}
-	return s.renderFormError(c, fiber.StatusServiceUnavailable, views.FormError("Not saved", msgs, back))
+	return s.render(c, fiber.StatusServiceUnavailable, formError("Not saved", msgs, back))
 }
 
-// renderFormError shows a refused form's page; htmx is told to show it in
-// place of the page, not inside the form it swapped.
-func (s *Server) renderFormError(c *fiber.Ctx, status int, page templ.Component) error {
-	if isHTMX(c) {
-		c.Set("HX-Retarget", "body")
-		c.Set("HX-Reswap", "innerHTML")
-	}
-	return s.render(c, status, page)
+// formError is a refused form's page; htmx shows it in place of the page,
+// not inside the form it swapped.
+func formError(title string, msgs []string, back string) view {
+	v := viewOf(views.FormError(title, msgs, back))
+	v.wholeBody = true
+	return v
 }
 
 // backPath is where a failed form's page leads back to: the form's own

@@ -133,7 +133,7 @@ func rowPageURL(id string, expand bool) string {
 // renderRow renders one row fragment (htmx) or, for a plain form post, the
 // whole Home page with that row open, both with status.
 func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowState) error {
-	if !isHTMX(c) {
+	return s.render(c, status, view{page: func() (templ.Component, error) {
 		open := openSet(c)
 		open[id] = true
 		// A step is shown inside its routine: open that too.
@@ -142,30 +142,31 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 		}
 		d, err := s.homeData(c, open, newRequestID())
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// The message and the entered value go back into the row's form.
 		if st.Error != "" {
 			d.Failure = &views.RowFailure{ID: id, Error: st.Error, Input: st.Input, Field: st.Field}
 		}
-		return s.render(c, status, views.Home(d))
-	}
-	row, day, err := s.store.HomeRow(c.UserContext(), id)
-	if errors.Is(err, models.ErrNotFound) {
-		return s.notFound(c, "no such activity")
-	}
-	if err != nil {
-		return err
-	}
-	st.Now, st.Day = s.store.Now(), day
-	if st.Expanded {
-		// Its steps' links (without JavaScript) then keep it open.
-		if st.Open == nil {
-			st.Open = map[string]bool{}
+		return views.Home(d), nil
+	}, fragment: func() (templ.Component, error) {
+		row, day, err := s.store.HomeRow(c.UserContext(), id)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, s.notFound(c, "no such activity")
 		}
-		st.Open[id] = true
-	}
-	return s.render(c, status, views.Row(row, st))
+		if err != nil {
+			return nil, err
+		}
+		st.Now, st.Day = s.store.Now(), day
+		if st.Expanded {
+			// Its steps' links (without JavaScript) then keep it open.
+			if st.Open == nil {
+				st.Open = map[string]bool{}
+			}
+			st.Open[id] = true
+		}
+		return views.Row(row, st), nil
+	}})
 }
 
 // afterAction answers a successful owner action: the updated row for htmx,
@@ -272,7 +273,7 @@ func (s *Server) notFound(c *fiber.Ctx, message string) error {
 	if isHTMX(c) {
 		return apiError(c, fiber.StatusNotFound, "not_found", message, nil)
 	}
-	return s.renderFormError(c, fiber.StatusNotFound, views.FormError("Not found", []string{sentence(message)}, "/"))
+	return s.render(c, fiber.StatusNotFound, formError("Not found", []string{sentence(message)}, "/"))
 }
 
 // stateForm is the owner's decision on an activity.
@@ -418,7 +419,7 @@ func (s *Server) renderPeople(c *fiber.Ctx, status int, personID string, refused
 			}
 		}
 	}
-	return s.render(c, status, views.People(views.PeopleData{Now: s.store.Now(), Revision: rev, People: cards}))
+	return s.render(c, status, viewOf(views.People(views.PeopleData{Now: s.store.Now(), Revision: rev, People: cards})))
 }
 
 // newRequestID is rendered into a request form, so a double submit is one request.

@@ -87,7 +87,7 @@ func beeperProblem(err error) string {
 func (s *Server) needBeeper(c *fiber.Ctx) error {
 	if s.cfg.Beeper == nil {
 		// An owner page: the owner reads a page, never the API's envelope.
-		return s.renderFormError(c, fiber.StatusServiceUnavailable, views.FormError("Messages are not connected",
+		return s.render(c, fiber.StatusServiceUnavailable, formError("Messages are not connected",
 			[]string{"No Beeper is configured: start hearth serve with --beeper-url (or BEEPER_BASE_URL)."}, "/"))
 	}
 	return c.Next()
@@ -128,8 +128,8 @@ func (s *Server) renderMessages(c *fiber.Ctx, status int, refused views.ChatRefu
 	if derr != nil {
 		return derr
 	}
-	return s.render(c, status, views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
-		Beeper: state, Watch: watch, Owed: owed, Day: day, Refused: refused}))
+	return s.render(c, status, viewOf(views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
+		Beeper: state, Watch: watch, Owed: owed, Day: day, Refused: refused})))
 }
 
 func (s *Server) showConversation(c *fiber.Ctx) error {
@@ -189,7 +189,7 @@ func (s *Server) conversationPage(c *fiber.Ctx, status int, chatID string, probl
 		return err
 	}
 	d.Asked = chatRequests(reqs, chatID)
-	return s.render(c, status, views.Conversation(d))
+	return s.render(c, status, viewOf(views.Conversation(d)))
 }
 
 // chatRequests are the reply-draft requests about chatID.
@@ -343,7 +343,7 @@ func (s *Server) renderReview(c *fiber.Ctx, status int, chatID string, draft mod
 			d.ReplyTo = &m
 		}
 	}
-	return s.render(c, status, views.Review(d))
+	return s.render(c, status, viewOf(views.Review(d)))
 }
 
 // sendForm is the confirmation rendered by the review screen (DESIGN §7).
@@ -435,7 +435,7 @@ func (s *Server) renderSendResult(c *fiber.Ctx, status int, chatID string, d vie
 	if d.Day, err = s.store.Today(c.UserContext()); err != nil {
 		return err
 	}
-	return s.render(c, status, views.SendResult(d))
+	return s.render(c, status, viewOf(views.SendResult(d)))
 }
 
 // handOffForm is an editor (a draft's, or the composer's) handed to Beeper.
@@ -509,7 +509,7 @@ func (s *Server) decideReply(c *fiber.Ctx, decide func(context.Context, models.C
 		return s.renderMessages(c, fiber.StatusUnprocessableEntity, views.ChatRefusal{ChatID: chatID, Message: fe.Message, Input: f.Until})
 	case errors.Is(err, models.ErrInvalidInput):
 		msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "models: "), ": "+models.ErrInvalidInput.Error())
-		return s.render(c, fiber.StatusUnprocessableEntity, views.FormError("Not saved", []string{msg}, back))
+		return s.render(c, fiber.StatusUnprocessableEntity, viewOf(views.FormError("Not saved", []string{msg}, back)))
 	case err != nil:
 		return s.renderNotSaved(c, err, back, f.Until)
 	}
@@ -536,5 +536,5 @@ func (s *Server) personCard(c *fiber.Ctx, drafts []models.ChatDraft) (*views.Per
 // not carry out with a page saying why and leading back to the chat:
 // never the API's JSON envelope.
 func (s *Server) refusedPage(c *fiber.Ctx, status int, title, message, chatID string) error {
-	return s.renderFormError(c, status, views.FormError(title, []string{message}, "/messages/"+url.PathEscape(chatID)))
+	return s.render(c, status, formError(title, []string{message}, "/messages/"+url.PathEscape(chatID)))
 }

@@ -113,9 +113,9 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return s.render(c, fiber.StatusUnprocessableEntity, views.DraftRequestForm(views.AskData{ChatID: f.EntityID,
+		return s.render(c, fiber.StatusUnprocessableEntity, viewOf(views.DraftRequestForm(views.AskData{ChatID: f.EntityID,
 			ChatTitle: cmp.Or(strings.TrimSpace(f.EntityName), f.EntityID), SourceRevision: f.SourceRevision, RequestID: f.RequestID,
-			Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Refused: askRefusal(f, invalid)}))
+			Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Refused: askRefusal(f, invalid)})))
 	case errors.As(err, &invalid) && f.Kind == models.RequestReplyDraft && f.EntityID != "" && s.cfg.Beeper != nil:
 		// A conversation's Ask form: the conversation again, the text in it.
 		return s.conversationPage(c, fiber.StatusUnprocessableEntity, f.EntityID, nil, askRefusal(f, invalid))
@@ -124,9 +124,9 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 		for i, e := range invalid.Errors {
 			msgs[i] = fieldSentence(e)
 		}
-		return s.renderFormError(c, fiber.StatusUnprocessableEntity, views.FormError("Your request was not sent", msgs, safePath(f.Return)))
+		return s.render(c, fiber.StatusUnprocessableEntity, formError("Your request was not sent", msgs, safePath(f.Return)))
 	case errors.Is(err, models.ErrIdempotencyConflict):
-		return s.renderFormError(c, fiber.StatusConflict, views.FormError("This form was already sent with other words", nil, safePath(f.Return)))
+		return s.render(c, fiber.StatusConflict, formError("This form was already sent with other words", nil, safePath(f.Return)))
 	case err != nil:
 		return s.renderNotSaved(c, err, safePath(f.Return), f.Text, f.Value)
 	}
@@ -136,8 +136,8 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return s.render(c, fiber.StatusOK, views.DraftRequestForm(views.AskData{ChatID: f.EntityID, ChatTitle: cmp.Or(strings.TrimSpace(f.EntityName), f.EntityID),
-			SourceRevision: f.SourceRevision, RequestID: newRequestID(), Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Confirmed: &req}))
+		return s.render(c, fiber.StatusOK, viewOf(views.DraftRequestForm(views.AskData{ChatID: f.EntityID, ChatTitle: cmp.Or(strings.TrimSpace(f.EntityName), f.EntityID),
+			SourceRevision: f.SourceRevision, RequestID: newRequestID(), Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Confirmed: &req})))
 	}
 	return c.Redirect(safePath(f.Return), fiber.StatusSeeOther)
 }
@@ -169,7 +169,7 @@ func (s *Server) renderAskRefused(c *fiber.Ctx, text string, invalid *models.Val
 		}
 	}
 	d.Ask = views.AskState{Text: text, Error: msg}
-	return s.render(c, fiber.StatusUnprocessableEntity, views.Home(d))
+	return s.render(c, fiber.StatusUnprocessableEntity, viewOf(views.Home(d)))
 }
 
 // askRefusal is a refused request form as the owner reads it: one message,
@@ -201,7 +201,7 @@ func askRefusal(f requestForm, invalid *models.ValidationError) views.AskState {
 // unreadableForm answers an owner form hearth could not parse with a page
 // (400), never the API's JSON envelope.
 func (s *Server) unreadableForm(c *fiber.Ctx) error {
-	return s.renderFormError(c, fiber.StatusBadRequest, views.FormError("Not sent", []string{"This form could not be read: go back and try again."}, backPath(c)))
+	return s.render(c, fiber.StatusBadRequest, formError("Not sent", []string{"This form could not be read: go back and try again."}, backPath(c)))
 }
 
 // fieldSentence is a validation error of a field the owner cannot type (or

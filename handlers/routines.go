@@ -107,7 +107,7 @@ func (s *Server) renderRoutines(c *fiber.Ctx, status int, problem *views.FormPro
 		return err
 	}
 	// A refused form's page is rendered for this response alone.
-	return s.renderGzip(c, status, views.Routines(views.RoutinesData{View: v, RequestIDs: proposalIDs(v, newRequestID), Problem: problem}))
+	return s.render(c, status, viewOf(views.Routines(views.RoutinesData{View: v, RequestIDs: proposalIDs(v, newRequestID), Problem: problem})))
 }
 
 // pathParam is a path parameter, unescaped (chat and routine IDs may arrive escaped).

@@ -134,7 +134,7 @@ func (s *Server) showRuns(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, fiber.StatusOK, views.Runs(views.RunsData{Now: s.store.Now(), Revision: rev, Runs: v, CostCap: s.cfg.DailyCostCap, Day: day}))
+	return s.render(c, fiber.StatusOK, viewOf(views.Runs(views.RunsData{Now: s.store.Now(), Revision: rev, Runs: v, CostCap: s.cfg.DailyCostCap, Day: day})))
 }
 
 // resolveRunForm is the owner's "I looked at it" on an unknown run.

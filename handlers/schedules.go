@@ -150,7 +150,7 @@ func (s *Server) renderSchedules(c *fiber.Ctx, status int, refused views.Schedul
 	if err != nil {
 		return err
 	}
-	return s.render(c, status, views.Schedules(views.SchedulesData{Now: s.store.Now(), Revision: rev, List: list, Day: day, Refused: refused}))
+	return s.render(c, status, viewOf(views.Schedules(views.SchedulesData{Now: s.store.Now(), Revision: rev, List: list, Day: day, Refused: refused})))
 }
 
 // scheduleAnchor is the page address of one schedule.

@@ -69,8 +69,5 @@ func (s *Server) renderLive(c *fiber.Ctx, status int, open map[string]bool, noti
 		return err
 	}
 	d.Notice = notice
-	if isHTMX(c) {
-		return s.render(c, status, views.Live(d))
-	}
-	return s.render(c, status, views.Home(d))
+	return s.render(c, status, pageOrFragment(views.Home(d), views.Live(d)))
 }

@@ -45,7 +45,7 @@ func (s *Server) renderWeight(c *fiber.Ctx, status int, form views.WeightForm) e
 // renderWeightOf renders the weight page from history already read (a
 // refused form changed nothing since).
 func (s *Server) renderWeightOf(c *fiber.Ctx, status int, d models.WeightData, form views.WeightForm) error {
-	return s.render(c, status, views.Weight(views.WeightPage{Data: d, Now: s.store.Now(), Form: form}))
+	return s.render(c, status, viewOf(views.Weight(views.WeightPage{Data: d, Now: s.store.Now(), Form: form})))
 }
 
 // saveWeightGoal sets or clears the owner's weight goal, in the page's unit.
