@@ -26,23 +26,12 @@ type requestsStore interface {
 // createRequest is POST /api/agent-requests: the owner asks the agent for
 // something. Stored before it is acknowledged; an identical replay is 200.
 func (s *Server) createRequest(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	req, created, err := s.store.CreateRequest(c.UserContext(), body)
-	if done, rerr := refusal(c, err, "invalid_request", "the request was rejected; nothing was stored",
-		"this requestId was already used with different content"); done {
-		return rerr
-	}
-	if err != nil {
-		return err
-	}
-	status := fiber.StatusOK
-	if created {
-		status = fiber.StatusCreated
-	}
-	return c.Status(status).JSON(req)
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the request was rejected; nothing was stored",
+		conflictMessage: "this requestId was already used with different content"},
+		func(body []byte) (models.RequestView, int, error) {
+			req, created, err := s.store.CreateRequest(c.UserContext(), body)
+			return req, createdOr200(created), err
+		})
 }
 
 // cancelRequest is POST /api/agent-requests/:id/cancel, while pending.

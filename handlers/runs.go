@@ -25,26 +25,15 @@ type runsStore interface {
 // claims its occurrence); 201 with the run, or 200 with admitted false and
 // why it was held.
 func (s *Server) startRun(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	in, err := models.DecodeRunStart(body)
-	if err == nil {
-		var start models.RunStart
-		start, err = s.store.StartRun(c.UserContext(), identityOf(c).agent.ID, in, s.cfg.DailyCostCap)
-		if err == nil {
-			status := fiber.StatusOK
-			if start.Admitted {
-				status = fiber.StatusCreated
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the run was refused", refuse: runError},
+		func(body []byte) (models.RunStart, int, error) {
+			in, err := models.DecodeRunStart(body)
+			if err != nil {
+				return models.RunStart{}, 0, err
 			}
-			return c.Status(status).JSON(start)
-		}
-	}
-	if done, rerr := refusal(c, err, "invalid_request", "the run was refused", ""); done {
-		return rerr
-	}
-	return s.runError(c, err)
+			start, err := s.store.StartRun(c.UserContext(), identityOf(c).agent.ID, in, s.cfg.DailyCostCap)
+			return start, createdOr200(start.Admitted), err
+		})
 }
 
 // startInvocation is POST /api/runs/:id/invocations: one more agent
@@ -52,7 +41,7 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 func (s *Server) startInvocation(c *fiber.Ctx) error {
 	run, err := s.store.StartInvocation(c.UserContext(), identityOf(c).agent.ID, c.Params("id"))
 	if err != nil {
-		return s.runError(c, err)
+		return runError(c, err)
 	}
 	return c.JSON(run)
 }
@@ -65,45 +54,33 @@ func (s *Server) finishInvocation(c *fiber.Ctx) error {
 	if err != nil {
 		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "the invocation is a number from 1", nil)
 	}
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	in, err := models.DecodeInvocationFinish(body)
-	if err == nil {
-		var inv models.InvocationView
-		if inv, err = s.store.FinishInvocation(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), n, in); err == nil {
-			return c.JSON(inv)
-		}
-	}
-	if done, rerr := refusal(c, err, "invalid_request", "the invocation report was refused",
-		"this invocation was reported with a different outcome or usage"); done {
-		return rerr
-	}
-	return s.runError(c, err)
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the invocation report was refused",
+		conflictMessage: "this invocation was reported with a different outcome or usage", refuse: runError},
+		func(body []byte) (models.InvocationView, int, error) {
+			in, err := models.DecodeInvocationFinish(body)
+			if err != nil {
+				return models.InvocationView{}, 0, err
+			}
+			inv, err := s.store.FinishInvocation(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), n, in)
+			return inv, fiber.StatusOK, err
+		})
 }
 
 // finishRun is POST /api/runs/:id/finish.
 func (s *Server) finishRun(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	in, err := models.DecodeRunFinish(body)
-	if err == nil {
-		var run models.RunView
-		if run, err = s.store.FinishRun(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), in); err == nil {
-			return c.JSON(run)
-		}
-	}
-	if done, rerr := refusal(c, err, "invalid_request", "the outcome was refused", ""); done {
-		return rerr
-	}
-	return s.runError(c, err)
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the outcome was refused", refuse: runError},
+		func(body []byte) (models.RunView, int, error) {
+			in, err := models.DecodeRunFinish(body)
+			if err != nil {
+				return models.RunView{}, 0, err
+			}
+			run, err := s.store.FinishRun(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), in)
+			return run, fiber.StatusOK, err
+		})
 }
 
 // runError maps the run services' refusals.
-func (s *Server) runError(c *fiber.Ctx, err error) error {
+func runError(c *fiber.Ctx, err error) error {
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return apiError(c, fiber.StatusNotFound, "not_found", "no such run or schedule of this runner", nil)

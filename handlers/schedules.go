@@ -37,28 +37,22 @@ func (s *Server) listSchedules(c *fiber.Ctx) error {
 // createSchedule is POST /api/schedules: 201 with the receipt, 200 with the
 // original receipt for a replay of the same requestKey and body.
 func (s *Server) createSchedule(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	receipt, created, err := s.store.CreateSchedule(c.UserContext(), actorOf(c), body)
-	if done, rerr := refusal(c, err, "invalid_request", "the schedule was refused; nothing was stored",
-		"this requestKey was already used with a different body; use a new requestKey for a new schedule"); done {
-		return rerr
-	}
-	var exists *models.ScheduleExistsError
-	switch {
-	case errors.As(err, &exists):
-		return apiError(c, fiber.StatusConflict, "schedule_exists", exists.Error(), fiber.Map{"scheduleId": exists.ID, "state": exists.State})
-	case err != nil:
-		return err
-	}
-	status := fiber.StatusOK
-	if created {
-		status = fiber.StatusCreated
-	}
-	return c.Status(status).JSON(receipt)
+	return apiWrite(c, createScheduleSpec, func(body []byte) (models.ScheduleReceipt, int, error) {
+		receipt, created, err := s.store.CreateSchedule(c.UserContext(), actorOf(c), body)
+		return receipt, createdOr200(created), err
+	})
 }
+
+// createScheduleSpec answers a new schedule's refusals.
+var createScheduleSpec = writeSpec{invalidCode: "invalid_request", invalidMessage: "the schedule was refused; nothing was stored",
+	conflictMessage: "this requestKey was already used with a different body; use a new requestKey for a new schedule",
+	refuse: func(c *fiber.Ctx, err error) error {
+		var exists *models.ScheduleExistsError
+		if errors.As(err, &exists) {
+			return apiError(c, fiber.StatusConflict, "schedule_exists", exists.Error(), fiber.Map{"scheduleId": exists.ID, "state": exists.State})
+		}
+		return err
+	}}
 
 // cancelSchedule is POST /api/schedules/:id/cancel: idempotent; it reports
 // a running attempt rather than claim to stop it.
