@@ -22,6 +22,12 @@ type agentStore interface {
 	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
 }
 
+// agentHandlers answer the agent's context reads and publications.
+type agentHandlers struct {
+	*Server
+	store agentStore
+}
+
 // envelope is every API error body (DESIGN §4).
 type envelope struct {
 	Code      string `json:"code"`
@@ -34,7 +40,7 @@ func apiError(c *fiber.Ctx, status int, code, message string, details any) error
 	return c.Status(status).JSON(envelope{Code: code, Message: message, Details: details, RequestID: requestIDOf(c)})
 }
 
-func (s *Server) agentContext(c *fiber.Ctx) error {
+func (s *agentHandlers) agentContext(c *fiber.Ctx) error {
 	read := s.store.AgentContext
 	switch c.Query("compact") {
 	case "", "false":
@@ -50,7 +56,7 @@ func (s *Server) agentContext(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) agentContextPage(c *fiber.Ctx) error {
+func (s *agentHandlers) agentContextPage(c *fiber.Ctx) error {
 	page, err := s.store.ContextPage(c.UserContext(), c.Params("collection"), c.Query("cursor"))
 	var stale *models.StaleCursorError
 	switch {
@@ -168,7 +174,7 @@ var publishSpec = writeSpec{invalidCode: "invalid_result",
 		return err
 	}}
 
-func (s *Server) publishResult(c *fiber.Ctx) error {
+func (s *agentHandlers) publishResult(c *fiber.Ctx) error {
 	body, ok, err := jsonBody(c)
 	if !ok {
 		return err
@@ -188,7 +194,7 @@ func (s *Server) publishResult(c *fiber.Ctx) error {
 
 // dryRunResult validates a publication fully and answers what it would
 // change, writing nothing and storing no receipt (issue 11).
-func (s *Server) dryRunResult(c *fiber.Ctx, body []byte) error {
+func (s *agentHandlers) dryRunResult(c *fiber.Ctx, body []byte) error {
 	report, err := s.store.PublishDryRun(c.UserContext(), identityOf(c).agent.ID, body)
 	return respond(c, writeSpec{invalidCode: "invalid_result",
 		invalidMessage: "the result would be rejected; nothing was stored. Fix every error listed"}, report, fiber.StatusOK, err)

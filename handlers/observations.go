@@ -15,6 +15,12 @@ type observationsStore interface {
 	RecordObservations(ctx context.Context, credentialID string, body []byte) ([]models.ObservationOutcome, error)
 }
 
+// observationsHandlers record what fetchers post.
+type observationsHandlers struct {
+	*Server
+	store observationsStore
+}
+
 // observationRejected is the message of a 422 for one observation.
 const observationRejected = "the observation was rejected; nothing was stored. Fix every error listed and post again"
 
@@ -46,7 +52,7 @@ func observationRefusal(err error) (status int, e itemError, ok bool) {
 
 // postObservation is POST /api/observations: 200 with the action and the
 // content hash hearth computed, 409 duplicate, 422 invalid_request.
-func (s *Server) postObservation(c *fiber.Ctx) error {
+func (s *observationsHandlers) postObservation(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: observationRejected,
 		refuse: func(c *fiber.Ctx, err error) error {
 			if status, e, ok := observationRefusal(err); ok {
@@ -80,7 +86,7 @@ type batchCounts struct {
 
 // postObservations is POST /api/observations/batch: up to 500 observations
 // in one transaction, answered per item with what the single POST would say.
-func (s *Server) postObservations(c *fiber.Ctx) error {
+func (s *observationsHandlers) postObservations(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the batch was rejected; nothing was stored. Fix every error listed and post again"},
 		func(body []byte) (batchAnswer, int, error) {
 			outcomes, err := s.store.RecordObservations(c.UserContext(), identityOf(c).agent.ID, body)

@@ -12,12 +12,19 @@ import (
 
 // pagesStore logs the owner in and out.
 type pagesStore interface {
+	clock
 	HasOwner(ctx context.Context) (bool, error)
 	Login(ctx context.Context, passphrase string) (string, error)
 	Logout(ctx context.Context, token string) error
 }
 
-func (s *Server) showLogin(c *fiber.Ctx) error {
+// pagesHandlers log the owner in and out and serve More.
+type pagesHandlers struct {
+	*Server
+	store pagesStore
+}
+
+func (s *pagesHandlers) showLogin(c *fiber.Ctx) error {
 	if identityOf(c).owner {
 		return c.Redirect("/", fiber.StatusSeeOther)
 	}
@@ -28,7 +35,7 @@ func (s *Server) showLogin(c *fiber.Ctx) error {
 	return s.render(c, fiber.StatusOK, viewOf(views.Login(views.LoginData{NoOwner: !has})))
 }
 
-func (s *Server) login(c *fiber.Ctx) error {
+func (s *pagesHandlers) login(c *fiber.Ctx) error {
 	token, err := s.store.Login(c.UserContext(), c.FormValue("password"))
 	switch {
 	case errors.Is(err, models.ErrNoOwner):
@@ -50,7 +57,7 @@ func (s *Server) login(c *fiber.Ctx) error {
 	return c.Redirect("/", fiber.StatusSeeOther)
 }
 
-func (s *Server) logout(c *fiber.Ctx) error {
+func (s *pagesHandlers) logout(c *fiber.Ctx) error {
 	if token := identityOf(c).sessionToken; token != "" {
 		if err := s.store.Logout(c.UserContext(), token); err != nil {
 			return err
@@ -64,6 +71,6 @@ func (s *Server) logout(c *fiber.Ctx) error {
 }
 
 // showMore is the More tab: the pages that are not tabs, and signing out.
-func (s *Server) showMore(c *fiber.Ctx) error {
+func (s *pagesHandlers) showMore(c *fiber.Ctx) error {
 	return s.render(c, fiber.StatusOK, viewOf(views.More(s.store.LatestRevision())))
 }

@@ -18,14 +18,24 @@ import (
 
 // requestsStore keeps the owner's requests.
 type requestsStore interface {
+	clock
 	CreateRequest(ctx context.Context, body []byte) (models.RequestView, bool, error)
 	CancelRequest(ctx context.Context, id string) (models.RequestView, error)
 	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
 }
 
+// requestsHandlers keep the owner's requests; a refused form is shown again
+// on the page it came from (Home, People or a conversation).
+type requestsHandlers struct {
+	*Server
+	store    requestsStore
+	home     *homeHandlers
+	messages *messagesHandlers
+}
+
 // createRequest is POST /api/agent-requests: the owner asks the agent for
 // something. Stored before it is acknowledged; an identical replay is 200.
-func (s *Server) createRequest(c *fiber.Ctx) error {
+func (s *requestsHandlers) createRequest(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the request was rejected; nothing was stored",
 		conflictMessage: "this requestId was already used with different content"},
 		func(body []byte) (models.RequestView, int, error) {
@@ -35,7 +45,7 @@ func (s *Server) createRequest(c *fiber.Ctx) error {
 }
 
 // cancelRequest is POST /api/agent-requests/:id/cancel, while pending.
-func (s *Server) cancelRequest(c *fiber.Ctx) error {
+func (s *requestsHandlers) cancelRequest(c *fiber.Ctx) error {
 	req, err := s.store.CancelRequest(c.UserContext(), c.Params("id"))
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -82,7 +92,7 @@ func (f requestForm) json() []byte {
 
 // submitRequest is the browser form for POST /api/agent-requests: 303 back on
 // success or replay, the errors on a page otherwise.
-func (s *Server) submitRequest(c *fiber.Ctx) error {
+func (s *requestsHandlers) submitRequest(c *fiber.Ctx) error {
 	var f requestForm
 	if err := c.BodyParser(&f); err != nil {
 		return s.unreadableForm(c)
@@ -95,7 +105,7 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 		return s.renderAskRefused(c, f.Text, invalid)
 	case errors.As(err, &invalid) && f.Kind == models.RequestCRMEdit && f.EntityID != "":
 		// A person's correction: People again, the form open with its message.
-		return s.renderPeople(c, fiber.StatusUnprocessableEntity, f.EntityID, askRefusal(f, invalid))
+		return s.home.renderPeople(c, fiber.StatusUnprocessableEntity, f.EntityID, askRefusal(f, invalid))
 	case errors.As(err, &invalid) && f.Kind == models.RequestReplyDraft && f.EntityID != "" && isHTMX(c):
 		// The section again, in place: the same requestId (nothing was stored).
 		reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
@@ -107,7 +117,7 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 			Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Refused: askRefusal(f, invalid)})))
 	case errors.As(err, &invalid) && f.Kind == models.RequestReplyDraft && f.EntityID != "" && s.cfg.Beeper != nil:
 		// A conversation's Ask form: the conversation again, the text in it.
-		return s.conversationPage(c, fiber.StatusUnprocessableEntity, f.EntityID, nil, askRefusal(f, invalid))
+		return s.messages.conversationPage(c, fiber.StatusUnprocessableEntity, f.EntityID, nil, askRefusal(f, invalid))
 	case errors.As(err, &invalid):
 		msgs := make([]string, len(invalid.Errors))
 		for i, e := range invalid.Errors {
@@ -132,7 +142,7 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 }
 
 // cancelRequestForm is the browser's Cancel button.
-func (s *Server) cancelRequestForm(c *fiber.Ctx) error {
+func (s *requestsHandlers) cancelRequestForm(c *fiber.Ctx) error {
 	_, err := s.store.CancelRequest(c.UserContext(), c.Params("id"))
 	if err != nil && !errors.Is(err, models.ErrRequestNotPending) {
 		if errors.Is(err, models.ErrNotFound) {
@@ -145,9 +155,9 @@ func (s *Server) cancelRequestForm(c *fiber.Ctx) error {
 
 // renderAskRefused renders Home (422) with the Ask form holding the text
 // and, beside it, why it was not sent.
-func (s *Server) renderAskRefused(c *fiber.Ctx, text string, invalid *models.ValidationError) error {
-	s.ensureOccurrences(c)
-	d, err := s.homeData(c, map[string]bool{}, newRequestID())
+func (s *requestsHandlers) renderAskRefused(c *fiber.Ctx, text string, invalid *models.ValidationError) error {
+	s.home.ensureOccurrences(c)
+	d, err := s.home.homeData(c, map[string]bool{}, newRequestID())
 	if err != nil {
 		return err
 	}

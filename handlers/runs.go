@@ -13,6 +13,8 @@ import (
 
 // runsStore records the runner's runs.
 type runsStore interface {
+	Today(ctx context.Context) (models.Day, error)
+	clock
 	StartRun(ctx context.Context, runner string, in models.RunStartIn, costCap float64) (models.RunStart, error)
 	StartInvocation(ctx context.Context, runner, runID string) (models.RunView, error)
 	FinishInvocation(ctx context.Context, runner, runID string, n int, in models.InvocationFinishIn) (models.InvocationView, error)
@@ -21,10 +23,16 @@ type runsStore interface {
 	Runs(ctx context.Context) (models.RunsView, error)
 }
 
+// runsHandlers record the runner's runs and serve the Runs page.
+type runsHandlers struct {
+	*Server
+	store runsStore
+}
+
 // startRun is POST /api/runs: the runner starts a run (a schedule run
 // claims its occurrence); 201 with the run, or 200 with admitted false and
 // why it was held.
-func (s *Server) startRun(c *fiber.Ctx) error {
+func (s *runsHandlers) startRun(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the run was refused", refuse: runError},
 		func(body []byte) (models.RunStart, int, error) {
 			in, err := models.DecodeRunStart(body)
@@ -38,7 +46,7 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 
 // startInvocation is POST /api/runs/:id/invocations: one more agent
 // invocation (at most three), 409 attempts_exhausted beyond.
-func (s *Server) startInvocation(c *fiber.Ctx) error {
+func (s *runsHandlers) startInvocation(c *fiber.Ctx) error {
 	run, err := s.store.StartInvocation(c.UserContext(), identityOf(c).agent.ID, c.Params("id"))
 	if err != nil {
 		return runError(c, err)
@@ -49,7 +57,7 @@ func (s *Server) startInvocation(c *fiber.Ctx) error {
 // finishInvocation is POST /api/runs/:id/invocations/:n/finish: how one
 // invocation ended and what it spent; the same report again answers as the
 // first did, a different one is 409 idempotency_conflict.
-func (s *Server) finishInvocation(c *fiber.Ctx) error {
+func (s *runsHandlers) finishInvocation(c *fiber.Ctx) error {
 	n, err := strconv.Atoi(c.Params("n"))
 	if err != nil {
 		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "the invocation is a number from 1", nil)
@@ -67,7 +75,7 @@ func (s *Server) finishInvocation(c *fiber.Ctx) error {
 }
 
 // finishRun is POST /api/runs/:id/finish.
-func (s *Server) finishRun(c *fiber.Ctx) error {
+func (s *runsHandlers) finishRun(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the outcome was refused", refuse: runError},
 		func(body []byte) (models.RunView, int, error) {
 			in, err := models.DecodeRunFinish(body)
@@ -101,7 +109,7 @@ func runError(c *fiber.Ctx, err error) error {
 }
 
 // showRuns is the owner's Runs page.
-func (s *Server) showRuns(c *fiber.Ctx) error {
+func (s *runsHandlers) showRuns(c *fiber.Ctx) error {
 	rev := s.store.LatestRevision()
 	v, err := s.store.Runs(c.UserContext())
 	if err != nil {
@@ -115,7 +123,7 @@ func (s *Server) showRuns(c *fiber.Ctx) error {
 }
 
 // resolveRunForm is the owner's "I looked at it" on an unknown run.
-func (s *Server) resolveRunForm(c *fiber.Ctx) error {
+func (s *runsHandlers) resolveRunForm(c *fiber.Ctx) error {
 	if _, err := s.store.ResolveRun(c.UserContext(), c.Params("id")); err != nil {
 		if errors.Is(err, models.ErrNotFound) {
 			return apiError(c, fiber.StatusNotFound, "not_found", "no such run", nil)
