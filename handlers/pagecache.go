@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"github.com/klauspost/compress/gzip"
 	"slices"
 	"strings"
 	"sync"
@@ -87,31 +86,6 @@ func sendCached(c *fiber.Ctx, e cachedPage) error {
 		parts = append(parts, p)
 	}
 	return sendHTML(c, fiber.StatusOK, parts...)
-}
-
-// gzipWriters are reused: a new writer allocates its tables, which cost
-// more than compressing a page.
-var gzipWriters = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
-	return zw
-}}
-
-// compressPage gzips the parts of a page as one stream.
-func compressPage(parts ...[]byte) []byte {
-	var buf bytes.Buffer
-	size := 0
-	for _, p := range parts {
-		size += len(p)
-	}
-	buf.Grow(max(16<<10, size/6)) // HTML compresses about tenfold: one allocation
-	zw := gzipWriters.Get().(*gzip.Writer)
-	zw.Reset(&buf)
-	for _, p := range parts {
-		zw.Write(p)
-	}
-	zw.Close()
-	gzipWriters.Put(zw)
-	return buf.Bytes()
 }
 
 // cardCacheSize holds a few renders of a catalog of a hundred routines.
