@@ -22,6 +22,12 @@ type agentStore interface {
 	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
 }
 
+// agentHandlers answer the agent's context reads and publications.
+type agentHandlers struct {
+	*Server
+	store agentStore
+}
+
 // envelope is every API error body (docs/contract.md, The error envelope).
 type envelope struct {
 	Code      string `json:"code"`
@@ -34,7 +40,7 @@ func apiError(c *fiber.Ctx, status int, code, message string, details any) error
 	return c.Status(status).JSON(envelope{Code: code, Message: message, Details: details, RequestID: requestIDOf(c)})
 }
 
-func (s *Server) agentContext(c *fiber.Ctx) error {
+func (s *agentHandlers) agentContext(c *fiber.Ctx) error {
 	read := s.store.AgentContext
 	switch c.Query("compact") {
 	case "", "false":
@@ -50,7 +56,7 @@ func (s *Server) agentContext(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) agentContextPage(c *fiber.Ctx) error {
+func (s *agentHandlers) agentContextPage(c *fiber.Ctx) error {
 	page, err := s.store.ContextPage(c.UserContext(), c.Params("collection"), c.Query("cursor"))
 	var stale *models.StaleCursorError
 	switch {
@@ -111,7 +117,64 @@ func refusal(c *fiber.Ctx, err error, invalidCode, invalidMessage, conflictMessa
 	return false, nil
 }
 
-func (s *Server) publishResult(c *fiber.Ctx) error {
+// writeSpec is what differs between the API's JSON writes: the words of
+// their contract refusals, and how the service's other refusals answer.
+type writeSpec struct {
+	invalidCode, invalidMessage, conflictMessage string
+	// refuse answers the service's other errors; nil passes them on (503).
+	refuse func(c *fiber.Ctx, err error) error
+}
+
+// apiWrite is the skeleton of every JSON write of the API: read the body
+// (413, 415), call the service, answer its refusal, else send what it
+// returned with the status it chose (201 created, 200 a replay).
+func apiWrite[T any](c *fiber.Ctx, spec writeSpec, call func(body []byte) (T, int, error)) error {
+	body, ok, err := jsonBody(c)
+	if !ok {
+		return err
+	}
+	out, status, err := call(body)
+	return respond(c, spec, out, status, err)
+}
+
+// respond is apiWrite after the service: a contract refusal (400, 422,
+// 409 idempotency_conflict), then spec.refuse, then out with status.
+func respond[T any](c *fiber.Ctx, spec writeSpec, out T, status int, err error) error {
+	if done, rerr := refusal(c, err, spec.invalidCode, spec.invalidMessage, spec.conflictMessage); done {
+		return rerr
+	}
+	if err != nil {
+		if spec.refuse != nil {
+			return spec.refuse(c, err)
+		}
+		return err
+	}
+	return c.Status(status).JSON(out)
+}
+
+// createdOr200 is 201 for a write that created something, 200 for its replay.
+func createdOr200(created bool) int {
+	if created {
+		return fiber.StatusCreated
+	}
+	return fiber.StatusOK
+}
+
+// publishSpec answers a publication's refusals.
+var publishSpec = writeSpec{invalidCode: "invalid_result",
+	invalidMessage:  "the result was rejected; nothing was stored. Fix every error listed and publish again",
+	conflictMessage: "this runId was already published with different content; use a new runId for a new result",
+	refuse: func(c *fiber.Ctx, err error) error {
+		var conflict *models.RevisionConflictError
+		if errors.As(err, &conflict) {
+			return apiError(c, fiber.StatusConflict, "revision_conflict",
+				"the workspace changed since your context read; read the context again and rebuild the result with a new runId",
+				fiber.Map{"expectedRevision": conflict.Expected, "currentRevision": conflict.Current})
+		}
+		return err
+	}}
+
+func (s *agentHandlers) publishResult(c *fiber.Ctx) error {
 	body, ok, err := jsonBody(c)
 	if !ok {
 		return err
@@ -123,40 +186,18 @@ func (s *Server) publishResult(c *fiber.Ctx) error {
 	default:
 		return apiError(c, fiber.StatusBadRequest, "bad_request", "dryRun is true or false", fiber.Map{"found": c.Query("dryRun")})
 	}
+	// The dry-run switch is read after the body's checks, as it always was,
+	// so publish reads the body itself and shares only respond.
 	receipt, replayed, err := s.store.Publish(c.UserContext(), identityOf(c).agent.ID, body)
-	if done, rerr := refusal(c, err, "invalid_result",
-		"the result was rejected; nothing was stored. Fix every error listed and publish again",
-		"this runId was already published with different content; use a new runId for a new result"); done {
-		return rerr
-	}
-	var conflict *models.RevisionConflictError
-	switch {
-	case errors.As(err, &conflict):
-		return apiError(c, fiber.StatusConflict, "revision_conflict",
-			"the workspace changed since your context read; read the context again and rebuild the result with a new runId",
-			fiber.Map{"expectedRevision": conflict.Expected, "currentRevision": conflict.Current})
-	case err != nil:
-		return err
-	}
-	status := fiber.StatusCreated
-	if replayed {
-		status = fiber.StatusOK
-	}
-	return c.Status(status).JSON(receipt)
+	return respond(c, publishSpec, receipt, createdOr200(!replayed), err)
 }
 
 // dryRunResult validates a publication fully and answers what it would
 // change, writing nothing and storing no receipt (issue 11).
-func (s *Server) dryRunResult(c *fiber.Ctx, body []byte) error {
+func (s *agentHandlers) dryRunResult(c *fiber.Ctx, body []byte) error {
 	report, err := s.store.PublishDryRun(c.UserContext(), identityOf(c).agent.ID, body)
-	if done, rerr := refusal(c, err, "invalid_result",
-		"the result would be rejected; nothing was stored. Fix every error listed", ""); done {
-		return rerr
-	}
-	if err != nil {
-		return err
-	}
-	return c.JSON(report)
+	return respond(c, writeSpec{invalidCode: "invalid_result",
+		invalidMessage: "the result would be rejected; nothing was stored. Fix every error listed"}, report, fiber.StatusOK, err)
 }
 
 // serveSchema answers a committed JSON Schema of the agent contract.

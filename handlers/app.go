@@ -1,6 +1,7 @@
 // Package handlers is hearth's Fiber app: routes, middleware, the owner's
 // HTML pages and the agent's JSON API. Handlers parse, authorize, call one
-// models service and render.
+// models service and render; each area's handlers hold only the narrow
+// store interface they call, and every HTML answer goes through render.
 package handlers
 
 import (
@@ -15,40 +16,42 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/compress"
 
 	"hearth/models"
 	"hearth/views"
 )
 
-// Store is the part of models.Store the handlers call: the union of the
-// narrow interfaces each handler file declares beside the handlers that
-// need them (homeStore in home.go, messagesStore in messages.go, …).
-type Store interface {
-	coreStore
-	identityStore
-	eventsStore
-	pagesStore
-	homeStore
-	messagesStore
-	requestsStore
-	agentStore
-	wakeStore
-	observationsStore
-	schedulesStore
-	runsStore
-	routinesStore
-	weightStore
-}
-
-// coreStore is what every page and the health check use.
-type coreStore interface {
-	Ping(ctx context.Context) error
-	Revision(ctx context.Context) (int64, error)
+// clock is what most pages read besides their own data: the time, and the
+// revision a page was read at (so a later commit reloads it).
+type clock interface {
 	LatestRevision() int64
 	Now() time.Time
+}
+
+// pinger is what the health check asks of the store.
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// stores is each area's narrow view of the store. New gives every area the
+// same *models.Store; a test may build the app with a fake for one area
+// (and nothing for areas it never reaches).
+type stores struct {
+	health       pinger
+	identity     identityStore
+	events       eventsStore
+	pages        pagesStore
+	home         homeStore
+	messages     messagesStore
+	requests     requestsStore
+	agent        agentStore
+	wake         wakeStore
+	observations observationsStore
+	schedules    schedulesStore
+	runs         runsStore
+	routines     routinesStore
+	weight       weightStore
 }
 
 // Config holds what the app needs besides the store.
@@ -80,16 +83,22 @@ type Config struct {
 	DailyCostCap float64
 }
 
-// Server holds the app's dependencies.
+// Server holds what every area's handlers share: the configuration, the
+// log, the normalised hosts and the render caches. It holds no store: each
+// area's handlers (homeHandlers, messagesHandlers, …) embed it beside the
+// narrow store interface they call.
 type Server struct {
-	store  Store
-	cfg    Config
-	log    *slog.Logger
-	hub    *Hub
-	hosts  map[string]bool // Config.Hosts, normalised
-	pages  *fifoCache[cachedPage]
-	cards  *fifoCache[string]
-	beeper beeperHealth
+	cfg   Config
+	log   *slog.Logger
+	hub   *Hub
+	hosts map[string]bool // Config.Hosts, normalised
+	pages *fifoCache[cachedPage]
+	cards *fifoCache[string]
+}
+
+// healthHandlers answer the health check.
+type healthHandlers struct {
+	store pinger
 }
 
 // maxRequestBytes is fasthttp's hard ceiling on any request body. It is above
@@ -99,12 +108,38 @@ type Server struct {
 // and publishResult answers 413 itself, after authentication.
 const maxRequestBytes = 2 * models.MaxBodyBytes
 
-// New builds the Fiber app with every route.
-func New(store Store, cfg Config) *fiber.App {
-	s := &Server{store: store, cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize)}
+// New builds the Fiber app with every route, each area's handlers calling
+// store through the narrow interface they declare.
+func New(store *models.Store, cfg Config) *fiber.App {
+	return newApp(storesOf(store), cfg)
+}
+
+// storesOf gives every area the one store.
+func storesOf(store *models.Store) stores {
+	return stores{health: store, identity: store, events: store, pages: store, home: store, messages: store,
+		requests: store, agent: store, wake: store, observations: store, schedules: store, runs: store, routines: store, weight: store}
+}
+
+// newApp is New over each area's store.
+func newApp(st stores, cfg Config) *fiber.App {
+	s := &Server{cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	health := &healthHandlers{store: st.health}
+	who := &identityHandlers{Server: s, store: st.identity}
+	events := &eventsHandlers{Server: s, store: st.events}
+	pages := &pagesHandlers{Server: s, store: st.pages}
+	home := &homeHandlers{Server: s, store: st.home}
+	msgs := &messagesHandlers{Server: s, store: st.messages}
+	requests := &requestsHandlers{Server: s, store: st.requests, home: home, messages: msgs}
+	agentAPI := &agentHandlers{Server: s, store: st.agent}
+	wake := &wakeHandlers{Server: s, store: st.wake}
+	observations := &observationsHandlers{Server: s, store: st.observations}
+	schedules := &schedulesHandlers{Server: s, store: st.schedules}
+	runs := &runsHandlers{Server: s, store: st.runs}
+	routines := &routinesHandlers{Server: s, store: st.routines, home: home}
+	weight := &weightHandlers{Server: s, store: st.weight}
 	app := fiber.New(fiber.Config{
 		AppName:               "hearth",
 		BodyLimit:             maxRequestBytes,
@@ -115,95 +150,92 @@ func New(store Store, cfg Config) *fiber.App {
 	})
 	// The Host check comes before identify, so a misdirected request never
 	// reaches the database or an identity.
-	app.Use(s.requestID, s.logRequest, securityHeaders, noStore, s.checkHost, compress.New(compress.Config{
-		// A compressed stream would be buffered: /events must flush per event.
-		Next: func(c *fiber.Ctx) bool { return c.Path() == "/events" },
-	}), s.identify)
+	app.Use(s.requestID, s.logRequest, securityHeaders, noStore, s.checkHost, compressOthers(), who.identify)
 
-	app.Get("/healthz", s.health)
+	app.Get("/healthz", health.health)
 	app.Get("/static/:name", serveStatic)
 	app.Get("/sw.js", serveServiceWorker)
 
-	app.Get("/login", s.showLogin)
-	app.Post("/login", s.crossOriginProtection, s.loginLimiter(), s.login)
+	app.Get("/login", pages.showLogin)
+	app.Post("/login", s.crossOriginProtection, s.loginLimiter(), pages.login)
 
 	// Owner routes list their guards per route: a Group with an empty prefix
 	// would guard every path, the agent API included.
 	owner := func(h ...fiber.Handler) []fiber.Handler {
 		return append([]fiber.Handler{s.requireOwner, s.crossOriginProtection}, h...)
 	}
-	app.Post("/logout", owner(s.logout)...)
-	app.Get("/", owner(s.showHome)...)
-	app.Get("/home/live", owner(s.showLive)...)
-	app.Get("/people", owner(s.showPeople)...)
-	app.Get("/more", owner(s.showMore)...)
-	app.Get("/weight", owner(s.showWeight)...)
-	app.Post("/weight/goal", owner(s.saveWeightGoal)...)
-	app.Post("/weight/import", owner(s.importWeights)...)
-	app.Get("/export/:file", owner(s.exportFile)...)
-	app.Get("/messages", owner(s.needBeeper, s.showMessages)...)
-	app.Get("/messages/:chat", owner(s.needBeeper, s.showConversation)...)
-	app.Get("/messages/:chat/review", owner(s.needBeeper, s.reviewSaved)...)
-	app.Post("/messages/:chat/review", owner(s.needBeeper, s.review)...)
-	app.Post("/messages/:chat/hand-off", owner(s.needBeeper, s.handOff)...)
-	app.Post("/messages/:chat/no-reply-needed", owner(s.decideNoReply)...)
-	app.Post("/messages/:chat/remind", owner(s.remindLater)...)
-	app.Post("/messages/:chat/send", owner(s.needBeeper, s.confirmSend)...)
-	app.Post("/messages/:chat/reconcile", owner(s.needBeeper, s.reconcileSend)...)
-	app.Post("/messages/:chat/not-sent", owner(s.needBeeper, s.markNotSent)...)
-	app.Get("/events", owner(s.streamEvents)...)
-	app.Get("/activities/:id", owner(s.showRow)...)
-	app.Post("/activities/:id/state", owner(s.setActivityState)...)
-	app.Post("/activities/:id/measurement", owner(s.saveMeasurement)...)
-	app.Post("/activities/:id/bring-back", owner(s.bringBack)...)
-	app.Post("/decisions/:id/undo", owner(s.undoDecision)...)
-	app.Post("/drafts/:id/edit", owner(s.saveDraftEdit)...)
-	app.Get("/routines", owner(s.showRoutines)...)
+	app.Post("/logout", owner(pages.logout)...)
+	app.Get("/", owner(home.showHome)...)
+	app.Get("/home/live", owner(home.showLive)...)
+	app.Get("/people", owner(home.showPeople)...)
+	app.Get("/more", owner(pages.showMore)...)
+	app.Get("/weight", owner(weight.showWeight)...)
+	app.Post("/weight/goal", owner(weight.saveWeightGoal)...)
+	app.Post("/weight/import", owner(weight.importWeights)...)
+	app.Get("/export/:file", owner(weight.exportFile)...)
+	app.Get("/messages", owner(msgs.needBeeper, msgs.showMessages)...)
+	app.Get("/messages/:chat", owner(msgs.needBeeper, msgs.showConversation)...)
+	app.Get("/messages/:chat/review", owner(msgs.needBeeper, msgs.reviewSaved)...)
+	app.Post("/messages/:chat/review", owner(msgs.needBeeper, msgs.review)...)
+	app.Post("/messages/:chat/hand-off", owner(msgs.needBeeper, msgs.handOff)...)
+	app.Post("/messages/:chat/no-reply-needed", owner(msgs.decideNoReply)...)
+	app.Post("/messages/:chat/remind", owner(msgs.remindLater)...)
+	app.Post("/messages/:chat/send", owner(msgs.needBeeper, msgs.confirmSend)...)
+	app.Post("/messages/:chat/reconcile", owner(msgs.needBeeper, msgs.reconcileSend)...)
+	app.Post("/messages/:chat/not-sent", owner(msgs.needBeeper, msgs.markNotSent)...)
+	app.Get("/events", owner(events.streamEvents)...)
+	app.Get("/activities/:id", owner(home.showRow)...)
+	app.Post("/activities/:id/state", owner(home.setActivityState)...)
+	app.Post("/activities/:id/measurement", owner(home.saveMeasurement)...)
+	app.Post("/activities/:id/bring-back", owner(home.bringBack)...)
+	app.Post("/decisions/:id/undo", owner(home.undoDecision)...)
+	app.Post("/drafts/:id/edit", owner(home.saveDraftEdit)...)
+	app.Get("/routines", owner(routines.showRoutines)...)
 	// The fixed second segments come before /routines/:id/..., which would also match them.
-	app.Post("/routines/events/:event", owner(s.triggerEvent)...)
-	app.Post("/routines/occurrences/:occurrence/feedback", owner(s.recordFeedback)...)
-	app.Post("/routines/trials/:trial/end", owner(s.endTrial)...)
-	app.Post("/routines/trials/:trial/extend", owner(s.extendTrial)...)
-	app.Post("/routines/reviews/:review/proposals/:proposal", owner(s.decideProposal)...)
-	app.Post("/routines/:id/trials", owner(s.startTrial)...)
-	app.Post("/routines/:id/outcomes", owner(s.recordPastOutcome)...)
+	app.Post("/routines/events/:event", owner(routines.triggerEvent)...)
+	app.Post("/routines/occurrences/:occurrence/feedback", owner(routines.recordFeedback)...)
+	app.Post("/routines/trials/:trial/end", owner(routines.endTrial)...)
+	app.Post("/routines/trials/:trial/extend", owner(routines.extendTrial)...)
+	app.Post("/routines/reviews/:review/proposals/:proposal", owner(routines.decideProposal)...)
+	app.Post("/routines/:id/trials", owner(routines.startTrial)...)
+	app.Post("/routines/:id/outcomes", owner(routines.recordPastOutcome)...)
 
 	// Owner routes under /api are registered before the agent group, whose
 	// guard would otherwise answer them first.
-	app.Post("/api/agent-requests", owner(s.createRequest)...)
-	app.Post("/requests", owner(s.submitRequest)...)
-	app.Post("/requests/:id/cancel", owner(s.cancelRequestForm)...)
-	app.Post("/api/agent-requests/:id/cancel", owner(s.cancelRequest)...)
+	app.Post("/api/agent-requests", owner(requests.createRequest)...)
+	app.Post("/requests", owner(requests.submitRequest)...)
+	app.Post("/requests/:id/cancel", owner(requests.cancelRequestForm)...)
+	app.Post("/api/agent-requests/:id/cancel", owner(requests.cancelRequest)...)
 
 	// The contract's JSON Schemas describe no data, so anyone may read them.
 	app.Get("/api/schema/:name", serveSchema)
 	// Schedules: the owner, or a credential with the scope (Authority A:
 	// schedules:admin creates and cancels, schedules:read or admin reads).
-	app.Get("/schedules", owner(s.showSchedules)...)
-	app.Get("/runs", owner(s.showRuns)...)
-	app.Post("/runs/:id/resolve", owner(s.resolveRunForm)...)
-	app.Post("/schedules/:id/cancel", owner(s.cancelScheduleForm)...)
-	app.Post("/schedules/:id/approve", owner(s.approveScheduleForm)...)
+	app.Get("/schedules", owner(schedules.showSchedules)...)
+	app.Get("/runs", owner(runs.showRuns)...)
+	app.Post("/runs/:id/resolve", owner(runs.resolveRunForm)...)
+	app.Post("/schedules/:id/cancel", owner(schedules.cancelScheduleForm)...)
+	app.Post("/schedules/:id/approve", owner(schedules.approveScheduleForm)...)
 	read := s.requireScheduleScope(models.ScopeSchedulesRead, models.ScopeSchedulesAdmin)
 	admin := s.requireScheduleScope(models.ScopeSchedulesAdmin)
-	app.Get("/api/schedules", read, s.listSchedules)
-	app.Post("/api/schedules", admin, s.createSchedule)
-	app.Get("/api/schedules/due", read, s.dueSchedules)
-	app.Get("/api/schedules/:id/next", read, s.nextSchedule)
-	app.Post("/api/schedules/:id/cancel", admin, s.cancelSchedule)
+	app.Get("/api/schedules", read, schedules.listSchedules)
+	app.Post("/api/schedules", admin, schedules.createSchedule)
+	app.Get("/api/schedules/due", read, schedules.dueSchedules)
+	app.Get("/api/schedules/:id/next", read, schedules.nextSchedule)
+	app.Post("/api/schedules/:id/cancel", admin, schedules.cancelSchedule)
 
 	agent := app.Group("/api", s.requireAgent)
-	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), s.agentContext)
-	agent.Get("/agent-wake", s.requireScope(models.ScopeContextRead), s.agentWake)
-	agent.Post("/agent-wake/ack", s.requireScope(models.ScopeContextRead), s.ackWake)
-	agent.Post("/runs", s.requireScope(models.ScopeRunsWrite), s.startRun)
-	agent.Post("/runs/:id/invocations", s.requireScope(models.ScopeRunsWrite), s.startInvocation)
-	agent.Post("/runs/:id/invocations/:n/finish", s.requireScope(models.ScopeRunsWrite), s.finishInvocation)
-	agent.Post("/runs/:id/finish", s.requireScope(models.ScopeRunsWrite), s.finishRun)
-	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), s.agentContextPage)
-	agent.Post("/agent-results", s.requireScope(models.ScopeResultsPublish), s.publishResult)
-	agent.Post("/observations", s.requireScope(models.ScopeObservationsWrite), s.postObservation)
-	agent.Post("/observations/batch", s.requireScope(models.ScopeObservationsWrite), s.postObservations)
+	agent.Get("/agent-context", s.requireScope(models.ScopeContextRead), agentAPI.agentContext)
+	agent.Get("/agent-wake", s.requireScope(models.ScopeContextRead), wake.agentWake)
+	agent.Post("/agent-wake/ack", s.requireScope(models.ScopeContextRead), wake.ackWake)
+	agent.Post("/runs", s.requireScope(models.ScopeRunsWrite), runs.startRun)
+	agent.Post("/runs/:id/invocations", s.requireScope(models.ScopeRunsWrite), runs.startInvocation)
+	agent.Post("/runs/:id/invocations/:n/finish", s.requireScope(models.ScopeRunsWrite), runs.finishInvocation)
+	agent.Post("/runs/:id/finish", s.requireScope(models.ScopeRunsWrite), runs.finishRun)
+	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), agentAPI.agentContextPage)
+	agent.Post("/agent-results", s.requireScope(models.ScopeResultsPublish), agentAPI.publishResult)
+	agent.Post("/observations", s.requireScope(models.ScopeObservationsWrite), observations.postObservation)
+	agent.Post("/observations/batch", s.requireScope(models.ScopeObservationsWrite), observations.postObservations)
 	return app
 }
 
@@ -327,17 +359,15 @@ func (s *Server) renderNotSaved(c *fiber.Ctx, err error, back string, entered ..
 			msgs = append(msgs, "You entered: "+e)
 		}
 	}
-	return s.renderFormError(c, fiber.StatusServiceUnavailable, views.FormError("Not saved", msgs, back))
+	return s.render(c, fiber.StatusServiceUnavailable, formError("Not saved", msgs, back))
 }
 
-// renderFormError shows a refused form's page; htmx is told to show it in
-// place of the page, not inside the form it swapped.
-func (s *Server) renderFormError(c *fiber.Ctx, status int, page templ.Component) error {
-	if isHTMX(c) {
-		c.Set("HX-Retarget", "body")
-		c.Set("HX-Reswap", "innerHTML")
-	}
-	return s.render(c, status, page)
+// formError is a refused form's page; htmx shows it in place of the page,
+// not inside the form it swapped.
+func formError(title string, msgs []string, back string) view {
+	v := viewOf(views.FormError(title, msgs, back))
+	v.wholeBody = true
+	return v
 }
 
 // backPath is where a failed form's page leads back to: the form's own
@@ -352,7 +382,7 @@ func backPath(c *fiber.Ctx) string {
 	return "/"
 }
 
-func (s *Server) health(c *fiber.Ctx) error {
+func (s *healthHandlers) health(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {

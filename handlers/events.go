@@ -18,8 +18,15 @@ import (
 
 // eventsStore tells a stream when its owner session ended.
 type eventsStore interface {
+	Revision(ctx context.Context) (int64, error)
 	SessionsEnded() <-chan struct{}
 	RecheckSession(ctx context.Context, token string) error
+}
+
+// eventsHandlers stream commits to the owner's pages.
+type eventsHandlers struct {
+	*Server
+	store eventsStore
 }
 
 // Event is one committed change as /events sends it. Changed names what
@@ -133,7 +140,7 @@ func writeEvent(w *bufio.Writer, ev Event) error {
 // current revision on connect, one event per commit, and a comment line as
 // heartbeat. A disconnect is noticed on the first failed write, which
 // unsubscribes. A stream opened with a session ends with the session.
-func (s *Server) streamEvents(c *fiber.Ctx) error {
+func (s *eventsHandlers) streamEvents(c *fiber.Ctx) error {
 	if s.hub == nil {
 		return fiber.ErrNotFound
 	}
@@ -205,7 +212,7 @@ type sessionWatch struct {
 	ticker  *time.Ticker
 }
 
-func (s *Server) watchSession(id identity) *sessionWatch {
+func (s *eventsHandlers) watchSession(id identity) *sessionWatch {
 	if id.sessionToken == "" {
 		return &sessionWatch{}
 	}

@@ -20,20 +20,25 @@ import (
 
 // homeStore is what Home, its rows and People read and change.
 type homeStore interface {
+	clock
 	Home(ctx context.Context) (models.HomeView, error)
 	HomeRow(ctx context.Context, id string) (models.HomeRow, models.Day, error)
 	HomeRunNotice(ctx context.Context, costCap float64) (models.RunNotice, error)
 	EnsureOccurrences(ctx context.Context) (int, error)
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
 	UndoDecision(ctx context.Context, decisionID int64) (models.UndoResult, error)
-	RecordMeasurement(ctx context.Context, activityID string, value float64) (models.Measurement, error)
 	SetActivityStateOnce(ctx context.Context, clientKey, activityID, state, until, note string) (models.OwnerActionResult, error)
 	RecordMeasurementOnce(ctx context.Context, clientKey, activityID string, value float64) (models.Measurement, error)
-	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
 	AgentContext(ctx context.Context) (models.AgentContext, error)
 	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
 	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
+}
+
+// homeHandlers serve Home, its rows, the owner's actions on them, and People.
+type homeHandlers struct {
+	*Server
+	store homeStore
 }
 
 // isHTMX reports whether htmx made the request, so a fragment answers it.
@@ -50,7 +55,7 @@ func openSet(c *fiber.Ctx) map[string]bool {
 	return open
 }
 
-func (s *Server) homeData(c *fiber.Ctx, open map[string]bool, askID string) (views.HomeData, error) {
+func (s *homeHandlers) homeData(c *fiber.Ctx, open map[string]bool, askID string) (views.HomeData, error) {
 	home, err := s.store.Home(c.UserContext())
 	if err != nil {
 		return views.HomeData{}, err
@@ -62,17 +67,17 @@ func (s *Server) homeData(c *fiber.Ctx, open map[string]bool, askID string) (vie
 	return views.HomeData{Home: home, Now: s.store.Now(), Open: open, AskID: askID, Runs: runs}, nil
 }
 
-func (s *Server) showHome(c *fiber.Ctx) error {
+func (s *homeHandlers) showHome(c *fiber.Ctx) error {
 	return s.cachedHome(c, "page", func(d views.HomeData) templ.Component { return views.Home(d) })
 }
 
 // showLive renders the live part of Home for a refresh after a commit.
-func (s *Server) showLive(c *fiber.Ctx) error {
+func (s *homeHandlers) showLive(c *fiber.Ctx) error {
 	return s.cachedHome(c, "live", func(d views.HomeData) templ.Component { return views.Live(d) })
 }
 
 // cachedHome serves a Home render from the page cache, rendering it on a miss.
-func (s *Server) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData) templ.Component) error {
+func (s *homeHandlers) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData) templ.Component) error {
 	open := openSet(c)
 	key := func() string {
 		return fmt.Sprintf("%s|%d|%d|%s", kind, s.store.LatestRevision(), s.store.Now().Unix()/60, openKey(open))
@@ -107,14 +112,14 @@ func (s *Server) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData)
 // ensureOccurrences instantiates today's routine occurrences before Home
 // is read (a cheap read when none is missing). A failure is logged and Home
 // is shown without them: serve's ticker tries again every minute.
-func (s *Server) ensureOccurrences(c *fiber.Ctx) {
+func (s *homeHandlers) ensureOccurrences(c *fiber.Ctx) {
 	if _, err := s.store.EnsureOccurrences(c.UserContext()); err != nil {
 		s.log.Error("ensure occurrences", "err", err, "requestId", requestIDOf(c))
 	}
 }
 
 // showRow answers a tap on a row head: the row expanded or collapsed.
-func (s *Server) showRow(c *fiber.Ctx) error {
+func (s *homeHandlers) showRow(c *fiber.Ctx) error {
 	id := c.Params("id")
 	expand := c.Query("expanded") == "true"
 	if !isHTMX(c) {
@@ -132,8 +137,8 @@ func rowPageURL(id string, expand bool) string {
 
 // renderRow renders one row fragment (htmx) or, for a plain form post, the
 // whole Home page with that row open, both with status.
-func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowState) error {
-	if !isHTMX(c) {
+func (s *homeHandlers) renderRow(c *fiber.Ctx, status int, id string, st views.RowState) error {
+	return s.render(c, status, view{page: func() (templ.Component, error) {
 		open := openSet(c)
 		open[id] = true
 		// A step is shown inside its routine: open that too.
@@ -142,35 +147,36 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 		}
 		d, err := s.homeData(c, open, newRequestID())
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// The message and the entered value go back into the row's form.
 		if st.Error != "" {
 			d.Failure = &views.RowFailure{ID: id, Error: st.Error, Input: st.Input, Field: st.Field}
 		}
-		return s.render(c, status, views.Home(d))
-	}
-	row, day, err := s.store.HomeRow(c.UserContext(), id)
-	if errors.Is(err, models.ErrNotFound) {
-		return s.notFound(c, "no such activity")
-	}
-	if err != nil {
-		return err
-	}
-	st.Now, st.Day = s.store.Now(), day
-	if st.Expanded {
-		// Its steps' links (without JavaScript) then keep it open.
-		if st.Open == nil {
-			st.Open = map[string]bool{}
+		return views.Home(d), nil
+	}, fragment: func() (templ.Component, error) {
+		row, day, err := s.store.HomeRow(c.UserContext(), id)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil, s.notFound(c, "no such activity")
 		}
-		st.Open[id] = true
-	}
-	return s.render(c, status, views.Row(row, st))
+		if err != nil {
+			return nil, err
+		}
+		st.Now, st.Day = s.store.Now(), day
+		if st.Expanded {
+			// Its steps' links (without JavaScript) then keep it open.
+			if st.Open == nil {
+				st.Open = map[string]bool{}
+			}
+			st.Open[id] = true
+		}
+		return views.Row(row, st), nil
+	}})
 }
 
 // afterAction answers a successful owner action: the updated row for htmx,
 // 303 back to Home for a plain form.
-func (s *Server) afterAction(c *fiber.Ctx, id string) error {
+func (s *homeHandlers) afterAction(c *fiber.Ctx, id string) error {
 	// One read answers both questions below: has the row left for Later,
 	// and is it a routine's step (which a plain form lands inside).
 	row, day, err := s.store.HomeRow(c.UserContext(), id)
@@ -231,7 +237,7 @@ func movedToLater(r models.HomeRow, day models.Day) bool {
 // actionError maps an owner action's failure to a row re-rendered with the
 // message (422), 404, or a write that failed inside hearth (503: the row
 // with the reason and the entered value for htmx, a page for a plain form).
-func (s *Server) actionError(c *fiber.Ctx, id string, err error, input string) error {
+func (s *homeHandlers) actionError(c *fiber.Ctx, id string, err error, input string) error {
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return s.notFound(c, "no such activity")
@@ -272,7 +278,7 @@ func (s *Server) notFound(c *fiber.Ctx, message string) error {
 	if isHTMX(c) {
 		return apiError(c, fiber.StatusNotFound, "not_found", message, nil)
 	}
-	return s.renderFormError(c, fiber.StatusNotFound, views.FormError("Not found", []string{sentence(message)}, "/"))
+	return s.render(c, fiber.StatusNotFound, formError("Not found", []string{sentence(message)}, "/"))
 }
 
 // stateForm is the owner's decision on an activity.
@@ -284,7 +290,7 @@ type stateForm struct {
 	ClientKey string `form:"clientKey"`
 }
 
-func (s *Server) setActivityState(c *fiber.Ctx) error {
+func (s *homeHandlers) setActivityState(c *fiber.Ctx) error {
 	id := c.Params("id")
 	var f stateForm
 	if err := c.BodyParser(&f); err != nil {
@@ -314,7 +320,7 @@ func parseDecimal(s string) (float64, bool) {
 	return v, err == nil
 }
 
-func (s *Server) saveMeasurement(c *fiber.Ctx) error {
+func (s *homeHandlers) saveMeasurement(c *fiber.Ctx) error {
 	id := c.Params("id")
 	input := c.FormValue("value")
 	value, ok := parseDecimal(input)
@@ -332,7 +338,7 @@ func (s *Server) saveMeasurement(c *fiber.Ctx) error {
 // chosen candidate's text when the editor was left as shown). With
 // next=review ("Review and send") it then opens the review of exactly that
 // text, so nothing typed is lost on the way.
-func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
+func (s *homeHandlers) saveDraftEdit(c *fiber.Ctx) error {
 	activity := c.Query("activity")
 	id := c.Params("id")
 	body := c.FormValue("body")
@@ -361,13 +367,13 @@ func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
 	return s.afterAction(c, activity)
 }
 
-func (s *Server) showPeople(c *fiber.Ctx) error {
+func (s *homeHandlers) showPeople(c *fiber.Ctx) error {
 	return s.renderPeople(c, fiber.StatusOK, "", views.AskState{})
 }
 
 // renderPeople is the People page; refused is personID's refused
 // correction, shown again in that person's form.
-func (s *Server) renderPeople(c *fiber.Ctx, status int, personID string, refused views.AskState) error {
+func (s *homeHandlers) renderPeople(c *fiber.Ctx, status int, personID string, refused views.AskState) error {
 	rev := s.store.LatestRevision() // before the read, so a later commit reloads the page
 	ac, err := s.store.AgentContext(c.UserContext())
 	if err != nil {
@@ -418,7 +424,7 @@ func (s *Server) renderPeople(c *fiber.Ctx, status int, personID string, refused
 			}
 		}
 	}
-	return s.render(c, status, views.People(views.PeopleData{Now: s.store.Now(), Revision: rev, People: cards}))
+	return s.render(c, status, viewOf(views.People(views.PeopleData{Now: s.store.Now(), Revision: rev, People: cards})))
 }
 
 // newRequestID is rendered into a request form, so a double submit is one request.

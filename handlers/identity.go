@@ -20,6 +20,12 @@ type identityStore interface {
 	AuthenticateSession(ctx context.Context, token string) (models.OwnerSession, error)
 }
 
+// identityHandlers resolve who made each request.
+type identityHandlers struct {
+	*Server
+	store identityStore
+}
+
 type localKey int
 
 const (
@@ -46,7 +52,7 @@ func identityOf(c *fiber.Ctx) identity {
 
 // identify resolves the caller once; the route groups decide what to accept.
 // A bearer token wins over a cookie so an agent never acts as the owner.
-func (s *Server) identify(c *fiber.Ctx) error {
+func (s *identityHandlers) identify(c *fiber.Ctx) error {
 	var id identity
 	if auth := c.Get(fiber.HeaderAuthorization); auth != "" {
 		token, ok := bearerToken(auth)

@@ -23,12 +23,12 @@ import (
 
 // messagesStore is what Messages reads and the sends it records.
 type messagesStore interface {
+	clock
 	ChatDrafts(ctx context.Context, chatID string) ([]models.ChatDraft, error)
 	ChatPeople(ctx context.Context, chatIDs []string) (map[string]string, error)
 	Person(ctx context.Context, id string) (models.PersonView, error)
 	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
 	WatchStatus(ctx context.Context) (models.WatchHealth, error)
-	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
 	LatestSend(ctx context.Context, draftID string) (models.Send, bool, error)
 	ConfirmSend(ctx context.Context, m models.Messenger, cmd models.SendCommand) (models.Send, error)
 	ReconcileSend(ctx context.Context, m models.Messenger, sendKey string) (models.Send, error)
@@ -41,6 +41,13 @@ type messagesStore interface {
 	DecideNoReplyNeeded(ctx context.Context, d models.ChatDecision) (models.OwnerActionResult, error)
 	RemindLater(ctx context.Context, d models.ChatDecision) (models.OwnerActionResult, error)
 	HandOffToBeeper(ctx context.Context, f models.Focuser, h models.HandOff) (models.OwnerActionResult, error)
+}
+
+// messagesHandlers serve Messages: chats, review and the confirmed send.
+type messagesHandlers struct {
+	*Server
+	store  messagesStore
+	beeper beeperHealth
 }
 
 // Beeper is the part of the Beeper Desktop client the Messages pages use.
@@ -60,7 +67,7 @@ type beeperHealth struct {
 }
 
 // state records the outcome of a call and describes it for the page.
-func (s *Server) beeperState(err error) views.BeeperState {
+func (s *messagesHandlers) beeperState(err error) views.BeeperState {
 	s.beeper.mu.Lock()
 	defer s.beeper.mu.Unlock()
 	st := views.BeeperState{URL: s.cfg.Beeper.BaseURL()}
@@ -84,10 +91,10 @@ func beeperProblem(err error) string {
 	return err.Error()
 }
 
-func (s *Server) needBeeper(c *fiber.Ctx) error {
+func (s *messagesHandlers) needBeeper(c *fiber.Ctx) error {
 	if s.cfg.Beeper == nil {
 		// An owner page: the owner reads a page, never the API's envelope.
-		return s.renderFormError(c, fiber.StatusServiceUnavailable, views.FormError("Messages are not connected",
+		return s.render(c, fiber.StatusServiceUnavailable, formError("Messages are not connected",
 			[]string{"No Beeper is configured: start hearth serve with --beeper-url (or BEEPER_BASE_URL)."}, "/"))
 	}
 	return c.Next()
@@ -96,18 +103,18 @@ func (s *Server) needBeeper(c *fiber.Ctx) error {
 // settleAccepted reads the status of sends Beeper accepted and is still
 // sending (chatID's, or all), before a page reads them; a Beeper that does
 // not answer leaves them for the next read.
-func (s *Server) settleAccepted(c *fiber.Ctx, chatID string) {
+func (s *messagesHandlers) settleAccepted(c *fiber.Ctx, chatID string) {
 	if _, err := s.store.SettleAcceptedSends(c.UserContext(), s.cfg.Beeper, chatID); err != nil {
 		s.log.Warn("settle accepted sends", "err", err, "requestId", requestIDOf(c))
 	}
 }
 
-func (s *Server) showMessages(c *fiber.Ctx) error {
+func (s *messagesHandlers) showMessages(c *fiber.Ctx) error {
 	return s.renderMessages(c, fiber.StatusOK, views.ChatRefusal{})
 }
 
 // renderMessages is the Messages page; refused is shown at its chat's form.
-func (s *Server) renderMessages(c *fiber.Ctx, status int, refused views.ChatRefusal) error {
+func (s *messagesHandlers) renderMessages(c *fiber.Ctx, status int, refused views.ChatRefusal) error {
 	s.settleAccepted(c, "")
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
 	page, err := s.cfg.Beeper.Chats(c.UserContext(), beeper.ChatsQuery{})
@@ -132,24 +139,24 @@ func (s *Server) renderMessages(c *fiber.Ctx, status int, refused views.ChatRefu
 	if derr != nil {
 		return derr
 	}
-	return s.render(c, status, views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
-		Beeper: state, Watch: watch, Owed: owed, Day: day, Refused: refused}))
+	return s.render(c, status, viewOf(views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
+		Beeper: state, Watch: watch, Owed: owed, Day: day, Refused: refused})))
 }
 
-func (s *Server) showConversation(c *fiber.Ctx) error {
+func (s *messagesHandlers) showConversation(c *fiber.Ctx) error {
 	return s.renderConversation(c, fiber.StatusOK, nil)
 }
 
 // renderConversation shows a chat with its drafts, the composer and the
 // Ask form; problem, when set, is a refused review shown at its editor.
 // Opening the newest page marks the chat read in Beeper.
-func (s *Server) renderConversation(c *fiber.Ctx, status int, problem *views.EditorProblem) error {
+func (s *messagesHandlers) renderConversation(c *fiber.Ctx, status int, problem *views.EditorProblem) error {
 	return s.conversationPage(c, status, pathParam(c, "chat"), problem, views.AskState{})
 }
 
 // conversationPage is renderConversation of chatID; ask is a refused
 // "Ask the agent for a draft", shown again in its form.
-func (s *Server) conversationPage(c *fiber.Ctx, status int, chatID string, problem *views.EditorProblem, ask views.AskState) error {
+func (s *messagesHandlers) conversationPage(c *fiber.Ctx, status int, chatID string, problem *views.EditorProblem, ask views.AskState) error {
 	ctx := c.UserContext()
 	s.settleAccepted(c, chatID)
 	rev := s.store.LatestRevision() // before the reads, so a later commit reloads the page
@@ -193,7 +200,7 @@ func (s *Server) conversationPage(c *fiber.Ctx, status int, chatID string, probl
 		return err
 	}
 	d.Asked = chatRequests(reqs, chatID)
-	return s.render(c, status, views.Conversation(d))
+	return s.render(c, status, viewOf(views.Conversation(d)))
 }
 
 // chatRequests are the reply-draft requests about chatID.
@@ -238,7 +245,7 @@ const emptyReply = "There is nothing to send yet: write the reply first."
 // (422). A draft already sent, or with a send in flight, shows that
 // outcome instead: it is never offered a second Send. Without a draft it
 // reviews the owner's own reply.
-func (s *Server) review(c *fiber.Ctx) error {
+func (s *messagesHandlers) review(c *fiber.Ctx) error {
 	var f reviewForm
 	if err := c.BodyParser(&f); err != nil {
 		return s.unreadableForm(c)
@@ -292,7 +299,7 @@ func replyProblem(body string) string {
 // reviewSaved is the review of a draft's saved wording (GET), where Home's
 // "Review and send" lands after saving what the owner typed. kept names a
 // candidate the owner chose beside an edited text.
-func (s *Server) reviewSaved(c *fiber.Ctx) error {
+func (s *messagesHandlers) reviewSaved(c *fiber.Ctx) error {
 	chatID := pathParam(c, "chat")
 	draft, err := s.chatDraft(c, chatID, c.Query("draftId"))
 	if err != nil || draft == nil {
@@ -311,7 +318,7 @@ func (s *Server) reviewSaved(c *fiber.Ctx) error {
 }
 
 // chatDraft finds a live draft of the chat, or answers 404 and returns nil.
-func (s *Server) chatDraft(c *fiber.Ctx, chatID, draftID string) (*models.ChatDraft, error) {
+func (s *messagesHandlers) chatDraft(c *fiber.Ctx, chatID, draftID string) (*models.ChatDraft, error) {
 	drafts, err := s.store.ChatDrafts(c.UserContext(), chatID)
 	if err != nil {
 		return nil, err
@@ -326,7 +333,7 @@ func (s *Server) chatDraft(c *fiber.Ctx, chatID, draftID string) (*models.ChatDr
 // renderReview shows the review screen of body, written against the chat
 // at sourceRevision; newer lists messages that arrived since, whose newest
 // becomes the revision this review confirms.
-func (s *Server) renderReview(c *fiber.Ctx, status int, chatID string, draft models.ChatDraft, body string, newer []beeper.Message,
+func (s *messagesHandlers) renderReview(c *fiber.Ctx, status int, chatID string, draft models.ChatDraft, body string, newer []beeper.Message,
 	sourceRevision string, kept *models.CandidateIn) error {
 	ctx := c.UserContext()
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
@@ -347,7 +354,7 @@ func (s *Server) renderReview(c *fiber.Ctx, status int, chatID string, draft mod
 			d.ReplyTo = &m
 		}
 	}
-	return s.render(c, status, views.Review(d))
+	return s.render(c, status, viewOf(views.Review(d)))
 }
 
 // sendForm is the confirmation rendered by the review screen (docs/contract.md, Sends).
@@ -359,7 +366,7 @@ type sendForm struct {
 }
 
 // confirmSend sends a reviewed reply once (docs/contract.md, Sends).
-func (s *Server) confirmSend(c *fiber.Ctx) error {
+func (s *messagesHandlers) confirmSend(c *fiber.Ctx) error {
 	var f sendForm
 	if err := c.BodyParser(&f); err != nil {
 		return s.unreadableForm(c)
@@ -406,7 +413,7 @@ func (s *Server) confirmSend(c *fiber.Ctx) error {
 	return s.renderSendResult(c, fiber.StatusOK, chatID, views.SendResultData{Send: send})
 }
 
-func (s *Server) reconcileSend(c *fiber.Ctx) error {
+func (s *messagesHandlers) reconcileSend(c *fiber.Ctx) error {
 	send, err := s.store.ReconcileSend(c.UserContext(), s.cfg.Beeper, c.FormValue("sendKey"))
 	if errors.Is(err, models.ErrNotFound) {
 		return s.notFound(c, "no such send")
@@ -419,7 +426,7 @@ func (s *Server) reconcileSend(c *fiber.Ctx) error {
 }
 
 // markNotSent records the owner's word that an unknown send did not go out.
-func (s *Server) markNotSent(c *fiber.Ctx) error {
+func (s *messagesHandlers) markNotSent(c *fiber.Ctx) error {
 	send, err := s.store.MarkSendNotSent(c.UserContext(), c.FormValue("sendKey"))
 	if errors.Is(err, models.ErrNotFound) {
 		return s.notFound(c, "no such send")
@@ -430,7 +437,7 @@ func (s *Server) markNotSent(c *fiber.Ctx) error {
 	return s.renderSendResult(c, fiber.StatusOK, pathParam(c, "chat"), views.SendResultData{Send: send})
 }
 
-func (s *Server) renderSendResult(c *fiber.Ctx, status int, chatID string, d views.SendResultData) error {
+func (s *messagesHandlers) renderSendResult(c *fiber.Ctx, status int, chatID string, d views.SendResultData) error {
 	chat, err := s.cfg.Beeper.Chat(c.UserContext(), chatID)
 	if err != nil {
 		chat = beeper.Chat{ID: chatID, Title: chatID}
@@ -439,7 +446,7 @@ func (s *Server) renderSendResult(c *fiber.Ctx, status int, chatID string, d vie
 	if d.Day, err = s.store.Today(c.UserContext()); err != nil {
 		return err
 	}
-	return s.render(c, status, views.SendResult(d))
+	return s.render(c, status, viewOf(views.SendResult(d)))
 }
 
 // handOffForm is an editor (a draft's, or the composer's) handed to Beeper.
@@ -451,7 +458,7 @@ type handOffForm struct {
 // handOff opens Beeper Desktop on the chat with the editor's text, to
 // finish there, and records it as handed off, never as sent; then the
 // conversation again, which says so at the draft.
-func (s *Server) handOff(c *fiber.Ctx) error {
+func (s *messagesHandlers) handOff(c *fiber.Ctx) error {
 	var f handOffForm
 	if err := c.BodyParser(&f); err != nil {
 		return s.unreadableForm(c)
@@ -486,16 +493,16 @@ type decisionForm struct {
 }
 
 // decideNoReply records that a chat needs no reply, then back to the owed replies.
-func (s *Server) decideNoReply(c *fiber.Ctx) error {
+func (s *messagesHandlers) decideNoReply(c *fiber.Ctx) error {
 	return s.decideReply(c, s.store.DecideNoReplyNeeded)
 }
 
 // remindLater hides an owed reply until a date, then back to the owed replies.
-func (s *Server) remindLater(c *fiber.Ctx) error {
+func (s *messagesHandlers) remindLater(c *fiber.Ctx) error {
 	return s.decideReply(c, s.store.RemindLater)
 }
 
-func (s *Server) decideReply(c *fiber.Ctx, decide func(context.Context, models.ChatDecision) (models.OwnerActionResult, error)) error {
+func (s *messagesHandlers) decideReply(c *fiber.Ctx, decide func(context.Context, models.ChatDecision) (models.OwnerActionResult, error)) error {
 	var f decisionForm
 	if err := c.BodyParser(&f); err != nil {
 		return s.unreadableForm(c)
@@ -513,7 +520,7 @@ func (s *Server) decideReply(c *fiber.Ctx, decide func(context.Context, models.C
 		return s.renderMessages(c, fiber.StatusUnprocessableEntity, views.ChatRefusal{ChatID: chatID, Message: fe.Message, Input: f.Until})
 	case errors.Is(err, models.ErrInvalidInput):
 		msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "models: "), ": "+models.ErrInvalidInput.Error())
-		return s.render(c, fiber.StatusUnprocessableEntity, views.FormError("Not saved", []string{msg}, back))
+		return s.render(c, fiber.StatusUnprocessableEntity, viewOf(views.FormError("Not saved", []string{msg}, back)))
 	case err != nil:
 		return s.renderNotSaved(c, err, back, f.Until)
 	}
@@ -521,7 +528,7 @@ func (s *Server) decideReply(c *fiber.Ctx, decide func(context.Context, models.C
 }
 
 // personCard is the person the first of a chat's drafts concerns, if any.
-func (s *Server) personCard(c *fiber.Ctx, drafts []models.ChatDraft) (*views.PersonCard, error) {
+func (s *messagesHandlers) personCard(c *fiber.Ctx, drafts []models.ChatDraft) (*views.PersonCard, error) {
 	if len(drafts) == 0 || drafts[0].PersonID == "" {
 		return nil, nil
 	}
@@ -539,6 +546,6 @@ func (s *Server) personCard(c *fiber.Ctx, drafts []models.ChatDraft) (*views.Per
 // refusedPage answers an owner's form on a conversation that hearth could
 // not carry out with a page saying why and leading back to the chat:
 // never the API's JSON envelope.
-func (s *Server) refusedPage(c *fiber.Ctx, status int, title, message, chatID string) error {
-	return s.renderFormError(c, status, views.FormError(title, []string{message}, "/messages/"+url.PathEscape(chatID)))
+func (s *messagesHandlers) refusedPage(c *fiber.Ctx, status int, title, message, chatID string) error {
+	return s.render(c, status, formError(title, []string{message}, "/messages/"+url.PathEscape(chatID)))
 }

@@ -15,6 +15,12 @@ type observationsStore interface {
 	RecordObservations(ctx context.Context, credentialID string, body []byte) ([]models.ObservationOutcome, error)
 }
 
+// observationsHandlers record what fetchers post.
+type observationsHandlers struct {
+	*Server
+	store observationsStore
+}
+
 // observationRejected is the message of a 422 for one observation.
 const observationRejected = "the observation was rejected; nothing was stored. Fix every error listed and post again"
 
@@ -46,22 +52,18 @@ func observationRefusal(err error) (status int, e itemError, ok bool) {
 
 // postObservation is POST /api/observations: 200 with the action and the
 // content hash hearth computed, 409 duplicate, 422 invalid_request.
-func (s *Server) postObservation(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	receipt, err := s.store.RecordObservation(c.UserContext(), identityOf(c).agent.ID, body)
-	if done, rerr := refusal(c, err, "invalid_request", observationRejected, ""); done {
-		return rerr
-	}
-	if status, e, ok := observationRefusal(err); ok {
-		return apiError(c, status, e.Code, e.Message, e.Details)
-	}
-	if err != nil {
-		return err
-	}
-	return c.JSON(receipt)
+func (s *observationsHandlers) postObservation(c *fiber.Ctx) error {
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: observationRejected,
+		refuse: func(c *fiber.Ctx, err error) error {
+			if status, e, ok := observationRefusal(err); ok {
+				return apiError(c, status, e.Code, e.Message, e.Details)
+			}
+			return err
+		}},
+		func(body []byte) (models.ObservationReceipt, int, error) {
+			receipt, err := s.store.RecordObservation(c.UserContext(), identityOf(c).agent.ID, body)
+			return receipt, fiber.StatusOK, err
+		})
 }
 
 // batchItem is one result of POST /api/observations/batch.
@@ -84,18 +86,27 @@ type batchCounts struct {
 
 // postObservations is POST /api/observations/batch: up to 500 observations
 // in one transaction, answered per item with what the single POST would say.
-func (s *Server) postObservations(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	outcomes, err := s.store.RecordObservations(c.UserContext(), identityOf(c).agent.ID, body)
-	if done, rerr := refusal(c, err, "invalid_request", "the batch was rejected; nothing was stored. Fix every error listed and post again", ""); done {
-		return rerr
-	}
-	if err != nil {
-		return err
-	}
+func (s *observationsHandlers) postObservations(c *fiber.Ctx) error {
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the batch was rejected; nothing was stored. Fix every error listed and post again"},
+		func(body []byte) (batchAnswer, int, error) {
+			outcomes, err := s.store.RecordObservations(c.UserContext(), identityOf(c).agent.ID, body)
+			if err != nil {
+				return batchAnswer{}, 0, err
+			}
+			answer, err := batchAnswerOf(outcomes)
+			return answer, fiber.StatusOK, err
+		})
+}
+
+// batchAnswer is the body of POST /api/observations/batch.
+type batchAnswer struct {
+	Results []batchItem `json:"results"`
+	Counts  batchCounts `json:"counts"`
+}
+
+// batchAnswerOf answers each outcome as the single POST would; an error
+// that is no refusal fails the whole answer.
+func batchAnswerOf(outcomes []models.ObservationOutcome) (batchAnswer, error) {
 	results := make([]batchItem, len(outcomes))
 	var counts batchCounts
 	for i, o := range outcomes {
@@ -110,7 +121,7 @@ func (s *Server) postObservations(c *fiber.Ctx) error {
 			continue
 		}
 		if o.Err != nil {
-			return o.Err
+			return batchAnswer{}, o.Err
 		}
 		results[i].Action, results[i].ContentHash, results[i].ObservationID = o.Receipt.Action, o.Receipt.ContentHash, o.Receipt.ObservationID
 		if o.Receipt.Action == models.ActionCreated {
@@ -119,8 +130,5 @@ func (s *Server) postObservations(c *fiber.Ctx) error {
 			counts.Modified++
 		}
 	}
-	return c.JSON(struct {
-		Results []batchItem `json:"results"`
-		Counts  batchCounts `json:"counts"`
-	}{results, counts})
+	return batchAnswer{results, counts}, nil
 }

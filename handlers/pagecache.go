@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"github.com/klauspost/compress/gzip"
 	"slices"
 	"strings"
 	"sync"
@@ -75,13 +74,10 @@ func openKey(open map[string]bool) string {
 }
 
 // sendCached answers with a cached page, a fresh requestId in each of its
-// forms, gzip when the client takes it. The compress middleware leaves a
-// response that already has an encoding. Compressing per response costs
-// about 0.1 ms for Home (make bench); it is what lets the IDs differ per
-// device while the read and render are shared.
+// forms, encoded by sendHTML like every other page. Compressing per response
+// costs about 0.1 ms for Home (make bench); it is what lets the IDs differ
+// per device while the read and render are shared.
 func sendCached(c *fiber.Ctx, e cachedPage) error {
-	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
-	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
 	parts := make([][]byte, 0, 2*len(e.parts))
 	for i, p := range e.parts {
 		if i > 0 {
@@ -89,36 +85,7 @@ func sendCached(c *fiber.Ctx, e cachedPage) error {
 		}
 		parts = append(parts, p)
 	}
-	if strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
-		c.Set(fiber.HeaderContentEncoding, "gzip")
-		return c.Send(compressPage(parts...))
-	}
-	return c.Send(bytes.Join(parts, nil))
-}
-
-// gzipWriters are reused: a new writer allocates its tables, which cost
-// more than compressing a page.
-var gzipWriters = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
-	return zw
-}}
-
-// compressPage gzips the parts of a page as one stream.
-func compressPage(parts ...[]byte) []byte {
-	var buf bytes.Buffer
-	size := 0
-	for _, p := range parts {
-		size += len(p)
-	}
-	buf.Grow(max(16<<10, size/6)) // HTML compresses about tenfold: one allocation
-	zw := gzipWriters.Get().(*gzip.Writer)
-	zw.Reset(&buf)
-	for _, p := range parts {
-		zw.Write(p)
-	}
-	zw.Close()
-	gzipWriters.Put(zw)
-	return buf.Bytes()
+	return sendHTML(c, fiber.StatusOK, parts...)
 }
 
 // cardCacheSize holds a few renders of a catalog of a hundred routines.

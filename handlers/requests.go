@@ -18,35 +18,34 @@ import (
 
 // requestsStore keeps the owner's requests.
 type requestsStore interface {
+	clock
 	CreateRequest(ctx context.Context, body []byte) (models.RequestView, bool, error)
 	CancelRequest(ctx context.Context, id string) (models.RequestView, error)
 	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
 }
 
+// requestsHandlers keep the owner's requests; a refused form is shown again
+// on the page it came from (Home, People or a conversation).
+type requestsHandlers struct {
+	*Server
+	store    requestsStore
+	home     *homeHandlers
+	messages *messagesHandlers
+}
+
 // createRequest is POST /api/agent-requests: the owner asks the agent for
 // something. Stored before it is acknowledged; an identical replay is 200.
-func (s *Server) createRequest(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	req, created, err := s.store.CreateRequest(c.UserContext(), body)
-	if done, rerr := refusal(c, err, "invalid_request", "the request was rejected; nothing was stored",
-		"this requestId was already used with different content"); done {
-		return rerr
-	}
-	if err != nil {
-		return err
-	}
-	status := fiber.StatusOK
-	if created {
-		status = fiber.StatusCreated
-	}
-	return c.Status(status).JSON(req)
+func (s *requestsHandlers) createRequest(c *fiber.Ctx) error {
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the request was rejected; nothing was stored",
+		conflictMessage: "this requestId was already used with different content"},
+		func(body []byte) (models.RequestView, int, error) {
+			req, created, err := s.store.CreateRequest(c.UserContext(), body)
+			return req, createdOr200(created), err
+		})
 }
 
 // cancelRequest is POST /api/agent-requests/:id/cancel, while pending.
-func (s *Server) cancelRequest(c *fiber.Ctx) error {
+func (s *requestsHandlers) cancelRequest(c *fiber.Ctx) error {
 	req, err := s.store.CancelRequest(c.UserContext(), c.Params("id"))
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -93,7 +92,7 @@ func (f requestForm) json() []byte {
 
 // submitRequest is the browser form for POST /api/agent-requests: 303 back on
 // success or replay, the errors on a page otherwise.
-func (s *Server) submitRequest(c *fiber.Ctx) error {
+func (s *requestsHandlers) submitRequest(c *fiber.Ctx) error {
 	var f requestForm
 	if err := c.BodyParser(&f); err != nil {
 		return s.unreadableForm(c)
@@ -106,27 +105,27 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 		return s.renderAskRefused(c, f.Text, invalid)
 	case errors.As(err, &invalid) && f.Kind == models.RequestCRMEdit && f.EntityID != "":
 		// A person's correction: People again, the form open with its message.
-		return s.renderPeople(c, fiber.StatusUnprocessableEntity, f.EntityID, askRefusal(f, invalid))
+		return s.home.renderPeople(c, fiber.StatusUnprocessableEntity, f.EntityID, askRefusal(f, invalid))
 	case errors.As(err, &invalid) && f.Kind == models.RequestReplyDraft && f.EntityID != "" && isHTMX(c):
 		// The section again, in place: the same requestId (nothing was stored).
 		reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
 		if err != nil {
 			return err
 		}
-		return s.render(c, fiber.StatusUnprocessableEntity, views.DraftRequestForm(views.AskData{ChatID: f.EntityID,
+		return s.render(c, fiber.StatusUnprocessableEntity, viewOf(views.DraftRequestForm(views.AskData{ChatID: f.EntityID,
 			ChatTitle: cmp.Or(strings.TrimSpace(f.EntityName), f.EntityID), SourceRevision: f.SourceRevision, RequestID: f.RequestID,
-			Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Refused: askRefusal(f, invalid)}))
+			Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Refused: askRefusal(f, invalid)})))
 	case errors.As(err, &invalid) && f.Kind == models.RequestReplyDraft && f.EntityID != "" && s.cfg.Beeper != nil:
 		// A conversation's Ask form: the conversation again, the text in it.
-		return s.conversationPage(c, fiber.StatusUnprocessableEntity, f.EntityID, nil, askRefusal(f, invalid))
+		return s.messages.conversationPage(c, fiber.StatusUnprocessableEntity, f.EntityID, nil, askRefusal(f, invalid))
 	case errors.As(err, &invalid):
 		msgs := make([]string, len(invalid.Errors))
 		for i, e := range invalid.Errors {
 			msgs[i] = fieldSentence(e)
 		}
-		return s.renderFormError(c, fiber.StatusUnprocessableEntity, views.FormError("Your request was not sent", msgs, safePath(f.Return)))
+		return s.render(c, fiber.StatusUnprocessableEntity, formError("Your request was not sent", msgs, safePath(f.Return)))
 	case errors.Is(err, models.ErrIdempotencyConflict):
-		return s.renderFormError(c, fiber.StatusConflict, views.FormError("This form was already sent with other words", nil, safePath(f.Return)))
+		return s.render(c, fiber.StatusConflict, formError("This form was already sent with other words", nil, safePath(f.Return)))
 	case err != nil:
 		return s.renderNotSaved(c, err, safePath(f.Return), f.Text, f.Value)
 	}
@@ -136,14 +135,14 @@ func (s *Server) submitRequest(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return s.render(c, fiber.StatusOK, views.DraftRequestForm(views.AskData{ChatID: f.EntityID, ChatTitle: cmp.Or(strings.TrimSpace(f.EntityName), f.EntityID),
-			SourceRevision: f.SourceRevision, RequestID: newRequestID(), Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Confirmed: &req}))
+		return s.render(c, fiber.StatusOK, viewOf(views.DraftRequestForm(views.AskData{ChatID: f.EntityID, ChatTitle: cmp.Or(strings.TrimSpace(f.EntityName), f.EntityID),
+			SourceRevision: f.SourceRevision, RequestID: newRequestID(), Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Confirmed: &req})))
 	}
 	return c.Redirect(safePath(f.Return), fiber.StatusSeeOther)
 }
 
 // cancelRequestForm is the browser's Cancel button.
-func (s *Server) cancelRequestForm(c *fiber.Ctx) error {
+func (s *requestsHandlers) cancelRequestForm(c *fiber.Ctx) error {
 	_, err := s.store.CancelRequest(c.UserContext(), c.Params("id"))
 	if err != nil && !errors.Is(err, models.ErrRequestNotPending) {
 		if errors.Is(err, models.ErrNotFound) {
@@ -156,9 +155,9 @@ func (s *Server) cancelRequestForm(c *fiber.Ctx) error {
 
 // renderAskRefused renders Home (422) with the Ask form holding the text
 // and, beside it, why it was not sent.
-func (s *Server) renderAskRefused(c *fiber.Ctx, text string, invalid *models.ValidationError) error {
-	s.ensureOccurrences(c)
-	d, err := s.homeData(c, map[string]bool{}, newRequestID())
+func (s *requestsHandlers) renderAskRefused(c *fiber.Ctx, text string, invalid *models.ValidationError) error {
+	s.home.ensureOccurrences(c)
+	d, err := s.home.homeData(c, map[string]bool{}, newRequestID())
 	if err != nil {
 		return err
 	}
@@ -169,7 +168,7 @@ func (s *Server) renderAskRefused(c *fiber.Ctx, text string, invalid *models.Val
 		}
 	}
 	d.Ask = views.AskState{Text: text, Error: msg}
-	return s.render(c, fiber.StatusUnprocessableEntity, views.Home(d))
+	return s.render(c, fiber.StatusUnprocessableEntity, viewOf(views.Home(d)))
 }
 
 // askRefusal is a refused request form as the owner reads it: one message,
@@ -201,7 +200,7 @@ func askRefusal(f requestForm, invalid *models.ValidationError) views.AskState {
 // unreadableForm answers an owner form hearth could not parse with a page
 // (400), never the API's JSON envelope.
 func (s *Server) unreadableForm(c *fiber.Ctx) error {
-	return s.renderFormError(c, fiber.StatusBadRequest, views.FormError("Not sent", []string{"This form could not be read: go back and try again."}, backPath(c)))
+	return s.render(c, fiber.StatusBadRequest, formError("Not sent", []string{"This form could not be read: go back and try again."}, backPath(c)))
 }
 
 // fieldSentence is a validation error of a field the owner cannot type (or

@@ -20,6 +20,7 @@ import (
 
 // routinesStore is the Routines page and the owner's routine decisions.
 type routinesStore interface {
+	clock
 	Routines(ctx context.Context) (models.RoutinesView, error)
 	StartTrial(ctx context.Context, cmd models.TrialCommand) (models.RoutineTrial, error)
 	EndTrial(ctx context.Context, trialID int64) error
@@ -30,13 +31,21 @@ type routinesStore interface {
 	DecideProposal(ctx context.Context, d models.ProposalDecision) (models.RequestView, error)
 }
 
+// routinesHandlers serve the Routines page and the routine actions on Home,
+// which answer with Home's rows.
+type routinesHandlers struct {
+	*Server
+	store routinesStore
+	home  *homeHandlers
+}
+
 // The Routines page (issue 9): plain forms answered by 303, a refused
 // form by the page again with its message beside that form.
 
 // showRoutines serves the Routines page from the page cache, keyed by
 // revision and minute like Home: a page of twenty routines with a year of
 // counts is hundreds of KB, so it is read and rendered once per commit.
-func (s *Server) showRoutines(c *fiber.Ctx) error {
+func (s *routinesHandlers) showRoutines(c *fiber.Ctx) error {
 	key := fmt.Sprintf("routines|%d|%d", s.store.LatestRevision(), s.store.Now().Unix()/60)
 	if page, ok := s.pages.get(key); ok {
 		return sendCached(c, page)
@@ -66,7 +75,7 @@ func (s *Server) showRoutines(c *fiber.Ctx) error {
 // data may have) and the owner's day; a card shows no time relative to
 // now, so it survives the minute. After a commit on one routine only that
 // card is rendered again.
-func (s *Server) routineCards(c *fiber.Ctx, d views.RoutinesData) (map[string]string, error) {
+func (s *routinesHandlers) routineCards(c *fiber.Ctx, d views.RoutinesData) (map[string]string, error) {
 	out := make(map[string]string, len(d.View.Routines))
 	var buf bytes.Buffer
 	for _, card := range d.View.Routines {
@@ -101,13 +110,13 @@ func proposalIDs(v models.RoutinesView, id func() string) map[string]string {
 }
 
 // renderRoutines renders the page with status, and problem beside the form it concerns.
-func (s *Server) renderRoutines(c *fiber.Ctx, status int, problem *views.FormProblem) error {
+func (s *routinesHandlers) renderRoutines(c *fiber.Ctx, status int, problem *views.FormProblem) error {
 	v, err := s.store.Routines(c.UserContext())
 	if err != nil {
 		return err
 	}
 	// A refused form's page is rendered for this response alone.
-	return s.renderGzip(c, status, views.Routines(views.RoutinesData{View: v, RequestIDs: proposalIDs(v, newRequestID), Problem: problem}))
+	return s.render(c, status, viewOf(views.Routines(views.RoutinesData{View: v, RequestIDs: proposalIDs(v, newRequestID), Problem: problem})))
 }
 
 // pathParam is a path parameter, unescaped (chat and routine IDs may arrive escaped).
@@ -158,7 +167,7 @@ func routineAnchor(routineID string) string {
 }
 
 // startTrial is the owner's Try: a revision, weekdays and a review window.
-func (s *Server) startTrial(c *fiber.Ctx) error {
+func (s *routinesHandlers) startTrial(c *fiber.Ctx) error {
 	id := pathParam(c, "id")
 	values := formValues(c)
 	refuse := func(field, msg string) error {
@@ -208,7 +217,7 @@ func trialParam(c *fiber.Ctx) int64 {
 
 // endTrial ends an active trial; ending one that already ended is what
 // the owner asked for, so it answers the same 303.
-func (s *Server) endTrial(c *fiber.Ctx) error {
+func (s *routinesHandlers) endTrial(c *fiber.Ctx) error {
 	id := trialParam(c)
 	err := s.store.EndTrial(c.UserContext(), id)
 	switch {
@@ -221,7 +230,7 @@ func (s *Server) endTrial(c *fiber.Ctx) error {
 }
 
 // extendTrial moves an active trial's window end by the posted days (7).
-func (s *Server) extendTrial(c *fiber.Ctx) error {
+func (s *routinesHandlers) extendTrial(c *fiber.Ctx) error {
 	id := trialParam(c)
 	if id == 0 {
 		return s.notFound(c, "no such trial")
@@ -249,7 +258,7 @@ func (s *Server) extendTrial(c *fiber.Ctx) error {
 }
 
 // recordPastOutcome is "I did it yesterday" for an earlier day of the window.
-func (s *Server) recordPastOutcome(c *fiber.Ctx) error {
+func (s *routinesHandlers) recordPastOutcome(c *fiber.Ctx) error {
 	id := pathParam(c, "id")
 	cmd := models.PastOutcomeCommand{RoutineID: id, Date: c.FormValue("date"), Outcome: c.FormValue("outcome"), Reason: c.FormValue("reason")}
 	err := s.store.RecordPastOutcome(c.UserContext(), cmd)
@@ -271,7 +280,7 @@ func (s *Server) recordPastOutcome(c *fiber.Ctx) error {
 // decideProposal adopts, modifies or rejects a review proposal: an owner
 // request (routine-change) for the agent. The same requestId again is the
 // same decision (a double submit), so it answers the same 303.
-func (s *Server) decideProposal(c *fiber.Ctx) error {
+func (s *routinesHandlers) decideProposal(c *fiber.Ctx) error {
 	d := models.ProposalDecision{RequestID: c.FormValue("requestId"), ReviewID: pathParam(c, "review"), ProposalID: pathParam(c, "proposal"),
 		Decision: c.FormValue("decision"), Words: c.FormValue("words")}
 	_, err := s.store.DecideProposal(c.UserContext(), d)
@@ -294,7 +303,7 @@ func (s *Server) decideProposal(c *fiber.Ctx) error {
 // triggerEvent is Start work / End work on Home: today's occurrences of the
 // routines tried on that event, once however often it is tapped. htmx gets
 // Home's live part back, a plain form a 303 to Home.
-func (s *Server) triggerEvent(c *fiber.Ctx) error {
+func (s *routinesHandlers) triggerEvent(c *fiber.Ctx) error {
 	event := c.Params("event")
 	if event != models.EventStartWork && event != models.EventEndWork {
 		return s.notFound(c, "no such event: start-work or end-work")
@@ -303,14 +312,14 @@ func (s *Server) triggerEvent(c *fiber.Ctx) error {
 		return err
 	}
 	if isHTMX(c) {
-		return s.showLive(c)
+		return s.home.showLive(c)
 	}
 	return c.Redirect("/", fiber.StatusSeeOther)
 }
 
 // recordFeedback is the one-tap feedback on a routine occurrence's outcome;
 // it answers with the occurrence's row.
-func (s *Server) recordFeedback(c *fiber.Ctx) error {
+func (s *routinesHandlers) recordFeedback(c *fiber.Ctx) error {
 	occ := pathParam(c, "occurrence")
 	row := models.OccurrenceActivityID(occ)
 	err := s.store.RecordFeedback(c.UserContext(), occ, c.FormValue("effort"), c.FormValue("helped"))
@@ -318,11 +327,11 @@ func (s *Server) recordFeedback(c *fiber.Ctx) error {
 	case errors.Is(err, models.ErrNotFound):
 		return s.notFound(c, "no such occurrence")
 	case errors.Is(err, models.ErrNoOutcomeYet):
-		return s.renderRow(c, fiber.StatusConflict, row, views.RowState{Expanded: true, Error: "Record an outcome first; feedback is about what happened.", Open: openSet(c)})
+		return s.home.renderRow(c, fiber.StatusConflict, row, views.RowState{Expanded: true, Error: "Record an outcome first; feedback is about what happened.", Open: openSet(c)})
 	case errors.Is(err, models.ErrInvalidInput):
-		return s.actionError(c, row, err, "")
+		return s.home.actionError(c, row, err, "")
 	case err != nil:
 		return err
 	}
-	return s.afterAction(c, row)
+	return s.home.afterAction(c, row)
 }

@@ -13,6 +13,8 @@ import (
 
 // runsStore records the runner's runs.
 type runsStore interface {
+	Today(ctx context.Context) (models.Day, error)
+	clock
 	StartRun(ctx context.Context, runner string, in models.RunStartIn, costCap float64) (models.RunStart, error)
 	StartInvocation(ctx context.Context, runner, runID string) (models.RunView, error)
 	FinishInvocation(ctx context.Context, runner, runID string, n int, in models.InvocationFinishIn) (models.InvocationView, error)
@@ -21,38 +23,33 @@ type runsStore interface {
 	Runs(ctx context.Context) (models.RunsView, error)
 }
 
+// runsHandlers record the runner's runs and serve the Runs page.
+type runsHandlers struct {
+	*Server
+	store runsStore
+}
+
 // startRun is POST /api/runs: the runner starts a run (a schedule run
 // claims its occurrence); 201 with the run, or 200 with admitted false and
 // why it was held.
-func (s *Server) startRun(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	in, err := models.DecodeRunStart(body)
-	if err == nil {
-		var start models.RunStart
-		start, err = s.store.StartRun(c.UserContext(), identityOf(c).agent.ID, in, s.cfg.DailyCostCap)
-		if err == nil {
-			status := fiber.StatusOK
-			if start.Admitted {
-				status = fiber.StatusCreated
+func (s *runsHandlers) startRun(c *fiber.Ctx) error {
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the run was refused", refuse: runError},
+		func(body []byte) (models.RunStart, int, error) {
+			in, err := models.DecodeRunStart(body)
+			if err != nil {
+				return models.RunStart{}, 0, err
 			}
-			return c.Status(status).JSON(start)
-		}
-	}
-	if done, rerr := refusal(c, err, "invalid_request", "the run was refused", ""); done {
-		return rerr
-	}
-	return s.runError(c, err)
+			start, err := s.store.StartRun(c.UserContext(), identityOf(c).agent.ID, in, s.cfg.DailyCostCap)
+			return start, createdOr200(start.Admitted), err
+		})
 }
 
 // startInvocation is POST /api/runs/:id/invocations: one more agent
 // invocation (at most three), 409 attempts_exhausted beyond.
-func (s *Server) startInvocation(c *fiber.Ctx) error {
+func (s *runsHandlers) startInvocation(c *fiber.Ctx) error {
 	run, err := s.store.StartInvocation(c.UserContext(), identityOf(c).agent.ID, c.Params("id"))
 	if err != nil {
-		return s.runError(c, err)
+		return runError(c, err)
 	}
 	return c.JSON(run)
 }
@@ -60,50 +57,38 @@ func (s *Server) startInvocation(c *fiber.Ctx) error {
 // finishInvocation is POST /api/runs/:id/invocations/:n/finish: how one
 // invocation ended and what it spent; the same report again answers as the
 // first did, a different one is 409 idempotency_conflict.
-func (s *Server) finishInvocation(c *fiber.Ctx) error {
+func (s *runsHandlers) finishInvocation(c *fiber.Ctx) error {
 	n, err := strconv.Atoi(c.Params("n"))
 	if err != nil {
 		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "the invocation is a number from 1", nil)
 	}
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	in, err := models.DecodeInvocationFinish(body)
-	if err == nil {
-		var inv models.InvocationView
-		if inv, err = s.store.FinishInvocation(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), n, in); err == nil {
-			return c.JSON(inv)
-		}
-	}
-	if done, rerr := refusal(c, err, "invalid_request", "the invocation report was refused",
-		"this invocation was reported with a different outcome or usage"); done {
-		return rerr
-	}
-	return s.runError(c, err)
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the invocation report was refused",
+		conflictMessage: "this invocation was reported with a different outcome or usage", refuse: runError},
+		func(body []byte) (models.InvocationView, int, error) {
+			in, err := models.DecodeInvocationFinish(body)
+			if err != nil {
+				return models.InvocationView{}, 0, err
+			}
+			inv, err := s.store.FinishInvocation(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), n, in)
+			return inv, fiber.StatusOK, err
+		})
 }
 
 // finishRun is POST /api/runs/:id/finish.
-func (s *Server) finishRun(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	in, err := models.DecodeRunFinish(body)
-	if err == nil {
-		var run models.RunView
-		if run, err = s.store.FinishRun(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), in); err == nil {
-			return c.JSON(run)
-		}
-	}
-	if done, rerr := refusal(c, err, "invalid_request", "the outcome was refused", ""); done {
-		return rerr
-	}
-	return s.runError(c, err)
+func (s *runsHandlers) finishRun(c *fiber.Ctx) error {
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the outcome was refused", refuse: runError},
+		func(body []byte) (models.RunView, int, error) {
+			in, err := models.DecodeRunFinish(body)
+			if err != nil {
+				return models.RunView{}, 0, err
+			}
+			run, err := s.store.FinishRun(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), in)
+			return run, fiber.StatusOK, err
+		})
 }
 
 // runError maps the run services' refusals.
-func (s *Server) runError(c *fiber.Ctx, err error) error {
+func runError(c *fiber.Ctx, err error) error {
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return apiError(c, fiber.StatusNotFound, "not_found", "no such run or schedule of this runner", nil)
@@ -124,7 +109,7 @@ func (s *Server) runError(c *fiber.Ctx, err error) error {
 }
 
 // showRuns is the owner's Runs page.
-func (s *Server) showRuns(c *fiber.Ctx) error {
+func (s *runsHandlers) showRuns(c *fiber.Ctx) error {
 	rev := s.store.LatestRevision()
 	v, err := s.store.Runs(c.UserContext())
 	if err != nil {
@@ -134,11 +119,11 @@ func (s *Server) showRuns(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, fiber.StatusOK, views.Runs(views.RunsData{Now: s.store.Now(), Revision: rev, Runs: v, CostCap: s.cfg.DailyCostCap, Day: day}))
+	return s.render(c, fiber.StatusOK, viewOf(views.Runs(views.RunsData{Now: s.store.Now(), Revision: rev, Runs: v, CostCap: s.cfg.DailyCostCap, Day: day})))
 }
 
 // resolveRunForm is the owner's "I looked at it" on an unknown run.
-func (s *Server) resolveRunForm(c *fiber.Ctx) error {
+func (s *runsHandlers) resolveRunForm(c *fiber.Ctx) error {
 	if _, err := s.store.ResolveRun(c.UserContext(), c.Params("id")); err != nil {
 		if errors.Is(err, models.ErrNotFound) {
 			return apiError(c, fiber.StatusNotFound, "not_found", "no such run", nil)

@@ -17,6 +17,8 @@ import (
 
 // schedulesStore is the schedules ledger.
 type schedulesStore interface {
+	Today(ctx context.Context) (models.Day, error)
+	clock
 	CreateSchedule(ctx context.Context, actor models.Actor, body []byte) (models.ScheduleReceipt, bool, error)
 	CancelSchedule(ctx context.Context, actor models.Actor, id string) (models.CancelResult, error)
 	Schedules(ctx context.Context) (models.ScheduleList, error)
@@ -25,8 +27,14 @@ type schedulesStore interface {
 	ApproveSchedule(ctx context.Context, id, fingerprint string) (models.ScheduleView, error)
 }
 
+// schedulesHandlers serve the schedules API and page.
+type schedulesHandlers struct {
+	*Server
+	store schedulesStore
+}
+
 // listSchedules is GET /api/schedules: every schedule, cancelled ones with their state.
-func (s *Server) listSchedules(c *fiber.Ctx) error {
+func (s *schedulesHandlers) listSchedules(c *fiber.Ctx) error {
 	list, err := s.store.Schedules(c.UserContext())
 	if err != nil {
 		return err
@@ -36,33 +44,27 @@ func (s *Server) listSchedules(c *fiber.Ctx) error {
 
 // createSchedule is POST /api/schedules: 201 with the receipt, 200 with the
 // original receipt for a replay of the same requestKey and body.
-func (s *Server) createSchedule(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
-	receipt, created, err := s.store.CreateSchedule(c.UserContext(), actorOf(c), body)
-	if done, rerr := refusal(c, err, "invalid_request", "the schedule was refused; nothing was stored",
-		"this requestKey was already used with a different body; use a new requestKey for a new schedule"); done {
-		return rerr
-	}
-	var exists *models.ScheduleExistsError
-	switch {
-	case errors.As(err, &exists):
-		return apiError(c, fiber.StatusConflict, "schedule_exists", exists.Error(), fiber.Map{"scheduleId": exists.ID, "state": exists.State})
-	case err != nil:
-		return err
-	}
-	status := fiber.StatusOK
-	if created {
-		status = fiber.StatusCreated
-	}
-	return c.Status(status).JSON(receipt)
+func (s *schedulesHandlers) createSchedule(c *fiber.Ctx) error {
+	return apiWrite(c, createScheduleSpec, func(body []byte) (models.ScheduleReceipt, int, error) {
+		receipt, created, err := s.store.CreateSchedule(c.UserContext(), actorOf(c), body)
+		return receipt, createdOr200(created), err
+	})
 }
+
+// createScheduleSpec answers a new schedule's refusals.
+var createScheduleSpec = writeSpec{invalidCode: "invalid_request", invalidMessage: "the schedule was refused; nothing was stored",
+	conflictMessage: "this requestKey was already used with a different body; use a new requestKey for a new schedule",
+	refuse: func(c *fiber.Ctx, err error) error {
+		var exists *models.ScheduleExistsError
+		if errors.As(err, &exists) {
+			return apiError(c, fiber.StatusConflict, "schedule_exists", exists.Error(), fiber.Map{"scheduleId": exists.ID, "state": exists.State})
+		}
+		return err
+	}}
 
 // cancelSchedule is POST /api/schedules/:id/cancel: idempotent; it reports
 // a running attempt rather than claim to stop it.
-func (s *Server) cancelSchedule(c *fiber.Ctx) error {
+func (s *schedulesHandlers) cancelSchedule(c *fiber.Ctx) error {
 	res, err := s.store.CancelSchedule(c.UserContext(), actorOf(c), c.Params("id"))
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -74,7 +76,7 @@ func (s *Server) cancelSchedule(c *fiber.Ctx) error {
 }
 
 // dueSchedules is GET /api/schedules/due?now=: read-only evaluation.
-func (s *Server) dueSchedules(c *fiber.Ctx) error {
+func (s *schedulesHandlers) dueSchedules(c *fiber.Ctx) error {
 	now, ok, err := instantParam(c, "now", s.store.Now())
 	if !ok {
 		return err
@@ -87,7 +89,7 @@ func (s *Server) dueSchedules(c *fiber.Ctx) error {
 }
 
 // nextSchedule is GET /api/schedules/:id/next?from=&count=.
-func (s *Server) nextSchedule(c *fiber.Ctx) error {
+func (s *schedulesHandlers) nextSchedule(c *fiber.Ctx) error {
 	from, ok, err := instantParam(c, "from", s.store.Now())
 	if !ok {
 		return err
@@ -135,12 +137,12 @@ func invalidParam(c *fiber.Ctx, name, message, expected, found string) error {
 }
 
 // showSchedules is the owner's Schedules page.
-func (s *Server) showSchedules(c *fiber.Ctx) error {
+func (s *schedulesHandlers) showSchedules(c *fiber.Ctx) error {
 	return s.renderSchedules(c, fiber.StatusOK, views.ScheduleRefusal{})
 }
 
 // renderSchedules is the Schedules page; refused is shown in its schedule's row.
-func (s *Server) renderSchedules(c *fiber.Ctx, status int, refused views.ScheduleRefusal) error {
+func (s *schedulesHandlers) renderSchedules(c *fiber.Ctx, status int, refused views.ScheduleRefusal) error {
 	rev := s.store.LatestRevision() // before the read, so a later commit reloads the page
 	list, err := s.store.Schedules(c.UserContext())
 	if err != nil {
@@ -150,14 +152,14 @@ func (s *Server) renderSchedules(c *fiber.Ctx, status int, refused views.Schedul
 	if err != nil {
 		return err
 	}
-	return s.render(c, status, views.Schedules(views.SchedulesData{Now: s.store.Now(), Revision: rev, List: list, Day: day, Refused: refused}))
+	return s.render(c, status, viewOf(views.Schedules(views.SchedulesData{Now: s.store.Now(), Revision: rev, List: list, Day: day, Refused: refused})))
 }
 
 // scheduleAnchor is the page address of one schedule.
 func scheduleAnchor(id string) string { return "/schedules#schedule-" + url.PathEscape(id) }
 
 // cancelScheduleForm is the page's Cancel button.
-func (s *Server) cancelScheduleForm(c *fiber.Ctx) error {
+func (s *schedulesHandlers) cancelScheduleForm(c *fiber.Ctx) error {
 	_, err := s.store.CancelSchedule(c.UserContext(), models.OwnerActor(), c.Params("id"))
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -170,7 +172,7 @@ func (s *Server) cancelScheduleForm(c *fiber.Ctx) error {
 
 // approveScheduleForm is the page's Approve again: the owner approves the
 // definition file whose fingerprint the page showed.
-func (s *Server) approveScheduleForm(c *fiber.Ctx) error {
+func (s *schedulesHandlers) approveScheduleForm(c *fiber.Ctx) error {
 	id := c.Params("id")
 	_, err := s.store.ApproveSchedule(c.UserContext(), id, c.FormValue("fingerprint"))
 	var notApprovable *models.NotApprovableError

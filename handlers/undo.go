@@ -14,7 +14,7 @@ import (
 // htmx gets Home's live part with the row open wherever it now belongs; a
 // plain form is sent back to the row. A refusal (window passed, changed
 // since) is said on Home, 409.
-func (s *Server) undoDecision(c *fiber.Ctx) error {
+func (s *homeHandlers) undoDecision(c *fiber.Ctx) error {
 	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
 	if err != nil || id <= 0 {
 		return s.notFound(c, "no such decision")
@@ -35,7 +35,7 @@ func (s *Server) undoDecision(c *fiber.Ctx) error {
 }
 
 // bringBack returns a deferred or dismissed activity from Later to Home.
-func (s *Server) bringBack(c *fiber.Ctx) error {
+func (s *homeHandlers) bringBack(c *fiber.Ctx) error {
 	id := c.Params("id")
 	if _, err := s.store.SetActivityState(c.UserContext(), id, models.StateAvailable, "", ""); err != nil {
 		if errors.Is(err, models.ErrNotFound) {
@@ -49,7 +49,7 @@ func (s *Server) bringBack(c *fiber.Ctx) error {
 
 // afterLiveAction answers an action that may move a row between Home's
 // groups: htmx gets the live part with the row open, a plain form 303 to it.
-func (s *Server) afterLiveAction(c *fiber.Ctx, id string) error {
+func (s *homeHandlers) afterLiveAction(c *fiber.Ctx, id string) error {
 	if !isHTMX(c) {
 		parent := ""
 		if row, _, err := s.store.HomeRow(c.UserContext(), id); err == nil {
@@ -62,15 +62,12 @@ func (s *Server) afterLiveAction(c *fiber.Ctx, id string) error {
 
 // renderLive renders Home's live part (htmx) or the whole Home page with
 // open rows and a notice.
-func (s *Server) renderLive(c *fiber.Ctx, status int, open map[string]bool, notice string) error {
+func (s *homeHandlers) renderLive(c *fiber.Ctx, status int, open map[string]bool, notice string) error {
 	s.ensureOccurrences(c)
 	d, err := s.homeData(c, open, newRequestID())
 	if err != nil {
 		return err
 	}
 	d.Notice = notice
-	if isHTMX(c) {
-		return s.render(c, status, views.Live(d))
-	}
-	return s.render(c, status, views.Home(d))
+	return s.render(c, status, pageOrFragment(views.Home(d), views.Live(d)))
 }

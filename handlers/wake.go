@@ -14,11 +14,18 @@ import (
 
 // wakeStore hands dirty jobs (leased) and due schedules to a runner.
 type wakeStore interface {
+	clock
 	LeaseWakes(ctx context.Context) ([]models.Wake, error)
 	AckWake(ctx context.Context, leaseID string) error
 	NextWakeAt(ctx context.Context) (time.Time, bool, error)
 	DirtyChanged() <-chan struct{}
 	DueSchedules(ctx context.Context, now time.Time) (models.DueReport, error)
+}
+
+// wakeHandlers hand a runner its wake-ups.
+type wakeHandlers struct {
+	*Server
+	store wakeStore
 }
 
 // Long-poll bounds of GET /api/agent-wake.
@@ -53,7 +60,7 @@ type dueSchedule struct {
 // job comes under a lease: it is cleared by POST /api/agent-wake/ack when
 // the run that handles it starts, and offered again if the lease expires
 // first. A client that hangs up ends the poll before it leases anything.
-func (s *Server) agentWake(c *fiber.Ctx) error {
+func (s *wakeHandlers) agentWake(c *fiber.Ctx) error {
 	wait := defaultWakeWait
 	if t, ok := c.Queries()["timeout"]; ok {
 		secs, err := strconv.ParseFloat(t, 64)
@@ -115,7 +122,7 @@ func (s *Server) agentWake(c *fiber.Ctx) error {
 // leased wake-up started, so the marks the lease covered are cleared; marks
 // that came later stay dirty. 204 whether or not the lease was still live,
 // so a retried ack is harmless.
-func (s *Server) ackWake(c *fiber.Ctx) error {
+func (s *wakeHandlers) ackWake(c *fiber.Ctx) error {
 	body, ok, err := jsonBody(c)
 	if !ok {
 		return err

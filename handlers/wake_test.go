@@ -270,7 +270,7 @@ func TestShutdownEndsAnOpenWakePollAtOnce(t *testing.T) {
 	ta := newTestApp(t)
 	token := ta.agentToken()
 	store := pollSignal{Store: ta.store, waiting: make(chan struct{}, 1)}
-	app := handlers.New(store, handlers.Config{})
+	app := handlers.NewWithWakeStore(ta.store, store, handlers.Config{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,8 @@ import (
 
 // weightStore is what the weight page, its import and the exports use.
 type weightStore interface {
+	Today(ctx context.Context) (models.Day, error)
+	clock
 	WeightHistory(ctx context.Context) (models.WeightData, error)
 	SetWeightGoal(ctx context.Context, goal *models.WeightGoal) error
 	ImportWeights(ctx context.Context, format string, readings []models.WeightReading, dryRun bool) (models.WeightImport, error)
@@ -24,17 +26,23 @@ type weightStore interface {
 	ExportDecisions(ctx context.Context) (models.DecisionsExport, error)
 }
 
+// weightHandlers serve the weight page, its import and the exports.
+type weightHandlers struct {
+	*Server
+	store weightStore
+}
+
 // maxImportBytes bounds an import file: years of daily rows are well under it.
 const maxImportBytes = 2 << 20
 
 // showWeight renders the weight page.
-func (s *Server) showWeight(c *fiber.Ctx) error {
+func (s *weightHandlers) showWeight(c *fiber.Ctx) error {
 	return s.renderWeight(c, fiber.StatusOK, views.WeightForm{})
 }
 
 // renderWeight renders the weight page with a form's state (an error, an
 // import preview or result).
-func (s *Server) renderWeight(c *fiber.Ctx, status int, form views.WeightForm) error {
+func (s *weightHandlers) renderWeight(c *fiber.Ctx, status int, form views.WeightForm) error {
 	d, err := s.store.WeightHistory(c.UserContext())
 	if err != nil {
 		return err
@@ -44,12 +52,12 @@ func (s *Server) renderWeight(c *fiber.Ctx, status int, form views.WeightForm) e
 
 // renderWeightOf renders the weight page from history already read (a
 // refused form changed nothing since).
-func (s *Server) renderWeightOf(c *fiber.Ctx, status int, d models.WeightData, form views.WeightForm) error {
-	return s.render(c, status, views.Weight(views.WeightPage{Data: d, Now: s.store.Now(), Form: form}))
+func (s *weightHandlers) renderWeightOf(c *fiber.Ctx, status int, d models.WeightData, form views.WeightForm) error {
+	return s.render(c, status, viewOf(views.Weight(views.WeightPage{Data: d, Now: s.store.Now(), Form: form})))
 }
 
 // saveWeightGoal sets or clears the owner's weight goal, in the page's unit.
-func (s *Server) saveWeightGoal(c *fiber.Ctx) error {
+func (s *weightHandlers) saveWeightGoal(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	if c.FormValue("clear") != "" {
 		if err := s.store.SetWeightGoal(ctx, nil); err != nil {
@@ -82,7 +90,7 @@ func (s *Server) saveWeightGoal(c *fiber.Ctx) error {
 // confirm it is a dry run that shows what would be added; with it the
 // readings are recorded. A bad file is a 422 naming every bad line, and
 // nothing is written.
-func (s *Server) importWeights(c *fiber.Ctx) error {
+func (s *weightHandlers) importWeights(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	text := c.FormValue("csv")
 	if fh, err := c.FormFile("file"); err == nil && fh.Size > 0 {
@@ -142,7 +150,7 @@ func (s *Server) importWeights(c *fiber.Ctx) error {
 
 // exportFile answers one export: a CSV table or the decisions JSON, as an
 // attachment named with the owner's date.
-func (s *Server) exportFile(c *fiber.Ctx) error {
+func (s *weightHandlers) exportFile(c *fiber.Ctx) error {
 	file := c.Params("file")
 	ctx := c.UserContext()
 	day, err := s.store.Today(ctx)
