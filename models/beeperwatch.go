@@ -151,7 +151,7 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 			}
 			if len(incoming) > 0 {
 				reason := fmt.Sprintf("%d new message(s) in %s (%s)", len(incoming), n.Title, n.ID)
-				if err := markDirty(t.DB, read.Job, reason, read.Debounce, t.now); err != nil {
+				if err := markDirty(t, read.Job, reason, read.Debounce); err != nil {
 					return err
 				}
 				if err := staleDrafts(t, n.ID, row.LastIncomingSortKey); err != nil {
@@ -164,9 +164,6 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 	})
 	if err != nil {
 		return 0, fmt.Errorf("models: watch: %w", err)
-	}
-	if recorded > 0 {
-		s.signalDirty()
 	}
 	return recorded, nil
 }
