@@ -107,7 +107,7 @@ type SendPlan struct {
 	Target SendTarget
 }
 
-// PrepareSend checks a confirmation before anything is sent (DESIGN §7):
+// PrepareSend checks a confirmation before anything is sent:
 // an existing send with the key is returned as Prior; an invalid key or
 // body is ErrInvalidInput, an unknown draft ErrNotFound, a draft of another
 // chat ErrDraftNotInChat, an own reply without a chat ErrInvalidInput.

@@ -76,7 +76,7 @@ type Store struct {
 	latest atomic.Int64
 	// noAcceptedAt is 1 + the revision at which no send Beeper accepted
 	// was pending (0: not looked yet), so pages settle them for free while
-	// there are none (see SettleAcceptedSends).
+	// there are none (see AcceptedSends).
 	noAcceptedAt atomic.Int64
 	// sessions caches verified owner sessions briefly (see AuthenticateSession).
 	sessions sync.Map // token hash → time.Time (cached until)
