@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"hearth/internal/sortkey"
 )
 
 // Chat types as the API spells them.
@@ -228,31 +230,7 @@ func (k *SortKey) UnmarshalJSON(b []byte) error {
 }
 
 // Compare returns -1, 0 or +1; decimal keys compare numerically so "10" sorts after "9".
-func (k SortKey) Compare(o SortKey) int {
-	a, b := string(k), string(o)
-	if isDigits(a) && isDigits(b) {
-		a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
-		if len(a) != len(b) {
-			if len(a) < len(b) {
-				return -1
-			}
-			return 1
-		}
-	}
-	return strings.Compare(a, b)
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func (k SortKey) Compare(o SortKey) int { return sortkey.Compare(string(k), string(o)) }
 
 // ChatPage is one page of chats, most recent activity first.
 type ChatPage struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/beeper"
+	"hearth/internal/beeperflow"
 	"hearth/models"
 	"hearth/views"
 )
@@ -30,17 +31,14 @@ type messagesStore interface {
 	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
 	WatchStatus(ctx context.Context) (models.WatchHealth, error)
 	LatestSend(ctx context.Context, draftID string) (models.Send, bool, error)
-	ConfirmSend(ctx context.Context, m models.Messenger, cmd models.SendCommand) (models.Send, error)
-	ReconcileSend(ctx context.Context, m models.Messenger, sendKey string) (models.Send, error)
 	MarkSendNotSent(ctx context.Context, sendKey string) (models.Send, error)
-	SettleAcceptedSends(ctx context.Context, m models.MessageReader, chatID string) (int, error)
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
 	OwedReplies(ctx context.Context) ([]models.OwedReply, error)
 	Today(ctx context.Context) (models.Day, error)
 	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
 	DecideNoReplyNeeded(ctx context.Context, d models.ChatDecision) (models.OwnerActionResult, error)
 	RemindLater(ctx context.Context, d models.ChatDecision) (models.OwnerActionResult, error)
-	HandOffToBeeper(ctx context.Context, f models.Focuser, h models.HandOff) (models.OwnerActionResult, error)
+	beeperflow.Store // the send and hand-off run there, around Beeper calls
 }
 
 // messagesHandlers serve Messages: chats, review and the confirmed send.
@@ -52,8 +50,8 @@ type messagesHandlers struct {
 
 // Beeper is the part of the Beeper Desktop client the Messages pages use.
 type Beeper interface {
-	models.Messenger
-	models.Focuser
+	beeperflow.Messenger
+	beeperflow.Focuser
 	Chats(ctx context.Context, q beeper.ChatsQuery) (beeper.ChatPage, error)
 	Chat(ctx context.Context, chatID string) (beeper.Chat, error)
 	MarkRead(ctx context.Context, chatID, messageID string) (beeper.Chat, error)
@@ -104,7 +102,7 @@ func (s *messagesHandlers) needBeeper(c *fiber.Ctx) error {
 // sending (chatID's, or all), before a page reads them; a Beeper that does
 // not answer leaves them for the next read.
 func (s *messagesHandlers) settleAccepted(c *fiber.Ctx, chatID string) {
-	if _, err := s.store.SettleAcceptedSends(c.UserContext(), s.cfg.Beeper, chatID); err != nil {
+	if _, err := beeperflow.SettleAcceptedSends(c.UserContext(), s.store, s.cfg.Beeper, chatID); err != nil {
 		s.log.Warn("settle accepted sends", "err", err, "requestId", requestIDOf(c))
 	}
 }
@@ -373,9 +371,9 @@ func (s *messagesHandlers) confirmSend(c *fiber.Ctx) error {
 	}
 	chatID := pathParam(c, "chat")
 	body := models.NormalizeNewlines(f.Body)
-	send, err := s.store.ConfirmSend(c.UserContext(), s.cfg.Beeper, models.SendCommand{
+	send, err := beeperflow.ConfirmSend(c.UserContext(), s.store, s.cfg.Beeper, models.SendCommand{
 		SendKey: f.SendKey, DraftID: f.Draft, ChatID: chatID, Body: body, SourceMessageRevision: f.SourceMessageRevision})
-	var stale *models.StaleDraftError
+	var stale *beeperflow.StaleDraftError
 	switch {
 	case errors.As(err, &stale):
 		if f.Draft == "" {
@@ -394,7 +392,7 @@ func (s *messagesHandlers) confirmSend(c *fiber.Ctx) error {
 		return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: prior})
 	case errors.Is(err, models.ErrDraftNotInChat):
 		return s.refusedPage(c, fiber.StatusConflict, "Not sent", "This draft belongs to another chat; nothing was sent.", chatID)
-	case errors.Is(err, models.ErrOutcomeNotRecorded):
+	case errors.Is(err, beeperflow.ErrOutcomeNotRecorded):
 		// Beeper was called: never say nothing was sent.
 		s.log.Error("send outcome not recorded", "err", err, "requestId", requestIDOf(c))
 		return s.renderSendResult(c, fiber.StatusOK, chatID, views.SendResultData{Send: send, NotRecorded: true})
@@ -414,7 +412,7 @@ func (s *messagesHandlers) confirmSend(c *fiber.Ctx) error {
 }
 
 func (s *messagesHandlers) reconcileSend(c *fiber.Ctx) error {
-	send, err := s.store.ReconcileSend(c.UserContext(), s.cfg.Beeper, c.FormValue("sendKey"))
+	send, err := beeperflow.ReconcileSend(c.UserContext(), s.store, s.cfg.Beeper, c.FormValue("sendKey"))
 	if errors.Is(err, models.ErrNotFound) {
 		return s.notFound(c, "no such send")
 	}
@@ -464,7 +462,7 @@ func (s *messagesHandlers) handOff(c *fiber.Ctx) error {
 		return s.unreadableForm(c)
 	}
 	chatID := pathParam(c, "chat")
-	_, err := s.store.HandOffToBeeper(c.UserContext(), s.cfg.Beeper, models.HandOff{ChatID: chatID, AccountID: f.AccountID, DraftID: f.Draft, Form: f.wording()})
+	_, err := beeperflow.HandOffToBeeper(c.UserContext(), s.store, s.cfg.Beeper, models.HandOff{ChatID: chatID, AccountID: f.AccountID, DraftID: f.Draft, Form: f.wording()})
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return s.notFound(c, "no such draft in this chat")

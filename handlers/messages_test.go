@@ -16,7 +16,7 @@ import (
 
 	"hearth/beeper/beepertest"
 	"hearth/handlers"
-	"hearth/models"
+	"hearth/internal/beeperflow"
 )
 
 // messagesApp is the demo-like publication with the fake Beeper behind
@@ -363,7 +363,7 @@ func holdWriteLock(t *testing.T, path string) func() {
 
 func TestAStaleDraftShowsOnHomeAndMessagesBeforeAnyReview(t *testing.T) {
 	ta, cookie, fake := messagesApp(t)
-	watch := ta.store.NewBeeperWatch(ta.beeper.Client, models.WatchOptions{})
+	watch := beeperflow.NewWatch(ta.store, ta.beeper.Client, beeperflow.WatchOptions{})
 	ctx := context.Background()
 	if _, err := watch.Tick(ctx); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/beeperflow"
 	"hearth/models"
 )
 
@@ -284,7 +285,7 @@ func TestAskTheAgentFromAConversationConfirmsInPlaceAndNamesTheChat(t *testing.T
 func owedApp(t *testing.T) (*testApp, *http.Cookie, *beepertest.Fake) {
 	t.Helper()
 	ta, cookie, fake := messagesApp(t)
-	if _, err := ta.store.NewBeeperWatch(ta.beeper.Client, models.WatchOptions{}).Tick(context.Background()); err != nil {
+	if _, err := beeperflow.NewWatch(ta.store, ta.beeper.Client, beeperflow.WatchOptions{}).Tick(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	ta.clock.Advance(24 * time.Hour)

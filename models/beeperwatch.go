@@ -5,96 +5,77 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"time"
 
 	"gorm.io/gorm"
 
-	"hearth/beeper"
 	"hearth/internal/instant"
+	"hearth/internal/sortkey"
 	"hearth/internal/strictjson"
 )
 
-// Watch defaults (serve flags).
-const (
-	DefaultWatchInterval = time.Minute
-	DefaultWakeDebounce  = 2 * time.Minute
-	DefaultWatchJob      = "messages"
-	maxWatchBackoff      = 10 * time.Minute
-	watchChatPages       = 10
-	watchMessagePages    = 5
-)
-
-// ChatReader is the part of the Beeper client the watch reads with: chats,
-// their messages, and one message by ID (to settle sends Beeper accepted).
-type ChatReader interface {
-	Chats(ctx context.Context, q beeper.ChatsQuery) (beeper.ChatPage, error)
-	MessageReader
+// WatchedMessage is one Beeper message as the watch records it: the
+// fields of the observation it becomes (internal/beeperflow reads them).
+type WatchedMessage struct {
+	ID              string
+	SenderID        string
+	SenderName      string
+	Text            string
+	Timestamp       time.Time
+	SortKey         string
+	IsSender        bool
+	LinkedMessageID string
 }
 
-// WatchOptions tune a BeeperWatch; zero values are the defaults.
-type WatchOptions struct {
-	Interval time.Duration // between reads while Beeper answers
-	Debounce time.Duration // one wake-up per window, however many messages
-	Job      string        // the job new messages make dirty
-	Log      *slog.Logger
+// WatchedChat is one chat the watch read: what it shows of the chat, and
+// its messages newer than the cursor (on a baseline, the chat list's newest).
+type WatchedChat struct {
+	ID        string
+	AccountID string
+	Title     string
+	Muted     bool
+	Messages  []WatchedMessage
 }
 
-// BeeperWatch reads Beeper chats with activity since its cursor and records
-// each new message as an observation (source beeper:<account>, ref the
-// message ID, actor hearth). A new message from someone else marks the
-// watch's job dirty, coalesced into one wake-up per debounce window, and
-// makes a live reply draft of that chat stale at once.
-type BeeperWatch struct {
-	store *Store
-	b     ChatReader
-	opts  WatchOptions
+// WatchRead is one pass of the watch: the chats read, the newest activity
+// seen (the next cursor), and the job new messages make dirty, debounced.
+type WatchRead struct {
+	Chats    []WatchedChat
+	Newest   *time.Time
+	Job      string
+	Debounce time.Duration
 }
 
-// NewBeeperWatch builds the watch over b.
-func (s *Store) NewBeeperWatch(b ChatReader, opts WatchOptions) *BeeperWatch {
-	if opts.Interval <= 0 {
-		opts.Interval = DefaultWatchInterval
-	}
-	if opts.Debounce < 0 {
-		opts.Debounce = 0
-	}
-	if opts.Job == "" {
-		opts.Job = DefaultWatchJob
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
-	return &BeeperWatch{store: s, b: b, opts: opts}
+// WatchCursor is what the watch knew before a pass: since when it read
+// (nil before the baseline), and each chat's newest message seen.
+type WatchCursor struct {
+	Since *time.Time
+	chats map[string]chatWatch
 }
 
-// Run ticks until ctx ends, backing off (doubling, up to 10 minutes) while
-// Beeper does not answer. Logs say what ran, never message contents.
-func (w *BeeperWatch) Run(ctx context.Context) {
-	delay := time.Duration(0)
-	failures := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(delay):
-		}
-		n, err := w.Tick(ctx)
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			failures++
-			delay = min(w.opts.Interval<<min(failures, 10), maxWatchBackoff)
-			w.opts.Log.Warn("beeper watch: read failed; backing off", "err", err, "retryIn", delay, "failures", failures)
-		default:
-			failures, delay = 0, w.opts.Interval
-			if n > 0 {
-				w.opts.Log.Info("beeper watch", "newMessages", n)
-			}
-		}
+// LastSortKey is the newest message of chatID the watch saw; ok is false
+// for a chat it has not seen, which the next pass takes a baseline of.
+func (c WatchCursor) LastSortKey(chatID string) (key string, ok bool) {
+	r, ok := c.chats[chatID]
+	return r.LastSortKey, ok
+}
+
+// WatchCursor reads the watch's cursor and what it saw per chat.
+func (s *Store) WatchCursor(ctx context.Context) (WatchCursor, error) {
+	var st watchStatus
+	if err := s.rdb.WithContext(ctx).Take(&st, 1).Error; err != nil {
+		return WatchCursor{}, fmt.Errorf("models: watch: %w", err)
 	}
+	var rows []chatWatch
+	if err := s.rdb.WithContext(ctx).Find(&rows).Error; err != nil {
+		return WatchCursor{}, fmt.Errorf("models: watch: %w", err)
+	}
+	cur := WatchCursor{Since: st.Since, chats: make(map[string]chatWatch, len(rows))}
+	for _, r := range rows {
+		cur.chats[r.ChatID] = r
+	}
+	return cur, nil
 }
 
 // watchStatus is the watch's one cursor row.
@@ -125,80 +106,39 @@ type chatWatch struct {
 
 func (chatWatch) TableName() string { return "beeper_watch" }
 
-// Tick reads once and returns how many new messages it recorded. The first
-// tick sets the baseline (each chat's newest message) and records nothing:
-// history before the watch started is read from Beeper, not replayed.
-func (w *BeeperWatch) Tick(ctx context.Context) (int, error) {
-	var st watchStatus
-	if err := w.store.rdb.WithContext(ctx).Take(&st, 1).Error; err != nil {
-		return 0, fmt.Errorf("models: watch: %w", err)
-	}
-	known := map[string]chatWatch{}
-	var rows []chatWatch
-	if err := w.store.rdb.WithContext(ctx).Find(&rows).Error; err != nil {
-		return 0, fmt.Errorf("models: watch: %w", err)
-	}
-	for _, r := range rows {
-		known[r.ChatID] = r
-	}
-	chats, err := w.changedChats(ctx, st.Since)
-	if err != nil {
-		w.recordFailure(err)
-		return 0, err
-	}
-	type chatNews struct {
-		chat beeper.Chat
-		msgs []beeper.Message
-	}
-	var news []chatNews
-	newest := st.Since
-	for _, c := range chats {
-		if newest == nil || c.LastActivity.After(*newest) {
-			t := c.LastActivity
-			newest = &t
-		}
-		prev, seen := known[c.ID]
-		if st.Since == nil || !seen {
-			// Baseline: the newest message the chat list shows.
-			var msgs []beeper.Message
-			if c.Preview != nil {
-				msgs = []beeper.Message{*c.Preview}
-			}
-			news = append(news, chatNews{chat: c, msgs: msgs})
-			continue
-		}
-		msgs, err := w.newMessages(ctx, c.ID, beeper.SortKey(prev.LastSortKey))
-		if err != nil {
-			w.recordFailure(err)
-			return 0, err
-		}
-		news = append(news, chatNews{chat: c, msgs: msgs})
-	}
+// RecordWatch commits one pass read after cur and returns how many new
+// messages it recorded. Each new message becomes an observation (source
+// beeper:<account>, ref the message ID, actor hearth); a new message from
+// someone else marks read.Job dirty, coalesced into one wake-up per
+// debounce window, and makes a live reply draft of its chat stale at once.
+// The first pass (cur.Since nil) and a chat's first sight set the baseline
+// and record nothing: history before the watch started is not replayed.
+func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead) (int, error) {
 	recorded := 0
-	baseline := st.Since == nil
-	_, err = w.store.commit(ctx, func(t *txn) error {
-		for _, n := range news {
-			prev, seen := known[n.chat.ID]
-			row := chatWatch{ChatID: n.chat.ID, AccountID: n.chat.AccountID, UpdatedAt: t.now}
+	baseline := cur.Since == nil
+	_, err := s.commit(ctx, func(t *txn) error {
+		for _, n := range read.Chats {
+			prev, seen := cur.chats[n.ID]
+			row := chatWatch{ChatID: n.ID, AccountID: n.AccountID, UpdatedAt: t.now}
 			if seen {
 				row = prev
 				row.UpdatedAt = t.now
 			}
-			row.Title, row.Muted = n.chat.Title, n.chat.IsMuted
-			var incoming []beeper.Message
-			for _, m := range n.msgs {
-				if m.SortKey.Compare(beeper.SortKey(row.LastSortKey)) > 0 {
-					row.LastSortKey = string(m.SortKey)
+			row.Title, row.Muted = n.Title, n.Muted
+			var incoming []WatchedMessage
+			for _, m := range n.Messages {
+				if sortkey.Compare(m.SortKey, row.LastSortKey) > 0 {
+					row.LastSortKey = m.SortKey
 				}
-				if !m.IsSender && m.SortKey.Compare(beeper.SortKey(row.LastIncomingSortKey)) > 0 {
-					row.LastIncomingSortKey = string(m.SortKey)
-					row.LastIncomingAt = incomingAt(m)
+				if !m.IsSender && sortkey.Compare(m.SortKey, row.LastIncomingSortKey) > 0 {
+					row.LastIncomingSortKey = m.SortKey
+					row.LastIncomingAt = incomingAt(m.Timestamp)
 					row.LastIncomingText = m.Text
 				}
 				if baseline || !seen {
 					continue
 				}
-				if err := recordMessage(t, n.chat, m); err != nil {
+				if err := recordMessage(t, n, m); err != nil {
 					return err
 				}
 				recorded++
@@ -210,95 +150,35 @@ func (w *BeeperWatch) Tick(ctx context.Context) (int, error) {
 				return err
 			}
 			if len(incoming) > 0 {
-				reason := fmt.Sprintf("%d new message(s) in %s (%s)", len(incoming), n.chat.Title, n.chat.ID)
-				if err := markDirty(t.DB, w.opts.Job, reason, w.opts.Debounce, t.now); err != nil {
+				reason := fmt.Sprintf("%d new message(s) in %s (%s)", len(incoming), n.Title, n.ID)
+				if err := markDirty(t, read.Job, reason, read.Debounce); err != nil {
 					return err
 				}
-				if err := staleDrafts(t, n.chat.ID, row.LastIncomingSortKey); err != nil {
+				if err := staleDrafts(t, n.ID, row.LastIncomingSortKey); err != nil {
 					return err
 				}
 			}
 		}
 		now := t.now
-		return t.Model(&watchStatus{ID: 1}).Updates(map[string]any{"since": newest, "last_ok_at": now, "last_error": "", "failures": 0}).Error
+		return t.Model(&watchStatus{ID: 1}).Updates(map[string]any{"since": read.Newest, "last_ok_at": now, "last_error": "", "failures": 0}).Error
 	})
 	if err != nil {
 		return 0, fmt.Errorf("models: watch: %w", err)
 	}
-	if recorded > 0 {
-		w.store.signalDirty()
-	}
-	// A send Beeper accepted is settled by reading its status, so one it
-	// later fails for good does not stay "sending" with no page open.
-	if _, err := w.store.SettleAcceptedSends(ctx, w.b, ""); err != nil {
-		w.opts.Log.Warn("beeper watch: settling accepted sends", "err", err)
-	}
 	return recorded, nil
 }
 
-// changedChats lists chats whose last activity is after since (all, on the
-// first tick), newest first, paging while the page ends inside the window.
-func (w *BeeperWatch) changedChats(ctx context.Context, since *time.Time) ([]beeper.Chat, error) {
-	var out []beeper.Chat
-	q := beeper.ChatsQuery{}
-	for range watchChatPages {
-		page, err := w.b.Chats(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		done := false
-		for _, c := range page.Items {
-			// The chat at the cursor itself is read again: activity in the
-			// same instant is not lost, and its old messages are filtered by sort key.
-			if since != nil && c.LastActivity.Before(*since) {
-				done = true
-				continue
-			}
-			out = append(out, c)
-		}
-		if done || !page.HasMore || page.OldestCursor == "" {
-			break
-		}
-		q = beeper.ChatsQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
-	}
-	return out, nil
-}
-
-// newMessages reads a chat's messages newer than after, oldest first.
-func (w *BeeperWatch) newMessages(ctx context.Context, chatID string, after beeper.SortKey) ([]beeper.Message, error) {
-	var out []beeper.Message
-	q := beeper.MessagesQuery{}
-	for range watchMessagePages {
-		page, err := w.b.Messages(ctx, chatID, q)
-		if err != nil {
-			return nil, err
-		}
-		reached := false
-		for _, m := range page.Items {
-			if m.SortKey.Compare(after) > 0 {
-				out = append(out, m)
-			} else {
-				reached = true
-			}
-		}
-		if reached || !page.HasMore || page.OldestCursor == "" {
-			break
-		}
-		q = beeper.MessagesQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
-	}
-	slices.SortFunc(out, func(a, b beeper.Message) int { return a.SortKey.Compare(b.SortKey) })
-	return slices.CompactFunc(out, func(a, b beeper.Message) bool { return a.ID == b.ID }), nil
-}
-
-func (w *BeeperWatch) recordFailure(cause error) {
-	_ = w.store.write(context.Background(), func(tx *gorm.DB) error {
+// RecordWatchFailure notes a pass that Beeper did not answer, for the
+// Messages page's health line.
+func (s *Store) RecordWatchFailure(cause error) {
+	_ = s.write(context.Background(), func(tx *gorm.DB) error {
 		return tx.Model(&watchStatus{ID: 1}).Updates(map[string]any{"last_error": cause.Error(), "failures": gorm.Expr("failures + 1")}).Error
 	})
 }
 
 // recordMessage records one message as an observation hearth made; a
 // message already recorded unchanged is skipped.
-func recordMessage(t *txn, chat beeper.Chat, m beeper.Message) error {
+func recordMessage(t *txn, chat WatchedChat, m WatchedMessage) error {
 	raw, _ := json.Marshal(map[string]any{"chatId": chat.ID, "chatTitle": chat.Title, "senderId": m.SenderID, "senderName": m.SenderName,
 		"text": m.Text, "timestamp": m.Timestamp, "sortKey": m.SortKey, "isSender": m.IsSender, "replyTo": m.LinkedMessageID})
 	body, _ := json.Marshal(map[string]any{"source": "beeper:" + chat.AccountID, "ref": m.ID, "changeType": ChangeCreated, "actor": ActorAgent,
@@ -328,7 +208,7 @@ func staleDrafts(t *txn, chatID, newest string) error {
 		return err
 	}
 	for _, d := range drafts {
-		if beeper.SortKey(newest).Compare(beeper.SortKey(d.SourceMessageRevision)) > 0 {
+		if sortkey.Compare(newest, d.SourceMessageRevision) > 0 {
 			if _, err := t.bump(); err != nil {
 				return err
 			}
@@ -357,7 +237,7 @@ func staleChats(tx *gorm.DB, chatIDs []string) (map[string]string, error) {
 // isStale reports whether a draft was written before the newest incoming message.
 func isStale(d DraftView, newest map[string]string) bool {
 	n, ok := newest[d.ChatID]
-	return ok && n != "" && beeper.SortKey(n).Compare(beeper.SortKey(d.SourceMessageRevision)) > 0
+	return ok && n != "" && sortkey.Compare(n, d.SourceMessageRevision) > 0
 }
 
 // WatchHealth is the watch's state for the Messages page.
@@ -394,12 +274,12 @@ func markStale(tx *gorm.DB, drafts []DraftView) error {
 	return nil
 }
 
-// incomingAt is when m arrived, or nil when Beeper's timestamp lies outside
+// incomingAt is when a message arrived, or nil when Beeper's timestamp lies outside
 // the bound on instants: year 9999 at -12:00 is year 10000 in UTC, which
 // SQLite's text form cannot read back, and one such row would fail every
 // read of the watch's chats (Home's owed count among them).
-func incomingAt(m beeper.Message) *time.Time {
-	at := m.Timestamp.UTC()
+func incomingAt(timestamp time.Time) *time.Time {
+	at := timestamp.UTC()
 	if !instant.InRange(at) {
 		return nil
 	}

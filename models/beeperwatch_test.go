@@ -2,152 +2,78 @@ package models
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"testing"
 	"time"
 
 	"hearth/beeper"
-	"hearth/beeper/beepertest"
 )
 
-// watchFixture is a store with Ana's reply draft and a watch over a fake
-// Beeper sharing the store's clock, after the baseline tick.
-func watchFixture(t *testing.T, debounce time.Duration) (*Store, *time.Time, *beepertest.Fake, *BeeperWatch) {
+// watchBaseline records the fake's chats as the watch's first pass does
+// (internal/beeperflow): each chat's newest message, nothing recorded.
+func watchBaseline(t *testing.T, s *Store, client *beeper.Client) {
 	t.Helper()
-	s, now := newTestStore(t)
-	b := beepertest.Start(t, nil, beepertest.WithClock(func() time.Time { return *now }))
-	publishAnaReply(t, s)
-	w := s.NewBeeperWatch(b.Client, WatchOptions{Debounce: debounce})
-	if n, err := w.Tick(context.Background()); err != nil || n != 0 {
+	ctx := context.Background()
+	cur, err := s.WatchCursor(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := client.Chats(ctx, beeper.ChatsQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := WatchRead{Job: "messages"}
+	for _, c := range page.Items {
+		chat := WatchedChat{ID: c.ID, AccountID: c.AccountID, Title: c.Title, Muted: c.IsMuted}
+		if m := c.Preview; m != nil {
+			chat.Messages = []WatchedMessage{{ID: m.ID, SenderID: m.SenderID, Text: m.Text, Timestamp: m.Timestamp, SortKey: string(m.SortKey), IsSender: m.IsSender}}
+		}
+		if read.Newest == nil || c.LastActivity.After(*read.Newest) {
+			at := c.LastActivity
+			read.Newest = &at
+		}
+		read.Chats = append(read.Chats, chat)
+	}
+	if n, err := s.RecordWatch(ctx, cur, read); err != nil || n != 0 {
 		t.Fatalf("baseline recorded %d, %v", n, err)
 	}
-	*now = now.Add(time.Second)
-	return s, now, b.Fake, w
 }
 
-func TestABurstOfAHundredMessagesIsOneWakeUp(t *testing.T) {
-	s, now, fake, w := watchFixture(t, 2*time.Minute)
+func TestRecordWatchTakesABaselineThenRecordsNewMessagesAndMarksTheJob(t *testing.T) {
+	s, now := newTestStore(t)
 	ctx := context.Background()
-	for i := range 100 {
-		if i == 50 { // the burst spans two watch intervals
-			if _, err := w.Tick(ctx); err != nil {
-				t.Fatal(err)
-			}
-			*now = now.Add(30 * time.Second)
-		}
-		fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", fmt.Sprintf("message %d", i))
+	chat := WatchedChat{ID: "!ana:beeper.local", AccountID: "acc", Title: "Ana",
+		Messages: []WatchedMessage{{ID: "m1", SenderID: "@ana", Text: "hi", Timestamp: *now, SortKey: "9"}}}
+	cur, err := s.WatchCursor(ctx)
+	if err != nil || cur.Since != nil {
+		t.Fatalf("a new store's cursor %+v, %v", cur, err)
 	}
-	if _, err := w.Tick(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var n int64
-	s.rdb.Model(&Observation{}).Where("source = ? AND actor = ?", "beeper:"+beepertest.AccountID, ActorHearth).Count(&n)
-	if n != 100 {
-		t.Fatalf("%d observations, want one per message", n)
-	}
-	if wakes, _ := s.LeaseWakes(ctx); len(wakes) != 0 {
-		t.Fatalf("woke inside the debounce window: %+v", wakes)
-	}
-	*now = now.Add(2 * time.Minute)
-	wakes, err := s.LeaseWakes(ctx)
-	if err != nil || len(wakes) != 1 || wakes[0].JobKey != DefaultWatchJob || wakes[0].Marks != 2 {
-		t.Fatalf("wakes %+v, %v: want one coalesced wake-up", wakes, err)
-	}
-	if again, _ := s.LeaseWakes(ctx); len(again) != 0 {
-		t.Fatalf("a burst woke twice: %+v", again)
-	}
-	if err := s.AckWake(ctx, wakes[0].LeaseID); err != nil {
-		t.Fatal(err)
-	}
-	// A tick with nothing new records nothing and marks nothing.
-	if n, err := w.Tick(ctx); err != nil || n != 0 {
-		t.Fatalf("quiet tick recorded %d, %v", n, err)
+	if n, err := s.RecordWatch(ctx, cur, WatchRead{Chats: []WatchedChat{chat}, Newest: now, Job: "messages"}); err != nil || n != 0 {
+		t.Fatalf("the baseline recorded %d, %v; want nothing", n, err)
 	}
 	if _, ok, _ := s.NextWakeAt(ctx); ok {
-		t.Fatal("a quiet tick made a job dirty")
+		t.Fatal("the baseline marked a job")
 	}
-}
-
-func TestAStaleDraftIsMarkedWithinOneWatchInterval(t *testing.T) {
-	s, now, fake, w := watchFixture(t, time.Minute)
-	ctx := context.Background()
-	if d, _ := s.ChatDrafts(ctx, beepertest.AnaChatID); len(d) != 1 || d[0].Stale {
-		t.Fatalf("before the message: %+v", d)
+	cur, err = s.WatchCursor(ctx)
+	if key, ok := cur.LastSortKey(chat.ID); err != nil || cur.Since == nil || !ok || key != "9" {
+		t.Fatalf("the cursor after the baseline %+v (%q, %v), %v", cur, key, ok, err)
 	}
-	before := mustRevision(t, s)
-	fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", "Actually, Sunday?")
-	if _, err := w.Tick(ctx); err != nil {
-		t.Fatal(err)
+	dirty := s.DirtyChanged()
+	chat.Messages = []WatchedMessage{{ID: "m2", SenderID: "@ana", Text: "still there?", Timestamp: *now, SortKey: "10"}}
+	if n, err := s.RecordWatch(ctx, cur, WatchRead{Chats: []WatchedChat{chat}, Newest: now, Job: "messages"}); err != nil || n != 1 {
+		t.Fatalf("a new message recorded %d, %v", n, err)
 	}
-	if mustRevision(t, s) != before+1 {
-		t.Fatal("a stale draft did not bump the revision, so open pages would not show it")
+	select {
+	case <-dirty:
+	default:
+		t.Fatal("recording a message did not wake a waiting poll")
 	}
-	if d, _ := s.ChatDrafts(ctx, beepertest.AnaChatID); len(d) != 1 || !d[0].Stale {
-		t.Fatalf("Messages' draft after the message: %+v", d)
+	if _, ok, _ := s.NextWakeAt(ctx); !ok {
+		t.Fatal("a message from someone else did not mark the job")
 	}
-	row, _, err := s.HomeRow(ctx, "reply-ana")
-	if err != nil || row.Draft == nil || !row.Draft.Stale {
-		t.Fatalf("Home's reply after the message: %+v, %v", row.Draft, err)
-	}
-	ac, _ := s.AgentContext(ctx)
-	if !ac.ReplyDrafts.Items[0].Stale {
-		t.Fatal("the agent context does not say the draft is stale")
-	}
-	// The owner's own message is recorded but neither bumps the revision nor marks a job again.
-	rev := mustRevision(t, s)
-	wake, _, _ := s.NextWakeAt(ctx)
-	*now = now.Add(time.Second)
-	fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "Sunday works too")
-	if n, err := w.Tick(ctx); err != nil || n != 1 || mustRevision(t, s) != rev {
-		t.Fatalf("own message: recorded %d, %v, revision %d → %d", n, err, rev, mustRevision(t, s))
-	}
-	var marks int
-	s.rdb.Model(&DirtyJob{}).Select("marks").Scan(&marks)
-	if next, _, _ := s.NextWakeAt(ctx); !next.Equal(wake) || marks != 1 {
-		t.Fatalf("own message marked the job: %d marks", marks)
-	}
-}
-
-func TestTheWatchBacksOffWhileBeeperIsDownAndRecovers(t *testing.T) {
-	s, _, fake, w := watchFixture(t, time.Minute)
-	ctx := context.Background()
-	fake.FailNext(500, 1)
-	if _, err := w.Tick(ctx); err == nil {
-		t.Fatal("a failed read was not reported")
-	}
-	if h, _ := s.WatchStatus(ctx); h.Failures != 1 || h.LastError == "" {
-		t.Fatalf("health %+v", h)
-	}
-	fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", "hello?")
-	if n, err := w.Tick(ctx); err != nil || n != 1 {
-		t.Fatalf("after recovery recorded %d, %v", n, err)
-	}
-	if h, _ := s.WatchStatus(ctx); h.Failures != 0 || h.LastError != "" {
-		t.Fatalf("health after recovery %+v", h)
-	}
-}
-
-func TestTheWatchReadsChatsWhosePreviewCarriesAnSDK5SendStatus(t *testing.T) {
-	s, now := newTestStore(t)
-	b := beepertest.Start(t, nil, beepertest.WithClock(func() time.Time { return *now }))
-	publishAnaReply(t, s)
-	ctx := context.Background()
-	w := s.NewBeeperWatch(b.Client, WatchOptions{Debounce: time.Minute})
-	if _, err := w.Tick(ctx); err != nil {
-		t.Fatal(err)
-	}
-	*now = now.Add(time.Second)
-	// The owner's reply, held at PENDING, becomes the chat's preview.
-	b.Fake.HoldSends(true)
-	if _, err := b.Client.Send(ctx, beepertest.AnaChatID, beeper.SendRequest{Text: "On my way"}); err != nil {
-		t.Fatal(err)
-	}
-	page, err := b.Client.Chats(ctx, beeper.ChatsQuery{})
-	if err != nil || page.Items[0].Preview.SendStatus.State() != beeper.SendInProgress {
-		t.Fatalf("chats %+v, %v: want Ana's preview PENDING", page, err)
-	}
-	if n, err := w.Tick(ctx); err != nil || n != 1 {
-		t.Fatalf("tick recorded %d, %v; want the owner's message", n, err)
+	s.RecordWatchFailure(errors.New("beeper: unavailable"))
+	if h, _ := s.WatchStatus(ctx); h.Failures != 1 || h.LastError != "beeper: unavailable" {
+		t.Fatalf("health after a failure %+v", h)
 	}
 }
 
@@ -156,11 +82,11 @@ func TestTheWatchKeepsNoIncomingTimeOutsideTheBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if at := incomingAt(beeper.Message{Timestamp: far}); at != nil {
+	if at := incomingAt(far); at != nil {
 		t.Errorf("a timestamp of %v was kept as %v", far, at)
 	}
 	ok := time.Date(2026, 12, 3, 9, 0, 0, 0, time.FixedZone("", 3600))
-	if at := incomingAt(beeper.Message{Timestamp: ok}); at == nil || !at.Equal(ok) || at.Location() != time.UTC {
+	if at := incomingAt(ok); at == nil || !at.Equal(ok) || at.Location() != time.UTC {
 		t.Errorf("an ordinary timestamp read as %v", at)
 	}
 }

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,8 +58,13 @@ func (t *txn) bump() (int64, error) {
 	return t.rev, nil
 }
 
-// touch names what the transaction changed, for the notifier.
+// touch names what the transaction changed: the one way a change key
+// reaches the listeners of committed (after the commit).
 func (t *txn) touch(keys ...string) { t.changed = append(t.changed, keys...) }
+
+// touchWake is the change key of a wake-up mark (markDirty): it wakes the
+// long-polls waiting in DirtyChanged, and is not a change pages show.
+const touchWake = "wake"
 
 // touchRoutine names a change of what a routine's counts are computed
 // from: the occasions of revision on date, or (revision 0, date "") all of
@@ -69,9 +75,10 @@ func (t *txn) touchRoutine(routineID string, revision int64, date string) {
 }
 
 // commit runs fn in one immediate write transaction under the write lock
-// and, when fn bumped the revision, notifies after the commit, so a
-// listener never sees state that could roll back. It returns the bumped
-// revision, or zero when fn changed nothing.
+// and, when fn changed something (bumped the revision or touched a key),
+// tells the listeners after the commit (committed), so a listener never
+// sees state that could roll back. It returns the bumped revision, or zero
+// when fn did not bump it.
 func (s *Store) commit(ctx context.Context, fn func(t *txn) error) (int64, error) {
 	var t *txn
 	err := s.write(ctx, func(tx *gorm.DB) error {
@@ -80,7 +87,7 @@ func (s *Store) commit(ctx context.Context, fn func(t *txn) error) (int64, error
 			return err
 		}
 		if t.rev != 0 {
-			// Before the commit: a read that sees it must not reuse older counts.
+			// The one listener told before the commit (see committed).
 			s.metrics.changing(t.rev, t.recounts)
 		}
 		return nil
@@ -88,11 +95,52 @@ func (s *Store) commit(ctx context.Context, fn func(t *txn) error) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	if t.rev != 0 {
-		s.cards.committed(t.rev, t.changed)
-		s.notify(t.rev, t.changed)
+	if t.rev != 0 || len(t.changed) > 0 {
+		s.committed(t.rev, t.changed)
 	}
 	return t.rev, nil
+}
+
+// Notifier hears about committed changes: revision is the workspace
+// revision the commit made, changed the keys it touched. It is called
+// after commit, never inside a transaction, so a listener never sees state
+// that could roll back.
+type Notifier interface {
+	Committed(revision int64, changed []string)
+}
+
+// committed is the store's one after-commit seam: commit calls it once a
+// transaction committed, and nothing else tells a listener of a change. It
+// fans out, in this order, to the Routines card versions, the newest
+// revision (LatestRevision, which caches key on), the long-polls waiting for a
+// wake-up mark (DirtyChanged), and the notifier (the SSE hub). A commit
+// that only marked a job dirty (revision 0) reaches the long-polls alone:
+// nothing a page shows changed, so the hub never hears of it.
+//
+// The one named exception is the metrics memo (routine_memo.go), told
+// inside the transaction, before the commit: a read that sees the commit
+// must not reuse counts from before it, and a memo that heard of a
+// rolled-back change only recounts.
+func (s *Store) committed(rev int64, changed []string) {
+	if rev != 0 {
+		s.cards.committed(rev, changed)
+		for {
+			seen := s.latest.Load()
+			if rev <= seen || s.latest.CompareAndSwap(seen, rev) {
+				break
+			}
+		}
+	}
+	if !slices.Contains(changed, touchWake) {
+		if rev != 0 && s.notifier != nil {
+			s.notifier.Committed(rev, changed)
+		}
+		return
+	}
+	s.signalDirty()
+	if rev != 0 && s.notifier != nil {
+		s.notifier.Committed(rev, slices.DeleteFunc(slices.Clone(changed), func(k string) bool { return k == touchWake }))
+	}
 }
 
 // cardVersions says, per routine, the newest revision that changed what its

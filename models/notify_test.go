@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -50,5 +51,120 @@ func TestNotifierHearsOnlyCommittedChanges(t *testing.T) {
 	}
 	if !slices.Equal(n.what[1], []string{"activity:a1"}) {
 		t.Fatalf("owner action changed %v", n.what[1])
+	}
+}
+
+// TestACommitReachesEveryListenerOnlyAfterItCommits runs commits in their
+// own goroutines on a real database file: the notifier (the SSE hub), the
+// Routines card versions and a long-poll waiting for wake-up marks each
+// hear a commit only once another connection can read it, and a
+// transaction that rolls back reaches none of them.
+func TestACommitReachesEveryListenerOnlyAfterItCommits(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	n := &visibilityNotifier{t: t, store: s}
+	s.SetNotifier(n)
+	_, global := s.cards.snapshot()
+	before := s.LatestRevision()
+
+	// A long-poll waiting for a wake-up: when woken, the mark must be readable.
+	dirty := s.DirtyChanged()
+	woke := make(chan bool, 1)
+	go func() {
+		<-dirty
+		_, ok, err := s.NextWakeAt(ctx)
+		woke <- ok && err == nil
+	}()
+
+	// A transaction that bumps, touches every listener's keys, marks a job
+	// dirty and then fails: nobody hears of it.
+	failed := make(chan error, 1)
+	go func() {
+		_, err := s.commit(ctx, func(t *txn) error {
+			if _, err := t.bump(); err != nil {
+				return err
+			}
+			t.touch("routine:r1", "publication")
+			if err := markDirty(t, "messages", "a message", 0); err != nil {
+				return err
+			}
+			return errors.New("rolled back")
+		})
+		failed <- err
+	}()
+	if err := <-failed; err == nil {
+		t.Fatal("the failing transaction committed")
+	}
+	if routines, g := s.cards.snapshot(); len(routines) != 0 || g != global || len(n.seen) != 0 || s.LatestRevision() != before {
+		t.Fatalf("a rolled-back transaction reached listeners: cards %v %d, notified %v, latest %d", routines, g, n.seen, s.LatestRevision())
+	}
+	select {
+	case <-dirty:
+		t.Fatal("a rolled-back wake-up mark woke the long-poll")
+	default:
+	}
+
+	// The same transaction, committed: every listener hears it, after the commit.
+	type result struct {
+		rev int64
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rev, err := s.commit(ctx, func(t *txn) error {
+			if _, err := t.bump(); err != nil {
+				return err
+			}
+			t.touch("routine:r1", "publication")
+			if err := markDirty(t, "messages", "a message", 0); err != nil {
+				return err
+			}
+			// Inside the transaction: nobody has heard yet.
+			if routines, _ := s.cards.snapshot(); routines["r1"] != 0 {
+				return errors.New("the card versions moved before the commit")
+			}
+			select {
+			case <-dirty:
+				return errors.New("the long-poll woke before the commit")
+			default:
+			}
+			return nil
+		})
+		done <- result{rev, err}
+	}()
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	routines, g := s.cards.snapshot()
+	if routines["r1"] != r.rev || g != r.rev || !slices.Equal(n.seen, []int64{r.rev}) || s.LatestRevision() != r.rev {
+		t.Fatalf("after the commit at %d: cards %v %d, notified %v, latest %d", r.rev, routines, g, n.seen, s.LatestRevision())
+	}
+	if !slices.Contains(n.what[0], "routine:r1") || slices.Contains(n.what[0], touchWake) {
+		t.Fatalf("the notifier heard %v; want the routine, not the wake-up mark", n.what[0])
+	}
+	select {
+	case <-dirty:
+	default:
+		t.Fatal("the commit's wake-up mark did not wake the long-poll")
+	}
+	if !<-woke {
+		t.Fatal("the long-poll woke before the mark was readable")
+	}
+	// A wake-up mark alone changes nothing a page shows: it wakes the
+	// long-polls and moves no revision, so the notifier does not hear it.
+	dirty = s.DirtyChanged()
+	marked := make(chan error, 1)
+	go func() { marked <- s.MarkDirty(ctx, "messages", "another message", 0) }()
+	if err := <-marked; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-dirty:
+	default:
+		t.Fatal("a wake-up mark did not wake the long-poll")
+	}
+	if len(n.seen) != 1 || s.LatestRevision() != r.rev {
+		t.Fatalf("a wake-up mark notified %v, latest %d", n.seen, s.LatestRevision())
 	}
 }

@@ -439,20 +439,20 @@ func (r *Result) resolveConsumed(tx *gorm.DB, v *validator) error {
 }
 
 // consumeObservations marks the cited observations consumed by this publication.
-func (r *Result) consumeObservations(tx *gorm.DB, rev int64, now time.Time) ([]string, error) {
+func (r *Result) consumeObservations(t *txn) error {
 	if len(r.ConsumedObservations) == 0 {
-		return nil, nil
+		return nil
 	}
-	var changed []string
+	tx, rev, now := t.DB, t.rev, t.now
 	for chunk := range slices.Chunk(r.ConsumedObservations, 500) {
 		if err := tx.Model(&Observation{}).Where("id IN ? AND status = ?", chunk, ObservationPending).Updates(map[string]any{
 			"status": ObservationConsumed, "consumed_run_id": r.RunID, "consumed_revision": rev, "consumed_at": now,
 		}).Error; err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, id := range r.ConsumedObservations {
-		changed = append(changed, fmt.Sprintf("observation:%d", id))
+		t.touch(fmt.Sprintf("observation:%d", id))
 	}
-	return changed, nil
+	return nil
 }

@@ -99,11 +99,9 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 		if err != nil {
 			return err
 		}
-		changed, err := r.apply(t.DB, rev, t.now)
-		if err != nil {
+		if err := r.apply(t); err != nil {
 			return err
 		}
-		t.touch(changed...)
 		t.touch("publication")
 		rc := Receipt{Publisher: publisher, RunID: r.RunID, JobKey: r.JobKey, PayloadHash: hash, Revision: rev, ReceivedAt: t.now}
 		if err := t.Create(&rc).Error; err != nil {
@@ -542,10 +540,10 @@ const (
 				AND s.state IN ('completed', 'partial', 'skipped', 'dismissed'))`
 )
 
-// apply writes the publication at revision rev and returns what changed.
-// It never touches owner-owned tables.
-func (r *Result) apply(tx *gorm.DB, rev int64, now time.Time) ([]string, error) {
-	var changed []string
+// apply writes the publication inside t at the revision t bumped and
+// touches what it changed. It never writes owner-owned tables.
+func (r *Result) apply(t *txn) error {
+	tx, rev, now := t.DB, t.rev, t.now
 	rows := make([][]any, 0, len(r.SourceRefs))
 	for _, s := range r.SourceRefs {
 		observed, _ := time.Parse(time.RFC3339Nano, s.ObservedAt)
@@ -553,31 +551,31 @@ func (r *Result) apply(tx *gorm.DB, rev int64, now time.Time) ([]string, error) 
 			deref(s.MessageID), deref(s.TargetID), observed.UTC(), rev})
 	}
 	if err := execRows(tx, upsertSourceRef, rows); err != nil {
-		return nil, err
+		return err
 	}
 	if b := r.Brief; b != nil {
 		row := Brief{ID: 1, Date: b.Date, TimeZone: b.TimeZone, Text: b.Text, EvidenceIDs: evidenceText(b.EvidenceIDs), Revision: rev, UpdatedAt: now}
 		if err := tx.Save(&row).Error; err != nil {
-			return nil, err
+			return err
 		}
-		changed = append(changed, "brief")
+		t.touch("brief")
 	}
 	rows = rows[:0]
 	for _, p := range r.People {
 		rows = append(rows, []any{p.ID, p.Name, p.Context, evidenceText(p.EvidenceIDs), rev, now, now})
-		changed = append(changed, "person:"+p.ID)
+		t.touch("person:" + p.ID)
 	}
 	if err := execRows(tx, upsertPerson, rows); err != nil {
-		return nil, err
+		return err
 	}
 	rows = rows[:0]
 	for _, d := range r.ReplyDrafts {
 		rows = append(rows, []any{d.ID, nullable(d.PersonID), d.AccountID, d.ChatID, deref(d.ReplyToMessageID), d.SourceMessageRevision,
 			d.Reason, jsonText(d.Candidates), evidenceText(d.EvidenceIDs), rev, now, now})
-		changed = append(changed, "draft:"+d.ID)
+		t.touch("draft:" + d.ID)
 	}
 	if err := execRows(tx, upsertDraft, rows); err != nil {
-		return nil, err
+		return err
 	}
 	rows = rows[:0]
 	for _, a := range r.Activities {
@@ -592,10 +590,10 @@ func (r *Result) apply(tx *gorm.DB, rev int64, now time.Time) ([]string, error) 
 		}
 		rows = append(rows, []any{a.ID, a.Kind, a.Title, deref(a.Detail), nullable(a.PersonID), nullable(a.ParentID), draftID,
 			deref(a.OccurrenceKey), section, rank, reason, jsonText(a.payload), evidenceText(a.EvidenceIDs), rev, now, now})
-		changed = append(changed, "activity:"+a.ID)
+		t.touch("activity:" + a.ID)
 	}
 	if err := execRows(tx, upsertActivity, rows); err != nil {
-		return nil, err
+		return err
 	}
 	for _, rt := range r.Retractions {
 		table, prefix := "activities", "activity:"
@@ -606,48 +604,42 @@ func (r *Result) apply(tx *gorm.DB, rev int64, now time.Time) ([]string, error) 
 			updates["closed_at"] = gorm.Expr("COALESCE(closed_at, ?)", now)
 		}
 		if err := tx.Table(table).Where("id = ?", rt.ID).Updates(updates).Error; err != nil {
-			return nil, err
+			return err
 		}
-		changed = append(changed, prefix+rt.ID)
+		t.touch(prefix + rt.ID)
 		// A draft and its reply activity leave Home and Messages together.
 		var linked []string
 		if rt.Kind == "replyDraft" {
 			if err := tx.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", rt.ID).Pluck("id", &linked).Error; err != nil {
-				return nil, err
+				return err
 			}
 			if err := tx.Model(&Activity{}).Where("id IN ?", linked).Updates(map[string]any{"retracted_at": now, "retract_reason": "its draft was retracted",
 				"revision": rev, "updated_at": now, "closed_at": gorm.Expr("COALESCE(closed_at, ?)", now)}).Error; err != nil {
-				return nil, err
+				return err
 			}
 			for _, id := range linked {
-				changed = append(changed, "activity:"+id)
+				t.touch("activity:" + id)
 			}
 			continue
 		}
 		if err := tx.Model(&Activity{}).Where("id = ? AND draft_id IS NOT NULL", rt.ID).Pluck("draft_id", &linked).Error; err != nil {
-			return nil, err
+			return err
 		}
 		if err := tx.Model(&ReplyDraft{}).Where("id IN ? AND retracted_at IS NULL", linked).Updates(map[string]any{"retracted_at": now,
 			"retract_reason": "its reply activity was retracted", "revision": rev, "updated_at": now}).Error; err != nil {
-			return nil, err
+			return err
 		}
 		for _, id := range linked {
-			changed = append(changed, "draft:"+id)
+			t.touch("draft:" + id)
 		}
 	}
-	done, err := r.completeRequests(tx, rev, now)
-	if err != nil {
-		return nil, err
+	if err := r.completeRequests(t); err != nil {
+		return err
 	}
-	routines, err := r.applyRoutines(tx, rev, now)
-	if err != nil {
-		return nil, err
+	if err := r.applyRoutines(t); err != nil {
+		return err
 	}
-	consumed, err := r.consumeObservations(tx, rev, now)
-	if err != nil {
-		return nil, err
-	}
-	return append(append(append(changed, done...), routines...), consumed...), nil
+	return r.consumeObservations(t)
 }
 
 func decodeJSON(text string, v any) error {

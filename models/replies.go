@@ -12,7 +12,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/beeper"
 	"hearth/internal/instant"
 )
 
@@ -217,11 +216,6 @@ func (s *Store) RemindLater(ctx context.Context, d ChatDecision) (OwnerActionRes
 	return OwnerActionResult{Revision: rev}, nil
 }
 
-// Focuser opens Beeper Desktop on a chat (the Beeper client's Focus).
-type Focuser interface {
-	Focus(ctx context.Context, req beeper.FocusRequest) (beeper.FocusResult, error)
-}
-
 // HandOff is the owner's "open in Beeper with this text": a draft's editor
 // (resolved as ChosenWording does) or, without DraftID, the composer's.
 type HandOff struct {
@@ -231,47 +225,60 @@ type HandOff struct {
 	Form      WordingForm
 }
 
-// HandOffToBeeper opens Beeper Desktop on the chat with h.Body in its
-// message field (POST /v1/focus with draftText) and records the draft as
-// handed off, never as sent: the owner finishes it on the desktop, and the
-// watch sees the message when it goes. A draft's wording is kept as the
-// owner's edit, and its reply activity waits. Nothing is recorded when
-// Beeper refuses.
-func (s *Store) HandOffToBeeper(ctx context.Context, f Focuser, h HandOff) (OwnerActionResult, error) {
+// HandOffPlan is a hand-off checked and resolved: the text to put in
+// Beeper's message field, and what to record once Beeper opened it.
+type HandOffPlan struct {
+	ChatID    string
+	AccountID string
+	DraftID   string
+	Body      string
+	// Candidate is the draft's candidate the text is, if any.
+	Candidate string
+}
+
+// PrepareHandOff checks a hand-off before Beeper is asked to open it: an
+// unknown draft is ErrNotFound, one of another chat ErrDraftNotInChat, a
+// blank or long text ErrInvalidInput. A draft's wording is resolved as
+// ChosenWording does, and its account fills an empty AccountID.
+func (s *Store) PrepareHandOff(ctx context.Context, h HandOff) (HandOffPlan, error) {
 	if err := (ChatDecision{ChatID: h.ChatID}).check(); err != nil {
-		return OwnerActionResult{}, err
+		return HandOffPlan{}, err
 	}
 	body, candidate := NormalizeNewlines(h.Form.Body), ""
 	if h.DraftID != "" {
 		var rows []draftRow
 		if err := draftsWithEdits(s.rdb.WithContext(ctx)).Where("reply_drafts.id = ? AND reply_drafts.retracted_at IS NULL", h.DraftID).Scan(&rows).Error; err != nil {
-			return OwnerActionResult{}, fmt.Errorf("models: hand off: %w", err)
+			return HandOffPlan{}, fmt.Errorf("models: hand off: %w", err)
 		}
 		if len(rows) == 0 {
-			return OwnerActionResult{}, ErrNotFound
+			return HandOffPlan{}, ErrNotFound
 		}
 		if rows[0].ChatID != h.ChatID {
-			return OwnerActionResult{}, ErrDraftNotInChat
+			return HandOffPlan{}, ErrDraftNotInChat
 		}
 		w := rows[0].view().ChosenWording(h.Form)
 		body, candidate = w.Body, w.Candidate
 		h.AccountID = cmp.Or(h.AccountID, rows[0].AccountID)
 	}
 	if err := checkReplyBody(body); err != nil {
-		return OwnerActionResult{}, err
+		return HandOffPlan{}, err
 	}
-	if _, err := f.Focus(ctx, beeper.FocusRequest{ChatID: h.ChatID, DraftText: body}); err != nil {
-		return OwnerActionResult{}, fmt.Errorf("models: hand off: %w", err)
-	}
+	return HandOffPlan{ChatID: h.ChatID, AccountID: h.AccountID, DraftID: h.DraftID, Body: body, Candidate: candidate}, nil
+}
+
+// RecordHandOff records a hand-off Beeper opened, never as a send: a
+// draft's wording is kept as the owner's edit, and its reply activity
+// waits (the watch sees the message when the owner sends it).
+func (s *Store) RecordHandOff(ctx context.Context, h HandOffPlan) (OwnerActionResult, error) {
 	rev, err := s.commit(ctx, func(t *txn) error {
 		var drafts []string
 		if h.DraftID != "" {
 			drafts = []string{h.DraftID}
-			if err := saveEdit(t, h.DraftID, body, candidate); err != nil {
+			if err := saveEdit(t, h.DraftID, h.Body, h.Candidate); err != nil {
 				return err
 			}
 		}
-		if err := recordReplyAction(t, h.ChatID, h.AccountID, drafts, ReplyAction{Action: ActionHandedOff, Body: body}); err != nil {
+		if err := recordReplyAction(t, h.ChatID, h.AccountID, drafts, ReplyAction{Action: ActionHandedOff, Body: h.Body}); err != nil {
 			return err
 		}
 		acts, err := openReplyActivities(t, drafts)

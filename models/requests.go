@@ -292,16 +292,16 @@ func (r *Result) resolveCompletions(tx *gorm.DB, v *validator) error {
 }
 
 // completeRequests marks the publication's completed requests done.
-func (r *Result) completeRequests(tx *gorm.DB, rev int64, now time.Time) ([]string, error) {
-	var changed []string
+func (r *Result) completeRequests(t *txn) error {
+	tx, rev, now := t.DB, t.rev, t.now
 	for _, c := range r.CompletedRequests {
 		ids := slices.Clone(c.SourceRefIDs)
 		if err := tx.Model(&Request{}).Where("request_id = ? AND status = ?", c.RequestID, RequestPending).Updates(map[string]any{
 			"status": RequestCompleted, "completed_run_id": r.RunID, "completed_refs": evidenceText(ids), "revision": rev, "updated_at": now,
 		}).Error; err != nil {
-			return nil, err
+			return err
 		}
-		changed = append(changed, "request:"+c.RequestID)
+		t.touch("request:" + c.RequestID)
 	}
-	return changed, nil
+	return nil
 }

@@ -385,8 +385,8 @@ const upsertReview = `INSERT INTO routine_reviews (id, routine_id, revision, win
 
 // applyRoutines stores definitions and reviews; each review keeps the
 // counts hearth computed for its window when it arrived.
-func (r *Result) applyRoutines(tx *gorm.DB, rev int64, now time.Time) ([]string, error) {
-	var changed []string
+func (r *Result) applyRoutines(t *txn) error {
+	tx, rev, now := t.DB, t.rev, t.now
 	rows := make([][]any, 0, len(r.RoutineDefinitions))
 	for i := range r.RoutineDefinitions {
 		d := &r.RoutineDefinitions[i]
@@ -407,22 +407,22 @@ func (r *Result) applyRoutines(tx *gorm.DB, rev int64, now time.Time) ([]string,
 		}
 		rows = append(rows, []any{d.ID, d.Revision, d.Title, d.Purpose, d.Trigger.Kind, jsonText(days), event, timeOfDay,
 			jsonText(steps), jsonText(d.CompletionRule), d.Status, evidenceText(d.EvidenceIDs), d.immutableHash(), rev, now, now})
-		changed = append(changed, "routine:"+d.ID)
+		t.touch("routine:" + d.ID)
 	}
 	if err := execRows(tx, upsertRoutineDefinition, rows); err != nil {
-		return nil, err
+		return err
 	}
 	rows = rows[:0]
 	for _, rv := range r.Reviews {
 		m, err := routineMetrics(tx, rv.RoutineID, rv.Revision, rv.Window.From, rv.Window.To, now)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rows = append(rows, []any{rv.ID, rv.RoutineID, rv.Revision, rv.Window.From, rv.Window.To, jsonText(nonNil(rv.Observations)),
 			jsonText(nonNil(rv.Uncertainties)), jsonText(rv.Proposals), evidenceText(rv.EvidenceIDs), jsonText(m), rev, now, now})
-		changed = append(changed, "routine:"+rv.RoutineID)
+		t.touch("routine:" + rv.RoutineID)
 	}
-	return changed, execRows(tx, upsertReview, rows)
+	return execRows(tx, upsertReview, rows)
 }
 
 func nonNil[T any](s []T) []T {

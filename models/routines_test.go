@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-
-	"hearth/beeper/beepertest"
 )
 
 // routineDef is a daily two-step routine: a required weigh-in and an optional stretch.
@@ -529,27 +527,6 @@ func TestAgentContextCarriesRoutinesTrialsOccurrencesAndMetrics(t *testing.T) {
 		if !strings.Contains(string(body), key) {
 			t.Errorf("context JSON lacks %s", key)
 		}
-	}
-}
-
-func TestASendCompletesTodaysRoutineReplyStepForItsChat(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
-	ctx := context.Background()
-	def := routineDef("inbox", 1)
-	def["steps"] = []any{map[string]any{"id": "answer", "title": "Answer Ana", "kind": "reply", "required": true, "payload": map[string]any{"chatId": beepertest.AnaChatID}}}
-	mustPublish(t, s, newPub("run-inbox", mustRevision(t, s)).add("routineDefinitions", def))
-	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "inbox", Revision: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.SetActivityState(ctx, "hearth:inbox@2026-09-29:answer", StateCompleted, "", ""); !errors.Is(err, ErrCompletedElsewhere) {
-		t.Fatalf("a reply step marked complete by hand: %v", err)
-	}
-	if send, err := s.ConfirmSend(ctx, client, confirm("key-1")); err != nil || send.Status != SendSent {
-		t.Fatalf("send %+v %v", send, err)
-	}
-	row, _, err := s.HomeRow(ctx, "hearth:inbox@2026-09-29")
-	if err != nil || row.UserState.State != StateCompleted || len(fake.Sends()) != 1 {
-		t.Fatalf("routine after the send: %+v %v", row.UserState, err)
 	}
 }
 

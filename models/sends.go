@@ -1,7 +1,6 @@
 package models
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/beeper"
 	"hearth/internal/ids"
 )
 
@@ -62,39 +60,13 @@ func (sd Send) touchKey() string {
 	return "draft:" + string(sd.DraftID)
 }
 
-// MessageReader is the part of the Beeper client that settles a send: a
-// chat's messages, and one message by its (pending) ID.
-type MessageReader interface {
-	Messages(ctx context.Context, chatID string, q beeper.MessagesQuery) (beeper.MessagePage, error)
-	Message(ctx context.Context, chatID, messageID string) (beeper.Message, error)
-}
-
-// Messenger is the part of the Beeper client a send needs.
-type Messenger interface {
-	MessageReader
-	Send(ctx context.Context, chatID string, req beeper.SendRequest) (beeper.SendResult, error)
-}
-
-// SendDeadline bounds the Beeper send call. A send still pending
+// SendDeadline bounds the Beeper send call (internal/beeperflow). A send still pending
 // pendingGrace after its deadline was interrupted (the process stopped, or
 // the final commit failed) and is reported as unknown, to be reconciled.
 const (
 	SendDeadline = 30 * time.Second
 	pendingGrace = 10 * time.Second
 )
-
-// reconcilePages bounds how far back reconciliation pages through a chat.
-const reconcilePages = 20
-
-// StaleDraftError means the chat has messages newer than the draft was
-// written against; the owner must review again.
-type StaleDraftError struct {
-	Newer []beeper.Message
-}
-
-func (e *StaleDraftError) Error() string {
-	return fmt.Sprintf("the chat has %d newer message(s) than the draft", len(e.Newer))
-}
 
 // Send refusals that handlers answer with 409; none of them sent anything.
 var (
@@ -107,11 +79,6 @@ var (
 	ErrDraftNotInChat = errors.New("the draft belongs to another chat")
 )
 
-// ErrOutcomeNotRecorded means Beeper was called but hearth could not commit
-// the outcome; the send shows as unknown until it is reconciled. It never
-// means nothing was sent.
-var ErrOutcomeNotRecorded = errors.New("Beeper was called but the outcome could not be recorded")
-
 // SendCommand is the owner's confirmation of a reviewed reply: a draft's,
 // or with no DraftID the owner's own reply to ChatID.
 type SendCommand struct {
@@ -122,100 +89,58 @@ type SendCommand struct {
 	SourceMessageRevision string
 }
 
-// ConfirmSend sends a reviewed reply exactly once per SendKey (docs/contract.md, Sends):
-// an existing send with the key is returned as it is; a draft of another
-// chat, one already sent, or one with a send in flight is refused; a chat
-// with messages newer than the reviewed revision is a *StaleDraftError; in
-// all those cases nothing is sent. Otherwise the send is committed as
-// pending, Beeper is called once, and what Beeper reports of the message
-// it accepted is read back by its pending ID: SUCCESS is sent, PENDING and
-// FAIL_RETRIABLE stay pending (Beeper is still sending it; later reads
-// settle it), FAIL_PERMANENT is failed with Beeper's message; a refused
-// call is failed, a lost answer unknown. A sent reply completes its
-// activity. When that last commit fails the error wraps
-// ErrOutcomeNotRecorded and the returned send carries what Beeper answered.
-// An own reply (no DraftID) takes the same path, keyed and checked alike.
-func (s *Store) ConfirmSend(ctx context.Context, m Messenger, cmd SendCommand) (Send, error) {
-	if !ids.Valid(cmd.SendKey) {
-		return Send{}, fmt.Errorf("models: send key must be %s: %w", ids.Expected, ErrInvalidInput)
-	}
-	if err := checkReplyBody(cmd.Body); err != nil {
-		return Send{}, err
-	}
-	if prior, ok, err := s.sendByKey(ctx, cmd.SendKey); err != nil || ok {
-		return prior, err
-	}
-	draft := ReplyDraft{ChatID: cmd.ChatID} // an own reply's; its account is read from the chat below
-	if cmd.DraftID != "" {
-		if err := s.rdb.WithContext(ctx).Where("id = ? AND retracted_at IS NULL", cmd.DraftID).Take(&draft).Error; err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
-				return Send{}, ErrNotFound
-			}
-			return Send{}, fmt.Errorf("models: send: %w", err)
-		}
-		if draft.ChatID != cmd.ChatID {
-			return Send{}, ErrDraftNotInChat
-		}
-	} else if cmd.ChatID == "" {
-		return Send{}, fmt.Errorf("models: an own reply names its chat: %w", ErrInvalidInput)
-	}
-	// Freshness is read before the pending row, so a stale review sends nothing.
-	page, err := m.Messages(ctx, draft.ChatID, beeper.MessagesQuery{})
-	if err != nil {
-		return Send{}, fmt.Errorf("models: send: read chat: %w", err)
-	}
-	var newer []beeper.Message
-	for _, msg := range page.Items {
-		if msg.SortKey.Compare(beeper.SortKey(cmd.SourceMessageRevision)) > 0 && !msg.IsSender {
-			newer = append(newer, msg)
-		}
-	}
-	if len(newer) > 0 {
-		return Send{}, &StaleDraftError{Newer: newer}
-	}
-	if draft.AccountID == "" && len(page.Items) > 0 {
-		draft.AccountID = page.Items[0].AccountID
-	}
-
-	send, created, err := s.recordPendingSend(ctx, draft, cmd)
-	if err != nil || !created {
-		return send, err
-	}
-	callCtx, cancel := context.WithTimeout(ctx, SendDeadline)
-	result, sendErr := m.Send(callCtx, draft.ChatID, beeper.SendRequest{Text: cmd.Body, ReplyToMessageID: draft.ReplyToMessageID})
-	status, pendingID, errText := SendSent, result.PendingMessageID, ""
-	switch {
-	case errors.Is(sendErr, beeper.ErrOutcomeUnknown):
-		status, errText = SendUnknown, sendErr.Error()
-	case sendErr != nil:
-		status, errText = SendFailed, sendErr.Error()
-	case pendingID != "":
-		// Accepted is not sent: Beeper may still fail it for good.
-		chat := cmp.Or(result.ChatID, draft.ChatID)
-		status, errText, _ = acceptedOutcome(callCtx, m, chat, pendingID)
-	}
-	cancel()
-	settled, err := s.settleSend(context.WithoutCancel(ctx), send.ID, status, pendingID, errText)
-	if err != nil {
-		send.Status, send.PendingMessageID, send.Error = status, pendingID, errText
-		return send, fmt.Errorf("models: send: %w: %w", ErrOutcomeNotRecorded, err)
-	}
-	return settled, nil
+// SendTarget is where a confirmed reply goes: its draft (empty for an own
+// reply), its chat and account, and the message it answers.
+type SendTarget struct {
+	DraftID          string
+	ChatID           string
+	AccountID        string
+	ReplyToMessageID string
+	// candidates are the draft's, to record which one was sent word for word.
+	candidates string
 }
 
-// acceptedOutcome reads what Beeper reports of a message it accepted, by
-// its pending ID: found says whether Beeper knew the message at all (an
-// older Beeper that cannot look up pending IDs answers 404).
-func acceptedOutcome(ctx context.Context, m MessageReader, chatID, messageID string) (status, note string, found bool) {
-	msg, err := m.Message(ctx, chatID, messageID)
-	if err != nil {
-		return SendPending, "Beeper accepted it; its status could not be read yet (" + err.Error() + ")", !errors.Is(err, beeper.ErrNotFound)
+// SendPlan is PrepareSend's answer: the send already recorded under the
+// key (Prior, to return as it is, calling nobody), or where to send.
+type SendPlan struct {
+	Prior  *Send
+	Target SendTarget
+}
+
+// PrepareSend checks a confirmation before anything is sent:
+// an existing send with the key is returned as Prior; an invalid key or
+// body is ErrInvalidInput, an unknown draft ErrNotFound, a draft of another
+// chat ErrDraftNotInChat, an own reply without a chat ErrInvalidInput.
+// The target's account is the draft's; an own reply's is read from the chat
+// by the caller.
+func (s *Store) PrepareSend(ctx context.Context, cmd SendCommand) (SendPlan, error) {
+	if !ids.Valid(cmd.SendKey) {
+		return SendPlan{}, fmt.Errorf("models: send key must be %s: %w", ids.Expected, ErrInvalidInput)
 	}
-	status, note = sendOutcome(msg.SendStatus)
-	if status == SendUnknown {
-		status = SendPending // accepted and still in Beeper's hands: not unknown
+	if err := checkReplyBody(cmd.Body); err != nil {
+		return SendPlan{}, err
 	}
-	return status, note, true
+	if prior, ok, err := s.SendByKey(ctx, cmd.SendKey); err != nil || ok {
+		return SendPlan{Prior: &prior}, err
+	}
+	if cmd.DraftID == "" {
+		if cmd.ChatID == "" {
+			return SendPlan{}, fmt.Errorf("models: an own reply names its chat: %w", ErrInvalidInput)
+		}
+		return SendPlan{Target: SendTarget{ChatID: cmd.ChatID}}, nil
+	}
+	var draft ReplyDraft
+	if err := s.rdb.WithContext(ctx).Where("id = ? AND retracted_at IS NULL", cmd.DraftID).Take(&draft).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return SendPlan{}, ErrNotFound
+		}
+		return SendPlan{}, fmt.Errorf("models: send: %w", err)
+	}
+	if draft.ChatID != cmd.ChatID {
+		return SendPlan{}, ErrDraftNotInChat
+	}
+	return SendPlan{Target: SendTarget{DraftID: draft.ID, ChatID: draft.ChatID, AccountID: draft.AccountID,
+		ReplyToMessageID: draft.ReplyToMessageID, candidates: draft.Candidates}}, nil
 }
 
 // interrupted reports a pending send whose Beeper call must have ended: the
@@ -235,7 +160,9 @@ func (sd Send) effective(now time.Time) Send {
 	return sd
 }
 
-func (s *Store) sendByKey(ctx context.Context, key string) (Send, bool, error) {
+// SendByKey returns the send recorded under a send key, as the owner sees
+// it (an interrupted pending send is unknown).
+func (s *Store) SendByKey(ctx context.Context, key string) (Send, bool, error) {
 	var rows []Send
 	if err := s.rdb.WithContext(ctx).Where("send_key = ?", key).Limit(1).Find(&rows).Error; err != nil {
 		return Send{}, false, fmt.Errorf("models: send: %w", err)
@@ -246,18 +173,21 @@ func (s *Store) sendByKey(ctx context.Context, key string) (Send, bool, error) {
 	return rows[0].effective(s.clock()), true, nil
 }
 
-// recordPendingSend commits the pending row. A concurrent confirm with the
-// same key finds the row the first one inserted and calls nobody.
-func (s *Store) recordPendingSend(ctx context.Context, draft ReplyDraft, cmd SendCommand) (send Send, created bool, err error) {
+// PendingSend claims a send: it commits the pending row for draft (the
+// target PrepareSend returned) before Beeper is called. created is false
+// when a confirm with the same key inserted it first: that send is
+// returned, and the caller calls nobody. A draft already sent is
+// ErrDraftAlreadySent, one with a send pending or unknown ErrSendInFlight.
+func (s *Store) PendingSend(ctx context.Context, draft SendTarget, cmd SendCommand) (send Send, created bool, err error) {
 	_, err = s.commit(ctx, func(t *txn) error {
 		if err := t.Where("send_key = ?", cmd.SendKey).Limit(1).Find(&send).Error; err != nil || send.ID != 0 {
 			return err
 		}
 		var activity *string
 		written := ""
-		if draft.ID != "" {
+		if draft.DraftID != "" {
 			var statuses []string
-			if err := t.Model(&Send{}).Where("draft_id = ? AND status IN ?", draft.ID, []string{SendPending, SendUnknown, SendSent}).
+			if err := t.Model(&Send{}).Where("draft_id = ? AND status IN ?", draft.DraftID, []string{SendPending, SendUnknown, SendSent}).
 				Distinct().Pluck("status", &statuses).Error; err != nil {
 				return err
 			}
@@ -268,14 +198,14 @@ func (s *Store) recordPendingSend(ctx context.Context, draft ReplyDraft, cmd Sen
 				return ErrSendInFlight
 			}
 			var ids []string
-			if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", draft.ID).Order("id").Limit(1).Pluck("id", &ids).Error; err != nil {
+			if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", draft.DraftID).Order("id").Limit(1).Pluck("id", &ids).Error; err != nil {
 				return err
 			}
 			if len(ids) == 1 {
 				activity = &ids[0]
 			}
 			var candidates []CandidateIn
-			_ = json.Unmarshal([]byte(draft.Candidates), &candidates)
+			_ = json.Unmarshal([]byte(draft.candidates), &candidates)
 			for _, c := range candidates {
 				if c.Body == cmd.Body {
 					written = c.ID
@@ -287,7 +217,7 @@ func (s *Store) recordPendingSend(ctx context.Context, draft ReplyDraft, cmd Sen
 		if err != nil {
 			return err
 		}
-		send = Send{SendKey: cmd.SendKey, DraftID: nullID(draft.ID), ActivityID: activity, AccountID: draft.AccountID, ChatID: draft.ChatID,
+		send = Send{SendKey: cmd.SendKey, DraftID: nullID(draft.DraftID), ActivityID: activity, AccountID: draft.AccountID, ChatID: draft.ChatID,
 			ReplyToMessageID: draft.ReplyToMessageID, Body: cmd.Body, SourceMessageRevision: cmd.SourceMessageRevision,
 			Status: SendPending, Revision: rev, CreatedAt: t.now, UpdatedAt: t.now, WrittenCandidateID: written}
 		t.touch(send.touchKey())
@@ -306,11 +236,13 @@ func (s *Store) recordPendingSend(ctx context.Context, draft ReplyDraft, cmd Sen
 	return send.effective(s.clock()), created, nil
 }
 
-// settleSend records a send's outcome; a sent reply completes every live
-// activity that names its draft (the contract allows one). An own reply,
-// once sent, replaces the chat's live drafts that went unsent: each gets an
-// own-reply action and its reply activity is completed.
-func (s *Store) settleSend(ctx context.Context, id int64, status, pendingID, errText string) (Send, error) {
+// SettleSend records a send's outcome (status, Beeper's message ID, a
+// note); a sent reply completes every live activity that names its draft
+// (the contract allows one). An own reply, once sent, replaces the chat's
+// live drafts that went unsent: each gets an own-reply action and its reply
+// activity is completed. An outcome equal to the one recorded changes
+// nothing, not even the revision.
+func (s *Store) SettleSend(ctx context.Context, id int64, status, pendingID, errText string) (Send, error) {
 	var send Send
 	_, err := s.commit(ctx, func(t *txn) error {
 		if err := t.Take(&send, id).Error; err != nil {
@@ -367,154 +299,24 @@ func (s *Store) settleSend(ctx context.Context, id int64, status, pendingID, err
 	return send, nil
 }
 
-// ReconcileSend settles a send whose outcome is unknown by reading the chat
-// back, page by page, to the time of the attempt: the owner's message with
-// the same text (the newest such) settles it as its send status says
-// (sendOutcome: sent, failed, or still unknown while Beeper retries). Not
-// finding it proves nothing (Beeper may not have synced the message yet),
-// so the send stays unknown, noted "not seen yet"; only the owner's
-// explicit MarkSendNotSent opens the draft to another try.
-func (s *Store) ReconcileSend(ctx context.Context, m Messenger, sendKey string) (Send, error) {
-	send, ok, err := s.sendByKey(ctx, sendKey)
-	if err != nil {
-		return Send{}, err
-	}
-	if !ok {
-		return Send{}, ErrNotFound
-	}
-	if send.Accepted() {
-		return s.settleAccepted(ctx, m, send)
-	}
-	if send.Status != SendUnknown {
-		return send, nil
-	}
-	status, pendingID, note, err := s.findInChat(ctx, m, send)
-	if err != nil {
-		return Send{}, err
-	}
-	return s.settleSend(ctx, send.ID, status, pendingID, note)
-}
-
-// findInChat pages back through a send's chat to the time of its attempt
-// for the owner's message with its text: the newest such settles it by its
-// send status (sendOutcome); not found, it stays unknown, noted "not seen".
-func (s *Store) findInChat(ctx context.Context, m MessageReader, send Send) (status, messageID, note string, err error) {
-	since := send.CreatedAt.Add(-time.Minute)
-	q := beeper.MessagesQuery{}
-	checked := 0
-	for range reconcilePages {
-		page, err := m.Messages(ctx, send.ChatID, q)
-		if err != nil {
-			return "", "", "", fmt.Errorf("models: reconcile: read chat: %w", err)
-		}
-		reachedAttempt := false
-		// Newest first: after a failed try with the same words, the newer message is this send's.
-		for _, msg := range slices.Backward(page.Items) {
-			checked++
-			if msg.Timestamp.Before(since) {
-				reachedAttempt = true
-				continue
-			}
-			if msg.IsSender && msg.Text == send.Body {
-				status, note := sendOutcome(msg.SendStatus)
-				return status, msg.ID, note, nil
-			}
-		}
-		if reachedAttempt || !page.HasMore || page.OldestCursor == "" {
-			break
-		}
-		q = beeper.MessagesQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
-	}
-	note = fmt.Sprintf("not seen in the chat yet (checked %d messages back to %s at %s); check again later, or say it was not sent",
-		checked, since.Format(time.RFC3339), s.clock().Format(time.RFC3339))
-	return SendUnknown, "", note, nil
-}
-
-// acceptedGrace is how long a send Beeper accepted may be missing from
-// Beeper's answers (its pending ID unknown, the text not in the chat)
-// before it counts as unknown, for the owner to check.
-const acceptedGrace = 10 * time.Minute
-
-// settleAccepted reads the status of a send Beeper accepted and records it
-// when it changed. A Beeper that does not know the pending ID (older
-// versions) is read by the chat instead; a send missing from both for
-// acceptedGrace becomes unknown.
-func (s *Store) settleAccepted(ctx context.Context, m MessageReader, send Send) (Send, error) {
-	status, note, found := acceptedOutcome(ctx, m, send.ChatID, send.PendingMessageID)
-	pendingID := send.PendingMessageID
-	if !found {
-		st, id, n, err := s.findInChat(ctx, m, send)
-		if err != nil {
-			return send, nil // Beeper did not answer: the next read settles it
-		}
-		switch {
-		case id != "": // in the chat: its own status settles it
-			status, pendingID, note = st, id, n
-			if status == SendUnknown {
-				status = SendPending
-			}
-		case s.clock().Sub(send.CreatedAt) > acceptedGrace:
-			status, pendingID, note = SendUnknown, "", "Beeper accepted it but does not show it: "+n
-		default:
-			status, note = SendPending, "Beeper accepted it; it is not in the chat yet"
-		}
-	}
-	return s.settleSend(ctx, send.ID, status, pendingID, note)
-}
-
-// SettleAcceptedSends reads the status of every send Beeper accepted and
-// is still sending (of chatID, or of every chat when it is empty) and
-// records what changed; the watch and the Messages pages call it, so a
-// send Beeper later fails for good does not stay "sending". It returns
-// how many changed. While none is pending it costs no query: a send only
-// becomes accepted in a commit, which moves the revision on.
-func (s *Store) SettleAcceptedSends(ctx context.Context, m MessageReader, chatID string) (int, error) {
+// AcceptedSends lists the sends Beeper accepted and is still sending, for
+// the caller to read their status; the watch and the Messages pages ask on
+// every pass, so a send Beeper later fails for good does not stay
+// "sending". While none is pending it costs no query: a send only becomes
+// accepted in a commit, which moves the revision on.
+func (s *Store) AcceptedSends(ctx context.Context) ([]Send, error) {
 	rev := s.LatestRevision() // before the read: a commit it misses moves the revision on
 	if s.noAcceptedAt.Load() == rev+1 {
-		return 0, nil
+		return nil, nil
 	}
 	var rows []Send
 	if err := s.rdb.WithContext(ctx).Where("status = ? AND pending_message_id <> ''", SendPending).Order("id").Find(&rows).Error; err != nil {
-		return 0, fmt.Errorf("models: settle accepted sends: %w", err)
+		return nil, fmt.Errorf("models: settle accepted sends: %w", err)
 	}
 	if len(rows) == 0 {
 		s.noAcceptedAt.Store(rev + 1)
 	}
-	changed := 0
-	for _, r := range rows {
-		if chatID != "" && r.ChatID != chatID {
-			continue
-		}
-		after, err := s.settleAccepted(ctx, m, r)
-		if err != nil {
-			return changed, err
-		}
-		if after.Status != r.Status || after.Error != r.Error {
-			changed++
-		}
-	}
-	return changed, nil
-}
-
-// sendOutcome maps Beeper's report on the owner's message, once found in
-// the chat, to the send's state and note. PENDING and FAIL_RETRIABLE are
-// not final (Beeper is still at it), so the send stays unknown: no other
-// try is offered, and checking again later settles it. No report at all
-// (older Beeper versions) counts as sent, as the message is in the chat.
-func sendOutcome(st *beeper.SendStatus) (status, note string) {
-	switch st.State() {
-	case beeper.SendInProgress:
-		return SendUnknown, "Beeper is still sending it; check again later"
-	case beeper.SendRetrying:
-		note := "Beeper is still trying to send it"
-		if st.Message != "" {
-			note += ": " + st.Message
-		}
-		return SendUnknown, note + "; check again later"
-	case beeper.SendFailedForGood:
-		return SendFailed, "Beeper could not send it: " + st.Text()
-	}
-	return SendSent, ""
+	return rows, nil
 }
 
 // MarkSendNotSent is the owner's word that an unknown send did not go out
@@ -522,7 +324,7 @@ func sendOutcome(st *beeper.SendStatus) (status, note string) {
 // opens the draft to another review and send. A send in any other state is
 // returned unchanged.
 func (s *Store) MarkSendNotSent(ctx context.Context, sendKey string) (Send, error) {
-	send, ok, err := s.sendByKey(ctx, sendKey)
+	send, ok, err := s.SendByKey(ctx, sendKey)
 	if err != nil {
 		return Send{}, err
 	}
@@ -532,7 +334,7 @@ func (s *Store) MarkSendNotSent(ctx context.Context, sendKey string) (Send, erro
 	if send.Status != SendUnknown {
 		return send, nil
 	}
-	return s.settleSend(ctx, send.ID, SendFailed, "", "the owner confirmed it was not sent")
+	return s.SettleSend(ctx, send.ID, SendFailed, "", "the owner confirmed it was not sent")
 }
 
 // RecoverInterruptedSends marks every pending send unknown. serve calls it

@@ -2,18 +2,10 @@ package models
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for a second connection
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
@@ -38,320 +30,27 @@ func publishAnaReply(t *testing.T, s *Store) {
 	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", d).add("activities", reply))
 }
 
-// holdWriteLock takes SQLite's write lock on path from a connection of its
-// own, as another process would, and returns its release.
-func holdWriteLock(t *testing.T, path string) func() {
-	t.Helper()
-	db, err := sql.Open("sqlite", fileURI(path)+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		conn.ExecContext(context.Background(), "ROLLBACK")
-		conn.Close()
-		db.Close()
-	}
-}
-
 func confirm(key string) SendCommand {
 	return SendCommand{SendKey: key, DraftID: "draft-ana", ChatID: beepertest.AnaChatID, Body: "Saturday works, 8am!", SourceMessageRevision: "3"}
-}
-
-func TestConfirmSendSendsOnceAndCompletesTheReply(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
-	send, err := s.ConfirmSend(context.Background(), client, confirm("key-1"))
-	if err != nil || send.Status != SendSent || send.PendingMessageID == "" {
-		t.Fatalf("send %+v, %v", send, err)
-	}
-	sends := fake.Sends()
-	if len(sends) != 1 || sends[0].Text != "Saturday works, 8am!" || sends[0].ReplyToMessageID != "m-ana-3" {
-		t.Fatalf("fake received %+v", sends)
-	}
-	again, err := s.ConfirmSend(context.Background(), client, confirm("key-1"))
-	if err != nil || again.ID != send.ID || len(fake.Sends()) != 1 {
-		t.Fatalf("same key again: %+v %v, %d sends", again, err, len(fake.Sends()))
-	}
-	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateCompleted {
-		t.Fatalf("reply activity %+v", a.UserState)
-	}
-	ac, err := s.AgentContext(context.Background())
-	if err != nil || len(ac.Sends.Items) != 1 || ac.Sends.Items[0].Status != SendSent || ac.Sends.Items[0].Body != "Saturday works, 8am!" {
-		t.Fatalf("agent context sends %+v, %v", ac.Sends, err)
-	}
-}
-
-func TestConcurrentConfirmsWithOneKeySendOneMessage(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			s.ConfirmSend(context.Background(), client, confirm("double-tap"))
-		}()
-	}
-	close(start)
-	wg.Wait()
-	if n := len(fake.Sends()); n != 1 {
-		t.Fatalf("fake received %d messages, want 1", n)
-	}
-}
-
-func TestStaleDraftSendsNothingAndShowsTheNewMessages(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
-	fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", "Actually, can we do Sunday?")
-	_, err := s.ConfirmSend(context.Background(), client, confirm("key-1"))
-	var stale *StaleDraftError
-	if !errors.As(err, &stale) || len(stale.Newer) != 1 || stale.Newer[0].Text != "Actually, can we do Sunday?" {
-		t.Fatalf("got %v", err)
-	}
-	if len(fake.Sends()) != 0 {
-		t.Fatal("a stale draft was sent")
-	}
-	if _, ok, _ := s.sendByKey(context.Background(), "key-1"); ok {
-		t.Fatal("a stale confirm left a send row")
-	}
-}
-
-// failSends answers every POST with status, without reaching the fake.
-func failSends(status int, posts *atomic.Int64) func(*beepertest.Fake) http.Handler {
-	return func(fake *beepertest.Fake) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost {
-				posts.Add(1)
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(status)
-				w.Write([]byte(`{"code":"INTERNAL","message":"database exploded"}`))
-				return
-			}
-			fake.ServeHTTP(w, r)
-		})
-	}
-}
-
-func TestBeeperFailureRecordsFailedKeepsDraftAndNeverRetries(t *testing.T) {
-	var posts atomic.Int64
-	s, _, client := sendFixture(t, failSends(http.StatusInternalServerError, &posts))
-	send, err := s.ConfirmSend(context.Background(), client, confirm("key-1"))
-	if err != nil || send.Status != SendFailed || send.Error == "" {
-		t.Fatalf("send %+v, %v", send, err)
-	}
-	if posts.Load() != 1 {
-		t.Fatalf("Beeper was called %d times, want exactly 1", posts.Load())
-	}
-	a, _ := findActivity(t, s, "reply-ana")
-	if a.UserState.State == StateCompleted {
-		t.Fatal("a failed send completed the reply")
-	}
-	ac, _ := s.AgentContext(context.Background())
-	if len(ac.ReplyDrafts.Items) != 1 || ac.ReplyDrafts.Items[0].Retracted != nil {
-		t.Fatal("the draft did not survive a failed send")
-	}
-	// A new confirmation may try again after a definite failure.
-	if _, err := s.ConfirmSend(context.Background(), client, confirm("key-2")); err != nil {
-		t.Fatalf("retry with a new key: %v", err)
-	}
-}
-
-func TestLostAnswerIsUnknownThenReconciledToSentWithoutASecondMessage(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
-	fake.DropNextSendResponse()
-	send, err := s.ConfirmSend(context.Background(), client, confirm("key-1"))
-	if err != nil || send.Status != SendUnknown {
-		t.Fatalf("send %+v, %v", send, err)
-	}
-	if _, err := s.ConfirmSend(context.Background(), client, confirm("key-2")); !errors.Is(err, ErrSendInFlight) {
-		t.Fatalf("another try before reconciling: %v", err)
-	}
-	send, err = s.ReconcileSend(context.Background(), client, "key-1")
-	if err != nil || send.Status != SendSent {
-		t.Fatalf("reconciled %+v, %v", send, err)
-	}
-	if n := len(fake.Sends()); n != 1 {
-		t.Fatalf("fake received %d messages, want 1", n)
-	}
-	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateCompleted {
-		t.Fatalf("reply after reconciliation: %+v", a.UserState)
-	}
-}
-
-func TestLostRequestStaysUnknownUntilSeenOrOwnerSaysNotSent(t *testing.T) {
-	// The connection drops before the fake sees the send: nothing arrives.
-	drop := func(fake *beepertest.Fake) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost {
-				conn, _, _ := w.(http.Hijacker).Hijack()
-				conn.Close()
-				return
-			}
-			fake.ServeHTTP(w, r)
-		})
-	}
-	s, fake, client := sendFixture(t, drop)
-	ctx := context.Background()
-	send, err := s.ConfirmSend(ctx, client, confirm("key-1"))
-	if err != nil || send.Status != SendUnknown {
-		t.Fatalf("send %+v, %v", send, err)
-	}
-	// Not finding the message proves nothing: Beeper may not have it yet.
-	send, err = s.ReconcileSend(ctx, client, "key-1")
-	if err != nil || send.Status != SendUnknown || !strings.Contains(send.Error, "not seen in the chat yet") {
-		t.Fatalf("reconciled %+v, %v", send, err)
-	}
-	if _, err := s.ConfirmSend(ctx, client, confirm("key-2")); !errors.Is(err, ErrSendInFlight) {
-		t.Fatalf("a new try while the outcome is unknown: %v", err)
-	}
-	// The owner looked and says it did not go: only then may it be sent again.
-	send, err = s.MarkSendNotSent(ctx, "key-1")
-	if err != nil || send.Status != SendFailed {
-		t.Fatalf("marked not sent %+v, %v", send, err)
-	}
-	if len(fake.Sends()) != 0 {
-		t.Fatal("fake received a message")
-	}
-	// The wrapper drops every POST, so the new try is let through and is again unknown.
-	if send, err := s.ConfirmSend(ctx, client, confirm("key-3")); err != nil || send.Status != SendUnknown {
-		t.Fatalf("the new try: %+v, %v", send, err)
-	}
-}
-
-func TestReconcileFindsTheMessageOnAnOlderPageByCursor(t *testing.T) {
-	s, _ := newTestStore(t)
-	b := beepertest.Start(t, nil, beepertest.WithClock(func() time.Time { return testNow }), beepertest.WithPageSize(2))
-	fake, client := b.Fake, b.Client
-	publishAnaReply(t, s)
-	ctx := context.Background()
-	fake.DropNextSendResponse()
-	send, err := s.ConfirmSend(ctx, client, confirm("key-1"))
-	if err != nil || send.Status != SendUnknown {
-		t.Fatalf("send %+v, %v", send, err)
-	}
-	// Ana writes three more messages: the owner's is no longer on the first page.
-	for _, text := range []string{"ok", "see you", "bring water"} {
-		fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", text)
-	}
-	send, err = s.ReconcileSend(ctx, client, "key-1")
-	if err != nil || send.Status != SendSent || send.PendingMessageID == "" {
-		t.Fatalf("reconciled %+v, %v", send, err)
-	}
-	if n := len(fake.Sends()); n != 1 {
-		t.Fatalf("fake received %d messages, want 1", n)
-	}
-}
-
-func TestConfirmRefusesADraftOfAnotherChatAndSendsNothing(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
-	cmd := confirm("key-1")
-	cmd.ChatID = beepertest.TomasChatID
-	if _, err := s.ConfirmSend(context.Background(), client, cmd); !errors.Is(err, ErrDraftNotInChat) {
-		t.Fatalf("got %v", err)
-	}
-	if len(fake.Sends()) != 0 {
-		t.Fatal("a mismatched draft was sent")
-	}
-	if _, ok, _ := s.sendByKey(context.Background(), "key-1"); ok {
-		t.Fatal("a refused confirm left a send row")
-	}
-}
-
-func TestASentDraftIsNeverSentAgainWithANewKey(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
-	ctx := context.Background()
-	if send, err := s.ConfirmSend(ctx, client, confirm("key-1")); err != nil || send.Status != SendSent {
-		t.Fatalf("send %+v, %v", send, err)
-	}
-	if _, err := s.ConfirmSend(ctx, client, confirm("key-2")); !errors.Is(err, ErrDraftAlreadySent) {
-		t.Fatalf("a second send of a sent draft: %v", err)
-	}
-	if n := len(fake.Sends()); n != 1 {
-		t.Fatalf("fake received %d messages", n)
-	}
-	drafts, err := s.ChatDrafts(ctx, beepertest.AnaChatID)
-	if err != nil || len(drafts) != 1 || !drafts[0].Sent() || drafts[0].ActivityID != "reply-ana" || drafts[0].State.State != StateCompleted {
-		t.Fatalf("Messages' view of the draft: %+v, %v", drafts, err)
-	}
-}
-
-func TestInterruptedPendingSendIsUnknownAfterTheDeadlineAndReconcilable(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
-	ctx := context.Background()
-	d := ReplyDraft{ID: "draft-ana", ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID, ReplyToMessageID: "m-ana-3"}
-	// The process stopped after recording pending and calling Beeper.
-	if _, _, err := s.recordPendingSend(ctx, d, confirm("key-1")); err != nil {
-		t.Fatal(err)
-	}
-	fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "Saturday works, 8am!")
-	if send, _, _ := s.sendByKey(ctx, "key-1"); send.Status != SendPending {
-		t.Fatalf("within the deadline the send is %s", send.Status)
-	}
-	clock := s.now
-	s.now = func() time.Time { return clock().Add(SendDeadline + pendingGrace + time.Second) }
-	if send, _, _ := s.sendByKey(ctx, "key-1"); send.Status != SendUnknown {
-		t.Fatalf("after the deadline the send is %s, want unknown", send.Status)
-	}
-	if _, err := s.ConfirmSend(ctx, client, confirm("key-2")); !errors.Is(err, ErrSendInFlight) {
-		t.Fatalf("a new try beside an interrupted send: %v", err)
-	}
-	send, err := s.ReconcileSend(ctx, client, "key-1")
-	if err != nil || send.Status != SendSent {
-		t.Fatalf("reconciled %+v, %v", send, err)
-	}
 }
 
 func TestRecoverInterruptedSendsMarksPendingUnknownAtStart(t *testing.T) {
 	s, _, _ := sendFixture(t, nil)
 	ctx := context.Background()
-	d := ReplyDraft{ID: "draft-ana", ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID}
-	if _, _, err := s.recordPendingSend(ctx, d, confirm("key-1")); err != nil {
+	d := SendTarget{DraftID: "draft-ana", ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID}
+	if _, _, err := s.PendingSend(ctx, d, confirm("key-1")); err != nil {
 		t.Fatal(err)
 	}
 	before := mustRevision(t, s)
 	if n, err := s.RecoverInterruptedSends(ctx); err != nil || n != 1 {
 		t.Fatalf("recovered %d, %v", n, err)
 	}
-	send, _, _ := s.sendByKey(ctx, "key-1")
+	send, _, _ := s.SendByKey(ctx, "key-1")
 	if send.Status != SendUnknown || mustRevision(t, s) != before+1 {
 		t.Fatalf("send %+v at revision %d", send, mustRevision(t, s))
 	}
 	if n, err := s.RecoverInterruptedSends(ctx); err != nil || n != 0 || mustRevision(t, s) != before+1 {
 		t.Fatalf("second recovery changed %d rows, %v", n, err)
-	}
-}
-
-func TestOutcomeThatCannotBeRecordedIsNeverNothingSent(t *testing.T) {
-	// Another connection holds the write lock from the moment Beeper accepts
-	// the message until after the busy timeout, so the final commit fails.
-	var release func()
-	var s *Store
-	hold := func(fake *beepertest.Fake) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost {
-				release = holdWriteLock(t, s.Path())
-			}
-			fake.ServeHTTP(w, r)
-		})
-	}
-	s, fake, client := sendFixture(t, hold)
-	send, err := s.ConfirmSend(context.Background(), client, confirm("key-1"))
-	release()
-	if !errors.Is(err, ErrOutcomeNotRecorded) || send.Status != SendSent {
-		t.Fatalf("send %+v, %v", send, err)
-	}
-	if n := len(fake.Sends()); n != 1 {
-		t.Fatalf("fake received %d messages", n)
-	}
-	// The row is still pending: no new try starts, and after the deadline it is unknown and reconciled.
-	if _, err := s.ConfirmSend(context.Background(), client, confirm("key-2")); !errors.Is(err, ErrSendInFlight) {
-		t.Fatalf("a new try: %v", err)
 	}
 }
 
@@ -372,147 +71,104 @@ func TestPublicationCannotMarkAReplySent(t *testing.T) {
 	}
 }
 
-// unknownHeldSend confirms a reply whose answer is lost while Beeper holds
-// the message at PENDING, and returns the message's pending ID.
-func unknownHeldSend(t *testing.T, s *Store, fake *beepertest.Fake, client *beeper.Client, key string) string {
-	t.Helper()
-	fake.HoldSends(true)
-	fake.DropNextSendResponse()
-	send, err := s.ConfirmSend(context.Background(), client, confirm(key))
-	if err != nil || send.Status != SendUnknown {
-		t.Fatalf("send %+v, %v", send, err)
+// The send's two commits, without Beeper: the claim (PendingSend) before
+// the call, the outcome (SettleSend) after it. internal/beeperflow's tests
+// run the whole send against a fake Beeper.
+
+func TestPrepareSendReturnsThePriorSendAndRefusesWhatCannotBeSent(t *testing.T) {
+	s, _, _ := sendFixture(t, nil)
+	ctx := context.Background()
+	plan, err := s.PrepareSend(ctx, confirm("key-1"))
+	if err != nil || plan.Prior != nil || plan.Target.DraftID != "draft-ana" || plan.Target.ChatID != beepertest.AnaChatID ||
+		plan.Target.AccountID != beepertest.AccountID || plan.Target.ReplyToMessageID != "m-ana-3" {
+		t.Fatalf("plan %+v, %v", plan, err)
 	}
-	msgs := fake.Messages(beepertest.AnaChatID)
-	return msgs[len(msgs)-1].ID
+	other := confirm("key-1")
+	other.ChatID = beepertest.TomasChatID
+	if _, err := s.PrepareSend(ctx, other); !errors.Is(err, ErrDraftNotInChat) {
+		t.Fatalf("a draft of another chat: %v", err)
+	}
+	gone := confirm("key-1")
+	gone.DraftID = "no-such-draft"
+	if _, err := s.PrepareSend(ctx, gone); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("an unknown draft: %v", err)
+	}
+	for _, bad := range []SendCommand{{SendKey: "bad key", ChatID: "c", Body: "x"}, {SendKey: "k", ChatID: "c", Body: " "}, {SendKey: "k", Body: "x"}} {
+		if _, err := s.PrepareSend(ctx, bad); !errors.Is(err, ErrInvalidInput) {
+			t.Fatalf("%+v: %v, want ErrInvalidInput", bad, err)
+		}
+	}
+	send, created, err := s.PendingSend(ctx, plan.Target, confirm("key-1"))
+	if err != nil || !created {
+		t.Fatalf("claim %+v, %v, %v", send, created, err)
+	}
+	again, err := s.PrepareSend(ctx, confirm("key-1"))
+	if err != nil || again.Prior == nil || again.Prior.ID != send.ID {
+		t.Fatalf("the same key again: %+v, %v; want the recorded send", again, err)
+	}
 }
 
-func TestReconcileWaitsWhileBeeperRetriesAndEndsSentNeverFailed(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
+func TestPendingSendClaimsOncePerKeyAndOneDraftAtATime(t *testing.T) {
+	s, _, _ := sendFixture(t, nil)
 	ctx := context.Background()
-	pending := unknownHeldSend(t, s, fake, client, "key-1")
-	for _, step := range []struct{ status, message, note string }{
-		{beeper.StatusPending, "", "Beeper is still sending it"},
-		{beeper.StatusFailRetriable, "Waiting for the phone to come online", "Beeper is still trying to send it: Waiting for the phone to come online"},
-	} {
-		if _, err := fake.SetSendStatus(beepertest.AnaChatID, pending, step.status, step.message); err != nil {
-			t.Fatal(err)
-		}
-		send, err := s.ReconcileSend(ctx, client, "key-1")
-		if err != nil || send.Status != SendUnknown || !strings.Contains(send.Error, step.note) {
-			t.Fatalf("%s: reconciled %+v, %v; want still unknown, noted %q", step.status, send, err, step.note)
-		}
-		// Still in flight: no second message may be offered meanwhile.
-		if _, err := s.ConfirmSend(ctx, client, confirm("key-2")); !errors.Is(err, ErrSendInFlight) {
-			t.Fatalf("%s: another try: %v", step.status, err)
-		}
-		if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State == StateCompleted {
-			t.Fatalf("%s completed the reply", step.status)
-		}
-	}
-	final, err := fake.SetSendStatus(beepertest.AnaChatID, pending, beeper.StatusSuccess, "")
+	plan, err := s.PrepareSend(ctx, confirm("key-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	send, err := s.ReconcileSend(ctx, client, "key-1")
-	if err != nil || send.Status != SendSent || send.Error != "" || send.PendingMessageID != final.ID {
-		t.Fatalf("after SUCCESS: %+v, %v", send, err)
+	before := mustRevision(t, s)
+	first, created, err := s.PendingSend(ctx, plan.Target, confirm("key-1"))
+	if err != nil || !created || first.Status != SendPending || first.Revision != before+1 {
+		t.Fatalf("claim %+v, %v, %v", first, created, err)
 	}
-	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateCompleted {
-		t.Fatalf("reply after SUCCESS: %+v", a.UserState)
+	// A double tap finds the claim and calls nobody.
+	if again, created, err := s.PendingSend(ctx, plan.Target, confirm("key-1")); err != nil || created || again.ID != first.ID {
+		t.Fatalf("the same key again: %+v, %v, %v", again, created, err)
 	}
-	if n := len(fake.Sends()); n != 1 {
-		t.Fatalf("fake received %d messages, want 1", n)
+	if _, _, err := s.PendingSend(ctx, plan.Target, confirm("key-2")); !errors.Is(err, ErrSendInFlight) {
+		t.Fatalf("another key while one is pending: %v", err)
 	}
-}
-
-func TestReconcileRecordsBeepersPermanentFailureWithItsMessage(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
-	ctx := context.Background()
-	pending := unknownHeldSend(t, s, fake, client, "key-1")
-	if _, err := fake.SetSendStatus(beepertest.AnaChatID, pending, beeper.StatusFailPermanent, "Blocked by the recipient"); err != nil {
+	if _, err := s.SettleSend(ctx, first.ID, SendFailed, "", "Beeper refused"); err != nil {
 		t.Fatal(err)
 	}
-	send, err := s.ReconcileSend(ctx, client, "key-1")
-	if err != nil || send.Status != SendFailed || !strings.Contains(send.Error, "Blocked by the recipient") || strings.Contains(send.Error, "beepertest") {
-		t.Fatalf("reconciled %+v, %v; want failed with Beeper's message (not its internal error)", send, err)
+	second, created, err := s.PendingSend(ctx, plan.Target, confirm("key-2"))
+	if err != nil || !created {
+		t.Fatalf("a new try after a failure: %+v, %v, %v", second, created, err)
+	}
+	if _, err := s.SettleSend(ctx, second.ID, SendSent, "m-1", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.PendingSend(ctx, plan.Target, confirm("key-3")); !errors.Is(err, ErrDraftAlreadySent) {
+		t.Fatalf("a third try of a sent draft: %v", err)
+	}
+}
+
+func TestSettleSendCompletesTheReplyAndKeepsTheRevisionWhenNothingChanged(t *testing.T) {
+	s, _, _ := sendFixture(t, nil)
+	ctx := context.Background()
+	plan, err := s.PrepareSend(ctx, confirm("key-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	send, _, err := s.PendingSend(ctx, plan.Target, confirm("key-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted, err := s.SettleSend(ctx, send.ID, SendPending, "m-1", "Beeper is still sending it")
+	if err != nil || !accepted.Accepted() {
+		t.Fatalf("accepted %+v, %v", accepted, err)
 	}
 	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State == StateCompleted {
-		t.Fatal("a failed send completed the reply")
+		t.Fatal("a send still in Beeper's hands completed the reply")
 	}
-	// A final failure opens the draft to another try.
-	fake.HoldSends(false)
-	if again, err := s.ConfirmSend(ctx, client, confirm("key-2")); err != nil || again.Status != SendSent {
-		t.Fatalf("the next try: %+v, %v", again, err)
+	rev := mustRevision(t, s)
+	if same, err := s.SettleSend(ctx, send.ID, SendPending, "m-1", "Beeper is still sending it"); err != nil || same.Revision != accepted.Revision || mustRevision(t, s) != rev {
+		t.Fatalf("the same outcome again: %+v, %v, revision %d → %d", same, err, rev, mustRevision(t, s))
 	}
-}
-
-func TestReconcileReadsAnOlderBeepersStatusString(t *testing.T) {
-	for _, tc := range []struct {
-		name, status, want string
-	}{{"failed", "failed", SendFailed}, {"retriable", "FAIL_RETRIABLE", SendUnknown}, {"sent", "sent", SendSent}, {"absent", "", SendSent}} {
-		// Subtest names stay plain: models.Open builds a file: URI from the path.
-		t.Run(tc.name, func(t *testing.T) {
-			s, fake, client := sendFixture(t, olderBeeper(tc.status))
-			fake.DropNextSendResponse()
-			if send, err := s.ConfirmSend(context.Background(), client, confirm("key-1")); err != nil || send.Status != SendUnknown {
-				t.Fatalf("send %+v, %v", send, err)
-			}
-			send, err := s.ReconcileSend(context.Background(), client, "key-1")
-			if err != nil || send.Status != tc.want {
-				t.Fatalf("sendStatus %q: reconciled %+v, %v; want %s", tc.status, send, err, tc.want)
-			}
-		})
+	sent, err := s.SettleSend(ctx, send.ID, SendSent, "m-1", "")
+	if err != nil || sent.Status != SendSent || mustRevision(t, s) != rev+1 {
+		t.Fatalf("sent %+v, %v", sent, err)
 	}
-}
-
-// olderBeeper answers message lists as Beeper did before SDK 5: each
-// sendStatus object becomes the bare string status ("" leaves it out).
-func olderBeeper(status string) func(*beepertest.Fake) http.Handler {
-	return func(fake *beepertest.Fake) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/messages") {
-				fake.ServeHTTP(w, r)
-				return
-			}
-			rec := httptest.NewRecorder()
-			fake.ServeHTTP(rec, r)
-			var page map[string]any
-			if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
-				http.Error(w, err.Error(), http.StatusInternalServerError)
-				return
-			}
-			for _, it := range page["items"].([]any) {
-				m := it.(map[string]any)
-				if _, ok := m["sendStatus"]; ok {
-					m["sendStatus"] = status
-					if status == "" {
-						delete(m, "sendStatus")
-					}
-				}
-			}
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(rec.Code)
-			json.NewEncoder(w).Encode(page)
-		})
-	}
-}
-
-func TestRetryAfterAPermanentFailureReconcilesAgainstTheNewMessageNotTheFailedOne(t *testing.T) {
-	s, fake, client := sendFixture(t, nil)
-	ctx := context.Background()
-	first := unknownHeldSend(t, s, fake, client, "key-1")
-	fake.SetSendStatus(beepertest.AnaChatID, first, beeper.StatusFailPermanent, "Blocked by the recipient")
-	if send, err := s.ReconcileSend(ctx, client, "key-1"); err != nil || send.Status != SendFailed {
-		t.Fatalf("first try: %+v, %v", send, err)
-	}
-	// The owner tries the same words again; this answer is lost too, and Beeper delivers it.
-	second := unknownHeldSend(t, s, fake, client, "key-2")
-	if second == first {
-		t.Fatal("the fake reused the pending ID")
-	}
-	fake.SetSendStatus(beepertest.AnaChatID, second, beeper.StatusSuccess, "")
-	send, err := s.ReconcileSend(ctx, client, "key-2")
-	if err != nil || send.Status != SendSent {
-		t.Fatalf("second try: %+v, %v; want sent (the failed message is the first try's)", send, err)
+	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateCompleted {
+		t.Fatalf("the reply after the send: %+v", a.UserState)
 	}
 }

@@ -43,12 +43,6 @@ var (
 	ErrStorageFull = errors.New("storage is full")
 )
 
-// Notifier hears about committed changes. It is called after commit, never
-// inside a transaction, so a listener never sees state that could roll back.
-type Notifier interface {
-	Committed(revision int64, changed []string)
-}
-
 // Store is the database plus the services over it.
 type Store struct {
 	db       *gorm.DB // writers: every transaction BEGIN IMMEDIATE
@@ -57,7 +51,7 @@ type Store struct {
 	rsqlDB   *sql.DB
 	path     string
 	dataDir  string
-	notifier Notifier
+	notifier Notifier // the SSE hub (SetNotifier); see committed
 	now      func() time.Time
 	// metrics keeps routine counts between reads (routine_memo.go).
 	metrics *metricsMemo
@@ -78,11 +72,11 @@ type Store struct {
 
 	// latest is the newest revision this process committed (or found at
 	// open): every revision-bumping commit goes through this Store and
-	// notify, so it lets readers key caches without a query.
+	// committed, so it lets readers key caches without a query.
 	latest atomic.Int64
 	// noAcceptedAt is 1 + the revision at which no send Beeper accepted
 	// was pending (0: not looked yet), so pages settle them for free while
-	// there are none (see SettleAcceptedSends).
+	// there are none (see AcceptedSends).
 	noAcceptedAt atomic.Int64
 	// sessions caches verified owner sessions briefly (see AuthenticateSession).
 	sessions sync.Map // token hash → time.Time (cached until)
@@ -110,8 +104,6 @@ type Store struct {
 type Options struct {
 	// Clock replaces time.Now (tests pass a fixed clock).
 	Clock func() time.Time
-	// Notifier hears every commit; nil discards.
-	Notifier Notifier
 	// Pause, when set, is called at named points of a schedule add or
 	// cancel (PauseJournalWritten, PauseFileWritten, PauseCancelCommitted)
 	// and of a schedule run's start (PauseRunClaimed). Test-only: serve
@@ -221,7 +213,7 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 	// Writers are serialised by writeMu; two connections let a plain read
 	// run beside the one writer.
 	sqlDB.SetMaxOpenConns(2)
-	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, notifier: opts.Notifier, now: clock,
+	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, now: clock,
 		defs: schedule.NewStore(dataDir), pause: opts.Pause, metrics: newMetricsMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter)}
 	if opts.QuickCheck {
 		if err := checkPages(ctx, db, "quick_check", path); err != nil {
@@ -431,7 +423,8 @@ func Migrate(ctx context.Context, dataDir string) (from, to int64, err error) {
 	return from, to, err
 }
 
-// SetNotifier installs the commit listener (the SSE hub) after construction.
+// SetNotifier installs the notifier (the SSE hub), the last listener of
+// every commit (see committed); serve sets it before serving.
 func (s *Store) SetNotifier(n Notifier) { s.notifier = n }
 
 // Close closes the database.
@@ -467,19 +460,6 @@ func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 		return fmt.Errorf("%w: %w", ErrStorageFull, err)
 	}
 	return err
-}
-
-// notify tells the notifier about a commit; called only after commit.
-func (s *Store) notify(revision int64, changed []string) {
-	for {
-		seen := s.latest.Load()
-		if revision <= seen || s.latest.CompareAndSwap(seen, revision) {
-			break
-		}
-	}
-	if s.notifier != nil {
-		s.notifier.Committed(revision, changed)
-	}
 }
 
 // LatestRevision is the newest revision committed through this Store (or

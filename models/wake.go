@@ -76,11 +76,14 @@ func DecodeWakeAck(body []byte) (WakeAck, error) {
 	return in, nil
 }
 
-// markDirty records reason against job inside tx. A job already dirty only
+// markDirty records reason against job inside t, and touches touchWake so
+// the long-polls waiting in DirtyChanged wake once it commits. A job already dirty only
 // gains the reason, so a burst is one wake-up, due debounce after the first
 // mark. On a leased job the first new mark opens a new debounce window,
 // which is what stays dirty when the lease is acknowledged.
-func markDirty(tx *gorm.DB, job, reason string, debounce time.Duration, now time.Time) error {
+func markDirty(t *txn, job, reason string, debounce time.Duration) error {
+	t.touch(touchWake)
+	tx, now := t.DB, t.now
 	var rows []DirtyJob
 	if err := tx.Where("job_key = ?", job).Limit(1).Find(&rows).Error; err != nil {
 		return err
@@ -109,11 +112,9 @@ func (s *Store) MarkDirty(ctx context.Context, job, reason string, debounce time
 	if !ids.Valid(job) {
 		return fmt.Errorf("models: job key must be %s: %w", ids.Expected, ErrInvalidInput)
 	}
-	err := s.write(ctx, func(tx *gorm.DB) error { return markDirty(tx, job, reason, debounce, s.clock()) })
-	if err != nil {
+	if _, err := s.commit(ctx, func(t *txn) error { return markDirty(t, job, reason, debounce) }); err != nil {
 		return fmt.Errorf("models: mark dirty: %w", err)
 	}
-	s.signalDirty()
 	return nil
 }
 
@@ -171,7 +172,10 @@ func (s *Store) AckWake(ctx context.Context, leaseID string) error {
 	if !leasePattern.MatchString(leaseID) {
 		return fmt.Errorf("models: lease ID must be 32 hex digits: %w", ErrInvalidInput)
 	}
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	_, err := s.commit(ctx, func(t *txn) error {
+		// A waiting poll timed itself to the lease's expiry; the newer burst may come due sooner.
+		t.touch(touchWake)
+		tx := t.DB
 		var rows []DirtyJob
 		if err := tx.Where("lease_id = ?", leaseID).Limit(1).Find(&rows).Error; err != nil {
 			return err
@@ -195,8 +199,6 @@ func (s *Store) AckWake(ctx context.Context, leaseID string) error {
 	if err != nil {
 		return fmt.Errorf("models: ack wake: %w", err)
 	}
-	// A waiting poll timed itself to the lease's expiry; the newer burst may come due sooner.
-	s.signalDirty()
 	return nil
 }
 
@@ -237,6 +239,8 @@ func (s *Store) DirtyChanged() <-chan struct{} {
 	return s.dirty
 }
 
+// signalDirty wakes the long-polls: committed calls it after a commit that
+// touched touchWake, never inside a transaction.
 func (s *Store) signalDirty() {
 	s.dirtyMu.Lock()
 	defer s.dirtyMu.Unlock()

@@ -188,7 +188,7 @@ func (s *Store) SetWeightGoal(ctx context.Context, goal *WeightGoal) error {
 		if err != nil {
 			return err
 		}
-		t.changed = append(t.changed, "weight")
+		t.touch("weight")
 		if goal == nil {
 			return t.Where("key = ?", settingWeightGoal).Delete(&OwnerSetting{}).Error
 		}

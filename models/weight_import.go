@@ -380,7 +380,7 @@ func (s *Store) ImportWeights(ctx context.Context, format string, readings []Wei
 		if err != nil {
 			return err
 		}
-		t.changed = append(t.changed, "weight")
+		t.touch("weight")
 		rows := make([]map[string]any, len(res.Added))
 		for i, r := range res.Added {
 			rows[i] = map[string]any{"activity_id": nil, "occurrence_key": "", "metric": WeightMetric, "unit": r.Unit,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hearth/beeper"
+	"hearth/internal/beeperflow"
 	"hearth/models"
 )
 
@@ -163,7 +164,7 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *demoClock,
 		if ago%4 == 1 {
 			clock.set(at(ago, 12, 30+rng.IntN(20)))
 			s := demoSends[sent%len(demoSends)]
-			if _, err := store.ConfirmSend(ctx, demoOutbox{}, models.SendCommand{SendKey: "demo-send-" + date, ChatID: s.chat, Body: s.body}); err != nil {
+			if _, err := beeperflow.ConfirmSend(ctx, store, demoOutbox{}, models.SendCommand{SendKey: "demo-send-" + date, ChatID: s.chat, Body: s.body}); err != nil {
 				return fmt.Errorf("send %s: %w", date, err)
 			}
 			sent++

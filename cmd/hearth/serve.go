@@ -19,6 +19,7 @@ import (
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
 	"hearth/handlers"
+	"hearth/internal/beeperflow"
 	"hearth/models"
 )
 
@@ -36,9 +37,9 @@ func cmdServe(args []string) error {
 	fs.Var(&hosts, "host", "a host name requests may address besides localhost, 127.0.0.1 and [::1], such as the tailnet name of tailscale serve; repeat or comma-separate (HEARTH_HOSTS)")
 	beeperURL := fs.String("beeper-url", beeper.EnvBaseURL(), "Beeper Desktop API base URL (BEEPER_BASE_URL, else the older BEEPER_DESKTOP_BASE_URL); with --demo and none, an in-process fake")
 	beeperTokenFile := fs.String("beeper-token-file", "", "file holding the Beeper access token, mode 0600 (else BEEPER_ACCESS_TOKEN)")
-	watchInterval := fs.Duration("watch-interval", models.DefaultWatchInterval, "how often the Beeper watch reads chats with new activity (0 turns the watch off)")
-	wakeDebounce := fs.Duration("wake-debounce", models.DefaultWakeDebounce, "new messages coalesce into one agent wake-up per window")
-	watchJob := fs.String("watch-job", models.DefaultWatchJob, "the job key new Beeper messages make dirty")
+	watchInterval := fs.Duration("watch-interval", beeperflow.DefaultWatchInterval, "how often the Beeper watch reads chats with new activity (0 turns the watch off)")
+	wakeDebounce := fs.Duration("wake-debounce", beeperflow.DefaultWakeDebounce, "new messages coalesce into one agent wake-up per window")
+	watchJob := fs.String("watch-job", beeperflow.DefaultWatchJob, "the job key new Beeper messages make dirty")
 	owedAfter := fs.Duration("owed-after", models.OwedAfter, "how long someone else's last message waits before Messages and Home show the reply as owed")
 	backupEvery := fs.Duration("backup-every", 0, "make a verified backup this often into --backup-dir (0: none; `hearth backup` from a timer is the other way)")
 	backupKeep := fs.Int("backup-keep", 14, "how many of serve's backups to keep in --backup-dir")
@@ -123,7 +124,7 @@ func cmdServe(args []string) error {
 	background, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	if client != nil && *watchInterval > 0 {
-		watch := store.NewBeeperWatch(client, models.WatchOptions{Interval: *watchInterval, Debounce: *wakeDebounce, Job: *watchJob, Log: log})
+		watch := beeperflow.NewWatch(store, client, beeperflow.WatchOptions{Interval: *watchInterval, Debounce: *wakeDebounce, Job: *watchJob, Log: log})
 		go watch.Run(background)
 	}
 	// Today's routine occurrences exist at midnight even with no page open;

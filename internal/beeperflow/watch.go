@@ -1,0 +1,212 @@
+package beeperflow
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"hearth/beeper"
+	"hearth/models"
+)
+
+// Watch defaults (serve flags).
+const (
+	DefaultWatchInterval = time.Minute
+	DefaultWakeDebounce  = 2 * time.Minute
+	DefaultWatchJob      = "messages"
+	maxWatchBackoff      = 10 * time.Minute
+	watchChatPages       = 10
+	watchMessagePages    = 5
+)
+
+// WatchStore is what the watch needs of the store: its cursor, a place to
+// record each pass, and the sends to settle (models.Store has it).
+type WatchStore interface {
+	Store
+	WatchCursor(ctx context.Context) (models.WatchCursor, error)
+	RecordWatch(ctx context.Context, cur models.WatchCursor, read models.WatchRead) (int, error)
+	RecordWatchFailure(cause error)
+}
+
+// ChatReader is the part of the Beeper client the watch reads with: chats,
+// their messages, and one message by ID (to settle sends Beeper accepted).
+type ChatReader interface {
+	Chats(ctx context.Context, q beeper.ChatsQuery) (beeper.ChatPage, error)
+	MessageReader
+}
+
+// WatchOptions tune a Watch; zero values are the defaults.
+type WatchOptions struct {
+	Interval time.Duration // between reads while Beeper answers
+	Debounce time.Duration // one wake-up per window, however many messages
+	Job      string        // the job new messages make dirty
+	Log      *slog.Logger
+}
+
+// Watch reads Beeper chats with activity since its cursor and has the
+// store record each new message as an observation (models.RecordWatch: a
+// message from someone else marks the job dirty, coalesced into one
+// wake-up per debounce window, and makes a live reply draft of that chat
+// stale at once).
+type Watch struct {
+	store WatchStore
+	b     ChatReader
+	opts  WatchOptions
+}
+
+// NewWatch builds the watch over b, recording into st.
+func NewWatch(st WatchStore, b ChatReader, opts WatchOptions) *Watch {
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultWatchInterval
+	}
+	if opts.Debounce < 0 {
+		opts.Debounce = 0
+	}
+	if opts.Job == "" {
+		opts.Job = DefaultWatchJob
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Watch{store: st, b: b, opts: opts}
+}
+
+// Run ticks until ctx ends, backing off (doubling, up to 10 minutes) while
+// Beeper does not answer. Logs say what ran, never message contents.
+func (w *Watch) Run(ctx context.Context) {
+	delay := time.Duration(0)
+	failures := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		n, err := w.Tick(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			failures++
+			delay = min(w.opts.Interval<<min(failures, 10), maxWatchBackoff)
+			w.opts.Log.Warn("beeper watch: read failed; backing off", "err", err, "retryIn", delay, "failures", failures)
+		default:
+			failures, delay = 0, w.opts.Interval
+			if n > 0 {
+				w.opts.Log.Info("beeper watch", "newMessages", n)
+			}
+		}
+	}
+}
+
+// Tick reads once and returns how many new messages it recorded. The first
+// tick sets the baseline (each chat's newest message) and records nothing:
+// history before the watch started is read from Beeper, not replayed.
+func (w *Watch) Tick(ctx context.Context) (int, error) {
+	cur, err := w.store.WatchCursor(ctx)
+	if err != nil {
+		return 0, err
+	}
+	chats, err := w.changedChats(ctx, cur.Since)
+	if err != nil {
+		w.store.RecordWatchFailure(err)
+		return 0, err
+	}
+	read := models.WatchRead{Newest: cur.Since, Job: w.opts.Job, Debounce: w.opts.Debounce}
+	for _, c := range chats {
+		if read.Newest == nil || c.LastActivity.After(*read.Newest) {
+			t := c.LastActivity
+			read.Newest = &t
+		}
+		last, seen := cur.LastSortKey(c.ID)
+		var msgs []beeper.Message
+		if cur.Since == nil || !seen {
+			// Baseline: the newest message the chat list shows.
+			if c.Preview != nil {
+				msgs = []beeper.Message{*c.Preview}
+			}
+		} else if msgs, err = w.newMessages(ctx, c.ID, beeper.SortKey(last)); err != nil {
+			w.store.RecordWatchFailure(err)
+			return 0, err
+		}
+		read.Chats = append(read.Chats, watched(c, msgs))
+	}
+	recorded, err := w.store.RecordWatch(ctx, cur, read)
+	if err != nil {
+		return 0, err
+	}
+	// A send Beeper accepted is settled by reading its status, so one it
+	// later fails for good does not stay "sending" with no page open.
+	if _, err := SettleAcceptedSends(ctx, w.store, w.b, ""); err != nil {
+		w.opts.Log.Warn("beeper watch: settling accepted sends", "err", err)
+	}
+	return recorded, nil
+}
+
+// watched is a chat and its new messages as the store records them.
+func watched(c beeper.Chat, msgs []beeper.Message) models.WatchedChat {
+	out := models.WatchedChat{ID: c.ID, AccountID: c.AccountID, Title: c.Title, Muted: c.IsMuted}
+	for _, m := range msgs {
+		out.Messages = append(out.Messages, models.WatchedMessage{ID: m.ID, SenderID: m.SenderID, SenderName: m.SenderName,
+			Text: m.Text, Timestamp: m.Timestamp, SortKey: string(m.SortKey), IsSender: m.IsSender, LinkedMessageID: m.LinkedMessageID})
+	}
+	return out
+}
+
+// changedChats lists chats whose last activity is after since (all, on the
+// first tick), newest first, paging while the page ends inside the window.
+func (w *Watch) changedChats(ctx context.Context, since *time.Time) ([]beeper.Chat, error) {
+	var out []beeper.Chat
+	q := beeper.ChatsQuery{}
+	for range watchChatPages {
+		page, err := w.b.Chats(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		done := false
+		for _, c := range page.Items {
+			// The chat at the cursor itself is read again: activity in the
+			// same instant is not lost, and its old messages are filtered by sort key.
+			if since != nil && c.LastActivity.Before(*since) {
+				done = true
+				continue
+			}
+			out = append(out, c)
+		}
+		if done || !page.HasMore || page.OldestCursor == "" {
+			break
+		}
+		q = beeper.ChatsQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
+	}
+	return out, nil
+}
+
+// newMessages reads a chat's messages newer than after, oldest first.
+func (w *Watch) newMessages(ctx context.Context, chatID string, after beeper.SortKey) ([]beeper.Message, error) {
+	var out []beeper.Message
+	q := beeper.MessagesQuery{}
+	for range watchMessagePages {
+		page, err := w.b.Messages(ctx, chatID, q)
+		if err != nil {
+			return nil, err
+		}
+		reached := false
+		for _, m := range page.Items {
+			if m.SortKey.Compare(after) > 0 {
+				out = append(out, m)
+			} else {
+				reached = true
+			}
+		}
+		if reached || !page.HasMore || page.OldestCursor == "" {
+			break
+		}
+		q = beeper.MessagesQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
+	}
+	slices.SortFunc(out, func(a, b beeper.Message) int { return a.SortKey.Compare(b.SortKey) })
+	return slices.CompactFunc(out, func(a, b beeper.Message) bool { return a.ID == b.ID }), nil
+}
+
+// The store is the one implementation; this keeps the interfaces honest.
+var _ WatchStore = (*models.Store)(nil)
