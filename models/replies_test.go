@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,40 +16,18 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/storetest"
 )
 
-// replyFixture is sendFixture with the store's clock, for owed replies.
-// fixtureClock moves the store's clock and the fake Beeper's together, so
-// messages injected later carry later times.
-type fixtureClock struct {
-	mu    sync.Mutex
-	store *time.Time // read by the store, in the test's goroutine only
-	fake  time.Time
-}
-
-func (c *fixtureClock) fakeNow() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.fake
-}
-
-// Set moves both clocks to at.
-func (c *fixtureClock) Set(at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	*c.store, c.fake = at, at
-}
-
-// Add moves both clocks forward by d.
-func (c *fixtureClock) Add(d time.Duration) { c.Set(c.fakeNow().Add(d)) }
-
-func replyFixture(t *testing.T, wrap func(*beepertest.Fake) http.Handler) (*Store, *fixtureClock, *beepertest.Fake, *beeper.Client) {
+// replyFixture is sendFixture with the store's clock, for owed replies;
+// the fake Beeper reads the same clock, so messages injected later carry
+// later times.
+func replyFixture(t *testing.T, wrap func(*beepertest.Fake) http.Handler) (*Store, *storetest.Clock, *beepertest.Fake, *beeper.Client) {
 	t.Helper()
 	s, now := newTestStore(t)
-	clock := &fixtureClock{store: now, fake: testNow}
-	b := beepertest.Start(t, wrap, beepertest.WithClock(clock.fakeNow))
+	b := beepertest.Start(t, wrap, beepertest.WithClock(now.Now))
 	publishAnaReply(t, s)
-	return s, clock, b.Fake, b.Client
+	return s, now, b.Fake, b.Client
 }
 
 func latestSend(t *testing.T, s *Store, draftID string) Send {
@@ -125,7 +102,7 @@ func TestASendBeeperAcceptedIsSettledSentByTheWatchOnceDelivered(t *testing.T) {
 	if _, err := fake.SetSendStatus(beepertest.AnaChatID, send.PendingMessageID, beeper.StatusFailRetriable, "Waiting for the phone"); err != nil {
 		t.Fatal(err)
 	}
-	now.Add(time.Hour) // long past the send deadline: still not unknown
+	now.Advance(time.Hour) // long past the send deadline: still not unknown
 	if _, err := watch.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +251,7 @@ func TestDraftOutcomeSaysSentAsWrittenOrSentAfterAnEdit(t *testing.T) {
 
 // owedFixture reads Beeper once through the watch, so hearth knows each
 // chat's last message: Tomas wrote last 28 h ago, Ana 1 h ago.
-func owedFixture(t *testing.T) (*Store, *fixtureClock, *beepertest.Fake, *beeper.Client, *BeeperWatch) {
+func owedFixture(t *testing.T) (*Store, *storetest.Clock, *beepertest.Fake, *beeper.Client, *BeeperWatch) {
 	t.Helper()
 	s, now, fake, client := replyFixture(t, nil)
 	w := s.NewBeeperWatch(client, WatchOptions{})
@@ -302,7 +279,7 @@ func TestOwedRepliesListUnansweredChatsOldestFirstWithTheirDraft(t *testing.T) {
 	if got := owedChats(t, s); strings.Join(got, ",") != beepertest.TomasChatID {
 		t.Fatalf("owed at first: %v, want only Tomas (28 h; Ana waited 1 h)", got)
 	}
-	now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	owed, err := s.OwedReplies(context.Background())
 	if err != nil || len(owed) != 2 || owed[0].ChatID != beepertest.TomasChatID || owed[1].ChatID != beepertest.AnaChatID {
 		t.Fatalf("a day later: %+v, %v; want Tomas then Ana", owed, err)
@@ -343,9 +320,9 @@ func TestOwedRepliesReadTheirDraftsInOneGoHoweverManyChatsAreOwed(t *testing.T) 
 		}
 		return len(o), reads
 	}
-	now.Add(24 * time.Hour) // Tomas and Ana (with her draft) are owed; Max and Lea wrote a day ago exactly
+	now.Advance(24 * time.Hour) // Tomas and Ana (with her draft) are owed; Max and Lea wrote a day ago exactly
 	two, twoQueries := owed()
-	now.Add(time.Hour) // and now Max and Lea too
+	now.Advance(time.Hour) // and now Max and Lea too
 	four, fourQueries := owed()
 	if two != 2 || four != 4 || fourQueries != twoQueries {
 		t.Fatalf("%d owed replies took %d queries, %d took %d; want the same for any number", two, twoQueries, four, fourQueries)
@@ -359,13 +336,13 @@ func TestOwedRepliesKeepToTheirWindowInEveryZoneTheTimeCameIn(t *testing.T) {
 	_, err := s.commit(ctx, func(tx *txn) error {
 		for _, zone := range []*time.Location{time.UTC, time.FixedZone("-12", -12*3600), time.FixedZone("+14", 14*3600)} {
 			for _, waited := range []time.Duration{OwedWindow - time.Hour, OwedWindow + time.Hour} {
-				at := now.Add(-waited).In(zone) // stored as text in its own zone
+				at := now.Now().Add(-waited).In(zone) // stored as text in its own zone
 				id := fmt.Sprintf("!%s-%s:beeper.local", zone, waited)
 				if waited < OwedWindow {
 					want = append(want, id)
 				}
 				if err := tx.Create(&chatWatch{ChatID: id, AccountID: beepertest.AccountID, LastSortKey: "1", LastIncomingSortKey: "1",
-					LastIncomingAt: &at, UpdatedAt: *now}).Error; err != nil {
+					LastIncomingAt: &at, UpdatedAt: now.Now()}).Error; err != nil {
 					return err
 				}
 			}
@@ -386,7 +363,7 @@ func TestOwedRepliesKeepToTheirWindowInEveryZoneTheTimeCameIn(t *testing.T) {
 func TestNoReplyNeededDeclinesTheDraftUntilSomeoneWritesAgain(t *testing.T) {
 	s, now, fake, _, w := owedFixture(t)
 	ctx := context.Background()
-	now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID}); err != nil {
 		t.Fatal(err)
 	}
@@ -407,12 +384,12 @@ func TestNoReplyNeededDeclinesTheDraftUntilSomeoneWritesAgain(t *testing.T) {
 		t.Fatalf("the reply activity %+v", a.UserState)
 	}
 	// A new message from Ana is owed again once it has waited.
-	now.Add(time.Minute)
+	now.Advance(time.Minute)
 	fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", "Actually, one more thing")
 	if _, err := w.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
-	now.Add(25 * time.Hour)
+	now.Advance(25 * time.Hour)
 	if got := owedChats(t, s); !strings.Contains(strings.Join(got, ","), beepertest.AnaChatID) {
 		t.Fatalf("a new message after no reply needed is not owed: %v", got)
 	}
@@ -453,7 +430,7 @@ func TestRemindLaterDefersTheDraftsReplyToThatDate(t *testing.T) {
 func TestHandOffOpensBeeperWithTheTextAndIsNeverASend(t *testing.T) {
 	s, now, fake, client, _ := owedFixture(t)
 	ctx := context.Background()
-	now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	if _, err := s.HandOffToBeeper(ctx, client, HandOff{ChatID: beepertest.AnaChatID, DraftID: "draft-ana", Form: WordingForm{Body: "Let me check and get back to you"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -538,7 +515,7 @@ func TestCompactContextKeepsTheOwnersRecentReplyDecisions(t *testing.T) {
 	if err != nil || len(ac.ReplyDecisions.Items) != 2 || ac.ReplyDecisions.Truncated {
 		t.Fatalf("compact today: %+v, %v", ac.ReplyDecisions, err)
 	}
-	now.Add(3 * 24 * time.Hour)
+	now.Advance(3 * 24 * time.Hour)
 	ac, err = s.CompactContext(ctx)
 	if err != nil || len(ac.ReplyDecisions.Items) != 1 || ac.ReplyDecisions.Items[0].Decision != ActionRemindLater || !ac.ReplyDecisions.Truncated {
 		t.Fatalf("compact three days later: %+v, %v; want the reminder ahead, the rest by cursor", ac.ReplyDecisions, err)
@@ -584,12 +561,12 @@ func TestUpgradeKeepsSendsAndLetsAnOwnReplyHaveNoDraft(t *testing.T) {
 
 func TestAMutedChatIsNeverOwed(t *testing.T) {
 	s, now, fake, _, w := owedFixture(t)
-	now.Add(time.Minute)
+	now.Advance(time.Minute)
 	fake.Incoming(beepertest.GroupChatID, "@jules:beeper.local", "Anyone for Sunday?") // the crew chat is muted
 	if _, err := w.Tick(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	now.Add(48 * time.Hour)
+	now.Advance(48 * time.Hour)
 	for _, id := range owedChats(t, s) {
 		if id == beepertest.GroupChatID {
 			t.Fatal("a muted chat is owed")
@@ -670,7 +647,7 @@ func TestASendBeeperAcceptedButNeverShowsBecomesUnknownForTheOwnerToCheck(t *tes
 	if sd := latestSend(t, s, "draft-ana"); sd.Status != SendPending {
 		t.Fatalf("just after the send: %+v", sd)
 	}
-	now.Add(acceptedGrace + time.Minute)
+	now.Advance(acceptedGrace + time.Minute)
 	s.SettleAcceptedSends(ctx, client, "")
 	sd := latestSend(t, s, "draft-ana")
 	if sd.Status != SendUnknown || !strings.Contains(sd.Error, "does not show it") {

@@ -211,7 +211,7 @@ func TestOpenWithQuickCheckRefusesADamagedDatabase(t *testing.T) {
 	}
 	p := newPub("run-1", 0)
 	for i := range 40 {
-		p.add("activities", task(fmt.Sprintf("task-%02d", i)))
+		p.Add("activities", task(fmt.Sprintf("task-%02d", i)))
 	}
 	mustPublish(t, s, p)
 	s.Close() // the last close checkpoints the WAL into the file
