@@ -2,7 +2,6 @@ package handlers_test
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,10 +11,10 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for a second connection
 
 	"hearth/beeper/beepertest"
 	"hearth/handlers"
+	"hearth/internal/storetest"
 	"hearth/models"
 )
 
@@ -35,7 +34,7 @@ func messagesAppVia(t *testing.T, wrap func(http.Handler) http.Handler, opts ...
 	b := beepertest.Start(t, through, append([]beepertest.Option{beepertest.WithClock(func() time.Time { return testNow })}, opts...)...)
 	ta := newTestApp(t, withOwner(), withConfig(handlers.Config{Beeper: b.Client}))
 	ta.beeper = b
-	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).bytes(t))
+	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).JSON())
 	return ta, ta.login(), b.Fake
 }
 
@@ -322,7 +321,7 @@ func TestAnOutcomeHearthCouldNotRecordIsNeverNothingWasSent(t *testing.T) {
 	lockOnSend := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
-				release = holdWriteLock(t, ta.store.Path())
+				release = storetest.HoldWriteLock(t, ta.store.Path())
 			}
 			next.ServeHTTP(w, r)
 		})
@@ -336,28 +335,6 @@ func TestAnOutcomeHearthCouldNotRecordIsNeverNothingWasSent(t *testing.T) {
 	has(t, resp.doc(t), `[data-testid="send-not-recorded"]`)
 	if n := len(fake.Sends()); n != 1 {
 		t.Fatalf("fake received %d messages", n)
-	}
-}
-
-// holdWriteLock takes SQLite's write lock on path from a connection of its
-// own, as another process would, and returns its release.
-func holdWriteLock(t *testing.T, path string) func() {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		conn.ExecContext(context.Background(), "ROLLBACK")
-		conn.Close()
-		db.Close()
 	}
 }
 

@@ -45,7 +45,7 @@ func newTestStoreWith(t testing.TB, opts Options) (*Store, *storetest.Clock) {
 }
 
 // pub is the kit's publication builder; the short name keeps table rows short.
-type pub = storetest.Publication
+type pub = storetest.Doc
 
 // newPub returns a valid publication of job daily-brief with one life
 // source ref, life-1, and no items; task, person and draft cite life-1.

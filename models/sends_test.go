@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -13,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for a second connection
-
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/storetest"
 )
 
 // sendFixture is a store with a reply to Ana's chat of the fake Beeper, and
@@ -36,28 +34,6 @@ func publishAnaReply(t *testing.T, s *Store) {
 	d["chatId"], d["accountId"], d["replyToMessageId"], d["sourceMessageRevision"] = beepertest.AnaChatID, beepertest.AccountID, "m-ana-3", "3"
 	reply := map[string]any{"id": "reply-ana", "kind": "reply", "title": "Answer Ana", "evidenceIds": []any{}, "payload": map[string]any{"draftId": "draft-ana"}}
 	mustPublish(t, s, newPub("run-1", 0).Add("replyDrafts", d).Add("activities", reply))
-}
-
-// holdWriteLock takes SQLite's write lock on path from a connection of its
-// own, as another process would, and returns its release.
-func holdWriteLock(t *testing.T, path string) func() {
-	t.Helper()
-	db, err := sql.Open("sqlite", fileURI(path)+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		conn.ExecContext(context.Background(), "ROLLBACK")
-		conn.Close()
-		db.Close()
-	}
 }
 
 func confirm(key string) SendCommand {
@@ -335,7 +311,7 @@ func TestOutcomeThatCannotBeRecordedIsNeverNothingSent(t *testing.T) {
 	hold := func(fake *beepertest.Fake) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
-				release = holdWriteLock(t, s.Path())
+				release = storetest.HoldWriteLock(t, s.Path())
 			}
 			fake.ServeHTTP(w, r)
 		})

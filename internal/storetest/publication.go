@@ -9,16 +9,18 @@ import (
 	"time"
 )
 
-// Publication is an agent publication (POST /api/agent-results) under
-// construction, kept as the JSON it will be so that a test can also make
-// it invalid in ways the contract's Go types could not express.
-type Publication map[string]any
+// Doc is a JSON request body under construction: a publication (see
+// NewPublication), an observation. It is kept as the JSON it will be, not
+// as the contract's Go types, so a test can also make it invalid in ways
+// those types cannot express.
+type Doc map[string]any
 
-// NewPublication is the smallest valid publication: every required member,
+// NewPublication is the one publication builder (POST /api/agent-results)
+// the tests start from: the smallest valid publication, every required member,
 // every array present and empty (the contract refuses null), job "test",
 // generated at Start.
-func NewPublication(runID string, expectedRevision int64) Publication {
-	return Publication{
+func NewPublication(runID string, expectedRevision int64) Doc {
+	return Doc{
 		"runId": runID, "jobKey": "test", "expectedRevision": expectedRevision,
 		"generatedAt": Start.Format(time.RFC3339),
 		"sourceRefs":  []any{}, "people": []any{}, "activities": []any{},
@@ -26,34 +28,34 @@ func NewPublication(runID string, expectedRevision int64) Publication {
 	}
 }
 
-// With sets the top-level member key to v and returns p.
-func (p Publication) With(key string, v any) Publication {
-	p[key] = v
-	return p
+// With sets the top-level member key to v and returns d.
+func (d Doc) With(key string, v any) Doc {
+	d[key] = v
+	return d
 }
 
-// Add appends items to the array member key and returns p.
-func (p Publication) Add(key string, items ...map[string]any) Publication {
-	list, _ := p[key].([]any)
+// Add appends items to the array member key and returns d.
+func (d Doc) Add(key string, items ...map[string]any) Doc {
+	list, _ := d[key].([]any)
 	for _, it := range items {
 		list = append(list, it)
 	}
-	p[key] = list
-	return p
+	d[key] = list
+	return d
 }
 
-// JSON is the publication's body; it cannot fail for the kit's plain values.
-func (p Publication) JSON() []byte {
-	b, err := json.Marshal(p)
+// JSON is the document as a request body; it cannot fail for the kit's plain values.
+func (d Doc) JSON() []byte {
+	b, err := json.Marshal(d)
 	if err != nil {
-		panic(fmt.Sprintf("storetest: publication: %v", err))
+		panic(fmt.Sprintf("storetest: doc: %v", err))
 	}
 	return b
 }
 
 // IDs lists the id of each item of the array member key, in order.
-func (p Publication) IDs(key string) []string {
-	list, _ := p[key].([]any)
+func (d Doc) IDs(key string) []string {
+	list, _ := d[key].([]any)
 	var ids []string
 	for _, it := range list {
 		if m, ok := it.(map[string]any); ok {
@@ -66,9 +68,9 @@ func (p Publication) IDs(key string) []string {
 
 // Set puts v at the JSON Pointer pointer (an object member or an existing
 // array element).
-func (p Publication) Set(t testing.TB, pointer string, v any) {
+func (d Doc) Set(t testing.TB, pointer string, v any) {
 	t.Helper()
-	c, last := p.parent(t, pointer)
+	c, last := d.parent(t, pointer)
 	switch c := c.(type) {
 	case map[string]any:
 		c[last] = v
@@ -84,9 +86,9 @@ func (p Publication) Set(t testing.TB, pointer string, v any) {
 }
 
 // Del removes the object member at the JSON Pointer pointer.
-func (p Publication) Del(t testing.TB, pointer string) {
+func (d Doc) Del(t testing.TB, pointer string) {
 	t.Helper()
-	c, last := p.parent(t, pointer)
+	c, last := d.parent(t, pointer)
 	m, ok := c.(map[string]any)
 	if !ok {
 		t.Fatalf("del %s: parent is not an object", pointer)
@@ -94,11 +96,11 @@ func (p Publication) Del(t testing.TB, pointer string) {
 	delete(m, last)
 }
 
-// parent walks p to the container that holds pointer's last token.
-func (p Publication) parent(t testing.TB, pointer string) (container any, last string) {
+// parent walks d to the container that holds pointer's last token.
+func (d Doc) parent(t testing.TB, pointer string) (container any, last string) {
 	t.Helper()
 	tokens := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	var cur any = map[string]any(p)
+	var cur any = map[string]any(d)
 	for _, tok := range tokens[:len(tokens)-1] {
 		switch c := cur.(type) {
 		case map[string]any:
