@@ -62,6 +62,7 @@ func (ta *testApp) in(t testing.TB) *testApp { return &testApp{t: t, appState: t
 // appSetup is what newTestApp's options change.
 type appSetup struct {
 	cfg      handlers.Config
+	busy     time.Duration
 	owner    bool
 	template *storetest.Template
 }
@@ -71,6 +72,10 @@ type appOption func(*appSetup)
 
 // withConfig builds the app with cfg instead of the zero Config.
 func withConfig(cfg handlers.Config) appOption { return func(s *appSetup) { s.cfg = cfg } }
+
+// withBusyTimeout opens the store with a short wait for another
+// connection's write lock, for tests that hold it on purpose.
+func withBusyTimeout(d time.Duration) appOption { return func(s *appSetup) { s.busy = d } }
 
 // withOwner starts from a database where ownerPassphrase is already set,
 // so that bcrypt hashes once per package run rather than once per test.
@@ -101,7 +106,7 @@ func newTestApp(t testing.TB, opts ...appOption) *testApp {
 	dir := t.TempDir()
 	tmpl.CopyTo(t, models.DatabasePath(dir))
 	clock := storetest.NewClock(testNow)
-	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now})
+	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now, BusyTimeout: setup.busy})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

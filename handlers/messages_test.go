@@ -27,12 +27,18 @@ func messagesApp(t *testing.T, opts ...beepertest.Option) (*testApp, *http.Cooki
 // messagesAppVia puts wrap between hearth and the fake, to fail calls the fake cannot.
 func messagesAppVia(t *testing.T, wrap func(http.Handler) http.Handler, opts ...beepertest.Option) (*testApp, *http.Cookie, *beepertest.Fake) {
 	t.Helper()
+	return messagesAppWith(t, wrap, nil, opts...)
+}
+
+// messagesAppWith is messagesAppVia with app options besides the owner and Beeper.
+func messagesAppWith(t *testing.T, wrap func(http.Handler) http.Handler, appOpts []appOption, opts ...beepertest.Option) (*testApp, *http.Cookie, *beepertest.Fake) {
+	t.Helper()
 	var through func(*beepertest.Fake) http.Handler
 	if wrap != nil {
 		through = func(f *beepertest.Fake) http.Handler { return wrap(f) }
 	}
 	b := beepertest.Start(t, through, append([]beepertest.Option{beepertest.WithClock(func() time.Time { return testNow })}, opts...)...)
-	ta := newTestApp(t, withOwner(), withConfig(handlers.Config{Beeper: b.Client}))
+	ta := newTestApp(t, append([]appOption{withOwner(), withConfig(handlers.Config{Beeper: b.Client})}, appOpts...)...)
 	ta.beeper = b
 	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).JSON())
 	return ta, ta.login(), b.Fake
@@ -326,7 +332,7 @@ func TestAnOutcomeHearthCouldNotRecordIsNeverNothingWasSent(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	ta, cookie, fake := messagesAppVia(t, lockOnSend)
+	ta, cookie, fake := messagesAppWith(t, lockOnSend, []appOption{withBusyTimeout(50 * time.Millisecond)})
 	resp := ta.post(anaPath+"/send", ta.reviewForm(cookie, "See you Saturday!"), cookie)
 	release()
 	if strings.Contains(string(resp.body), "nothing was sent") {

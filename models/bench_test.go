@@ -56,7 +56,7 @@ func BenchmarkPublish100Activities(b *testing.B) {
 		b.Fatal(err)
 	}
 	base.Close()
-	raw, err := sql.Open("sqlite", dsn(DatabasePath(baseDir)))
+	raw, err := sql.Open("sqlite", dsn(DatabasePath(baseDir), 0))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,13 @@ import (
 // a client that reaches the fake through handler h (the fake when nil).
 func sendFixture(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler) (*Store, *beepertest.Fake, *beeper.Client) {
 	t.Helper()
-	s, _ := newTestStore(t)
+	return sendFixtureWith(t, wrap, Options{})
+}
+
+// sendFixtureWith is sendFixture on a store opened with opts.
+func sendFixtureWith(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler, opts Options) (*Store, *beepertest.Fake, *beeper.Client) {
+	t.Helper()
+	s, _ := newTestStoreWith(t, opts)
 	b := beepertest.Start(t, wrap, beepertest.WithClock(func() time.Time { return testNow }))
 	publishAnaReply(t, s)
 	return s, b.Fake, b.Client
@@ -316,7 +322,7 @@ func TestOutcomeThatCannotBeRecordedIsNeverNothingSent(t *testing.T) {
 			fake.ServeHTTP(w, r)
 		})
 	}
-	s, fake, client := sendFixture(t, hold)
+	s, fake, client := sendFixtureWith(t, hold, Options{BusyTimeout: 50 * time.Millisecond})
 	send, err := s.ConfirmSend(context.Background(), client, confirm("key-1"))
 	release()
 	if !errors.Is(err, ErrOutcomeNotRecorded) || send.Status != SendSent {
