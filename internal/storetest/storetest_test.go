@@ -152,3 +152,35 @@ func TestNewPublicationHasNoNullArrays(t *testing.T) {
 		}
 	}
 }
+
+// held is a type with a method for WaitBlocked to find in a stack.
+type held struct{ mu sync.Mutex }
+
+func (h *held) lockAndRelease() {
+	h.mu.Lock()
+	h.mu.Unlock()
+}
+
+func TestWaitBlockedReturnsOnceAGoroutineIsParkedOnTheMutex(t *testing.T) {
+	h := &held{}
+	h.mu.Lock()
+	done := make(chan struct{})
+	go func() {
+		h.lockAndRelease()
+		close(done)
+	}()
+	WaitBlocked(t, "hearth/internal/storetest.(*held).lockAndRelease")
+	select {
+	case <-done:
+		t.Fatal("the goroutine passed a mutex the test holds")
+	default:
+	}
+	if blockedIn("hearth/internal/storetest.(*held).nothing") {
+		t.Fatal("blockedIn found a function no goroutine is in")
+	}
+	h.mu.Unlock()
+	<-done
+	if blockedIn("hearth/internal/storetest.(*held).lockAndRelease") {
+		t.Fatal("still blocked after the unlock")
+	}
+}
