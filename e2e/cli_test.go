@@ -61,8 +61,8 @@ func TestPublishCommandExitCodes(t *testing.T) {
 	})
 	t.Run("invalid result exits 1 with invalid_result", func(t *testing.T) {
 		doc := taskPublicationDoc("cli-invalid", 1, 2)
-		doc.Activities[1].Kind = "chore"
-		res := agent.publish(t, doc.encode())
+		doc.Set(t, "/activities/1/kind", "chore")
+		res := agent.publish(t, encode(doc))
 		wantExit(t, res, 1, "stderr", "invalid_result")
 		wantExit(t, res, 1, "stderr", "/activities/1/kind")
 	})

@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hearth/internal/storetest"
 )
 
 // Bounds every wait in this package so a hung server fails a test instead of the run.
@@ -423,40 +425,6 @@ type envelope struct {
 	RequestID string          `json:"requestId"`
 }
 
-// publicationDoc is a publication as the agent writes it (docs/agent-api.md): every
-// array is present, even when empty, because null is rejected.
-type publicationDoc struct {
-	RunID             string            `json:"runId"`
-	JobKey            string            `json:"jobKey"`
-	ExpectedRevision  int64             `json:"expectedRevision"`
-	GeneratedAt       string            `json:"generatedAt"`
-	SourceRefs        []sourceRefDoc    `json:"sourceRefs"`
-	People            []json.RawMessage `json:"people"`
-	Activities        []activityDoc     `json:"activities"`
-	ReplyDrafts       []json.RawMessage `json:"replyDrafts"`
-	Retractions       []json.RawMessage `json:"retractions"`
-	CompletedRequests []json.RawMessage `json:"completedRequests"`
-}
-
-// sourceRefDoc is a life source ref.
-type sourceRefDoc struct {
-	ID          string `json:"id"`
-	Kind        string `json:"kind"`
-	Path        string `json:"path"`
-	ContentHash string `json:"contentHash"`
-	ObservedAt  string `json:"observedAt"`
-}
-
-// activityDoc is one activity; tasks have an empty payload.
-type activityDoc struct {
-	ID          string          `json:"id"`
-	Kind        string          `json:"kind"`
-	Title       string          `json:"title"`
-	Detail      string          `json:"detail"`
-	EvidenceIDs []string        `json:"evidenceIds"`
-	Payload     json.RawMessage `json:"payload"`
-}
-
 // publication is an encoded publication and the activity IDs it upserts.
 type publication struct {
 	RunID       string
@@ -466,45 +434,34 @@ type publication struct {
 
 // taskPublicationDoc builds a valid publication of n task activities, each
 // citing one life source ref; IDs derive from runID so runs never collide.
-func taskPublicationDoc(runID string, expectedRevision int64, n int) publicationDoc {
+// It is generated now: the server runs on the real clock.
+func taskPublicationDoc(runID string, expectedRevision int64, n int) storetest.Doc {
 	now := time.Now().UTC()
 	sum := sha256.Sum256([]byte(runID))
-	ref := sourceRefDoc{
-		ID: "src-" + runID, Kind: "life", Path: "e2e/" + runID + ".md",
-		ContentHash: "sha256:" + hex.EncodeToString(sum[:]), ObservedAt: now.Add(-time.Minute).Format(time.RFC3339),
-	}
-	doc := publicationDoc{
-		RunID: runID, JobKey: "e2e", ExpectedRevision: expectedRevision, GeneratedAt: now.Format(time.RFC3339),
-		SourceRefs: []sourceRefDoc{ref}, People: []json.RawMessage{}, Activities: make([]activityDoc, n),
-		ReplyDrafts: []json.RawMessage{}, Retractions: []json.RawMessage{}, CompletedRequests: []json.RawMessage{},
-	}
-	for i := range doc.Activities {
-		doc.Activities[i] = activityDoc{
-			ID: fmt.Sprintf("%s-task-%03d", runID, i), Kind: "task",
-			Title:       fmt.Sprintf("Task %d of run %s", i, runID),
-			Detail:      "Published by the e2e suite to exercise storage; nothing to do.",
-			EvidenceIDs: []string{ref.ID}, Payload: json.RawMessage(`{}`),
-		}
+	ref := "src-" + runID
+	doc := storetest.NewPublication(runID, expectedRevision).
+		With("jobKey", "e2e").
+		With("generatedAt", now.Format(time.RFC3339)).
+		Add("sourceRefs", map[string]any{"id": ref, "kind": "life", "path": "e2e/" + runID + ".md",
+			"contentHash": "sha256:" + hex.EncodeToString(sum[:]), "observedAt": now.Add(-time.Minute).Format(time.RFC3339)})
+	for i := range n {
+		task := storetest.Task(fmt.Sprintf("%s-task-%03d", runID, i), ref)
+		task["title"] = fmt.Sprintf("Task %d of run %s", i, runID)
+		task["detail"] = "Published by the e2e suite to exercise storage; nothing to do."
+		doc.Add("activities", task)
 	}
 	return doc
 }
 
-// encode marshals the document; it cannot fail for these plain types.
-func (d publicationDoc) encode() publication {
-	body, err := json.Marshal(d)
-	if err != nil {
-		panic(err)
-	}
-	p := publication{RunID: d.RunID, Body: body}
-	for _, a := range d.Activities {
-		p.ActivityIDs = append(p.ActivityIDs, a.ID)
-	}
-	return p
+// encode is doc as a publication to send.
+func encode(doc storetest.Doc) publication {
+	runID, _ := doc["runId"].(string)
+	return publication{RunID: runID, Body: doc.JSON(), ActivityIDs: doc.IDs("activities")}
 }
 
 // newPublication is a valid publication of n task activities.
 func newPublication(runID string, expectedRevision int64, n int) publication {
-	return taskPublicationDoc(runID, expectedRevision, n).encode()
+	return encode(taskPublicationDoc(runID, expectedRevision, n))
 }
 
 // writeFile writes data to a new file under dir with mode perm and returns its path.

@@ -116,7 +116,7 @@ func TestHomeShowsBriefToOwner(t *testing.T) {
 		t.Errorf("want brief-empty and no brief before a publication: %s", resp.body)
 	}
 
-	ta.mustPublish(ta.agentToken(), validPublication("run-home", 0).bytes(t))
+	ta.mustPublish(ta.agentToken(), validPublication("run-home", 0).JSON())
 	resp = ta.get("/", "", cookie)
 	if resp.status != http.StatusOK {
 		t.Fatalf("GET /: %s", resp)

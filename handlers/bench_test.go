@@ -18,7 +18,6 @@ import (
 func benchHome(b *testing.B) (*testApp, *http.Cookie) {
 	b.Helper()
 	ta := newTestApp(b, withOwner())
-	t := b
 	token := ta.agentToken()
 	start := testNow.AddDate(0, 0, -100)
 	ta.clock.Advance(start.Sub(testNow))
@@ -31,7 +30,7 @@ func benchHome(b *testing.B) (*testApp, *http.Cookie) {
 				"evidenceIds": []any{}, "occurrenceKey": date + "@Europe/Berlin", "payload": map[string]any{}})
 		}
 		pub["activities"] = acts
-		ta.mustPublish(token, pub.bytes(t))
+		ta.mustPublish(token, pub.JSON())
 		if _, err := ta.store.SetActivityState(b.Context(), fmt.Sprintf("h-%s-000", date), "completed", "", ""); err != nil {
 			b.Fatal(err)
 		}
@@ -44,7 +43,7 @@ func benchHome(b *testing.B) (*testApp, *http.Cookie) {
 			"evidenceIds": []any{}, "recommendation": map[string]any{"section": "focus", "rank": i}, "payload": map[string]any{}})
 	}
 	pub["activities"] = acts
-	ta.mustPublish(token, pub.bytes(t))
+	ta.mustPublish(token, pub.JSON())
 	return ta, ta.login()
 }
 

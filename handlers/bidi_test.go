@@ -25,9 +25,9 @@ func spoofedPublication(t *testing.T) doc {
 		"/replyDrafts/0/reason", "/replyDrafts/0/candidates/0/style", "/replyDrafts/0/candidates/1/body",
 	} {
 		s, _ := valueAt(t, map[string]any(p), pointer).(string)
-		p.set(t, pointer, "\u2066"+s+rlo+"gnp.exe\u2069\u200f")
+		p.Set(t, pointer, "\u2066"+s+rlo+"gnp.exe\u2069\u200f")
 	}
-	p.set(t, "/activities/4/title", "Book the bike service"+rlo+"yadot")
+	p.Set(t, "/activities/4/title", "Book the bike service"+rlo+"yadot")
 	return p
 }
 
@@ -67,7 +67,7 @@ func TestBidiControlsInAgentTextAreStrippedFromPages(t *testing.T) {
 	ta, cookie, fake := messagesApp(t)
 	spoofed := spoofedPublication(t)
 	spoofed["runId"], spoofed["expectedRevision"] = "run-spoof", ta.revision()
-	ta.mustPublish(ta.agentToken(), spoofed.bytes(t))
+	ta.mustPublish(ta.agentToken(), spoofed.JSON())
 	fake.Incoming("!ana-okafor:beeper.local", "@ana:beeper.local", "See you"+rlo+" at 8")
 	open := "morning-routine-" + testDate + ",weigh-in-" + testDate + ",stretch-" + testDate + ",reply-ana-hike,book-bike-service"
 	for _, path := range []string{"/?open=" + open, "/messages", anaPath, "/people", "/routines"} {

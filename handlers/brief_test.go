@@ -61,7 +61,7 @@ func TestFreshnessLineCreditsTheJobThatWroteTheBrief(t *testing.T) {
 	}
 	pub := minimalPublication("run-2", 1)
 	pub["jobKey"] = "messages"
-	ta.mustPublish(ta.agentToken(), pub.bytes(t))
+	ta.mustPublish(ta.agentToken(), pub.JSON())
 	d = ta.ownerRequest(http.MethodGet, "/", nil, false, cookie).doc(t)
 	if job := has(t, d, `[data-testid="freshness-job"]`).Text(); job != "the daily brief" {
 		t.Errorf("after a messages publication the brief is credited to %q", job)

@@ -35,8 +35,8 @@ func TestConcurrentPublishersOneWinsRestConflict(t *testing.T) {
 		bodies := make([][]byte, publishers)
 		for i := range bodies {
 			d := validPublication(fmt.Sprintf("run-%d-%02d", round, i), expected)
-			d.set(t, "/brief/text", fmt.Sprintf("Brief from publisher %d in round %d.", i, round))
-			bodies[i] = d.bytes(t)
+			d.Set(t, "/brief/text", fmt.Sprintf("Brief from publisher %d in round %d.", i, round))
+			bodies[i] = d.JSON()
 		}
 
 		start := make(chan struct{})

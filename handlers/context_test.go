@@ -31,7 +31,7 @@ func TestAgentContextAfterPublication(t *testing.T) {
 		}
 	}
 
-	ta.mustPublish(token, validPublication("run-demo", 0).bytes(t))
+	ta.mustPublish(token, validPublication("run-demo", 0).JSON())
 	resp := ta.get("/api/agent-context", token, nil)
 	if resp.status != http.StatusOK || resp.header.Get("X-Request-Id") == "" {
 		t.Fatalf("context: %s (X-Request-Id %q)", resp, resp.header.Get("X-Request-Id"))
@@ -224,8 +224,8 @@ func publishTasks(ta *testApp, token string, total int) {
 			// Interleave the two publications' IDs so each page mixes them.
 			acts[i] = taskActivity(fmt.Sprintf("task-%04d", 2*i+p))
 		}
-		d.set(ta.t, "/activities", acts)
-		ta.mustPublish(token, d.bytes(ta.t))
+		d.Set(ta.t, "/activities", acts)
+		ta.mustPublish(token, d.JSON())
 	}
 }
 

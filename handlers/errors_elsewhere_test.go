@@ -144,7 +144,7 @@ func TestModifyingAProposalWithoutWordsIsRefusedAtTheWords(t *testing.T) {
 	ta.clock.Advance(7 * 24 * time.Hour)
 	pub := minimalPublication("run-review", ta.revision())
 	pub["reviews"] = []any{morningReview()}
-	ta.mustPublish(ta.agentToken(), pub.bytes(t))
+	ta.mustPublish(ta.agentToken(), pub.JSON())
 	id := has(t, ta.routinesPage(cookie), `[data-testid="proposal"][data-id="p1"] input[name="requestId"]`).AttrOr("value", "")
 	resp := ta.form("/routines/reviews/rv-1/proposals/p1", url.Values{"requestId": {id}, "decision": {"modify"}, "words": {"  "}}, false, cookie)
 	refusedInPlace(t, resp, http.StatusUnprocessableEntity, `[data-testid="proposal"][data-id="p1"] [data-testid="proposal-words"]`, "Say how you would change it.")

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,42 +23,18 @@ import (
 
 	"hearth/beeper/beepertest"
 	"hearth/handlers"
+	"hearth/internal/storetest"
 	"hearth/models"
 )
 
 // testNow is the fixed instant every test store starts at.
-var testNow = time.Date(2026, 9, 29, 7, 0, 0, 0, time.UTC)
+var testNow = storetest.Start
 
 // testDate is testNow's calendar date, used in IDs and occurrence keys.
 const testDate = "2026-09-29"
 
 // ownerPassphrase is the passphrase setOwner stores.
 const ownerPassphrase = "correct horse battery staple"
-
-// testClock is a fixed clock that a test may move forward.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Set moves the clock to t.
-func (c *testClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // testApp is the real Fiber app over a real store in a temporary directory,
 // bound to the test that is using it (see in).
@@ -73,7 +48,7 @@ type appState struct {
 	root       testing.TB // the test that built the app; it owns the listener
 	app        *fiber.App
 	store      *models.Store
-	clock      *testClock
+	clock      *storetest.Clock
 	names      atomic.Int64
 	listenOnce sync.Once
 	base       string
@@ -87,8 +62,9 @@ func (ta *testApp) in(t testing.TB) *testApp { return &testApp{t: t, appState: t
 // appSetup is what newTestApp's options change.
 type appSetup struct {
 	cfg      handlers.Config
+	busy     time.Duration
 	owner    bool
-	template *dbTemplate
+	template *storetest.Template
 }
 
 // appOption changes how newTestApp builds the app.
@@ -97,13 +73,17 @@ type appOption func(*appSetup)
 // withConfig builds the app with cfg instead of the zero Config.
 func withConfig(cfg handlers.Config) appOption { return func(s *appSetup) { s.cfg = cfg } }
 
+// withBusyTimeout opens the store with a short wait for another
+// connection's write lock, for tests that hold it on purpose.
+func withBusyTimeout(d time.Duration) appOption { return func(s *appSetup) { s.busy = d } }
+
 // withOwner starts from a database where ownerPassphrase is already set,
 // so that bcrypt hashes once per package run rather than once per test.
 func withOwner() appOption { return func(s *appSetup) { s.owner = true } }
 
 // withTemplate starts from a copy of tmpl's database (built once per run);
 // its prepare must set ownerPassphrase.
-func withTemplate(tmpl *dbTemplate) appOption {
+func withTemplate(tmpl *storetest.Template) appOption {
 	return func(s *appSetup) { s.template, s.owner = tmpl, true }
 }
 
@@ -116,17 +96,17 @@ func newTestApp(t testing.TB, opts ...appOption) *testApp {
 	for _, o := range opts {
 		o(&setup)
 	}
-	tmpl := &emptyTemplate
+	tmpl := emptyTemplate
 	switch {
 	case setup.template != nil:
 		tmpl = setup.template
 	case setup.owner:
-		tmpl = &ownerTemplate
+		tmpl = ownerTemplate
 	}
 	dir := t.TempDir()
-	copyFile(t, tmpl.path(t), models.DatabasePath(dir))
-	clock := &testClock{now: testNow}
-	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now})
+	tmpl.CopyTo(t, models.DatabasePath(dir))
+	clock := storetest.NewClock(testNow)
+	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now, BusyTimeout: setup.busy})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -140,75 +120,29 @@ func newTestApp(t testing.TB, opts ...appOption) *testApp {
 	return &testApp{t: t, appState: &appState{root: t, app: handlers.New(store, setup.cfg), store: store, clock: clock, owner: setup.owner}}
 }
 
-// templateDir holds the template databases; TestMain removes it.
-var templateDir string
+func TestMain(m *testing.M) { storetest.Main(m) }
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hearth-handlers-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	templateDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// dbTemplate is a database file built once, on first use, by models.Open and
-// prepare, which may move the store's clock (it starts at testNow).
-type dbTemplate struct {
-	name    string
-	prepare func(context.Context, *models.Store, *testClock) error
-	once    sync.Once
-	file    string
-	err     error
+// appTemplate is a template database that prepare fills after migrating;
+// prepare may move the clock, which starts at testNow.
+func appTemplate(name string, prepare func(context.Context, *models.Store, *storetest.Clock) error) *storetest.Template {
+	return &storetest.Template{Name: name, Build: func(ctx context.Context, dir string, clock *storetest.Clock) (string, error) {
+		store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now})
+		if err != nil {
+			return "", err
+		}
+		if prepare != nil {
+			err = prepare(ctx, store, clock)
+		}
+		return store.Path(), errors.Join(err, store.Close())
+	}}
 }
 
 var (
-	emptyTemplate = dbTemplate{name: "empty"}
-	ownerTemplate = dbTemplate{name: "owner", prepare: func(ctx context.Context, s *models.Store, _ *testClock) error {
+	emptyTemplate = appTemplate("empty", nil)
+	ownerTemplate = appTemplate("owner", func(ctx context.Context, s *models.Store, _ *storetest.Clock) error {
 		return s.SetOwnerPassphrase(ctx, ownerPassphrase)
-	}}
-)
-
-// path returns the template's file, building it on first use.
-func (d *dbTemplate) path(t testing.TB) string {
-	t.Helper()
-	d.once.Do(func() {
-		ctx := context.Background()
-		clock := &testClock{now: testNow}
-		store, err := models.Open(ctx, filepath.Join(templateDir, d.name+"-src"), models.Options{Clock: clock.Now})
-		if err != nil {
-			d.err = err
-			return
-		}
-		defer store.Close()
-		if d.prepare != nil {
-			if d.err = d.prepare(ctx, store, clock); d.err != nil {
-				return
-			}
-		}
-		// Backup is VACUUM INTO: a consistent single file, no WAL to copy beside it.
-		d.file = filepath.Join(templateDir, d.name+".db")
-		_, d.err = store.Backup(ctx, d.file)
 	})
-	if d.err != nil {
-		t.Fatalf("%s template database: %v", d.name, d.err)
-	}
-	return d.file
-}
-
-func copyFile(t testing.TB, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
+)
 
 // response is a fully read HTTP response.
 type response struct {
@@ -458,8 +392,8 @@ func fieldErrors(t testing.TB, env envelope) []fieldError {
 	return errs
 }
 
-// doc is a publication being built; cases mutate it by JSON Pointer.
-type doc map[string]any
+// doc is the kit's JSON document: a publication or an observation being built.
+type doc = storetest.Doc
 
 // validPublication is a demo-like publication that the server accepts on an
 // empty workspace: source refs of both kinds, a brief, two people, a routine
@@ -469,31 +403,27 @@ func validPublication(runID string, expectedRevision int64) doc {
 	occ := testDate + "@" + zone
 	routine := "morning-routine-" + testDate
 	observed := testNow.Add(-10 * time.Minute).Format(time.RFC3339)
-	return doc{
-		"runId":            runID,
-		"jobKey":           "daily-brief",
-		"expectedRevision": expectedRevision,
-		"generatedAt":      testNow.Format(time.RFC3339),
-		"sourceRefs": []any{
+	return storetest.NewPublication(runID, expectedRevision).With("jobKey", "daily-brief").
+		Add("sourceRefs",
 			map[string]any{"id": "life-people-ana", "kind": "life", "path": "people/ana-okafor.md",
 				"contentHash": "sha256:" + strings.Repeat("4a", 32), "observedAt": observed},
 			map[string]any{"id": "life-health", "kind": "life", "path": "areas/health.md",
 				"contentHash": "sha256:" + strings.Repeat("1b", 32), "observedAt": observed},
 			map[string]any{"id": "beeper-ana-chat", "kind": "beeper", "accountId": "whatsapp-demo",
 				"chatId": "!ana-okafor:beeper.local", "messageId": "m-ana-3", "observedAt": observed},
-		},
-		"brief": map[string]any{
+		).
+		With("brief", map[string]any{
 			"date": testDate, "timeZone": zone,
 			"text":        "A light day. Weigh in and stretch, then answer Ana about Saturday's hike.",
 			"evidenceIds": []any{"life-people-ana", "beeper-ana-chat", "life-health"},
-		},
-		"people": []any{
+		}).
+		Add("people",
 			map[string]any{"id": "ana-okafor", "name": "Ana Okafor", "context": "Friend from the climbing gym.",
 				"evidenceIds": []any{"life-people-ana", "beeper-ana-chat"}},
 			map[string]any{"id": "tomas-lindqvist", "name": "Tomas Lindqvist", "context": "Neighbour and cycling mechanic.",
 				"evidenceIds": []any{}},
-		},
-		"activities": []any{
+		).
+		Add("activities",
 			map[string]any{"id": routine, "kind": "routine", "title": "Morning routine", "evidenceIds": []any{"life-health"},
 				"occurrenceKey": occ, "recommendation": map[string]any{"section": "routine", "rank": 1}, "payload": map[string]any{}},
 			map[string]any{"id": "weigh-in-" + testDate, "kind": "measurement", "title": "Weigh in", "detail": "Before breakfast.",
@@ -507,8 +437,8 @@ func validPublication(runID string, expectedRevision int64) doc {
 				"payload":        map[string]any{"draftId": "draft-ana-hike"}},
 			map[string]any{"id": "book-bike-service", "kind": "task", "title": "Book the bike service", "evidenceIds": []any{},
 				"personId": "tomas-lindqvist", "recommendation": map[string]any{"section": "optional", "rank": 1}, "payload": map[string]any{}},
-		},
-		"replyDrafts": []any{
+		).
+		Add("replyDrafts",
 			map[string]any{"id": "draft-ana-hike", "personId": "ana-okafor", "accountId": "whatsapp-demo",
 				"chatId": "!ana-okafor:beeper.local", "replyToMessageId": "m-ana-3", "sourceMessageRevision": "3",
 				"reason": "Ana asked whether Saturday still works.",
@@ -517,87 +447,16 @@ func validPublication(runID string, expectedRevision int64) doc {
 					map[string]any{"id": "yes-short", "style": "brief", "body": "Yes, 8am?"},
 				},
 				"evidenceIds": []any{"beeper-ana-chat", "life-people-ana"}},
-		},
-		"retractions":       []any{},
-		"completedRequests": []any{},
-	}
+		)
 }
 
 // minimalPublication has every required field and nothing else.
 func minimalPublication(runID string, expectedRevision int64) doc {
-	return doc{
-		"runId": runID, "jobKey": "test", "expectedRevision": expectedRevision,
-		"generatedAt": testNow.Format(time.RFC3339),
-		"sourceRefs":  []any{}, "people": []any{}, "activities": []any{},
-		"replyDrafts": []any{}, "retractions": []any{}, "completedRequests": []any{},
-	}
+	return storetest.NewPublication(runID, expectedRevision)
 }
 
 // taskActivity is a bare task activity.
-func taskActivity(id string) map[string]any {
-	return map[string]any{"id": id, "kind": "task", "title": "Task " + id, "evidenceIds": []any{}, "payload": map[string]any{}}
-}
-
-// bytes renders d as JSON.
-func (d doc) bytes(t testing.TB) []byte {
-	t.Helper()
-	b, err := json.Marshal(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// parent walks d to the container that holds pointer's last token.
-func (d doc) parent(t testing.TB, pointer string) (container any, last string) {
-	t.Helper()
-	tokens := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	var cur any = map[string]any(d)
-	for _, tok := range tokens[:len(tokens)-1] {
-		switch c := cur.(type) {
-		case map[string]any:
-			cur = c[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i >= len(c) {
-				t.Fatalf("pointer %s: bad index %q", pointer, tok)
-			}
-			cur = c[i]
-		default:
-			t.Fatalf("pointer %s: %q is not a container", pointer, tok)
-		}
-	}
-	return cur, tokens[len(tokens)-1]
-}
-
-// set puts v at pointer (an object member or an existing array element).
-func (d doc) set(t testing.TB, pointer string, v any) {
-	t.Helper()
-	c, last := d.parent(t, pointer)
-	switch c := c.(type) {
-	case map[string]any:
-		c[last] = v
-	case []any:
-		i, err := strconv.Atoi(last)
-		if err != nil || i >= len(c) {
-			t.Fatalf("set %s: bad index %q", pointer, last)
-		}
-		c[i] = v
-	default:
-		t.Fatalf("set %s: parent is not a container", pointer)
-	}
-}
-
-// del removes the object member at pointer.
-func (d doc) del(t testing.TB, pointer string) {
-	t.Helper()
-	c, last := d.parent(t, pointer)
-	m, ok := c.(map[string]any)
-	if !ok {
-		t.Fatalf("del %s: parent is not an object", pointer)
-	}
-	delete(m, last)
-}
+func taskActivity(id string) map[string]any { return storetest.Task(id) }
 
 // jsonAt decodes body and returns the value at a JSON Pointer, failing the test if absent.
 func jsonAt(t testing.TB, body []byte, pointer string) any {

@@ -21,7 +21,7 @@ import (
 func homeApp(t *testing.T, opts ...appOption) (*testApp, *http.Cookie) {
 	t.Helper()
 	ta := newTestApp(t, append([]appOption{withOwner()}, opts...)...)
-	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).bytes(t))
+	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).JSON())
 	return ta, ta.login()
 }
 
@@ -197,7 +197,7 @@ func TestMeasurementSaveAndCorrectionKeepHistoryAndDrawSparkline(t *testing.T) {
 	pub := minimalPublication("run-2", ta.revision())
 	pub["activities"] = []any{map[string]any{"id": "weigh-in-" + next, "kind": "measurement", "title": "Weigh in", "evidenceIds": []any{},
 		"occurrenceKey": next + "@Europe/Berlin", "payload": map[string]any{"metric": "weight", "unit": "kg"}}}
-	ta.mustPublish(ta.agentToken(), pub.bytes(t))
+	ta.mustPublish(ta.agentToken(), pub.JSON())
 	d := ta.ownerRequest(http.MethodGet, "/activities/weigh-in-"+next+"?expanded=true", nil, true, cookie).doc(t)
 	if last := has(t, d, `[data-testid="measurement-last"]`).Text(); !strings.Contains(last, "72.1 kg") {
 		t.Errorf("last value %q", last)
@@ -271,7 +271,7 @@ func TestDraftEditIsSavedAsOwnersAndSurvivesRepublication(t *testing.T) {
 	}
 	has(t, resp.doc(t), `[data-testid="draft-edited"]`)
 	pub := validPublication("run-2", ta.revision())
-	ta.mustPublish(ta.agentToken(), pub.bytes(t))
+	ta.mustPublish(ta.agentToken(), pub.JSON())
 	d := ta.ownerRequest(http.MethodGet, "/activities/reply-ana-hike?expanded=true", nil, true, cookie).doc(t)
 	if body := has(t, d, `[data-testid="draft-body"]`).Text(); body != "Saturday works, see you at 8!" {
 		t.Errorf("editor holds %q after re-publication", body)

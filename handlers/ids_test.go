@@ -23,8 +23,8 @@ func TestIDsMadeOnlyOfDotsAreRefusedEverywhere(t *testing.T) {
 			d["routineDefinitions"] = routineDefinitions()
 			d["retractions"] = []any{map[string]any{"kind": "activity", "id": "old-task"}}
 			d["completedRequests"] = []any{map[string]any{"requestId": "req-1", "sourceRefIds": []any{}}}
-			d.set(t, pointer, id)
-			return ta.publish(agent, d.bytes(t)), pointer
+			d.Set(t, pointer, id)
+			return ta.publish(agent, d.JSON()), pointer
 		}
 	}
 	publicationPath := func(path string) bool {

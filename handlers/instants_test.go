@@ -68,8 +68,8 @@ func TestPublicationRefusesTimesOutsideTheBound(t *testing.T) {
 			d["reviews"] = []any{map[string]any{"id": "rv-1", "routineId": "morning", "revision": 1,
 				"window":       map[string]any{"from": testDate, "to": "2026-10-05"},
 				"observations": []any{}, "uncertainties": []any{}, "proposals": []any{}, "evidenceIds": []any{"life-health"}}}
-			d.set(t, c.pointer, c.value)
-			wantFieldError(t, ta.publish(token, d.bytes(t)), "invalid_result", c.path, c.message)
+			d.Set(t, c.pointer, c.value)
+			wantFieldError(t, ta.publish(token, d.JSON()), "invalid_result", c.path, c.message)
 			if rev := ta.revision(); rev != before {
 				t.Errorf("a refused publication wrote: revision %d", rev)
 			}

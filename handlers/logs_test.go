@@ -59,7 +59,7 @@ func TestRequestsAreLoggedWithoutSecrets(t *testing.T) {
 	token := ta.agentToken()
 	cookie := ta.login()
 	d := validPublication("run-logged", 0)
-	ta.mustPublish(token, d.bytes(t))
+	ta.mustPublish(token, d.JSON())
 	resp := ta.get("/", "", cookie)
 	if resp.status != http.StatusOK {
 		t.Fatalf("GET /: %s", resp)
@@ -85,7 +85,7 @@ func TestOversizedBodiesAreLoggedWithTheirRequestID(t *testing.T) {
 	t.Parallel()
 	t.Run("over 1 MiB: the handler answers", func(t *testing.T) {
 		ta, logs := newLoggedApp(t)
-		body := append(validPublication("run-big", 0).bytes(t), bytes.Repeat([]byte(" "), models.MaxBodyBytes)...)
+		body := append(validPublication("run-big", 0).JSON(), bytes.Repeat([]byte(" "), models.MaxBodyBytes)...)
 		env := assertError(t, ta.do(publishRequest(ta.agentToken(), body)), http.StatusRequestEntityTooLarge, "payload_too_large")
 		lines := logs.requests(t)
 		if len(lines) != 1 || lines[0]["status"] != float64(413) || lines[0]["route"] != "/api/agent-results" || lines[0]["requestId"] != env.RequestID {

@@ -2,7 +2,6 @@ package handlers_test
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,11 +11,11 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for a second connection
 
 	"hearth/beeper/beepertest"
 	"hearth/handlers"
 	"hearth/internal/beeperflow"
+	"hearth/internal/storetest"
 )
 
 // messagesApp is the demo-like publication with the fake Beeper behind
@@ -28,14 +27,20 @@ func messagesApp(t *testing.T, opts ...beepertest.Option) (*testApp, *http.Cooki
 // messagesAppVia puts wrap between hearth and the fake, to fail calls the fake cannot.
 func messagesAppVia(t *testing.T, wrap func(http.Handler) http.Handler, opts ...beepertest.Option) (*testApp, *http.Cookie, *beepertest.Fake) {
 	t.Helper()
+	return messagesAppWith(t, wrap, nil, opts...)
+}
+
+// messagesAppWith is messagesAppVia with app options besides the owner and Beeper.
+func messagesAppWith(t *testing.T, wrap func(http.Handler) http.Handler, appOpts []appOption, opts ...beepertest.Option) (*testApp, *http.Cookie, *beepertest.Fake) {
+	t.Helper()
 	var through func(*beepertest.Fake) http.Handler
 	if wrap != nil {
 		through = func(f *beepertest.Fake) http.Handler { return wrap(f) }
 	}
 	b := beepertest.Start(t, through, append([]beepertest.Option{beepertest.WithClock(func() time.Time { return testNow })}, opts...)...)
-	ta := newTestApp(t, withOwner(), withConfig(handlers.Config{Beeper: b.Client}))
+	ta := newTestApp(t, append([]appOption{withOwner(), withConfig(handlers.Config{Beeper: b.Client})}, appOpts...)...)
 	ta.beeper = b
-	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).bytes(t))
+	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).JSON())
 	return ta, ta.login(), b.Fake
 }
 
@@ -322,12 +327,12 @@ func TestAnOutcomeHearthCouldNotRecordIsNeverNothingWasSent(t *testing.T) {
 	lockOnSend := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
-				release = holdWriteLock(t, ta.store.Path())
+				release = storetest.HoldWriteLock(t, ta.store.Path())
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
-	ta, cookie, fake := messagesAppVia(t, lockOnSend)
+	ta, cookie, fake := messagesAppWith(t, lockOnSend, []appOption{withBusyTimeout(50 * time.Millisecond)})
 	resp := ta.post(anaPath+"/send", ta.reviewForm(cookie, "See you Saturday!"), cookie)
 	release()
 	if strings.Contains(string(resp.body), "nothing was sent") {
@@ -336,28 +341,6 @@ func TestAnOutcomeHearthCouldNotRecordIsNeverNothingWasSent(t *testing.T) {
 	has(t, resp.doc(t), `[data-testid="send-not-recorded"]`)
 	if n := len(fake.Sends()); n != 1 {
 		t.Fatalf("fake received %d messages", n)
-	}
-}
-
-// holdWriteLock takes SQLite's write lock on path from a connection of its
-// own, as another process would, and returns its release.
-func holdWriteLock(t *testing.T, path string) func() {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		conn.ExecContext(context.Background(), "ROLLBACK")
-		conn.Close()
-		db.Close()
 	}
 }
 

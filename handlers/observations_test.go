@@ -38,7 +38,7 @@ type observationReceipt struct {
 // mustObserve posts d and fails unless it is recorded with action.
 func (ta *testApp) mustObserve(token string, d doc, action string) observationReceipt {
 	ta.t.Helper()
-	resp := ta.postObservation("/api/observations", token, d.bytes(ta.t))
+	resp := ta.postObservation("/api/observations", token, d.JSON())
 	if resp.status != http.StatusOK {
 		ta.t.Fatalf("observe: %s", resp)
 	}
@@ -92,7 +92,7 @@ func TestObservationOfNewRefIsCreatedWithHashHearthComputes(t *testing.T) {
 	if rev := ta.revision(); rev != 0 {
 		t.Errorf("revision %d after an observation, want 0", rev)
 	}
-	ta.mustPublish(token, minimalPublication("run-after-observation", 0).bytes(t))
+	ta.mustPublish(token, minimalPublication("run-after-observation", 0).JSON())
 }
 
 func TestObservationWithChangedPayloadIsModifiedAndKeepsEarlierVersion(t *testing.T) {
@@ -141,7 +141,7 @@ func TestObservationFromUserIsRefused(t *testing.T) {
 	token := ta.agentToken()
 	d := mailObservation("m1", "Lunch?")
 	d["actor"] = "user"
-	errs := fieldErrors(t, assertError(t, ta.postObservation("/api/observations", token, d.bytes(t)), http.StatusUnprocessableEntity, "invalid_request"))
+	errs := fieldErrors(t, assertError(t, ta.postObservation("/api/observations", token, d.JSON()), http.StatusUnprocessableEntity, "invalid_request"))
 	if len(errs) != 1 || errs[0].Path != "/actor" || !strings.Contains(errs[0].Message, `"user" is refused`) {
 		t.Fatalf("errors %+v, want one at /actor refusing user", errs)
 	}
@@ -163,8 +163,8 @@ func TestObservationCarryingItsOwnHashIsRefused(t *testing.T) {
 		t.Run(tc.path, func(t *testing.T) {
 			ta := ta.in(t)
 			d := mailObservation("m1", "Lunch?")
-			d.set(t, tc.pointer, hash)
-			errs := fieldErrors(t, assertError(t, ta.postObservation("/api/observations", token, d.bytes(t)), http.StatusUnprocessableEntity, "invalid_request"))
+			d.Set(t, tc.pointer, hash)
+			errs := fieldErrors(t, assertError(t, ta.postObservation("/api/observations", token, d.JSON()), http.StatusUnprocessableEntity, "invalid_request"))
 			if len(errs) != 1 || errs[0].Path != tc.path || !strings.Contains(errs[0].Message, "hearth computes contentHash") {
 				t.Fatalf("errors %+v, want one at %s saying hearth computes the hash", errs, tc.path)
 			}
@@ -172,7 +172,7 @@ func TestObservationCarryingItsOwnHashIsRefused(t *testing.T) {
 	}
 	// A hash inside raw is the provider's data, not a dedup key.
 	d := mailObservation("m1", "Lunch?")
-	d.set(t, "/payload/raw/contentHash", hash)
+	d.Set(t, "/payload/raw/contentHash", hash)
 	ta.mustObserve(token, d, "created")
 }
 
@@ -181,8 +181,8 @@ func TestObservationsNeedObservationsWriteScope(t *testing.T) {
 	ta := newTestApp(t, withOwner())
 	defaultToken := ta.agentToken(models.DefaultScopes...)
 	cookie := ta.login()
-	single := mailObservation("m1", "Lunch?").bytes(t)
-	batch := doc{"observations": []any{mailObservation("m1", "Lunch?")}}.bytes(t)
+	single := mailObservation("m1", "Lunch?").JSON()
+	batch := doc{"observations": []any{mailObservation("m1", "Lunch?")}}.JSON()
 	for path, body := range map[string][]byte{"/api/observations": single, "/api/observations/batch": batch} {
 		env := assertError(t, ta.postObservation(path, defaultToken, body), http.StatusForbidden, "forbidden")
 		if env.Details["requiredScope"] != models.ScopeObservationsWrite {
@@ -207,29 +207,29 @@ func TestObservationBoundsAreReportedWithPaths(t *testing.T) {
 		change func(t *testing.T, d doc)
 		path   string
 	}{
-		{"source without integration key", func(t *testing.T, d doc) { d.set(t, "/source", "work") }, "/source"},
-		{"source with upper-case key", func(t *testing.T, d doc) { d.set(t, "/source", "Mail:work") }, "/source"},
-		{"source over 128", func(t *testing.T, d doc) { d.set(t, "/source", "mail:"+strings.Repeat("a", 124)) }, "/source"},
-		{"empty ref", func(t *testing.T, d doc) { d.set(t, "/ref", "") }, "/ref"},
-		{"ref with a space", func(t *testing.T, d doc) { d.set(t, "/ref", "m 1") }, "/ref"},
-		{"ref over 512", func(t *testing.T, d doc) { d.set(t, "/ref", strings.Repeat("r", 513)) }, "/ref"},
-		{"unknown changeType", func(t *testing.T, d doc) { d.set(t, "/changeType", "updated") }, "/changeType"},
-		{"unknown actor", func(t *testing.T, d doc) { d.set(t, "/actor", "robot") }, "/actor"},
-		{"kind outside the pattern", func(t *testing.T, d doc) { d.set(t, "/payload/kind", "Mail!") }, "/payload/kind"},
-		{"empty providerId", func(t *testing.T, d doc) { d.set(t, "/payload/providerId", "") }, "/payload/providerId"},
-		{"raw that is not an object", func(t *testing.T, d doc) { d.set(t, "/payload/raw", []any{"a"}) }, "/payload/raw"},
-		{"raw over 16 KiB canonical", func(t *testing.T, d doc) { d.set(t, "/payload/raw", map[string]any{"body": big}) }, "/payload/raw"},
-		{"unknown payload field", func(t *testing.T, d doc) { d.set(t, "/payload/summary", "x") }, "/payload/summary"},
-		{"null ref", func(t *testing.T, d doc) { d.set(t, "/ref", nil) }, "/ref"},
-		{"missing source", func(t *testing.T, d doc) { d.del(t, "/source") }, "/source"},
-		{"integer ref", func(t *testing.T, d doc) { d.set(t, "/ref", 12) }, "/ref"},
+		{"source without integration key", func(t *testing.T, d doc) { d.Set(t, "/source", "work") }, "/source"},
+		{"source with upper-case key", func(t *testing.T, d doc) { d.Set(t, "/source", "Mail:work") }, "/source"},
+		{"source over 128", func(t *testing.T, d doc) { d.Set(t, "/source", "mail:"+strings.Repeat("a", 124)) }, "/source"},
+		{"empty ref", func(t *testing.T, d doc) { d.Set(t, "/ref", "") }, "/ref"},
+		{"ref with a space", func(t *testing.T, d doc) { d.Set(t, "/ref", "m 1") }, "/ref"},
+		{"ref over 512", func(t *testing.T, d doc) { d.Set(t, "/ref", strings.Repeat("r", 513)) }, "/ref"},
+		{"unknown changeType", func(t *testing.T, d doc) { d.Set(t, "/changeType", "updated") }, "/changeType"},
+		{"unknown actor", func(t *testing.T, d doc) { d.Set(t, "/actor", "robot") }, "/actor"},
+		{"kind outside the pattern", func(t *testing.T, d doc) { d.Set(t, "/payload/kind", "Mail!") }, "/payload/kind"},
+		{"empty providerId", func(t *testing.T, d doc) { d.Set(t, "/payload/providerId", "") }, "/payload/providerId"},
+		{"raw that is not an object", func(t *testing.T, d doc) { d.Set(t, "/payload/raw", []any{"a"}) }, "/payload/raw"},
+		{"raw over 16 KiB canonical", func(t *testing.T, d doc) { d.Set(t, "/payload/raw", map[string]any{"body": big}) }, "/payload/raw"},
+		{"unknown payload field", func(t *testing.T, d doc) { d.Set(t, "/payload/summary", "x") }, "/payload/summary"},
+		{"null ref", func(t *testing.T, d doc) { d.Set(t, "/ref", nil) }, "/ref"},
+		{"missing source", func(t *testing.T, d doc) { d.Del(t, "/source") }, "/source"},
+		{"integer ref", func(t *testing.T, d doc) { d.Set(t, "/ref", 12) }, "/ref"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ta := ta.in(t)
 			d := mailObservation("m1", "Lunch?")
 			tc.change(t, d)
-			errs := fieldErrors(t, assertError(t, ta.postObservation("/api/observations", token, d.bytes(t)), http.StatusUnprocessableEntity, "invalid_request"))
+			errs := fieldErrors(t, assertError(t, ta.postObservation("/api/observations", token, d.JSON()), http.StatusUnprocessableEntity, "invalid_request"))
 			if len(errs) != 1 || errs[0].Path != tc.path || errs[0].Expected == "" {
 				t.Fatalf("errors %+v, want one at %s with what is expected", errs, tc.path)
 			}
@@ -237,8 +237,8 @@ func TestObservationBoundsAreReportedWithPaths(t *testing.T) {
 	}
 	// Exactly at the bounds is accepted.
 	d := mailObservation(strings.Repeat("r", models.MaxRefLen), "Lunch?")
-	d.set(t, "/source", "mail:"+strings.Repeat("a", models.MaxSourceLen-5))
-	d.set(t, "/payload/raw", map[string]any{"b": strings.Repeat("x", models.MaxObservationRawBytes-len(`{"b":""}`))})
+	d.Set(t, "/source", "mail:"+strings.Repeat("a", models.MaxSourceLen-5))
+	d.Set(t, "/payload/raw", map[string]any{"b": strings.Repeat("x", models.MaxObservationRawBytes-len(`{"b":""}`))})
 	ta.mustObserve(token, d, "created")
 	if got := ta.pendingObservations(token); len(got) != 1 {
 		t.Fatalf("%d stored, want only the one at the bounds", len(got))
@@ -270,7 +270,7 @@ func (ta *testApp) mustObserveBatch(token string, items ...any) batchAnswer {
 	if items == nil {
 		items = []any{}
 	}
-	resp := ta.postObservation("/api/observations/batch", token, doc{"observations": items}.bytes(ta.t))
+	resp := ta.postObservation("/api/observations/batch", token, doc{"observations": items}.JSON())
 	if resp.status != http.StatusOK {
 		ta.t.Fatalf("batch: %s", resp)
 	}
@@ -360,7 +360,7 @@ func TestObservationBatchEnvelopeErrorsRefuseTheWholeBatch(t *testing.T) {
 		code   string
 		path   string
 	}{
-		{"over 500 items", string(doc{"observations": tooMany}.bytes(t)), 422, "invalid_request", "/observations"},
+		{"over 500 items", string(doc{"observations": tooMany}.JSON()), 422, "invalid_request", "/observations"},
 		{"unknown top-level field", `{"observations": [], "dryRun": true}`, 422, "invalid_request", "/dryRun"},
 		{"missing observations", `{}`, 422, "invalid_request", "/observations"},
 		{"null item", `{"observations": [null]}`, 422, "invalid_request", "/observations/0"},
@@ -395,13 +395,13 @@ func TestObservationConsumedByPublicationIsNotRecordedAgain(t *testing.T) {
 
 	p := minimalPublication("run-consume", 0)
 	p["consumedObservations"] = []any{seen.ObservationID}
-	rc := ta.mustPublish(token, p.bytes(t))
+	rc := ta.mustPublish(token, p.JSON())
 	if got := ta.pendingObservations(token); len(got) != 1 || got[0].ObservationID != other.ObservationID {
 		t.Fatalf("pending after consuming %d: %+v", seen.ObservationID, got)
 	}
 
 	// The same content again: already consumed, nothing written.
-	env := assertError(t, ta.postObservation("/api/observations", token, mailObservation("m1", "Lunch?").bytes(t)), http.StatusConflict, "duplicate")
+	env := assertError(t, ta.postObservation("/api/observations", token, mailObservation("m1", "Lunch?").JSON()), http.StatusConflict, "duplicate")
 	if env.Details["status"] != "consumed" || env.Details["consumedRunId"] != "run-consume" || env.Details["observationId"] != float64(seen.ObservationID) {
 		t.Errorf("details %v, want the consumed observation and its run", env.Details)
 	}
@@ -424,7 +424,7 @@ func TestObservationConsumedByPublicationIsNotRecordedAgain(t *testing.T) {
 			ta := ta.in(t)
 			p := minimalPublication(fmt.Sprintf("run-bad-%d", i), rc.Revision)
 			p["consumedObservations"] = tc.ids
-			errs := fieldErrors(t, assertError(t, ta.publish(token, p.bytes(t)), http.StatusUnprocessableEntity, "invalid_result"))
+			errs := fieldErrors(t, assertError(t, ta.publish(token, p.JSON()), http.StatusUnprocessableEntity, "invalid_result"))
 			if len(errs) != 1 || errs[0].Path != tc.path {
 				t.Fatalf("errors %+v, want one at %s", errs, tc.path)
 			}
@@ -436,10 +436,10 @@ func TestObservationConsumedByPublicationIsNotRecordedAgain(t *testing.T) {
 	// Empty is valid and consumes nothing; then both pending ones go.
 	p = minimalPublication("run-empty", rc.Revision)
 	p["consumedObservations"] = []any{}
-	rc = ta.mustPublish(token, p.bytes(t))
+	rc = ta.mustPublish(token, p.JSON())
 	p = minimalPublication("run-rest", rc.Revision)
 	p["consumedObservations"] = []any{changed.ObservationID, other.ObservationID}
-	ta.mustPublish(token, p.bytes(t))
+	ta.mustPublish(token, p.JSON())
 	if got := ta.pendingObservations(token); len(got) != 0 {
 		t.Fatalf("pending %+v, want none", got)
 	}
@@ -466,7 +466,7 @@ func TestAgentContextListsPendingObservationsOnlyAndPagesThem(t *testing.T) {
 	for _, id := range ids[:10] {
 		p["consumedObservations"] = append(p["consumedObservations"].([]any), id)
 	}
-	ta.mustPublish(token, p.bytes(t))
+	ta.mustPublish(token, p.JSON())
 
 	resp := ta.get("/api/agent-context", token, nil)
 	first := jsonAt(t, resp.body, "/observations")
@@ -501,7 +501,7 @@ func TestAgentContextListsPendingObservationsOnlyAndPagesThem(t *testing.T) {
 		t.Fatalf("page 2 after an observation: %s", r)
 	}
 	// A publication does: the cursor of the older revision is a conflict.
-	ta.mustPublish(token, minimalPublication("run-next", ta.revision()).bytes(t))
+	ta.mustPublish(token, minimalPublication("run-next", ta.revision()).JSON())
 	assertError(t, ta.get(next, token, nil), http.StatusConflict, "revision_conflict")
 	// The first page is there without a cursor.
 	if r := ta.get("/api/agent-context/observations", token, nil); r.status != http.StatusOK || len(jsonAt(t, r.body, "/items").([]any)) != models.ContextPageSize {

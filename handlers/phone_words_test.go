@@ -50,7 +50,7 @@ func TestOwnerPagesNameThingsInWordsNotIdentifiers(t *testing.T) {
 
 func TestSchedulesReadAsWordsInTheirZone(t *testing.T) {
 	ta := newTestApp(t, withOwner())
-	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).bytes(t))
+	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).JSON())
 	cookie := ta.login()
 	ops := ta.agentToken(models.ScopeSchedulesAdmin)
 	for _, sc := range []struct{ id, cron, zone string }{

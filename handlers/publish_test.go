@@ -25,7 +25,7 @@ func assertNothingWritten(t *testing.T, ta *testApp, token, runID string, revBef
 	if rev := ta.revision(); rev != revBefore {
 		t.Fatalf("revision %d after a rejected publication, want %d", rev, revBefore)
 	}
-	resp := ta.publish(token, validPublication(runID, revBefore).bytes(t))
+	resp := ta.publish(token, validPublication(runID, revBefore).JSON())
 	if resp.status != http.StatusCreated {
 		t.Fatalf("valid publication under the rejected runId %q: got %s, want 201", runID, resp)
 	}
@@ -92,120 +92,120 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 		}, overNetwork: true, status: 413, code: "payload_too_large"},
 
 		// 422: well-formed but not the contract.
-		{name: "unknown top-level field", mutate: func(t *testing.T, d doc) { d.set(t, "/notes", "hi") },
+		{name: "unknown top-level field", mutate: func(t *testing.T, d doc) { d.Set(t, "/notes", "hi") },
 			status: 422, code: "invalid_result", path: "/notes", expected: "activities, brief, completedRequests"},
-		{name: "unknown activity field", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/0/foo", 1) },
+		{name: "unknown activity field", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/0/foo", 1) },
 			status: 422, code: "invalid_result", path: "/activities/0/foo", expected: "kind"},
-		{name: "unknown recommendation field", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/0/recommendation/weight", 2) },
+		{name: "unknown recommendation field", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/0/recommendation/weight", 2) },
 			status: 422, code: "invalid_result", path: "/activities/0/recommendation/weight", expected: "section"},
-		{name: "unknown payload field", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/1/payload/goal", 70) },
+		{name: "unknown payload field", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/1/payload/goal", 70) },
 			status: 422, code: "invalid_result", path: "/activities/1/payload/goal", expected: "metric, unit"},
-		{name: "field on an empty payload", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/2/payload/minutes", 10) },
+		{name: "field on an empty payload", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/2/payload/minutes", 10) },
 			status: 422, code: "invalid_result", path: "/activities/2/payload/minutes"},
-		{name: "null top-level", mutate: func(t *testing.T, d doc) { d.set(t, "/brief", nil) },
+		{name: "null top-level", mutate: func(t *testing.T, d doc) { d.Set(t, "/brief", nil) },
 			status: 422, code: "invalid_result", path: "/brief", expected: "object"},
-		{name: "null required", mutate: func(t *testing.T, d doc) { d.set(t, "/jobKey", nil) },
+		{name: "null required", mutate: func(t *testing.T, d doc) { d.Set(t, "/jobKey", nil) },
 			status: 422, code: "invalid_result", path: "/jobKey", expected: "string"},
-		{name: "null nested optional", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/1/detail", nil) },
+		{name: "null nested optional", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/1/detail", nil) },
 			status: 422, code: "invalid_result", path: "/activities/1/detail"},
-		{name: "null array element", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/0/evidenceIds/0", nil) },
+		{name: "null array element", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/0/evidenceIds/0", nil) },
 			status: 422, code: "invalid_result", path: "/activities/0/evidenceIds/0"},
-		{name: "null inside payload", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/1/payload/unit", nil) },
+		{name: "null inside payload", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/1/payload/unit", nil) },
 			status: 422, code: "invalid_result", path: "/activities/1/payload/unit"},
-		{name: "null payload", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/payload", nil) },
+		{name: "null payload", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/4/payload", nil) },
 			status: 422, code: "invalid_result", path: "/activities/4/payload"},
-		{name: "missing jobKey", mutate: func(t *testing.T, d doc) { d.del(t, "/jobKey") },
+		{name: "missing jobKey", mutate: func(t *testing.T, d doc) { d.Del(t, "/jobKey") },
 			status: 422, code: "invalid_result", path: "/jobKey", expected: "string"},
-		{name: "missing empty array", mutate: func(t *testing.T, d doc) { d.del(t, "/retractions") },
+		{name: "missing empty array", mutate: func(t *testing.T, d doc) { d.Del(t, "/retractions") },
 			status: 422, code: "invalid_result", path: "/retractions", expected: "array"},
-		{name: "missing nested field", mutate: func(t *testing.T, d doc) { d.del(t, "/activities/3/title") },
+		{name: "missing nested field", mutate: func(t *testing.T, d doc) { d.Del(t, "/activities/3/title") },
 			status: 422, code: "invalid_result", path: "/activities/3/title"},
-		{name: "missing payload", mutate: func(t *testing.T, d doc) { d.del(t, "/activities/4/payload") },
+		{name: "missing payload", mutate: func(t *testing.T, d doc) { d.Del(t, "/activities/4/payload") },
 			status: 422, code: "invalid_result", path: "/activities/4/payload"},
-		{name: "wrong type", mutate: func(t *testing.T, d doc) { d.set(t, "/expectedRevision", "0") },
+		{name: "wrong type", mutate: func(t *testing.T, d doc) { d.Set(t, "/expectedRevision", "0") },
 			status: 422, code: "invalid_result", path: "/expectedRevision", expected: "integer"},
-		{name: "fractional revision", mutate: func(t *testing.T, d doc) { d.set(t, "/expectedRevision", 0.5) },
+		{name: "fractional revision", mutate: func(t *testing.T, d doc) { d.Set(t, "/expectedRevision", 0.5) },
 			status: 422, code: "invalid_result", path: "/expectedRevision", expected: "integer"},
-		{name: "negative revision", mutate: func(t *testing.T, d doc) { d.set(t, "/expectedRevision", -1) },
+		{name: "negative revision", mutate: func(t *testing.T, d doc) { d.Set(t, "/expectedRevision", -1) },
 			status: 422, code: "invalid_result", path: "/expectedRevision"},
-		{name: "title over 200 characters", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/2/title", strings.Repeat("é", 201)) },
+		{name: "title over 200 characters", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/2/title", strings.Repeat("é", 201)) },
 			status: 422, code: "invalid_result", path: "/activities/2/title", expected: "200"},
-		{name: "empty title", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/2/title", "  ") },
+		{name: "empty title", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/2/title", "  ") },
 			status: 422, code: "invalid_result", path: "/activities/2/title"},
 		{name: "501 activities", mutate: func(t *testing.T, d doc) {
 			acts := make([]any, models.MaxActivities+1)
 			for i := range acts {
 				acts[i] = taskActivity(fmt.Sprintf("task-%03d", i))
 			}
-			d.set(t, "/activities", acts)
+			d.Set(t, "/activities", acts)
 		}, status: 422, code: "invalid_result", path: "/activities", expected: "500"},
-		{name: "duplicate activity ID", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/id", "reply-ana-hike") },
+		{name: "duplicate activity ID", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/4/id", "reply-ana-hike") },
 			status: 422, code: "invalid_result", path: "/activities/4/id"},
-		{name: "runId with a space", mutate: func(t *testing.T, d doc) { d.set(t, "/runId", "run 1") },
+		{name: "runId with a space", mutate: func(t *testing.T, d doc) { d.Set(t, "/runId", "run 1") },
 			status: 422, code: "invalid_result", path: "/runId", expected: "[A-Za-z0-9._:@-]"},
-		{name: "runId with a slash", mutate: func(t *testing.T, d doc) { d.set(t, "/runId", "run/1") },
+		{name: "runId with a slash", mutate: func(t *testing.T, d doc) { d.Set(t, "/runId", "run/1") },
 			status: 422, code: "invalid_result", path: "/runId", expected: "[A-Za-z0-9._:@-]"},
-		{name: "runId too long", mutate: func(t *testing.T, d doc) { d.set(t, "/runId", strings.Repeat("r", 129)) },
+		{name: "runId too long", mutate: func(t *testing.T, d doc) { d.Set(t, "/runId", strings.Repeat("r", 129)) },
 			status: 422, code: "invalid_result", path: "/runId", expected: "1-128"},
-		{name: "generatedAt not RFC 3339", mutate: func(t *testing.T, d doc) { d.set(t, "/generatedAt", "2026-09-29 07:00:00") },
+		{name: "generatedAt not RFC 3339", mutate: func(t *testing.T, d doc) { d.Set(t, "/generatedAt", "2026-09-29 07:00:00") },
 			status: 422, code: "invalid_result", path: "/generatedAt", expected: "RFC 3339"},
-		{name: "generatedAt without zone", mutate: func(t *testing.T, d doc) { d.set(t, "/generatedAt", "2026-09-29T07:00:00") },
+		{name: "generatedAt without zone", mutate: func(t *testing.T, d doc) { d.Set(t, "/generatedAt", "2026-09-29T07:00:00") },
 			status: 422, code: "invalid_result", path: "/generatedAt", expected: "RFC 3339"},
-		{name: "unknown brief time zone", mutate: func(t *testing.T, d doc) { d.set(t, "/brief/timeZone", "Mars/Olympus_Mons") },
+		{name: "unknown brief time zone", mutate: func(t *testing.T, d doc) { d.Set(t, "/brief/timeZone", "Mars/Olympus_Mons") },
 			status: 422, code: "invalid_result", path: "/brief/timeZone", expected: "IANA"},
-		{name: "Local is not a time zone name", mutate: func(t *testing.T, d doc) { d.set(t, "/brief/timeZone", "Local") },
+		{name: "Local is not a time zone name", mutate: func(t *testing.T, d doc) { d.Set(t, "/brief/timeZone", "Local") },
 			status: 422, code: "invalid_result", path: "/brief/timeZone", expected: "IANA"},
-		{name: "bad brief date", mutate: func(t *testing.T, d doc) { d.set(t, "/brief/date", "2026-02-30") },
+		{name: "bad brief date", mutate: func(t *testing.T, d doc) { d.Set(t, "/brief/date", "2026-02-30") },
 			status: 422, code: "invalid_result", path: "/brief/date", expected: "YYYY-MM-DD"},
-		{name: "content hash not hex", mutate: func(t *testing.T, d doc) { d.set(t, "/sourceRefs/0/contentHash", "sha256:xyz") },
+		{name: "content hash not hex", mutate: func(t *testing.T, d doc) { d.Set(t, "/sourceRefs/0/contentHash", "sha256:xyz") },
 			status: 422, code: "invalid_result", path: "/sourceRefs/0/contentHash", expected: "64"},
 		{name: "content hash uppercase", mutate: func(t *testing.T, d doc) {
-			d.set(t, "/sourceRefs/0/contentHash", "sha256:"+strings.Repeat("4A", 32))
+			d.Set(t, "/sourceRefs/0/contentHash", "sha256:"+strings.Repeat("4A", 32))
 		}, status: 422, code: "invalid_result", path: "/sourceRefs/0/contentHash", expected: "lowercase"},
 		{name: "content hash on a beeper ref", mutate: func(t *testing.T, d doc) {
-			d.set(t, "/sourceRefs/2/contentHash", "sha256:"+strings.Repeat("4a", 32))
+			d.Set(t, "/sourceRefs/2/contentHash", "sha256:"+strings.Repeat("4a", 32))
 		}, status: 422, code: "invalid_result", path: "/sourceRefs/2/contentHash"},
-		{name: "absolute life path", mutate: func(t *testing.T, d doc) { d.set(t, "/sourceRefs/0/path", "/etc/passwd") },
+		{name: "absolute life path", mutate: func(t *testing.T, d doc) { d.Set(t, "/sourceRefs/0/path", "/etc/passwd") },
 			status: 422, code: "invalid_result", path: "/sourceRefs/0/path", expected: "'..'"},
-		{name: "life path climbing out", mutate: func(t *testing.T, d doc) { d.set(t, "/sourceRefs/0/path", "people/../../secrets.md") },
+		{name: "life path climbing out", mutate: func(t *testing.T, d doc) { d.Set(t, "/sourceRefs/0/path", "people/../../secrets.md") },
 			status: 422, code: "invalid_result", path: "/sourceRefs/0/path", expected: "'..'"},
-		{name: "unknown source kind", mutate: func(t *testing.T, d doc) { d.set(t, "/sourceRefs/1/kind", "web") },
+		{name: "unknown source kind", mutate: func(t *testing.T, d doc) { d.Set(t, "/sourceRefs/1/kind", "web") },
 			status: 422, code: "invalid_result", path: "/sourceRefs/1/kind", expected: "life, beeper"},
-		{name: "dangling brief evidence", mutate: func(t *testing.T, d doc) { d.set(t, "/brief/evidenceIds/1", "no-such-ref") },
+		{name: "dangling brief evidence", mutate: func(t *testing.T, d doc) { d.Set(t, "/brief/evidenceIds/1", "no-such-ref") },
 			status: 422, code: "invalid_result", path: "/brief/evidenceIds/1", expected: "source ref"},
-		{name: "dangling activity evidence", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/0/evidenceIds/0", "no-such-ref") },
+		{name: "dangling activity evidence", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/0/evidenceIds/0", "no-such-ref") },
 			status: 422, code: "invalid_result", path: "/activities/0/evidenceIds/0", expected: "source ref"},
-		{name: "dangling personId", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/3/personId", "nobody") },
+		{name: "dangling personId", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/3/personId", "nobody") },
 			status: 422, code: "invalid_result", path: "/activities/3/personId", expected: "person"},
-		{name: "dangling draft personId", mutate: func(t *testing.T, d doc) { d.set(t, "/replyDrafts/0/personId", "nobody") },
+		{name: "dangling draft personId", mutate: func(t *testing.T, d doc) { d.Set(t, "/replyDrafts/0/personId", "nobody") },
 			status: 422, code: "invalid_result", path: "/replyDrafts/0/personId", expected: "person"},
-		{name: "dangling parentId", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/1/parentId", "no-such-routine") },
+		{name: "dangling parentId", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/1/parentId", "no-such-routine") },
 			status: 422, code: "invalid_result", path: "/activities/1/parentId", expected: "routine"},
-		{name: "dangling payload draftId", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/3/payload/draftId", "no-such-draft") },
+		{name: "dangling payload draftId", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/3/payload/draftId", "no-such-draft") },
 			status: 422, code: "invalid_result", path: "/activities/3/payload/draftId", expected: "reply draft"},
 		{name: "routines that are each other's parent", mutate: func(t *testing.T, d doc) {
 			evening := map[string]any{"id": "evening-routine", "kind": "routine", "title": "Evening routine",
 				"evidenceIds": []any{}, "parentId": routine, "payload": map[string]any{}}
-			d.set(t, "/activities/0/parentId", "evening-routine")
-			d.set(t, "/activities", append(d["activities"].([]any), evening))
+			d.Set(t, "/activities/0/parentId", "evening-routine")
+			d.Set(t, "/activities", append(d["activities"].([]any), evening))
 		}, status: 422, code: "invalid_result", path: "/activities/0/parentId", expected: "without cycles"},
-		{name: "own parent", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/0/parentId", routine) },
+		{name: "own parent", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/0/parentId", routine) },
 			status: 422, code: "invalid_result", path: "/activities/0/parentId", expected: "routine"},
-		{name: "parentId naming a task", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/2/parentId", "book-bike-service") },
+		{name: "parentId naming a task", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/2/parentId", "book-bike-service") },
 			status: 422, code: "invalid_result", path: "/activities/2/parentId", expected: "routine"},
-		{name: "unknown activity kind", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/kind", "errand") },
+		{name: "unknown activity kind", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/4/kind", "errand") },
 			status: 422, code: "invalid_result", path: "/activities/4/kind", expected: "task, measurement, reply, routine"},
-		{name: "unknown metric", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/1/payload/metric", "mood") },
+		{name: "unknown metric", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/1/payload/metric", "mood") },
 			status: 422, code: "invalid_result", path: "/activities/1/payload/metric", expected: "weight"},
-		{name: "unknown section", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/recommendation/section", "later") },
+		{name: "unknown section", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/4/recommendation/section", "later") },
 			status: 422, code: "invalid_result", path: "/activities/4/recommendation/section", expected: "routine, focus, optional"},
-		{name: "draft without candidates", mutate: func(t *testing.T, d doc) { d.set(t, "/replyDrafts/0/candidates", []any{}) },
+		{name: "draft without candidates", mutate: func(t *testing.T, d doc) { d.Set(t, "/replyDrafts/0/candidates", []any{}) },
 			status: 422, code: "invalid_result", path: "/replyDrafts/0/candidates", expected: "1-5"},
 		{name: "retraction of an unknown activity", mutate: func(t *testing.T, d doc) {
-			d.set(t, "/retractions", []any{map[string]any{"kind": "activity", "id": "never-published"}})
+			d.Set(t, "/retractions", []any{map[string]any{"kind": "activity", "id": "never-published"}})
 		}, status: 422, code: "invalid_result", path: "/retractions/0/id"},
 		{name: "completing an unknown request", mutate: func(t *testing.T, d doc) {
-			d.set(t, "/completedRequests", []any{map[string]any{"requestId": "req-1", "sourceRefIds": []any{"life-health"}}})
+			d.Set(t, "/completedRequests", []any{map[string]any{"requestId": "req-1", "sourceRefIds": []any{"life-health"}}})
 		}, status: 422, code: "invalid_result", path: "/completedRequests/0/requestId"},
 	}
 	for _, tc := range cases {
@@ -218,7 +218,7 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 			if tc.mutate != nil {
 				tc.mutate(t, d)
 			}
-			body := d.bytes(t)
+			body := d.JSON()
 			if tc.raw != nil {
 				body = tc.raw(body)
 			}
@@ -275,7 +275,7 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 func TestPublishAcceptsJSONWithCharset(t *testing.T) {
 	t.Parallel()
 	ta := newTestApp(t)
-	req := publishRequest(ta.agentToken(), validPublication("run-1", 0).bytes(t))
+	req := publishRequest(ta.agentToken(), validPublication("run-1", 0).JSON())
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	resp := ta.do(req)
 	if resp.status != http.StatusCreated {
@@ -323,7 +323,7 @@ func TestPublishRejectsWrongCallerAndWritesNothing(t *testing.T) {
 			ta := newTestApp(t, withOwner())
 			const runID = "run-refused"
 			auth, cookie := tc.prepare(t, ta)
-			req := publishRequest("", validPublication(runID, 0).bytes(t))
+			req := publishRequest("", validPublication(runID, 0).JSON())
 			if auth != "" {
 				req.Header.Set("Authorization", auth)
 			}
@@ -347,7 +347,7 @@ func TestPublishReplayReturnsOriginalReceipt(t *testing.T) {
 	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
-	first := validPublication("run-a", 0).bytes(t)
+	first := validPublication("run-a", 0).JSON()
 
 	created := ta.publish(token, first)
 	if created.status != http.StatusCreated {
@@ -364,8 +364,8 @@ func TestPublishReplayReturnsOriginalReceipt(t *testing.T) {
 	// A later publication raises the revision and happens at a later time.
 	ta.clock.Advance(time.Hour)
 	later := validPublication("run-b", 1)
-	later.set(t, "/brief/text", "Changed my mind.")
-	if r := ta.mustPublish(token, later.bytes(t)); r.Revision != 2 {
+	later.Set(t, "/brief/text", "Changed my mind.")
+	if r := ta.mustPublish(token, later.JSON()); r.Revision != 2 {
 		t.Fatalf("second receipt %+v, want revision 2", r)
 	}
 
@@ -387,7 +387,7 @@ func TestPublishReplayIsByCanonicalPayload(t *testing.T) {
 	ta := newTestApp(t)
 	token := ta.agentToken()
 	d := validPublication("run-a", 0)
-	created := ta.publish(token, d.bytes(t))
+	created := ta.publish(token, d.JSON())
 	if created.status != http.StatusCreated {
 		t.Fatalf("publish: %s", created)
 	}
@@ -431,22 +431,22 @@ func TestPublishSameRunIDDifferentContentConflicts(t *testing.T) {
 	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
-	ta.mustPublish(token, validPublication("run-a", 0).bytes(t))
+	ta.mustPublish(token, validPublication("run-a", 0).JSON())
 
 	cases := []struct {
 		name   string
 		mutate func(t *testing.T, d doc)
 	}{
-		{name: "changed title", mutate: func(t *testing.T, d doc) { d.set(t, "/activities/4/title", "Book it today") }},
-		{name: "changed expectedRevision", mutate: func(t *testing.T, d doc) { d.set(t, "/expectedRevision", 1) }},
-		{name: "changed and stale", mutate: func(t *testing.T, d doc) { d.set(t, "/jobKey", "other") }},
+		{name: "changed title", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/4/title", "Book it today") }},
+		{name: "changed expectedRevision", mutate: func(t *testing.T, d doc) { d.Set(t, "/expectedRevision", 1) }},
+		{name: "changed and stale", mutate: func(t *testing.T, d doc) { d.Set(t, "/jobKey", "other") }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ta := ta.in(t)
 			d := validPublication("run-a", 0)
 			tc.mutate(t, d)
-			assertError(t, ta.publish(token, d.bytes(t)), http.StatusConflict, "idempotency_conflict")
+			assertError(t, ta.publish(token, d.JSON()), http.StatusConflict, "idempotency_conflict")
 			if rev := ta.revision(); rev != 1 {
 				t.Fatalf("revision %d, want 1", rev)
 			}
@@ -457,14 +457,14 @@ func TestPublishSameRunIDDifferentContentConflicts(t *testing.T) {
 func TestPublishReplayIsPerPublisher(t *testing.T) {
 	t.Parallel()
 	ta := newTestApp(t)
-	ta.mustPublish(ta.agentToken(), validPublication("run-a", 0).bytes(t))
+	ta.mustPublish(ta.agentToken(), validPublication("run-a", 0).JSON())
 	// Another credential reusing the runId is a new publication, judged on its revision.
 	other := ta.agentToken()
-	env := assertError(t, ta.publish(other, validPublication("run-a", 0).bytes(t)), http.StatusConflict, "revision_conflict")
+	env := assertError(t, ta.publish(other, validPublication("run-a", 0).JSON()), http.StatusConflict, "revision_conflict")
 	if env.Details["currentRevision"] != float64(1) {
 		t.Fatalf("details %v", env.Details)
 	}
-	if r := ta.mustPublish(other, validPublication("run-a", 1).bytes(t)); r.Revision != 2 {
+	if r := ta.mustPublish(other, validPublication("run-a", 1).JSON()); r.Revision != 2 {
 		t.Fatalf("receipt %+v", r)
 	}
 }
@@ -473,11 +473,11 @@ func TestPublishStaleRevisionConflictsAndWritesNothing(t *testing.T) {
 	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
-	ta.mustPublish(token, validPublication("run-a", 0).bytes(t))
+	ta.mustPublish(token, validPublication("run-a", 0).JSON())
 
 	stale := validPublication("run-b", 0)
-	stale.set(t, "/brief/text", "Written against revision 0.")
-	env := assertError(t, ta.publish(token, stale.bytes(t)), http.StatusConflict, "revision_conflict")
+	stale.Set(t, "/brief/text", "Written against revision 0.")
+	env := assertError(t, ta.publish(token, stale.JSON()), http.StatusConflict, "revision_conflict")
 	if env.Details["currentRevision"] != float64(1) || env.Details["expectedRevision"] != float64(0) {
 		t.Fatalf("details %v, want currentRevision 1 and expectedRevision 0", env.Details)
 	}
@@ -512,7 +512,7 @@ func TestDryRunValidatesFullyAndReportsChangesWithoutWriting(t *testing.T) {
 	token := ta.agentToken()
 	dry := func(body []byte) response { return ta.do(dryRunRequest(token, body, "true")) }
 	pub := validPublication("run-1", 0)
-	r := dry(pub.bytes(t))
+	r := dry(pub.JSON())
 	if r.status != http.StatusOK {
 		t.Fatalf("dry run: %s", r)
 	}
@@ -529,21 +529,21 @@ func TestDryRunValidatesFullyAndReportsChangesWithoutWriting(t *testing.T) {
 		t.Fatal("a dry run wrote")
 	}
 	// It stored no receipt: the same runId publishes for real afterwards.
-	ta.mustPublish(token, pub.bytes(t))
-	r = dry(pub.bytes(t)) // now an update, and a replay
+	ta.mustPublish(token, pub.JSON())
+	r = dry(pub.JSON()) // now an update, and a replay
 	decodeJSONBody(t, r.body, &rep)
 	if rep.Changes["activities"].Updated != len(pub["activities"].([]any)) || rep.Changes["activities"].Created != 0 {
 		t.Fatalf("second report %+v", rep)
 	}
 	stale := validPublication("run-2", 0)
-	decodeJSONBody(t, dry(stale.bytes(t)).body, &rep)
+	decodeJSONBody(t, dry(stale.JSON()).body, &rep)
 	if len(rep.Conflicts) != 1 || rep.Conflicts[0].Code != "revision_conflict" {
 		t.Fatalf("stale dry run conflicts %+v", rep.Conflicts)
 	}
 	bad := validPublication("run-3", 1)
-	bad.set(t, "/activities/0/kind", "chore")
-	assertError(t, dry(bad.bytes(t)), http.StatusUnprocessableEntity, "invalid_result")
-	assertError(t, ta.do(dryRunRequest(token, pub.bytes(t), "maybe")), http.StatusBadRequest, "bad_request")
+	bad.Set(t, "/activities/0/kind", "chore")
+	assertError(t, dry(bad.JSON()), http.StatusUnprocessableEntity, "invalid_result")
+	assertError(t, ta.do(dryRunRequest(token, pub.JSON(), "maybe")), http.StatusBadRequest, "bad_request")
 	if ta.revision() != 1 {
 		t.Fatalf("dry runs changed the revision to %d", ta.revision())
 	}
@@ -578,7 +578,7 @@ func TestSchemasAreServedAsCommitted(t *testing.T) {
 func TestCompactContextIsServedAndItsFlagChecked(t *testing.T) {
 	ta := newTestApp(t)
 	token := ta.agentToken()
-	ta.mustPublish(token, validPublication("run-1", 0).bytes(t))
+	ta.mustPublish(token, validPublication("run-1", 0).JSON())
 	if r := ta.get("/api/agent-context?compact=true", token, nil); r.status != http.StatusOK || !json.Valid(r.body) {
 		t.Fatalf("compact: %s", r)
 	}

@@ -73,7 +73,7 @@ func TestRequestLifecycleThroughHTTP(t *testing.T) {
 	}
 
 	// Completed by a publication that cites a source ref of its own.
-	ta.mustPublish(token, completion(t, ta, "run-done", "req-note-1", []any{"life-ana"}, []any{lifeRef}).bytes(t))
+	ta.mustPublish(token, completion(t, ta, "run-done", "req-note-1", []any{"life-ana"}, []any{lifeRef}).JSON())
 	// The agent sees it completed (settled requests stay listed 14 days).
 	if st := requestStatus(t, ta, token, "req-note-1"); st != "completed" {
 		t.Fatalf("completed request shows as %q", st)
@@ -87,7 +87,7 @@ func TestRequestLifecycleThroughHTTP(t *testing.T) {
 	assertError(t, ta.ownerJSON("/api/agent-requests/req-refresh/cancel", "", cookie, ""), http.StatusConflict, "not_pending")
 	for _, id := range []string{"req-note-1", "req-unknown", "req-refresh"} {
 		before := ta.revision()
-		env := assertError(t, ta.publish(token, completion(t, ta, "run-"+id, id, []any{"life-ana"}, []any{lifeRef}).bytes(t)),
+		env := assertError(t, ta.publish(token, completion(t, ta, "run-"+id, id, []any{"life-ana"}, []any{lifeRef}).JSON()),
 			http.StatusUnprocessableEntity, "invalid_result")
 		if errs := fieldErrors(t, env); errs[0].Path != "/completedRequests/0/requestId" {
 			t.Errorf("%s: %+v", id, errs)
@@ -107,7 +107,7 @@ func TestCRMEditCompletionNeedsALifeRefWithAHashInThisPublication(t *testing.T) 
 		t.Fatalf("create: %s", r)
 	}
 	beeperRef := map[string]any{"id": "chat-ana", "kind": "beeper", "accountId": "a", "chatId": "c", "observedAt": "2026-09-29T06:00:00Z"}
-	env := assertError(t, ta.publish(token, completion(t, ta, "run-1", "req-edit", []any{"chat-ana"}, []any{beeperRef}).bytes(t)),
+	env := assertError(t, ta.publish(token, completion(t, ta, "run-1", "req-edit", []any{"chat-ana"}, []any{beeperRef}).JSON()),
 		http.StatusUnprocessableEntity, "invalid_result")
 	if errs := fieldErrors(t, env); errs[0].Path != "/completedRequests/0/sourceRefIds" {
 		t.Errorf("errors %+v", errs)
@@ -117,12 +117,12 @@ func TestCRMEditCompletionNeedsALifeRefWithAHashInThisPublication(t *testing.T) 
 		p := minimalPublication("run-refs", ta.revision())
 		p["sourceRefs"] = []any{lifeRef}
 		return p
-	}().bytes(t))
-	assertError(t, ta.publish(token, completion(t, ta, "run-2", "req-edit", []any{"life-ana"}, []any{}).bytes(t)),
+	}().JSON())
+	assertError(t, ta.publish(token, completion(t, ta, "run-2", "req-edit", []any{"life-ana"}, []any{}).JSON()),
 		http.StatusUnprocessableEntity, "invalid_result")
 	// Cited in this publication, a hash hearth already had completes it: the
 	// correction may already have been true in life.
-	ta.mustPublish(token, completion(t, ta, "run-3", "req-edit", []any{"life-ana"}, []any{lifeRef}).bytes(t))
+	ta.mustPublish(token, completion(t, ta, "run-3", "req-edit", []any{"life-ana"}, []any{lifeRef}).JSON())
 }
 
 func TestRequestsAreOwnerOnlyAndValidated(t *testing.T) {
@@ -188,7 +188,7 @@ func TestCorrectionShowsPendingUntilAPublicationConfirmsIt(t *testing.T) {
 	}
 	changed := map[string]any{"id": "life-ana-2", "kind": "life", "path": "people/ana-okafor.md",
 		"contentHash": "sha256:" + strings.Repeat("ef", 32), "observedAt": "2026-09-29T06:30:00Z"}
-	ta.mustPublish(token, completion(t, ta, "run-city", "req-city", []any{"life-ana-2"}, []any{changed}).bytes(t))
+	ta.mustPublish(token, completion(t, ta, "run-city", "req-city", []any{"life-ana-2"}, []any{changed}).JSON())
 	if got := state(); got != "confirmed in life" {
 		t.Fatalf("after the publication: %q", got)
 	}

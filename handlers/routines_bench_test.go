@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/storetest"
 	"hearth/models"
 )
 
@@ -24,7 +25,7 @@ const (
 
 // routinesHistory is the benchmark's database, built once per run through
 // the models API (about 7,300 recorded outcomes; it takes a while).
-var routinesHistory = dbTemplate{name: "routines-history", prepare: buildRoutineHistory}
+var routinesHistory = appTemplate("routines-history", buildRoutineHistory)
 
 func benchRoutineDef(i int, revision int64) map[string]any {
 	trigger := map[string]any{"kind": "daily", "timeOfDay": fmt.Sprintf("%02d:00", 6+i%12)}
@@ -46,7 +47,7 @@ func benchRoutineDef(i int, revision int64) map[string]any {
 // buildRoutineHistory publishes the routines, tries revision 1 from a year
 // ago and revision 2 from day 180, and records every planned day's outcome
 // through "I did it yesterday" (a twentieth of the days left without a record).
-func buildRoutineHistory(ctx context.Context, s *models.Store, clock *testClock) error {
+func buildRoutineHistory(ctx context.Context, s *models.Store, clock *storetest.Clock) error {
 	if err := s.SetOwnerPassphrase(ctx, ownerPassphrase); err != nil {
 		return err
 	}
@@ -144,12 +145,12 @@ func BenchmarkRoutinesRender(b *testing.B) {
 	ctx := context.Background()
 	page := func(base string, _ int) string { return base + "/routines" }
 	b.Run("steady", func(b *testing.B) {
-		ta := newTestApp(b, withTemplate(&routinesHistory))
+		ta := newTestApp(b, withTemplate(routinesHistory))
 		cookie := ta.login()
 		reportLatencies(b, ta.listen(), cookie, page, nil)
 	})
 	b.Run("after-commit", func(b *testing.B) {
-		ta := newTestApp(b, withTemplate(&routinesHistory))
+		ta := newTestApp(b, withTemplate(routinesHistory))
 		cookie := ta.login()
 		if r := ta.get("/routines", "", cookie); r.status != http.StatusOK {
 			b.Fatalf("GET /routines: %s", r)
@@ -166,7 +167,7 @@ func BenchmarkRoutinesRender(b *testing.B) {
 		var server []time.Duration
 		for b.Loop() {
 			b.StopTimer()
-			ta := newTestApp(b, withTemplate(&routinesHistory))
+			ta := newTestApp(b, withTemplate(routinesHistory))
 			cookie := ta.login()
 			base := ta.listen()
 			b.StartTimer()

@@ -52,7 +52,7 @@ func routineApp(t *testing.T) (*testApp, *http.Cookie) {
 	ta := newTestApp(t, withOwner())
 	pub := validPublication("run-1", 0)
 	pub["routineDefinitions"] = routineDefinitions()
-	ta.mustPublish(ta.agentToken(), pub.bytes(t))
+	ta.mustPublish(ta.agentToken(), pub.JSON())
 	return ta, ta.login()
 }
 
@@ -99,7 +99,7 @@ func TestRoutinesPageShowsTheCatalogByStandingWithRevisions(t *testing.T) {
 		"contentHash": "sha256:" + strings.Repeat("2c", 32), "observedAt": testNow.Format(time.RFC3339)}}
 	pub["routineDefinitions"] = []any{routineDefinition("morning", 2, "candidate", map[string]any{"kind": "daily", "timeOfDay": "07:30"},
 		step("weigh", "measurement", true, map[string]any{"metric": "weight", "unit": "kg"}))}
-	ta.mustPublish(ta.agentToken(), pub.bytes(t))
+	ta.mustPublish(ta.agentToken(), pub.JSON())
 
 	d := ta.routinesPage(cookie)
 	has(t, d, `nav a[href="/routines"][aria-current="page"]`)
@@ -519,7 +519,7 @@ func TestProposalDecisionsBecomeRequestsForTheAgent(t *testing.T) {
 	ta.clock.Advance(7 * 24 * time.Hour)
 	pub := minimalPublication("run-review", ta.revision())
 	pub["reviews"] = []any{morningReview()}
-	ta.mustPublish(token, pub.bytes(t))
+	ta.mustPublish(token, pub.JSON())
 	d := ta.routinesPage(cookie)
 	rv := has(t, d, `[data-testid="review"][data-id="rv-1"]`)
 	if got := text(rv.Find(testID("review-based-on"))); !strings.Contains(got, "0 of 7 (0%) completed") || !strings.Contains(got, "7 no record") {
@@ -586,7 +586,7 @@ func TestProposalDecisionsBecomeRequestsForTheAgent(t *testing.T) {
 	}
 	// The agent completes the adopted one; a late record changes the window's counts.
 	done := completion(t, ta, "run-adopted", id, []any{"life-ana"}, []any{lifeRef})
-	ta.mustPublish(token, done.bytes(t))
+	ta.mustPublish(token, done.JSON())
 	if err := ta.store.RecordPastOutcome(context.Background(), models.PastOutcomeCommand{RoutineID: "morning", Date: "2026-10-05", Outcome: "completed"}); err != nil {
 		t.Fatal(err)
 	}
@@ -640,7 +640,7 @@ func TestAKeptRoutineCardFollowsAPublicationThatOnlyChangesItsSource(t *testing.
 	pub := minimalPublication("run-source", ta.revision())
 	pub["sourceRefs"] = []any{map[string]any{"id": "life-health", "kind": "life", "path": "areas/health.md",
 		"contentHash": "sha256:" + strings.Repeat("9e", 32), "observedAt": "2026-09-29T06:00:00Z"}}
-	ta.mustPublish(ta.agentToken(), pub.bytes(t))
+	ta.mustPublish(ta.agentToken(), pub.JSON())
 	if got := chip(); !strings.Contains(got, "9e9e9e9e") {
 		t.Fatalf("after the source changed the card still shows %q", got)
 	}

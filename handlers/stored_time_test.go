@@ -10,7 +10,7 @@ func TestAnUnreadableStoredTimeDoesNotTakePagesDown(t *testing.T) {
 	agent := ta.agentToken()
 	pub := validPublication("run-2", ta.revision())
 	pub["routineDefinitions"] = routineDefinitions()
-	ta.mustPublish(agent, pub.bytes(t))
+	ta.mustPublish(agent, pub.JSON())
 	ta.try("morning", 1, 14, cookie)
 	// A stored time inside the bound reads: Runs says how fresh the sources were.
 	has(t, ta.get("/runs", "", cookie).doc(t), `[data-testid="sources-freshness"]`)

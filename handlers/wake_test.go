@@ -71,14 +71,29 @@ func TestWakeLongPollTimesOutCleanlyWithNoJobs(t *testing.T) {
 func TestWakeLongPollWakesOnADirtyMark(t *testing.T) {
 	ta := newTestApp(t)
 	token := ta.agentToken()
+	// The mark comes only once the poll has looked, found nothing and is
+	// about to wait: answering then needs the wake-on-mark signal, since the
+	// poll's own next look is a minute away (no job is dirty to bring it closer).
+	store := pollLooked{Store: ta.store, looked: make(chan struct{}, 1)}
+	base := serve(t, handlers.NewWithWakeStore(ta.store, store, handlers.Config{}))
 	got := make(chan response, 1)
-	go func() { got <- ta.in(t).doNet(wakeRequest(token, "60")) }()
-	time.Sleep(100 * time.Millisecond) // let the poll start waiting
+	go func() {
+		req := wakeRequest(token, "120")
+		out, _ := http.NewRequest(req.Method, base+req.URL.RequestURI(), nil)
+		out.Header = req.Header
+		resp, err := http.DefaultClient.Do(out)
+		if err != nil {
+			got <- response{body: []byte(err.Error())}
+			return
+		}
+		got <- readResponse(t, resp)
+	}()
+	<-store.looked
 	ta.mark("messages", "3 new messages in Ana Okafor", 0)
 	var r response
 	select {
 	case r = <-got:
-	case <-time.After(30 * time.Second):
+	case <-time.After(30 * time.Second): // half the poll's next look: only the mark's signal answers sooner
 		t.Fatal("the long-poll did not wake on the mark")
 	}
 	var body wakeBody
@@ -263,6 +278,23 @@ func (p pollSignal) DirtyChanged() <-chan struct{} {
 	default:
 	}
 	return p.Store.DirtyChanged()
+}
+
+// pollLooked is the store with a hook: it reports each time a wake poll
+// has leased nothing and asks when to look again, the last step before it
+// waits for a mark.
+type pollLooked struct {
+	*models.Store
+	looked chan struct{}
+}
+
+func (p pollLooked) NextWakeAt(ctx context.Context) (time.Time, bool, error) {
+	at, ok, err := p.Store.NextWakeAt(ctx)
+	select {
+	case p.looked <- struct{}{}:
+	default:
+	}
+	return at, ok, err
 }
 
 func TestShutdownEndsAnOpenWakePollAtOnce(t *testing.T) {

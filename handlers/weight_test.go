@@ -200,7 +200,7 @@ func TestExportsUseTheOwnersZoneAndGuardAgainstCSVInjection(t *testing.T) {
 	acts = append(acts, map[string]any{"id": "@SUM:A1", "kind": "measurement", "title": "Weigh", "evidenceIds": []any{},
 		"recommendation": map[string]any{"section": "routine", "rank": 9}, "payload": map[string]any{"metric": "weight", "unit": "kg"}})
 	pub["activities"] = acts
-	ta.mustPublish(ta.agentToken(), pub.bytes(t))
+	ta.mustPublish(ta.agentToken(), pub.JSON())
 	cookie := ta.login()
 	if resp := ta.ownerRequest(http.MethodPost, "/activities/"+url.PathEscape("@SUM:A1")+"/measurement", url.Values{"value": {"72.4"}}, true, cookie); resp.status != http.StatusOK {
 		t.Fatalf("save: %s", resp)
@@ -270,7 +270,7 @@ func TestHomeWeighInLinksToTheWeightPage(t *testing.T) {
 
 func TestExportFileIsNamedWithTheOwnersDate(t *testing.T) {
 	ta := newTestApp(t, withOwner())
-	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).bytes(t))
+	ta.mustPublish(ta.agentToken(), validPublication("run-1", 0).JSON())
 	cookie := ta.login()
 	// 23:30 UTC is already 30 September in Berlin (+02:00).
 	ta.clock.Set(time.Date(2026, 9, 29, 23, 30, 0, 0, time.UTC))

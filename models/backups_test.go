@@ -14,7 +14,7 @@ func TestVerifiedBackupDrillsTheCopyAndTheRunsPageShowsIt(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
 	for i := range 3 {
-		mustPublish(t, s, newPub("run-"+string(rune('a'+i)), mustRevision(t, s)).add("activities", task("t"+string(rune('a'+i)))))
+		mustPublish(t, s, newPub("run-"+string(rune('a'+i)), mustRevision(t, s)).Add("activities", task("t"+string(rune('a'+i)))))
 	}
 	dest := filepath.Join(t.TempDir(), "copy.db")
 	d, err := s.VerifiedBackup(ctx, dest)
@@ -49,7 +49,7 @@ func TestAFailedBackupIsRecordedAndHomeSaysSoUntilOneSucceeds(t *testing.T) {
 	if n.BackupFailed == nil || !strings.Contains(n.BackupFailed.Detail, "missing-dir") {
 		t.Fatalf("Home's notice after a failed backup = %+v", n.BackupFailed)
 	}
-	*now = now.Add(time.Hour)
+	now.Advance(time.Hour)
 	if _, err := s.VerifiedBackup(ctx, filepath.Join(t.TempDir(), "copy.db")); err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +63,8 @@ func TestAFailedBackupIsRecordedAndHomeSaysSoUntilOneSucceeds(t *testing.T) {
 func TestTheDrillCountsTheCopysReceiptsAgainstTheLiveDatabase(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
-	mustPublish(t, s, newPub("run-1", 0).add("activities", task("t1")))
-	mustPublish(t, s, newPub("run-2", mustRevision(t, s)).add("activities", task("t2")))
+	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("t1")))
+	mustPublish(t, s, newPub("run-2", mustRevision(t, s)).Add("activities", task("t2")))
 	dest := filepath.Join(t.TempDir(), "copy.db")
 	if _, err := s.Backup(ctx, dest); err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestBackupIntoKeepsTheNewestCopiesAndNothingElse(t *testing.T) {
 			t.Fatal(err)
 		}
 		made = append(made, filepath.Base(d.Path))
-		*now = now.Add(24 * time.Hour)
+		now.Advance(24 * time.Hour)
 	}
 	entries, _ := os.ReadDir(dir)
 	var names []string

@@ -43,12 +43,12 @@ func TestRecordWatchTakesABaselineThenRecordsNewMessagesAndMarksTheJob(t *testin
 	s, now := newTestStore(t)
 	ctx := context.Background()
 	chat := WatchedChat{ID: "!ana:beeper.local", AccountID: "acc", Title: "Ana",
-		Messages: []WatchedMessage{{ID: "m1", SenderID: "@ana", Text: "hi", Timestamp: *now, SortKey: "9"}}}
+		Messages: []WatchedMessage{{ID: "m1", SenderID: "@ana", Text: "hi", Timestamp: now.Now(), SortKey: "9"}}}
 	cur, err := s.WatchCursor(ctx)
 	if err != nil || cur.Since != nil {
 		t.Fatalf("a new store's cursor %+v, %v", cur, err)
 	}
-	if n, err := s.RecordWatch(ctx, cur, WatchRead{Chats: []WatchedChat{chat}, Newest: now, Job: "messages"}); err != nil || n != 0 {
+	if n, err := s.RecordWatch(ctx, cur, WatchRead{Chats: []WatchedChat{chat}, Newest: ptr(now.Now()), Job: "messages"}); err != nil || n != 0 {
 		t.Fatalf("the baseline recorded %d, %v; want nothing", n, err)
 	}
 	if _, ok, _ := s.NextWakeAt(ctx); ok {
@@ -59,8 +59,8 @@ func TestRecordWatchTakesABaselineThenRecordsNewMessagesAndMarksTheJob(t *testin
 		t.Fatalf("the cursor after the baseline %+v (%q, %v), %v", cur, key, ok, err)
 	}
 	dirty := s.DirtyChanged()
-	chat.Messages = []WatchedMessage{{ID: "m2", SenderID: "@ana", Text: "still there?", Timestamp: *now, SortKey: "10"}}
-	if n, err := s.RecordWatch(ctx, cur, WatchRead{Chats: []WatchedChat{chat}, Newest: now, Job: "messages"}); err != nil || n != 1 {
+	chat.Messages = []WatchedMessage{{ID: "m2", SenderID: "@ana", Text: "still there?", Timestamp: now.Now(), SortKey: "10"}}
+	if n, err := s.RecordWatch(ctx, cur, WatchRead{Chats: []WatchedChat{chat}, Newest: ptr(now.Now()), Job: "messages"}); err != nil || n != 1 {
 		t.Fatalf("a new message recorded %d, %v", n, err)
 	}
 	select {

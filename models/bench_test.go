@@ -9,6 +9,8 @@ import (
 
 	_ "github.com/glebarez/go-sqlite"
 	"gorm.io/gorm"
+
+	"hearth/internal/storetest"
 )
 
 // benchPair times a and base alternately b.N times and reports both and their
@@ -37,7 +39,7 @@ func hundredActivities(run int, expected int64) pub {
 		a := task(fmt.Sprintf("r%d-a%d", run, j))
 		a["detail"] = "Some detail about what to do and why, as an agent would write it."
 		a["recommendation"] = map[string]any{"section": "focus", "rank": j}
-		p.add("activities", a)
+		p.Add("activities", a)
 	}
 	return p
 }
@@ -54,7 +56,7 @@ func BenchmarkPublish100Activities(b *testing.B) {
 		b.Fatal(err)
 	}
 	base.Close()
-	raw, err := sql.Open("sqlite", dsn(DatabasePath(baseDir)))
+	raw, err := sql.Open("sqlite", dsn(DatabasePath(baseDir), 0))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func BenchmarkPublish100Activities(b *testing.B) {
 	raw.SetMaxOpenConns(1)
 	rev := int64(0)
 	benchPair(b, func(i int) {
-		r, _, err := s.Publish(ctx, "bench", hundredActivities(i, rev).body())
+		r, _, err := s.Publish(ctx, "bench", hundredActivities(i, rev).JSON())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -111,7 +113,7 @@ func baselineInsert(ctx context.Context, db *sql.DB, run int) error {
 }
 
 // seedHistory publishes open activities and settles history ones 30 days before now.
-func seedHistory(b *testing.B, s *Store, now *time.Time, history, open int) {
+func seedHistory(b *testing.B, s *Store, now *storetest.Clock, history, open int) {
 	b.Helper()
 	ctx := context.Background()
 	run := 0
@@ -119,14 +121,14 @@ func seedHistory(b *testing.B, s *Store, now *time.Time, history, open int) {
 		for start := 0; start < n; start += MaxActivities {
 			p := newPub(fmt.Sprintf("seed-%d", run), mustRevision(b, s))
 			for j := start; j < min(n, start+MaxActivities); j++ {
-				p.add("activities", task(fmt.Sprintf("%s-%05d", prefix, j)))
+				p.Add("activities", task(fmt.Sprintf("%s-%05d", prefix, j)))
 			}
 			mustPublish(b, s, p)
 			run++
 		}
 	}
 	publish("hist", history)
-	settled := now.Add(-30 * 24 * time.Hour)
+	settled := now.Now().Add(-30 * 24 * time.Hour)
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		if err := tx.Exec(`INSERT INTO activity_states (activity_id, state, revision, updated_at)
 			SELECT id, 'completed', revision, ? FROM activities WHERE id LIKE 'hist-%'`, settled).Error; err != nil {

@@ -23,14 +23,14 @@ func typicalDay(t testing.TB) *Store {
 	for i := range 20 {
 		pp := person(fmt.Sprintf("person-%02d", i))
 		pp["name"], pp["context"] = fmt.Sprintf("Person Number %02d", i), sentence+" "+sentence
-		p.add("people", pp)
+		p.Add("people", pp)
 	}
 	for i := range 10 {
 		d := draft(fmt.Sprintf("draft-%02d", i), "Saturday works for me, see you at the trailhead at eight!", "Can we move it to Sunday? Saturday is full.")
 		d["personId"] = fmt.Sprintf("person-%02d", i)
 		d["reason"] = "They asked a question two days ago and are waiting."
-		p.add("replyDrafts", d)
-		p.add("activities", map[string]any{"id": fmt.Sprintf("reply-%02d", i), "kind": "reply", "title": fmt.Sprintf("Answer Person %02d", i),
+		p.Add("replyDrafts", d)
+		p.Add("activities", map[string]any{"id": fmt.Sprintf("reply-%02d", i), "kind": "reply", "title": fmt.Sprintf("Answer Person %02d", i),
 			"personId": fmt.Sprintf("person-%02d", i), "evidenceIds": []any{"life-1"}, "payload": map[string]any{"draftId": fmt.Sprintf("draft-%02d", i)},
 			"recommendation": map[string]any{"section": "focus", "rank": i, "reason": "Waiting for two days."}})
 	}
@@ -38,10 +38,10 @@ func typicalDay(t testing.TB) *Store {
 		a := task(fmt.Sprintf("task-%02d", i))
 		a["title"], a["detail"] = "Book the bike service before the weekend", sentence
 		a["recommendation"] = map[string]any{"section": "optional", "rank": i}
-		p.add("activities", a)
+		p.Add("activities", a)
 	}
 	for i := range 5 {
-		p.add("activities", map[string]any{"id": fmt.Sprintf("weigh-%d", i), "kind": "measurement", "title": "Weigh in", "evidenceIds": []any{"life-1"},
+		p.Add("activities", map[string]any{"id": fmt.Sprintf("weigh-%d", i), "kind": "measurement", "title": "Weigh in", "evidenceIds": []any{"life-1"},
 			"occurrenceKey": "2026-09-29@Europe/Berlin", "payload": map[string]any{"metric": "weight", "unit": "kg"},
 			"recommendation": map[string]any{"section": "routine", "rank": i}})
 	}

@@ -25,7 +25,7 @@ func TestEvidenceChipsNameThePersonFileOrChatAndLinkToIt(t *testing.T) {
 	d := draft("d1", "yes")
 	d["chatId"] = "!ana:beeper.local"
 	d["personId"] = "ana"
-	p.add("people", ana).add("replyDrafts", d)
+	p.Add("people", ana).Add("replyDrafts", d)
 	mustPublish(t, s, p)
 
 	chips, err := s.EvidenceChips(context.Background(), []string{"life-1", "life-2", "chat-ref", "chat-unknown"})

@@ -11,7 +11,7 @@ import (
 // validator: they must never panic, and every failure must be one the API
 // maps to a 4xx (syntax → 400, validation → 422), never a 5xx.
 func FuzzParseResult(f *testing.F) {
-	f.Add(newPub("run-1", 0).add("activities", task("a1")).add("people", person("p1")).add("replyDrafts", draft("d1", "hi")).body())
+	f.Add(newPub("run-1", 0).Add("activities", task("a1")).Add("people", person("p1")).Add("replyDrafts", draft("d1", "hi")).JSON())
 	f.Add([]byte(`{"runId":"x","activities":[{"kind":"measurement","payload":{"metric":"weight","unit":"kg"}}]}`))
 	f.Add([]byte(`{"activities":[{"kind":"reply","payload":null}]}`))
 	f.Add([]byte(`[]`))

@@ -2,87 +2,70 @@ package models
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"testing"
 	"time"
+
+	"hearth/internal/storetest"
 )
 
-// testNow is the fixed clock of store tests.
-var testNow = time.Date(2026, 9, 29, 7, 0, 0, 0, time.UTC)
+// testNow is the instant every test store's clock starts at.
+var testNow = storetest.Start
 
-// newTestStore opens a fresh database file under t.TempDir with a clock the test can move.
-func newTestStore(t testing.TB) (*Store, *time.Time) {
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// emptyTemplate is a freshly migrated database, built once per run.
+var emptyTemplate = storetest.Template{Name: "models-empty", Build: func(ctx context.Context, dir string, clock *storetest.Clock) (string, error) {
+	s, err := Open(ctx, dir, Options{Clock: clock.Now})
+	if err != nil {
+		return "", err
+	}
+	return s.Path(), s.Close()
+}}
+
+// newTestStore opens a copy of the migrated template under t.TempDir with
+// a clock, at testNow, that the test can move.
+func newTestStore(t testing.TB) (*Store, *storetest.Clock) {
 	t.Helper()
-	now := testNow
-	s, err := Open(context.Background(), t.TempDir(), Options{Clock: func() time.Time { return now }})
+	return newTestStoreWith(t, Options{})
+}
+
+// newTestStoreWith is newTestStore with opts (its Clock is replaced).
+func newTestStoreWith(t testing.TB, opts Options) (*Store, *storetest.Clock) {
+	t.Helper()
+	dir := t.TempDir()
+	emptyTemplate.CopyTo(t, DatabasePath(dir))
+	clock := storetest.NewClock(testNow)
+	opts.Clock = clock.Now
+	s, err := Open(context.Background(), dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s, &now
+	return s, clock
 }
 
-// pub is a publication under construction; tests mutate it and call body().
-type pub map[string]any
+// pub is the kit's publication builder; the short name keeps table rows short.
+type pub = storetest.Doc
 
-// newPub returns a valid publication with one life source ref and no items.
+// newPub returns a valid publication of job daily-brief with one life
+// source ref, life-1, and no items; task, person and draft cite life-1.
 func newPub(runID string, expected int64) pub {
-	return pub{
-		"runId":            runID,
-		"jobKey":           "daily-brief",
-		"expectedRevision": expected,
-		"generatedAt":      "2026-09-29T06:59:00Z",
-		"sourceRefs": []any{map[string]any{
-			"id": "life-1", "kind": "life", "path": "people/ana.md",
-			"contentHash": "sha256:" + fmt.Sprintf("%064x", 1), "observedAt": "2026-09-29T06:58:00Z",
-		}},
-		"people":            []any{},
-		"activities":        []any{},
-		"replyDrafts":       []any{},
-		"retractions":       []any{},
-		"completedRequests": []any{},
-	}
+	return storetest.NewPublication(runID, expected).
+		With("jobKey", "daily-brief").
+		With("generatedAt", "2026-09-29T06:59:00Z").
+		Add("sourceRefs", storetest.LifeRef("life-1", "people/ana.md", 1, testNow.Add(-2*time.Minute)))
 }
 
-func (p pub) add(key string, items ...map[string]any) pub {
-	list, _ := p[key].([]any)
-	for _, it := range items {
-		list = append(list, it)
-	}
-	p[key] = list
-	return p
-}
+func task(id string) map[string]any { return storetest.Task(id, "life-1") }
 
-func (p pub) body() []byte {
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
+func person(id string) map[string]any { return storetest.Person(id, "life-1") }
 
-func task(id string) map[string]any {
-	return map[string]any{"id": id, "kind": "task", "title": "Task " + id, "evidenceIds": []any{"life-1"}, "payload": map[string]any{}}
-}
-
-func person(id string) map[string]any {
-	return map[string]any{"id": id, "name": "Person " + id, "context": "context", "evidenceIds": []any{"life-1"}}
-}
-
-func draft(id string, bodies ...string) map[string]any {
-	cands := []any{}
-	for i, b := range bodies {
-		cands = append(cands, map[string]any{"id": fmt.Sprintf("c%d", i), "style": "plain", "body": b})
-	}
-	return map[string]any{"id": id, "accountId": "acc", "chatId": "chat-1", "sourceMessageRevision": "10",
-		"reason": "they asked", "candidates": cands, "evidenceIds": []any{"life-1"}}
-}
+func draft(id string, bodies ...string) map[string]any { return storetest.Draft(id, bodies, "life-1") }
 
 // mustPublish publishes and fails the test on any error.
 func mustPublish(t testing.TB, s *Store, p pub) PublishReceipt {
 	t.Helper()
-	r, _, err := s.Publish(context.Background(), "cred-test", p.body())
+	r, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
 	if err != nil {
 		t.Fatalf("publish %v: %v", p["runId"], err)
 	}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"hearth/internal/storetest"
 )
 
 // homeFixture publishes a Berlin brief for testNow's day, a routine with a
 // weigh-in and a stretch step, a focus task, an undated optional task, and
 // yesterday's and tomorrow's occurrences of a step.
-func homeFixture(t *testing.T) (*Store, *time.Time) {
+func homeFixture(t *testing.T) (*Store, *storetest.Clock) {
 	t.Helper()
 	s, now := newTestStore(t)
 	key := "2026-09-29@Europe/Berlin"
@@ -31,7 +33,7 @@ func homeFixture(t *testing.T) (*Store, *time.Time) {
 	yesterday["occurrenceKey"] = "2026-09-28@Europe/Berlin"
 	tomorrow := task("tomorrow")
 	tomorrow["occurrenceKey"] = "2026-09-30@Europe/Berlin"
-	p := newPub("run-1", 0).add("activities", routine, weigh, stretch, focus, focus2, optional, yesterday, tomorrow)
+	p := newPub("run-1", 0).Add("activities", routine, weigh, stretch, focus, focus2, optional, yesterday, tomorrow)
 	p["brief"] = map[string]any{"date": "2026-09-29", "timeZone": "Europe/Berlin", "text": "Today.", "evidenceIds": []any{"life-1"}}
 	mustPublish(t, s, p)
 	return s, now
@@ -107,7 +109,7 @@ func TestHomeShowsDeferredActivityOnItsDayAndNoBacklogOfEarlierDays(t *testing.T
 	if _, err := s.SetActivityState(context.Background(), "optional", StateDeferred, "2026-09-30", ""); err != nil {
 		t.Fatal(err)
 	}
-	*now = now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	h := mustHome(t, s)
 	got := sectionIDs(h)
 	if len(got["optional"]) != 1 {
@@ -204,7 +206,7 @@ func TestCompletedIsRefusedForMeasurementAndReplyAndWritesNothing(t *testing.T) 
 	s, _ := homeFixture(t)
 	ctx := context.Background()
 	reply := map[string]any{"id": "reply", "kind": "reply", "title": "Answer", "evidenceIds": []any{}, "payload": map[string]any{"draftId": "d"}}
-	mustPublish(t, s, newPub("run-2", 1).add("replyDrafts", draft("d", "hi")).add("activities", reply))
+	mustPublish(t, s, newPub("run-2", 1).Add("replyDrafts", draft("d", "hi")).Add("activities", reply))
 	before := mustRevision(t, s)
 	for _, id := range []string{"weigh", "reply"} {
 		if _, err := s.SetActivityState(ctx, id, StateCompleted, "", ""); !errors.Is(err, ErrCompletedElsewhere) {
@@ -253,7 +255,7 @@ func TestDeferredDatedOccurrenceReturnsOnItsDateOnly(t *testing.T) {
 		{testNow.Add(48 * time.Hour), true, true},
 		{testNow.Add(72 * time.Hour), false, true},
 	} {
-		*now = c.at
+		now.Set(c.at)
 		if got := onHome("tomorrow"); got != c.dated {
 			t.Errorf("%s: dated occurrence deferred to Oct 1 on Home = %v, want %v", c.at.Format(time.DateOnly), got, c.dated)
 		}
@@ -281,10 +283,10 @@ func TestOwnersDayIsTheBriefsZoneNearMidnight(t *testing.T) {
 			today["occurrenceKey"] = key
 			other := task("utc-day")
 			other["occurrenceKey"] = c.at.Format(time.DateOnly) + "@" + c.zone
-			p := newPub("run-1", 0).add("activities", today, other)
+			p := newPub("run-1", 0).Add("activities", today, other)
 			p["brief"] = map[string]any{"date": c.today, "timeZone": c.zone, "text": "Today.", "evidenceIds": []any{}}
 			mustPublish(t, s, p)
-			*now = c.at
+			now.Set(c.at)
 			h := mustHome(t, s)
 			if h.Day.Date != c.today || h.Day.Tomorrow != c.tomorro || h.Day.Zone.String() != c.zone {
 				t.Fatalf("Home's day %+v", h.Day)
@@ -314,7 +316,7 @@ func TestDayOfADSTDayIsTwentyFiveHoursLong(t *testing.T) {
 
 func TestSavingTheSameWordingAgainKeepsTheRevision(t *testing.T) {
 	s, _ := newTestStore(t)
-	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", draft("d", "hi")))
+	mustPublish(t, s, newPub("run-1", 0).Add("replyDrafts", draft("d", "hi")))
 	ctx := context.Background()
 	first, err := s.SaveDraftEdit(ctx, "d", "hello", "c0")
 	if err != nil || first.Revision != 2 {
@@ -335,7 +337,7 @@ func TestHomeMeasurementKeepsHistoryAndShowsCorrection(t *testing.T) {
 	if _, err := s.RecordMeasurement(ctx, "weigh", 72.5); err != nil {
 		t.Fatal(err)
 	}
-	*now = now.Add(time.Minute)
+	now.Advance(time.Minute)
 	if _, err := s.RecordMeasurement(ctx, "weigh", 72.2); err != nil {
 		t.Fatal(err)
 	}

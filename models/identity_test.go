@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
+
+	"hearth/internal/storetest"
 )
 
 // TestLogoutEndsSessionAtOnce holds a logout before its commit and checks the
@@ -32,18 +33,13 @@ func TestLogoutEndsSessionAtOnce(t *testing.T) {
 			if _, err := s.AuthenticateSession(ctx, token); err != nil {
 				t.Fatalf("fresh session: %v", err)
 			}
-			hash := hashToken(token)
 
 			s.writeMu.Lock() // the logout waits here, before its commit
 			done := make(chan error, 1)
 			go func() { done <- tc.end(s, token) }()
-			// Give the logout time to reach the lock; one that forgets the
-			// cached session before committing has forgotten it by now.
-			for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-				if _, cached := s.sessions.Load(hash); !cached {
-					break
-				}
-			}
+			// Once the logout waits at the lock, one that forgets the cached
+			// session before committing has forgotten it.
+			storetest.WaitBlocked(t, "hearth/models.(*Store).write")
 			if _, err := s.AuthenticateSession(ctx, token); err != nil {
 				s.writeMu.Unlock()
 				t.Fatalf("request while the logout is uncommitted: %v, want the session still valid", err)

@@ -56,7 +56,7 @@ func TestOpenUpgradesDatabaseMadeByFirstMigration(t *testing.T) {
 		t.Fatalf("revision after upgrade %d, want 7", rev)
 	}
 	// The upgraded schema takes a full publication.
-	mustPublish(t, s, newPub("run-1", 7).add("activities", task("a1")).add("people", person("p1")))
+	mustPublish(t, s, newPub("run-1", 7).Add("activities", task("a1")).Add("people", person("p1")))
 }
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
@@ -89,7 +89,7 @@ func TestOpenExistingRefusesOutdatedSchemaButInitialisesNewDatabase(t *testing.T
 
 func TestBackupIsConsistentCopyThatPassesIntegrityCheck(t *testing.T) {
 	s, _ := newTestStore(t)
-	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
+	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
 	dest := filepath.Join(t.TempDir(), "backup.db")
 	if _, err := s.Backup(context.Background(), dest); err != nil {
 		t.Fatal(err)

@@ -82,7 +82,7 @@ func TestUndoAfterTheWindowIsRefusedAndChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	offer := undoOffer(t, s, "focus")
-	*now = now.Add(UndoWindow + time.Second)
+	now.Advance(UndoWindow + time.Second)
 	if undoOffer(t, s, "focus") != nil {
 		t.Fatal("Undo still offered after the window")
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/storetest"
 )
 
 // growingTables gain rows with every day of use; a read on a hot path that
@@ -102,7 +104,7 @@ var limitClause = regexp.MustCompile(`(?i)\bLIMIT\s+(\d+|\?)\s*$`)
 // seedForPlans builds a database with history in every growing table the
 // hot paths read, and ANALYZE statistics, so the planner chooses as it
 // would after months of use rather than on empty tables.
-func seedForPlans(t *testing.T) (*Store, *time.Time) {
+func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 	t.Helper()
 	s, now := newTestStore(t)
 	ctx := context.Background()
@@ -112,17 +114,17 @@ func seedForPlans(t *testing.T) (*Store, *time.Time) {
 	for day := 0; day < days; day++ {
 		p := newPub(fmt.Sprintf("plan-%03d", day), mustRevision(t, s))
 		if day == 0 {
-			p.add("routineDefinitions", routineDef("morning", 1))
+			p.Add("routineDefinitions", routineDef("morning", 1))
 		} else {
-			p.add("completedRequests", map[string]any{"requestId": fmt.Sprintf("r%03d", day-1), "sourceRefIds": []any{"life-1"}})
+			p.Add("completedRequests", map[string]any{"requestId": fmt.Sprintf("r%03d", day-1), "sourceRefIds": []any{"life-1"}})
 		}
 		for j := 0; j < perDay; j++ {
-			p.add("activities", task(fmt.Sprintf("a%03d-%d", day, j)))
+			p.Add("activities", task(fmt.Sprintf("a%03d-%d", day, j)))
 		}
-		p.add("people", person(fmt.Sprintf("p%03d", day)))
+		p.Add("people", person(fmt.Sprintf("p%03d", day)))
 		d := draft(fmt.Sprintf("d%03d", day), "Sounds good.")
 		d["chatId"], d["personId"] = fmt.Sprintf("chat-%03d", day), fmt.Sprintf("p%03d", day)
-		p.add("replyDrafts", d)
+		p.Add("replyDrafts", d)
 		mustPublish(t, s, p)
 		for j := 0; j < perDay-2; j++ {
 			if _, err := s.SetActivityState(ctx, fmt.Sprintf("a%03d-%d", day, j), "completed", "", ""); err != nil {
@@ -152,7 +154,7 @@ func seedForPlans(t *testing.T) (*Store, *time.Time) {
 		if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: fmt.Sprintf("chat-%03d", day), AccountID: "acc"}); err != nil {
 			t.Fatal(err)
 		}
-		*now = now.Add(24 * time.Hour)
+		now.Advance(24 * time.Hour)
 	}
 	if err := s.db.Exec("ANALYZE").Error; err != nil {
 		t.Fatal(err)
@@ -184,8 +186,8 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		{"AgentContext", func() error { _, err := s.AgentContext(ctx); return err }},
 		{"CompactContext", func() error { _, err := s.CompactContext(ctx); return err }},
 		{"Publish", func() error {
-			p := newPub("plan-publish", mustRevision(t, s)).add("activities", task("fresh"))
-			_, _, err := s.Publish(ctx, "cred-test", p.body())
+			p := newPub("plan-publish", mustRevision(t, s)).Add("activities", task("fresh"))
+			_, _, err := s.Publish(ctx, "cred-test", p.JSON())
 			return err
 		}},
 		{"MarkDirty", func() error { return s.MarkDirty(ctx, "messages", "new message", 0) }},

@@ -13,14 +13,14 @@ import (
 
 func TestPublishReplayReturnsOriginalReceiptAfterLaterRevisions(t *testing.T) {
 	s, now := newTestStore(t)
-	first := newPub("run-1", 0).add("activities", task("a1"))
+	first := newPub("run-1", 0).Add("activities", task("a1"))
 	r1 := mustPublish(t, s, first)
-	*now = now.Add(time.Hour)
-	mustPublish(t, s, newPub("run-2", r1.Revision).add("activities", task("a2")))
+	now.Advance(time.Hour)
+	mustPublish(t, s, newPub("run-2", r1.Revision).Add("activities", task("a2")))
 	if _, err := s.SetActivityState(context.Background(), "a1", StateCompleted, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	again, replayed, err := s.Publish(context.Background(), "cred-test", first.body())
+	again, replayed, err := s.Publish(context.Background(), "cred-test", first.JSON())
 	if err != nil || !replayed {
 		t.Fatalf("replay: replayed=%v err=%v", replayed, err)
 	}
@@ -34,8 +34,8 @@ func TestPublishReplayReturnsOriginalReceiptAfterLaterRevisions(t *testing.T) {
 
 func TestPublishSameRunIDDifferentContentIsIdempotencyConflict(t *testing.T) {
 	s, _ := newTestStore(t)
-	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
-	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-1", 1).add("activities", task("a2")).body())
+	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
+	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-1", 1).Add("activities", task("a2")).JSON())
 	if !errors.Is(err, ErrIdempotencyConflict) {
 		t.Fatalf("got %v, want idempotency conflict", err)
 	}
@@ -46,7 +46,7 @@ func TestPublishSameRunIDDifferentContentIsIdempotencyConflict(t *testing.T) {
 
 func TestPublishReceiptsAreScopedToPublisher(t *testing.T) {
 	s, _ := newTestStore(t)
-	body := newPub("run-1", 0).body()
+	body := newPub("run-1", 0).JSON()
 	if _, _, err := s.Publish(context.Background(), "cred-a", body); err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +59,8 @@ func TestPublishReceiptsAreScopedToPublisher(t *testing.T) {
 
 func TestPublishStaleRevisionWritesNothing(t *testing.T) {
 	s, _ := newTestStore(t)
-	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
-	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 0).add("activities", task("a2")).body())
+	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
+	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 0).Add("activities", task("a2")).JSON())
 	var conflict *RevisionConflictError
 	if !errors.As(err, &conflict) || conflict.Current != 1 || conflict.Expected != 0 {
 		t.Fatalf("got %v, want revision conflict current 1", err)
@@ -69,20 +69,20 @@ func TestPublishStaleRevisionWritesNothing(t *testing.T) {
 		t.Fatal("stale publication wrote something")
 	}
 	// No receipt was stored: the same runId at the right revision succeeds.
-	if _, replayed, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 1).add("activities", task("a2")).body()); err != nil || replayed {
+	if _, replayed, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 1).Add("activities", task("a2")).JSON()); err != nil || replayed {
 		t.Fatalf("retry after conflict: replayed=%v err=%v", replayed, err)
 	}
 }
 
 func TestPublishDismissedActivityStaysDismissedWhenRepublished(t *testing.T) {
 	s, _ := newTestStore(t)
-	r := mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
+	r := mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
 	if _, err := s.SetActivityState(context.Background(), "a1", StateDismissed, "", "not for me"); err != nil {
 		t.Fatal(err)
 	}
 	changed := task("a1")
 	changed["title"] = "Task a1, reworded"
-	mustPublish(t, s, newPub("run-2", r.Revision+1).add("activities", changed))
+	mustPublish(t, s, newPub("run-2", r.Revision+1).Add("activities", changed))
 	a, ok := findActivity(t, s, "a1")
 	if !ok {
 		t.Fatal("a1 missing from context")
@@ -97,11 +97,11 @@ func TestPublishDismissedActivityStaysDismissedWhenRepublished(t *testing.T) {
 
 func TestPublishKeepsOwnerDraftEditBesideNewCandidates(t *testing.T) {
 	s, _ := newTestStore(t)
-	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", draft("d1", "Sure!", "Yes.")))
+	mustPublish(t, s, newPub("run-1", 0).Add("replyDrafts", draft("d1", "Sure!", "Yes.")))
 	if _, err := s.SaveDraftEdit(context.Background(), "d1", "Sure, see you at 8.", "c0"); err != nil {
 		t.Fatal(err)
 	}
-	mustPublish(t, s, newPub("run-2", 2).add("replyDrafts", draft("d1", "Sounds good!")))
+	mustPublish(t, s, newPub("run-2", 2).Add("replyDrafts", draft("d1", "Sounds good!")))
 	ac, err := s.AgentContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestPublishKeepsOwnerDraftEditBesideNewCandidates(t *testing.T) {
 
 func TestPublishRetractionWithdrawsButKeepsOwnerState(t *testing.T) {
 	s, _ := newTestStore(t)
-	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1"), task("a2")))
+	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1"), task("a2")))
 	if _, err := s.SetActivityState(context.Background(), "a1", StateCompleted, "", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestPublishRetractionWithdrawsButKeepsOwnerState(t *testing.T) {
 		t.Fatal("a2 not retracted")
 	}
 	// Re-publishing a retracted activity brings it back.
-	mustPublish(t, s, newPub("run-3", 3).add("activities", task("a2")))
+	mustPublish(t, s, newPub("run-3", 3).Add("activities", task("a2")))
 	if a2, _ = findActivity(t, s, "a2"); a2.Retracted != nil {
 		t.Fatal("re-published a2 still retracted")
 	}
@@ -142,19 +142,19 @@ func TestPublishRetractionWithdrawsButKeepsOwnerState(t *testing.T) {
 func TestPublishResolvesReferencesAcrossPublications(t *testing.T) {
 	s, _ := newTestStore(t)
 	routine := map[string]any{"id": "r1", "kind": "routine", "title": "Morning", "evidenceIds": []any{}, "payload": map[string]any{}}
-	mustPublish(t, s, newPub("run-1", 0).add("people", person("p1")).add("activities", routine).add("replyDrafts", draft("d1", "hi")))
+	mustPublish(t, s, newPub("run-1", 0).Add("people", person("p1")).Add("activities", routine).Add("replyDrafts", draft("d1", "hi")))
 	step := task("s1")
 	step["parentId"] = "r1"
 	step["personId"] = "p1"
 	reply := map[string]any{"id": "rep1", "kind": "reply", "title": "Reply", "evidenceIds": []any{"life-1"}, "payload": map[string]any{"draftId": "d1"}}
-	p := newPub("run-2", 1).add("activities", step, reply)
+	p := newPub("run-2", 1).Add("activities", step, reply)
 	p["sourceRefs"] = []any{} // life-1 was stored by run-1
 	mustPublish(t, s, p)
 }
 
 func TestPublishRejectsInvalidReferencesWithPaths(t *testing.T) {
 	s, _ := newTestStore(t)
-	mustPublish(t, s, newPub("run-0", 0).add("activities", task("t1")))
+	mustPublish(t, s, newPub("run-0", 0).Add("activities", task("t1")))
 	routineA := map[string]any{"id": "ra", "kind": "routine", "title": "A", "evidenceIds": []any{}, "parentId": "rb", "payload": map[string]any{}}
 	routineB := map[string]any{"id": "rb", "kind": "routine", "title": "B", "evidenceIds": []any{}, "parentId": "ra", "payload": map[string]any{}}
 	underTask := task("x1")
@@ -163,10 +163,10 @@ func TestPublishRejectsInvalidReferencesWithPaths(t *testing.T) {
 	dangling["evidenceIds"] = []any{"nope"}
 	dangling["personId"] = "ghost"
 	reply := map[string]any{"id": "x3", "kind": "reply", "title": "R", "evidenceIds": []any{}, "payload": map[string]any{"draftId": "no-draft"}}
-	p := newPub("run-1", 1).add("activities", routineA, routineB, underTask, dangling, reply)
+	p := newPub("run-1", 1).Add("activities", routineA, routineB, underTask, dangling, reply)
 	p["retractions"] = []any{map[string]any{"kind": "replyDraft", "id": "never"}}
 	p["completedRequests"] = []any{map[string]any{"requestId": "req-1", "sourceRefIds": []any{"life-1"}}}
-	_, _, err := s.Publish(context.Background(), "cred-test", p.body())
+	_, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
 	var invalid *ValidationError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("got %v, want validation error", err)
@@ -217,40 +217,40 @@ func TestParseResultReportsEveryShapeProblem(t *testing.T) {
 		{"long title", "/activities/0/title", "at most 200", func(p pub) {
 			a := task("a")
 			a["title"] = strings.Repeat("x", 201)
-			p.add("activities", a)
+			p.Add("activities", a)
 		}},
 		{"unknown kind", "/activities/0/kind", "task, measurement, reply, routine", func(p pub) {
 			a := task("a")
 			a["kind"] = "chore"
-			p.add("activities", a)
+			p.Add("activities", a)
 		}},
 		{"unknown payload field", "/activities/0/payload/colour", "", func(p pub) {
 			a := task("a")
 			a["payload"] = map[string]any{"colour": "red"}
-			p.add("activities", a)
+			p.Add("activities", a)
 		}},
 		{"bad unit", "/activities/0/payload/unit", "kg, lb", func(p pub) {
 			a := task("a")
 			a["kind"], a["payload"] = "measurement", map[string]any{"metric": "weight", "unit": "stone"}
-			p.add("activities", a)
+			p.Add("activities", a)
 		}},
 		{"too many activities", "/activities", "at most 500", func(p pub) {
 			for i := range 501 {
-				p.add("activities", task(strings.Repeat("a", 1+i%3)+string(rune('0'+i%10))))
+				p.Add("activities", task(strings.Repeat("a", 1+i%3)+string(rune('0'+i%10))))
 			}
 		}},
 		{"null nested", "/activities/0/detail", "", func(p pub) {
 			a := task("a")
 			a["detail"] = nil
-			p.add("activities", a)
+			p.Add("activities", a)
 		}},
-		{"no candidates", "/replyDrafts/0/candidates", "1-5", func(p pub) { p.add("replyDrafts", draft("d")) }},
+		{"no candidates", "/replyDrafts/0/candidates", "1-5", func(p pub) { p.Add("replyDrafts", draft("d")) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPub("run-1", 0)
 			tc.mutate(p)
-			r, err := ParseResult(p.body())
+			r, err := ParseResult(p.JSON())
 			if err == nil {
 				v := &validator{}
 				r.validateShape(v)
@@ -284,7 +284,7 @@ func TestOwnerActionsIncrementRevision(t *testing.T) {
 	s, _ := newTestStore(t)
 	weigh := map[string]any{"id": "w", "kind": "measurement", "title": "Weigh in", "evidenceIds": []any{}, "occurrenceKey": "2026-09-29@Europe/Berlin",
 		"payload": map[string]any{"metric": "weight", "unit": "kg"}}
-	mustPublish(t, s, newPub("run-1", 0).add("activities", weigh, task("t")).add("replyDrafts", draft("d", "hi")))
+	mustPublish(t, s, newPub("run-1", 0).Add("activities", weigh, task("t")).Add("replyDrafts", draft("d", "hi")))
 	ctx := context.Background()
 	if _, err := s.SetActivityState(ctx, "t", StateDeferred, "2026-09-30", ""); err != nil {
 		t.Fatal(err)
@@ -321,25 +321,25 @@ func TestContextShowsSettledAndLapsedActivitiesForFourteenDaysOnly(t *testing.T)
 	s, now := newTestStore(t)
 	dated := task("lapsed")
 	dated["occurrenceKey"] = "2026-09-29@Europe/Berlin"
-	mustPublish(t, s, newPub("run-1", 0).add("activities", task("old"), task("open"), dated))
+	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("old"), task("open"), dated))
 	if _, err := s.SetActivityState(context.Background(), "old", StateCompleted, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	*now = now.Add(13 * 24 * time.Hour)
+	now.Advance(13 * 24 * time.Hour)
 	if _, ok := findActivity(t, s, "old"); !ok {
 		t.Fatal("activity settled 13 days ago missing")
 	}
 	if _, ok := findActivity(t, s, "lapsed"); !ok {
 		t.Fatal("unfinished occurrence of 13 days ago missing")
 	}
-	*now = now.Add(2 * 24 * time.Hour)
+	now.Advance(2 * 24 * time.Hour)
 	if _, ok := findActivity(t, s, "old"); ok {
 		t.Fatal("activity settled 15 days ago still in context")
 	}
 	if _, ok := findActivity(t, s, "lapsed"); !ok {
 		t.Fatal("unfinished occurrence of 15 days ago dropped a day early (zone margin)")
 	}
-	*now = now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	if _, ok := findActivity(t, s, "lapsed"); ok {
 		t.Fatal("unfinished occurrence of 16 days ago still in context")
 	}
@@ -350,10 +350,10 @@ func TestContextShowsSettledAndLapsedActivitiesForFourteenDaysOnly(t *testing.T)
 
 func TestPublishSameRunIDWithShapeErrorIsIdempotencyConflict(t *testing.T) {
 	s, _ := newTestStore(t)
-	mustPublish(t, s, newPub("run-1", 0).add("activities", task("a1")))
-	changed := newPub("run-1", 0).add("activities", task("a1"))
+	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
+	changed := newPub("run-1", 0).Add("activities", task("a1"))
 	changed["unexpected"] = true
-	if _, _, err := s.Publish(context.Background(), "cred-test", changed.body()); !errors.Is(err, ErrIdempotencyConflict) {
+	if _, _, err := s.Publish(context.Background(), "cred-test", changed.JSON()); !errors.Is(err, ErrIdempotencyConflict) {
 		t.Fatalf("got %v, want idempotency conflict: the receipt is checked before validation", err)
 	}
 }
@@ -364,22 +364,22 @@ func replyTo(id, draftID string) map[string]any {
 
 func TestPublishAllowsOneReplyActivityPerDraft(t *testing.T) {
 	s, _ := newTestStore(t)
-	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-1", 0).add("replyDrafts", draft("d", "hi")).
-		add("activities", replyTo("a", "d"), replyTo("b", "d")).body())
+	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-1", 0).Add("replyDrafts", draft("d", "hi")).
+		Add("activities", replyTo("a", "d"), replyTo("b", "d")).JSON())
 	assertFieldError(t, err, "/activities/1/payload/draftId")
-	mustPublish(t, s, newPub("run-2", 0).add("replyDrafts", draft("d", "hi")).add("activities", replyTo("a", "d")))
-	_, _, err = s.Publish(context.Background(), "cred-test", newPub("run-3", 1).add("activities", replyTo("b", "d")).body())
+	mustPublish(t, s, newPub("run-2", 0).Add("replyDrafts", draft("d", "hi")).Add("activities", replyTo("a", "d")))
+	_, _, err = s.Publish(context.Background(), "cred-test", newPub("run-3", 1).Add("activities", replyTo("b", "d")).JSON())
 	assertFieldError(t, err, "/activities/0/payload/draftId")
 	// Re-publishing the same reply, or moving the draft to a new reply while retracting the old, is fine.
-	mustPublish(t, s, newPub("run-4", 1).add("activities", replyTo("a", "d")))
-	mustPublish(t, s, newPub("run-5", 2).add("activities", replyTo("b", "d")).add("retractions", map[string]any{"kind": "activity", "id": "a"}))
+	mustPublish(t, s, newPub("run-4", 1).Add("activities", replyTo("a", "d")))
+	mustPublish(t, s, newPub("run-5", 2).Add("activities", replyTo("b", "d")).Add("retractions", map[string]any{"kind": "activity", "id": "a"}))
 }
 
 func TestRetractingADraftOrItsReplyWithdrawsBoth(t *testing.T) {
 	s, _ := newTestStore(t)
-	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", draft("d1", "hi"), draft("d2", "yo")).
-		add("activities", replyTo("r1", "d1"), replyTo("r2", "d2")))
-	mustPublish(t, s, newPub("run-2", 1).add("retractions", map[string]any{"kind": "replyDraft", "id": "d1"}, map[string]any{"kind": "activity", "id": "r2"}))
+	mustPublish(t, s, newPub("run-1", 0).Add("replyDrafts", draft("d1", "hi"), draft("d2", "yo")).
+		Add("activities", replyTo("r1", "d1"), replyTo("r2", "d2")))
+	mustPublish(t, s, newPub("run-2", 1).Add("retractions", map[string]any{"kind": "replyDraft", "id": "d1"}, map[string]any{"kind": "activity", "id": "r2"}))
 	ac, err := s.AgentContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -401,9 +401,9 @@ func TestRetractingADraftOrItsReplyWithdrawsBoth(t *testing.T) {
 		t.Fatalf("Messages still lists %+v", drafts)
 	}
 	// Retracting a draft while publishing its reply is a contradiction.
-	mustPublish(t, s, newPub("run-3", 2).add("replyDrafts", draft("d3", "hey")).add("activities", replyTo("r3", "d3")))
-	_, _, err = s.Publish(context.Background(), "cred-test", newPub("run-4", 3).add("activities", replyTo("r3", "d3")).
-		add("retractions", map[string]any{"kind": "replyDraft", "id": "d3"}).body())
+	mustPublish(t, s, newPub("run-3", 2).Add("replyDrafts", draft("d3", "hey")).Add("activities", replyTo("r3", "d3")))
+	_, _, err = s.Publish(context.Background(), "cred-test", newPub("run-4", 3).Add("activities", replyTo("r3", "d3")).
+		Add("retractions", map[string]any{"kind": "replyDraft", "id": "d3"}).JSON())
 	assertFieldError(t, err, "/activities/0/payload/draftId")
 }
 
@@ -412,7 +412,7 @@ func TestRepublishingAnActedOnActivityKeepsItsIdentity(t *testing.T) {
 	routine := map[string]any{"id": "r", "kind": "routine", "title": "Morning", "evidenceIds": []any{}, "payload": map[string]any{}}
 	step := task("step")
 	step["occurrenceKey"], step["parentId"] = "2026-09-29@Europe/Berlin", "r"
-	mustPublish(t, s, newPub("run-1", 0).add("activities", routine, step, task("untouched")))
+	mustPublish(t, s, newPub("run-1", 0).Add("activities", routine, step, task("untouched")))
 	if _, err := s.SetActivityState(context.Background(), "step", StateSkipped, "", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func TestRepublishingAnActedOnActivityKeepsItsIdentity(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			changed := maps.Clone(step)
 			c.change(changed)
-			_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-"+strings.ReplaceAll(c.name, " ", "-"), 2).add("activities", changed).body())
+			_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-"+strings.ReplaceAll(c.name, " ", "-"), 2).Add("activities", changed).JSON())
 			assertFieldError(t, err, c.path)
 		})
 	}
@@ -438,14 +438,14 @@ func TestRepublishingAnActedOnActivityKeepsItsIdentity(t *testing.T) {
 	retitled["title"] = "Stretch longer"
 	moved := task("untouched")
 	moved["occurrenceKey"] = "2026-09-30@Europe/Berlin"
-	mustPublish(t, s, newPub("run-ok", 2).add("activities", retitled, moved))
+	mustPublish(t, s, newPub("run-ok", 2).Add("activities", retitled, moved))
 }
 
 func TestReplyMayCarryAnOccurrenceKey(t *testing.T) {
 	s, _ := newTestStore(t)
 	r := replyTo("a", "d")
 	r["occurrenceKey"] = "2026-09-29@Europe/Berlin"
-	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", draft("d", "hi")).add("activities", r))
+	mustPublish(t, s, newPub("run-1", 0).Add("replyDrafts", draft("d", "hi")).Add("activities", r))
 }
 
 // assertFieldError fails unless err is a *ValidationError naming path.
@@ -474,11 +474,11 @@ func TestContextListsRequestsSettledInTheLastFourteenDays(t *testing.T) {
 	if _, err := s.CancelRequest(ctx, "req-old"); err != nil {
 		t.Fatal(err)
 	}
-	*now = now.Add(10 * 24 * time.Hour)
+	now.Advance(10 * 24 * time.Hour)
 	p := newPub("run-1", mustRevision(t, s))
 	p["completedRequests"] = []any{map[string]any{"requestId": "req-done", "sourceRefIds": []any{"life-1"}}}
 	mustPublish(t, s, p)
-	*now = now.Add(5 * 24 * time.Hour)
+	now.Advance(5 * 24 * time.Hour)
 	ac, err := s.AgentContext(ctx)
 	if err != nil {
 		t.Fatal(err)

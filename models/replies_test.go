@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,40 +13,18 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/storetest"
 )
 
-// replyFixture is sendFixture with the store's clock, for owed replies.
-// fixtureClock moves the store's clock and the fake Beeper's together, so
-// messages injected later carry later times.
-type fixtureClock struct {
-	mu    sync.Mutex
-	store *time.Time // read by the store, in the test's goroutine only
-	fake  time.Time
-}
-
-func (c *fixtureClock) fakeNow() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.fake
-}
-
-// Set moves both clocks to at.
-func (c *fixtureClock) Set(at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	*c.store, c.fake = at, at
-}
-
-// Add moves both clocks forward by d.
-func (c *fixtureClock) Add(d time.Duration) { c.Set(c.fakeNow().Add(d)) }
-
-func replyFixture(t *testing.T, wrap func(*beepertest.Fake) http.Handler) (*Store, *fixtureClock, *beepertest.Fake, *beeper.Client) {
+// replyFixture is sendFixture with the store's clock, for owed replies;
+// the fake Beeper reads the same clock, so messages injected later carry
+// later times.
+func replyFixture(t *testing.T, wrap func(*beepertest.Fake) http.Handler) (*Store, *storetest.Clock, *beepertest.Fake, *beeper.Client) {
 	t.Helper()
 	s, now := newTestStore(t)
-	clock := &fixtureClock{store: now, fake: testNow}
-	b := beepertest.Start(t, wrap, beepertest.WithClock(clock.fakeNow))
+	b := beepertest.Start(t, wrap, beepertest.WithClock(now.Now))
 	publishAnaReply(t, s)
-	return s, clock, b.Fake, b.Client
+	return s, now, b.Fake, b.Client
 }
 
 func latestSend(t *testing.T, s *Store, draftID string) Send {
@@ -127,7 +104,7 @@ func TestSettlingAcceptedSendsCostsNoQueryWhileNoneIsPending(t *testing.T) {
 
 // owedFixture takes the watch's baseline of Beeper, so hearth knows each
 // chat's last message: Tomas wrote last 28 h ago, Ana 1 h ago.
-func owedFixture(t *testing.T) (*Store, *fixtureClock, *beepertest.Fake, *beeper.Client) {
+func owedFixture(t *testing.T) (*Store, *storetest.Clock, *beepertest.Fake, *beeper.Client) {
 	t.Helper()
 	s, now, fake, client := replyFixture(t, nil)
 	watchBaseline(t, s, client)
@@ -165,9 +142,9 @@ func TestOwedRepliesReadTheirDraftsInOneGoHoweverManyChatsAreOwed(t *testing.T) 
 		}
 		return len(o), reads
 	}
-	now.Add(24 * time.Hour) // Tomas and Ana (with her draft) are owed; Max and Lea wrote a day ago exactly
+	now.Advance(24 * time.Hour) // Tomas and Ana (with her draft) are owed; Max and Lea wrote a day ago exactly
 	two, twoQueries := owed()
-	now.Add(time.Hour) // and now Max and Lea too
+	now.Advance(time.Hour) // and now Max and Lea too
 	four, fourQueries := owed()
 	if two != 2 || four != 4 || fourQueries != twoQueries {
 		t.Fatalf("%d owed replies took %d queries, %d took %d; want the same for any number", two, twoQueries, four, fourQueries)
@@ -181,13 +158,13 @@ func TestOwedRepliesKeepToTheirWindowInEveryZoneTheTimeCameIn(t *testing.T) {
 	_, err := s.commit(ctx, func(tx *txn) error {
 		for _, zone := range []*time.Location{time.UTC, time.FixedZone("-12", -12*3600), time.FixedZone("+14", 14*3600)} {
 			for _, waited := range []time.Duration{OwedWindow - time.Hour, OwedWindow + time.Hour} {
-				at := now.Add(-waited).In(zone) // stored as text in its own zone
+				at := now.Now().Add(-waited).In(zone) // stored as text in its own zone
 				id := fmt.Sprintf("!%s-%s:beeper.local", zone, waited)
 				if waited < OwedWindow {
 					want = append(want, id)
 				}
 				if err := tx.Create(&chatWatch{ChatID: id, AccountID: beepertest.AccountID, LastSortKey: "1", LastIncomingSortKey: "1",
-					LastIncomingAt: &at, UpdatedAt: *now}).Error; err != nil {
+					LastIncomingAt: &at, UpdatedAt: now.Now()}).Error; err != nil {
 					return err
 				}
 			}
@@ -276,7 +253,7 @@ func TestCompactContextKeepsTheOwnersRecentReplyDecisions(t *testing.T) {
 	if err != nil || len(ac.ReplyDecisions.Items) != 2 || ac.ReplyDecisions.Truncated {
 		t.Fatalf("compact today: %+v, %v", ac.ReplyDecisions, err)
 	}
-	now.Add(3 * 24 * time.Hour)
+	now.Advance(3 * 24 * time.Hour)
 	ac, err = s.CompactContext(ctx)
 	if err != nil || len(ac.ReplyDecisions.Items) != 1 || ac.ReplyDecisions.Items[0].Decision != ActionRemindLater || !ac.ReplyDecisions.Truncated {
 		t.Fatalf("compact three days later: %+v, %v; want the reminder ahead, the rest by cursor", ac.ReplyDecisions, err)

@@ -56,7 +56,7 @@ func TestPrunedObservationSentAgainIsStillADuplicate(t *testing.T) {
 	old, _ := postObservations(t, s, message("m1", "first words"))
 	edited, _ := postObservations(t, s, message("m1", "edited words"))
 	consume(t, s, "run-1", old[0].ObservationID, edited[0].ObservationID)
-	*now = now.Add(DefaultObservationHorizon + time.Hour)
+	now.Advance(DefaultObservationHorizon + time.Hour)
 
 	rep, err := s.PruneObservations(ctx, DefaultObservationHorizon)
 	if err != nil {
@@ -87,10 +87,10 @@ func TestPruneLeavesPendingAndRecentObservations(t *testing.T) {
 	pending, _ := postObservations(t, s, message("p1", "never cited"))
 	early, _ := postObservations(t, s, message("c1", "cited long ago"))
 	consume(t, s, "run-early", early[0].ObservationID)
-	*now = now.Add(DefaultObservationHorizon)
+	now.Advance(DefaultObservationHorizon)
 	recent, _ := postObservations(t, s, message("c2", "cited lately"))
 	consume(t, s, "run-recent", recent[0].ObservationID)
-	*now = now.Add(time.Hour)
+	now.Advance(time.Hour)
 
 	rep, err := s.PruneObservations(ctx, DefaultObservationHorizon)
 	if err != nil {
@@ -123,7 +123,7 @@ func TestPruneLeavesPendingAndRecentObservations(t *testing.T) {
 func TestPruneKeepsEverythingTheOwnerDid(t *testing.T) {
 	s, now := seedForPlans(t)
 	ctx := context.Background()
-	mustPublish(t, s, newPub("run-weigh", mustRevision(t, s)).add("activities", map[string]any{"id": "weigh", "kind": "measurement",
+	mustPublish(t, s, newPub("run-weigh", mustRevision(t, s)).Add("activities", map[string]any{"id": "weigh", "kind": "measurement",
 		"title": "Weigh in", "evidenceIds": []any{"life-1"}, "payload": map[string]any{"metric": "weight", "unit": "kg"}}))
 	if _, err := s.RecordMeasurement(ctx, "weigh", 72.4); err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func TestPruneKeepsEverythingTheOwnerDid(t *testing.T) {
 	var ids []int64
 	s.db.Raw(`SELECT id FROM observations WHERE status = 'pending' ORDER BY id`).Scan(&ids)
 	consume(t, s, "run-consume", ids[:500]...)
-	*now = now.Add(DefaultObservationHorizon + 24*time.Hour)
+	now.Advance(DefaultObservationHorizon + 24*time.Hour)
 
 	kept := []string{"receipts", "activities", "activity_states", "activity_decisions", "measurements", "sends", "reply_actions",
 		"requests", "routine_occurrences", "routine_outcomes", "routine_trials", "people", "reply_drafts", "source_refs"}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/storetest"
 )
 
 // routineDef is a daily two-step routine: a required weigh-in and an optional stretch.
@@ -30,11 +32,11 @@ func routineDef(id string, revision int64) map[string]any {
 
 // routineStore publishes a New York brief and the routine, with the clock at
 // 09:00 New York time on 2026-10-01.
-func routineStore(t *testing.T) (*Store, *time.Time) {
+func routineStore(t *testing.T) (*Store, *storetest.Clock) {
 	t.Helper()
 	s, now := newTestStore(t)
-	*now = time.Date(2026, 10, 1, 13, 0, 0, 0, time.UTC)
-	p := newPub("run-routine", 0).add("routineDefinitions", routineDef("morning", 1))
+	now.Set(time.Date(2026, 10, 1, 13, 0, 0, 0, time.UTC))
+	p := newPub("run-routine", 0).Add("routineDefinitions", routineDef("morning", 1))
 	p["brief"] = map[string]any{"date": "2026-10-01", "timeZone": "America/New_York", "text": "Today.", "evidenceIds": []any{}}
 	mustPublish(t, s, p)
 	return s, now
@@ -93,10 +95,10 @@ func TestConcurrentInstantiationMakesOneOccurrence(t *testing.T) {
 }
 
 // workDay moves the clock to 09:00 New York on date and instantiates it.
-func workDay(t *testing.T, s *Store, now *time.Time, date string) {
+func workDay(t *testing.T, s *Store, now *storetest.Clock, date string) {
 	t.Helper()
 	d, _ := time.ParseInLocation(time.DateOnly, date, mustZone(t, "America/New_York"))
-	*now = d.Add(9 * time.Hour).UTC()
+	now.Set(d.Add(9 * time.Hour).UTC())
 	if _, err := s.EnsureOccurrences(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +134,7 @@ func TestSeedExampleAttainmentFiveOfSevenCoverageSixOfSeven(t *testing.T) {
 			}
 		}
 	}
-	*now = now.Add(24 * time.Hour) // the 7th day has ended
+	now.Advance(24 * time.Hour) // the 7th day has ended
 	m := metricsOf(t, s, "morning", 1, "2026-10-01", "2026-10-07")
 	if m.Applicable != 7 || m.Completed != 5 || m.Skipped != 1 || m.Unrecorded != 1 ||
 		m.Attainment != (Ratio{5, 7}) || m.Coverage != (CoverageRatio{6, 7}) {
@@ -170,7 +172,7 @@ func TestPartialIsNeverCountedAsCompleted(t *testing.T) {
 	ctx := context.Background()
 	def := routineDef("focus", 1)
 	def["completionRule"] = map[string]any{"kind": "min-steps", "n": 2}
-	mustPublish(t, s, newPub("run-focus", mustRevision(t, s)).add("routineDefinitions", def))
+	mustPublish(t, s, newPub("run-focus", mustRevision(t, s)).Add("routineDefinitions", def))
 	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "focus", Revision: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +182,7 @@ func TestPartialIsNeverCountedAsCompleted(t *testing.T) {
 	if _, err := s.SetActivityState(ctx, "hearth:focus@2026-10-01:stretch", StateSkipped, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	*now = now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	m := metricsOf(t, s, "focus", 1, "2026-10-01", "2026-10-01")
 	if m.Partial != 1 || m.Completed != 0 || m.Attainment.Completed != 0 || m.Coverage.Observed != 1 {
 		t.Fatalf("metrics %+v", m)
@@ -202,7 +204,7 @@ func TestANewRevisionLeavesPastOccurrencesAndTheirMetricsUntouched(t *testing.T)
 	// Revision 2 drops the stretch; the owner tries it while today's r1 occurrence exists.
 	r2 := routineDef("morning", 2)
 	r2["steps"] = r2["steps"].([]any)[:1]
-	mustPublish(t, s, newPub("run-r2", mustRevision(t, s)).add("routineDefinitions", r2))
+	mustPublish(t, s, newPub("run-r2", mustRevision(t, s)).Add("routineDefinitions", r2))
 	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "morning", Revision: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +224,7 @@ func TestANewRevisionLeavesPastOccurrencesAndTheirMetricsUntouched(t *testing.T)
 	// Republishing revision 1 with other steps is refused.
 	changed := routineDef("morning", 1)
 	changed["title"] = "Morning, rewritten"
-	_, _, err = s.Publish(ctx, "cred-test", newPub("run-rewrite", mustRevision(t, s)).add("routineDefinitions", changed).body())
+	_, _, err = s.Publish(ctx, "cred-test", newPub("run-rewrite", mustRevision(t, s)).Add("routineDefinitions", changed).JSON())
 	assertFieldError(t, err, "/routineDefinitions/0/revision")
 }
 
@@ -244,7 +246,7 @@ func TestUnrecordedAtTheDaysEndInTheOwnersZoneAcrossADSTDay(t *testing.T) {
 		{endOfNov1.Add(-time.Minute), OutcomeOpen},
 		{endOfNov1, OutcomeUnrecorded},
 	} {
-		*now = c.at
+		now.Set(c.at)
 		m := metricsOf(t, s, "morning", 1, "2026-11-01", "2026-11-01")
 		if len(m.Days) != 1 || m.Days[0].Outcome != c.want {
 			t.Fatalf("at %s Nov 1 is %+v, want %s", c.at.Format(time.RFC3339), m.Days, c.want)
@@ -279,7 +281,7 @@ func TestEventRoutineOccursOncePerDayWhenTheOwnerStartsWork(t *testing.T) {
 	ctx := context.Background()
 	def := routineDef("startup", 1)
 	def["trigger"] = map[string]any{"kind": "event", "event": "start-work"}
-	mustPublish(t, s, newPub("run-ev", mustRevision(t, s)).add("routineDefinitions", def))
+	mustPublish(t, s, newPub("run-ev", mustRevision(t, s)).Add("routineDefinitions", def))
 	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "startup", Revision: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +337,7 @@ func TestOutcomeCorrectionsAndFeedbackKeepHistory(t *testing.T) {
 	if len(got) != len(want) || got[0] != want[0] || got[2] != want[2] || got[3] != want[3] {
 		t.Fatalf("history %v, want %v", got, want)
 	}
-	*now = now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	m := metricsOf(t, s, "morning", 1, "2026-10-01", "2026-10-01")
 	if m.Completed != 1 || m.Feedback.Easy != 1 || m.Feedback.Helped != 1 {
 		t.Fatalf("metrics %+v", m)
@@ -415,16 +417,16 @@ func TestRoutineContractRefusesBadDefinitionsAndReviewsWithPaths(t *testing.T) {
 			rv["window"] = map[string]any{"from": "2026-10-07", "to": "2026-10-01"}
 			p["reviews"] = []any{rv}
 		}},
-		{"hearth: activity ID", "/activities/0/id", func(p pub) { p.add("activities", task("hearth:mine")) }},
+		{"hearth: activity ID", "/activities/0/id", func(p pub) { p.Add("activities", task("hearth:mine")) }},
 		{"retracting an occurrence", "/retractions/0/id", func(p pub) {
-			p.add("retractions", map[string]any{"kind": "activity", "id": "hearth:morning@2026-09-29"})
+			p.Add("retractions", map[string]any{"kind": "activity", "id": "hearth:morning@2026-09-29"})
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, _ := newTestStore(t)
-			p := newPub("run-1", 0).add("routineDefinitions", routineDef("morning", 1))
+			p := newPub("run-1", 0).Add("routineDefinitions", routineDef("morning", 1))
 			c.mutate(p)
-			_, _, err := s.Publish(context.Background(), "cred-test", p.body())
+			_, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
 			assertFieldError(t, err, c.path)
 			if mustRevision(t, s) != 0 {
 				t.Fatal("a refused publication wrote")
@@ -434,7 +436,7 @@ func TestRoutineContractRefusesBadDefinitionsAndReviewsWithPaths(t *testing.T) {
 	s, _ := newTestStore(t)
 	p := newPub("run-null", 0)
 	p["routineDefinitions"] = nil
-	if _, _, err := s.Publish(context.Background(), "cred-test", p.body()); err == nil {
+	if _, _, err := s.Publish(context.Background(), "cred-test", p.JSON()); err == nil {
 		t.Fatal("routineDefinitions: null was accepted")
 	}
 }
@@ -457,7 +459,7 @@ func TestReviewKeepsItsCountsAndProposalDecisionsBecomeRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	workDay(t, s, now, "2026-10-08")
-	mustPublish(t, s, newPub("run-review", mustRevision(t, s)).add("reviews", review("rv-1", "morning", 1)))
+	mustPublish(t, s, newPub("run-review", mustRevision(t, s)).Add("reviews", review("rv-1", "morning", 1)))
 	v, err := s.Routines(ctx)
 	if err != nil || len(v.Routines) != 1 || len(v.Routines[0].Reviews) != 1 {
 		t.Fatalf("routines %+v, %v", v, err)
@@ -550,7 +552,7 @@ func TestRoutinesPageCountsFollowEveryChange(t *testing.T) {
 	s, now := routineStore(t)
 	ctx := context.Background()
 	other := routineDef("evening", 1)
-	mustPublish(t, s, newPub("run-evening", mustRevision(t, s)).add("routineDefinitions", other))
+	mustPublish(t, s, newPub("run-evening", mustRevision(t, s)).Add("routineDefinitions", other))
 	for _, id := range []string{"morning", "evening"} {
 		if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: id, Revision: 1}); err != nil {
 			t.Fatal(err)
@@ -584,7 +586,7 @@ func TestRoutinesPageCountsFollowEveryChange(t *testing.T) {
 	if m := trialCounts(t, s, "evening"); m.Open != 1 {
 		t.Fatalf("evening before midnight: %+v", m)
 	}
-	*now = now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	if m := trialCounts(t, s, "evening"); m.Open != 1 || m.Unrecorded != 1 {
 		t.Fatalf("evening the next day: %+v", m)
 	}
@@ -603,7 +605,7 @@ func TestHomeOffersEventButtonsAndShowsOccurrenceOutcomes(t *testing.T) {
 	def := routineDef("startup", 1)
 	def["trigger"] = map[string]any{"kind": "event", "event": "start-work"}
 	def["steps"] = []any{map[string]any{"id": "inbox", "title": "Answer the team", "kind": "reply", "required": true, "payload": map[string]any{"chatId": "chat-team"}}}
-	mustPublish(t, s, newPub("run-ev", mustRevision(t, s)).add("routineDefinitions", def))
+	mustPublish(t, s, newPub("run-ev", mustRevision(t, s)).Add("routineDefinitions", def))
 	if h := mustHome(t, s); len(h.Events) != 0 {
 		t.Fatalf("events before any trial: %+v", h.Events)
 	}
@@ -702,7 +704,7 @@ func TestARestingWeeklyRoutineDoesNotMakeHomeWrite(t *testing.T) {
 	ctx := context.Background()
 	def := routineDef("weekly", 1)
 	def["trigger"] = map[string]any{"kind": "weekly", "days": []any{1}} // Mondays; 2026-10-01 is a Thursday
-	mustPublish(t, s, newPub("run-weekly", mustRevision(t, s)).add("routineDefinitions", def))
+	mustPublish(t, s, newPub("run-weekly", mustRevision(t, s)).Add("routineDefinitions", def))
 	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "weekly", Revision: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"hearth/internal/storetest"
 )
 
 func startRun(t *testing.T, s *Store, runner string, in RunStartIn, costCap float64) RunStart {
@@ -21,7 +23,7 @@ func TestAScheduleRunClaimsItsOccurrenceAndFinishesIt(t *testing.T) {
 	ctx := context.Background()
 	at := testNow.Add(time.Hour)
 	mustCreate(t, s, opsActor, schedBody("k1", map[string]any{"id": "brief", "at": at.Format(time.RFC3339)}))
-	*now = at.Add(time.Minute)
+	now.Set(at.Add(time.Minute))
 	id := "brief"
 	st := startRun(t, s, "cred-runner", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &id}, 0)
 	if !st.Admitted || st.Run.OccurrenceID == "" || st.Prompt == "" {
@@ -96,7 +98,7 @@ func TestAnUnknownRunHoldsItsScheduleUntilTheOwnerLooked(t *testing.T) {
 	s, now := newTestStore(t)
 	ctx := context.Background()
 	mustCreate(t, s, opsActor, schedBody("k1", map[string]any{"id": "daily", "cron": "0 * * * *", "zone": "UTC"}))
-	*now = testNow.Truncate(time.Hour).Add(time.Hour + time.Minute)
+	now.Set(testNow.Truncate(time.Hour).Add(time.Hour + time.Minute))
 	id := "daily"
 	startRun(t, s, "r", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &id}, 0)
 	if _, err := s.StartInvocation(ctx, "r", "run-1"); err != nil {
@@ -105,7 +107,7 @@ func TestAnUnknownRunHoldsItsScheduleUntilTheOwnerLooked(t *testing.T) {
 	if _, err := s.FinishRun(ctx, "r", "run-1", RunFinishIn{Outcome: RunUnknown, Detail: "the runner stopped"}); err != nil {
 		t.Fatal(err)
 	}
-	*now = now.Add(time.Hour)
+	now.Advance(time.Hour)
 	if held := startRun(t, s, "r", RunStartIn{RunID: "run-2", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &id}, 0); held.Admitted {
 		t.Fatalf("a schedule with an unknown outcome admitted its next occurrence: %+v", held)
 	}
@@ -123,11 +125,11 @@ func TestAnUnknownRunHoldsItsScheduleUntilTheOwnerLooked(t *testing.T) {
 
 // dueBrief creates the one-off schedule "brief" (job morning) and moves the
 // clock past its instant, so its occurrence is due and unclaimed.
-func dueBrief(t *testing.T, s *Store, now *time.Time) string {
+func dueBrief(t *testing.T, s *Store, now *storetest.Clock) string {
 	t.Helper()
 	at := testNow.Add(time.Hour)
 	mustCreate(t, s, opsActor, schedBody("k-brief", map[string]any{"id": "brief", "at": at.Format(time.RFC3339)}))
-	*now = at.Add(time.Minute)
+	now.Set(at.Add(time.Minute))
 	return "brief/" + at.UTC().Format(time.RFC3339)
 }
 
@@ -199,9 +201,9 @@ func TestAFailedRunRowRollsBackItsClaim(t *testing.T) {
 
 func TestTheClaimAndTheRunRowCommitTogether(t *testing.T) {
 	dir := t.TempDir()
-	clock := testNow
+	clock := storetest.NewClock(testNow)
 	paused, release := make(chan struct{}), make(chan struct{})
-	s, err := Open(context.Background(), dir, Options{Clock: func() time.Time { return clock }, Pause: func(point string) {
+	s, err := Open(context.Background(), dir, Options{Clock: clock.Now, Pause: func(point string) {
 		if point == PauseRunClaimed {
 			close(paused)
 			<-release
@@ -211,7 +213,7 @@ func TestTheClaimAndTheRunRowCommitTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	occurrence := dueBrief(t, s, &clock)
+	occurrence := dueBrief(t, s, clock)
 	brief := "brief"
 	done := make(chan error, 1)
 	go func() {
@@ -243,7 +245,7 @@ func TestTheClaimAndTheRunRowCommitTogether(t *testing.T) {
 func TestARetriedScheduleRunStartAnswersTheApprovedPromptAgain(t *testing.T) {
 	s, now := newTestStore(t)
 	mustCreate(t, s, opsActor, schedBody("k1", map[string]any{"id": "brief", "cron": "0 8 * * *", "zone": "UTC", "limits": map[string]any{"deadlineSeconds": 120, "maxInvocations": 2}}))
-	*now = testNow.Add(2 * time.Hour)
+	now.Set(testNow.Add(2 * time.Hour))
 	brief := "brief"
 	in := RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}
 	first := startRun(t, s, "r", in, 0)

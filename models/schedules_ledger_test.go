@@ -100,9 +100,9 @@ func TestScheduleOneOffIsDueOnceAdmittedOnceAndNeverAgain(t *testing.T) {
 		t.Fatalf("due a second early: %v", dueIDs(rep))
 	}
 	rev := mustRevision(t, s)
-	*now = at.Add(time.Minute)
+	now.Set(at.Add(time.Minute))
 	for range 2 { // reading due twice changes nothing
-		rep := mustDue(t, s, *now)
+		rep := mustDue(t, s, now.Now())
 		if got := dueIDs(rep); len(got) != 1 || got[0] != "dentist/"+at.UTC().Format(time.RFC3339Nano) {
 			t.Fatalf("due after its time = %v", got)
 		}
@@ -124,14 +124,14 @@ func TestScheduleOneOffIsDueOnceAdmittedOnceAndNeverAgain(t *testing.T) {
 	if again := mustClaim(t, s, "dentist"); again.Admitted != nil || again.Hold != string(schedule.HoldOutstanding) {
 		t.Fatalf("second claim = %+v, want held outstanding", again)
 	}
-	rep := mustDue(t, s, *now)
+	rep := mustDue(t, s, now.Now())
 	if len(rep.Due) != 0 || heldOf(rep, "dentist") != "outstanding" {
 		t.Fatalf("due while outstanding = %+v", rep)
 	}
 	if _, err := s.StartAttempt(ctx, a.Admitted.ID); err != nil {
 		t.Fatal(err)
 	}
-	*now = now.Add(5 * time.Minute)
+	now.Advance(5 * time.Minute)
 	if _, err := s.FinishOccurrence(ctx, a.Admitted.ID, true, "published run m-1"); err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +140,8 @@ func TestScheduleOneOffIsDueOnceAdmittedOnceAndNeverAgain(t *testing.T) {
 		t.Fatalf("after it ran: %+v", v)
 	}
 	for _, later := range []time.Duration{time.Minute, 25 * time.Hour, 365 * 24 * time.Hour} {
-		*now = at.Add(later)
-		if rep := mustDue(t, s, *now); len(rep.Due)+len(rep.Held) != 0 {
+		now.Set(at.Add(later))
+		if rep := mustDue(t, s, now.Now()); len(rep.Due)+len(rep.Held) != 0 {
 			t.Errorf("due %s later: %+v", later, rep)
 		}
 		if a := mustClaim(t, s, "dentist"); a.Admitted != nil {
@@ -162,7 +162,7 @@ func TestScheduleCreateReplaysValidatesAndRefuses(t *testing.T) {
 	rev := mustRevision(t, s)
 
 	// The original receipt, even after the one-off's time has passed.
-	*now = testNow.Add(48 * time.Hour)
+	now.Set(testNow.Add(48 * time.Hour))
 	again, created, err := s.CreateSchedule(ctx, opsActor, body)
 	if err != nil || created || jsonOf(again) != jsonOf(first) {
 		t.Fatalf("replay = %+v, created %v, %v; want the original receipt %+v", again, created, err, first)
@@ -179,7 +179,7 @@ func TestScheduleCreateReplaysValidatesAndRefuses(t *testing.T) {
 		t.Errorf("same key, other body = %v, want ErrIdempotencyConflict", err)
 	}
 
-	*now = testNow
+	now.Set(testNow)
 	cases := []struct {
 		name string
 		body []byte
@@ -234,8 +234,8 @@ func TestScheduleCancelLeavesDueKeepsListingAndNeverRevives(t *testing.T) {
 	s, now := newTestStore(t)
 	ctx := context.Background()
 	mustCreate(t, s, opsActor, schedBody("k1", map[string]any{"id": "nightly", "cron": "30 2 * * *", "zone": "America/New_York"}))
-	*now = time.Date(2026, 9, 30, 6, 31, 0, 0, time.UTC) // 02:31 EDT
-	if got := dueIDs(mustDue(t, s, *now)); len(got) != 1 {
+	now.Set(time.Date(2026, 9, 30, 6, 31, 0, 0, time.UTC)) // 02:31 EDT
+	if got := dueIDs(mustDue(t, s, now.Now())); len(got) != 1 {
 		t.Fatalf("due before cancel = %v", got)
 	}
 	rev := mustRevision(t, s)
@@ -246,7 +246,7 @@ func TestScheduleCancelLeavesDueKeepsListingAndNeverRevives(t *testing.T) {
 	if mustRevision(t, s) != rev+1 {
 		t.Error("cancel did not bump the revision once")
 	}
-	if rep := mustDue(t, s, *now); len(rep.Due)+len(rep.Held) != 0 {
+	if rep := mustDue(t, s, now.Now()); len(rep.Due)+len(rep.Held) != 0 {
 		t.Fatalf("due after cancel = %+v", rep)
 	}
 	list, err := s.Schedules(ctx)
@@ -282,7 +282,7 @@ func TestScheduleCancelReportsTheRunningAttemptAndStopsAnUnstartedOne(t *testing
 	for _, id := range []string{"running", "waiting"} {
 		mustCreate(t, s, opsActor, schedBody("k-"+id, map[string]any{"id": id, "cron": "0 8 * * *", "zone": "UTC"}))
 	}
-	*now = testNow.Add(time.Hour + time.Minute) // 08:01Z
+	now.Set(testNow.Add(time.Hour + time.Minute)) // 08:01Z
 	run := mustClaim(t, s, "running").Admitted
 	wait := mustClaim(t, s, "waiting").Admitted
 	if run == nil || wait == nil {
@@ -319,11 +319,11 @@ func TestScheduleAttemptsAreBoundedByTheApprovedLimit(t *testing.T) {
 	s, now := newTestStore(t)
 	ctx := context.Background()
 	mustCreate(t, s, opsActor, schedBody("k", map[string]any{"id": "two", "cron": "0 8 * * *", "zone": "UTC", "limits": map[string]any{"maxInvocations": 2, "deadlineSeconds": 120}}))
-	*now = testNow.Add(time.Hour)
+	now.Set(testNow.Add(time.Hour))
 	occ := mustClaim(t, s, "two").Admitted
 	for i := 1; i <= 2; i++ {
 		o, err := s.StartAttempt(ctx, occ.ID)
-		if err != nil || o.Attempts != i || o.DeadlineAt == nil || !o.DeadlineAt.Equal(now.Add(2*time.Minute)) {
+		if err != nil || o.Attempts != i || o.DeadlineAt == nil || !o.DeadlineAt.Equal(now.Now().Add(2*time.Minute)) {
 			t.Fatalf("attempt %d = %+v, %v", i, o, err)
 		}
 	}
@@ -339,7 +339,7 @@ func TestScheduleCatchUpAndExpiryAreAppliedByTheLedger(t *testing.T) {
 	mustCreate(t, s, opsActor, schedBody("k2", map[string]any{"id": "daily", "cron": "0 9 * * *", "zone": "UTC"}))
 
 	// Down for five hours: one catch-up, the latest missed instant.
-	*now = testNow.Add(5*time.Hour + 30*time.Minute) // 12:30Z
+	now.Set(testNow.Add(5*time.Hour + 30*time.Minute)) // 12:30Z
 	a := mustClaim(t, s, "hourly")
 	if a.Admitted == nil || !a.Admitted.DueAt.Equal(time.Date(2026, 9, 29, 12, 0, 0, 0, time.UTC)) {
 		t.Fatalf("catch-up = %+v", a)
@@ -349,7 +349,7 @@ func TestScheduleCatchUpAndExpiryAreAppliedByTheLedger(t *testing.T) {
 	}
 
 	// Admitted, never started: it expires 24 h after its due time and the instant due then runs.
-	*now = time.Date(2026, 9, 30, 12, 0, 30, 0, time.UTC)
+	now.Set(time.Date(2026, 9, 30, 12, 0, 30, 0, time.UTC))
 	a = mustClaim(t, s, "hourly")
 	if a.Expired == nil || a.Expired.State != OccurrenceExpired || a.Admitted == nil || !a.Admitted.DueAt.Equal(time.Date(2026, 9, 30, 12, 0, 0, 0, time.UTC)) {
 		t.Fatalf("expiry claim = %+v", a)
@@ -363,12 +363,12 @@ func TestScheduleCatchUpAndExpiryAreAppliedByTheLedger(t *testing.T) {
 	if _, err := s.StartAttempt(ctx, a.Admitted.ID); err != nil {
 		t.Fatal(err)
 	}
-	*now = time.Date(2026, 10, 1, 12, 5, 0, 0, time.UTC)
+	now.Set(time.Date(2026, 10, 1, 12, 5, 0, 0, time.UTC))
 	a = mustClaim(t, s, "hourly")
 	if a.Admitted != nil || a.Hold != string(schedule.HoldInvestigate) || a.Expired == nil || a.Expired.State != OccurrenceUnknown {
 		t.Fatalf("claim past a running attempt's freshness = %+v", a)
 	}
-	if rep := mustDue(t, s, *now); heldOf(rep, "hourly") != "investigate" {
+	if rep := mustDue(t, s, now.Now()); heldOf(rep, "hourly") != "investigate" {
 		t.Errorf("due = %+v, want hourly held for investigation", rep)
 	}
 	if _, err := s.StartAttempt(ctx, a.Expired.ID); !errors.Is(err, ErrOccurrenceClosed) {
@@ -376,7 +376,7 @@ func TestScheduleCatchUpAndExpiryAreAppliedByTheLedger(t *testing.T) {
 	}
 
 	// Daily, down for three days: only the newest instant within 24 h.
-	*now = time.Date(2026, 10, 2, 10, 0, 0, 0, time.UTC)
+	now.Set(time.Date(2026, 10, 2, 10, 0, 0, 0, time.UTC))
 	a = mustClaim(t, s, "daily")
 	if a.Admitted == nil || !a.Admitted.DueAt.Equal(time.Date(2026, 10, 2, 9, 0, 0, 0, time.UTC)) {
 		t.Fatalf("daily catch-up = %+v", a)
@@ -386,7 +386,7 @@ func TestScheduleCatchUpAndExpiryAreAppliedByTheLedger(t *testing.T) {
 func TestScheduleConcurrentClaimsAdmitExactlyOnce(t *testing.T) {
 	s, now := newTestStore(t)
 	mustCreate(t, s, opsActor, schedBody("k", map[string]any{"id": "race", "cron": "*/5 * * * *", "zone": "UTC"}))
-	*now = testNow.Add(6 * time.Minute)
+	now.Set(testNow.Add(6 * time.Minute))
 	// A second Store on the same file stands in for another process.
 	other, err := Open(context.Background(), s.dataDir, Options{Clock: func() time.Time { return testNow.Add(6 * time.Minute) }})
 	if err != nil {
@@ -465,12 +465,12 @@ func TestScheduleQuarantineIsStickyUntilApprovedAgain(t *testing.T) {
 			mustCreate(t, s, opsActor, schedBody("k", map[string]any{"id": "q", "cron": "0 8 * * *", "zone": "UTC"}))
 			p := filepath.Join(s.defs.DefinitionsDir(), "q.md")
 			original, _ := os.ReadFile(p)
-			*now = testNow.Add(time.Hour + time.Minute)
+			now.Set(testNow.Add(time.Hour + time.Minute))
 			tc.break_(t, s, p)
 
 			// Read-only due refuses it without recording anything.
 			rev := mustRevision(t, s)
-			if rep := mustDue(t, s, *now); len(rep.Due) != 0 || heldOf(rep, "q") != "quarantined" {
+			if rep := mustDue(t, s, now.Now()); len(rep.Due) != 0 || heldOf(rep, "q") != "quarantined" {
 				t.Fatalf("due with a %s file = %+v", tc.name, rep)
 			}
 			if v := mustView(t, s, "q"); v.State != "active" || v.File.Status != tc.reason || v.Hold != HoldQuarantined {
@@ -501,7 +501,7 @@ func TestScheduleQuarantineIsStickyUntilApprovedAgain(t *testing.T) {
 			if a := mustClaim(t, s, "q"); a.Admitted != nil {
 				t.Fatalf("an instant due while it was held was caught up: %+v", a)
 			}
-			*now = testNow.Add(25*time.Hour + time.Minute)
+			now.Set(testNow.Add(25*time.Hour + time.Minute))
 			a = mustClaim(t, s, "q")
 			if a.Admitted == nil {
 				t.Fatalf("claim after approval = %+v", a)
@@ -553,8 +553,8 @@ func TestScheduleRevokedApproverStopsWorkUntilTheOwnerApproves(t *testing.T) {
 	if _, err := s.RevokeCredential(ctx, "ops"); err != nil {
 		t.Fatal(err)
 	}
-	*now = testNow.Add(time.Hour + time.Minute)
-	if rep := mustDue(t, s, *now); len(rep.Due) != 0 || heldOf(rep, "r") != HoldApprovalRevoked {
+	now.Set(testNow.Add(time.Hour + time.Minute))
+	if rep := mustDue(t, s, now.Now()); len(rep.Due) != 0 || heldOf(rep, "r") != HoldApprovalRevoked {
 		t.Fatalf("due = %+v", rep)
 	}
 	if a := mustClaim(t, s, "r"); a.Admitted != nil || a.Hold != HoldApprovalRevoked {
@@ -647,7 +647,7 @@ func TestScheduleRestoredBackupWaitsForTheOwner(t *testing.T) {
 	if _, err := s.CancelSchedule(ctx, opsActor, "b3"); err != nil {
 		t.Fatal(err)
 	}
-	*now = testNow.Add(time.Hour + time.Minute)
+	now.Set(testNow.Add(time.Hour + time.Minute))
 	occ := mustClaim(t, s, "b1").Admitted
 
 	backup := filepath.Join(t.TempDir(), "hearth.db")
@@ -664,7 +664,7 @@ func TestScheduleRestoredBackupWaitsForTheOwner(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, backup, DatabasePath(dir))
 	copyTree(t, BackupSchedulesDir(backup), filepath.Join(dir, "schedules"))
-	r, err := Open(ctx, dir, Options{Clock: func() time.Time { return *now }})
+	r, err := Open(ctx, dir, Options{Clock: now.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -682,8 +682,8 @@ func TestScheduleRestoredBackupWaitsForTheOwner(t *testing.T) {
 	if v.Outstanding == nil || v.Outstanding.ID != occ.ID || v.Outstanding.State != OccurrenceUnknown {
 		t.Errorf("restored outstanding occurrence = %+v", v.Outstanding)
 	}
-	*now = testNow.Add(25*time.Hour + time.Minute)
-	if due := mustDue(t, r, *now); len(due.Due) != 0 || heldOf(due, "b1") != "restore_pending" || heldOf(due, "b2") != "restore_pending" {
+	now.Set(testNow.Add(25*time.Hour + time.Minute))
+	if due := mustDue(t, r, now.Now()); len(due.Due) != 0 || heldOf(due, "b1") != "restore_pending" || heldOf(due, "b2") != "restore_pending" {
 		t.Fatalf("due on the restored copy = %+v", due)
 	}
 	if a := mustClaim(t, r, "b2"); a.Admitted != nil {
@@ -700,7 +700,7 @@ func TestScheduleRestoredBackupWaitsForTheOwner(t *testing.T) {
 	if v.State != "active" || v.Outstanding != nil {
 		t.Fatalf("after the owner's reconciliation: %+v", v)
 	}
-	*now = testNow.Add(49*time.Hour + time.Minute)
+	now.Set(testNow.Add(49*time.Hour + time.Minute))
 	if a := mustClaim(t, r, "b1"); a.Admitted == nil {
 		t.Fatalf("claim after reconciliation = %+v", a)
 	}
@@ -732,7 +732,7 @@ func copyTree(t *testing.T, from, to string) {
 
 func TestScheduleNextReportsGapsInTheScheduleZone(t *testing.T) {
 	s, now := newTestStore(t)
-	*now = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	now.Set(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 	mustCreate(t, s, opsActor, schedBody("k", map[string]any{"id": "night", "cron": "30 2 * * *", "zone": "America/New_York"}))
 	res, err := s.NextSchedule(context.Background(), "night", time.Date(2026, 3, 7, 12, 0, 0, 0, time.UTC), 2)
 	if err != nil {
@@ -743,7 +743,7 @@ func TestScheduleNextReportsGapsInTheScheduleZone(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("next =\n%s\nwant\n%s", b, want)
 	}
-	if _, err := s.NextSchedule(context.Background(), "nope", *now, 1); !errors.Is(err, ErrNotFound) {
+	if _, err := s.NextSchedule(context.Background(), "nope", now.Now(), 1); !errors.Is(err, ErrNotFound) {
 		t.Errorf("next of unknown = %v", err)
 	}
 }
@@ -768,7 +768,7 @@ func jsonOf(v any) string {
 func TestScheduleOutstandingIndexRefusesASecondOccurrence(t *testing.T) {
 	s, now := newTestStore(t)
 	mustCreate(t, s, opsActor, schedBody("k", map[string]any{"id": "idx", "cron": "0 * * * *", "zone": "UTC"}))
-	*now = testNow.Add(time.Hour)
+	now.Set(testNow.Add(time.Hour))
 	mustClaim(t, s, "idx")
 	insert := func(due time.Time, state string) error {
 		return s.db.Exec(`INSERT INTO schedule_occurrences (id, schedule_id, due_at, state, max_attempts, expires_at, claimed_by, claimed_at, updated_at)

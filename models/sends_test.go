@@ -15,7 +15,13 @@ import (
 // a client that reaches the fake through handler h (the fake when nil).
 func sendFixture(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler) (*Store, *beepertest.Fake, *beeper.Client) {
 	t.Helper()
-	s, _ := newTestStore(t)
+	return sendFixtureWith(t, wrap, Options{})
+}
+
+// sendFixtureWith is sendFixture on a store opened with opts.
+func sendFixtureWith(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler, opts Options) (*Store, *beepertest.Fake, *beeper.Client) {
+	t.Helper()
+	s, _ := newTestStoreWith(t, opts)
 	b := beepertest.Start(t, wrap, beepertest.WithClock(func() time.Time { return testNow }))
 	publishAnaReply(t, s)
 	return s, b.Fake, b.Client
@@ -27,7 +33,7 @@ func publishAnaReply(t *testing.T, s *Store) {
 	d := draft("draft-ana", "Saturday works!")
 	d["chatId"], d["accountId"], d["replyToMessageId"], d["sourceMessageRevision"] = beepertest.AnaChatID, beepertest.AccountID, "m-ana-3", "3"
 	reply := map[string]any{"id": "reply-ana", "kind": "reply", "title": "Answer Ana", "evidenceIds": []any{}, "payload": map[string]any{"draftId": "draft-ana"}}
-	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", d).add("activities", reply))
+	mustPublish(t, s, newPub("run-1", 0).Add("replyDrafts", d).Add("activities", reply))
 }
 
 func confirm(key string) SendCommand {
@@ -58,14 +64,14 @@ func TestPublicationCannotMarkAReplySent(t *testing.T) {
 	s, fake, _ := sendFixture(t, nil)
 	reply := map[string]any{"id": "reply-ana", "kind": "reply", "title": "Answer Ana", "evidenceIds": []any{},
 		"payload": map[string]any{"draftId": "draft-ana", "sent": true}}
-	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 1).add("activities", reply).body())
+	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 1).Add("activities", reply).JSON())
 	var invalid *ValidationError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("a payload claiming sent: %v", err)
 	}
 	// Re-publishing the reply leaves it open: only a confirmed send completes it.
 	reply["payload"] = map[string]any{"draftId": "draft-ana"}
-	mustPublish(t, s, newPub("run-3", 1).add("activities", reply))
+	mustPublish(t, s, newPub("run-3", 1).Add("activities", reply))
 	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateAvailable || len(fake.Sends()) != 0 {
 		t.Fatalf("reply %+v after re-publication, %d sends", a.UserState, len(fake.Sends()))
 	}

@@ -121,6 +121,10 @@ type Options struct {
 	// OwedAfter is how long a chat's last message from someone else waits
 	// before the reply shows as owed; zero means OwedAfter (the constant).
 	OwedAfter time.Duration
+	// BusyTimeout is how long a writer waits for another connection's
+	// write lock (the CLI writing beside serve) before failing; zero means
+	// DefaultBusyTimeout. Tests that hold the lock on purpose set it short.
+	BusyTimeout time.Duration
 	// FullDisk is test-only: every writer connection gets PRAGMA
 	// max_page_count(1), which SQLite raises to the database's size, so
 	// the file cannot grow and a write that needs a new page fails with
@@ -128,23 +132,34 @@ type Options struct {
 	FullDisk bool
 }
 
+// DefaultBusyTimeout is Options.BusyTimeout's default: long enough for a
+// CLI command's short transaction beside a running server.
+const DefaultBusyTimeout = 5 * time.Second
+
 // DatabasePath is where a data dir keeps its SQLite file.
 func DatabasePath(dataDir string) string { return filepath.Join(dataDir, "hearth.db") }
 
 // dsn is the one place SQLite's connection settings live: WAL so reads run
-// beside a writer, a busy timeout so another process's writer is waited for,
-// foreign keys on, FULL sync so a commit acknowledged to a client survives
-// power loss (not just a process crash), and BEGIN IMMEDIATE so a read-then-write transaction never fails to upgrade
-// its lock (docs/contract.md, Storage). Never add _time_format: it drops _txlock.
-func dsn(path string) string {
-	return fileURI(path) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
+// beside a writer, a busy timeout (busy; zero means DefaultBusyTimeout) so
+// another process's writer is waited for, foreign keys on, FULL sync so a
+// commit acknowledged to a client survives power loss (not just a process
+// crash), and BEGIN IMMEDIATE so a read-then-write transaction never fails
+// to upgrade its lock (docs/contract.md, Storage). Never add _time_format:
+// it drops _txlock.
+func dsn(path string, busy time.Duration) string {
+	return fileURI(path) + "?_pragma=journal_mode(WAL)&" + busyPragma(busy) +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
 }
 
 // readerDSN is for the read pool: deferred BEGIN so a read transaction never
 // queues behind the writer, and query_only so a bug cannot write through it.
-func readerDSN(path string) string {
-	return fileURI(path) + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)"
+func readerDSN(path string, busy time.Duration) string {
+	return fileURI(path) + "?" + busyPragma(busy) + "&_pragma=foreign_keys(1)&_pragma=query_only(1)"
+}
+
+// busyPragma is the busy_timeout DSN parameter for busy (zero: the default).
+func busyPragma(busy time.Duration) string {
+	return fmt.Sprintf("_pragma=busy_timeout(%d)", cmp.Or(busy, DefaultBusyTimeout).Milliseconds())
 }
 
 // fileURI is path as an SQLite file: URI. SQLite decodes %XX in the path and
@@ -202,7 +217,7 @@ func open(ctx context.Context, dataDir string, opts Options, migrate bool) (*Sto
 // openStore opens both pools of a prepared database file.
 func openStore(ctx context.Context, dataDir string, opts Options, clock func() time.Time, migrate bool) (*Store, error) {
 	path := DatabasePath(dataDir)
-	writers := dsn(path)
+	writers := dsn(path, opts.BusyTimeout)
 	if opts.FullDisk {
 		writers += "&_pragma=max_page_count(1)"
 	}
@@ -232,7 +247,7 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 		}
 	}
 	// The reader pool opens after migrations so it never sees a half-built schema.
-	if s.rdb, s.rsqlDB, err = openGorm(readerDSN(path), clock); err != nil {
+	if s.rdb, s.rsqlDB, err = openGorm(readerDSN(path, opts.BusyTimeout), clock); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("models: open readers %s: %w", path, err)
 	}
@@ -410,7 +425,7 @@ func Migrate(ctx context.Context, dataDir string) (from, to int64, err error) {
 		return 0, 0, err
 	}
 	path := DatabasePath(dataDir)
-	_, sqlDB, err := openGorm(dsn(path), time.Now)
+	_, sqlDB, err := openGorm(dsn(path, DefaultBusyTimeout), time.Now)
 	if err == nil {
 		defer sqlDB.Close()
 		from, to, err = checkSchema(ctx, sqlDB, true)

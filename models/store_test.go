@@ -9,6 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hearth/internal/storetest"
 )
 
 // fileMode is path's permission bits; a missing file fails the test.
@@ -211,7 +216,7 @@ func TestOpenWithQuickCheckRefusesADamagedDatabase(t *testing.T) {
 	}
 	p := newPub("run-1", 0)
 	for i := range 40 {
-		p.add("activities", task(fmt.Sprintf("task-%02d", i)))
+		p.Add("activities", task(fmt.Sprintf("task-%02d", i)))
 	}
 	mustPublish(t, s, p)
 	s.Close() // the last close checkpoints the WAL into the file
@@ -311,5 +316,34 @@ func TestADataDirNamedWithURICharactersKeepsItsDatabaseInside(t *testing.T) {
 		if err := CheckIntegrity(context.Background(), DatabasePath(dir)); err != nil {
 			t.Errorf("%q: %v", name, err)
 		}
+	}
+}
+
+// A test that holds the write lock must not wait out production's five
+// seconds; production keeps them for the CLI writing beside serve.
+func TestBusyTimeoutIsAnOptionThatDefaultsToFiveSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		opt    time.Duration
+		wantMS int
+	}{{0, 5000}, {40 * time.Millisecond, 40}} {
+		s, _ := newTestStoreWith(t, Options{BusyTimeout: tc.opt})
+		for pool, db := range map[string]*gorm.DB{"writers": s.db, "readers": s.rdb} {
+			var ms int
+			if err := db.Raw("PRAGMA busy_timeout").Scan(&ms).Error; err != nil || ms != tc.wantMS {
+				t.Errorf("BusyTimeout %v: %s wait %d ms (%v), want %d", tc.opt, pool, ms, err, tc.wantMS)
+			}
+		}
+	}
+}
+
+func TestAWriteBehindAnotherConnectionsWriteLockFailsAfterTheBusyTimeout(t *testing.T) {
+	s, _ := newTestStoreWith(t, Options{BusyTimeout: 40 * time.Millisecond})
+	release := storetest.HoldWriteLock(t, s.Path())
+	if _, _, err := s.CreateCredential(context.Background(), "agent", DefaultScopes); err == nil {
+		t.Fatal("a write succeeded while another connection held the write lock")
+	}
+	release()
+	if _, _, err := s.CreateCredential(context.Background(), "agent", DefaultScopes); err != nil {
+		t.Fatalf("after the lock was released: %v", err)
 	}
 }

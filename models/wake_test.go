@@ -32,20 +32,20 @@ func TestAnUnacknowledgedLeaseExpiresAndTheJobIsOfferedAgain(t *testing.T) {
 	if w := mustLease(t, s); len(w) != 0 {
 		t.Fatalf("offered inside the debounce window: %+v", w)
 	}
-	*now = now.Add(time.Minute)
+	now.Advance(time.Minute)
 	first := mustLease(t, s)
-	if len(first) != 1 || first[0].JobKey != "messages" || first[0].LeaseID == "" || !first[0].LeaseExpiresAt.Equal(now.Add(WakeLeaseTTL)) {
+	if len(first) != 1 || first[0].JobKey != "messages" || first[0].LeaseID == "" || !first[0].LeaseExpiresAt.Equal(now.Now().Add(WakeLeaseTTL)) {
 		t.Fatalf("first lease %+v", first)
 	}
 	// Under a live lease the job is not offered again, and the next chance is the expiry.
-	*now = now.Add(WakeLeaseTTL - time.Second)
+	now.Advance(WakeLeaseTTL - time.Second)
 	if w := mustLease(t, s); len(w) != 0 {
 		t.Fatalf("offered again under a live lease: %+v", w)
 	}
 	if next, ok, _ := s.NextWakeAt(context.Background()); !ok || !next.Equal(first[0].LeaseExpiresAt) {
 		t.Fatalf("next wake %v %v, want the lease's expiry %v", next, ok, first[0].LeaseExpiresAt)
 	}
-	*now = now.Add(time.Second)
+	now.Advance(time.Second)
 	again := mustLease(t, s)
 	if len(again) != 1 || again[0].JobKey != "messages" || again[0].LeaseID == first[0].LeaseID ||
 		len(again[0].Reasons) != 1 || again[0].Reasons[0] != "2 new messages in Ana Okafor" {
@@ -55,7 +55,7 @@ func TestAnUnacknowledgedLeaseExpiresAndTheJobIsOfferedAgain(t *testing.T) {
 	if err := s.AckWake(context.Background(), first[0].LeaseID); err != nil {
 		t.Fatal(err)
 	}
-	*now = now.Add(WakeLeaseTTL)
+	now.Advance(WakeLeaseTTL)
 	if w := mustLease(t, s); len(w) != 1 {
 		t.Fatalf("a stale ack cleared a job leased again: %+v", w)
 	}
@@ -71,7 +71,7 @@ func TestMarksAfterTheLeaseSurviveItsAck(t *testing.T) {
 		t.Fatalf("leased %+v", leased)
 	}
 	// New input while the runner holds the lease, before its run starts.
-	*now = now.Add(10 * time.Second)
+	now.Advance(10 * time.Second)
 	mustMark(t, s, "messages", "1 new message in Caro Diaz", time.Minute)
 	if w := mustLease(t, s); len(w) != 0 {
 		t.Fatalf("offered under a live lease: %+v", w)
@@ -80,15 +80,15 @@ func TestMarksAfterTheLeaseSurviveItsAck(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The newer burst keeps its own debounce window, from its first mark.
-	if next, ok, _ := s.NextWakeAt(ctx); !ok || !next.Equal(now.Add(time.Minute)) {
-		t.Fatalf("after the ack the next wake is %v %v, want the newer burst due at %v", next, ok, now.Add(time.Minute))
+	if next, ok, _ := s.NextWakeAt(ctx); !ok || !next.Equal(now.Now().Add(time.Minute)) {
+		t.Fatalf("after the ack the next wake is %v %v, want the newer burst due at %v", next, ok, now.Now().Add(time.Minute))
 	}
 	if w := mustLease(t, s); len(w) != 0 {
 		t.Fatalf("the newer burst was offered before its window closed: %+v", w)
 	}
-	*now = now.Add(time.Minute)
+	now.Advance(time.Minute)
 	w := mustLease(t, s)
-	if len(w) != 1 || w[0].Marks != 1 || len(w[0].Reasons) != 1 || w[0].Reasons[0] != "1 new message in Caro Diaz" || !w[0].Since.Equal(now.Add(-time.Minute)) {
+	if len(w) != 1 || w[0].Marks != 1 || len(w[0].Reasons) != 1 || w[0].Reasons[0] != "1 new message in Caro Diaz" || !w[0].Since.Equal(now.Now().Add(-time.Minute)) {
 		t.Fatalf("after the ack: %+v, want only the mark that came after the lease", w)
 	}
 	// Acknowledged twice, the second is a no-op; with nothing newer the job is gone.
@@ -100,7 +100,7 @@ func TestMarksAfterTheLeaseSurviveItsAck(t *testing.T) {
 	if _, ok, _ := s.NextWakeAt(ctx); ok {
 		t.Fatal("a job stayed dirty after its only lease was acknowledged")
 	}
-	*now = now.Add(2 * WakeLeaseTTL)
+	now.Advance(2 * WakeLeaseTTL)
 	if w := mustLease(t, s); len(w) != 0 {
 		t.Fatalf("offered after the ack: %+v", w)
 	}
@@ -182,7 +182,7 @@ func TestAnIdleLeaseDoesNotWaitForAWriter(t *testing.T) {
 		t.Fatalf("lease: %+v", w)
 	}
 	mustMark(t, s, "routines", "a trial ended", time.Minute)
-	*now = now.Add(time.Second) // the lease is live, the mark not yet due
+	now.Advance(time.Second) // the lease is live, the mark not yet due
 
 	entered, release := make(chan struct{}), make(chan struct{})
 	writing := make(chan error, 1)

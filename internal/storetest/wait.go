@@ -1,0 +1,45 @@
+package storetest
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// WaitBlocked returns once some goroutine is parked on a sync.Mutex inside
+// the function fn, named as a stack trace names it
+// ("hearth/models.(*Store).write"), so the test acts while that goroutine
+// is provably held there rather than after a guessed sleep. It fails the
+// test if none is within a generous bound.
+func WaitBlocked(t testing.TB, fn string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !blockedIn(fn) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no goroutine blocked on a mutex in %s within 30 s", fn)
+		}
+		time.Sleep(time.Millisecond) // paces the look; the verdict is the stack, not the time
+	}
+}
+
+// blockedIn reports whether a goroutine waits on a sync.Mutex inside fn.
+func blockedIn(fn string) bool {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		header, frames, _ := strings.Cut(string(g), "\n")
+		if strings.Contains(header, "[sync.Mutex.Lock") && strings.Contains(frames, "\n"+fn+"(") {
+			return true
+		}
+	}
+	return false
+}
