@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -31,9 +30,8 @@ type homeStore interface {
 	RecordMeasurementOnce(ctx context.Context, clientKey, activityID string, value float64) (models.Measurement, error)
 	SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (models.OwnerActionResult, error)
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
-	AgentContext(ctx context.Context) (models.AgentContext, error)
-	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
-	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
+	People(ctx context.Context) (models.PeopleView, error)
+	Writes() int64
 }
 
 // isHTMX reports whether htmx made the request, so a fragment answers it.
@@ -361,64 +359,57 @@ func (s *Server) saveDraftEdit(c *fiber.Ctx) error {
 	return s.afterAction(c, activity)
 }
 
+// showPeople serves People from the page cache, reading and rendering it
+// on a miss. The key holds the revision, the store's write count (an
+// observation or the Beeper watch changes what People shows, such as a
+// chat's title, without a new revision) and the minute (the correction
+// lists say how long ago).
 func (s *Server) showPeople(c *fiber.Ctx) error {
-	return s.renderPeople(c, fiber.StatusOK, "", views.AskState{})
+	k := fmt.Sprintf("people|%d|%d|%d", s.store.LatestRevision(), s.store.Writes(), s.store.Now().Unix()/60)
+	if page, ok := s.pages.get(k); ok {
+		return sendCached(c, page)
+	}
+	// Each correction form's requestId is a placeholder that every response
+	// replaces with a fresh one, so two devices never share one.
+	d, err := s.peopleData(c, "", views.AskState{}, func() string { return idPlaceholder })
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := views.People(d).Render(c.UserContext(), &buf); err != nil {
+		return err
+	}
+	page := newCachedPage(buf.Bytes())
+	s.pages.put(k, page)
+	return sendCached(c, page)
 }
 
-// renderPeople is the People page; refused is personID's refused
-// correction, shown again in that person's form.
+// renderPeople is the People page with personID's refused correction
+// shown again in that person's form, with status.
 func (s *Server) renderPeople(c *fiber.Ctx, status int, personID string, refused views.AskState) error {
-	rev := s.store.LatestRevision() // before the read, so a later commit reloads the page
-	ac, err := s.store.AgentContext(c.UserContext())
+	d, err := s.peopleData(c, personID, refused, newRequestID)
 	if err != nil {
 		return err
 	}
-	reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
+	return s.render(c, status, views.People(d))
+}
+
+// peopleData is People's view-model from the store's snapshot; askID
+// makes each correction form's requestId.
+func (s *Server) peopleData(c *fiber.Ctx, personID string, refused views.AskState, askID func() string) (views.PeopleData, error) {
+	v, err := s.store.People(c.UserContext())
 	if err != nil {
-		return err
+		return views.PeopleData{}, err
 	}
-	// One evidence read for all people, not one per person.
-	var ids []string
-	for _, p := range ac.People.Items {
-		ids = append(ids, p.EvidenceIDs...)
-	}
-	chips, err := s.store.EvidenceChips(c.UserContext(), ids)
-	if err != nil {
-		return err
-	}
-	byID := map[string]models.EvidenceChip{}
-	for _, ch := range chips {
-		byID[ch.ID] = ch
-	}
-	cards := make([]views.PersonCard, len(ac.People.Items))
-	for i, p := range ac.People.Items {
-		cards[i].Person = p
-		cards[i].AskID = newRequestID()
-		if p.ID == personID {
+	cards := make([]views.PersonCard, len(v.People))
+	for i, p := range v.People {
+		cards[i] = views.PersonCard{Person: p.Person, Corrections: p.Corrections, AskID: askID(),
+			Evidence: p.Evidence, Activities: p.Activities, Drafts: p.Drafts}
+		if p.Person.ID == personID {
 			cards[i].Refused = refused
 		}
-		for _, r := range reqs {
-			if r.Kind == models.RequestCRMEdit && r.EntityID == p.ID {
-				cards[i].Corrections = append(cards[i].Corrections, r)
-			}
-		}
-		for _, id := range p.EvidenceIDs {
-			if ch, ok := byID[id]; ok {
-				cards[i].Evidence = append(cards[i].Evidence, ch)
-			}
-		}
-		for _, a := range ac.Activities.Items {
-			if a.PersonID == p.ID && a.Retracted == nil {
-				cards[i].Activities = append(cards[i].Activities, a)
-			}
-		}
-		for _, d := range ac.ReplyDrafts.Items {
-			if d.PersonID == p.ID && d.Retracted == nil {
-				cards[i].Drafts = append(cards[i].Drafts, d)
-			}
-		}
 	}
-	return s.render(c, status, views.People(views.PeopleData{Now: s.store.Now(), Revision: rev, People: cards}))
+	return views.PeopleData{Now: s.store.Now(), Revision: v.Revision, People: cards}, nil
 }
 
 // newRequestID is rendered into a request form, so a double submit is one request.
