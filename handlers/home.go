@@ -32,6 +32,7 @@ type homeStore interface {
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
 	People(ctx context.Context) (models.PeopleView, error)
 	Writes() int64
+	StepRoutine(ctx context.Context, stepID string) (models.StepRoutine, error)
 }
 
 // isHTMX reports whether htmx made the request, so a fragment answers it.
@@ -168,7 +169,12 @@ func (s *Server) renderRow(c *fiber.Ctx, status int, id string, st views.RowStat
 
 // afterAction answers a successful owner action: the updated row for htmx,
 // 303 back to Home for a plain form.
-func (s *Server) afterAction(c *fiber.Ctx, id string) error {
+func (s *Server) afterAction(c *fiber.Ctx, id string) error { return s.afterActionAt(c, id, 0) }
+
+// afterActionAt is afterAction knowing the revision the action committed
+// (rev, 0 when unknown): an action on a routine's step is answered by
+// stepAnswer.
+func (s *Server) afterActionAt(c *fiber.Ctx, id string, rev int64) error {
 	// One read answers both questions below: has the row left for Later,
 	// and is it a routine's step (which a plain form lands inside).
 	row, day, err := s.store.HomeRow(c.UserContext(), id)
@@ -192,7 +198,47 @@ func (s *Server) afterAction(c *fiber.Ctx, id string) error {
 		}
 		return redirectToRow(c, id, parent, expand)
 	}
+	if found && row.ParentID != "" && rev != 0 {
+		return s.stepAnswer(c, id, expand, rev)
+	}
 	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
+}
+
+// revisionHeader names the revision an owner action committed when its
+// answer is all that commit changed on Home: hearth.js then takes the
+// live event for that revision as seen instead of re-reading all of Home.
+const revisionHeader = "Hearth-Revision"
+
+// stepAnswer answers an action on a routine's step with its routine's row
+// (the step and the routine's progress), rendered once. When that row is
+// all the commit changed on Home (models.StepRoutine.Alone) the answer
+// carries rev in revisionHeader; otherwise it is the step's row as before,
+// and the live refresh that follows brings the rest of Home.
+func (s *Server) stepAnswer(c *fiber.Ctx, id string, expand bool, rev int64) error {
+	sr, err := s.store.StepRoutine(c.UserContext(), id)
+	if err != nil || !sr.Alone {
+		if err != nil && !errors.Is(err, models.ErrNotFound) {
+			s.log.Warn("step routine", "err", err, "requestId", requestIDOf(c))
+		}
+		return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
+	}
+	// The rows open on the page (hearth.js sends them) stay open; the step
+	// is open exactly when its form asked (a tick leaves it collapsed).
+	open := openSet(c)
+	for _, o := range strings.Split(c.FormValue("open"), ",") {
+		if o != "" {
+			open[o] = true
+		}
+	}
+	delete(open, id)
+	if expand {
+		open[id] = true
+	}
+	open[sr.Routine.ID] = true
+	c.Set("HX-Retarget", `li[data-row][data-id="`+sr.Routine.ID+`"]`)
+	c.Set("HX-Reswap", "outerHTML")
+	c.Set(revisionHeader, strconv.FormatInt(rev, 10))
+	return s.render(c, fiber.StatusOK, views.Row(sr.Routine, views.RowState{Expanded: true, Now: s.store.Now(), Day: sr.Day, Open: open}))
 }
 
 // redirectToRow sends a plain form back to its row with 303. A routine's
@@ -289,11 +335,12 @@ func (s *Server) setActivityState(c *fiber.Ctx) error {
 		return s.actionError(c, id, models.ErrInvalidInput, "")
 	}
 	note := strings.TrimSpace(f.Note)
-	if _, err := s.store.SetActivityStateOnce(c.UserContext(), f.ClientKey, id, f.State, f.Until, note); err != nil {
+	res, err := s.store.SetActivityStateOnce(c.UserContext(), f.ClientKey, id, f.State, f.Until, note)
+	if err != nil {
 		// The note goes back into its field (a routine's reason) with the message.
 		return s.actionError(c, id, err, note)
 	}
-	return s.afterAction(c, id)
+	return s.afterActionAt(c, id, res.Revision)
 }
 
 // plainDecimal is what the owner types: ASCII digits with at most one

@@ -3,6 +3,8 @@ package handlers_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -74,4 +76,42 @@ func TestPeopleIsFreshAfterTheBeeperWatchRenamesAChat(t *testing.T) {
 	if after := chip(); !strings.Contains(after, "Chat with Ana from the gym") {
 		t.Fatalf("People after the watch recorded the chat's title: %q (before: %q)", after, before)
 	}
+}
+
+// TestStepActionAnswersWithItsRoutineAndTheRevision: ticking a routine's
+// step is answered by the routine's row (its progress moves too), carrying
+// the revision the tick committed, so the page need not re-read Home for
+// it. An action whose effects reach past that row (a top-level task moving
+// to Done today, the last step settling the routine) carries no revision.
+func TestStepActionAnswersWithItsRoutineAndTheRevision(t *testing.T) {
+	ta, cookie := homeApp(t)
+	routine, step, weigh := "morning-routine-"+testDate, "stretch-"+testDate, "weigh-in-"+testDate
+	resp := ta.ownerRequest(http.MethodPost, "/activities/"+step+"/state", url.Values{"state": {"completed"}, "expanded": {"false"}}, true, cookie)
+	if resp.status != http.StatusOK {
+		t.Fatalf("tick: %s", resp)
+	}
+	if got, want := resp.header.Get("Hearth-Revision"), fmt.Sprint(ta.revision()); got != want {
+		t.Errorf("Hearth-Revision %q, want the tick's revision %s", got, want)
+	}
+	if rt := resp.header.Get("HX-Retarget"); rt != `li[data-row][data-id="`+routine+`"]` || resp.header.Get("HX-Reswap") != "outerHTML" {
+		t.Errorf("retarget %q swap %q, want the routine's row", rt, resp.header.Get("HX-Reswap"))
+	}
+	d := resp.doc(t)
+	r := has(t, d, `li[data-id="`+routine+`"][data-expanded="true"]`)
+	if p := strings.TrimSpace(r.Find(`[data-testid="progress"]`).First().Text()); p != "1/2" {
+		t.Errorf("routine progress %q, want 1/2", p)
+	}
+	has(t, d, `li[data-id="`+routine+`"] li[data-id="`+step+`"][data-state="completed"][data-expanded="false"]`)
+
+	// The last open step settles the routine, which moves to Done today.
+	resp = ta.ownerRequest(http.MethodPost, "/activities/"+weigh+"/state", url.Values{"state": {"skipped"}}, true, cookie)
+	if resp.status != http.StatusOK || resp.header.Get("Hearth-Revision") != "" {
+		t.Errorf("the step that settles its routine: %d with Hearth-Revision %q, want none", resp.status, resp.header.Get("Hearth-Revision"))
+	}
+	// A top-level task moves to Done today.
+	resp = ta.ownerRequest(http.MethodPost, "/activities/book-bike-service/state", url.Values{"state": {"completed"}}, true, cookie)
+	if resp.status != http.StatusOK || resp.header.Get("Hearth-Revision") != "" || resp.header.Get("HX-Retarget") != "" {
+		t.Errorf("a top-level task: %d with Hearth-Revision %q, retarget %q, want neither", resp.status, resp.header.Get("Hearth-Revision"), resp.header.Get("HX-Retarget"))
+	}
+	has(t, resp.doc(t), `li[data-id="book-bike-service"][data-state="completed"]`)
 }
