@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -30,9 +29,9 @@ type homeStore interface {
 	SetActivityStateOnce(ctx context.Context, clientKey, activityID, state, until, note string) (models.OwnerActionResult, error)
 	RecordMeasurementOnce(ctx context.Context, clientKey, activityID string, value float64) (models.Measurement, error)
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
-	AgentContext(ctx context.Context) (models.AgentContext, error)
-	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
-	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
+	People(ctx context.Context) (models.PeopleView, error)
+	Writes() int64
+	StepRoutine(ctx context.Context, stepID string) (models.StepRoutine, error)
 }
 
 // homeHandlers serve Home, its rows, the owner's actions on them, and People.
@@ -176,7 +175,12 @@ func (s *homeHandlers) renderRow(c *fiber.Ctx, status int, id string, st views.R
 
 // afterAction answers a successful owner action: the updated row for htmx,
 // 303 back to Home for a plain form.
-func (s *homeHandlers) afterAction(c *fiber.Ctx, id string) error {
+func (s *homeHandlers) afterAction(c *fiber.Ctx, id string) error { return s.afterActionAt(c, id, 0) }
+
+// afterActionAt is afterAction knowing the revision the action committed
+// (rev, 0 when unknown): an action on a routine's step is answered by
+// stepAnswer.
+func (s *homeHandlers) afterActionAt(c *fiber.Ctx, id string, rev int64) error {
 	// One read answers both questions below: has the row left for Later,
 	// and is it a routine's step (which a plain form lands inside).
 	row, day, err := s.store.HomeRow(c.UserContext(), id)
@@ -200,7 +204,47 @@ func (s *homeHandlers) afterAction(c *fiber.Ctx, id string) error {
 		}
 		return redirectToRow(c, id, parent, expand)
 	}
+	if found && row.ParentID != "" && rev != 0 {
+		return s.stepAnswer(c, id, expand, rev)
+	}
 	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
+}
+
+// revisionHeader names the revision an owner action committed when its
+// answer is all that commit changed on Home: hearth.js then takes the
+// live event for that revision as seen instead of re-reading all of Home.
+const revisionHeader = "Hearth-Revision"
+
+// stepAnswer answers an action on a routine's step with its routine's row
+// (the step and the routine's progress), rendered once. When that row is
+// all the commit changed on Home (models.StepRoutine.Alone) the answer
+// carries rev in revisionHeader; otherwise it is the step's row as before,
+// and the live refresh that follows brings the rest of Home.
+func (s *homeHandlers) stepAnswer(c *fiber.Ctx, id string, expand bool, rev int64) error {
+	sr, err := s.store.StepRoutine(c.UserContext(), id)
+	if err != nil || !sr.Alone {
+		if err != nil && !errors.Is(err, models.ErrNotFound) {
+			s.log.Warn("step routine", "err", err, "requestId", requestIDOf(c))
+		}
+		return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
+	}
+	// The rows open on the page (hearth.js sends them) stay open; the step
+	// is open exactly when its form asked (a tick leaves it collapsed).
+	open := openSet(c)
+	for _, o := range strings.Split(c.FormValue("open"), ",") {
+		if o != "" {
+			open[o] = true
+		}
+	}
+	delete(open, id)
+	if expand {
+		open[id] = true
+	}
+	open[sr.Routine.ID] = true
+	c.Set("HX-Retarget", `li[data-row][data-id="`+sr.Routine.ID+`"]`)
+	c.Set("HX-Reswap", "outerHTML")
+	c.Set(revisionHeader, strconv.FormatInt(rev, 10))
+	return s.render(c, fiber.StatusOK, viewOf(views.Row(sr.Routine, views.RowState{Expanded: true, Now: s.store.Now(), Day: sr.Day, Open: open})))
 }
 
 // redirectToRow sends a plain form back to its row with 303. A routine's
@@ -297,11 +341,12 @@ func (s *homeHandlers) setActivityState(c *fiber.Ctx) error {
 		return s.actionError(c, id, models.ErrInvalidInput, "")
 	}
 	note := strings.TrimSpace(f.Note)
-	if _, err := s.store.SetActivityStateOnce(c.UserContext(), f.ClientKey, id, f.State, f.Until, note); err != nil {
+	res, err := s.store.SetActivityStateOnce(c.UserContext(), f.ClientKey, id, f.State, f.Until, note)
+	if err != nil {
 		// The note goes back into its field (a routine's reason) with the message.
 		return s.actionError(c, id, err, note)
 	}
-	return s.afterAction(c, id)
+	return s.afterActionAt(c, id, res.Revision)
 }
 
 // plainDecimal is what the owner types: ASCII digits with at most one
@@ -367,64 +412,57 @@ func (s *homeHandlers) saveDraftEdit(c *fiber.Ctx) error {
 	return s.afterAction(c, activity)
 }
 
+// showPeople serves People from the page cache, reading and rendering it
+// on a miss. The key holds the revision, the store's write count (an
+// observation or the Beeper watch changes what People shows, such as a
+// chat's title, without a new revision) and the minute (the correction
+// lists say how long ago).
 func (s *homeHandlers) showPeople(c *fiber.Ctx) error {
-	return s.renderPeople(c, fiber.StatusOK, "", views.AskState{})
+	k := fmt.Sprintf("people|%d|%d|%d", s.store.LatestRevision(), s.store.Writes(), s.store.Now().Unix()/60)
+	if page, ok := s.pages.get(k); ok {
+		return sendCached(c, page)
+	}
+	// Each correction form's requestId is a placeholder that every response
+	// replaces with a fresh one, so two devices never share one.
+	d, err := s.peopleData(c, "", views.AskState{}, func() string { return idPlaceholder })
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := views.People(d).Render(c.UserContext(), &buf); err != nil {
+		return err
+	}
+	page := newCachedPage(buf.Bytes())
+	s.pages.put(k, page)
+	return sendCached(c, page)
 }
 
-// renderPeople is the People page; refused is personID's refused
-// correction, shown again in that person's form.
+// renderPeople is the People page with personID's refused correction
+// shown again in that person's form, with status.
 func (s *homeHandlers) renderPeople(c *fiber.Ctx, status int, personID string, refused views.AskState) error {
-	rev := s.store.LatestRevision() // before the read, so a later commit reloads the page
-	ac, err := s.store.AgentContext(c.UserContext())
+	d, err := s.peopleData(c, personID, refused, newRequestID)
 	if err != nil {
 		return err
 	}
-	reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
+	return s.render(c, status, viewOf(views.People(d)))
+}
+
+// peopleData is People's view-model from the store's snapshot; askID
+// makes each correction form's requestId.
+func (s *homeHandlers) peopleData(c *fiber.Ctx, personID string, refused views.AskState, askID func() string) (views.PeopleData, error) {
+	v, err := s.store.People(c.UserContext())
 	if err != nil {
-		return err
+		return views.PeopleData{}, err
 	}
-	// One evidence read for all people, not one per person.
-	var ids []string
-	for _, p := range ac.People.Items {
-		ids = append(ids, p.EvidenceIDs...)
-	}
-	chips, err := s.store.EvidenceChips(c.UserContext(), ids)
-	if err != nil {
-		return err
-	}
-	byID := map[string]models.EvidenceChip{}
-	for _, ch := range chips {
-		byID[ch.ID] = ch
-	}
-	cards := make([]views.PersonCard, len(ac.People.Items))
-	for i, p := range ac.People.Items {
-		cards[i].Person = p
-		cards[i].AskID = newRequestID()
-		if p.ID == personID {
+	cards := make([]views.PersonCard, len(v.People))
+	for i, p := range v.People {
+		cards[i] = views.PersonCard{Person: p.Person, Corrections: p.Corrections, AskID: askID(),
+			Evidence: p.Evidence, Activities: p.Activities, Drafts: p.Drafts}
+		if p.Person.ID == personID {
 			cards[i].Refused = refused
 		}
-		for _, r := range reqs {
-			if r.Kind == models.RequestCRMEdit && r.EntityID == p.ID {
-				cards[i].Corrections = append(cards[i].Corrections, r)
-			}
-		}
-		for _, id := range p.EvidenceIDs {
-			if ch, ok := byID[id]; ok {
-				cards[i].Evidence = append(cards[i].Evidence, ch)
-			}
-		}
-		for _, a := range ac.Activities.Items {
-			if a.PersonID == p.ID && a.Retracted == nil {
-				cards[i].Activities = append(cards[i].Activities, a)
-			}
-		}
-		for _, d := range ac.ReplyDrafts.Items {
-			if d.PersonID == p.ID && d.Retracted == nil {
-				cards[i].Drafts = append(cards[i].Drafts, d)
-			}
-		}
 	}
-	return s.render(c, status, viewOf(views.People(views.PeopleData{Now: s.store.Now(), Revision: rev, People: cards})))
+	return views.PeopleData{Now: s.store.Now(), Revision: v.Revision, People: cards}, nil
 }
 
 // newRequestID is rendered into a request form, so a double submit is one request.

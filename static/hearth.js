@@ -1,7 +1,8 @@
 // hearth.js: live updates. One /events stream per tab, open only while the
 // page is shown; on every revision newer than the page's, Home re-fetches
 // its live fragment and swaps it in, keeping any row the owner is editing
-// as it is, marked as having a newer version; other pages reload.
+// as it is, marked as having a newer version (unless the page's own row
+// answer already showed that revision); other pages reload.
 (function () {
   "use strict";
 
@@ -55,8 +56,77 @@
     return rows;
   }
 
+  function openRows(el) {
+    return Array.from(el.querySelectorAll('[data-row][data-expanded="true"]')).map(function (r) { return r.dataset.id; });
+  }
+
   var refreshing = null;
   var again = false;
+
+  // An owner action on a row (a tick, a skip) may be answered with the
+  // revision it committed (header Hearth-Revision) when the answer shows
+  // all that commit changed on Home. The live event for that revision then
+  // needs no refresh: Home is re-read only for changes made elsewhere.
+  var rowAction = /^\/activities\/[^/?#]+\/state$/;
+  var own = {}; // revisions this page's row answers showed
+  var inFlight = 0; // row actions awaiting their answer
+  var held = 0; // the newest revision announced while one was in flight
+
+  function isRowAction(verb, path) {
+    try {
+      return verb === "post" && rowAction.test(new URL(path, location.href).pathname);
+    } catch (err) {
+      return false;
+    }
+  }
+
+  // The answer re-renders the routine around a step: it keeps the rows
+  // open on the page open.
+  document.addEventListener("htmx:configRequest", function (e) {
+    var d = e.detail;
+    var el = live();
+    if (el && isRowAction(d.verb, d.path)) d.parameters.open = openRows(el).join(",");
+  });
+
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var d = e.detail;
+    if (!d.requestConfig || !isRowAction(d.requestConfig.verb, d.requestConfig.path)) return;
+    inFlight++;
+    // loadend follows the swap, and comes on failure and abort too.
+    d.xhr.addEventListener("loadend", function () {
+      inFlight--;
+      var rev = Number(d.xhr.getResponseHeader("Hearth-Revision") || 0);
+      if (rev > 0 && d.xhr.status === 200) own[rev] = true;
+      if (inFlight === 0 && held) {
+        var r = held;
+        held = 0;
+        catchUp(r);
+      }
+    });
+  });
+
+  // catchUp brings Home to revision: nothing to read when every revision
+  // since the one shown was this page's own row answer; else a refresh.
+  function catchUp(revision) {
+    var el = live();
+    if (!el || revision <= shownRevision()) return;
+    if (inFlight > 0) {
+      // The answer may be on its way: decide when it has come.
+      held = Math.max(held, revision);
+      return;
+    }
+    if (refreshing) {
+      refresh(); // a read in flight may predate the answer: read again after it
+      return;
+    }
+    for (var r = shownRevision() + 1; r <= revision; r++) {
+      if (!own[r]) {
+        refresh();
+        return;
+      }
+    }
+    el.dataset.revision = String(revision);
+  }
 
   async function refresh() {
     if (refreshing) {
@@ -65,8 +135,7 @@
     }
     var el = live();
     if (!el) return;
-    var open = Array.from(el.querySelectorAll('[data-row][data-expanded="true"]')).map(function (r) { return r.dataset.id; });
-    var url = el.dataset.src + (el.dataset.src.indexOf("?") < 0 ? "?" : "&") + "open=" + encodeURIComponent(open.join(","));
+    var url = el.dataset.src + (el.dataset.src.indexOf("?") < 0 ? "?" : "&") + "open=" + encodeURIComponent(openRows(el).join(","));
     refreshing = (async function () {
       var res = await fetch(url, { headers: { "HX-Request": "true" }, credentials: "same-origin" });
       if (!res.ok) return;
@@ -88,6 +157,9 @@
         replacement.replaceWith(node);
       });
       current.replaceWith(fresh);
+      // What a row answer showed is replaced by this read: only the
+      // fragment's own revision counts now.
+      own = {};
       if (window.htmx) htmx.process(fresh);
       document.dispatchEvent(new CustomEvent("hearth:refreshed", { detail: { revision: Number(fresh.dataset.revision) } }));
     })();
@@ -121,7 +193,7 @@
     // back/forward cache) catches up here: Home re-fetches its fragment,
     // other pages reload.
     if (data.revision > shownRevision()) {
-      if (live()) refresh();
+      if (live()) catchUp(data.revision);
       else reloadPage(data, known);
     }
     if (document.body) document.body.dataset.seen = String(seen);
