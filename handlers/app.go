@@ -200,6 +200,7 @@ func New(store Store, cfg Config) *fiber.App {
 	agent.Post("/runs/:id/invocations", s.requireScope(models.ScopeRunsWrite), s.startInvocation)
 	agent.Post("/runs/:id/invocations/:n/finish", s.requireScope(models.ScopeRunsWrite), s.finishInvocation)
 	agent.Post("/runs/:id/finish", s.requireScope(models.ScopeRunsWrite), s.finishRun)
+	agent.Post("/agent-health", s.requireScope(models.ScopeRunsWrite), s.reportAgentHealth)
 	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), s.agentContextPage)
 	agent.Post("/agent-results", s.requireScope(models.ScopeResultsPublish), s.publishResult)
 	agent.Post("/observations", s.requireScope(models.ScopeObservationsWrite), s.postObservation)

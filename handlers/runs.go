@@ -19,6 +19,24 @@ type runsStore interface {
 	FinishRun(ctx context.Context, runner, runID string, in models.RunFinishIn) (models.RunView, error)
 	ResolveRun(ctx context.Context, runID string) (models.RunView, error)
 	Runs(ctx context.Context) (models.RunsView, error)
+	ReportAgentHealth(ctx context.Context, credentialID string, body []byte) (models.AgentHealthView, error)
+}
+
+// reportAgentHealth is POST /api/agent-health: the runner's word on its
+// agent's login (never the credential); 200 with the stored report.
+func (s *Server) reportAgentHealth(c *fiber.Ctx) error {
+	body, ok, err := jsonBody(c)
+	if !ok {
+		return err
+	}
+	h, err := s.store.ReportAgentHealth(c.UserContext(), identityOf(c).agent.ID, body)
+	if err == nil {
+		return c.JSON(h)
+	}
+	if done, rerr := refusal(c, err, "invalid_request", "the health report was refused", ""); done {
+		return rerr
+	}
+	return err
 }
 
 // startRun is POST /api/runs: the runner starts a run (a schedule run
