@@ -220,7 +220,20 @@ stream_max_retries = 0
 stream_idle_timeout_ms = 60000
 `
 	writeFile(t, o.codexHome, "config.toml", []byte(config), 0o600)
+	o.codex(t, "sk-hearth-e2e", "login", "--with-api-key")
 	return o
+}
+
+// codex runs the pinned codex CLI itself in the owner's CODEX_HOME (as the
+// owner would: `codex login --with-api-key`, `codex logout`), stdin given.
+func (o *codexOwner) codex(t *testing.T, stdin string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(strings.SplitN(o.path, string(os.PathListSeparator), 2)[0], "codex"), args...)
+	cmd.Env = cleanEnv("CODEX_HOME="+o.codexHome, "PATH="+o.path)
+	cmd.Stdin = strings.NewReader(stdin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("codex %v: %v\n%s", args, err, out)
+	}
 }
 
 // env is the owner's environment for `hearth run`: where hearth is, the
@@ -435,6 +448,66 @@ func TestACodexFailureIsRecordedWithItsExitStatus(t *testing.T) {
 	if rev != before || len(runs) != 1 || runs[0].state != "failed" || !strings.Contains(runs[0].detail, "codex exited with status 1") ||
 		!strings.Contains(runs[0].detail, "401") {
 		t.Fatalf("revision %d (was %d), runs %+v: want one failed run saying codex's exit status and why", rev, before, runs)
+	}
+	// The provider refused the credential: Runs says so, and Home too.
+	owner := loginOwner(t, o.srv.URL)
+	health := owner.mustPage(http.MethodGet, "/runs", nil).Find(`[data-testid="agent-health-state"]`)
+	if health.AttrOr("data-state", "") != "refused" || !strings.Contains(health.Text(), "refused") {
+		t.Fatalf("Runs' agent login after a 401: state %q, text %q", health.AttrOr("data-state", ""), health.Text())
+	}
+	if owner.mustPage(http.MethodGet, "/", nil).Find(`[data-testid="auth-held"]`).Length() != 1 {
+		t.Fatal("Home does not say the provider refused the login")
+	}
+}
+
+// TestWithoutACodexLoginScheduledWorkIsHeldNotBurned: `codex login status`
+// (the real CLI) finds no login, so `hearth run --due` claims nothing, no
+// occurrence is used and nothing is counted; Runs says "not logged in"
+// with the fix and Home says scheduled runs are held. After `codex login`
+// the same occurrence runs.
+func TestWithoutACodexLoginScheduledWorkIsHeldNotBurned(t *testing.T) {
+	t.Parallel()
+	const prompt = "Scheduled: write today's brief in two sentences."
+	var date, zone string
+	api := startResponses(t, prompt, func(n int64) string { return strictBrief(date, zone, "Written after the login.") })
+	o := newCodexOwner(t, api)
+	o.codex(t, "", "logout")
+	_, date, zone, _, _ = o.context()
+	ops := newScheduleCLI(t, o.srv, "ops", "schedules:admin")
+	at := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second)
+	if res := ops.run(t, "add", "--job", "daily-brief", "--at", at.Format(time.RFC3339), "--prompt", prompt, "--id", "brief"); res.code != 0 {
+		t.Fatalf("schedule add: exit %d\n%s", res.code, res.stderr)
+	}
+	occurrence := "brief/" + at.Format(time.RFC3339)
+	waitDue(t, newAgentClient(o.srv.URL, o.token), occurrence)
+
+	res := o.run("--due")
+	if res.code != 1 || !strings.Contains(res.stderr, "codex is not logged in") {
+		t.Fatalf("hearth run --due without a login: exit %d, want 1 naming the login\n%s", res.code, res.stderr)
+	}
+	if n := api.requests.Load(); n != 0 || len(o.runs()) != 0 {
+		t.Fatalf("held work still ran: %d request(s), runs %+v", n, o.runs())
+	}
+	waitDue(t, newAgentClient(o.srv.URL, o.token), occurrence) // still due: nothing was claimed
+	owner := loginOwner(t, o.srv.URL)
+	health := owner.mustPage(http.MethodGet, "/runs", nil).Find(`[data-testid="agent-health"]`)
+	if st := health.Find(`[data-testid="agent-health-state"]`).AttrOr("data-state", ""); st != "needs_login" ||
+		!strings.Contains(health.Text(), "codex login") {
+		t.Fatalf("Runs' agent login card: state %q, text %q", st, health.Text())
+	}
+	if notice := owner.mustPage(http.MethodGet, "/", nil).Find(`[data-testid="auth-held"]`).Text(); !strings.Contains(notice, "not logged in") {
+		t.Fatalf("Home's notice = %q, want that scheduled runs are held", notice)
+	}
+
+	o.codex(t, "sk-hearth-e2e", "login", "--with-api-key")
+	if res := o.run("--due"); res.code != 0 {
+		t.Fatalf("hearth run --due after the login: exit %d\n%s\nendpoint refused: %v", res.code, res.stderr, api.problems)
+	}
+	if _, _, _, brief, _ := o.context(); brief != "Written after the login." || api.requests.Load() != 1 {
+		t.Fatalf("after the login: brief %q, %d request(s)", brief, api.requests.Load())
+	}
+	if owner.mustPage(http.MethodGet, "/", nil).Find(`[data-testid="auth-held"]`).Length() != 0 {
+		t.Fatal("Home still says runs are held after a run with a login")
 	}
 }
 

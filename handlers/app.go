@@ -232,6 +232,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	agent.Post("/runs/:id/invocations", s.requireScope(models.ScopeRunsWrite), runs.startInvocation)
 	agent.Post("/runs/:id/invocations/:n/finish", s.requireScope(models.ScopeRunsWrite), runs.finishInvocation)
 	agent.Post("/runs/:id/finish", s.requireScope(models.ScopeRunsWrite), runs.finishRun)
+	agent.Post("/agent-health", s.requireScope(models.ScopeRunsWrite), runs.reportAgentHealth)
 	agent.Get("/agent-context/:collection", s.requireScope(models.ScopeContextRead), agentAPI.agentContextPage)
 	agent.Post("/agent-results", s.requireScope(models.ScopeResultsPublish), agentAPI.publishResult)
 	agent.Post("/observations", s.requireScope(models.ScopeObservationsWrite), observations.postObservation)

@@ -75,11 +75,13 @@ func (s *homeHandlers) showLive(c *fiber.Ctx) error {
 	return s.cachedHome(c, "live", func(d views.HomeData) templ.Component { return views.Live(d) })
 }
 
-// cachedHome serves a Home render from the page cache, rendering it on a miss.
+// cachedHome serves a Home render from the page cache, rendering it on a
+// miss. The key holds the store's write count besides the revision: the
+// Beeper watch records messages (Home's owed replies) without a revision.
 func (s *homeHandlers) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData) templ.Component) error {
 	open := openSet(c)
 	key := func() string {
-		return fmt.Sprintf("%s|%d|%d|%s", kind, s.store.LatestRevision(), s.store.Now().Unix()/60, openKey(open))
+		return fmt.Sprintf("%s|%d|%d|%d|%s", kind, s.store.LatestRevision(), s.store.Writes(), s.store.Now().Unix()/60, openKey(open))
 	}
 	// A cached page was rendered after today's occurrences were ensured at
 	// the same revision and minute (so on the same day): nothing is missing.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"hearth/internal/beeperflow"
 	"hearth/models"
 )
 
@@ -30,7 +31,7 @@ func TestPeopleShowsEveryPersonAndActivityPastTheContextPage(t *testing.T) {
 		acts = append(acts, taskActivity(fmt.Sprintf("a-%03d", i)))
 	}
 	first["people"], first["activities"] = people, acts
-	ta.mustPublish(token, first.bytes(t))
+	ta.mustPublish(token, first.JSON())
 
 	second := minimalPublication("people-2", ta.revision())
 	people = nil
@@ -40,7 +41,7 @@ func TestPeopleShowsEveryPersonAndActivityPastTheContextPage(t *testing.T) {
 	last := taskActivity("zz-call-the-last-person")
 	last["personId"] = "p-600"
 	second["people"], second["activities"] = people, []any{last}
-	ta.mustPublish(token, second.bytes(t))
+	ta.mustPublish(token, second.JSON())
 
 	d := ta.get("/people", "", ta.login()).doc(t)
 	if n := d.Find(`[data-testid="person"]`).Length(); n != 601 {
@@ -67,7 +68,7 @@ func TestPeopleIsFreshAfterTheBeeperWatchRenamesAChat(t *testing.T) {
 	}
 	rev := ta.revision()
 	fake.AddChat("!ana-okafor:beeper.local", "Ana from the gym", "See you Saturday")
-	if _, err := ta.store.NewBeeperWatch(ta.beeper.Client, models.WatchOptions{}).Tick(context.Background()); err != nil {
+	if _, err := beeperflow.NewWatch(ta.store, ta.beeper.Client, beeperflow.WatchOptions{}).Tick(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if ta.revision() != rev {

@@ -21,6 +21,17 @@ type runsStore interface {
 	FinishRun(ctx context.Context, runner, runID string, in models.RunFinishIn) (models.RunView, error)
 	ResolveRun(ctx context.Context, runID string) (models.RunView, error)
 	Runs(ctx context.Context) (models.RunsView, error)
+	ReportAgentHealth(ctx context.Context, credentialID string, body []byte) (models.AgentHealthView, error)
+}
+
+// reportAgentHealth is POST /api/agent-health: the runner's word on its
+// agent's login (never the credential); 200 with the stored report.
+func (s *runsHandlers) reportAgentHealth(c *fiber.Ctx) error {
+	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the health report was refused", refuse: runError},
+		func(body []byte) (models.AgentHealthView, int, error) {
+			h, err := s.store.ReportAgentHealth(c.UserContext(), identityOf(c).agent.ID, body)
+			return h, fiber.StatusOK, err
+		})
 }
 
 // runsHandlers record the runner's runs and serve the Runs page.

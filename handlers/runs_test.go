@@ -178,3 +178,25 @@ func TestARefusedRunStartLeavesTheOccurrenceDue(t *testing.T) {
 		})
 	}
 }
+
+func TestAgentHealthIsReportedWithTheRunsScopeAndShownOnRunsAndHome(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	report := map[string]any{"agent": "codex", "state": "needs_login", "detail": "codex login status: Not logged in"}
+	env := assertError(t, ta.do(agentPost(ta.agentToken("context:read", "results:publish"), "/api/agent-health", report)), http.StatusForbidden, "forbidden")
+	if env.Details["requiredScope"] != "runs:write" {
+		t.Fatalf("details %+v", env.Details)
+	}
+	token := ta.agentToken("runs:write")
+	assertError(t, ta.do(agentPost(token, "/api/agent-health", map[string]any{"agent": "codex", "state": "sleepy", "detail": ""})),
+		http.StatusUnprocessableEntity, "invalid_request")
+	if r := ta.do(agentPost(token, "/api/agent-health", report)); r.status != http.StatusOK || !strings.Contains(string(r.body), `"state":"needs_login"`) {
+		t.Fatalf("report: %s", r)
+	}
+	cookie := ta.login()
+	runs := ta.get("/runs", "", cookie).doc(t)
+	has(t, runs, `[data-testid="agent-health-state"][data-agent="codex"][data-state="needs_login"]`)
+	if fix := runs.Find(`[data-testid="agent-health-fix"]`).Text(); !strings.Contains(fix, "codex login") {
+		t.Fatalf("the fix in words: %q", fix)
+	}
+	has(t, ta.get("/", "", cookie).doc(t), `[data-testid="auth-held"]`)
+}

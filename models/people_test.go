@@ -16,9 +16,9 @@ func TestPeopleLinksEachPersonsLiveActivitiesAndDrafts(t *testing.T) {
 	call["personId"], gone["personId"] = "ana", "ana"
 	d := draft("draft-ana", "Hi!")
 	d["personId"] = "ana"
-	mustPublish(t, s, newPub("run-1", 0).add("people", person("ana"), person("ben")).
-		add("activities", call, gone, other).add("replyDrafts", d))
-	mustPublish(t, s, newPub("run-2", mustRevision(t, s)).add("retractions", map[string]any{"kind": "activity", "id": "old-ana", "reason": "done"}))
+	mustPublish(t, s, newPub("run-1", 0).Add("people", person("ana"), person("ben")).
+		Add("activities", call, gone, other).Add("replyDrafts", d))
+	mustPublish(t, s, newPub("run-2", mustRevision(t, s)).Add("retractions", map[string]any{"kind": "activity", "id": "old-ana", "reason": "done"}))
 
 	v, err := s.People(ctx)
 	if err != nil {

@@ -378,6 +378,8 @@ type RunsView struct {
 	LastFailure       *RunView // the newest failed or unknown run after the last success
 	CostToday         float64
 	Backups           BackupHealth
+	// Agents is each agent's login health, as its runner last reported it.
+	Agents []AgentHealthView
 }
 
 // maxRunsShown bounds the Runs page.
@@ -427,6 +429,9 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 		if v.Backups, err = backupHealth(tx); err != nil {
 			return err
 		}
+		if v.Agents, err = agentHealth(tx); err != nil {
+			return err
+		}
 		v.CostToday, err = costSince(tx, v.Day.Start)
 		return err
 	})
@@ -464,6 +469,9 @@ type RunNotice struct {
 	Cap     float64
 	// BackupFailed is the newest backup drill when it failed.
 	BackupFailed *BackupDrillView
+	// AuthHeld is an agent whose login is missing or refused: its
+	// scheduled work waits.
+	AuthHeld *AgentHealthView
 }
 
 // HomeRunNotice reads the notice Home shows, if any.
@@ -484,6 +492,11 @@ func (s *Store) HomeRunNotice(ctx context.Context, costCap float64) (RunNotice, 
 			return err
 		}
 		n.BackupFailed = backups.Failed
+		agents, err := agentHealth(tx)
+		if err != nil {
+			return err
+		}
+		n.AuthHeld = heldForAuth(agents)
 		if costCap <= 0 {
 			return nil
 		}

@@ -506,3 +506,41 @@ func activityStateWords(state string) string {
 func megabytes(n int64) string {
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
+
+// healthWords says an agent's login state in a sentence.
+func healthWords(h models.AgentHealthView) string {
+	name := agentName(h.Agent)
+	switch h.State {
+	case models.HealthOK:
+		return name + " is logged in."
+	case models.HealthNeedsLogin:
+		return name + " is not logged in, so scheduled agent runs are held."
+	case models.HealthRefused:
+		return "The model provider refused " + name + "'s login on its last run."
+	}
+	return name + ": " + h.State + "."
+}
+
+// healthFix is what the operator does about a missing or refused login.
+func healthFix(h models.AgentHealthView) string {
+	if h.Agent == "codex" {
+		return "Run `codex login` as the user hearth's runner runs as (with the runner's CODEX_HOME); held runs then go under the usual catch-up rule."
+	}
+	return "Log the agent in again as the user hearth's runner runs as; held runs then go under the usual catch-up rule."
+}
+
+// healthClass colours a login state: ok plain, anything else an error.
+func healthClass(state string) string {
+	if state == models.HealthOK {
+		return ""
+	}
+	return "error"
+}
+
+// agentName is how the owner knows an agent.
+func agentName(agent string) string {
+	if agent == "codex" {
+		return "Codex"
+	}
+	return outside(agent)
+}

@@ -130,6 +130,9 @@ func (c *Codex) outcome(runErr error, work, lastFile string, use agentUsage, std
 		if why != "" {
 			msg += ": " + truncate(why, 300)
 		}
+		if providerRefusal.MatchString(why) {
+			return nil, use, &authRefused{errors.New(msg)}
+		}
 		return nil, use, errors.New(msg)
 	}
 	if runErr != nil {

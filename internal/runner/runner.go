@@ -177,8 +177,12 @@ func newRunID(job string) string {
 	return id
 }
 
-// RunDue runs every due schedule once.
+// RunDue runs every due schedule once, after the agent's login check: with
+// no login it claims nothing and returns ErrNeedsLogin.
 func (r *Runner) RunDue(ctx context.Context) error {
+	if !r.checkLogin(ctx) {
+		return ErrNeedsLogin
+	}
 	var rep dueReport
 	if err := r.get("/api/schedules/due", &rep); err != nil {
 		return err
@@ -222,6 +226,7 @@ func (r *Runner) pollWake(ctx context.Context) (wakeAnswer, error) {
 // job comes leased: its run acknowledges the lease once it started, so a
 // wake-up lost before then is offered again when the lease expires.
 func (r *Runner) Watch(ctx context.Context) error {
+	r.checkLogin(ctx)
 	for ctx.Err() == nil {
 		wake, err := r.pollWake(ctx)
 		if err != nil {
@@ -246,6 +251,15 @@ func (r *Runner) Watch(ctx context.Context) error {
 				WakeReasons: j.Reasons, WakeMarks: j.Marks}); err != nil {
 				r.log.Warn("run failed", "job", j.JobKey, "err", err)
 			}
+		}
+		if len(wake.Schedules) > 0 && !r.checkLogin(ctx) {
+			// Held: the occurrences stay due and the next poll offers them
+			// again; wait one poll's length before checking the login again.
+			select {
+			case <-ctx.Done():
+			case <-time.After(r.wakeWait):
+			}
+			continue
 		}
 		for _, s := range wake.Schedules {
 			if err := r.runJob(ctx, runJournal{Job: s.Job, Trigger: triggerSchedule, ScheduleID: s.ScheduleID}); err != nil {
@@ -365,6 +379,13 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 		out, use, err := r.invoke(ctx, inv, ctxBody, ac.Revision)
 		took := time.Since(started)
 		j.Use = useOf(use, took)
+		// What the provider said of the login is news for the Runs page: a
+		// refusal, or an answer after one.
+		if refused := (*authRefused)(nil); errors.As(err, &refused) {
+			r.reportHealth(healthRefused, refused.err.Error())
+		} else if err == nil && r.codex != nil {
+			r.reportHealth(healthOK, "the model provider answered the last invocation")
+		}
 		if err != nil {
 			r.log.Warn("agent failed", "job", j.Job, "run", j.PubRunID, "err", err, "took", took.Round(time.Millisecond))
 			return r.failInvocation(j, "agent: "+err.Error())

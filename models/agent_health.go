@@ -1,0 +1,106 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Agent health states, as the runner reports them.
+const (
+	HealthOK         = "ok"
+	HealthNeedsLogin = "needs_login" // the agent's own check found no login: scheduled work is held
+	HealthRefused    = "refused"     // the model provider refused the credential (401/403)
+)
+
+// HealthStates are the states a report may name.
+var HealthStates = []string{HealthOK, HealthNeedsLogin, HealthRefused}
+
+// MaxHealthDetail bounds a report's detail (the agent's own words).
+const MaxHealthDetail = 500
+
+// AgentHealthIn is POST /api/agent-health: what the runner learned about
+// its agent's login. It never carries the credential.
+type AgentHealthIn struct {
+	Agent  string `json:"agent"`
+	State  string `json:"state"`
+	Detail string `json:"detail"`
+}
+
+// AgentHealth is the stored report, one row per agent.
+type AgentHealth struct {
+	Agent        string `gorm:"primaryKey"`
+	State        string
+	Detail       string
+	CredentialID string
+	CheckedAt    time.Time
+}
+
+// TableName is agent_health (one row per agent, not a plural of reports).
+func (AgentHealth) TableName() string { return "agent_health" }
+
+// AgentHealthView is a report as the API answers and the pages show it.
+type AgentHealthView struct {
+	Agent     string    `json:"agent"`
+	State     string    `json:"state"`
+	Detail    string    `json:"detail,omitempty"`
+	CheckedAt time.Time `json:"checkedAt"`
+}
+
+// ReportAgentHealth records the runner's report, replacing the agent's
+// previous one. Errors: *strictjson.SyntaxError, *ValidationError.
+func (s *Store) ReportAgentHealth(ctx context.Context, credentialID string, body []byte) (AgentHealthView, error) {
+	var in AgentHealthIn
+	if err := decodeStrict(body, &in); err != nil {
+		return AgentHealthView{}, err
+	}
+	v := &validator{}
+	v.id("/agent", in.Agent)
+	v.enum("/state", in.State, HealthStates)
+	if n := utf8.RuneCountInString(in.Detail); n > MaxHealthDetail {
+		v.add("/detail", fmt.Sprintf("too long: %d characters", n), fmt.Sprintf("at most %d characters", MaxHealthDetail), fmt.Sprintf("%d characters", n))
+	}
+	if len(v.errs) > 0 {
+		return AgentHealthView{}, &ValidationError{Errors: v.errs}
+	}
+	row := AgentHealth{Agent: in.Agent, State: in.State, Detail: in.Detail, CredentialID: credentialID}
+	_, err := s.commit(ctx, func(t *txn) error {
+		row.CheckedAt = t.now.UTC()
+		return t.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error
+	})
+	if err != nil {
+		return AgentHealthView{}, classify("agent health", err)
+	}
+	return row.view(), nil
+}
+
+func (h AgentHealth) view() AgentHealthView {
+	return AgentHealthView{Agent: h.Agent, State: h.State, Detail: h.Detail, CheckedAt: h.CheckedAt}
+}
+
+// agentHealth reads every agent's newest report, by agent.
+func agentHealth(tx *gorm.DB) ([]AgentHealthView, error) {
+	var rows []AgentHealth
+	if err := tx.Order("agent").Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make([]AgentHealthView, len(rows))
+	for i, r := range rows {
+		out[i] = r.view()
+	}
+	return out, nil
+}
+
+// heldForAuth is the first report that is not ok, if any: Home's notice.
+func heldForAuth(reports []AgentHealthView) *AgentHealthView {
+	for i, r := range reports {
+		if r.State != HealthOK {
+			return &reports[i]
+		}
+	}
+	return nil
+}
