@@ -102,5 +102,7 @@ var providerRefusal = regexp.MustCompile(`\b(401|403)\b|Unauthorized|Forbidden`)
 // authRefused is an invocation the model provider refused for its credential.
 type authRefused struct{ err error }
 
-func (e *authRefused) Error() string { return e.err.Error() + " (the model provider refused the login)" }
+func (e *authRefused) Error() string {
+	return e.err.Error() + " (the model provider refused the login)"
+}
 func (e *authRefused) Unwrap() error { return e.err }
