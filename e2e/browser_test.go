@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -309,33 +310,55 @@ func TestPublishedActivityAppearsLiveWithoutReload(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
 	tb.login()
-	// Record when the row appears, in the page's clock (the same machine's).
-	tb.do("observe", chromedp.Evaluate[chromedp.Void](`window.__seen = 0; new MutationObserver(function () {
-		if (!window.__seen && document.querySelector('li[data-id="call-mum"]')) window.__seen = Date.now();
-	}).observe(document.body, {subtree: true, childList: true}); true`))
 	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
 	rev := client.context(t).Revision
 	body := fmt.Sprintf(`{"runId":"live-1","jobKey":"refresh","expectedRevision":%d,"generatedAt":%q,"sourceRefs":[],"people":[],
 		"activities":[{"id":"call-mum","kind":"task","title":"Call Mum","evidenceIds":[],"recommendation":{"section":"focus","rank":0},"payload":{}}],
 		"replyDrafts":[],"retractions":[],"completedRequests":[]}`, rev, time.Now().UTC().Format(time.RFC3339))
-	sent := time.Now()
-	status, resp, err := client.publish([]byte(body))
-	committed := time.Now()
-	if err != nil || status != 201 {
+	if status, resp, err := client.publish([]byte(body)); err != nil || status != 201 {
 		t.Fatalf("publish: %d %s %v", status, resp, err)
 	}
 	tb.do("wait for live row", chromedp.WaitVisible(css(rowSel("call-mum"))))
-	seen := get(tb, "seen", chromedp.Evaluate[float64](`window.__seen`))
-	dom := time.UnixMilli(int64(seen))
-	commitToDOM := dom.Sub(committed)
-	if commitToDOM < 0 {
-		commitToDOM = 0 // the row landed before the 201 was read
+}
+
+// latencyJS collects, for each live refresh, the time from the commit's
+// server stamp (the SSE event's "at") to the refreshed fragment in the DOM,
+// on the page's clock (the same machine's).
+const latencyJS = `window.__latencies = []; document.addEventListener("hearth:refreshed", function (e) {
+	if (e.detail.committedAt > 0) window.__latencies.push(Date.now() - e.detail.committedAt);
+}); true`
+
+// TestLiveUpdateLatencyIsMeasuredFromTheCommitStamp: every SSE event
+// carries its commit's server time, and Home's live refresh passes it on,
+// so commit → DOM is measured from the commit, not from an HTTP answer. It
+// reports the figure (timings never fail a test); it fails if the stamp is
+// missing or a refresh does not come.
+func TestLiveUpdateLatencyIsMeasuredFromTheCommitStamp(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.do("listen", chromedp.Evaluate[chromedp.Void](latencyJS))
+	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
+	const commits = 20
+	for i := range commits {
+		rev := client.context(t).Revision
+		body := fmt.Sprintf(`{"runId":"lat-%d","jobKey":"refresh","expectedRevision":%d,"generatedAt":%q,"sourceRefs":[],"people":[],
+			"activities":[{"id":"lat-%d","kind":"task","title":"Latency %d","evidenceIds":[],"recommendation":{"section":"focus","rank":0},"payload":{}}],
+			"replyDrafts":[],"retractions":[],"completedRequests":[]}`, i, rev, time.Now().UTC().Format(time.RFC3339), i, i)
+		if status, resp, err := client.publish([]byte(body)); err != nil || status != 201 {
+			t.Fatalf("publish %d: %d %s %v", i, status, resp, err)
+		}
+		get(tb, fmt.Sprintf("refresh %d", i), chromedp.Poll[bool](fmt.Sprintf(`window.__latencies.length > %d`, i),
+			chromedp.WithPollingTimeout(10*time.Second)))
 	}
-	fmt.Printf("e2e: live update latency: commit-to-DOM %d ms (publish-to-DOM %d ms)\n",
-		commitToDOM.Milliseconds(), dom.Sub(sent).Milliseconds())
-	if dom.Sub(sent) > time.Second {
-		t.Errorf("row appeared %s after publishing, want within a second", dom.Sub(sent))
+	got := get(tb, "latencies", chromedp.Evaluate[[]float64](`window.__latencies`))
+	if len(got) < commits {
+		t.Fatalf("%d stamped refreshes for %d commits", len(got), commits)
 	}
+	slices.Sort(got)
+	p50, p90 := got[len(got)/2], got[len(got)*9/10]
+	t.Logf("commit → DOM from the commit stamp, %d commits: p50 %.0f ms, p90 %.0f ms, max %.0f ms", len(got), p50, p90, got[len(got)-1])
+	fmt.Printf("e2e: live update latency from the commit stamp: p50 %.0f ms, p90 %.0f ms (%d commits)\n", p50, p90, len(got))
 }
 
 func TestRoutineStepCompletedInSecondTabShowsInFirst(t *testing.T) {

@@ -36,6 +36,10 @@ type Event struct {
 	Revision int64    `json:"revision"`
 	Since    int64    `json:"since,omitempty"`
 	Changed  []string `json:"changed"`
+	// At is when the hub heard of the commit, right after it (RFC 3339,
+	// server time), so a page can tell commit → screen, not request →
+	// screen; absent on a stream's first event, which reports no commit.
+	At string `json:"at,omitempty"`
 }
 
 // Hub fans committed revisions out to /events subscribers. It is the
@@ -54,7 +58,7 @@ func NewHub() *Hub { return &Hub{subs: map[chan Event]struct{}{}} }
 // buffered one and takes over what it named, so a page that only reloads
 // what changed misses nothing.
 func (h *Hub) Committed(revision int64, changed []string) {
-	ev := Event{Revision: revision, Since: revision, Changed: changed}
+	ev := Event{Revision: revision, Since: revision, Changed: changed, At: time.Now().UTC().Format(time.RFC3339Nano)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for ch := range h.subs {
@@ -64,7 +68,7 @@ func (h *Hub) Committed(revision int64, changed []string) {
 			merged := ev
 			select {
 			case old := <-ch:
-				merged = Event{Revision: ev.Revision, Since: old.Since, Changed: union(old.Changed, ev.Changed)}
+				merged = Event{Revision: ev.Revision, Since: old.Since, Changed: union(old.Changed, ev.Changed), At: ev.At}
 			default:
 			}
 			ch <- merged

@@ -161,7 +161,7 @@
       // fragment's own revision counts now.
       own = {};
       if (window.htmx) htmx.process(fresh);
-      document.dispatchEvent(new CustomEvent("hearth:refreshed", { detail: { revision: Number(fresh.dataset.revision) } }));
+      document.dispatchEvent(new CustomEvent("hearth:refreshed", { detail: { revision: Number(fresh.dataset.revision), committedAt: committedAt } }));
     })();
     try {
       await refreshing;
@@ -177,6 +177,7 @@
   // The newest revision an event told this page about: an event whose
   // changes start right after it names everything that changed since.
   var seen = 0;
+  var committedAt = 0;
 
   function onRevision(e) {
     var data;
@@ -188,6 +189,9 @@
     var from = Math.max(seen, shownRevision());
     var known = data.since > 0 && data.since <= from + 1;
     seen = Math.max(seen, data.revision);
+    // The newest commit's server time: hearth:refreshed passes it on, so
+    // commit → screen can be measured from the commit itself.
+    if (data.at) committedAt = Date.parse(data.at);
     // The first event after every (re)connect carries the current revision,
     // so a page that missed events while disconnected (or while kept in the
     // back/forward cache) catches up here: Home re-fetches its fragment,
