@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -349,8 +350,20 @@ func TestEventsStreamRevisionsAndForgetDisconnectedSubscribers(t *testing.T) {
 	if resp.status != 200 {
 		t.Fatal(resp)
 	}
-	if got := next(); got != `{"revision":2,"since":2,"changed":["activity:book-bike-service"]}` {
+	// A commit's event carries its server time (at), for commit → screen.
+	got := next()
+	var ev struct {
+		At string `json:"at"`
+	}
+	if json.Unmarshal([]byte(got), &ev) != nil {
 		t.Fatalf("after owner action: %s", got)
+	}
+	at, err := time.Parse(time.RFC3339Nano, ev.At)
+	if err != nil || at.After(time.Now()) {
+		t.Fatalf("after owner action: at %q (%v), want the commit's server time", ev.At, err)
+	}
+	if want := `{"revision":2,"since":2,"changed":["activity:book-bike-service"],"at":"` + ev.At + `"}`; got != want {
+		t.Fatalf("after owner action: %s, want %s", got, want)
 	}
 	if hub.Subscribers() != 1 {
 		t.Fatalf("subscribers %d", hub.Subscribers())
