@@ -3,83 +3,69 @@ package beeperflow
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"fmt"
 	"testing"
 	"time"
 
 	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for a second connection
 
+	"hearth/internal/storetest"
 	"hearth/models"
 )
 
-// testNow is the fixed clock of these tests (the store tests' too).
-var testNow = time.Date(2026, 9, 29, 7, 0, 0, 0, time.UTC)
+// testNow is the instant every test store's clock starts at.
+var testNow = storetest.Start
 
-// newTestStore opens a fresh database file under t.TempDir with a clock the test can move.
-func newTestStore(t testing.TB) (*models.Store, *time.Time) {
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// emptyTemplate is a freshly migrated database, built once per run.
+var emptyTemplate = storetest.Template{Name: "beeperflow-empty", Build: func(ctx context.Context, dir string, clock *storetest.Clock) (string, error) {
+	s, err := models.Open(ctx, dir, models.Options{Clock: clock.Now})
+	if err != nil {
+		return "", err
+	}
+	return s.Path(), s.Close()
+}}
+
+// newTestStore opens a copy of the migrated template under t.TempDir with
+// a clock, at testNow, that the test can move.
+func newTestStore(t testing.TB) (*models.Store, *storetest.Clock) {
 	t.Helper()
-	now := testNow
-	s, err := models.Open(context.Background(), t.TempDir(), models.Options{Clock: func() time.Time { return now }})
+	return newTestStoreWith(t, models.Options{})
+}
+
+// newTestStoreWith is newTestStore with opts (its Clock is replaced).
+func newTestStoreWith(t testing.TB, opts models.Options) (*models.Store, *storetest.Clock) {
+	t.Helper()
+	dir := t.TempDir()
+	emptyTemplate.CopyTo(t, models.DatabasePath(dir))
+	clock := storetest.NewClock(testNow)
+	opts.Clock = clock.Now
+	s, err := models.Open(context.Background(), dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s, &now
+	return s, clock
 }
 
-// pub is a publication under construction; tests mutate it and call body().
-type pub map[string]any
+// pub is the kit's publication builder; the short name keeps calls short.
+type pub = storetest.Doc
 
-// newPub returns a valid publication with one life source ref and no items.
+// newPub returns a valid publication of job daily-brief with one life
+// source ref, life-1, and no items; draft cites life-1.
 func newPub(runID string, expected int64) pub {
-	return pub{
-		"runId":            runID,
-		"jobKey":           "daily-brief",
-		"expectedRevision": expected,
-		"generatedAt":      "2026-09-29T06:59:00Z",
-		"sourceRefs": []any{map[string]any{
-			"id": "life-1", "kind": "life", "path": "people/ana.md",
-			"contentHash": "sha256:" + fmt.Sprintf("%064x", 1), "observedAt": "2026-09-29T06:58:00Z",
-		}},
-		"people":            []any{},
-		"activities":        []any{},
-		"replyDrafts":       []any{},
-		"retractions":       []any{},
-		"completedRequests": []any{},
-	}
+	return storetest.NewPublication(runID, expected).
+		With("jobKey", "daily-brief").
+		With("generatedAt", "2026-09-29T06:59:00Z").
+		Add("sourceRefs", storetest.LifeRef("life-1", "people/ana.md", 1, testNow.Add(-2*time.Minute)))
 }
 
-func (p pub) add(key string, items ...map[string]any) pub {
-	list, _ := p[key].([]any)
-	for _, it := range items {
-		list = append(list, it)
-	}
-	p[key] = list
-	return p
-}
-
-func (p pub) body() []byte {
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-func draft(id string, bodies ...string) map[string]any {
-	cands := []any{}
-	for i, b := range bodies {
-		cands = append(cands, map[string]any{"id": fmt.Sprintf("c%d", i), "style": "plain", "body": b})
-	}
-	return map[string]any{"id": id, "accountId": "acc", "chatId": "chat-1", "sourceMessageRevision": "10",
-		"reason": "they asked", "candidates": cands, "evidenceIds": []any{"life-1"}}
-}
+func draft(id string, bodies ...string) map[string]any { return storetest.Draft(id, bodies, "life-1") }
 
 // mustPublish publishes and fails the test on any error.
 func mustPublish(t testing.TB, s *models.Store, p pub) models.PublishReceipt {
 	t.Helper()
-	r, _, err := s.Publish(context.Background(), "cred-test", p.body())
+	r, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
 	if err != nil {
 		t.Fatalf("publish %v: %v", p["runId"], err)
 	}

@@ -7,47 +7,24 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/storetest"
 	"hearth/models"
 )
 
-// replyFixture is sendFixture with the store's clock, for owed replies.
-// fixtureClock moves the store's clock and the fake Beeper's together, so
-// messages injected later carry later times.
-type fixtureClock struct {
-	mu    sync.Mutex
-	store *time.Time // read by the store, in the test's goroutine only
-	fake  time.Time
-}
-
-func (c *fixtureClock) fakeNow() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.fake
-}
-
-// Set moves both clocks to at.
-func (c *fixtureClock) Set(at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	*c.store, c.fake = at, at
-}
-
-// Add moves both clocks forward by d.
-func (c *fixtureClock) Add(d time.Duration) { c.Set(c.fakeNow().Add(d)) }
-
-func replyFixture(t *testing.T, wrap func(*beepertest.Fake) http.Handler) (*models.Store, *fixtureClock, *beepertest.Fake, *beeper.Client) {
+// replyFixture is sendFixture with the store's clock, for owed replies;
+// the fake Beeper reads the same clock, so messages injected later carry
+// later times.
+func replyFixture(t *testing.T, wrap func(*beepertest.Fake) http.Handler) (*models.Store, *storetest.Clock, *beepertest.Fake, *beeper.Client) {
 	t.Helper()
 	s, now := newTestStore(t)
-	clock := &fixtureClock{store: now, fake: testNow}
-	b := beepertest.Start(t, wrap, beepertest.WithClock(clock.fakeNow))
+	b := beepertest.Start(t, wrap, beepertest.WithClock(now.Now))
 	publishAnaReply(t, s)
-	return s, clock, b.Fake, b.Client
+	return s, now, b.Fake, b.Client
 }
 
 func latestSend(t *testing.T, s *models.Store, draftID string) models.Send {
@@ -122,7 +99,7 @@ func TestASendBeeperAcceptedIsSettledSentByTheWatchOnceDelivered(t *testing.T) {
 	if _, err := fake.SetSendStatus(beepertest.AnaChatID, send.PendingMessageID, beeper.StatusFailRetriable, "Waiting for the phone"); err != nil {
 		t.Fatal(err)
 	}
-	now.Add(time.Hour) // long past the send deadline: still not unknown
+	now.Advance(time.Hour) // long past the send deadline: still not unknown
 	if _, err := watch.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +248,7 @@ func TestDraftOutcomeSaysSentAsWrittenOrSentAfterAnEdit(t *testing.T) {
 
 // owedFixture reads Beeper once through the watch, so hearth knows each
 // chat's last message: Tomas wrote last 28 h ago, Ana 1 h ago.
-func owedFixture(t *testing.T) (*models.Store, *fixtureClock, *beepertest.Fake, *beeper.Client, *Watch) {
+func owedFixture(t *testing.T) (*models.Store, *storetest.Clock, *beepertest.Fake, *beeper.Client, *Watch) {
 	t.Helper()
 	s, now, fake, client := replyFixture(t, nil)
 	w := NewWatch(s, client, WatchOptions{})
@@ -299,7 +276,7 @@ func TestOwedRepliesListUnansweredChatsOldestFirstWithTheirDraft(t *testing.T) {
 	if got := owedChats(t, s); strings.Join(got, ",") != beepertest.TomasChatID {
 		t.Fatalf("owed at first: %v, want only Tomas (28 h; Ana waited 1 h)", got)
 	}
-	now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	owed, err := s.OwedReplies(context.Background())
 	if err != nil || len(owed) != 2 || owed[0].ChatID != beepertest.TomasChatID || owed[1].ChatID != beepertest.AnaChatID {
 		t.Fatalf("a day later: %+v, %v; want Tomas then Ana", owed, err)
@@ -323,7 +300,7 @@ func TestOwedRepliesListUnansweredChatsOldestFirstWithTheirDraft(t *testing.T) {
 func TestNoReplyNeededDeclinesTheDraftUntilSomeoneWritesAgain(t *testing.T) {
 	s, now, fake, _, w := owedFixture(t)
 	ctx := context.Background()
-	now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	if _, err := s.DecideNoReplyNeeded(ctx, models.ChatDecision{ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID}); err != nil {
 		t.Fatal(err)
 	}
@@ -344,12 +321,12 @@ func TestNoReplyNeededDeclinesTheDraftUntilSomeoneWritesAgain(t *testing.T) {
 		t.Fatalf("the reply activity %+v", a.UserState)
 	}
 	// A new message from Ana is owed again once it has waited.
-	now.Add(time.Minute)
+	now.Advance(time.Minute)
 	fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", "Actually, one more thing")
 	if _, err := w.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
-	now.Add(25 * time.Hour)
+	now.Advance(25 * time.Hour)
 	if got := owedChats(t, s); !strings.Contains(strings.Join(got, ","), beepertest.AnaChatID) {
 		t.Fatalf("a new message after no reply needed is not owed: %v", got)
 	}
@@ -358,7 +335,7 @@ func TestNoReplyNeededDeclinesTheDraftUntilSomeoneWritesAgain(t *testing.T) {
 func TestHandOffOpensBeeperWithTheTextAndIsNeverASend(t *testing.T) {
 	s, now, fake, client, _ := owedFixture(t)
 	ctx := context.Background()
-	now.Add(24 * time.Hour)
+	now.Advance(24 * time.Hour)
 	if _, err := HandOffToBeeper(ctx, s, client, models.HandOff{ChatID: beepertest.AnaChatID, DraftID: "draft-ana", Form: models.WordingForm{Body: "Let me check and get back to you"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -406,12 +383,12 @@ func TestHandOffThatBeeperRefusesRecordsNothing(t *testing.T) {
 
 func TestAMutedChatIsNeverOwed(t *testing.T) {
 	s, now, fake, _, w := owedFixture(t)
-	now.Add(time.Minute)
+	now.Advance(time.Minute)
 	fake.Incoming(beepertest.GroupChatID, "@jules:beeper.local", "Anyone for Sunday?") // the crew chat is muted
 	if _, err := w.Tick(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	now.Add(48 * time.Hour)
+	now.Advance(48 * time.Hour)
 	for _, id := range owedChats(t, s) {
 		if id == beepertest.GroupChatID {
 			t.Fatal("a muted chat is owed")
@@ -492,7 +469,7 @@ func TestASendBeeperAcceptedButNeverShowsBecomesUnknownForTheOwnerToCheck(t *tes
 	if sd := latestSend(t, s, "draft-ana"); sd.Status != models.SendPending {
 		t.Fatalf("just after the send: %+v", sd)
 	}
-	now.Add(acceptedGrace + time.Minute)
+	now.Advance(acceptedGrace + time.Minute)
 	SettleAcceptedSends(ctx, s, client, "")
 	sd := latestSend(t, s, "draft-ana")
 	if sd.Status != models.SendUnknown || !strings.Contains(sd.Error, "does not show it") {

@@ -29,7 +29,7 @@ func TestASendCompletesTodaysRoutineReplyStepForItsChat(t *testing.T) {
 	ctx := context.Background()
 	def := routineDef("inbox", 1)
 	def["steps"] = []any{map[string]any{"id": "answer", "title": "Answer Ana", "kind": "reply", "required": true, "payload": map[string]any{"chatId": beepertest.AnaChatID}}}
-	mustPublish(t, s, newPub("run-inbox", mustRevision(t, s)).add("routineDefinitions", def))
+	mustPublish(t, s, newPub("run-inbox", mustRevision(t, s)).Add("routineDefinitions", def))
 	if _, err := s.StartTrial(ctx, models.TrialCommand{RoutineID: "inbox", Revision: 1}); err != nil {
 		t.Fatal(err)
 	}

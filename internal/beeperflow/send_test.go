@@ -2,7 +2,6 @@ package beeperflow
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -13,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for a second connection
-
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/storetest"
 	"hearth/models"
 )
 
@@ -24,14 +22,21 @@ import (
 // a client that reaches the fake through handler h (the fake when nil).
 func sendFixture(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler) (*models.Store, *beepertest.Fake, *beeper.Client) {
 	t.Helper()
-	s, _, fake, client := sendFixtureAt(t, wrap)
+	return sendFixtureWith(t, wrap, models.Options{})
+}
+
+// sendFixtureWith is sendFixture on a store opened with opts.
+func sendFixtureWith(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler, opts models.Options) (*models.Store, *beepertest.Fake, *beeper.Client) {
+	t.Helper()
+	s, _, fake, client := sendFixtureAt(t, wrap, opts)
 	return s, fake, client
 }
 
-// sendFixtureAt is sendFixture with the store's clock, for the test to move.
-func sendFixtureAt(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler) (*models.Store, *time.Time, *beepertest.Fake, *beeper.Client) {
+// sendFixtureAt is sendFixtureWith with the store's clock, for the test to
+// move; the fake Beeper's clock stays at testNow.
+func sendFixtureAt(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler, opts models.Options) (*models.Store, *storetest.Clock, *beepertest.Fake, *beeper.Client) {
 	t.Helper()
-	s, now := newTestStore(t)
+	s, now := newTestStoreWith(t, opts)
 	b := beepertest.Start(t, wrap, beepertest.WithClock(func() time.Time { return testNow }))
 	publishAnaReply(t, s)
 	return s, now, b.Fake, b.Client
@@ -43,29 +48,7 @@ func publishAnaReply(t *testing.T, s *models.Store) {
 	d := draft("draft-ana", "Saturday works!")
 	d["chatId"], d["accountId"], d["replyToMessageId"], d["sourceMessageRevision"] = beepertest.AnaChatID, beepertest.AccountID, "m-ana-3", "3"
 	reply := map[string]any{"id": "reply-ana", "kind": "reply", "title": "Answer Ana", "evidenceIds": []any{}, "payload": map[string]any{"draftId": "draft-ana"}}
-	mustPublish(t, s, newPub("run-1", 0).add("replyDrafts", d).add("activities", reply))
-}
-
-// holdWriteLock takes SQLite's write lock on path from a connection of its
-// own, as another process would, and returns its release.
-func holdWriteLock(t *testing.T, path string) func() {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		conn.ExecContext(context.Background(), "ROLLBACK")
-		conn.Close()
-		db.Close()
-	}
+	mustPublish(t, s, newPub("run-1", 0).Add("replyDrafts", d).Add("activities", reply))
 }
 
 func confirm(key string) models.SendCommand {
@@ -290,7 +273,7 @@ func TestASentDraftIsNeverSentAgainWithANewKey(t *testing.T) {
 }
 
 func TestInterruptedPendingSendIsUnknownAfterTheDeadlineAndReconcilable(t *testing.T) {
-	s, now, fake, client := sendFixtureAt(t, nil)
+	s, now, fake, client := sendFixtureAt(t, nil, models.Options{})
 	ctx := context.Background()
 	d := models.SendTarget{DraftID: "draft-ana", ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID, ReplyToMessageID: "m-ana-3"}
 	// The process stopped after recording pending and calling Beeper.
@@ -301,7 +284,7 @@ func TestInterruptedPendingSendIsUnknownAfterTheDeadlineAndReconcilable(t *testi
 	if send, _, _ := s.SendByKey(ctx, "key-1"); send.Status != models.SendPending {
 		t.Fatalf("within the deadline the send is %s", send.Status)
 	}
-	*now = now.Add(models.SendDeadline + 10*time.Second + time.Second) // past the deadline and its 10 s grace
+	now.Advance(models.SendDeadline + 10*time.Second + time.Second) // past the deadline and its 10 s grace
 	if send, _, _ := s.SendByKey(ctx, "key-1"); send.Status != models.SendUnknown {
 		t.Fatalf("after the deadline the send is %s, want unknown", send.Status)
 	}
@@ -316,18 +299,19 @@ func TestInterruptedPendingSendIsUnknownAfterTheDeadlineAndReconcilable(t *testi
 
 func TestOutcomeThatCannotBeRecordedIsNeverNothingSent(t *testing.T) {
 	// Another connection holds the write lock from the moment Beeper accepts
-	// the message until after the busy timeout, so the final commit fails.
+	// the message until after the busy timeout (short here, so the test does
+	// not wait out the default), so the final commit fails.
 	var release func()
 	var s *models.Store
 	hold := func(fake *beepertest.Fake) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
-				release = holdWriteLock(t, s.Path())
+				release = storetest.HoldWriteLock(t, s.Path())
 			}
 			fake.ServeHTTP(w, r)
 		})
 	}
-	s, fake, client := sendFixture(t, hold)
+	s, fake, client := sendFixtureWith(t, hold, models.Options{BusyTimeout: 50 * time.Millisecond})
 	send, err := ConfirmSend(context.Background(), s, client, confirm("key-1"))
 	release()
 	if !errors.Is(err, ErrOutcomeNotRecorded) || send.Status != models.SendSent {

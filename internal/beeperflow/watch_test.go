@@ -8,21 +8,22 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/storetest"
 	"hearth/models"
 )
 
 // watchFixture is a store with Ana's reply draft and a watch over a fake
 // Beeper sharing the store's clock, after the baseline tick.
-func watchFixture(t *testing.T, debounce time.Duration) (*models.Store, *time.Time, *beepertest.Fake, *Watch) {
+func watchFixture(t *testing.T, debounce time.Duration) (*models.Store, *storetest.Clock, *beepertest.Fake, *Watch) {
 	t.Helper()
 	s, now := newTestStore(t)
-	b := beepertest.Start(t, nil, beepertest.WithClock(func() time.Time { return *now }))
+	b := beepertest.Start(t, nil, beepertest.WithClock(now.Now))
 	publishAnaReply(t, s)
 	w := NewWatch(s, b.Client, WatchOptions{Debounce: debounce})
 	if n, err := w.Tick(context.Background()); err != nil || n != 0 {
 		t.Fatalf("baseline recorded %d, %v", n, err)
 	}
-	*now = now.Add(time.Second)
+	now.Advance(time.Second)
 	return s, now, b.Fake, w
 }
 
@@ -34,7 +35,7 @@ func TestABurstOfAHundredMessagesIsOneWakeUp(t *testing.T) {
 			if _, err := w.Tick(ctx); err != nil {
 				t.Fatal(err)
 			}
-			*now = now.Add(30 * time.Second)
+			now.Advance(30 * time.Second)
 		}
 		fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", fmt.Sprintf("message %d", i))
 	}
@@ -48,7 +49,7 @@ func TestABurstOfAHundredMessagesIsOneWakeUp(t *testing.T) {
 	if wakes, _ := s.LeaseWakes(ctx); len(wakes) != 0 {
 		t.Fatalf("woke inside the debounce window: %+v", wakes)
 	}
-	*now = now.Add(2 * time.Minute)
+	now.Advance(2 * time.Minute)
 	wakes, err := s.LeaseWakes(ctx)
 	if err != nil || len(wakes) != 1 || wakes[0].JobKey != DefaultWatchJob || wakes[0].Marks != 2 {
 		t.Fatalf("wakes %+v, %v: want one coalesced wake-up", wakes, err)
@@ -96,7 +97,7 @@ func TestAStaleDraftIsMarkedWithinOneWatchInterval(t *testing.T) {
 	// The owner's own message is recorded but neither bumps the revision nor marks a job again.
 	rev := mustRevision(t, s)
 	wake, _, _ := s.NextWakeAt(ctx)
-	*now = now.Add(time.Second)
+	now.Advance(time.Second)
 	fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "Sunday works too")
 	if n, err := w.Tick(ctx); err != nil || n != 1 || mustRevision(t, s) != rev {
 		t.Fatalf("own message: recorded %d, %v, revision %d → %d", n, err, rev, mustRevision(t, s))
@@ -128,14 +129,14 @@ func TestTheWatchBacksOffWhileBeeperIsDownAndRecovers(t *testing.T) {
 
 func TestTheWatchReadsChatsWhosePreviewCarriesAnSDK5SendStatus(t *testing.T) {
 	s, now := newTestStore(t)
-	b := beepertest.Start(t, nil, beepertest.WithClock(func() time.Time { return *now }))
+	b := beepertest.Start(t, nil, beepertest.WithClock(now.Now))
 	publishAnaReply(t, s)
 	ctx := context.Background()
 	w := NewWatch(s, b.Client, WatchOptions{Debounce: time.Minute})
 	if _, err := w.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
-	*now = now.Add(time.Second)
+	now.Advance(time.Second)
 	// The owner's reply, held at PENDING, becomes the chat's preview.
 	b.Fake.HoldSends(true)
 	if _, err := b.Client.Send(ctx, beepertest.AnaChatID, beeper.SendRequest{Text: "On my way"}); err != nil {
