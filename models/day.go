@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/schedule"
 )
 
 // Day is the owner's calendar day. It is computed here, once, in the
@@ -38,7 +40,7 @@ func ownerDay(tx *gorm.DB, now time.Time, occurrenceKey string) (Day, error) {
 		zones = append(zones, zone)
 	}
 	for _, z := range zones {
-		if loc, err := loadLocation(z); err == nil {
+		if loc, err := schedule.LoadZone(z); err == nil {
 			return DayOf(now, loc), nil
 		}
 	}

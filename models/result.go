@@ -7,12 +7,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 
 	"hearth/internal/ids"
 	"hearth/internal/instant"
+	"hearth/internal/schedule"
 	"hearth/internal/strictjson"
 )
 
@@ -309,26 +308,6 @@ func (v *validator) lifePath(path, p string) {
 	}
 }
 
-// zones caches loaded zones: time.LoadLocation reads the zone database on
-// every call, which showed as a sixth of Home's render time.
-var zones sync.Map // name → *time.Location
-
-// loadLocation resolves an IANA zone name; "Local" and "" are not names.
-func loadLocation(name string) (*time.Location, error) {
-	if loc, ok := zones.Load(name); ok {
-		return loc.(*time.Location), nil
-	}
-	if name == "" || name == "Local" || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
-		return nil, fmt.Errorf("not an IANA zone")
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, err
-	}
-	zones.Store(name, loc)
-	return loc, nil
-}
-
 // validateShape checks everything that needs no stored state: bounds,
 // formats, enums, payloads, duplicate IDs. known* sets collect the IDs this
 // publication defines so references can be resolved afterwards.
@@ -352,7 +331,7 @@ func (r *Result) validateShape(v *validator) {
 	}
 	if b := r.Brief; b != nil {
 		v.date("/brief/date", b.Date)
-		if _, err := loadLocation(b.TimeZone); err != nil {
+		if _, err := schedule.LoadZone(b.TimeZone); err != nil {
 			v.add("/brief/timeZone", "unknown time zone", "IANA time zone name like Europe/Berlin", quoteFound(b.TimeZone))
 		}
 		v.text("/brief/text", b.Text, MaxBriefLen, true)
@@ -515,7 +494,7 @@ func (s SourceRefIn) validateKind(v *validator, p string) {
 func validateOccurrenceKey(v *validator, path, key string) {
 	const expected = "YYYY-MM-DD@IANA zone, like 2026-09-29@Asia/Tokyo, with " + instant.DateExpected
 	date, zone, ok := strings.Cut(key, "@")
-	_, zoneErr := loadLocation(zone)
+	_, zoneErr := schedule.LoadZone(zone)
 	if !ok || !occurrencePatt.MatchString(key) || zoneErr != nil {
 		v.add(path, "bad occurrence key", expected, quoteFound(key))
 		return

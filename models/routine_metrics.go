@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/schedule"
 )
 
 // RoutineMetrics are the counts of one routine revision over a window,
@@ -356,7 +358,7 @@ func (m *RoutineMetrics) count(do DayOutcome) {
 func occasionEnd(date, zone string, day Day) (time.Time, bool) {
 	loc := day.Zone
 	if zone != "" {
-		if l, err := loadLocation(zone); err == nil {
+		if l, err := schedule.LoadZone(zone); err == nil {
 			loc = l
 		}
 	}

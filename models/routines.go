@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"hearth/internal/instant"
+	"hearth/internal/schedule"
 )
 
 // Occurrence outcomes. Unrecorded is computed (an applicable day that ended
@@ -655,7 +656,7 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 		if def.TriggerKind == TriggerEvent {
 			return &FieldError{Field: "date", Message: "An event routine's days come from its event, not from a date."}
 		}
-		loc, err := loadLocation(tr.Zone)
+		loc, err := schedule.LoadZone(tr.Zone)
 		if err != nil {
 			loc = day.Zone
 		}

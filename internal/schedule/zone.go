@@ -17,7 +17,9 @@ const (
 	ZoneUTC      ZoneSource = "utc"      // neither given (or the client's was not a zone)
 )
 
-// zones caches loaded zones: time.LoadLocation reads the zone database on every call.
+// zones caches loaded zones: time.LoadLocation reads the zone database on
+// every call, which showed as a sixth of Home's render time. The store and
+// the schedules share this one cache.
 var zones sync.Map // name → *time.Location
 
 // LoadZone resolves an IANA zone name. "" and "Local" are refused: a
