@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -257,4 +258,57 @@ func TestContextCursorFromOlderRevisionIsConflict(t *testing.T) {
 	}
 	// A cursor this server never issued is still a bad request, not a conflict.
 	assertError(t, ta.get("/api/agent-context/activities?cursor=garbage", token, nil), http.StatusUnprocessableEntity, "invalid_request")
+}
+
+// TestAgentContextIsCachedUntilACommitAWriteOrTheMinute: between commits
+// the context is the same bytes (generatedAt included: it says when the
+// snapshot was read); a publication, an observation (a write without a
+// revision) and a new minute each give a fresh read; full and compact are
+// kept apart.
+func TestAgentContextIsCachedUntilACommitAWriteOrTheMinute(t *testing.T) {
+	ta := newTestApp(t)
+	token := ta.agentToken("context:read", "results:publish", "observations:write")
+	read := func(compact bool) string {
+		t.Helper()
+		path := "/api/agent-context"
+		if compact {
+			path += "?compact=true"
+		}
+		r := ta.get(path, token, nil)
+		if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" {
+			t.Fatalf("GET %s: %s (%s)", path, r, r.header.Get("Content-Type"))
+		}
+		return string(r.body)
+	}
+	first := read(false)
+	ta.clock.Advance(time.Second)
+	if again := read(false); again != first {
+		t.Fatalf("between commits the context changed:\n%s\n%s", first, again)
+	}
+	if compact := read(true); compact == first {
+		t.Fatal("the compact context is the full one")
+	}
+
+	ta.mustPublish(token, validPublication("run-cache", 0).JSON())
+	afterPublish := read(false)
+	if afterPublish == first || jsonAt(t, []byte(afterPublish), "/revision") != float64(1) {
+		t.Fatalf("after a publication: %s", afterPublish)
+	}
+
+	obs := `{"source":"mail:work","ref":"m1","changeType":"created","actor":"agent","payload":{"kind":"mail","providerId":"work","raw":{"subject":"hi"}}}`
+	req := httptest.NewRequest(http.MethodPost, "/api/observations", strings.NewReader(obs))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	if r := ta.do(req); r.status != http.StatusOK {
+		t.Fatalf("observation: %s", r)
+	}
+	afterObservation := read(false)
+	if items := jsonAt(t, []byte(afterObservation), "/observations/items"); fmt.Sprint(items) == "[]" {
+		t.Fatalf("the observation is missing from the context after it arrived: %s", afterObservation)
+	}
+
+	ta.clock.Advance(time.Minute)
+	if later := read(false); jsonAt(t, []byte(later), "/generatedAt") == jsonAt(t, []byte(afterObservation), "/generatedAt") {
+		t.Fatal("a new minute served the cached context")
+	}
 }
