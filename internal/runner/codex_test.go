@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -155,7 +156,10 @@ func TestACodexFailureSaysItsExitStatusAndARefusalPublishesNothing(t *testing.T)
 	j := runJournal{RunID: "daily-brief-2", PubRunID: "daily-brief-2-1", Job: "daily-brief", Trigger: "manual"}
 	t.Setenv("FAKE_CODEX_MODE", "fail")
 	_, _, err := r.invoke(context.Background(), j, []byte(`{"revision":1}`), 1)
-	if err == nil || err.Error() != "codex exited with status 3: unexpected status 401 Unauthorized" {
+	// A 401 from the provider is a refused login (issue 20), with Codex's words.
+	var refused *authRefused
+	if !errors.As(err, &refused) || refused.err.Error() != "codex exited with status 3: unexpected status 401 Unauthorized" ||
+		err.Error() != "codex exited with status 3: unexpected status 401 Unauthorized (the model provider refused the login)" {
 		t.Fatalf("failure: %v", err)
 	}
 	t.Setenv("FAKE_CODEX_MODE", "refuse")
