@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 	"hearth/models"
 )
@@ -43,15 +44,15 @@ func TestTheRunnersWireTypesAreHearthsJSONShapes(t *testing.T) {
 		name         string
 		runner, host any
 	}{
-		{"RunView", RunView{}, models.RunView{}},
-		{"InvocationView", InvocationView{}, models.InvocationView{}},
-		{"RunStartIn", runStartIn{}, models.RunStartIn{}},
-		{"RunStart", runStart{}, models.RunStart{}},
-		{"InvocationFinishIn", invocationFinishIn{}, models.InvocationFinishIn{}},
-		{"PublishReceipt", publishReceipt{}, models.PublishReceipt{}},
-		{"Wake", leasedWake{}, models.Wake{}},
-		{"WakeAck", wakeAck{}, models.WakeAck{}},
-		{"RefusalError", RefusalError{}, models.RefusalError{}},
+		{"RunView", RunView{}, contract.RunView{}},
+		{"InvocationView", InvocationView{}, contract.InvocationView{}},
+		{"RunStartIn", runStartIn{}, contract.RunStartIn{}},
+		{"RunStart", runStart{}, contract.RunStart{}},
+		{"InvocationFinishIn", invocationFinishIn{}, contract.InvocationFinishIn{}},
+		{"PublishReceipt", publishReceipt{}, contract.PublishReceipt{}},
+		{"Wake", leasedWake{}, contract.Wake{}},
+		{"WakeAck", wakeAck{}, contract.WakeAck{}},
+		{"RefusalError", RefusalError{}, contract.RefusalError{}},
 	} {
 		got, want := jsonShape(reflect.TypeOf(c.runner), 0), jsonShape(reflect.TypeOf(c.host), 0)
 		// The kinds' type names differ by package only; the fields must not.
@@ -69,12 +70,12 @@ func TestTheRunnersWireTypesAreHearthsJSONShapes(t *testing.T) {
 		}
 	}
 	for _, c := range [][2]any{
-		{triggerSchedule, models.TriggerSchedule}, {triggerManual, models.TriggerManual}, {triggerWatch, models.TriggerWatch},
-		{runSucceeded, models.RunSucceeded}, {runFailed, models.RunFailed}, {runUnknown, models.RunUnknown},
-		{invocationPublished, models.InvocationPublished}, {invocationConflict, models.InvocationConflict},
-		{invocationRefused, models.InvocationRefused}, {invocationFailed, models.InvocationFailed}, {invocationUnknown, models.InvocationUnknown},
-		{maxBodyBytes, models.MaxBodyBytes}, {maxReasonLen, models.MaxReasonLen}, {maxRefusalErrors, models.MaxRefusalErrors},
-		{publicationRunID("daily-brief-x", 2), models.PublicationRunIDOf("daily-brief-x", 2)},
+		{triggerSchedule, contract.TriggerSchedule}, {triggerManual, contract.TriggerManual}, {triggerWatch, contract.TriggerWatch},
+		{runSucceeded, contract.RunSucceeded}, {runFailed, contract.RunFailed}, {runUnknown, contract.RunUnknown},
+		{invocationPublished, contract.InvocationPublished}, {invocationConflict, contract.InvocationConflict},
+		{invocationRefused, contract.InvocationRefused}, {invocationFailed, contract.InvocationFailed}, {invocationUnknown, contract.InvocationUnknown},
+		{maxBodyBytes, models.MaxBodyBytes}, {maxReasonLen, models.MaxReasonLen}, {maxRefusalErrors, contract.MaxRefusalErrors},
+		{publicationRunID("daily-brief-x", 2), contract.PublicationRunID("daily-brief-x", 2)},
 	} {
 		if fmt.Sprint(c[0]) != fmt.Sprint(c[1]) {
 			t.Errorf("runner %v, hearth %v", c[0], c[1])
@@ -99,7 +100,7 @@ func TestTheRunnerRedactsARefusalExactlyAsHearthKeepsIt(t *testing.T) {
 	for len(fes) < maxRefusalErrors+5 {
 		fes = append(fes, strictjson.FieldError{Path: fmt.Sprintf("/activities/%d/id", len(fes)), Expected: "an ID", Found: fmt.Sprintf("%q", long[:len(fes)*3])})
 	}
-	got, want := refusalErrorsOf(fes), models.RefusalErrorsOf(fes)
+	got, want := refusalErrorsOf(fes), contract.RefusalErrorsOf(fes)
 	if len(got) != len(want) || len(got) != maxRefusalErrors {
 		t.Fatalf("%d errors, hearth keeps %d (of %d)", len(got), len(want), len(fes))
 	}
