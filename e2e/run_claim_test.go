@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -61,7 +62,7 @@ func TestSIGKILLBetweenClaimAndRunRowStrandsNothing(t *testing.T) {
 	c := newAgentClient(srv.URL, runner)
 	waitDue(t, c, occurrence)
 	status, body, err = c.do(http.MethodPost, "/api/runs", start)
-	var st models.RunStart
+	var st contract.RunStart
 	if err != nil || status != http.StatusCreated || json.Unmarshal(body, &st) != nil || st.Run == nil || st.Run.OccurrenceID != occurrence {
 		t.Fatalf("the runner's retry after the restart: %d %s %v", status, body, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
 	"hearth/internal/strictjson"
 	"hearth/models"
@@ -23,7 +24,7 @@ type agentStore interface {
 	AgentContext(ctx context.Context) (models.AgentContext, error)
 	CompactContext(ctx context.Context) (models.AgentContext, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
-	Publish(ctx context.Context, publisher string, body []byte) (models.PublishReceipt, bool, error)
+	Publish(ctx context.Context, publisher string, body []byte) (contract.PublishReceipt, bool, error)
 	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hearth/models"
+	"hearth/internal/contract"
 )
 
 func TestTheRunnerReportsEachInvocationsEndOnceAndTheRunsPageShowsARefusalsErrors(t *testing.T) {
@@ -25,7 +25,7 @@ func TestTheRunnerReportsEachInvocationsEndOnceAndTheRunsPageShowsARefusalsError
 	}
 	// A report as the runner marshals it, from an agent that reported no usage.
 	ta.do(agentPost(token, "/api/runs/run-1/invocations", nil))
-	if r := ta.do(agentPost(token, "/api/runs/run-1/invocations/2/finish", models.InvocationFinishIn{PublicationRunID: "run-1-2", Outcome: models.InvocationConflict})); r.status != http.StatusOK {
+	if r := ta.do(agentPost(token, "/api/runs/run-1/invocations/2/finish", contract.InvocationFinishIn{PublicationRunID: "run-1-2", Outcome: contract.InvocationConflict})); r.status != http.StatusOK {
 		t.Fatalf("a report without usage: %s", r)
 	}
 	changed := map[string]any{"publicationRunId": "run-1-1", "outcome": "failed"}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/models"
 	"hearth/views"
 )
@@ -15,11 +16,11 @@ import (
 type runsStore interface {
 	Today(ctx context.Context) (models.Day, error)
 	clock
-	StartRun(ctx context.Context, runner string, in models.RunStartIn, costCap float64) (models.RunStart, error)
-	StartInvocation(ctx context.Context, runner, runID string) (models.RunView, error)
-	FinishInvocation(ctx context.Context, runner, runID string, n int, in models.InvocationFinishIn) (models.InvocationView, error)
-	FinishRun(ctx context.Context, runner, runID string, in models.RunFinishIn) (models.RunView, error)
-	ResolveRun(ctx context.Context, runID string) (models.RunView, error)
+	StartRun(ctx context.Context, runner string, in contract.RunStartIn, costCap float64) (contract.RunStart, error)
+	StartInvocation(ctx context.Context, runner, runID string) (contract.RunView, error)
+	FinishInvocation(ctx context.Context, runner, runID string, n int, in contract.InvocationFinishIn) (contract.InvocationView, error)
+	FinishRun(ctx context.Context, runner, runID string, in contract.RunFinishIn) (contract.RunView, error)
+	ResolveRun(ctx context.Context, runID string) (contract.RunView, error)
 	Runs(ctx context.Context) (models.RunsView, error)
 	ReportAgentHealth(ctx context.Context, credentialID string, body []byte) (models.AgentHealthView, error)
 }
@@ -45,10 +46,10 @@ type runsHandlers struct {
 // why it was held.
 func (s *runsHandlers) startRun(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the run was refused", refuse: runError},
-		func(body []byte) (models.RunStart, int, error) {
+		func(body []byte) (contract.RunStart, int, error) {
 			in, err := models.DecodeRunStart(body)
 			if err != nil {
-				return models.RunStart{}, 0, err
+				return contract.RunStart{}, 0, err
 			}
 			start, err := s.store.StartRun(c.UserContext(), identityOf(c).agent.ID, in, s.cfg.DailyCostCap)
 			return start, createdOr200(start.Admitted), err
@@ -75,10 +76,10 @@ func (s *runsHandlers) finishInvocation(c *fiber.Ctx) error {
 	}
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the invocation report was refused",
 		conflictMessage: "this invocation was reported with a different outcome or usage", refuse: runError},
-		func(body []byte) (models.InvocationView, int, error) {
+		func(body []byte) (contract.InvocationView, int, error) {
 			in, err := models.DecodeInvocationFinish(body)
 			if err != nil {
-				return models.InvocationView{}, 0, err
+				return contract.InvocationView{}, 0, err
 			}
 			inv, err := s.store.FinishInvocation(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), n, in)
 			return inv, fiber.StatusOK, err
@@ -88,10 +89,10 @@ func (s *runsHandlers) finishInvocation(c *fiber.Ctx) error {
 // finishRun is POST /api/runs/:id/finish.
 func (s *runsHandlers) finishRun(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the outcome was refused", refuse: runError},
-		func(body []byte) (models.RunView, int, error) {
+		func(body []byte) (contract.RunView, int, error) {
 			in, err := models.DecodeRunFinish(body)
 			if err != nil {
-				return models.RunView{}, 0, err
+				return contract.RunView{}, 0, err
 			}
 			run, err := s.store.FinishRun(c.UserContext(), identityOf(c).agent.ID, c.Params("id"), in)
 			return run, fiber.StatusOK, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hearth/handlers"
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -171,7 +172,7 @@ func TestARefusedRunStartLeavesTheOccurrenceDue(t *testing.T) {
 				t.Errorf("after the refusal due is %v, want [%s]", due, occurrence)
 			}
 			r := ta.schedReq(http.MethodPost, "/api/runs", token, nil, good)
-			var start models.RunStart
+			var start contract.RunStart
 			if r.status != http.StatusCreated || json.Unmarshal(r.body, &start) != nil || start.Run == nil || start.Run.OccurrenceID != occurrence {
 				t.Errorf("the correct start after the refusal: %s", r)
 			}

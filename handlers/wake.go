@@ -9,13 +9,14 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
 // wakeStore hands dirty jobs (leased) and due schedules to a runner.
 type wakeStore interface {
 	clock
-	LeaseWakes(ctx context.Context) ([]models.Wake, error)
+	LeaseWakes(ctx context.Context) ([]contract.Wake, error)
 	AckWake(ctx context.Context, leaseID string) error
 	NextWakeAt(ctx context.Context) (time.Time, bool, error)
 	DirtyChanged() <-chan struct{}
@@ -42,9 +43,9 @@ var wakeTimeoutPattern = regexp.MustCompile(`^[0-9]{1,3}(\.[0-9]{1,3})?$`)
 // wakeAnswer carries job keys and reasons only, never text to execute:
 // due schedules are named, their prompts are read when a run claims them.
 type wakeAnswer struct {
-	Jobs      []models.Wake `json:"jobs"`
-	Schedules []dueSchedule `json:"schedules"`
-	TimedOut  bool          `json:"timedOut"`
+	Jobs      []contract.Wake `json:"jobs"`
+	Schedules []dueSchedule   `json:"schedules"`
+	TimedOut  bool            `json:"timedOut"`
 }
 
 // dueSchedule is a schedule whose occurrence is due now.
@@ -93,11 +94,11 @@ func (s *wakeHandlers) agentWake(c *fiber.Ctx) error {
 			scheds = append(scheds, dueSchedule{ScheduleID: d.ScheduleID, Job: d.Job, DueAt: d.DueAt})
 		}
 		if len(wakes) > 0 || len(scheds) > 0 {
-			return c.JSON(wakeAnswer{Jobs: append([]models.Wake{}, wakes...), Schedules: scheds})
+			return c.JSON(wakeAnswer{Jobs: append([]contract.Wake{}, wakes...), Schedules: scheds})
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return c.JSON(wakeAnswer{Jobs: []models.Wake{}, Schedules: scheds, TimedOut: true})
+			return c.JSON(wakeAnswer{Jobs: []contract.Wake{}, Schedules: scheds, TimedOut: true})
 		}
 		// A schedule comes due on the clock: look again within a minute.
 		left = min(left, time.Minute)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
@@ -63,7 +64,7 @@ func person(id string) map[string]any { return storetest.Person(id, "life-1") }
 func draft(id string, bodies ...string) map[string]any { return storetest.Draft(id, bodies, "life-1") }
 
 // mustPublish publishes and fails the test on any error.
-func mustPublish(t testing.TB, s *Store, p pub) PublishReceipt {
+func mustPublish(t testing.TB, s *Store, p pub) contract.PublishReceipt {
 	t.Helper()
 	r, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/ids"
 	"hearth/internal/strictjson"
 )
@@ -28,30 +29,23 @@ func (e *RevisionConflictError) Error() string {
 	return fmt.Sprintf("revision conflict: expected %d, current %d", e.Expected, e.Current)
 }
 
-// PublishReceipt acknowledges an accepted publication.
-type PublishReceipt struct {
-	RunID      string    `json:"runId"`
-	Revision   int64     `json:"revision"`
-	ReceivedAt time.Time `json:"receivedAt"`
-}
-
 // Publish validates and applies one agent publication atomically. Replayed
 // is true when an identical earlier publication's receipt is returned.
 // Errors: *strictjson.SyntaxError, *ValidationError, ErrIdempotencyConflict,
 // *RevisionConflictError; anything else is transient.
-func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (receipt PublishReceipt, replayed bool, err error) {
+func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (receipt contract.PublishReceipt, replayed bool, err error) {
 	r, hash, parseErr := parseAndHash(body)
 	var syntax *strictjson.SyntaxError
 	if errors.As(parseErr, &syntax) {
-		return PublishReceipt{}, false, parseErr
+		return contract.PublishReceipt{}, false, parseErr
 	}
 	var invalidShape *ValidationError
 	if parseErr != nil && !errors.As(parseErr, &invalidShape) {
-		return PublishReceipt{}, false, fmt.Errorf("models: publish: %w", parseErr)
+		return contract.PublishReceipt{}, false, fmt.Errorf("models: publish: %w", parseErr)
 	}
 	// A shape error without a readable runId cannot be a replay.
 	if parseErr != nil && !ids.Valid(r.RunID) {
-		return PublishReceipt{}, false, parseErr
+		return contract.PublishReceipt{}, false, parseErr
 	}
 	var invalid *ValidationError
 	if parseErr != nil {
@@ -76,7 +70,7 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 			if prior.PayloadHash != hash {
 				return ErrIdempotencyConflict
 			}
-			receipt = PublishReceipt{RunID: prior.RunID, Revision: prior.Revision, ReceivedAt: prior.ReceivedAt}
+			receipt = contract.PublishReceipt{RunID: prior.RunID, Revision: prior.Revision, ReceivedAt: prior.ReceivedAt}
 			replayed = true
 			return nil
 		}
@@ -107,11 +101,11 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 		if err := t.Create(&rc).Error; err != nil {
 			return err
 		}
-		receipt = PublishReceipt{RunID: r.RunID, Revision: rev, ReceivedAt: t.now}
+		receipt = contract.PublishReceipt{RunID: r.RunID, Revision: rev, ReceivedAt: t.now}
 		return nil
 	})
 	if err != nil {
-		return PublishReceipt{}, false, classify("publish", err)
+		return contract.PublishReceipt{}, false, classify("publish", err)
 	}
 	return receipt, replayed, nil
 }

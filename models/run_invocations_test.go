@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 )
 
 // startedRun is a manual run of runner with n invocations started.
 func startedRun(t *testing.T, s *Store, runner, runID string, n int) {
 	t.Helper()
-	startRun(t, s, runner, RunStartIn{RunID: runID, Job: "brief", Trigger: TriggerManual}, 0)
+	startRun(t, s, runner, contract.RunStartIn{RunID: runID, Job: "brief", Trigger: contract.TriggerManual}, 0)
 	for range n {
 		if _, err := s.StartInvocation(context.Background(), runner, runID); err != nil {
 			t.Fatal(err)
@@ -24,14 +25,14 @@ func TestAnInvocationsEndIsRecordedOnceAndCountsTowardsTheRun(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
 	startedRun(t, s, "r", "run-1", 1)
-	in := InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: InvocationRefused, Tokens: ptr(int64(1200)), CostUSD: ptr(0.25), DurationMS: 900,
-		Errors: []RefusalError{{Path: "/activities/0/kind", Expected: "one of: task, reply", Found: `"chore"`}}}
+	in := contract.InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: contract.InvocationRefused, Tokens: ptr(int64(1200)), CostUSD: ptr(0.25), DurationMS: 900,
+		Errors: []contract.RefusalError{{Path: "/activities/0/kind", Expected: "one of: task, reply", Found: `"chore"`}}}
 	v, err := s.FinishInvocation(ctx, "r", "run-1", 1, in)
-	if err != nil || v.N != 1 || v.Outcome != InvocationRefused || len(v.Errors) != 1 || v.Errors[0].Path != "/activities/0/kind" {
+	if err != nil || v.N != 1 || v.Outcome != contract.InvocationRefused || len(v.Errors) != 1 || v.Errors[0].Path != "/activities/0/kind" {
 		t.Fatalf("finish invocation: %+v, %v", v, err)
 	}
 	// The same report again (a runner restarted after reporting) changes nothing.
-	if again, err := s.FinishInvocation(ctx, "r", "run-1", 1, in); err != nil || again.Outcome != InvocationRefused {
+	if again, err := s.FinishInvocation(ctx, "r", "run-1", 1, in); err != nil || again.Outcome != contract.InvocationRefused {
 		t.Fatalf("the same report again: %+v, %v", again, err)
 	}
 	runs, err := s.Runs(ctx)
@@ -44,13 +45,13 @@ func TestAnInvocationsEndIsRecordedOnceAndCountsTowardsTheRun(t *testing.T) {
 	}
 	// A different report for the same invocation is a conflict, not an overwrite.
 	changed := in
-	changed.Outcome = InvocationPublished
+	changed.Outcome = contract.InvocationPublished
 	changed.Errors = nil
 	if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, changed); !errors.Is(err, ErrIdempotencyConflict) {
 		t.Fatalf("a different report: %v", err)
 	}
 	// The run's finish sums from the invocations: it reports no usage of its own.
-	fin, err := s.FinishRun(ctx, "r", "run-1", RunFinishIn{Outcome: RunFailed, Detail: "refused"})
+	fin, err := s.FinishRun(ctx, "r", "run-1", contract.RunFinishIn{Outcome: contract.RunFailed, Detail: "refused"})
 	if err != nil || fin.CostUSD != 0.25 || fin.Tokens != 1200 {
 		t.Fatalf("finish %+v, %v", fin, err)
 	}
@@ -60,38 +61,38 @@ func TestAnInvocationReportIsRefusedForAnotherRunnerAnUnstartedOrOverBudgetInvoc
 	s, _ := newTestStore(t)
 	ctx := context.Background()
 	startedRun(t, s, "r", "run-1", 1)
-	ok := InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: InvocationPublished}
+	ok := contract.InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: contract.InvocationPublished}
 	if _, err := s.FinishInvocation(ctx, "other", "run-1", 1, ok); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("another runner's run: %v", err)
 	}
 	if _, err := s.FinishInvocation(ctx, "r", "no-such-run", 1, ok); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("no such run: %v", err)
 	}
-	two := InvocationFinishIn{PublicationRunID: "run-1-2", Outcome: InvocationPublished}
+	two := contract.InvocationFinishIn{PublicationRunID: "run-1-2", Outcome: contract.InvocationPublished}
 	if _, err := s.FinishInvocation(ctx, "r", "run-1", 2, two); !errors.Is(err, ErrInvocationNotStarted) {
 		t.Fatalf("an invocation not started: %v", err)
 	}
-	for _, n := range []int{0, MaxRunInvocations + 1} {
+	for _, n := range []int{0, contract.MaxRunInvocations + 1} {
 		if _, err := s.FinishInvocation(ctx, "r", "run-1", n, ok); !errors.Is(err, ErrInvalidInput) {
 			t.Fatalf("invocation %d: %v", n, err)
 		}
 	}
 	var invalid *ValidationError
-	for name, in := range map[string]InvocationFinishIn{
-		"wrong publication runId": {PublicationRunID: "run-1-2", Outcome: InvocationPublished},
+	for name, in := range map[string]contract.InvocationFinishIn{
+		"wrong publication runId": {PublicationRunID: "run-1-2", Outcome: contract.InvocationPublished},
 		"unknown outcome":         {PublicationRunID: "run-1-1", Outcome: "maybe"},
-		"negative cost":           {PublicationRunID: "run-1-1", Outcome: InvocationFailed, CostUSD: ptr(-1.0)},
-		"negative tokens":         {PublicationRunID: "run-1-1", Outcome: InvocationFailed, Tokens: ptr(int64(-1))},
-		"negative duration":       {PublicationRunID: "run-1-1", Outcome: InvocationFailed, DurationMS: -1},
-		"errors on a publication": {PublicationRunID: "run-1-1", Outcome: InvocationPublished, Errors: []RefusalError{{Path: "/x"}}},
-		"too many errors":         {PublicationRunID: "run-1-1", Outcome: InvocationRefused, Errors: make([]RefusalError, MaxRefusalErrors+1)},
-		"a huge path":             {PublicationRunID: "run-1-1", Outcome: InvocationRefused, Errors: []RefusalError{{Path: "/" + strings.Repeat("a", 2000)}}},
+		"negative cost":           {PublicationRunID: "run-1-1", Outcome: contract.InvocationFailed, CostUSD: ptr(-1.0)},
+		"negative tokens":         {PublicationRunID: "run-1-1", Outcome: contract.InvocationFailed, Tokens: ptr(int64(-1))},
+		"negative duration":       {PublicationRunID: "run-1-1", Outcome: contract.InvocationFailed, DurationMS: -1},
+		"errors on a publication": {PublicationRunID: "run-1-1", Outcome: contract.InvocationPublished, Errors: []contract.RefusalError{{Path: "/x"}}},
+		"too many errors":         {PublicationRunID: "run-1-1", Outcome: contract.InvocationRefused, Errors: make([]contract.RefusalError, contract.MaxRefusalErrors+1)},
+		"a huge path":             {PublicationRunID: "run-1-1", Outcome: contract.InvocationRefused, Errors: []contract.RefusalError{{Path: "/" + strings.Repeat("a", 2000)}}},
 	} {
 		if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, in); !errors.As(err, &invalid) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	if _, err := s.FinishRun(ctx, "r", "run-1", RunFinishIn{Outcome: RunSucceeded}); err != nil {
+	if _, err := s.FinishRun(ctx, "r", "run-1", contract.RunFinishIn{Outcome: contract.RunSucceeded}); err != nil {
 		t.Fatal(err)
 	}
 	// A finished run takes no new report.
@@ -104,17 +105,17 @@ func TestTheCostCapCountsInvocationsOfRunsThatEndUnknownOrAreStillRunning(t *tes
 	s, _ := newTestStore(t)
 	ctx := context.Background()
 	startedRun(t, s, "r", "run-1", 2)
-	if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: InvocationConflict, CostUSD: ptr(0.5)}); err != nil {
+	if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, contract.InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: contract.InvocationConflict, CostUSD: ptr(0.5)}); err != nil {
 		t.Fatal(err)
 	}
 	// Still running: its first invocation's cost already counts.
-	if held := startRun(t, s, "r", RunStartIn{RunID: "run-2", Job: "messages", Trigger: TriggerWatch}, 0.5); held.Admitted {
+	if held := startRun(t, s, "r", contract.RunStartIn{RunID: "run-2", Job: "messages", Trigger: contract.TriggerWatch}, 0.5); held.Admitted {
 		t.Fatalf("a running run's reported invocation did not count: %+v", held)
 	}
-	if _, err := s.FinishInvocation(ctx, "r", "run-1", 2, InvocationFinishIn{PublicationRunID: "run-1-2", Outcome: InvocationUnknown, CostUSD: ptr(0.25)}); err != nil {
+	if _, err := s.FinishInvocation(ctx, "r", "run-1", 2, contract.InvocationFinishIn{PublicationRunID: "run-1-2", Outcome: contract.InvocationUnknown, CostUSD: ptr(0.25)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.FinishRun(ctx, "r", "run-1", RunFinishIn{Outcome: RunUnknown, Detail: "stopped"}); err != nil {
+	if _, err := s.FinishRun(ctx, "r", "run-1", contract.RunFinishIn{Outcome: contract.RunUnknown, Detail: "stopped"}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := s.HomeRunNotice(ctx, 1)
@@ -127,24 +128,24 @@ func TestARefusalsFoundNeverCarriesMessageText(t *testing.T) {
 	body := "Hi Ana, I can't make Thursday after all because my mother is in hospital again"
 	for _, c := range []struct {
 		in   strictjson.FieldError
-		want RefusalError
+		want contract.RefusalError
 	}{
 		{strictjson.FieldError{Path: "/replyDrafts/0/candidates/0", Expected: "at most 10 characters", Found: quoteFound(body)},
-			RefusalError{Path: "/replyDrafts/0/candidates/0", Expected: "at most 10 characters", Found: "a text of more than 60 characters"}},
+			contract.RefusalError{Path: "/replyDrafts/0/candidates/0", Expected: "at most 10 characters", Found: "a text of more than 60 characters"}},
 		{strictjson.FieldError{Path: "/activities/0/title", Expected: "string", Found: "string " + quoteFound("lunch with Ana")},
-			RefusalError{Path: "/activities/0/title", Expected: "string", Found: "string, a text of 14 characters"}},
+			contract.RefusalError{Path: "/activities/0/title", Expected: "string", Found: "string, a text of 14 characters"}},
 		{strictjson.FieldError{Path: "/activities/0/id", Expected: "an ID", Found: `"bad/id"`},
-			RefusalError{Path: "/activities/0/id", Expected: "an ID", Found: `"bad/id"`}},
+			contract.RefusalError{Path: "/activities/0/id", Expected: "an ID", Found: `"bad/id"`}},
 		{strictjson.FieldError{Path: "/activities/0/" + body, Expected: "kind, title", Found: `field "` + body + `"`},
-			RefusalError{Path: "/activities/0/…", Expected: "kind, title", Found: "field, a text of 78 characters"}},
+			contract.RefusalError{Path: "/activities/0/…", Expected: "kind, title", Found: "field, a text of 78 characters"}},
 		{strictjson.FieldError{Path: "/people/0/score", Expected: "number", Found: "null"},
-			RefusalError{Path: "/people/0/score", Expected: "number", Found: "null"}},
+			contract.RefusalError{Path: "/people/0/score", Expected: "number", Found: "null"}},
 	} {
-		got := RefusalErrorOf(c.in)
+		got := contract.RefusalErrorOf(c.in)
 		if got != c.want {
 			t.Errorf("RefusalErrorOf(%+v)\n got %+v\nwant %+v", c.in, got, c.want)
 		}
-		if again := got.redacted(); again != got {
+		if again := got.Redacted(); again != got {
 			t.Errorf("redaction is not stable: %+v then %+v", got, again)
 		}
 	}

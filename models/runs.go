@@ -9,25 +9,9 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/schedule"
 	"hearth/internal/strictjson"
-)
-
-// Run triggers and states (issue 10).
-const (
-	TriggerSchedule = "schedule"
-	TriggerManual   = "manual"
-	TriggerWatch    = "watch"
-
-	RunRunning   = "running"
-	RunSucceeded = "succeeded"
-	RunFailed    = "failed"
-	RunUnknown   = "unknown"
-
-	// MaxRunInvocations is Budget A's bound on agent invocations per run.
-	MaxRunInvocations = 3
-	// HoldCostCap holds an autonomous run once the day's reported cost reached the cap.
-	HoldCostCap = "cost_cap"
 )
 
 // Run is one run of a job by the runner.
@@ -52,52 +36,8 @@ type Run struct {
 	UpdatedAt           time.Time
 }
 
-// RunStartIn is POST /api/runs: what the runner asks to start.
-type RunStartIn struct {
-	RunID      string  `json:"runId"`
-	Job        string  `json:"job"`
-	Trigger    string  `json:"trigger"`
-	ScheduleID *string `json:"scheduleId,omitempty"`
-}
-
-// RunStart answers a start: the run, or why it was held.
-type RunStart struct {
-	Admitted bool     `json:"admitted"`
-	Hold     string   `json:"hold,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
-	Run      *RunView `json:"run,omitempty"`
-	// Prompt, Deadline and MaxInvocations come from the schedule's approved
-	// snapshot (or the defaults for a manual run).
-	Prompt         string `json:"prompt"`
-	DeadlineSecs   int    `json:"deadlineSeconds"`
-	MaxInvocations int    `json:"maxInvocations"`
-}
-
-// RunView is a run as the API and the Runs page show it.
-type RunView struct {
-	ID                  string     `json:"id"`
-	Job                 string     `json:"job"`
-	Trigger             string     `json:"trigger"`
-	ScheduleID          string     `json:"scheduleId,omitempty"`
-	OccurrenceID        string     `json:"occurrenceId,omitempty"`
-	State               string     `json:"state"`
-	Invocations         int        `json:"invocations"`
-	PublicationRunID    string     `json:"publicationRunId,omitempty"`
-	PublicationRevision int64      `json:"publicationRevision,omitempty"`
-	Tokens              int64      `json:"tokens,omitempty"`
-	CostUSD             float64    `json:"costUsd,omitempty"`
-	DurationMS          int64      `json:"durationMs,omitempty"`
-	Detail              string     `json:"detail,omitempty"`
-	ResolvedAt          *time.Time `json:"resolvedAt,omitempty"`
-	StartedAt           time.Time  `json:"startedAt"`
-	FinishedAt          *time.Time `json:"finishedAt,omitempty"`
-	// InvocationList is each reported invocation, in order (the Runs page's
-	// reads fill it; other answers leave it out).
-	InvocationList []InvocationView `json:"invocationList,omitempty"`
-}
-
-func (r Run) view() RunView {
-	return RunView{ID: r.ID, Job: r.Job, Trigger: r.TriggerKind, ScheduleID: r.ScheduleID, OccurrenceID: deref(r.OccurrenceID), State: r.State,
+func (r Run) view() contract.RunView {
+	return contract.RunView{ID: r.ID, Job: r.Job, Trigger: r.TriggerKind, ScheduleID: r.ScheduleID, OccurrenceID: deref(r.OccurrenceID), State: r.State,
 		Invocations: r.Invocations, PublicationRunID: r.PublicationRunID, PublicationRevision: r.PublicationRevision, Tokens: r.Tokens,
 		CostUSD: r.CostUSD, DurationMS: r.DurationMS, Detail: r.Detail, ResolvedAt: r.ResolvedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 }
@@ -119,21 +59,21 @@ var (
 // returns that run (a retried start), never a second claim. Everything is
 // validated first, and the claim and the run row are one commit: a refused
 // or failed start (or a crash in between) leaves the occurrence due.
-func (s *Store) StartRun(ctx context.Context, runner string, in RunStartIn, costCap float64) (RunStart, error) {
+func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStartIn, costCap float64) (contract.RunStart, error) {
 	v := &validator{}
 	v.id("/runId", in.RunID)
 	v.id("/job", in.Job)
-	v.enum("/trigger", in.Trigger, []string{TriggerSchedule, TriggerManual, TriggerWatch})
+	v.enum("/trigger", in.Trigger, []string{contract.TriggerSchedule, contract.TriggerManual, contract.TriggerWatch})
 	if in.ScheduleID != nil {
 		v.id("/scheduleId", *in.ScheduleID)
 	}
-	if (in.Trigger == TriggerSchedule) != (in.ScheduleID != nil) {
+	if (in.Trigger == contract.TriggerSchedule) != (in.ScheduleID != nil) {
 		v.add("/scheduleId", "a schedule run names its schedule, and only it", "a schedule ID exactly when trigger is schedule", fmt.Sprint(in.ScheduleID != nil))
 	}
 	if len(v.errs) > 0 {
-		return RunStart{}, &ValidationError{Errors: v.errs}
+		return contract.RunStart{}, &ValidationError{Errors: v.errs}
 	}
-	out := RunStart{DeadlineSecs: int(schedule.DefaultLimits().Deadline / time.Second), MaxInvocations: MaxRunInvocations}
+	out := contract.RunStart{DeadlineSecs: int(schedule.DefaultLimits().Deadline / time.Second), MaxInvocations: contract.MaxRunInvocations}
 	// Run bookkeeping does not bump the revision, so a run never makes its
 	// own publication a revision_conflict (as schedule claims do not).
 	_, err := s.commit(ctx, func(t *txn) error {
@@ -144,7 +84,7 @@ func (s *Store) StartRun(ctx context.Context, runner string, in RunStartIn, cost
 		if len(prior) == 1 {
 			return retriedStart(t, &out, prior[0], runner, in)
 		}
-		if in.Trigger != TriggerManual && costCap > 0 {
+		if in.Trigger != contract.TriggerManual && costCap > 0 {
 			day, err := ownerDay(t.DB, t.now, "")
 			if err != nil {
 				return err
@@ -154,12 +94,12 @@ func (s *Store) StartRun(ctx context.Context, runner string, in RunStartIn, cost
 				return err
 			}
 			if spent >= costCap {
-				out.Hold, out.Reason = HoldCostCap, fmt.Sprintf("today's reported agent cost $%.2f reached the $%.2f cap; scheduled runs wait until tomorrow, runs you start still go", spent, costCap)
+				out.Hold, out.Reason = contract.HoldCostCap, fmt.Sprintf("today's reported agent cost $%.2f reached the $%.2f cap; scheduled runs wait until tomorrow, runs you start still go", spent, costCap)
 				return nil
 			}
 		}
-		run := Run{ID: in.RunID, Job: in.Job, TriggerKind: in.Trigger, Runner: runner, State: RunRunning, StartedAt: t.now, UpdatedAt: t.now}
-		if in.Trigger == TriggerSchedule {
+		run := Run{ID: in.RunID, Job: in.Job, TriggerKind: in.Trigger, Runner: runner, State: contract.RunRunning, StartedAt: t.now, UpdatedAt: t.now}
+		if in.Trigger == contract.TriggerSchedule {
 			adm := Admission{ScheduleID: *in.ScheduleID}
 			if err := s.claim(t, &adm, runner, in.Job); err != nil {
 				return err
@@ -181,7 +121,7 @@ func (s *Store) StartRun(ctx context.Context, runner string, in RunStartIn, cost
 		return nil
 	})
 	if err != nil {
-		return RunStart{}, classifySchedule("start run", err)
+		return contract.RunStart{}, classifySchedule("start run", err)
 	}
 	return out, nil
 }
@@ -190,7 +130,7 @@ func (s *Store) StartRun(ctx context.Context, runner string, in RunStartIn, cost
 // (a runner restarted around its start) gets that run, with its schedule's
 // approved prompt and limits, as the first start did; any other run's ID
 // is ErrRunExists.
-func retriedStart(t *txn, out *RunStart, prior Run, runner string, in RunStartIn) error {
+func retriedStart(t *txn, out *contract.RunStart, prior Run, runner string, in contract.RunStartIn) error {
 	if prior.Job != in.Job || prior.TriggerKind != in.Trigger || prior.Runner != runner || prior.ScheduleID != deref(in.ScheduleID) {
 		return ErrRunExists
 	}
@@ -214,27 +154,27 @@ func retriedStart(t *txn, out *RunStart, prior Run, runner string, in RunStartIn
 // StartInvocation records one more agent invocation of a run: at most
 // MaxRunInvocations, and for a schedule run an attempt of its occurrence
 // (with the occurrence's own bound and deadline). It refuses a finished run.
-func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (RunView, error) {
+func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (contract.RunView, error) {
 	if err := s.ownRun(ctx, runner, runID); err != nil {
-		return RunView{}, err
+		return contract.RunView{}, err
 	}
 	var run Run
 	if err := s.rdb.WithContext(ctx).Take(&run, "id = ?", runID).Error; err != nil {
-		return RunView{}, classify("start invocation", notFound(err))
+		return contract.RunView{}, classify("start invocation", notFound(err))
 	}
-	if run.State != RunRunning {
-		return RunView{}, ErrRunFinished
+	if run.State != contract.RunRunning {
+		return contract.RunView{}, ErrRunFinished
 	}
-	if run.Invocations >= MaxRunInvocations {
-		return RunView{}, ErrAttemptsExhausted
+	if run.Invocations >= contract.MaxRunInvocations {
+		return contract.RunView{}, ErrAttemptsExhausted
 	}
 	if run.OccurrenceID != nil {
 		if _, err := s.StartAttempt(ctx, *run.OccurrenceID); err != nil {
-			return RunView{}, err
+			return contract.RunView{}, err
 		}
 	}
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		res := tx.Model(&Run{}).Where("id = ? AND state = ? AND invocations < ?", runID, RunRunning, MaxRunInvocations).
+		res := tx.Model(&Run{}).Where("id = ? AND state = ? AND invocations < ?", runID, contract.RunRunning, contract.MaxRunInvocations).
 			Updates(map[string]any{"invocations": gorm.Expr("invocations + 1"), "updated_at": s.clock()})
 		if res.Error == nil && res.RowsAffected == 0 {
 			return ErrAttemptsExhausted
@@ -245,23 +185,9 @@ func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (RunV
 		return tx.Take(&run, "id = ?", runID).Error
 	})
 	if err != nil {
-		return RunView{}, classify("start invocation", err)
+		return contract.RunView{}, classify("start invocation", err)
 	}
 	return run.view(), nil
-}
-
-// RunFinishIn is POST /api/runs/{id}/finish. A runner that reports each
-// invocation's end (POST /api/runs/{id}/invocations/{n}/finish) sends no
-// usage here: the run's usage is the sum of its invocations'. Usage given
-// here is added to it (a runner that does not report invocations).
-type RunFinishIn struct {
-	Outcome             string   `json:"outcome"` // succeeded, failed, unknown
-	Detail              string   `json:"detail,omitempty"`
-	PublicationRunID    *string  `json:"publicationRunId"`
-	PublicationRevision *int64   `json:"publicationRevision"`
-	DurationMS          int64    `json:"durationMs,omitempty"`
-	Tokens              *int64   `json:"tokens"`
-	CostUSD             *float64 `json:"costUsd"`
 }
 
 // FinishRun records a run's outcome, its schedule occurrence's outcome with
@@ -269,27 +195,27 @@ type RunFinishIn struct {
 // occurrence unknown, which holds the schedule until the owner looks. A
 // run already finished may only go from unknown to succeeded, when a kept
 // publication was acknowledged later.
-func (s *Store) FinishRun(ctx context.Context, runner, runID string, in RunFinishIn) (RunView, error) {
+func (s *Store) FinishRun(ctx context.Context, runner, runID string, in contract.RunFinishIn) (contract.RunView, error) {
 	if err := s.ownRun(ctx, runner, runID); err != nil {
-		return RunView{}, err
+		return contract.RunView{}, err
 	}
 	v := &validator{}
-	v.enum("/outcome", in.Outcome, []string{RunSucceeded, RunFailed, RunUnknown})
+	v.enum("/outcome", in.Outcome, []string{contract.RunSucceeded, contract.RunFailed, contract.RunUnknown})
 	v.text("/detail", in.Detail, MaxReasonLen, false)
 	usageErrors(v, in.DurationMS, in.Tokens, in.CostUSD)
 	if len(v.errs) > 0 {
-		return RunView{}, &ValidationError{Errors: v.errs}
+		return contract.RunView{}, &ValidationError{Errors: v.errs}
 	}
 	var run Run
 	if err := s.rdb.WithContext(ctx).Take(&run, "id = ?", runID).Error; err != nil {
-		return RunView{}, classify("finish run", notFound(err))
+		return contract.RunView{}, classify("finish run", notFound(err))
 	}
-	if run.State != RunRunning && !(run.State == RunUnknown && in.Outcome == RunSucceeded) {
+	if run.State != contract.RunRunning && !(run.State == contract.RunUnknown && in.Outcome == contract.RunSucceeded) {
 		return run.view(), ErrRunFinished
 	}
-	if run.OccurrenceID != nil && run.State == RunRunning && in.Outcome != RunUnknown && run.Invocations > 0 {
-		if _, err := s.FinishOccurrence(ctx, *run.OccurrenceID, in.Outcome == RunSucceeded, in.Detail); err != nil && !errors.Is(err, ErrOccurrenceClosed) {
-			return RunView{}, err
+	if run.OccurrenceID != nil && run.State == contract.RunRunning && in.Outcome != contract.RunUnknown && run.Invocations > 0 {
+		if _, err := s.FinishOccurrence(ctx, *run.OccurrenceID, in.Outcome == contract.RunSucceeded, in.Detail); err != nil && !errors.Is(err, ErrOccurrenceClosed) {
+			return contract.RunView{}, err
 		}
 	}
 	err := s.write(ctx, func(tx *gorm.DB) error {
@@ -309,7 +235,7 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in RunFinis
 		if in.CostUSD != nil {
 			run.CostUSD += *in.CostUSD
 		}
-		if in.Outcome == RunUnknown && run.OccurrenceID != nil {
+		if in.Outcome == contract.RunUnknown && run.OccurrenceID != nil {
 			// The occurrence's outcome is unknown: hold the schedule for investigation.
 			if err := tx.Model(&ScheduleOccurrence{}).Where("id = ? AND state = ?", *run.OccurrenceID, OccurrenceRunning).
 				Updates(map[string]any{"state": OccurrenceUnknown, "detail": "the runner stopped during an agent invocation: " + run.Detail, "updated_at": now}).Error; err != nil {
@@ -319,7 +245,7 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in RunFinis
 		return tx.Save(&run).Error
 	})
 	if err != nil {
-		return RunView{}, classify("finish run", err)
+		return contract.RunView{}, classify("finish run", err)
 	}
 	return run.view(), nil
 }
@@ -327,13 +253,13 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in RunFinis
 // ResolveRun is the owner's word that an unknown run was looked at: the
 // run stays unknown (nobody knows what it did) but no longer holds its
 // schedule, which may admit its next occurrence.
-func (s *Store) ResolveRun(ctx context.Context, runID string) (RunView, error) {
+func (s *Store) ResolveRun(ctx context.Context, runID string) (contract.RunView, error) {
 	var run Run
 	_, err := s.commit(ctx, func(t *txn) error {
 		if err := t.Take(&run, "id = ?", runID).Error; err != nil {
 			return notFound(err)
 		}
-		if run.State != RunUnknown || run.ResolvedAt != nil {
+		if run.State != contract.RunUnknown || run.ResolvedAt != nil {
 			return nil
 		}
 		if _, err := t.bump(); err != nil {
@@ -350,7 +276,7 @@ func (s *Store) ResolveRun(ctx context.Context, runID string) (RunView, error) {
 		return t.Save(&run).Error
 	})
 	if err != nil {
-		return RunView{}, classify("resolve run", err)
+		return contract.RunView{}, classify("resolve run", err)
 	}
 	return run.view(), nil
 }
@@ -369,13 +295,13 @@ func costSince(tx *gorm.DB, start time.Time) (float64, error) {
 type RunsView struct {
 	Revision        int64
 	Day             Day
-	Runs            []RunView
+	Runs            []contract.RunView
 	Schedules       []ScheduleView
 	LastPublication *PublicationView
 	// SourcesObservedAt is the newest observedAt among the last publication's
 	// source refs: how fresh what the agent read was.
 	SourcesObservedAt *time.Time
-	LastFailure       *RunView // the newest failed or unknown run after the last success
+	LastFailure       *contract.RunView // the newest failed or unknown run after the last success
 	CostToday         float64
 	Backups           BackupHealth
 	// Agents is each agent's login health, as its runner last reported it.
@@ -447,12 +373,12 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 }
 
 // lastFailure is the newest failed or unknown run newer than every success.
-func lastFailure(runs []RunView) *RunView {
+func lastFailure(runs []contract.RunView) *contract.RunView {
 	for i, r := range runs {
 		switch r.State {
-		case RunSucceeded:
+		case contract.RunSucceeded:
 			return nil
-		case RunFailed, RunUnknown:
+		case contract.RunFailed, contract.RunUnknown:
 			return &runs[i]
 		}
 	}
@@ -463,7 +389,7 @@ func lastFailure(runs []RunView) *RunView {
 // (so the brief shown is an older one), or scheduled runs are paused by
 // the cost cap.
 type RunNotice struct {
-	Failed  *RunView
+	Failed  *contract.RunView
 	CapHeld bool
 	Spent   float64
 	Cap     float64
@@ -479,10 +405,10 @@ func (s *Store) HomeRunNotice(ctx context.Context, costCap float64) (RunNotice, 
 	var n RunNotice
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		var rows []Run
-		if err := tx.Where("state != ?", RunRunning).Order("started_at DESC, id").Limit(10).Find(&rows).Error; err != nil {
+		if err := tx.Where("state != ?", contract.RunRunning).Order("started_at DESC, id").Limit(10).Find(&rows).Error; err != nil {
 			return err
 		}
-		views := make([]RunView, len(rows))
+		views := make([]contract.RunView, len(rows))
 		for i, r := range rows {
 			views[i] = r.view()
 		}
@@ -528,14 +454,14 @@ func decodeStrict(body []byte, v any) error {
 }
 
 // DecodeRunStart reads POST /api/runs.
-func DecodeRunStart(body []byte) (RunStartIn, error) {
-	var in RunStartIn
+func DecodeRunStart(body []byte) (contract.RunStartIn, error) {
+	var in contract.RunStartIn
 	return in, decodeStrict(body, &in)
 }
 
 // DecodeRunFinish reads POST /api/runs/{id}/finish.
-func DecodeRunFinish(body []byte) (RunFinishIn, error) {
-	var in RunFinishIn
+func DecodeRunFinish(body []byte) (contract.RunFinishIn, error) {
+	var in contract.RunFinishIn
 	return in, decodeStrict(body, &in)
 }
 

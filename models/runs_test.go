@@ -6,10 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
-func startRun(t *testing.T, s *Store, runner string, in RunStartIn, costCap float64) RunStart {
+func startRun(t *testing.T, s *Store, runner string, in contract.RunStartIn, costCap float64) contract.RunStart {
 	t.Helper()
 	st, err := s.StartRun(context.Background(), runner, in, costCap)
 	if err != nil {
@@ -25,16 +26,16 @@ func TestAScheduleRunClaimsItsOccurrenceAndFinishesIt(t *testing.T) {
 	mustCreate(t, s, opsActor, schedBody("k1", map[string]any{"id": "brief", "at": at.Format(time.RFC3339)}))
 	now.Set(at.Add(time.Minute))
 	id := "brief"
-	st := startRun(t, s, "cred-runner", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &id}, 0)
+	st := startRun(t, s, "cred-runner", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &id}, 0)
 	if !st.Admitted || st.Run.OccurrenceID == "" || st.Prompt == "" {
 		t.Fatalf("start %+v", st)
 	}
 	// A second runner's claim of the same schedule admits nothing.
-	if other := startRun(t, s, "cred-other", RunStartIn{RunID: "run-2", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &id}, 0); other.Admitted {
+	if other := startRun(t, s, "cred-other", contract.RunStartIn{RunID: "run-2", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &id}, 0); other.Admitted {
 		t.Fatalf("a second claim admitted %+v", other)
 	}
 	// The same runId again is the same run (a runner restarted around its claim), not a second claim.
-	if again := startRun(t, s, "cred-runner", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &id}, 0); !again.Admitted || again.Run.ID != "run-1" {
+	if again := startRun(t, s, "cred-runner", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &id}, 0); !again.Admitted || again.Run.ID != "run-1" {
 		t.Fatalf("restart %+v", again)
 	}
 	if _, err := s.StartInvocation(ctx, "cred-other", "run-1"); !errors.Is(err, ErrNotFound) {
@@ -44,14 +45,14 @@ func TestAScheduleRunClaimsItsOccurrenceAndFinishesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	pubRun, rev, cost := "run-1-1", int64(2), 0.4
-	run, err := s.FinishRun(ctx, "cred-runner", "run-1", RunFinishIn{Outcome: RunSucceeded, PublicationRunID: &pubRun, PublicationRevision: &rev, DurationMS: 1500, CostUSD: &cost})
-	if err != nil || run.State != RunSucceeded || run.CostUSD != 0.4 {
+	run, err := s.FinishRun(ctx, "cred-runner", "run-1", contract.RunFinishIn{Outcome: contract.RunSucceeded, PublicationRunID: &pubRun, PublicationRevision: &rev, DurationMS: 1500, CostUSD: &cost})
+	if err != nil || run.State != contract.RunSucceeded || run.CostUSD != 0.4 {
 		t.Fatalf("finish %+v, %v", run, err)
 	}
 	if v, _ := s.Schedule(ctx, "brief"); v.Counters.Succeeded != 1 {
 		t.Fatalf("the occurrence's outcome was not recorded: %+v", v.Counters)
 	}
-	if _, err := s.FinishRun(ctx, "cred-runner", "run-1", RunFinishIn{Outcome: RunFailed}); !errors.Is(err, ErrRunFinished) {
+	if _, err := s.FinishRun(ctx, "cred-runner", "run-1", contract.RunFinishIn{Outcome: contract.RunFailed}); !errors.Is(err, ErrRunFinished) {
 		t.Fatalf("finishing twice: %v", err)
 	}
 }
@@ -59,8 +60,8 @@ func TestAScheduleRunClaimsItsOccurrenceAndFinishesIt(t *testing.T) {
 func TestARunHasAtMostThreeAgentInvocations(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
-	startRun(t, s, "r", RunStartIn{RunID: "run-1", Job: "brief", Trigger: TriggerManual}, 0)
-	for i := range MaxRunInvocations {
+	startRun(t, s, "r", contract.RunStartIn{RunID: "run-1", Job: "brief", Trigger: contract.TriggerManual}, 0)
+	for i := range contract.MaxRunInvocations {
 		if v, err := s.StartInvocation(ctx, "r", "run-1"); err != nil || v.Invocations != i+1 {
 			t.Fatalf("invocation %d: %+v, %v", i+1, v, err)
 		}
@@ -73,19 +74,19 @@ func TestARunHasAtMostThreeAgentInvocations(t *testing.T) {
 func TestTheCostCapHoldsAutonomousRunsButNotTheOwners(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
-	startRun(t, s, "r", RunStartIn{RunID: "run-1", Job: "brief", Trigger: TriggerManual}, 1)
+	startRun(t, s, "r", contract.RunStartIn{RunID: "run-1", Job: "brief", Trigger: contract.TriggerManual}, 1)
 	cost := 1.25
 	if _, err := s.StartInvocation(ctx, "r", "run-1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.FinishRun(ctx, "r", "run-1", RunFinishIn{Outcome: RunSucceeded, CostUSD: &cost}); err != nil {
+	if _, err := s.FinishRun(ctx, "r", "run-1", contract.RunFinishIn{Outcome: contract.RunSucceeded, CostUSD: &cost}); err != nil {
 		t.Fatal(err)
 	}
-	held := startRun(t, s, "r", RunStartIn{RunID: "run-2", Job: "messages", Trigger: TriggerWatch}, 1)
-	if held.Admitted || held.Hold != HoldCostCap {
+	held := startRun(t, s, "r", contract.RunStartIn{RunID: "run-2", Job: "messages", Trigger: contract.TriggerWatch}, 1)
+	if held.Admitted || held.Hold != contract.HoldCostCap {
 		t.Fatalf("a watch run past the cap: %+v", held)
 	}
-	if owner := startRun(t, s, "r", RunStartIn{RunID: "run-3", Job: "brief", Trigger: TriggerManual}, 1); !owner.Admitted {
+	if owner := startRun(t, s, "r", contract.RunStartIn{RunID: "run-3", Job: "brief", Trigger: contract.TriggerManual}, 1); !owner.Admitted {
 		t.Fatalf("the owner's run was held: %+v", owner)
 	}
 	n, err := s.HomeRunNotice(ctx, 1)
@@ -100,21 +101,21 @@ func TestAnUnknownRunHoldsItsScheduleUntilTheOwnerLooked(t *testing.T) {
 	mustCreate(t, s, opsActor, schedBody("k1", map[string]any{"id": "daily", "cron": "0 * * * *", "zone": "UTC"}))
 	now.Set(testNow.Truncate(time.Hour).Add(time.Hour + time.Minute))
 	id := "daily"
-	startRun(t, s, "r", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &id}, 0)
+	startRun(t, s, "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &id}, 0)
 	if _, err := s.StartInvocation(ctx, "r", "run-1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.FinishRun(ctx, "r", "run-1", RunFinishIn{Outcome: RunUnknown, Detail: "the runner stopped"}); err != nil {
+	if _, err := s.FinishRun(ctx, "r", "run-1", contract.RunFinishIn{Outcome: contract.RunUnknown, Detail: "the runner stopped"}); err != nil {
 		t.Fatal(err)
 	}
 	now.Advance(time.Hour)
-	if held := startRun(t, s, "r", RunStartIn{RunID: "run-2", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &id}, 0); held.Admitted {
+	if held := startRun(t, s, "r", contract.RunStartIn{RunID: "run-2", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &id}, 0); held.Admitted {
 		t.Fatalf("a schedule with an unknown outcome admitted its next occurrence: %+v", held)
 	}
 	if _, err := s.ResolveRun(ctx, "run-1"); err != nil {
 		t.Fatal(err)
 	}
-	if next := startRun(t, s, "r", RunStartIn{RunID: "run-3", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &id}, 0); !next.Admitted {
+	if next := startRun(t, s, "r", contract.RunStartIn{RunID: "run-3", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &id}, 0); !next.Admitted {
 		t.Fatalf("after the owner looked, nothing was admitted: %+v", next)
 	}
 	n, _ := s.HomeRunNotice(ctx, 0)
@@ -149,22 +150,22 @@ func TestARefusedRunStartClaimsNothing(t *testing.T) {
 	brief, dots := "brief", "..."
 	for _, tc := range []struct {
 		name string
-		in   RunStartIn
+		in   contract.RunStartIn
 		path string // the field named in the 422; "" for another refusal
 		want error
 	}{
-		{"mistyped job", RunStartIn{RunID: "run-1", Job: "mornin", Trigger: TriggerSchedule, ScheduleID: &brief}, "/job", nil},
-		{"bad run ID", RunStartIn{RunID: "run 1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, "/runId", nil},
-		{"dot run ID", RunStartIn{RunID: ".", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, "/runId", nil},
-		{"dots job", RunStartIn{RunID: "run-1", Job: "..", Trigger: TriggerSchedule, ScheduleID: &brief}, "/job", nil},
-		{"dots schedule ID", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &dots}, "/scheduleId", nil},
-		{"unknown trigger", RunStartIn{RunID: "run-1", Job: "morning", Trigger: "cron", ScheduleID: &brief}, "/trigger", nil},
-		{"a run ID of another run", RunStartIn{RunID: "taken", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, "", ErrRunExists},
+		{"mistyped job", contract.RunStartIn{RunID: "run-1", Job: "mornin", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, "/job", nil},
+		{"bad run ID", contract.RunStartIn{RunID: "run 1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, "/runId", nil},
+		{"dot run ID", contract.RunStartIn{RunID: ".", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, "/runId", nil},
+		{"dots job", contract.RunStartIn{RunID: "run-1", Job: "..", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, "/job", nil},
+		{"dots schedule ID", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &dots}, "/scheduleId", nil},
+		{"unknown trigger", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: "cron", ScheduleID: &brief}, "/trigger", nil},
+		{"a run ID of another run", contract.RunStartIn{RunID: "taken", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, "", ErrRunExists},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, now := newTestStore(t)
 			occurrence := dueBrief(t, s, now)
-			startRun(t, s, "r", RunStartIn{RunID: "taken", Job: "other", Trigger: TriggerManual}, 0)
+			startRun(t, s, "r", contract.RunStartIn{RunID: "taken", Job: "other", Trigger: contract.TriggerManual}, 0)
 			_, err := s.StartRun(ctx, "r", tc.in, 0)
 			switch {
 			case tc.want != nil && !errors.Is(err, tc.want):
@@ -173,7 +174,7 @@ func TestARefusedRunStartClaimsNothing(t *testing.T) {
 				t.Errorf("StartRun: %v, want a 422 naming %s", err, tc.path)
 			}
 			assertStillDue(t, s, occurrence)
-			st := startRun(t, s, "r", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, 0)
+			st := startRun(t, s, "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, 0)
 			if !st.Admitted || st.Run.OccurrenceID != occurrence {
 				t.Errorf("the correct start after the refusal: %+v", st)
 			}
@@ -188,7 +189,7 @@ func TestAFailedRunRowRollsBackItsClaim(t *testing.T) {
 	// already been applied when it fires.
 	must(t, s.db.Exec(`CREATE TRIGGER refuse_runs BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'injected: the run row cannot be written'); END`).Error)
 	brief := "brief"
-	in := RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}
+	in := contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}
 	if st, err := s.StartRun(context.Background(), "r", in, 0); err == nil {
 		t.Fatalf("StartRun succeeded with the run insert failing: %+v", st)
 	}
@@ -217,7 +218,7 @@ func TestTheClaimAndTheRunRowCommitTogether(t *testing.T) {
 	brief := "brief"
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.StartRun(context.Background(), "r", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}, 0)
+		_, err := s.StartRun(context.Background(), "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, 0)
 		done <- err
 	}()
 	<-paused
@@ -247,7 +248,7 @@ func TestARetriedScheduleRunStartAnswersTheApprovedPromptAgain(t *testing.T) {
 	mustCreate(t, s, opsActor, schedBody("k1", map[string]any{"id": "brief", "cron": "0 8 * * *", "zone": "UTC", "limits": map[string]any{"deadlineSeconds": 120, "maxInvocations": 2}}))
 	now.Set(testNow.Add(2 * time.Hour))
 	brief := "brief"
-	in := RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &brief}
+	in := contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}
 	first := startRun(t, s, "r", in, 0)
 	// The runner stopped before it saved the answer and starts the same run again.
 	again := startRun(t, s, "r", in, 0)
@@ -258,7 +259,7 @@ func TestARetriedScheduleRunStartAnswersTheApprovedPromptAgain(t *testing.T) {
 	// The same runId for another schedule is another run's ID.
 	other := "other"
 	mustCreate(t, s, opsActor, schedBody("k2", map[string]any{"id": "other", "cron": "0 8 * * *", "zone": "UTC"}))
-	if _, err := s.StartRun(context.Background(), "r", RunStartIn{RunID: "run-1", Job: "morning", Trigger: TriggerSchedule, ScheduleID: &other}, 0); !errors.Is(err, ErrRunExists) {
+	if _, err := s.StartRun(context.Background(), "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &other}, 0); !errors.Is(err, ErrRunExists) {
 		t.Fatalf("run-1 for another schedule: %v, want ErrRunExists", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/ids"
 )
 
@@ -41,28 +42,12 @@ type DirtyJob struct {
 	NextDueAt      *time.Time `json:"-"` // when that newer burst comes due
 }
 
-// Wake is a dirty job handed to a runner, under a lease the runner
-// acknowledges when the run that handles it starts.
-type Wake struct {
-	JobKey         string    `json:"jobKey"`
-	Reasons        []string  `json:"reasons"`
-	Marks          int       `json:"marks"`
-	Since          time.Time `json:"dirtySince"`
-	LeaseID        string    `json:"leaseId"`
-	LeaseExpiresAt time.Time `json:"leaseExpiresAt"`
-}
-
-// WakeAck is POST /api/agent-wake/ack: the lease of a wake-up whose run started.
-type WakeAck struct {
-	LeaseID string `json:"leaseId"`
-}
-
 // leasePattern is the shape of the lease IDs LeaseWakes mints.
 var leasePattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // DecodeWakeAck reads POST /api/agent-wake/ack.
-func DecodeWakeAck(body []byte) (WakeAck, error) {
-	var in WakeAck
+func DecodeWakeAck(body []byte) (contract.WakeAck, error) {
+	var in contract.WakeAck
 	if err := decodeStrict(body, &in); err != nil {
 		return in, err
 	}
@@ -126,8 +111,8 @@ const offerable = "(lease_id = '' AND due_at <= ?) OR (lease_id <> '' AND lease_
 // the ones whose lease expired unacknowledged, each under a new lease of
 // WakeLeaseTTL. Nothing is removed: AckWake clears what a lease covered, so
 // a wake-up lost on its way to the runner is offered again.
-func (s *Store) LeaseWakes(ctx context.Context) ([]Wake, error) {
-	var out []Wake
+func (s *Store) LeaseWakes(ctx context.Context) ([]contract.Wake, error) {
+	var out []contract.Wake
 	now := s.clock()
 	// Every wake poll's pass lands here, and most find nothing: only a read
 	// then, so an idle poll neither waits for nor holds the write lock.
@@ -151,7 +136,7 @@ func (s *Store) LeaseWakes(ctx context.Context) ([]Wake, error) {
 			if err := tx.Save(&d).Error; err != nil {
 				return err
 			}
-			w := Wake{JobKey: d.JobKey, Marks: d.Marks, Since: d.FirstAt, LeaseID: d.LeaseID, LeaseExpiresAt: expires}
+			w := contract.Wake{JobKey: d.JobKey, Marks: d.Marks, Since: d.FirstAt, LeaseID: d.LeaseID, LeaseExpiresAt: expires}
 			_ = json.Unmarshal([]byte(d.Reasons), &w.Reasons)
 			out = append(out, w)
 		}

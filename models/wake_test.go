@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/contract"
 )
 
 func mustMark(t *testing.T, s *Store, job, reason string, debounce time.Duration) {
@@ -17,7 +19,7 @@ func mustMark(t *testing.T, s *Store, job, reason string, debounce time.Duration
 	}
 }
 
-func mustLease(t *testing.T, s *Store) []Wake {
+func mustLease(t *testing.T, s *Store) []contract.Wake {
 	t.Helper()
 	w, err := s.LeaseWakes(context.Background())
 	if err != nil {

@@ -6,17 +6,17 @@ import (
 	"strings"
 	"unicode"
 
-	"hearth/models"
+	"hearth/internal/contract"
 )
 
 // invocationOutcomeLabel says how an invocation ended, in the owner's words.
-func invocationOutcomeLabel(inv models.InvocationView) string {
+func invocationOutcomeLabel(inv contract.InvocationView) string {
 	switch inv.Outcome {
-	case models.InvocationPublished:
+	case contract.InvocationPublished:
 		return "hearth accepted its publication"
-	case models.InvocationConflict:
+	case contract.InvocationConflict:
 		return "the workspace changed while it worked, so the next one read it again"
-	case models.InvocationRefused:
+	case contract.InvocationRefused:
 		switch len(inv.Errors) {
 		case 0: // another 4xx than a validation error: the run's detail says which
 			return "hearth refused its publication"
@@ -24,15 +24,15 @@ func invocationOutcomeLabel(inv models.InvocationView) string {
 			return "hearth refused its publication for 1 problem"
 		}
 		return fmt.Sprintf("hearth refused its publication for %d problems", len(inv.Errors))
-	case models.InvocationFailed:
+	case contract.InvocationFailed:
 		return "the agent failed"
-	case models.InvocationUnknown:
+	case contract.InvocationUnknown:
 		return "the runner stopped while the agent worked"
 	}
 	return inv.Outcome
 }
 
-func invocationUsage(inv models.InvocationView) string {
+func invocationUsage(inv contract.InvocationView) string {
 	s := ""
 	if inv.DurationMS > 0 {
 		s += fmt.Sprintf("; took %.1f s", float64(inv.DurationMS)/1000)
@@ -48,7 +48,7 @@ func invocationUsage(inv models.InvocationView) string {
 
 // refusalWords reads a refusal's error as a sentence: "Reply draft 1,
 // candidate 1: should be at most 10 characters; it was a text of 78 characters."
-func refusalWords(e models.RefusalError) string {
+func refusalWords(e contract.RefusalError) string {
 	where := pathWords(e.Path)
 	if where == "" {
 		where = "The publication"

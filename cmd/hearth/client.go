@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"hearth/internal/apiclient"
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -275,13 +276,13 @@ func cmdPublish(args []string) error {
 	if r.Status != http.StatusCreated && r.Status != http.StatusOK {
 		return r.Err()
 	}
-	var receipt models.PublishReceipt
+	var receipt contract.PublishReceipt
 	if err := json.Unmarshal(r.Body, &receipt); err != nil || receipt.RunID == "" {
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("invalid receipt from hearth: %q", r.Body)}
 	}
 	if *cf.json {
 		out, _ := json.Marshal(struct {
-			models.PublishReceipt
+			contract.PublishReceipt
 			Replayed bool `json:"replayed"`
 		}{receipt, r.Status == http.StatusOK})
 		fmt.Println(string(out))

@@ -8,6 +8,7 @@ import (
 
 	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for a second connection
 
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
 )
@@ -63,7 +64,7 @@ func newPub(runID string, expected int64) pub {
 func draft(id string, bodies ...string) map[string]any { return storetest.Draft(id, bodies, "life-1") }
 
 // mustPublish publishes and fails the test on any error.
-func mustPublish(t testing.TB, s *models.Store, p pub) models.PublishReceipt {
+func mustPublish(t testing.TB, s *models.Store, p pub) contract.PublishReceipt {
 	t.Helper()
 	r, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"hearth/agent"
+	"hearth/internal/contract"
 )
 
 // KitPrompt is the job kit's prompt for an owner's --job run without
@@ -41,7 +42,7 @@ func runPrompt(j runJournal, contextFile, lifeDir string, revision int64) string
 	if lifeDir != "" {
 		fmt.Fprintf(&b, "- life folder: %s\n", lifeDir)
 	}
-	if j.Trigger == triggerWatch && len(j.WakeReasons) > 0 {
+	if j.Trigger == contract.TriggerWatch && len(j.WakeReasons) > 0 {
 		fmt.Fprintf(&b, "- woken by %d mark(s):\n", j.WakeMarks)
 		for _, r := range j.WakeReasons {
 			fmt.Fprintf(&b, "  - %s\n", oneLine(r))

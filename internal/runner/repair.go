@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hearth/internal/apiclient"
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 )
 
@@ -39,7 +40,7 @@ const phaseFailed = "failed"
 // repairPrompt is the prompt of an invocation after a refusal: the run's
 // prompt, then the refused publication's errors. With no errors it is the
 // run's prompt unchanged.
-func repairPrompt(base string, errs []RefusalError) string {
+func repairPrompt(base string, errs []contract.RefusalError) string {
 	if len(errs) == 0 {
 		return base
 	}
@@ -55,8 +56,8 @@ func repairPrompt(base string, errs []RefusalError) string {
 	for _, e := range errs {
 		fmt.Fprintf(&b, "- path %s: expected %s; found %s\n", orNone(e.Path, "(the whole publication)"), orNone(e.Expected, "(not stated)"), orNone(e.Found, "(not stated)"))
 	}
-	if len(errs) == maxRefusalErrors {
-		fmt.Fprintf(&b, "\nOnly the first %d errors are listed; check the rest of the publication the same way.\n", maxRefusalErrors)
+	if len(errs) == contract.MaxRefusalErrors {
+		fmt.Fprintf(&b, "\nOnly the first %d errors are listed; check the rest of the publication the same way.\n", contract.MaxRefusalErrors)
 	}
 	return b.String()
 }
@@ -70,7 +71,7 @@ func orNone(s, none string) string {
 
 // refusalErrors reads a 422 answer's field errors: nil unless it is the
 // validation envelope (code invalid_result with errors).
-func refusalErrors(body []byte) []RefusalError {
+func refusalErrors(body []byte) []contract.RefusalError {
 	var env struct {
 		Code    string `json:"code"`
 		Details struct {
@@ -80,7 +81,7 @@ func refusalErrors(body []byte) []RefusalError {
 	if json.Unmarshal(body, &env) != nil || env.Code != "invalid_result" || len(env.Details.Errors) == 0 {
 		return nil
 	}
-	return refusalErrorsOf(env.Details.Errors)
+	return contract.RefusalErrorsOf(env.Details.Errors)
 }
 
 // exhaustedDetail is a run's failure when its last refusal used the budget.
@@ -94,8 +95,8 @@ func exhaustedDetail(j runJournal) string {
 // ended, with its journalled usage. The same report again is harmless;
 // hearth unreachable is an error (the journal keeps the report for the next
 // run); any other refusal is logged and the run goes on.
-func (r *Runner) reportInvocation(j runJournal, outcome string, errs []RefusalError) error {
-	in := invocationFinishIn{PublicationRunID: j.PubRunID, Outcome: outcome, Errors: errs}
+func (r *Runner) reportInvocation(j runJournal, outcome string, errs []contract.RefusalError) error {
+	in := contract.InvocationFinishIn{PublicationRunID: j.PubRunID, Outcome: outcome, Errors: errs}
 	if u := j.Use; u != nil {
 		in.Tokens, in.CostUSD, in.DurationMS = u.Tokens, u.CostUSD, u.DurationMS
 	}
@@ -144,10 +145,10 @@ func (r *Runner) failInvocation(j runJournal, detail string) error {
 
 // endFailed reports a failed invocation and its run (also on recovery).
 func (r *Runner) endFailed(j runJournal) error {
-	if err := r.reportInvocation(j, invocationFailed, nil); err != nil {
+	if err := r.reportInvocation(j, contract.InvocationFailed, nil); err != nil {
 		return err
 	}
-	return r.finish(j, runFailed, j.Failure, nil)
+	return r.finish(j, contract.RunFailed, j.Failure, nil)
 }
 
 // leftoverUsage is what an agent stopped with the runner reported, if

@@ -29,6 +29,7 @@ import (
 
 	"hearth/agent"
 	"hearth/internal/apiclient"
+	"hearth/internal/contract"
 )
 
 // maxAgentOutput bounds what the agent may print: one publication.
@@ -50,8 +51,8 @@ type runJournal struct {
 	// Use is the current invocation's usage, kept from its end until hearth has it.
 	Use *invocationUse `json:"usage,omitempty"`
 	// RepairErrors are the last refused publication's errors, given to the next invocation.
-	RepairErrors []RefusalError `json:"repairErrors,omitempty"`
-	Failure      string         `json:"failure,omitempty"` // phase failed: why
+	RepairErrors []contract.RefusalError `json:"repairErrors,omitempty"`
+	Failure      string                  `json:"failure,omitempty"` // phase failed: why
 	// WakeReasons and WakeMarks say why a watch run was woken; the prompt carries them.
 	WakeReasons []string `json:"wakeReasons,omitempty"`
 	WakeMarks   int      `json:"wakeMarks,omitempty"`
@@ -92,7 +93,7 @@ type Runner struct {
 	log       *slog.Logger
 	retries   []time.Duration
 	wakeWait  time.Duration // how long each wake-up poll asks hearth to wait
-	out       []RunView
+	out       []contract.RunView
 }
 
 // New is a runner with cfg, its state directories made (0700).
@@ -114,7 +115,7 @@ func New(cfg Config) (*Runner, error) {
 }
 
 // Runs are the runs this runner finished, as hearth recorded them.
-func (r *Runner) Runs() []RunView { return append([]RunView{}, r.out...) }
+func (r *Runner) Runs() []contract.RunView { return append([]contract.RunView{}, r.out...) }
 
 // ErrLocked means another `hearth run` holds the runner's lock.
 var ErrLocked = errors.New("another hearth run holds the lock")
@@ -189,7 +190,7 @@ func (r *Runner) RunDue(ctx context.Context) error {
 	}
 	var firstErr error
 	for _, d := range rep.Due {
-		if err := r.runJob(ctx, runJournal{Job: d.Job, Trigger: triggerSchedule, ScheduleID: d.ScheduleID}); err != nil && firstErr == nil {
+		if err := r.runJob(ctx, runJournal{Job: d.Job, Trigger: contract.TriggerSchedule, ScheduleID: d.ScheduleID}); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
@@ -206,7 +207,7 @@ const (
 
 // wakeAnswer is GET /api/agent-wake's answer as the runner reads it.
 type wakeAnswer struct {
-	Jobs      []leasedWake `json:"jobs"`
+	Jobs      []contract.Wake `json:"jobs"`
 	Schedules []struct {
 		ScheduleID string `json:"scheduleId"`
 		Job        string `json:"job"`
@@ -247,7 +248,7 @@ func (r *Runner) Watch(ctx context.Context) error {
 			if !ok {
 				r.log.Warn("the job kit has no prompt for this job; the agent gets the Run section only", "job", j.JobKey)
 			}
-			if err := r.runJob(ctx, runJournal{Job: j.JobKey, Trigger: triggerWatch, WakeLease: j.LeaseID, Prompt: prompt,
+			if err := r.runJob(ctx, runJournal{Job: j.JobKey, Trigger: contract.TriggerWatch, WakeLease: j.LeaseID, Prompt: prompt,
 				WakeReasons: j.Reasons, WakeMarks: j.Marks}); err != nil {
 				r.log.Warn("run failed", "job", j.JobKey, "err", err)
 			}
@@ -262,7 +263,7 @@ func (r *Runner) Watch(ctx context.Context) error {
 			continue
 		}
 		for _, s := range wake.Schedules {
-			if err := r.runJob(ctx, runJournal{Job: s.Job, Trigger: triggerSchedule, ScheduleID: s.ScheduleID}); err != nil {
+			if err := r.runJob(ctx, runJournal{Job: s.Job, Trigger: contract.TriggerSchedule, ScheduleID: s.ScheduleID}); err != nil {
 				r.log.Warn("run failed", "job", s.Job, "err", err)
 			}
 		}
@@ -277,14 +278,14 @@ func (r *Runner) ackWake(j runJournal) {
 	if j.WakeLease == "" {
 		return
 	}
-	if err := only2xx(r.api(http.MethodPost, "/api/agent-wake/ack", wakeAck{LeaseID: j.WakeLease}, nil)); err != nil {
+	if err := only2xx(r.api(http.MethodPost, "/api/agent-wake/ack", contract.WakeAck{LeaseID: j.WakeLease}, nil)); err != nil {
 		r.log.Warn("wake-up not acknowledged; it will be offered again when its lease expires", "job", j.Job, "err", err)
 	}
 }
 
 // RunManual runs job now at the owner's request, with prompt.
 func (r *Runner) RunManual(ctx context.Context, job, prompt string) error {
-	return r.runJob(ctx, runJournal{Job: job, Trigger: triggerManual, Prompt: prompt})
+	return r.runJob(ctx, runJournal{Job: job, Trigger: contract.TriggerManual, Prompt: prompt})
 }
 
 // runJob starts a run at the host (a schedule run claims its occurrence)
@@ -301,11 +302,11 @@ func (r *Runner) runJob(ctx context.Context, j runJournal) error {
 
 // claim starts (or starts again) the journal's run at the host, then executes it.
 func (r *Runner) claim(ctx context.Context, j runJournal) error {
-	in := runStartIn{RunID: j.RunID, Job: j.Job, Trigger: j.Trigger}
+	in := contract.RunStartIn{RunID: j.RunID, Job: j.Job, Trigger: j.Trigger}
 	if j.ScheduleID != "" {
 		in.ScheduleID = &j.ScheduleID
 	}
-	var start runStart
+	var start contract.RunStart
 	status, body, err := r.api(http.MethodPost, "/api/runs", in, &start)
 	if err != nil {
 		return err
@@ -320,7 +321,7 @@ func (r *Runner) claim(ctx context.Context, j runJournal) error {
 		return nil
 	}
 	pauseAt("claimed")
-	if j.Trigger == triggerSchedule {
+	if j.Trigger == contract.TriggerSchedule {
 		j.Prompt = start.Prompt
 	}
 	j.Phase, j.Deadline = phaseStarted, start.DeadlineSecs
@@ -348,18 +349,18 @@ func pauseAt(point string) {
 func (r *Runner) execute(ctx context.Context, j runJournal) error {
 	r.ackWake(j)
 	for {
-		var run RunView
+		var run contract.RunView
 		status, body, err := r.api(http.MethodPost, "/api/runs/"+url.PathEscape(j.RunID)+"/invocations", nil, &run)
 		if err != nil {
 			return err
 		}
 		if status >= 400 {
 			if len(j.RepairErrors) > 0 {
-				return r.finish(j, runFailed, exhaustedDetail(j), nil)
+				return r.finish(j, contract.RunFailed, exhaustedDetail(j), nil)
 			}
-			return r.finish(j, runFailed, "no further invocation: "+apiclient.EnvelopeCode(body), nil)
+			return r.finish(j, contract.RunFailed, "no further invocation: "+apiclient.EnvelopeCode(body), nil)
 		}
-		j.Invocation, j.PubRunID, j.Phase, j.Use, j.Failure = run.Invocations, publicationRunID(j.RunID, run.Invocations), phaseInvoking, nil, ""
+		j.Invocation, j.PubRunID, j.Phase, j.Use, j.Failure = run.Invocations, contract.PublicationRunID(j.RunID, run.Invocations), phaseInvoking, nil, ""
 		if err := r.save(j); err != nil {
 			return err
 		}
@@ -555,16 +556,16 @@ func (r *Runner) publish(j *runJournal, pub []byte) (bool, error) {
 	pauseAt("published")
 	switch {
 	case resp.Status == http.StatusOK || resp.Status == http.StatusCreated:
-		var rc publishReceipt
+		var rc contract.PublishReceipt
 		json.Unmarshal(resp.Body, &rc)
-		if err := r.reportInvocation(*j, invocationPublished, nil); err != nil {
+		if err := r.reportInvocation(*j, contract.InvocationPublished, nil); err != nil {
 			return true, err
 		}
 		os.Remove(r.pendingPath(j.PubRunID))
-		return true, r.finish(*j, runSucceeded, "", &rc)
+		return true, r.finish(*j, contract.RunSucceeded, "", &rc)
 	case resp.Status == http.StatusConflict && apiclient.EnvelopeCode(resp.Body) == "revision_conflict":
 		r.log.Info("revision conflict: reading the context again", "run", j.PubRunID)
-		if err := r.reportInvocation(*j, invocationConflict, nil); err != nil {
+		if err := r.reportInvocation(*j, contract.InvocationConflict, nil); err != nil {
 			return true, err
 		}
 		j.RepairErrors = nil // the result was valid: the next one regenerates, it does not repair
@@ -572,28 +573,28 @@ func (r *Runner) publish(j *runJournal, pub []byte) (bool, error) {
 	case resp.Status == http.StatusUnprocessableEntity:
 		if errs := refusalErrors(resp.Body); errs != nil {
 			r.log.Info("publication refused: invoking the agent again with its errors", "run", j.PubRunID, "errors", len(errs), "first", errs[0].Path)
-			if err := r.reportInvocation(*j, invocationRefused, errs); err != nil {
+			if err := r.reportInvocation(*j, contract.InvocationRefused, errs); err != nil {
 				return true, err
 			}
 			j.RepairErrors = errs
 			return false, r.retire(j, true)
 		}
 	}
-	if err := r.reportInvocation(*j, invocationRefused, nil); err != nil {
+	if err := r.reportInvocation(*j, contract.InvocationRefused, nil); err != nil {
 		return true, err
 	}
 	os.Rename(r.pendingPath(j.PubRunID), filepath.Join(r.state, "failed", j.PubRunID+".json"))
-	return true, r.finish(*j, runFailed, fmt.Sprintf("hearth refused the publication: HTTP %d %s", resp.Status, apiclient.EnvelopeCode(resp.Body)), nil)
+	return true, r.finish(*j, contract.RunFailed, fmt.Sprintf("hearth refused the publication: HTTP %d %s", resp.Status, apiclient.EnvelopeCode(resp.Body)), nil)
 }
 
 // finish reports a run's outcome and forgets its journal. Its usage is
 // hearth's sum of the invocations already reported, never the runner's memory.
-func (r *Runner) finish(j runJournal, outcome, detail string, rc *publishReceipt) error {
+func (r *Runner) finish(j runJournal, outcome, detail string, rc *contract.PublishReceipt) error {
 	in := map[string]any{"outcome": outcome, "detail": truncate(detail, maxReasonLen)}
 	if rc != nil {
 		in["publicationRunId"], in["publicationRevision"] = rc.RunID, rc.Revision
 	}
-	var run RunView
+	var run contract.RunView
 	status, body, err := r.api(http.MethodPost, "/api/runs/"+url.PathEscape(j.RunID)+"/finish", in, &run)
 	if err != nil {
 		return err
@@ -603,7 +604,7 @@ func (r *Runner) finish(j runJournal, outcome, detail string, rc *publishReceipt
 	}
 	os.Remove(r.journalPath(j.RunID))
 	r.out = append(r.out, run)
-	if outcome == runFailed {
+	if outcome == contract.RunFailed {
 		return fmt.Errorf("run %s of %s failed: %s", j.RunID, j.Job, detail)
 	}
 	return nil
@@ -643,17 +644,17 @@ func (r *Runner) Recover(ctx context.Context) error {
 		case phaseInvoking:
 			// Usage the stopped agent already reported still counts.
 			j.Use = r.leftoverUsage(j)
-			if err = r.reportInvocation(j, invocationUnknown, nil); err == nil {
+			if err = r.reportInvocation(j, contract.InvocationUnknown, nil); err == nil {
 				removeWork(filepath.Join(r.state, "work", j.PubRunID))
-				err = r.finish(j, runUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil)
+				err = r.finish(j, contract.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil)
 			}
 		case phaseFailed:
 			err = r.endFailed(j)
 		case phasePublishing:
 			var pub []byte
 			if pub, err = os.ReadFile(r.pendingPath(j.PubRunID)); err != nil {
-				if err = r.reportInvocation(j, invocationUnknown, nil); err == nil {
-					err = r.finish(j, runUnknown, "the pending result is missing", nil)
+				if err = r.reportInvocation(j, contract.InvocationUnknown, nil); err == nil {
+					err = r.finish(j, contract.RunUnknown, "the pending result is missing", nil)
 				}
 				break
 			}

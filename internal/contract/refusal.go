@@ -1,4 +1,4 @@
-package runner
+package contract
 
 import (
 	"fmt"
@@ -10,32 +10,47 @@ import (
 	"hearth/internal/strictjson"
 )
 
+// Bounds on a refused invocation's errors as hearth keeps them.
+const (
+	// MaxRefusalErrors bounds the errors kept per refused invocation.
+	MaxRefusalErrors = 20
+	// MaxRefusalPath bounds a kept error's path, in runes.
+	MaxRefusalPath = 300
+	// MaxRefusalText bounds a kept error's expected text, in runes.
+	MaxRefusalText = 200
+	maxFoundRunes  = 80
+	maxTokenRunes  = 32 // a quoted value or path segment longer than this is described, not shown
+)
+
 // RefusalError is one error of a refused publication as hearth keeps it
-// and the runner gives it back to the agent: where, what was expected and
-// what was found, redacted so it never carries message contents. The
-// redaction is hearth's (models.RefusalErrorOf), copied so the runner links
-// no store; refusal_test.go checks the two agree.
+// and gives it back to the agent: where, what was expected and what was
+// found, redacted so it never carries message contents.
 type RefusalError struct {
 	Path     string `json:"path"`
 	Expected string `json:"expected"`
 	Found    string `json:"found"`
 }
 
-// Bounds on a refused invocation's errors as hearth keeps them.
-const (
-	maxRefusalPath = 300
-	maxRefusalText = 200
-	maxFoundRunes  = 80
-	maxTokenRunes  = 32 // a quoted value or path segment longer than this is described, not shown
-)
+// RefusalErrorOf is a validation error as a refusal keeps it: the message
+// (which may quote the value) is dropped, and quoted values that are not
+// short tokens, like a draft's text, become "a text of N characters".
+func RefusalErrorOf(fe strictjson.FieldError) RefusalError {
+	return RefusalError{Path: fe.Path, Expected: fe.Expected, Found: fe.Found}.Redacted()
+}
 
-// refusalErrorsOf redacts and bounds a refusal's error list.
-func refusalErrorsOf(fes []strictjson.FieldError) []RefusalError {
-	out := make([]RefusalError, 0, min(len(fes), maxRefusalErrors))
-	for _, fe := range fes[:min(len(fes), maxRefusalErrors)] {
-		out = append(out, RefusalError{Path: redactPath(fe.Path), Expected: clip(redactQuoted(fe.Expected), maxRefusalText), Found: clip(redactQuoted(fe.Found), maxFoundRunes)})
+// RefusalErrorsOf redacts and bounds a refusal's error list.
+func RefusalErrorsOf(fes []strictjson.FieldError) []RefusalError {
+	out := make([]RefusalError, 0, min(len(fes), MaxRefusalErrors))
+	for _, fe := range fes[:min(len(fes), MaxRefusalErrors)] {
+		out = append(out, RefusalErrorOf(fe))
 	}
 	return out
+}
+
+// Redacted applies the redaction; it is stable, so a report replayed
+// after redaction compares equal.
+func (e RefusalError) Redacted() RefusalError {
+	return RefusalError{Path: redactPath(e.Path), Expected: clip(redactQuoted(e.Expected), MaxRefusalText), Found: clip(redactQuoted(e.Found), maxFoundRunes)}
 }
 
 // tokenLike is a short value without spaces: an ID, an enum word, a field name.
@@ -60,7 +75,7 @@ func redactPath(p string) string {
 			segs[i] = "…"
 		}
 	}
-	return clip(strings.Join(segs, "/"), maxRefusalPath)
+	return clip(strings.Join(segs, "/"), MaxRefusalPath)
 }
 
 // redactQuoted replaces each Go-quoted string in s that is not token-like
@@ -115,6 +130,7 @@ func closingQuote(s string, i int) int {
 	return -1
 }
 
+// clip shortens s to n runes, marking the cut with "…".
 func clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
