@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -129,5 +130,38 @@ func TestSeedRefusesADataDirThatIsNotEmpty(t *testing.T) {
 	after, _ := os.Stat(filepath.Join(seeded, "hearth.db"))
 	if before.Size() != after.Size() || !before.ModTime().Equal(after.ModTime()) {
 		t.Fatal("a refused second seed changed the database")
+	}
+}
+
+func TestASeedIsTheSameHistoryForTheSameSeedAndMoment(t *testing.T) {
+	loc, _ := time.LoadLocation(demoZone)
+	now := time.Date(2026, 11, 30, 23, 30, 0, 0, loc)
+	history := func(seed uint64) [][][]string {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), "data")
+		if _, err := seedYears(context.Background(), io.Discard, dir, seedPlan{days: 2, seed: seed}, now); err != nil {
+			t.Fatal(err)
+		}
+		s, err := models.Open(context.Background(), dir, models.Options{Clock: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var out [][][]string
+		for _, name := range []string{models.ExportMeasurements, models.ExportOccurrences, models.ExportSends} {
+			tab, err := s.ExportCSV(context.Background(), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, tab.Rows)
+		}
+		return out
+	}
+	a, b, other := history(19), history(19), history(20)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("two seeds with the same seed at the same moment differ")
+	}
+	if reflect.DeepEqual(a, other) {
+		t.Fatal("another seed wrote the same history")
 	}
 }
