@@ -4,7 +4,7 @@ BIN     := bin/hearth
 DATA    ?= ./data/demo
 ADDR    ?= 127.0.0.1:8080
 
-.PHONY: build run test unit fuzz e2e chromium bench lint generate schema check-generated clean lighthouse screenshots
+.PHONY: build run test unit fuzz e2e chromium bench bench-years lint generate schema check-generated clean lighthouse screenshots
 
 build: generate
 	$(GO) build -o $(BIN) ./cmd/hearth
@@ -42,6 +42,32 @@ fuzz:
 ## bench: every benchmark, with the figures the README quotes
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./models/... ./internal/... ./handlers/... ./e2e/...
+
+## bench-years: seed one week and $(YEARS) years of one owner's use (`hearth
+## seed`), then compare Home (served and rendered), People, Messages,
+## Routines, the agent context, publish, serve's start-up and resident
+## memory on the two (BenchmarkYears* in e2e; ratios are years/week). The
+## seeds are cached under $(YEARS_CACHE)/{week,years-N}-<schema version>
+## and reused on the day they were seeded (the seed ends today, so an older
+## one would have no today). Not part of `make test`: timings never gate.
+YEARS           ?= 5
+YEARS_BENCHTIME ?= 2s
+YEARS_CACHE     ?= $(HOME)/.cache/hearth
+YEARS_SCHEMA    := $(shell ls migrations/*.sql | tail -n 1 | xargs basename | cut -c1-5)
+bench-years: build
+	@set -e; today=$$(date -u +%F); \
+	for spec in "week-$(YEARS_SCHEMA) --days 7" "years-$(YEARS)-$(YEARS_SCHEMA) --years $(YEARS)"; do \
+		name=$${spec%% *}; args=$${spec#* }; dir="$(YEARS_CACHE)/$$name"; \
+		if [ "$$(cat "$$dir/seeded-on" 2>/dev/null)" = "$$today" ]; then \
+			echo "reusing $$dir, seeded today:"; tail -n 40 "$$dir/seed.log"; \
+		else \
+			rm -rf "$$dir"; mkdir -p "$$dir"; echo "seeding $$dir (hearth seed $$args)"; uptime; \
+			./$(BIN) seed $$args --data "$$dir/data" | tee "$$dir/seed.log"; \
+			echo "$$today" > "$$dir/seeded-on"; \
+		fi; \
+	done; \
+	HEARTH_BENCH_WEEK="$(YEARS_CACHE)/week-$(YEARS_SCHEMA)/data" HEARTH_BENCH_YEARS="$(YEARS_CACHE)/years-$(YEARS)-$(YEARS_SCHEMA)/data" \
+		$(GO) test -run='^$$' -bench='^BenchmarkYears' -benchtime=$(YEARS_BENCHTIME) -count=1 -timeout=60m ./e2e/
 
 ## lighthouse: Lighthouse mobile (pinned, installed under ~/.cache/hearth) with
 ## Debian's Chromium on Home, Messages, Routines and /weight of a fresh demo;

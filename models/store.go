@@ -134,6 +134,12 @@ type Options struct {
 	// the file cannot grow and a write that needs a new page fails with
 	// SQLITE_FULL exactly as on a full disk. Open an existing database.
 	FullDisk bool
+	// SeedWithoutSync is for `hearth seed` only, never serve: the writers
+	// run with PRAGMA synchronous(OFF), so a commit does not wait for the
+	// disk. Generating years of history is then minutes instead of hours;
+	// a crash or power loss mid-seed can lose or corrupt the seeded file,
+	// which is thrown away and seeded again.
+	SeedWithoutSync bool
 }
 
 // DefaultBusyTimeout is Options.BusyTimeout's default: long enough for a
@@ -224,6 +230,9 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 	writers := dsn(path, opts.BusyTimeout)
 	if opts.FullDisk {
 		writers += "&_pragma=max_page_count(1)"
+	}
+	if opts.SeedWithoutSync {
+		writers = strings.Replace(writers, "synchronous(FULL)", "synchronous(OFF)", 1)
 	}
 	db, sqlDB, err := openGorm(writers, clock)
 	if err != nil {

@@ -116,105 +116,38 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *demoClock,
 		return err
 	}
 	rng := rand.New(rand.NewPCG(demoSeed, demoSeed))
+	life := &demoLife{store: store, clock: clock, rng: rng, loc: loc}
 	today := now.In(loc)
-	at := func(daysAgo, hour, minute int) time.Time {
-		return time.Date(today.Year(), today.Month(), today.Day()-daysAgo, hour, minute, 0, 0, loc)
-	}
-	clock.set(at(demoHistoryDays, 7, 0))
-	for _, r := range []string{"evening-wind-down", "start-of-work", "weekly-review"} {
-		if _, err := store.StartTrial(ctx, models.TrialCommand{RoutineID: r, Revision: 1, WindowDays: 2 * demoHistoryDays}); err != nil {
-			return fmt.Errorf("start trial %s: %w", r, err)
-		}
+	first := time.Date(today.Year(), today.Month(), today.Day()-demoHistoryDays, 0, 0, 0, 0, loc)
+	clock.set(life.at(first, 7, 0))
+	if err := life.startTrials(ctx, 2*demoHistoryDays); err != nil {
+		return err
 	}
 	// The goal the owner set on the first day: the page shows a forecast range.
 	if err := store.SetWeightGoal(ctx, &models.WeightGoal{Value: 78, Unit: "kg"}); err != nil {
 		return err
 	}
-	done := func(id string) error {
-		_, err := store.SetActivityState(ctx, id, models.StateCompleted, "", "")
-		return err
-	}
 	sent := 0
 	for ago := demoHistoryDays; ago >= 1; ago-- {
-		day := at(ago, 0, 0)
+		day := time.Date(today.Year(), today.Month(), today.Day()-ago, 0, 0, 0, 0, loc)
 		date := day.Format(time.DateOnly)
-		wd := day.Weekday()
-		if wd != time.Saturday && wd != time.Sunday && rng.Float64() < 0.9 {
-			clock.set(at(ago, 7, 10+rng.IntN(30)))
-			if _, err := store.TriggerEvent(ctx, models.EventStartWork); err != nil {
-				return fmt.Errorf("start work %s: %w", date, err)
-			}
-			occ := models.OccurrenceActivityID(models.OccurrenceID("start-of-work", date+"."+models.EventStartWork))
-			if rng.Float64() < 0.92 {
-				// 84 kg six weeks ago, losing about 0.4 kg a week, ±0.4 kg of water and salt.
-				kg := 84 - 0.06*float64(demoHistoryDays-ago) + 0.4*rng.NormFloat64()
-				if _, err := store.RecordMeasurement(ctx, occ+":weigh-in", math.Round(kg*10)/10); err != nil {
-					return fmt.Errorf("weigh in %s: %w", date, err)
-				}
-			}
-			if rng.Float64() < 0.85 {
-				if err := done(occ + ":plan"); err != nil {
-					return err
-				}
-			}
-			if _, err := store.SetActivityState(ctx, occ+":urgent-reply", models.StateDismissed, "", ""); err != nil {
-				return err
-			}
+		// 84 kg six weeks ago, losing about 0.4 kg a week, ±0.4 kg of water and salt.
+		kg := func() float64 { return 84 - 0.06*float64(demoHistoryDays-ago) + 0.4*rng.NormFloat64() }
+		if err := life.startWork(ctx, day, kg); err != nil {
+			return err
 		}
 		if ago%4 == 1 {
-			clock.set(at(ago, 12, 30+rng.IntN(20)))
 			s := demoSends[sent%len(demoSends)]
-			if _, err := beeperflow.ConfirmSend(ctx, store, demoOutbox{}, models.SendCommand{SendKey: "demo-send-" + date, ChatID: s.chat, Body: s.body}); err != nil {
-				return fmt.Errorf("send %s: %w", date, err)
+			if err := life.send(ctx, life.at(day, 12, 30+rng.IntN(20)), models.SendCommand{SendKey: "demo-send-" + date, ChatID: s.chat, Body: s.body}); err != nil {
+				return err
 			}
 			sent++
 		}
-		if wd == time.Friday && rng.Float64() < 0.75 {
-			clock.set(at(ago, 17, 20))
-			if _, err := store.EnsureOccurrences(ctx); err != nil {
-				return err
-			}
-			occ := models.OccurrenceActivityID(models.OccurrenceID("weekly-review", date))
-			for _, step := range []string{"review-life", "plan-next"} {
-				if err := done(occ + ":" + step); err != nil {
-					return err
-				}
-			}
-		}
-		clock.set(at(ago, 21, 40+rng.IntN(15)))
-		if _, err := store.EnsureOccurrences(ctx); err != nil {
+		if err := life.weeklyReview(ctx, day); err != nil {
 			return err
 		}
-		occID := models.OccurrenceID("evening-wind-down", date)
-		occ := models.OccurrenceActivityID(occID)
-		switch p := rng.Float64(); {
-		case p < 0.68:
-			if err := done(occ + ":phone-away"); err != nil {
-				return err
-			}
-			if err := done(occ + ":top-three"); err != nil {
-				return err
-			}
-		case p < 0.82:
-			if err := done(occ + ":phone-away"); err != nil {
-				return err
-			}
-			if _, err := store.SetActivityState(ctx, occ+":top-three", models.StateSkipped, "", ""); err != nil {
-				return err
-			}
-		case p < 0.93:
-			if _, err := store.SetActivityState(ctx, occ, models.StateSkipped, "", "Late dinner with friends"); err != nil {
-				return err
-			}
-		default:
-			continue // not recorded: a gap in the strip
-		}
-		if rng.Float64() < 0.6 {
-			effort := []string{"easy", "ok", "ok", "hard"}[rng.IntN(4)]
-			helped := []string{"yes", "yes", "unsure", "no"}[rng.IntN(4)]
-			if err := store.RecordFeedback(ctx, occID, effort, helped); err != nil {
-				return fmt.Errorf("feedback %s: %w", date, err)
-			}
+		if err := life.windDown(ctx, day); err != nil {
+			return err
 		}
 	}
 	// Today's occurrences exist before the first page or context read, as
@@ -222,4 +155,138 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *demoClock,
 	clock.set(now)
 	_, err = store.EnsureOccurrences(ctx)
 	return err
+}
+
+// demoRoutines are the routines whose trials the demo's owner runs.
+var demoRoutines = []string{"evening-wind-down", "start-of-work", "weekly-review"}
+
+// demoLife writes the demo owner's routine days through the store's own
+// services, each at its moment by clock and drawing on rng, so a fixed
+// seed is the same life. The demo's history and `hearth seed` share it.
+type demoLife struct {
+	store *models.Store
+	clock *demoClock
+	rng   *rand.Rand
+	loc   *time.Location
+}
+
+// at is hour:minute of day (any moment of it) in the owner's zone.
+func (l *demoLife) at(day time.Time, hour, minute int) time.Time {
+	d := day.In(l.loc)
+	return time.Date(d.Year(), d.Month(), d.Day(), hour, minute, 0, 0, l.loc)
+}
+
+// startTrials starts (or restarts) the trials of the demo's routines from
+// the clock's day, each reviewed after windowDays.
+func (l *demoLife) startTrials(ctx context.Context, windowDays int) error {
+	for _, r := range demoRoutines {
+		if _, err := l.store.StartTrial(ctx, models.TrialCommand{RoutineID: r, Revision: 1, WindowDays: windowDays}); err != nil {
+			return fmt.Errorf("start trial %s: %w", r, err)
+		}
+	}
+	return nil
+}
+
+func (l *demoLife) done(ctx context.Context, id string) error {
+	_, err := l.store.SetActivityState(ctx, id, models.StateCompleted, "", "")
+	return err
+}
+
+// startWork is most weekdays' start-of-work routine shortly after seven:
+// usually a weigh-in of kg() and the plan read, the urgent reply dismissed.
+func (l *demoLife) startWork(ctx context.Context, day time.Time, kg func() float64) error {
+	rng := l.rng
+	date := day.Format(time.DateOnly)
+	wd := day.Weekday()
+	if wd == time.Saturday || wd == time.Sunday || rng.Float64() >= 0.9 {
+		return nil
+	}
+	l.clock.set(l.at(day, 7, 10+rng.IntN(30)))
+	if _, err := l.store.TriggerEvent(ctx, models.EventStartWork); err != nil {
+		return fmt.Errorf("start work %s: %w", date, err)
+	}
+	occ := models.OccurrenceActivityID(models.OccurrenceID("start-of-work", date+"."+models.EventStartWork))
+	if rng.Float64() < 0.92 {
+		if _, err := l.store.RecordMeasurement(ctx, occ+":weigh-in", math.Round(kg()*10)/10); err != nil {
+			return fmt.Errorf("weigh in %s: %w", date, err)
+		}
+	}
+	if rng.Float64() < 0.85 {
+		if err := l.done(ctx, occ+":plan"); err != nil {
+			return err
+		}
+	}
+	_, err := l.store.SetActivityState(ctx, occ+":urgent-reply", models.StateDismissed, "", "")
+	return err
+}
+
+// send confirms one reply at moment at through the in-process outbox.
+func (l *demoLife) send(ctx context.Context, at time.Time, cmd models.SendCommand) error {
+	l.clock.set(at)
+	if _, err := beeperflow.ConfirmSend(ctx, l.store, demoOutbox{}, cmd); err != nil {
+		return fmt.Errorf("send %s: %w", cmd.SendKey, err)
+	}
+	return nil
+}
+
+// weeklyReview is the weekly review on most Fridays at 17:20.
+func (l *demoLife) weeklyReview(ctx context.Context, day time.Time) error {
+	if day.Weekday() != time.Friday || l.rng.Float64() >= 0.75 {
+		return nil
+	}
+	l.clock.set(l.at(day, 17, 20))
+	if _, err := l.store.EnsureOccurrences(ctx); err != nil {
+		return err
+	}
+	occ := models.OccurrenceActivityID(models.OccurrenceID("weekly-review", day.Format(time.DateOnly)))
+	for _, step := range []string{"review-life", "plan-next"} {
+		if err := l.done(ctx, occ+":"+step); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// windDown is the evening wind-down at about 21:45: mostly done, sometimes
+// partly or skipped with a note, now and then not recorded at all (a gap
+// in the strip), often with feedback.
+func (l *demoLife) windDown(ctx context.Context, day time.Time) error {
+	rng := l.rng
+	date := day.Format(time.DateOnly)
+	l.clock.set(l.at(day, 21, 40+rng.IntN(15)))
+	if _, err := l.store.EnsureOccurrences(ctx); err != nil {
+		return err
+	}
+	occID := models.OccurrenceID("evening-wind-down", date)
+	occ := models.OccurrenceActivityID(occID)
+	switch p := rng.Float64(); {
+	case p < 0.68:
+		if err := l.done(ctx, occ+":phone-away"); err != nil {
+			return err
+		}
+		if err := l.done(ctx, occ+":top-three"); err != nil {
+			return err
+		}
+	case p < 0.82:
+		if err := l.done(ctx, occ+":phone-away"); err != nil {
+			return err
+		}
+		if _, err := l.store.SetActivityState(ctx, occ+":top-three", models.StateSkipped, "", ""); err != nil {
+			return err
+		}
+	case p < 0.93:
+		if _, err := l.store.SetActivityState(ctx, occ, models.StateSkipped, "", "Late dinner with friends"); err != nil {
+			return err
+		}
+	default:
+		return nil // not recorded: a gap in the strip
+	}
+	if rng.Float64() < 0.6 {
+		effort := []string{"easy", "ok", "ok", "hard"}[rng.IntN(4)]
+		helped := []string{"yes", "yes", "unsure", "no"}[rng.IntN(4)]
+		if err := l.store.RecordFeedback(ctx, occID, effort, helped); err != nil {
+			return fmt.Errorf("feedback %s: %w", date, err)
+		}
+	}
+	return nil
 }

@@ -33,6 +33,7 @@ Usage:
              [--codex-home DIR] [--codex-bin F] [--codex-sandbox read-only|workspace-write]
              [--data DIR] [--url URL] [--credential-file F] [--json]
   hearth backup FILE [--data DIR]
+  hearth seed (--years N | --days N) [--seed S] [--data DIR]   simulated use ending today, into an empty data dir
   hearth fake-beeper [--addr 127.0.0.1:23373] [--token T]   in-memory Beeper Desktop API for demos and tests
 
 Environment: HEARTH_DATA (default ./data), HEARTH_ADDR, HEARTH_URL
@@ -95,6 +96,7 @@ func run(args []string) int {
 		"publish":     cmdPublish,
 		"schedule":    cmdSchedule,
 		"backup":      cmdBackup,
+		"seed":        cmdSeed,
 		"fake-beeper": cmdFakeBeeper,
 	}
 	cmd, ok := cmds[args[0]]
