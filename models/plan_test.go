@@ -127,7 +127,11 @@ func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 		p.Add("replyDrafts", d)
 		mustPublish(t, s, p)
 		for j := 0; j < perDay-2; j++ {
-			if _, err := s.SetActivityState(ctx, fmt.Sprintf("a%03d-%d", day, j), "completed", "", ""); err != nil {
+			state := "completed"
+			if j%3 == 0 {
+				state = "dismissed"
+			}
+			if _, err := s.SetActivityState(ctx, fmt.Sprintf("a%03d-%d", day, j), state, "", ""); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -125,3 +125,24 @@ func drain(rows *sql.Rows, err error) error {
 	}
 	return rows.Err()
 }
+
+// Optimize refreshes the query planner's statistics: without them, on
+// years of data, SQLite chose a low-selectivity index for Messages' chat
+// lookup (make bench-years). analysis_limit bounds the work per index, so
+// a large file is sampled, not read whole, while the write lock is held.
+// serve runs it at start and then daily with the retention prune.
+func (s *Store) Optimize(ctx context.Context) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	conn, err := s.sqlDB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("models: optimize: %w", err)
+	}
+	defer conn.Close()
+	for _, stmt := range []string{"PRAGMA analysis_limit=1000", "ANALYZE"} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("models: optimize: %s: %w", stmt, err)
+		}
+	}
+	return nil
+}

@@ -175,3 +175,17 @@ func TestANewDatabaseIsInIncrementalAutoVacuum(t *testing.T) {
 		t.Fatalf("auto_vacuum = %d, want 2 (incremental)", mode)
 	}
 }
+
+func TestOptimizeGivesThePlannerStatistics(t *testing.T) {
+	s, _ := seedForPlans(t)
+	if err := s.db.Exec("DROP TABLE IF EXISTS sqlite_stat1").Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Optimize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := s.db.Raw("SELECT COUNT(*) FROM sqlite_stat1 WHERE tbl = 'reply_drafts'").Scan(&n).Error; err != nil || n == 0 {
+		t.Fatalf("statistics for reply_drafts after Optimize: %d rows, %v", n, err)
+	}
+}

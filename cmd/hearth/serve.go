@@ -144,9 +144,7 @@ func cmdServe(args []string) error {
 	pruned := make(chan struct{})
 	go func() {
 		defer close(pruned)
-		if *observationDays > 0 {
-			pruneEvery(tickCtx, store, time.Duration(*observationDays)*24*time.Hour, 24*time.Hour, log)
-		}
+		maintainEvery(tickCtx, store, time.Duration(*observationDays)*24*time.Hour, 24*time.Hour, log)
 	}()
 	backedUp := make(chan struct{})
 	go func() {
@@ -225,18 +223,25 @@ func warnOpenDataDir(dir string, log *slog.Logger) {
 		"dir", dir, "mode", fi.Mode().Perm().String())
 }
 
-// pruneEvery drops old consumed observations' payloads now and then every
-// interval until ctx ends. A failure is logged and tried at the next tick.
-func pruneEvery(ctx context.Context, store *models.Store, horizon, every time.Duration, log *slog.Logger) {
+// maintainEvery keeps the database in shape now and then every interval
+// until ctx ends: it drops old consumed observations' payloads (unless
+// horizon is 0, which keeps them all) and refreshes the planner's
+// statistics. A failure is logged and tried at the next tick.
+func maintainEvery(ctx context.Context, store *models.Store, horizon, every time.Duration, log *slog.Logger) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		rep, err := store.PruneObservations(ctx, horizon)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			log.Error("prune observations", "err", err)
-		case rep.Deleted+rep.Emptied > 0:
-			log.Info("pruned observations", "deleted", rep.Deleted, "emptied", rep.Emptied, "freedBytes", rep.FreedBytes)
+		if horizon > 0 {
+			rep, err := store.PruneObservations(ctx, horizon)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				log.Error("prune observations", "err", err)
+			case rep.Deleted+rep.Emptied > 0:
+				log.Info("pruned observations", "deleted", rep.Deleted, "emptied", rep.Emptied, "freedBytes", rep.FreedBytes)
+			}
+		}
+		if err := store.Optimize(ctx); err != nil && ctx.Err() == nil {
+			log.Error("optimize", "err", err)
 		}
 		select {
 		case <-ctx.Done():
