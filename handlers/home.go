@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -100,14 +99,7 @@ func (s *homeHandlers) cachedHome(c *fiber.Ctx, kind string, view func(views.Hom
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	buf.Grow(64 << 10) // a Home page is tens of KB; growing by doubling was a fifth of its garbage
-	if err := view(d).Render(c.UserContext(), &buf); err != nil {
-		return err
-	}
-	page := newCachedPage(buf.Bytes())
-	s.pages.put(k, page)
-	return sendCached(c, page)
+	return s.renderCached(c, k, view(d))
 }
 
 // ensureOccurrences instantiates today's routine occurrences before Home
@@ -430,13 +422,7 @@ func (s *homeHandlers) showPeople(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := views.People(d).Render(c.UserContext(), &buf); err != nil {
-		return err
-	}
-	page := newCachedPage(buf.Bytes())
-	s.pages.put(k, page)
-	return sendCached(c, page)
+	return s.renderCached(c, k, views.People(d))
 }
 
 // renderPeople is the People page with personID's refused correction

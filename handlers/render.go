@@ -60,6 +60,21 @@ func (s *Server) render(c *fiber.Ctx, status int, v view) error {
 	return sendHTML(c, status, buf.Bytes())
 }
 
+// renderCached renders comp whole, keeps it in the page cache under key
+// (each idPlaceholder in it a slot for a fresh request ID) and sends it:
+// the miss path of every cached page.
+func (s *Server) renderCached(c *fiber.Ctx, key string, comp templ.Component) error {
+	buf := takeRenderBuffer()
+	defer returnRenderBuffer(buf)
+	if err := comp.Render(c.UserContext(), buf); err != nil {
+		return err
+	}
+	// A copy: the cached parts outlive the pooled buffer.
+	page := newCachedPage(bytes.Clone(buf.Bytes()))
+	s.pages.put(key, page)
+	return sendCached(c, page)
+}
+
 // minGzipBytes is the smallest HTML worth compressing: below it the gzip
 // header and trailer outweigh the saving (fasthttp's own threshold).
 const minGzipBytes = 200

@@ -131,15 +131,12 @@ func (s *Store) committed(rev int64, changed []string) {
 			}
 		}
 	}
-	if !slices.Contains(changed, touchWake) {
-		if rev != 0 && s.notifier != nil {
-			s.notifier.Committed(rev, changed)
-		}
-		return
+	if slices.Contains(changed, touchWake) {
+		s.signalDirty()
+		changed = slices.DeleteFunc(slices.Clone(changed), func(k string) bool { return k == touchWake })
 	}
-	s.signalDirty()
 	if rev != 0 && s.notifier != nil {
-		s.notifier.Committed(rev, slices.DeleteFunc(slices.Clone(changed), func(k string) bool { return k == touchWake }))
+		s.notifier.Committed(rev, changed)
 	}
 }
 

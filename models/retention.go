@@ -44,9 +44,20 @@ func (s *Store) PruneObservations(ctx context.Context, horizon time.Duration) (P
 		if del.Error != nil {
 			return del.Error
 		}
+		// A version an earlier prune emptied was kept only as its item's
+		// newest (to answer duplicates): once a newer version is about to be
+		// emptied, it goes too. Looked up by the items pruned now, so the
+		// prune never scans every emptied row.
+		superseded := tx.Exec(`DELETE FROM observations WHERE pruned_at IS NOT NULL
+			AND (source, ref) IN (SELECT source, ref FROM observations WHERE status = ? AND pruned_at IS NULL AND consumed_at < ?)
+			AND EXISTS (SELECT 1 FROM observations n WHERE n.source = observations.source AND n.ref = observations.ref AND n.id > observations.id)`,
+			ObservationConsumed, cutoff)
+		if superseded.Error != nil {
+			return superseded.Error
+		}
 		upd := tx.Exec(`UPDATE observations SET raw = '', pruned_at = ? WHERE status = ? AND pruned_at IS NULL AND consumed_at < ?`,
 			now, ObservationConsumed, cutoff)
-		rep.Deleted, rep.Emptied = del.RowsAffected, upd.RowsAffected
+		rep.Deleted, rep.Emptied = del.RowsAffected+superseded.RowsAffected, upd.RowsAffected
 		return upd.Error
 	})
 	if err != nil {

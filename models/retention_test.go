@@ -189,3 +189,33 @@ func TestOptimizeGivesThePlannerStatistics(t *testing.T) {
 		t.Fatalf("statistics for reply_drafts after Optimize: %d rows, %v", n, err)
 	}
 }
+
+// TestAnEmptiedVersionIsDeletedOnceANewerOneExists: a newest version
+// emptied by one prune keeps its row only to answer duplicates; once the
+// item has a newer version, a later prune deletes it like any older one.
+func TestAnEmptiedVersionIsDeletedOnceANewerOneExists(t *testing.T) {
+	s, now := newTestStore(t)
+	ctx := context.Background()
+	first, _ := postObservations(t, s, message("m1", "first words"))
+	consume(t, s, "run-1", first[0].ObservationID)
+	now.Advance(DefaultObservationHorizon + time.Hour)
+	if rep, err := s.PruneObservations(ctx, DefaultObservationHorizon); err != nil || rep.Emptied != 1 {
+		t.Fatalf("first prune = %+v, %v; want the only version emptied", rep, err)
+	}
+	edited, _ := postObservations(t, s, message("m1", "edited words"))
+	consume(t, s, "run-2", edited[0].ObservationID)
+	now.Advance(DefaultObservationHorizon + time.Hour)
+
+	rep, err := s.PruneObservations(ctx, DefaultObservationHorizon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Deleted != 1 || rep.Emptied != 1 {
+		t.Fatalf("second prune = %+v, want the emptied older version deleted and the newest emptied", rep)
+	}
+	var ids []int64
+	s.db.Raw(`SELECT id FROM observations WHERE ref = 'm1' ORDER BY id`).Scan(&ids)
+	if len(ids) != 1 || ids[0] != edited[0].ObservationID {
+		t.Fatalf("versions of m1 after both prunes: %v, want only %d", ids, edited[0].ObservationID)
+	}
+}

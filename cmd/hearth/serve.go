@@ -121,11 +121,22 @@ func cmdServe(args []string) error {
 		cfg.Beeper = client
 	}
 	app := handlers.New(store, cfg)
+	// The watch writes to the store: it is stopped and waited for before
+	// the store closes, like the tickers below.
 	background, stopBackground := context.WithCancel(ctx)
-	defer stopBackground()
+	watched := make(chan struct{})
+	defer func() {
+		stopBackground()
+		<-watched
+	}()
 	if client != nil && *watchInterval > 0 {
 		watch := beeperflow.NewWatch(store, client, beeperflow.WatchOptions{Interval: *watchInterval, Debounce: *wakeDebounce, Job: *watchJob, Log: log})
-		go watch.Run(background)
+		go func() {
+			defer close(watched)
+			watch.Run(background)
+		}()
+	} else {
+		close(watched)
 	}
 	// Today's routine occurrences exist at midnight even with no page open;
 	// stopped before the store closes.

@@ -537,21 +537,15 @@ func shapePublication(out []byte, runID, job string, revision int64) ([]byte, er
 // refusal with errors (the caller invokes again; j is ready for it).
 // Unreachable hearth leaves the result pending for the next run (exit 2).
 func (r *Runner) publish(j *runJournal, pub []byte) (bool, error) {
-	var resp apiclient.Response
-	var err error
-	for attempt := 0; ; attempt++ {
-		resp, err = r.client.Do(context.Background(), http.MethodPost, "/api/agent-results", pub)
-		if err == nil && !resp.Transient() {
-			break
+	// The same bytes each time, so a retry is an idempotent replay.
+	resp, err := r.client.PostRetrying(context.Background(), "/api/agent-results", pub, r.retries)
+	if err != nil {
+		r.log.Warn("publication not acknowledged; kept for the next run", "run", j.PubRunID, "file", r.pendingPath(j.PubRunID))
+		var ae *apiclient.Error
+		if errors.As(err, &ae) {
+			return true, err
 		}
-		if attempt >= len(r.retries) {
-			r.log.Warn("publication not acknowledged; kept for the next run", "run", j.PubRunID, "file", r.pendingPath(j.PubRunID))
-			if err != nil {
-				return true, fmt.Errorf("hearth is unavailable: %w", err)
-			}
-			return true, resp.Err()
-		}
-		time.Sleep(r.retries[attempt])
+		return true, fmt.Errorf("hearth is unavailable: %w", err)
 	}
 	pauseAt("published")
 	switch {
