@@ -60,14 +60,7 @@ func (s *routinesHandlers) showRoutines(c *fiber.Ctx) error {
 	if d.Rendered, err = s.routineCards(c, d); err != nil {
 		return err
 	}
-	buf := takeRenderBuffer()
-	defer returnRenderBuffer(buf)
-	if err := views.Routines(d).Render(c.UserContext(), buf); err != nil {
-		return err
-	}
-	page := newCachedPage(bytes.Clone(buf.Bytes()))
-	s.pages.put(key, page)
-	return sendCached(c, page)
+	return s.renderCached(c, key, views.Routines(d))
 }
 
 // routineCards renders each card, or takes it from the cards kept since an

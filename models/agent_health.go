@@ -8,28 +8,9 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"hearth/internal/contract"
 )
-
-// Agent health states, as the runner reports them.
-const (
-	HealthOK         = "ok"
-	HealthNeedsLogin = "needs_login" // the agent's own check found no login: scheduled work is held
-	HealthRefused    = "refused"     // the model provider refused the credential (401/403)
-)
-
-// HealthStates are the states a report may name.
-var HealthStates = []string{HealthOK, HealthNeedsLogin, HealthRefused}
-
-// MaxHealthDetail bounds a report's detail (the agent's own words).
-const MaxHealthDetail = 500
-
-// AgentHealthIn is POST /api/agent-health: what the runner learned about
-// its agent's login. It never carries the credential.
-type AgentHealthIn struct {
-	Agent  string `json:"agent"`
-	State  string `json:"state"`
-	Detail string `json:"detail"`
-}
 
 // AgentHealth is the stored report, one row per agent.
 type AgentHealth struct {
@@ -54,15 +35,15 @@ type AgentHealthView struct {
 // ReportAgentHealth records the runner's report, replacing the agent's
 // previous one. Errors: *strictjson.SyntaxError, *ValidationError.
 func (s *Store) ReportAgentHealth(ctx context.Context, credentialID string, body []byte) (AgentHealthView, error) {
-	var in AgentHealthIn
+	var in contract.AgentHealthIn
 	if err := decodeStrict(body, &in); err != nil {
 		return AgentHealthView{}, err
 	}
 	v := &validator{}
 	v.id("/agent", in.Agent)
-	v.enum("/state", in.State, HealthStates)
-	if n := utf8.RuneCountInString(in.Detail); n > MaxHealthDetail {
-		v.add("/detail", fmt.Sprintf("too long: %d characters", n), fmt.Sprintf("at most %d characters", MaxHealthDetail), fmt.Sprintf("%d characters", n))
+	v.enum("/state", in.State, contract.HealthStates)
+	if n := utf8.RuneCountInString(in.Detail); n > contract.MaxHealthDetail {
+		v.add("/detail", fmt.Sprintf("too long: %d characters", n), fmt.Sprintf("at most %d characters", contract.MaxHealthDetail), fmt.Sprintf("%d characters", n))
 	}
 	if len(v.errs) > 0 {
 		return AgentHealthView{}, &ValidationError{Errors: v.errs}
@@ -98,7 +79,7 @@ func agentHealth(tx *gorm.DB) ([]AgentHealthView, error) {
 // heldForAuth is the first report that is not ok, if any: Home's notice.
 func heldForAuth(reports []AgentHealthView) *AgentHealthView {
 	for i, r := range reports {
-		if r.State != HealthOK {
+		if r.State != contract.HealthOK {
 			return &reports[i]
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"hearth/internal/contract"
 )
 
 func TestAgentHealthReportsReplaceEachOtherAndHoldHomeUntilOK(t *testing.T) {
@@ -18,7 +20,7 @@ func TestAgentHealthReportsReplaceEachOtherAndHoldHomeUntilOK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.AuthHeld == nil || n.AuthHeld.State != HealthNeedsLogin || !n.AuthHeld.CheckedAt.Equal(now.Now()) {
+	if n.AuthHeld == nil || n.AuthHeld.State != contract.HealthNeedsLogin || !n.AuthHeld.CheckedAt.Equal(now.Now()) {
 		t.Fatalf("Home's notice after needs_login = %+v", n.AuthHeld)
 	}
 	now.Advance(time.Minute)
@@ -29,7 +31,7 @@ func TestAgentHealthReportsReplaceEachOtherAndHoldHomeUntilOK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs.Agents) != 1 || runs.Agents[0].State != HealthOK || !runs.Agents[0].CheckedAt.Equal(now.Now()) {
+	if len(runs.Agents) != 1 || runs.Agents[0].State != contract.HealthOK || !runs.Agents[0].CheckedAt.Equal(now.Now()) {
 		t.Fatalf("Runs' agents after ok = %+v", runs.Agents)
 	}
 	if n, _ = s.HomeRunNotice(ctx, 0); n.AuthHeld != nil {
@@ -42,7 +44,7 @@ func TestAgentHealthReportsReplaceEachOtherAndHoldHomeUntilOK(t *testing.T) {
 
 func TestAgentHealthRefusesUnknownStatesFieldsAndLongDetail(t *testing.T) {
 	s, _ := newTestStore(t)
-	long := make([]byte, MaxHealthDetail+1)
+	long := make([]byte, contract.MaxHealthDetail+1)
 	for i := range long {
 		long[i] = 'x'
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 
 	"hearth/beeper"
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -511,11 +512,11 @@ func megabytes(n int64) string {
 func healthWords(h models.AgentHealthView) string {
 	name := agentName(h.Agent)
 	switch h.State {
-	case models.HealthOK:
+	case contract.HealthOK:
 		return name + " is logged in."
-	case models.HealthNeedsLogin:
+	case contract.HealthNeedsLogin:
 		return name + " is not logged in, so scheduled agent runs are held."
-	case models.HealthRefused:
+	case contract.HealthRefused:
 		return "The model provider refused " + name + "'s login on its last run."
 	}
 	return name + ": " + h.State + "."
@@ -531,7 +532,7 @@ func healthFix(h models.AgentHealthView) string {
 
 // healthClass colours a login state: ok plain, anything else an error.
 func healthClass(state string) string {
-	if state == models.HealthOK {
+	if state == contract.HealthOK {
 		return ""
 	}
 	return "error"

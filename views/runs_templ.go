@@ -1204,7 +1204,7 @@ func agentHealth(d RunsData) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if h.State != models.HealthOK {
+				if h.State != contract.HealthOK {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 101, "<p class=\"hint\" data-testid=\"agent-health-fix\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

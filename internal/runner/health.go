@@ -10,13 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
-)
 
-// Agent login health, as POST /api/agent-health takes it.
-const (
-	healthOK         = "ok"
-	healthNeedsLogin = "needs_login"
-	healthRefused    = "refused"
+	"hearth/internal/contract"
 )
 
 // ErrNeedsLogin means the agent's own check found no login: scheduled work
@@ -45,9 +40,9 @@ func (c *Codex) loginStatus(ctx context.Context, codexHome string) (state, detai
 	var exit *exec.ExitError
 	switch {
 	case runErr == nil:
-		return healthOK, text, nil
+		return contract.HealthOK, text, nil
 	case errors.As(runErr, &exit) && exit.ExitCode() == 1 && strings.Contains(string(out), "Not logged in"):
-		return healthNeedsLogin, "codex login status: Not logged in", nil
+		return contract.HealthNeedsLogin, "codex login status: Not logged in", nil
 	}
 	return "", "", fmt.Errorf("codex login status: %v: %s", runErr, text)
 }
@@ -78,7 +73,7 @@ func (r *Runner) checkLogin(ctx context.Context) bool {
 		return true
 	}
 	r.reportHealth(state, detail)
-	if state == healthNeedsLogin {
+	if state == contract.HealthNeedsLogin {
 		r.log.Warn("codex is not logged in: scheduled work is held; run `codex login` as this user", "codexHome", r.codexHome)
 		return false
 	}
@@ -88,7 +83,7 @@ func (r *Runner) checkLogin(ctx context.Context) bool {
 // reportHealth tells hearth what the runner learned about the login. A
 // failed report is logged: it changes nothing about the run.
 func (r *Runner) reportHealth(state, detail string) {
-	body := map[string]string{"agent": "codex", "state": state, "detail": truncate(detail, 500)}
+	body := contract.AgentHealthIn{Agent: "codex", State: state, Detail: truncate(detail, contract.MaxHealthDetail)}
 	if err := only2xx(r.api(http.MethodPost, "/api/agent-health", body, nil)); err != nil {
 		r.log.Warn("agent health not reported", "state", state, "err", err)
 	}

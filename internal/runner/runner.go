@@ -383,9 +383,9 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 		// What the provider said of the login is news for the Runs page: a
 		// refusal, or an answer after one.
 		if refused := (*authRefused)(nil); errors.As(err, &refused) {
-			r.reportHealth(healthRefused, refused.err.Error())
+			r.reportHealth(contract.HealthRefused, refused.err.Error())
 		} else if err == nil && r.codex != nil {
-			r.reportHealth(healthOK, "the model provider answered the last invocation")
+			r.reportHealth(contract.HealthOK, "the model provider answered the last invocation")
 		}
 		if err != nil {
 			r.log.Warn("agent failed", "job", j.Job, "run", j.PubRunID, "err", err, "took", took.Round(time.Millisecond))
