@@ -89,6 +89,7 @@ func latencies(b *testing.B, url func(base string, i int) string) {
 // the server's figure.
 func reportLatencies(b *testing.B, base string, cookie *http.Cookie, url func(base string, i int) string, before func(i int)) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	defer client.CloseIdleConnections() // so the server's shutdown does not wait out its keep-alives
 	var server, trip []time.Duration
 	for i := 0; b.Loop(); i++ {
 		if before != nil {
@@ -129,6 +130,7 @@ func BenchmarkHomeThroughput(b *testing.B) {
 	ta, cookie := benchHome(b)
 	base := ta.listen()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	defer client.CloseIdleConnections() // so the server's shutdown does not wait out its keep-alives
 	for b.Loop() {
 		home := throughput(b, client, base+"/", cookie)
 		file := throughput(b, client, base+static.URL("hearth.css"), nil)
@@ -171,6 +173,7 @@ func BenchmarkPeopleThroughput(b *testing.B) {
 	ta, cookie := benchHome(b)
 	base := ta.listen()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	defer client.CloseIdleConnections() // so the server's shutdown does not wait out its keep-alives
 	for b.Loop() {
 		people := throughput(b, client, base+"/people", cookie)
 		home := throughput(b, client, base+"/", cookie)
@@ -189,6 +192,7 @@ func BenchmarkContextThroughput(b *testing.B) {
 	base := ta.listen()
 	auth := map[string]string{"Authorization": "Bearer " + ta.agentToken("context:read")}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	defer client.CloseIdleConnections() // so the server's shutdown does not wait out its keep-alives
 	for b.Loop() {
 		ctx := throughputWith(b, client, base+"/api/agent-context", nil, auth)
 		home := throughput(b, client, base+"/", cookie)
