@@ -1,51 +1,24 @@
-// Package schema generates the JSON Schemas (2020-12) of the agent
-// contract from the Go types the server decodes and encodes, and embeds the
-// committed copies the server serves. A test keeps the two equal, so the
-// served schema never drifts from what hearth accepts; the corpus tests
-// hold the schema and the server to the same answers. It also derives the
-// strict-mode output schema (strict.go) and turns an answer written under
-// it back into a publication (FromStrict).
+// Package schema holds the committed JSON Schemas (2020-12) of the agent
+// contract, embedded and served by hearth (GET /api/schema/{name}, hearth
+// mcp's resources) and given to Codex (the strict form), and turns an
+// answer written under the strict form back into a publication
+// (FromStrict). It imports no store: internal/contract/schemagen generates
+// the files (make schema) from the Go types, and its test keeps them equal.
 package schema
 
-import (
-	"bytes"
-	"embed"
-	"encoding/json"
-	"fmt"
-	"reflect"
-	"slices"
-	"strings"
+import "embed"
 
-	"github.com/invopop/jsonschema"
+// StrictResult is the strict-mode form of agent-result.json: an output
+// schema an OpenAI model can be held to (Codex --output-schema sends it as
+// text.format {type: json_schema, strict: true}).
+const StrictResult = "agent-result.strict.json"
 
-	"hearth/internal/strictjson"
-	"hearth/models"
-)
+// names are the committed documents in a stable order, the strict form
+// included (schemagen's test holds them to what it generates).
+var names = []string{"agent-context.json", "agent-observation.json", "agent-request.json", "agent-result.json", StrictResult}
 
-// Documents are the schemas reflected from Go types, by file name; hearth
-// serves them under /api/schema/ beside the derived StrictResult.
-var Documents = map[string]any{
-	"agent-result.json":      models.Result{},
-	"agent-request.json":     models.RequestIn{},
-	"agent-context.json":     models.AgentContext{},
-	"agent-observation.json": models.ObservationIn{},
-}
-
-// reads are the documents hearth decodes: they carry the decoder's bounds.
-// The context is what hearth writes (its own occurrences have hearth: IDs
-// no publication may use), so it is left as reflected.
-var reads = map[string]bool{"agent-result.json": true, "agent-request.json": true, "agent-observation.json": true}
-
-// Names lists the documents in a stable order, the strict form included.
-func Names() []string {
-	names := make([]string, 0, len(Documents)+1)
-	for n := range Documents {
-		names = append(names, n)
-	}
-	names = append(names, StrictResult)
-	slices.Sort(names)
-	return names
-}
+// Names lists the committed documents in a stable order.
+func Names() []string { return append([]string(nil), names...) }
 
 //go:embed *.json
 var committed embed.FS
@@ -54,170 +27,4 @@ var committed embed.FS
 func Committed(name string) ([]byte, bool) {
 	b, err := committed.ReadFile(name)
 	return b, err == nil
-}
-
-// Generate writes document name: reflected from its Go type, then made to
-// say every bound and per-kind shape the decoder checks (contract.go). The
-// strict form is derived from the full publication schema.
-func Generate(name string) ([]byte, error) {
-	var doc *object
-	if name == StrictResult {
-		full, err := document("agent-result.json")
-		if err != nil {
-			return nil, err
-		}
-		doc = strictOf(full)
-	} else {
-		var err error
-		if doc, err = document(name); err != nil {
-			return nil, err
-		}
-	}
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(out, '\n'), nil
-}
-
-// document reflects a Go-typed document and applies the contract to it.
-func document(name string) (*object, error) {
-	v, ok := Documents[name]
-	if !ok {
-		return nil, fmt.Errorf("schema: no document %q", name)
-	}
-	doc, err := reflected(v, "https://hearth.invalid/schema/"+name)
-	if err != nil {
-		return nil, err
-	}
-	if !reads[name] {
-		return doc, nil
-	}
-	return doc, applyContract(doc, reflect.TypeOf(v))
-}
-
-// reflected reflects v with every field's required-ness by strictjson's
-// rule (a non-pointer field without omitempty) and every object closed, as
-// the decoder reads it; id, when set, is the document's $id. Without one
-// the result is a bare definition.
-func reflected(v any, id string) (*object, error) {
-	r := &jsonschema.Reflector{
-		BaseSchemaID:   "https://hearth.invalid/schema",
-		ExpandedStruct: true,
-		Namer:          typeName,
-		Mapper: func(t reflect.Type) *jsonschema.Schema {
-			switch t {
-			case reflect.TypeOf(strictjson.Raw{}):
-				return &jsonschema.Schema{Type: "object", Description: "a JSON object"}
-			case reflect.TypeOf(json.RawMessage{}):
-				return &jsonschema.Schema{Description: "any JSON value"}
-			}
-			return nil
-		},
-	}
-	s := r.Reflect(v)
-	s.ID = jsonschema.ID(id)
-	fixRequired(s, reflect.TypeOf(v), s.Definitions, map[reflect.Type]bool{})
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	parsed, err := parseOrdered(b)
-	if err != nil {
-		return nil, err
-	}
-	doc := parsed.(*object)
-	if id == "" {
-		doc.Delete("$schema")
-		doc.Delete("$id")
-	}
-	return doc, nil
-}
-
-// typeName names definitions; generic instances (Page[T]) get T's name.
-func typeName(t reflect.Type) string {
-	name := t.Name()
-	if i := strings.IndexByte(name, '['); i >= 0 {
-		inner := name[i+1 : len(name)-1]
-		inner = inner[strings.LastIndexAny(inner, "./")+1:]
-		name = name[:i] + "Of" + inner
-	}
-	return name
-}
-
-// fixRequired sets each object's required list by strictjson's rule and
-// recurses into the types its fields use.
-func fixRequired(root *jsonschema.Schema, t reflect.Type, defs jsonschema.Definitions, seen map[reflect.Type]bool) {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct || seen[t] || t.PkgPath() == "time" {
-		return
-	}
-	seen[t] = true
-	target := root
-	if d, ok := defs[typeName(t)]; ok && root.Properties == nil {
-		target = d
-	} else if ok && target != d && root.ID == "" {
-		target = d
-	}
-	if target != nil && target.Properties != nil {
-		target.Required = requiredOf(t)
-	}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		if f.Anonymous {
-			fixRequired(target, f.Type, defs, seen)
-			continue
-		}
-		sub := f.Type
-		for sub.Kind() == reflect.Pointer || sub.Kind() == reflect.Slice || sub.Kind() == reflect.Map {
-			sub = sub.Elem()
-		}
-		if d, ok := defs[typeName(sub)]; ok {
-			fixRequired(d, sub, defs, seen)
-		}
-	}
-}
-
-// requiredOf lists the JSON names strictjson requires on t (embedded
-// structs' fields included).
-func requiredOf(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		tag := f.Tag.Get("json")
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "-" {
-			continue
-		}
-		if f.Anonymous && name == "" {
-			out = append(out, requiredOf(f.Type)...)
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if f.Type.Kind() == reflect.Pointer || slices.Contains(strings.Split(opts, ","), "omitempty") || slices.Contains(strings.Split(opts, ","), "omitzero") {
-			continue
-		}
-		out = append(out, name)
-	}
-	return out
-}
-
-// Equal reports whether a generated document matches the committed one.
-func Equal(name string) (bool, error) {
-	gen, err := Generate(name)
-	if err != nil {
-		return false, err
-	}
-	c, ok := Committed(name)
-	return ok && bytes.Equal(gen, c), nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"hearth/internal/contract/schema"
+	"hearth/internal/contract/schemagen"
 )
 
 func main() {
@@ -16,7 +17,7 @@ func main() {
 		dir = os.Args[1]
 	}
 	for _, name := range schema.Names() {
-		b, err := schema.Generate(name)
+		b, err := schemagen.Generate(name)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -1,4 +1,4 @@
-package schema_test
+package schemagen_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package schema
+package schemagen
 
 import (
 	"encoding/json"
@@ -6,11 +6,6 @@ import (
 	"slices"
 	"strings"
 )
-
-// StrictResult is the strict-mode form of agent-result.json: an output
-// schema an OpenAI model can be held to (Codex --output-schema sends it as
-// text.format {type: json_schema, strict: true}).
-const StrictResult = "agent-result.strict.json"
 
 // strictKeywords are the keywords OpenAI's Structured Outputs strict mode
 // accepts ("Supported schemas"); everything else is left out.

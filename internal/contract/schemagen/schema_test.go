@@ -1,4 +1,4 @@
-package schema_test
+package schemagen_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +15,14 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"hearth/internal/contract/schema"
+	"hearth/internal/contract/schemagen"
 	"hearth/internal/ids"
 	"hearth/models"
 )
 
 func TestCommittedSchemasMatchTheGoContract(t *testing.T) {
 	for _, name := range schema.Names() {
-		ok, err := schema.Equal(name)
+		ok, err := schemagen.Equal(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,5 +208,19 @@ func TestAContextTheServerProducesValidates(t *testing.T) {
 	out, _ := json.Marshal(ac)
 	if err := validate(t, "agent-context.json", out); err != nil {
 		t.Fatalf("the server's own context does not validate: %v", err)
+	}
+}
+
+// TestTheServedNamesAreTheGeneratedDocuments: the schema package lists its
+// committed files by hand (it imports no store, so it cannot see
+// Documents); this keeps the list and the generator's documents the same.
+func TestTheServedNamesAreTheGeneratedDocuments(t *testing.T) {
+	want := []string{schema.StrictResult}
+	for name := range schemagen.Documents {
+		want = append(want, name)
+	}
+	slices.Sort(want)
+	if got := schema.Names(); !slices.Equal(got, want) {
+		t.Fatalf("schema.Names() = %v, want %v", got, want)
 	}
 }
