@@ -79,8 +79,20 @@ type Config struct {
 	// answering 503.
 	Beeper Beeper
 	// DailyCostCap holds scheduled and watch runs once the day's reported
-	// agent cost reached it (USD); 0 means no cap. Runs the owner starts still go.
+	// agent cost reached it (USD) times their priority's tier; 0 means no
+	// cap. Runs the owner starts still go.
 	DailyCostCap float64
+	// CostTiers are the multiples of the cap at which low, normal and high
+	// priority runs wait; zero means models.DefaultCostTiers.
+	CostTiers [3]float64
+	// JobPriorities set jobs' priorities (low, normal, high); others are
+	// models.DefaultJobPriorities', else normal.
+	JobPriorities map[string]string
+}
+
+// costs is the cost policy the cap, tiers and priorities make.
+func (cfg Config) costs() models.CostPolicy {
+	return models.CostPolicy{Cap: cfg.DailyCostCap, Tiers: cfg.CostTiers, Jobs: cfg.JobPriorities}
 }
 
 // Server holds what every area's handlers share: the configuration, the

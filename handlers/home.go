@@ -21,7 +21,7 @@ type homeStore interface {
 	clock
 	Home(ctx context.Context) (models.HomeView, error)
 	HomeRow(ctx context.Context, id string) (models.HomeRow, models.Day, error)
-	HomeRunNotice(ctx context.Context, costCap float64) (models.RunNotice, error)
+	HomeRunNotice(ctx context.Context, costs models.CostPolicy) (models.RunNotice, error)
 	EnsureOccurrences(ctx context.Context) (int, error)
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
 	UndoDecision(ctx context.Context, decisionID int64) (models.UndoResult, error)
@@ -58,7 +58,7 @@ func (s *homeHandlers) homeData(c *fiber.Ctx, open map[string]bool, askID string
 	if err != nil {
 		return views.HomeData{}, err
 	}
-	runs, err := s.store.HomeRunNotice(c.UserContext(), s.cfg.DailyCostCap)
+	runs, err := s.store.HomeRunNotice(c.UserContext(), s.cfg.costs())
 	if err != nil {
 		return views.HomeData{}, err
 	}

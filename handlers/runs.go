@@ -16,7 +16,7 @@ import (
 type runsStore interface {
 	Today(ctx context.Context) (models.Day, error)
 	clock
-	StartRun(ctx context.Context, runner string, in contract.RunStartIn, costCap float64) (contract.RunStart, error)
+	StartRun(ctx context.Context, runner string, in contract.RunStartIn, costs models.CostPolicy) (contract.RunStart, error)
 	StartInvocation(ctx context.Context, runner, runID string) (contract.RunView, error)
 	FinishInvocation(ctx context.Context, runner, runID string, n int, in contract.InvocationFinishIn) (contract.InvocationView, error)
 	FinishRun(ctx context.Context, runner, runID string, in contract.RunFinishIn) (contract.RunView, error)
@@ -51,7 +51,7 @@ func (s *runsHandlers) startRun(c *fiber.Ctx) error {
 			if err != nil {
 				return contract.RunStart{}, 0, err
 			}
-			start, err := s.store.StartRun(c.UserContext(), identityOf(c).agent.ID, in, s.cfg.DailyCostCap)
+			start, err := s.store.StartRun(c.UserContext(), identityOf(c).agent.ID, in, s.cfg.costs())
 			return start, createdOr200(start.Admitted), err
 		})
 }
@@ -131,7 +131,7 @@ func (s *runsHandlers) showRuns(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, fiber.StatusOK, viewOf(views.Runs(views.RunsData{Now: s.store.Now(), Revision: rev, Runs: v, CostCap: s.cfg.DailyCostCap, Day: day})))
+	return s.render(c, fiber.StatusOK, viewOf(views.Runs(views.RunsData{Now: s.store.Now(), Revision: rev, Runs: v, Costs: s.cfg.costs(), Day: day})))
 }
 
 // resolveRunForm is the owner's "I looked at it" on an unknown run.

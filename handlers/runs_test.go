@@ -87,7 +87,14 @@ func TestHomeSaysWhenTheLastRunFailedOrTheCostCapHolds(t *testing.T) {
 	ta.clock.Advance(time.Minute) // Home is cached per minute; runs do not bump the revision
 	d := ta.get("/", "", cookie).doc(t)
 	has(t, d, `[data-testid="run-failed"]`)
-	has(t, d, `[data-testid="cost-cap"]`)
+	// $0.75 of a $0.50 cap: low (from $0.50) and normal (from $0.75) wait, high (from $1.00) goes.
+	if notice := d.Find(`[data-testid="cost-cap"]`).Text(); !strings.Contains(notice, "Low- and normal-priority scheduled agent runs are paused") {
+		t.Fatalf("Home's cost notice: %q", notice)
+	}
+	if today := ta.get("/runs", "", cookie).doc(t).Find(`[data-testid="cost-today"]`).Text(); !strings.Contains(today, "Held: low, normal.") ||
+		!strings.Contains(today, "high at $1.00") {
+		t.Fatalf("Runs' cost line: %q", today)
+	}
 	// A watch run is held by the cap; the owner's run still starts.
 	if r := ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-2", "job": "messages", "trigger": "watch"})); r.status != http.StatusOK || !bytes.Contains(r.body, []byte(`"hold":"cost_cap"`)) {
 		t.Fatalf("watch run past the cap: %s", r)

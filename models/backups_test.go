@@ -42,7 +42,7 @@ func TestAFailedBackupIsRecordedAndHomeSaysSoUntilOneSucceeds(t *testing.T) {
 	if _, err := s.VerifiedBackup(ctx, filepath.Join(t.TempDir(), "missing-dir", "copy.db")); err == nil {
 		t.Fatal("a backup into a missing directory succeeded")
 	}
-	n, err := s.HomeRunNotice(ctx, 0)
+	n, err := s.HomeRunNotice(ctx, CostPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestAFailedBackupIsRecordedAndHomeSaysSoUntilOneSucceeds(t *testing.T) {
 	if _, err := s.VerifiedBackup(ctx, filepath.Join(t.TempDir(), "copy.db")); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ = s.HomeRunNotice(ctx, 0); n.BackupFailed != nil {
+	if n, _ = s.HomeRunNotice(ctx, CostPolicy{}); n.BackupFailed != nil {
 		t.Fatalf("a verified backup after the failed one left the notice: %+v", n.BackupFailed)
 	}
 }

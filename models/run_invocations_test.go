@@ -109,7 +109,7 @@ func TestTheCostCapCountsInvocationsOfRunsThatEndUnknownOrAreStillRunning(t *tes
 		t.Fatal(err)
 	}
 	// Still running: its first invocation's cost already counts.
-	if held := startRun(t, s, "r", contract.RunStartIn{RunID: "run-2", Job: "messages", Trigger: contract.TriggerWatch}, 0.5); held.Admitted {
+	if held := startRun(t, s, "r", contract.RunStartIn{RunID: "run-2", Job: "messages", Trigger: contract.TriggerWatch}, 0.25); held.Admitted { // normal priority waits from 1.5 × $0.25
 		t.Fatalf("a running run's reported invocation did not count: %+v", held)
 	}
 	if _, err := s.FinishInvocation(ctx, "r", "run-1", 2, contract.InvocationFinishIn{PublicationRunID: "run-1-2", Outcome: contract.InvocationUnknown, CostUSD: ptr(0.25)}); err != nil {
@@ -118,7 +118,7 @@ func TestTheCostCapCountsInvocationsOfRunsThatEndUnknownOrAreStillRunning(t *tes
 	if _, err := s.FinishRun(ctx, "r", "run-1", contract.RunFinishIn{Outcome: contract.RunUnknown, Detail: "stopped"}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.HomeRunNotice(ctx, 1)
+	n, err := s.HomeRunNotice(ctx, CostPolicy{Cap: 1})
 	if err != nil || n.Spent != 0.75 {
 		t.Fatalf("spent %v, %v: want both invocations of the unknown run", n.Spent, err)
 	}

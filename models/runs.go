@@ -54,12 +54,12 @@ var (
 
 // StartRun records a run the runner starts. A schedule run claims its
 // schedule (exactly one admission under concurrent callers); a schedule or
-// watch run is held once the day's reported cost reached costCap (0: no
-// cap), while a manual run, the owner's, always goes. The same runId again
+// watch run is held once the day's reported cost reached its job's
+// priority limit under costs (no cap: never), while a manual run, the owner's, always goes. The same runId again
 // returns that run (a retried start), never a second claim. Everything is
 // validated first, and the claim and the run row are one commit: a refused
 // or failed start (or a crash in between) leaves the occurrence due.
-func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStartIn, costCap float64) (contract.RunStart, error) {
+func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStartIn, costs CostPolicy) (contract.RunStart, error) {
 	v := &validator{}
 	v.id("/runId", in.RunID)
 	v.id("/job", in.Job)
@@ -84,7 +84,7 @@ func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStar
 		if len(prior) == 1 {
 			return retriedStart(t, &out, prior[0], runner, in)
 		}
-		if in.Trigger != contract.TriggerManual && costCap > 0 {
+		if in.Trigger != contract.TriggerManual && costs.Cap > 0 {
 			day, err := ownerDay(t.DB, t.now, "")
 			if err != nil {
 				return err
@@ -93,8 +93,10 @@ func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStar
 			if err != nil {
 				return err
 			}
-			if spent >= costCap {
-				out.Hold, out.Reason = contract.HoldCostCap, fmt.Sprintf("today's reported agent cost $%.2f reached the $%.2f cap; scheduled runs wait until tomorrow, runs you start still go", spent, costCap)
+			priority := costs.Priority(in.Job)
+			if limit := costs.Limit(priority); spent >= limit {
+				out.Hold, out.Reason = contract.HoldCostCap, fmt.Sprintf("today's reported agent cost $%.2f reached $%.2f, where %s-priority runs wait (the cap is $%.2f); they wait until tomorrow, runs you start still go",
+					spent, limit, priority, costs.Cap)
 				return nil
 			}
 		}
@@ -393,6 +395,8 @@ type RunNotice struct {
 	CapHeld bool
 	Spent   float64
 	Cap     float64
+	// Held are the priorities whose scheduled and watch runs wait today.
+	Held []string
 	// BackupFailed is the newest backup drill when it failed.
 	BackupFailed *BackupDrillView
 	// AuthHeld is an agent whose login is missing or refused: its
@@ -401,7 +405,7 @@ type RunNotice struct {
 }
 
 // HomeRunNotice reads the notice Home shows, if any.
-func (s *Store) HomeRunNotice(ctx context.Context, costCap float64) (RunNotice, error) {
+func (s *Store) HomeRunNotice(ctx context.Context, costs CostPolicy) (RunNotice, error) {
 	var n RunNotice
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		var rows []Run
@@ -423,7 +427,7 @@ func (s *Store) HomeRunNotice(ctx context.Context, costCap float64) (RunNotice, 
 			return err
 		}
 		n.AuthHeld = heldForAuth(agents)
-		if costCap <= 0 {
+		if costs.Cap <= 0 {
 			return nil
 		}
 		day, err := ownerDay(tx, s.clock(), "")
@@ -433,7 +437,8 @@ func (s *Store) HomeRunNotice(ctx context.Context, costCap float64) (RunNotice, 
 		if n.Spent, err = costSince(tx, day.Start); err != nil {
 			return err
 		}
-		n.Cap, n.CapHeld = costCap, n.Spent >= costCap
+		n.Cap, n.Held = costs.Cap, costs.Held(n.Spent)
+		n.CapHeld = len(n.Held) > 0
 		return nil
 	})
 	if err != nil {

@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,7 +14,7 @@ import (
 
 func startRun(t *testing.T, s *Store, runner string, in contract.RunStartIn, costCap float64) contract.RunStart {
 	t.Helper()
-	st, err := s.StartRun(context.Background(), runner, in, costCap)
+	st, err := s.StartRun(context.Background(), runner, in, CostPolicy{Cap: costCap})
 	if err != nil {
 		t.Fatalf("StartRun(%+v): %v", in, err)
 	}
@@ -75,7 +77,7 @@ func TestTheCostCapHoldsAutonomousRunsButNotTheOwners(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
 	startRun(t, s, "r", contract.RunStartIn{RunID: "run-1", Job: "brief", Trigger: contract.TriggerManual}, 1)
-	cost := 1.25
+	cost := 2.25 // past every priority's limit (the high tier is 2× the cap)
 	if _, err := s.StartInvocation(ctx, "r", "run-1"); err != nil {
 		t.Fatal(err)
 	}
@@ -89,9 +91,74 @@ func TestTheCostCapHoldsAutonomousRunsButNotTheOwners(t *testing.T) {
 	if owner := startRun(t, s, "r", contract.RunStartIn{RunID: "run-3", Job: "brief", Trigger: contract.TriggerManual}, 1); !owner.Admitted {
 		t.Fatalf("the owner's run was held: %+v", owner)
 	}
-	n, err := s.HomeRunNotice(ctx, 1)
-	if err != nil || !n.CapHeld || n.Spent != 1.25 {
+	n, err := s.HomeRunNotice(ctx, CostPolicy{Cap: 1})
+	if err != nil || !n.CapHeld || n.Spent != 2.25 {
 		t.Fatalf("Home's notice %+v, %v", n, err)
+	}
+}
+
+// TestCostTiersHoldPrioritiesInOrderAsTheDaysCostRises: with a $1 cap, low
+// waits from $1, normal from $1.50 and high (the morning brief by default)
+// from $2; a job's configured priority wins; the owner's runs always go.
+func TestCostTiersHoldPrioritiesInOrderAsTheDaysCostRises(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	costs := CostPolicy{Cap: 1, Jobs: map[string]string{"tidy": PriorityLow}}
+	run := 0
+	spend := func(usd float64) {
+		t.Helper()
+		run++
+		id := fmt.Sprintf("spend-%d", run)
+		if st, err := s.StartRun(ctx, "r", contract.RunStartIn{RunID: id, Job: "owner", Trigger: contract.TriggerManual}, costs); err != nil || !st.Admitted {
+			t.Fatalf("the owner's run: %+v, %v", st, err)
+		}
+		if _, err := s.FinishRun(ctx, "r", id, contract.RunFinishIn{Outcome: contract.RunSucceeded, CostUSD: &usd}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admitted := func(job string) bool {
+		t.Helper()
+		run++
+		st, err := s.StartRun(ctx, "r", contract.RunStartIn{RunID: fmt.Sprintf("w-%d", run), Job: job, Trigger: contract.TriggerWatch}, costs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Admitted {
+			s.FinishRun(ctx, "r", fmt.Sprintf("w-%d", run), contract.RunFinishIn{Outcome: contract.RunSucceeded})
+		} else if st.Hold != contract.HoldCostCap {
+			t.Fatalf("%s held for %q", job, st.Hold)
+		}
+		return st.Admitted
+	}
+	for _, step := range []struct {
+		spend             float64
+		low, normal, high bool
+		held              []string
+	}{
+		{0.5, true, true, true, nil},
+		{0.5, false, true, true, []string{PriorityLow}},                                 // $1.00
+		{0.5, false, false, true, []string{PriorityLow, PriorityNormal}},                // $1.50
+		{0.5, false, false, false, []string{PriorityLow, PriorityNormal, PriorityHigh}}, // $2.00
+	} {
+		spend(step.spend)
+		if got := [3]bool{admitted("tidy"), admitted("messages"), admitted("daily-brief")}; got != [3]bool{step.low, step.normal, step.high} {
+			t.Fatalf("after spending to %+v: low, normal, high admitted %v", step, got)
+		}
+		n, err := s.HomeRunNotice(ctx, costs)
+		if err != nil || !slices.Equal(n.Held, step.held) || n.CapHeld != (len(step.held) > 0) {
+			t.Fatalf("Home's notice %+v (%v), want held %v", n, err, step.held)
+		}
+	}
+}
+
+func TestACostPolicyRefusesFallingTiersAndUnknownPriorities(t *testing.T) {
+	for _, p := range []CostPolicy{{Tiers: [3]float64{2, 1.5, 1}}, {Tiers: [3]float64{0, 1, 2}}, {Jobs: map[string]string{"x": "urgent"}}} {
+		if p.Check() == nil {
+			t.Errorf("%+v was accepted", p)
+		}
+	}
+	if err := (CostPolicy{Tiers: [3]float64{1, 1, 3}, Jobs: map[string]string{"x": PriorityLow}}).Check(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -118,7 +185,7 @@ func TestAnUnknownRunHoldsItsScheduleUntilTheOwnerLooked(t *testing.T) {
 	if next := startRun(t, s, "r", contract.RunStartIn{RunID: "run-3", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &id}, 0); !next.Admitted {
 		t.Fatalf("after the owner looked, nothing was admitted: %+v", next)
 	}
-	n, _ := s.HomeRunNotice(ctx, 0)
+	n, _ := s.HomeRunNotice(ctx, CostPolicy{})
 	if n.Failed == nil || n.Failed.ID != "run-1" {
 		t.Fatalf("Home's notice does not name the unknown run: %+v", n)
 	}
@@ -166,7 +233,7 @@ func TestARefusedRunStartClaimsNothing(t *testing.T) {
 			s, now := newTestStore(t)
 			occurrence := dueBrief(t, s, now)
 			startRun(t, s, "r", contract.RunStartIn{RunID: "taken", Job: "other", Trigger: contract.TriggerManual}, 0)
-			_, err := s.StartRun(ctx, "r", tc.in, 0)
+			_, err := s.StartRun(ctx, "r", tc.in, CostPolicy{})
 			switch {
 			case tc.want != nil && !errors.Is(err, tc.want):
 				t.Errorf("StartRun: %v, want %v", err, tc.want)
@@ -190,7 +257,7 @@ func TestAFailedRunRowRollsBackItsClaim(t *testing.T) {
 	must(t, s.db.Exec(`CREATE TRIGGER refuse_runs BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'injected: the run row cannot be written'); END`).Error)
 	brief := "brief"
 	in := contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}
-	if st, err := s.StartRun(context.Background(), "r", in, 0); err == nil {
+	if st, err := s.StartRun(context.Background(), "r", in, CostPolicy{}); err == nil {
 		t.Fatalf("StartRun succeeded with the run insert failing: %+v", st)
 	}
 	assertStillDue(t, s, occurrence)
@@ -218,7 +285,7 @@ func TestTheClaimAndTheRunRowCommitTogether(t *testing.T) {
 	brief := "brief"
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.StartRun(context.Background(), "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, 0)
+		_, err := s.StartRun(context.Background(), "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, CostPolicy{})
 		done <- err
 	}()
 	<-paused
@@ -259,7 +326,7 @@ func TestARetriedScheduleRunStartAnswersTheApprovedPromptAgain(t *testing.T) {
 	// The same runId for another schedule is another run's ID.
 	other := "other"
 	mustCreate(t, s, opsActor, schedBody("k2", map[string]any{"id": "other", "cron": "0 8 * * *", "zone": "UTC"}))
-	if _, err := s.StartRun(context.Background(), "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &other}, 0); !errors.Is(err, ErrRunExists) {
+	if _, err := s.StartRun(context.Background(), "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &other}, CostPolicy{}); !errors.Is(err, ErrRunExists) {
 		t.Fatalf("run-1 for another schedule: %v, want ErrRunExists", err)
 	}
 }

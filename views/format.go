@@ -545,3 +545,38 @@ func agentName(agent string) string {
 	}
 	return outside(agent)
 }
+
+// heldWords names the held priorities for the start of a sentence:
+// "Scheduled" when all are held, else "Low-priority scheduled" or "Low- and
+// normal-priority scheduled".
+func heldWords(held []string) string {
+	if len(held) == len(models.Priorities) {
+		return "Scheduled"
+	}
+	words := strings.ToUpper(held[0][:1]) + held[0][1:]
+	if len(held) == 2 {
+		words += "- and " + held[1]
+	}
+	return words + "-priority scheduled"
+}
+
+// tiersWords says which priorities wait today and where the others will:
+// "Held: low. Normal waits at $7.50, high at $10.00."
+func tiersWords(costs models.CostPolicy, spent float64) string {
+	var held, next []string
+	for _, pr := range models.Priorities {
+		if spent >= costs.Limit(pr) {
+			held = append(held, pr)
+		} else {
+			next = append(next, fmt.Sprintf("%s at $%.2f", pr, costs.Limit(pr)))
+		}
+	}
+	out := ""
+	if len(held) > 0 {
+		out = "Held: " + strings.Join(held, ", ") + ". "
+	}
+	if len(next) > 0 {
+		out += "Waiting starts for " + strings.Join(next, ", ") + "."
+	}
+	return out
+}

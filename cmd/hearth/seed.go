@@ -489,7 +489,7 @@ func chatRef(id, chat, msg string, at time.Time) map[string]any {
 func (g *seeder) publish(ctx context.Context, p map[string]any) error {
 	s := g.store()
 	runID := p["runId"].(string)
-	if _, err := s.StartRun(ctx, g.agent, contract.RunStartIn{RunID: runID, Job: p["jobKey"].(string), Trigger: contract.TriggerWatch}, 0); err != nil {
+	if _, err := s.StartRun(ctx, g.agent, contract.RunStartIn{RunID: runID, Job: p["jobKey"].(string), Trigger: contract.TriggerWatch}, models.CostPolicy{}); err != nil {
 		return fmt.Errorf("start run %s: %w", runID, err)
 	}
 	now := s.Now()

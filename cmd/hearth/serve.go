@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -45,7 +46,17 @@ func cmdServe(args []string) error {
 	backupKeep := fs.Int("backup-keep", 14, "how many of serve's backups to keep in --backup-dir")
 	backupDir := fs.String("backup-dir", "", "where serve's backups go (default DATA/backups)")
 	observationDays := fs.Int("observation-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "consumed observations older than this many days lose their payloads, once a day (0 keeps them all)")
-	costCap := fs.Float64("daily-cost-cap", 0, "USD: scheduled and watch runs wait once the day's reported agent cost reaches it (0: no cap); runs the owner starts still go")
+	costCap := fs.Float64("daily-cost-cap", 0, "USD: scheduled and watch runs wait once the day's reported agent cost reaches it times their priority's tier (0: no cap); runs the owner starts still go")
+	costTiers := fs.String("cost-tiers", "1,1.5,2", "multiples of --daily-cost-cap at which low, normal and high priority runs wait")
+	priorities := map[string]string{}
+	fs.Func("priority", "JOB=low|normal|high: a job's priority under the cost cap (repeatable; daily-brief is high, others normal)", func(v string) error {
+		job, pr, ok := strings.Cut(v, "=")
+		if !ok || job == "" {
+			return fmt.Errorf("want JOB=low|normal|high, got %q", v)
+		}
+		priorities[job] = pr
+		return nil
+	})
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -116,7 +127,14 @@ func cmdServe(args []string) error {
 	if *costCap < 0 {
 		return usageError("--daily-cost-cap must not be negative")
 	}
-	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap}
+	tiers, err := parseCostTiers(*costTiers)
+	if err != nil {
+		return usageError("--cost-tiers: %v", err)
+	}
+	if err := (models.CostPolicy{Tiers: tiers, Jobs: priorities}).Check(); err != nil {
+		return usageError("%v", err)
+	}
+	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap, CostTiers: tiers, JobPriorities: priorities}
 	if client != nil {
 		cfg.Beeper = client
 	}
@@ -415,4 +433,22 @@ func (h *hostList) Set(v string) error {
 		*h = append(*h, name)
 	}
 	return nil
+}
+
+// parseCostTiers reads "1,1.5,2": the multiples of the cap for low, normal
+// and high priority.
+func parseCostTiers(v string) ([3]float64, error) {
+	var tiers [3]float64
+	parts := strings.Split(v, ",")
+	if len(parts) != 3 {
+		return tiers, fmt.Errorf("want three numbers for low,normal,high, got %q", v)
+	}
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return tiers, fmt.Errorf("%q is not a number", p)
+		}
+		tiers[i] = f
+	}
+	return tiers, nil
 }

@@ -1,0 +1,86 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Priorities of jobs under the daily cost cap: the cap is a bumper, and a
+// job that matters more may go further past it before it waits.
+const (
+	PriorityLow    = "low"
+	PriorityNormal = "normal"
+	PriorityHigh   = "high"
+)
+
+// Priorities are the priorities in order, lowest first.
+var Priorities = []string{PriorityLow, PriorityNormal, PriorityHigh}
+
+// DefaultCostTiers hold low, normal and high priority runs at 100%, 150%
+// and 200% of the daily cap.
+var DefaultCostTiers = [3]float64{1, 1.5, 2}
+
+// DefaultJobPriorities are the jobs that are not normal unless configured:
+// the morning brief is what the owner reads first.
+var DefaultJobPriorities = map[string]string{"daily-brief": PriorityHigh}
+
+// CostPolicy is the daily cost cap for scheduled and watch runs and how far
+// past it each priority may go; runs the owner starts always go.
+type CostPolicy struct {
+	// Cap is USD a day in the owner's day; 0 means no cap.
+	Cap float64
+	// Tiers are the multiples of Cap at which low, normal and high
+	// priority runs are held; all zero means DefaultCostTiers.
+	Tiers [3]float64
+	// Jobs maps a job to its priority; a job not named has
+	// DefaultJobPriorities' priority, else normal.
+	Jobs map[string]string
+}
+
+// Priority is job's priority.
+func (p CostPolicy) Priority(job string) string {
+	if pr, ok := p.Jobs[job]; ok {
+		return pr
+	}
+	if pr, ok := DefaultJobPriorities[job]; ok {
+		return pr
+	}
+	return PriorityNormal
+}
+
+// Limit is the day's reported cost at which runs of priority wait.
+func (p CostPolicy) Limit(priority string) float64 {
+	tiers := p.Tiers
+	if tiers == [3]float64{} {
+		tiers = DefaultCostTiers
+	}
+	i := max(slices.Index(Priorities, priority), 0)
+	return p.Cap * tiers[i]
+}
+
+// Held lists the priorities whose runs wait at spent, lowest first.
+func (p CostPolicy) Held(spent float64) []string {
+	if p.Cap <= 0 {
+		return nil
+	}
+	var out []string
+	for _, pr := range Priorities {
+		if spent >= p.Limit(pr) {
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
+// Check refuses tiers that are not positive and rising, and unknown priorities.
+func (p CostPolicy) Check() error {
+	if p.Tiers != [3]float64{} && !(p.Tiers[0] > 0 && p.Tiers[0] <= p.Tiers[1] && p.Tiers[1] <= p.Tiers[2]) {
+		return fmt.Errorf("cost tiers must be positive and rising (low ≤ normal ≤ high), got %v", p.Tiers)
+	}
+	for job, pr := range p.Jobs {
+		if !slices.Contains(Priorities, pr) {
+			return fmt.Errorf("job %s: priority %q is not low, normal or high", job, pr)
+		}
+	}
+	return nil
+}
