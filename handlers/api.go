@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"mime"
 	"strings"
-	"sync"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -31,31 +30,13 @@ type agentStore interface {
 // agentHandlers answer the agent's context reads and publications.
 type agentHandlers struct {
 	*Server
-	store    agentStore
-	contexts contextCache
-}
-
-// contextCache keeps the newest context of each variant (full, compact) as
-// JSON. Between commits and writes (an observation is a write without a
-// revision) the answer cannot change but for the time windows and its
-// generatedAt, so the key also holds the minute: a cached context is at
-// most a minute old and its generatedAt says when it was read.
-type contextCache struct {
-	mu   sync.Mutex
-	key  [2]string
-	body [2][]byte
-}
-
-func (cc *contextCache) get(variant int, key string) ([]byte, bool) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	return cc.body[variant], cc.key[variant] == key && cc.body[variant] != nil
-}
-
-func (cc *contextCache) put(variant int, key string, body []byte) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	cc.key[variant], cc.body[variant] = key, body
+	store agentStore
+	// contexts keeps the newest context of each variant (full, compact) as
+	// JSON. Between commits and writes (an observation is a write without a
+	// revision) the answer cannot change but for the time windows and its
+	// generatedAt, so the key also holds the minute: a cached context is at
+	// most a minute old and its generatedAt says when it was read.
+	contexts *fifoCache[[]byte]
 }
 
 // envelope is every API error body (docs/contract.md, The error envelope).
@@ -71,18 +52,18 @@ func apiError(c *fiber.Ctx, status int, code, message string, details any) error
 }
 
 func (s *agentHandlers) agentContext(c *fiber.Ctx) error {
-	read, variant := s.store.AgentContext, 0
+	read, variant := s.store.AgentContext, "full"
 	switch c.Query("compact") {
 	case "", "false":
 	case "true":
-		read, variant = s.store.CompactContext, 1
+		read, variant = s.store.CompactContext, "compact"
 	default:
 		return apiError(c, fiber.StatusBadRequest, "bad_request", "compact is true or false", fiber.Map{"found": c.Query("compact")})
 	}
 	// The key is read before the context, so a commit during the read
 	// leaves a key that the next request no longer matches.
-	key := fmt.Sprintf("%d|%d|%d", s.store.LatestRevision(), s.store.Writes(), s.store.Now().Unix()/60)
-	body, ok := s.contexts.get(variant, key)
+	key := fmt.Sprintf("%s|%d|%d|%d", variant, s.store.LatestRevision(), s.store.Writes(), s.store.Now().Unix()/60)
+	body, ok := s.contexts.get(key)
 	if !ok {
 		out, err := read(c.UserContext())
 		if err != nil {
@@ -91,7 +72,7 @@ func (s *agentHandlers) agentContext(c *fiber.Ctx) error {
 		if body, err = json.Marshal(out); err != nil {
 			return err
 		}
-		s.contexts.put(variant, key, body)
+		s.contexts.put(key, body)
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Send(body)

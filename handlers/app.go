@@ -145,7 +145,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	home := &homeHandlers{Server: s, store: st.home}
 	msgs := &messagesHandlers{Server: s, store: st.messages}
 	requests := &requestsHandlers{Server: s, store: st.requests, home: home, messages: msgs}
-	agentAPI := &agentHandlers{Server: s, store: st.agent}
+	agentAPI := &agentHandlers{Server: s, store: st.agent, contexts: newFIFOCache[[]byte](2)}
 	wake := &wakeHandlers{Server: s, store: st.wake}
 	observations := &observationsHandlers{Server: s, store: st.observations}
 	schedules := &schedulesHandlers{Server: s, store: st.schedules}
