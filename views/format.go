@@ -563,13 +563,10 @@ func heldWords(held []string) string {
 // tiersWords says which priorities wait today and where the others will:
 // "Held: low. Normal waits at $7.50, high at $10.00."
 func tiersWords(costs models.CostPolicy, spent float64) string {
-	var held, next []string
-	for _, pr := range models.Priorities {
-		if spent >= costs.Limit(pr) {
-			held = append(held, pr)
-		} else {
-			next = append(next, fmt.Sprintf("%s at $%.2f", pr, costs.Limit(pr)))
-		}
+	held := costs.Held(spent)
+	var next []string
+	for _, pr := range models.Priorities[len(held):] {
+		next = append(next, fmt.Sprintf("%s at $%.2f", pr, costs.Limit(pr)))
 	}
 	out := ""
 	if len(held) > 0 {
