@@ -292,12 +292,11 @@ func briefSettled(text string, tops []HomeRow, later []LaterItem) []BriefMention
 		default:
 			return
 		}
-		t := strings.TrimSpace(title)
-		if seen[id] || len(t) < minMentionLen || !strings.Contains(lower, strings.ToLower(t)) {
+		if seen[id] || !mentions(lower, title) {
 			return
 		}
 		seen[id] = true
-		out = append(out, BriefMention{ID: id, Title: t, State: state})
+		out = append(out, BriefMention{ID: id, Title: strings.TrimSpace(title), State: state})
 	}
 	var walk func([]HomeRow)
 	walk = func(rows []HomeRow) {

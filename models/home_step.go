@@ -83,7 +83,11 @@ func (s *Store) StepRoutine(ctx context.Context, stepID string) (StepRoutine, er
 
 // briefNames reports whether the brief's text names an activity by its
 // title, as briefSettled reads a mention.
-func briefNames(text, title string) bool {
+func briefNames(text, title string) bool { return mentions(strings.ToLower(text), title) }
+
+// mentions is briefNames on text already lower-cased (Home checks every
+// row against one brief).
+func mentions(lower, title string) bool {
 	t := strings.TrimSpace(title)
-	return len(t) >= minMentionLen && strings.Contains(strings.ToLower(text), strings.ToLower(t))
+	return len(t) >= minMentionLen && strings.Contains(lower, strings.ToLower(t))
 }
