@@ -99,7 +99,7 @@ func (s *agentHandlers) agentContextPage(c *fiber.Ctx) error {
 // payloadTooLarge is the 413 envelope, from publishResult or from fasthttp's hard ceiling.
 func payloadTooLarge(c *fiber.Ctx) error {
 	return apiError(c, fiber.StatusRequestEntityTooLarge, "payload_too_large", "body over 1 MiB (1048576 bytes)",
-		fiber.Map{"limit": models.MaxBodyBytes})
+		fiber.Map{"limit": contract.MaxBodyBytes})
 }
 
 // jsonBody is the raw body of a JSON API request, or the envelope that
@@ -108,7 +108,7 @@ func payloadTooLarge(c *fiber.Ctx) error {
 // without any limit, so a small gzip body could expand far past 1 MiB.
 func jsonBody(c *fiber.Ctx) (body []byte, ok bool, err error) {
 	body = c.Request().Body()
-	if len(body) > models.MaxBodyBytes {
+	if len(body) > contract.MaxBodyBytes {
 		return nil, false, payloadTooLarge(c)
 	}
 	mediaType, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
@@ -127,7 +127,7 @@ func jsonBody(c *fiber.Ctx) (body []byte, ok bool, err error) {
 // invalidCode, 409 idempotency_conflict) and reports whether it did.
 func refusal(c *fiber.Ctx, err error, invalidCode, invalidMessage, conflictMessage string) (bool, error) {
 	var syntax *strictjson.SyntaxError
-	var invalid *models.ValidationError
+	var invalid *contract.ValidationError
 	switch {
 	case errors.As(err, &syntax):
 		return true, apiError(c, fiber.StatusBadRequest, "malformed_json", syntax.Error(), fiber.Map{"path": syntax.Path, "offset": syntax.Offset})

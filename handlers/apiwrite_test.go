@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 	"hearth/models"
 )
@@ -41,7 +42,7 @@ func TestAPIWriteAnswersEachOutcomeOfTheService(t *testing.T) {
 			case `"again"`:
 				return map[string]string{"thing": "again"}, createdOr200(false), nil
 			case `"invalid"`:
-				return nil, 0, &models.ValidationError{Errors: []strictjson.FieldError{{Path: "/name", Message: "required"}}}
+				return nil, 0, &contract.ValidationError{Errors: []strictjson.FieldError{{Path: "/name", Message: "required"}}}
 			case `"conflict"`:
 				return nil, 0, models.ErrIdempotencyConflict
 			case `"teapot"`:

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/models"
 	"hearth/views"
 )
@@ -118,7 +119,7 @@ type healthHandlers struct {
 // closing the connection with the body unread, so a real client mostly sees
 // a connection reset rather than the 413. Up to this ceiling the body is read
 // and publishResult answers 413 itself, after authentication.
-const maxRequestBytes = 2 * models.MaxBodyBytes
+const maxRequestBytes = 2 * contract.MaxBodyBytes
 
 // New builds the Fiber app with every route, each area's handlers calling
 // store through the narrow interface they declare.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"hearth/handlers"
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -105,7 +106,7 @@ func TestAskOnAFullDiskKeepsTheWords(t *testing.T) {
 	var text string
 	resp := untilRefused(t, func(i int) response {
 		text = fmt.Sprintf("Remember the bike lock, note %d", i)
-		form := url.Values{"requestId": {fmt.Sprintf("req-full-%04d", i)}, "kind": {models.RequestNote}, "text": {text}, "return": {"/people"}}
+		form := url.Values{"requestId": {fmt.Sprintf("req-full-%04d", i)}, "kind": {contract.RequestNote}, "text": {text}, "return": {"/people"}}
 		return ta.ownerRequest(http.MethodPost, "/requests", form, false, cookie)
 	}, http.StatusSeeOther)
 	assertHTML(t, resp, http.StatusServiceUnavailable, true)

@@ -12,6 +12,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/models"
 	"hearth/views"
 )
@@ -260,7 +261,7 @@ func redirectToRow(c *fiber.Ctx, id, parent string, expand bool) error {
 // A routine's step stays with its routine, which the owner is working in,
 // and a routine stays in place with its outcome (and feedback).
 func movedToLater(r models.HomeRow, day models.Day) bool {
-	if r.ParentID != "" || r.Kind == models.KindRoutine {
+	if r.ParentID != "" || r.Kind == contract.KindRoutine {
 		return false
 	}
 	switch r.UserState.State {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"hearth/handlers"
-	"hearth/models"
+	"hearth/internal/contract"
 )
 
 // tailnetHost is the name tailscale serve answers on in these tests; it
@@ -203,7 +203,7 @@ func TestDNSRebindingPageIsNotTheOwner(t *testing.T) {
 				if strings.Contains(string(get.body), "brief") {
 					t.Fatalf("Home leaked to a rebinding page: %s", get.body)
 				}
-				form := url.Values{"requestId": {"req-rebinding-1"}, "kind": {models.RequestNote}, "text": {"written by evil.example"}, "return": {"/"}}
+				form := url.Values{"requestId": {"req-rebinding-1"}, "kind": {contract.RequestNote}, "text": {"written by evil.example"}, "return": {"/"}}
 				post := httptest.NewRequest(http.MethodPost, "/requests", strings.NewReader(form.Encode()))
 				post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 				assertMisdirected(t, attack(post), "/requests")

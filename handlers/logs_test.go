@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"hearth/handlers"
-	"hearth/models"
+	"hearth/internal/contract"
 )
 
 // logBuffer collects JSON log lines; the server writes from its own goroutines.
@@ -85,7 +85,7 @@ func TestOversizedBodiesAreLoggedWithTheirRequestID(t *testing.T) {
 	t.Parallel()
 	t.Run("over 1 MiB: the handler answers", func(t *testing.T) {
 		ta, logs := newLoggedApp(t)
-		body := append(validPublication("run-big", 0).JSON(), bytes.Repeat([]byte(" "), models.MaxBodyBytes)...)
+		body := append(validPublication("run-big", 0).JSON(), bytes.Repeat([]byte(" "), contract.MaxBodyBytes)...)
 		env := assertError(t, ta.do(publishRequest(ta.agentToken(), body)), http.StatusRequestEntityTooLarge, "payload_too_large")
 		lines := logs.requests(t)
 		if len(lines) != 1 || lines[0]["status"] != float64(413) || lines[0]["route"] != "/api/agent-results" || lines[0]["requestId"] != env.RequestID {
@@ -94,7 +94,7 @@ func TestOversizedBodiesAreLoggedWithTheirRequestID(t *testing.T) {
 	})
 	t.Run("over the hard ceiling: fasthttp refuses before any middleware", func(t *testing.T) {
 		ta, logs := newLoggedApp(t)
-		body := bytes.Repeat([]byte(" "), 4*models.MaxBodyBytes)
+		body := bytes.Repeat([]byte(" "), 4*contract.MaxBodyBytes)
 		// app.Test reports fasthttp's refusal as an error, not a response.
 		if resp, err := ta.app.Test(publishRequest(ta.agentToken(), body), -1); err == nil {
 			resp.Body.Close()

@@ -18,6 +18,7 @@ import (
 
 	"hearth/beeper"
 	"hearth/internal/beeperflow"
+	"hearth/internal/contract"
 	"hearth/models"
 	"hearth/views"
 )
@@ -205,7 +206,7 @@ func (s *messagesHandlers) conversationPage(c *fiber.Ctx, status int, chatID str
 func chatRequests(reqs []models.RequestView, chatID string) []models.RequestView {
 	var out []models.RequestView
 	for _, r := range reqs {
-		if r.Kind == models.RequestReplyDraft && r.EntityID == chatID {
+		if r.Kind == contract.RequestReplyDraft && r.EntityID == chatID {
 			out = append(out, r)
 		}
 	}
@@ -288,8 +289,8 @@ func replyProblem(body string) string {
 	switch {
 	case strings.TrimSpace(body) == "":
 		return emptyReply
-	case utf8.RuneCountInString(body) > models.MaxBodyLen:
-		return fmt.Sprintf("The reply is %d characters; at most %d can be sent.", utf8.RuneCountInString(body), models.MaxBodyLen)
+	case utf8.RuneCountInString(body) > contract.MaxBodyLen:
+		return fmt.Sprintf("The reply is %d characters; at most %d can be sent.", utf8.RuneCountInString(body), contract.MaxBodyLen)
 	}
 	return ""
 }
@@ -306,7 +307,7 @@ func (s *messagesHandlers) reviewSaved(c *fiber.Ctx) error {
 	if last := draft.LastSend; last != nil && last.Status != models.SendFailed {
 		return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: *last})
 	}
-	var kept *models.CandidateIn
+	var kept *contract.CandidateIn
 	for _, cand := range draft.Candidates {
 		if cand.ID == c.Query("kept") && cand.Body != draft.Text() {
 			kept = &cand
@@ -332,7 +333,7 @@ func (s *messagesHandlers) chatDraft(c *fiber.Ctx, chatID, draftID string) (*mod
 // at sourceRevision; newer lists messages that arrived since, whose newest
 // becomes the revision this review confirms.
 func (s *messagesHandlers) renderReview(c *fiber.Ctx, status int, chatID string, draft models.ChatDraft, body string, newer []beeper.Message,
-	sourceRevision string, kept *models.CandidateIn) error {
+	sourceRevision string, kept *contract.CandidateIn) error {
 	ctx := c.UserContext()
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
 	s.beeperState(err)

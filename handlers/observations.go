@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -35,14 +36,14 @@ type itemError struct {
 // observationRefusal maps an observation's contract error to the status and
 // envelope the single POST answers; ok is false for any other error.
 func observationRefusal(err error) (status int, e itemError, ok bool) {
-	var invalid *models.ValidationError
+	var invalid *contract.ValidationError
 	var dup *models.DuplicateObservationError
 	switch {
 	case errors.As(err, &invalid):
 		return fiber.StatusUnprocessableEntity, itemError{"invalid_request", observationRejected, fiber.Map{"errors": invalid.Errors}}, true
 	case errors.As(err, &dup):
 		msg := "an identical payload is already pending for this (source, ref); nothing was written"
-		if dup.Status == models.ObservationConsumed {
+		if dup.Status == contract.ObservationConsumed {
 			msg = "an identical payload for this (source, ref) was already consumed by a publication; nothing was written"
 		}
 		return fiber.StatusConflict, itemError{"duplicate", msg, dup}, true
@@ -124,7 +125,7 @@ func batchAnswerOf(outcomes []models.ObservationOutcome) (batchAnswer, error) {
 			return batchAnswer{}, o.Err
 		}
 		results[i].Action, results[i].ContentHash, results[i].ObservationID = o.Receipt.Action, o.Receipt.ContentHash, o.Receipt.ObservationID
-		if o.Receipt.Action == models.ActionCreated {
+		if o.Receipt.Action == contract.ActionCreated {
 			counts.Created++
 		} else {
 			counts.Modified++

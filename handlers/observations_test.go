@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 	"hearth/models"
 )
@@ -201,7 +202,7 @@ func TestObservationBoundsAreReportedWithPaths(t *testing.T) {
 	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
-	big := strings.Repeat("x", models.MaxObservationRawBytes)
+	big := strings.Repeat("x", contract.MaxObservationRawBytes)
 	cases := []struct {
 		name   string
 		change func(t *testing.T, d doc)
@@ -236,9 +237,9 @@ func TestObservationBoundsAreReportedWithPaths(t *testing.T) {
 		})
 	}
 	// Exactly at the bounds is accepted.
-	d := mailObservation(strings.Repeat("r", models.MaxRefLen), "Lunch?")
-	d.Set(t, "/source", "mail:"+strings.Repeat("a", models.MaxSourceLen-5))
-	d.Set(t, "/payload/raw", map[string]any{"b": strings.Repeat("x", models.MaxObservationRawBytes-len(`{"b":""}`))})
+	d := mailObservation(strings.Repeat("r", contract.MaxRefLen), "Lunch?")
+	d.Set(t, "/source", "mail:"+strings.Repeat("a", contract.MaxSourceLen-5))
+	d.Set(t, "/payload/raw", map[string]any{"b": strings.Repeat("x", contract.MaxObservationRawBytes-len(`{"b":""}`))})
 	ta.mustObserve(token, d, "created")
 	if got := ta.pendingObservations(token); len(got) != 1 {
 		t.Fatalf("%d stored, want only the one at the bounds", len(got))
@@ -349,7 +350,7 @@ func TestObservationBatchEnvelopeErrorsRefuseTheWholeBatch(t *testing.T) {
 	t.Parallel()
 	ta := newTestApp(t)
 	token := ta.agentToken()
-	tooMany := make([]any, models.MaxObservationBatch+1)
+	tooMany := make([]any, contract.MaxObservationBatch+1)
 	for i := range tooMany {
 		tooMany[i] = mailObservation(fmt.Sprintf("m%d", i), "Hello")
 	}
@@ -451,9 +452,9 @@ func TestAgentContextListsPendingObservationsOnlyAndPagesThem(t *testing.T) {
 	token := ta.agentToken()
 	const total = 620
 	var ids []int64
-	for start := 0; start < total; start += models.MaxObservationBatch {
+	for start := 0; start < total; start += contract.MaxObservationBatch {
 		var items []any
-		for i := start; i < min(start+models.MaxObservationBatch, total); i++ {
+		for i := start; i < min(start+contract.MaxObservationBatch, total); i++ {
 			items = append(items, mailObservation(fmt.Sprintf("m%04d", i), "Hello"))
 		}
 		for _, r := range ta.mustObserveBatch(token, items...).Results {

@@ -11,7 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"hearth/internal/beeperflow"
-	"hearth/models"
+	"hearth/internal/contract"
 )
 
 // TestPeopleShowsEveryPersonAndActivityPastTheContextPage publishes 601
@@ -26,7 +26,7 @@ func TestPeopleShowsEveryPersonAndActivityPastTheContextPage(t *testing.T) {
 	}
 	first := minimalPublication("people-1", 0)
 	var people, acts []any
-	for i := range models.MaxPeople {
+	for i := range contract.MaxPeople {
 		people = append(people, person(i))
 		acts = append(acts, taskActivity(fmt.Sprintf("a-%03d", i)))
 	}
@@ -35,7 +35,7 @@ func TestPeopleShowsEveryPersonAndActivityPastTheContextPage(t *testing.T) {
 
 	second := minimalPublication("people-2", ta.revision())
 	people = nil
-	for i := models.MaxPeople; i <= 600; i++ {
+	for i := contract.MaxPeople; i <= 600; i++ {
 		people = append(people, person(i))
 	}
 	last := taskActivity("zz-call-the-last-person")

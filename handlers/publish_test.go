@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
 	"hearth/models"
 )
@@ -88,7 +89,7 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 		{name: "no media type", header: map[string]string{"Content-Type": ""}, status: 415, code: "unsupported_media_type"},
 		{name: "gzip content encoding", raw: gzipped, header: map[string]string{"Content-Encoding": "gzip"}, status: 415, code: "unsupported_media_type", expected: "identity"},
 		{name: "body over 1 MiB", raw: func(b []byte) []byte {
-			return append(b, bytes.Repeat([]byte(" "), models.MaxBodyBytes)...)
+			return append(b, bytes.Repeat([]byte(" "), contract.MaxBodyBytes)...)
 		}, overNetwork: true, status: 413, code: "payload_too_large"},
 
 		// 422: well-formed but not the contract.
@@ -133,7 +134,7 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 		{name: "empty title", mutate: func(t *testing.T, d doc) { d.Set(t, "/activities/2/title", "  ") },
 			status: 422, code: "invalid_result", path: "/activities/2/title"},
 		{name: "501 activities", mutate: func(t *testing.T, d doc) {
-			acts := make([]any, models.MaxActivities+1)
+			acts := make([]any, contract.MaxActivities+1)
 			for i := range acts {
 				acts[i] = taskActivity(fmt.Sprintf("task-%03d", i))
 			}
@@ -258,8 +259,8 @@ func TestPublishRejectsBadInputAndWritesNothing(t *testing.T) {
 					}
 				}
 			case http.StatusRequestEntityTooLarge:
-				if env.Details["limit"] != float64(models.MaxBodyBytes) {
-					t.Errorf("details %v: want limit %d", env.Details, models.MaxBodyBytes)
+				if env.Details["limit"] != float64(contract.MaxBodyBytes) {
+					t.Errorf("details %v: want limit %d", env.Details, contract.MaxBodyBytes)
 				}
 			case http.StatusUnsupportedMediaType:
 				want := cmp.Or(tc.expected, "application/json")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 	"hearth/models"
 	"hearth/views"
@@ -83,7 +84,7 @@ func (f requestForm) json() []byte {
 	if f.SourceRevision != "" {
 		body["sourceRevision"] = f.SourceRevision
 	}
-	if f.Kind == models.RequestCRMEdit {
+	if f.Kind == contract.RequestCRMEdit {
 		body["edit"] = map[string]any{"field": strings.TrimSpace(f.Field), "value": strings.TrimSpace(f.Value)}
 	}
 	b, _ := json.Marshal(body)
@@ -98,15 +99,15 @@ func (s *requestsHandlers) submitRequest(c *fiber.Ctx) error {
 		return s.unreadableForm(c)
 	}
 	req, _, err := s.store.CreateRequest(c.UserContext(), f.json())
-	var invalid *models.ValidationError
+	var invalid *contract.ValidationError
 	switch {
 	case errors.As(err, &invalid) && safePath(f.Return) == "/" && !isHTMX(c):
 		// Home's Ask form: the message goes back into it, with the text.
 		return s.renderAskRefused(c, f.Text, invalid)
-	case errors.As(err, &invalid) && f.Kind == models.RequestCRMEdit && f.EntityID != "":
+	case errors.As(err, &invalid) && f.Kind == contract.RequestCRMEdit && f.EntityID != "":
 		// A person's correction: People again, the form open with its message.
 		return s.home.renderPeople(c, fiber.StatusUnprocessableEntity, f.EntityID, askRefusal(f, invalid))
-	case errors.As(err, &invalid) && f.Kind == models.RequestReplyDraft && f.EntityID != "" && isHTMX(c):
+	case errors.As(err, &invalid) && f.Kind == contract.RequestReplyDraft && f.EntityID != "" && isHTMX(c):
 		// The section again, in place: the same requestId (nothing was stored).
 		reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
 		if err != nil {
@@ -115,7 +116,7 @@ func (s *requestsHandlers) submitRequest(c *fiber.Ctx) error {
 		return s.render(c, fiber.StatusUnprocessableEntity, viewOf(views.DraftRequestForm(views.AskData{ChatID: f.EntityID,
 			ChatTitle: cmp.Or(strings.TrimSpace(f.EntityName), f.EntityID), SourceRevision: f.SourceRevision, RequestID: f.RequestID,
 			Asked: chatRequests(reqs, f.EntityID), Now: s.store.Now(), Refused: askRefusal(f, invalid)})))
-	case errors.As(err, &invalid) && f.Kind == models.RequestReplyDraft && f.EntityID != "" && s.cfg.Beeper != nil:
+	case errors.As(err, &invalid) && f.Kind == contract.RequestReplyDraft && f.EntityID != "" && s.cfg.Beeper != nil:
 		// A conversation's Ask form: the conversation again, the text in it.
 		return s.messages.conversationPage(c, fiber.StatusUnprocessableEntity, f.EntityID, nil, askRefusal(f, invalid))
 	case errors.As(err, &invalid):
@@ -129,7 +130,7 @@ func (s *requestsHandlers) submitRequest(c *fiber.Ctx) error {
 	case err != nil:
 		return s.renderNotSaved(c, err, safePath(f.Return), f.Text, f.Value)
 	}
-	if isHTMX(c) && f.Kind == models.RequestReplyDraft {
+	if isHTMX(c) && f.Kind == contract.RequestReplyDraft {
 		// A conversation's Ask form is answered in place, naming the chat.
 		reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
 		if err != nil {
@@ -155,7 +156,7 @@ func (s *requestsHandlers) cancelRequestForm(c *fiber.Ctx) error {
 
 // renderAskRefused renders Home (422) with the Ask form holding the text
 // and, beside it, why it was not sent.
-func (s *requestsHandlers) renderAskRefused(c *fiber.Ctx, text string, invalid *models.ValidationError) error {
+func (s *requestsHandlers) renderAskRefused(c *fiber.Ctx, text string, invalid *contract.ValidationError) error {
 	s.home.ensureOccurrences(c)
 	d, err := s.home.homeData(c, map[string]bool{}, newRequestID())
 	if err != nil {
@@ -174,7 +175,7 @@ func (s *requestsHandlers) renderAskRefused(c *fiber.Ctx, text string, invalid *
 // askRefusal is a refused request form as the owner reads it: one message,
 // at the field it is about, with everything typed kept. A field the owner
 // cannot type (a hidden one) is reported at the text.
-func askRefusal(f requestForm, invalid *models.ValidationError) views.AskState {
+func askRefusal(f requestForm, invalid *contract.ValidationError) views.AskState {
 	a := views.AskState{Text: f.Text, EditField: f.Field, EditValue: f.Value, Field: "text"}
 	e := invalid.Errors[0]
 	tooLong := strings.HasPrefix(e.Message, "too long")
@@ -186,8 +187,8 @@ func askRefusal(f requestForm, invalid *models.ValidationError) views.AskState {
 	case e.Path == "/edit/value":
 		a.Field, a.Error = "value", "The new value is too long."
 	case e.Path == "/text" && tooLong:
-		a.Error = fmt.Sprintf("This is too long: at most %d characters.", models.MaxBodyLen)
-	case e.Path == "/text" && f.Kind == models.RequestCRMEdit:
+		a.Error = fmt.Sprintf("This is too long: at most %d characters.", contract.MaxBodyLen)
+	case e.Path == "/text" && f.Kind == contract.RequestCRMEdit:
 		a.Error = "Say why it should change."
 	case e.Path == "/text":
 		a.Error = "Say what the reply should say."

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/internal/ids"
 	"hearth/models"
 	"hearth/views"
@@ -298,7 +299,7 @@ func (s *routinesHandlers) decideProposal(c *fiber.Ctx) error {
 // Home's live part back, a plain form a 303 to Home.
 func (s *routinesHandlers) triggerEvent(c *fiber.Ctx) error {
 	event := c.Params("event")
-	if event != models.EventStartWork && event != models.EventEndWork {
+	if event != contract.EventStartWork && event != contract.EventEndWork {
 		return s.notFound(c, "no such event: start-work or end-work")
 	}
 	if _, err := s.store.TriggerEvent(c.UserContext(), event); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -570,7 +571,7 @@ func TestProposalDecisionsBecomeRequestsForTheAgent(t *testing.T) {
 	}
 	var mine []models.RequestView
 	for _, r := range ac.Requests.Items {
-		if r.Kind == models.RequestRoutineChange {
+		if r.Kind == contract.RequestRoutineChange {
 			mine = append(mine, r)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/ids"
 )
 
@@ -135,18 +136,18 @@ type UserStateView struct {
 
 // DraftView is a reply draft with the owner's edit beside the agent's candidates.
 type DraftView struct {
-	ID                    string         `json:"id"`
-	PersonID              string         `json:"personId,omitempty"`
-	AccountID             string         `json:"accountId"`
-	ChatID                string         `json:"chatId"`
-	ReplyToMessageID      string         `json:"replyToMessageId,omitempty"`
-	SourceMessageRevision string         `json:"sourceMessageRevision"`
-	Reason                string         `json:"reason"`
-	Candidates            []CandidateIn  `json:"candidates"`
-	EvidenceIDs           []string       `json:"evidenceIds"`
-	Revision              int64          `json:"revision"`
-	Retracted             *RetractedView `json:"retracted,omitempty"`
-	OwnerEdit             *OwnerEditView `json:"ownerEdit,omitempty"`
+	ID                    string                 `json:"id"`
+	PersonID              string                 `json:"personId,omitempty"`
+	AccountID             string                 `json:"accountId"`
+	ChatID                string                 `json:"chatId"`
+	ReplyToMessageID      string                 `json:"replyToMessageId,omitempty"`
+	SourceMessageRevision string                 `json:"sourceMessageRevision"`
+	Reason                string                 `json:"reason"`
+	Candidates            []contract.CandidateIn `json:"candidates"`
+	EvidenceIDs           []string               `json:"evidenceIds"`
+	Revision              int64                  `json:"revision"`
+	Retracted             *RetractedView         `json:"retracted,omitempty"`
+	OwnerEdit             *OwnerEditView         `json:"ownerEdit,omitempty"`
 	// Stale is set when the Beeper watch saw a message from someone else
 	// in the chat newer than sourceMessageRevision.
 	Stale bool `json:"stale,omitempty"`
@@ -579,7 +580,7 @@ func (r draftRow) view() DraftView {
 	v := DraftView{ID: r.ID, PersonID: deref(r.PersonID), AccountID: r.AccountID, ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID,
 		SourceMessageRevision: r.SourceMessageRevision, Reason: r.Reason, EvidenceIDs: evidenceList(r.EvidenceIDs), Revision: r.Revision}
 	if err := json.Unmarshal([]byte(r.Candidates), &v.Candidates); err != nil || v.Candidates == nil {
-		v.Candidates = []CandidateIn{}
+		v.Candidates = []contract.CandidateIn{}
 	}
 	if r.RetractedAt != nil {
 		v.Retracted = &RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
@@ -635,7 +636,7 @@ func sendPage(tx *gorm.DB, now time.Time, from cursor) (Page[SendView], error) {
 // its work landed.
 func requestPage(tx *gorm.DB, now time.Time, from cursor) (Page[RequestView], error) {
 	var rows []Request
-	if err := tx.Where("(status = ? OR updated_at >= ?) AND request_id > ?", RequestPending, now.Add(-ContextHistory), from.after).Order("request_id").
+	if err := tx.Where("(status = ? OR updated_at >= ?) AND request_id > ?", contract.RequestPending, now.Add(-ContextHistory), from.after).Order("request_id").
 		Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
 		return Page[RequestView]{}, err
 	}

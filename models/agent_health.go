@@ -39,14 +39,14 @@ func (s *Store) ReportAgentHealth(ctx context.Context, credentialID string, body
 	if err := decodeStrict(body, &in); err != nil {
 		return AgentHealthView{}, err
 	}
-	v := &validator{}
-	v.id("/agent", in.Agent)
-	v.enum("/state", in.State, contract.HealthStates)
+	v := &contract.Validator{}
+	v.ID("/agent", in.Agent)
+	v.Enum("/state", in.State, contract.HealthStates)
 	if n := utf8.RuneCountInString(in.Detail); n > contract.MaxHealthDetail {
-		v.add("/detail", fmt.Sprintf("too long: %d characters", n), fmt.Sprintf("at most %d characters", contract.MaxHealthDetail), fmt.Sprintf("%d characters", n))
+		v.Add("/detail", fmt.Sprintf("too long: %d characters", n), fmt.Sprintf("at most %d characters", contract.MaxHealthDetail), fmt.Sprintf("%d characters", n))
 	}
-	if len(v.errs) > 0 {
-		return AgentHealthView{}, &ValidationError{Errors: v.errs}
+	if len(v.Errs) > 0 {
+		return AgentHealthView{}, &contract.ValidationError{Errors: v.Errs}
 	}
 	row := AgentHealth{Agent: in.Agent, State: in.State, Detail: in.Detail, CredentialID: credentialID}
 	_, err := s.commit(ctx, func(t *txn) error {

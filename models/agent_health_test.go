@@ -55,7 +55,7 @@ func TestAgentHealthRefusesUnknownStatesFieldsAndLongDetail(t *testing.T) {
 		`{"agent":"codex","state":"ok","detail":"` + string(long) + `"}`,
 	} {
 		_, err := s.ReportAgentHealth(context.Background(), "cred", []byte(body))
-		var v *ValidationError
+		var v *contract.ValidationError
 		if !errors.As(err, &v) {
 			t.Errorf("%.60s…: err %v, want a validation error", body, err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/instant"
 	"hearth/internal/sortkey"
 	"hearth/internal/strictjson"
@@ -181,9 +182,9 @@ func (s *Store) RecordWatchFailure(cause error) {
 func recordMessage(t *txn, chat WatchedChat, m WatchedMessage) error {
 	raw, _ := json.Marshal(map[string]any{"chatId": chat.ID, "chatTitle": chat.Title, "senderId": m.SenderID, "senderName": m.SenderName,
 		"text": m.Text, "timestamp": m.Timestamp, "sortKey": m.SortKey, "isSender": m.IsSender, "replyTo": m.LinkedMessageID})
-	body, _ := json.Marshal(map[string]any{"source": "beeper:" + chat.AccountID, "ref": m.ID, "changeType": ChangeCreated, "actor": ActorAgent,
+	body, _ := json.Marshal(map[string]any{"source": "beeper:" + chat.AccountID, "ref": m.ID, "changeType": contract.ChangeCreated, "actor": contract.ActorAgent,
 		"payload": map[string]any{"kind": "message", "providerId": chat.AccountID, "raw": json.RawMessage(raw)}})
-	var in ObservationIn
+	var in contract.ObservationIn
 	if _, err := strictjson.DecodeAndHash(body, &in); err != nil {
 		return fmt.Errorf("message %s: %w", m.ID, err)
 	}
@@ -191,7 +192,7 @@ func recordMessage(t *txn, chat WatchedChat, m WatchedMessage) error {
 	if err != nil {
 		return fmt.Errorf("message %s: %w", m.ID, err)
 	}
-	o.in.Actor = ActorHearth
+	o.in.Actor = contract.ActorHearth
 	_, err = recordObservation(t.DB, o, "", t.now)
 	var dup *DuplicateObservationError
 	if errors.As(err, &dup) {

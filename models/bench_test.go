@@ -10,6 +10,7 @@ import (
 	_ "github.com/glebarez/go-sqlite"
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
@@ -118,9 +119,9 @@ func seedHistory(b *testing.B, s *Store, now *storetest.Clock, history, open int
 	ctx := context.Background()
 	run := 0
 	publish := func(prefix string, n int) {
-		for start := 0; start < n; start += MaxActivities {
+		for start := 0; start < n; start += contract.MaxActivities {
 			p := newPub(fmt.Sprintf("seed-%d", run), mustRevision(b, s))
-			for j := start; j < min(n, start+MaxActivities); j++ {
+			for j := start; j < min(n, start+contract.MaxActivities); j++ {
 				p.Add("activities", task(fmt.Sprintf("%s-%05d", prefix, j)))
 			}
 			mustPublish(b, s, p)

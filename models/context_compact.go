@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"time"
+
+	"hearth/internal/contract"
 )
 
 // CompactContext is AgentContext without what the agent can re-read by
@@ -21,7 +23,7 @@ func (s *Store) CompactContext(ctx context.Context) (AgentContext, error) {
 	rev := ac.Revision
 	keep(&ac.Activities, CollectionActivities, rev, func(a ActivityView) bool { return a.Retracted == nil && !settled(a.UserState.State) })
 	keep(&ac.ReplyDrafts, CollectionReplyDrafts, rev, func(d DraftView) bool { return d.Retracted == nil })
-	keep(&ac.Requests, CollectionRequests, rev, func(r RequestView) bool { return r.Status == RequestPending })
+	keep(&ac.Requests, CollectionRequests, rev, func(r RequestView) bool { return r.Status == contract.RequestPending })
 	keep(&ac.Trials, CollectionTrials, rev, func(t TrialView) bool { return t.State == "active" })
 	keep(&ac.Measurements, CollectionMeasurements, rev, func(MeasurementView) bool { return false })
 	keep(&ac.Sends, CollectionSends, rev, func(v SendView) bool { return v.Status == SendPending || v.Status == SendUnknown })

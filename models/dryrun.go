@@ -7,6 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 )
 
@@ -40,19 +41,19 @@ type DryRunConflict struct {
 // reports what it would change. Syntax and validation errors are returned as
 // Publish returns them; conflicts are reported, not returned.
 func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte) (DryRunReport, error) {
-	r, hash, err := parseAndHash(body)
+	r, hash, err := contract.ParseAndHash(body)
 	if err != nil {
 		var syntax *strictjson.SyntaxError
-		var invalid *ValidationError
+		var invalid *contract.ValidationError
 		if errors.As(err, &syntax) || errors.As(err, &invalid) {
 			return DryRunReport{}, err
 		}
 		return DryRunReport{}, fmt.Errorf("models: dry run: %w", err)
 	}
-	v := &validator{}
-	r.validateShape(v)
-	if len(v.errs) > 0 {
-		return DryRunReport{}, &ValidationError{Errors: v.errs}
+	v := &contract.Validator{}
+	r.ValidateShape(v)
+	if len(v.Errs) > 0 {
+		return DryRunReport{}, &contract.ValidationError{Errors: v.Errs}
 	}
 	rep := DryRunReport{RunID: r.RunID, DryRun: true, ExpectedRevision: r.ExpectedRevision, Changes: map[string]CollectionDiff{}, Conflicts: []DryRunConflict{}}
 	err = s.read(ctx, func(tx *gorm.DB) error {
@@ -68,10 +69,10 @@ func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte
 					Message: "this runId was already published with different content"})
 			}
 		}
-		if errs, err := r.resolveReferences(tx); err != nil {
+		if errs, err := resolveReferences(&r, tx); err != nil {
 			return err
 		} else if len(errs) > 0 {
-			return &ValidationError{Errors: errs}
+			return &contract.ValidationError{Errors: errs}
 		}
 		var err error
 		if rep.CurrentRevision, err = workspaceRevision(tx); err != nil {
@@ -81,7 +82,7 @@ func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte
 			rep.Conflicts = append(rep.Conflicts, DryRunConflict{Code: "revision_conflict",
 				Message: fmt.Sprintf("expectedRevision %d, current %d", r.ExpectedRevision, rep.CurrentRevision)})
 		}
-		return r.diff(tx, rep.Changes)
+		return diff(&r, tx, rep.Changes)
 	})
 	if err != nil {
 		return DryRunReport{}, classify("dry run", err)
@@ -91,7 +92,7 @@ func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte
 }
 
 // diff counts, per collection, the published IDs that are new or stored.
-func (r *Result) diff(tx *gorm.DB, out map[string]CollectionDiff) error {
+func diff(r *contract.Result, tx *gorm.DB, out map[string]CollectionDiff) error {
 	ids := func(n int, id func(int) string) []string {
 		s := make([]string, n)
 		for i := range s {

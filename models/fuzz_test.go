@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 )
 
@@ -16,14 +17,14 @@ func FuzzParseResult(f *testing.F) {
 	f.Add([]byte(`{"activities":[{"kind":"reply","payload":null}]}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := ParseResult(body)
+		r, err := contract.ParseResult(body)
 		if err == nil {
-			v := &validator{}
-			r.validateShape(v)
+			v := &contract.Validator{}
+			r.ValidateShape(v)
 			return
 		}
 		var syntax *strictjson.SyntaxError
-		var invalid *ValidationError
+		var invalid *contract.ValidationError
 		if !errors.As(err, &syntax) && !errors.As(err, &invalid) {
 			t.Fatalf("unexpected error type %T: %v", err, err)
 		}

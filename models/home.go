@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/contract"
 )
 
 // HomeView is Home's snapshot: the brief, today's activities grouped by
@@ -81,10 +83,10 @@ type OccurrenceOutcome struct {
 // has no draft: a confirmed send to that chat (any chat when chatID is
 // empty) completes it. ok is false for any other row.
 func (r HomeRow) RoutineReplyChat() (chatID string, ok bool) {
-	if r.Kind != KindReply || r.Draft != nil || !strings.HasPrefix(r.ID, hearthIDPrefix) {
+	if r.Kind != contract.KindReply || r.Draft != nil || !strings.HasPrefix(r.ID, contract.HearthIDPrefix) {
 		return "", false
 	}
-	var p RoutineReplyPayload
+	var p contract.RoutineReplyPayload
 	_ = json.Unmarshal(r.Payload, &p)
 	if p.ChatID != nil {
 		return *p.ChatID, true
@@ -202,7 +204,7 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		}
 		v.Owed = len(owed)
 		var reqs []Request
-		if err := tx.Where("status = ? OR updated_at >= ?", RequestPending, startOfDay).Order("created_at DESC, request_id").
+		if err := tx.Where("status = ? OR updated_at >= ?", contract.RequestPending, startOfDay).Order("created_at DESC, request_id").
 			Limit(50).Find(&reqs).Error; err != nil {
 			return err
 		}
@@ -389,8 +391,8 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 		if r.DraftID != nil {
 			draftIDs = append(draftIDs, *r.DraftID)
 		}
-		if r.Kind == KindMeasurement {
-			var p MeasurementPayload
+		if r.Kind == contract.KindMeasurement {
+			var p contract.MeasurementPayload
 			if json.Unmarshal([]byte(r.Payload), &p) == nil && !slices.Contains(metrics, p.Metric) {
 				metrics = append(metrics, p.Metric)
 			}
@@ -431,8 +433,8 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 		if r.DraftID != nil {
 			h.Draft = drafts[*r.DraftID]
 		}
-		if r.Kind == KindMeasurement {
-			var p MeasurementPayload
+		if r.Kind == contract.KindMeasurement {
+			var p contract.MeasurementPayload
 			json.Unmarshal([]byte(r.Payload), &p)
 			bounds := MeasurementBounds[p.Unit]
 			m := &MeasurementSummary{Metric: p.Metric, Unit: p.Unit, Min: bounds[0], Max: bounds[1], Saved: saved[r.ID]}
@@ -469,7 +471,7 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 func attachOccurrences(tx *gorm.DB, tops []HomeRow) error {
 	index := map[string]int{}
 	for i, r := range tops {
-		if r.Kind == KindRoutine && strings.HasPrefix(r.ID, hearthIDPrefix) {
+		if r.Kind == contract.KindRoutine && strings.HasPrefix(r.ID, contract.HearthIDPrefix) {
 			index[r.ID] = i
 		}
 	}
@@ -521,7 +523,7 @@ func eventTriggers(tx *gorm.DB, day Day) ([]EventTrigger, error) {
 		return nil, err
 	}
 	var out []EventTrigger
-	for _, event := range []string{EventStartWork, EventEndWork} {
+	for _, event := range []string{contract.EventStartWork, contract.EventEndWork} {
 		applies, done := false, true
 		for _, r := range rows {
 			if r.TriggerEvent == event && trialApplies(r.RoutineTrial, day.Date) {
@@ -537,7 +539,7 @@ func eventTriggers(tx *gorm.DB, day Day) ([]EventTrigger, error) {
 
 // nest attaches a routine's steps (rows whose parent it is) in rank order.
 func nest(all []HomeRow, index map[string]int, r HomeRow) HomeRow {
-	if r.Kind != KindRoutine {
+	if r.Kind != contract.KindRoutine {
 		return r
 	}
 	for _, c := range all {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/contract"
 )
 
 // StepRoutine is a routine step's routine as Home shows it (with all its
@@ -67,7 +69,7 @@ func (s *Store) StepRoutine(ctx context.Context, stepID string) (StepRoutine, er
 			return err
 		}
 		switch {
-		case out.Routine.Kind != KindRoutine, out.Routine.Settled(), step[0].Kind == KindMeasurement:
+		case out.Routine.Kind != contract.KindRoutine, out.Routine.Settled(), step[0].Kind == contract.KindMeasurement:
 		case out.Routine.UserState.State == StateDeferred, out.Routine.UserState.State == StateDismissed:
 		case brief != nil && briefNames(brief.Text, step[0].Title):
 		default:

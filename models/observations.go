@@ -13,81 +13,15 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 )
 
-// Bounds of an observation (issue 11; docs/agent-api.md, Observations).
-const (
-	MaxObservationBatch     = 500
-	MaxSourceLen            = 128
-	MaxRefLen               = 512
-	MaxProviderIDLen        = 256
-	MaxObservationRawBytes  = 16 << 10 // canonical bytes of payload.raw
-	MaxConsumedObservations = 1000
-	// MaxObservationPageRawBytes stops a context page of observations early,
-	// so 500 large payloads never make one multi-megabyte context.
-	MaxObservationPageRawBytes = 1 << 20
-)
-
-// Observation change types, actors, statuses and actions.
-const (
-	ChangeCreated  = "created"
-	ChangeModified = "modified"
-	ChangeDeleted  = "deleted"
-
-	ActorAgent = "agent"
-	// ActorHearth is kept for observations hearth records itself (a watcher).
-	ActorHearth = "hearth"
-
-	ObservationPending  = "pending"
-	ObservationConsumed = "consumed"
-
-	ActionCreated  = "created"
-	ActionModified = "modified"
-)
-
-// ChangeTypes lists what an observation may say happened at the provider.
-var ChangeTypes = []string{ChangeCreated, ChangeModified, ChangeDeleted}
-
-// Patterns of an observation's fields, shared with its JSON Schema.
-const (
-	// SourcePattern is "integration:scope", like beeper:whatsapp-demo or mail:work.
-	SourcePattern = `^[a-z][a-z0-9_-]{0,31}:[A-Za-z0-9._:@-]+$`
-	// VisiblePattern is provider-side IDs: printable ASCII without spaces,
-	// which covers Message-IDs, Matrix event IDs, UUIDs and base64 IDs.
-	VisiblePattern = `^[\x21-\x7e]+$`
-	// ObservationKindPattern is payload.kind: a label, not an enum.
-	ObservationKindPattern = `^[a-z][a-z0-9_-]{0,31}$`
-)
-
 var (
-	sourcePattern          = regexp.MustCompile(SourcePattern)
-	visiblePattern         = regexp.MustCompile(VisiblePattern)
-	observationKindPattern = regexp.MustCompile(ObservationKindPattern)
+	sourcePattern          = regexp.MustCompile(contract.SourcePattern)
+	visiblePattern         = regexp.MustCompile(contract.VisiblePattern)
+	observationKindPattern = regexp.MustCompile(contract.ObservationKindPattern)
 )
-
-// ObservationIn is POST /api/observations: what a fetcher saw at a provider.
-// There is no hash field: hearth computes the content hash itself.
-type ObservationIn struct {
-	Source     string               `json:"source"`
-	Ref        string               `json:"ref"`
-	ChangeType string               `json:"changeType"`
-	Actor      string               `json:"actor"`
-	Payload    ObservationPayloadIn `json:"payload"`
-}
-
-// ObservationPayloadIn is the provider's item; Raw is any JSON object.
-type ObservationPayloadIn struct {
-	Kind       string         `json:"kind"`
-	ProviderID string         `json:"providerId"`
-	Raw        strictjson.Raw `json:"raw"`
-}
-
-// observationBatchIn is POST /api/observations/batch. Items are bound one
-// by one so that one bad item refuses only itself.
-type observationBatchIn struct {
-	Observations []strictjson.Raw `json:"observations"`
-}
 
 // Observation is one stored version of (source, ref).
 type Observation struct {
@@ -164,7 +98,7 @@ func (o Observation) view() ObservationView {
 
 // checkedObservation is a valid observation with what hearth computed from it.
 type checkedObservation struct {
-	in   ObservationIn
+	in   contract.ObservationIn
 	raw  []byte // canonical payload.raw
 	hash string
 }
@@ -173,12 +107,12 @@ type checkedObservation struct {
 // *strictjson.SyntaxError (400), *ValidationError (422),
 // *DuplicateObservationError (409); anything else is transient.
 func (s *Store) RecordObservation(ctx context.Context, credentialID string, body []byte) (ObservationReceipt, error) {
-	var in ObservationIn
+	var in contract.ObservationIn
 	_, err := strictjson.DecodeAndHash(body, &in) // DecodeAndHash refuses a body JCS cannot represent
 	var shape *strictjson.ShapeError
 	switch {
 	case errors.As(err, &shape):
-		return ObservationReceipt{}, &ValidationError{Errors: hashHints(shape.Errors, "")}
+		return ObservationReceipt{}, &contract.ValidationError{Errors: hashHints(shape.Errors, "")}
 	case err != nil:
 		return ObservationReceipt{}, err
 	}
@@ -208,27 +142,27 @@ func (s *Store) RecordObservation(ctx context.Context, credentialID string, body
 // *ValidationError of the envelope (not an object, unknown fields, over
 // MaxObservationBatch items); anything else is transient and writes nothing.
 func (s *Store) RecordObservations(ctx context.Context, credentialID string, body []byte) ([]ObservationOutcome, error) {
-	var batch observationBatchIn
+	var batch contract.ObservationBatchIn
 	_, err := strictjson.DecodeAndHash(body, &batch)
 	var shape *strictjson.ShapeError
 	switch {
 	case errors.As(err, &shape):
-		return nil, &ValidationError{Errors: shape.Errors}
+		return nil, &contract.ValidationError{Errors: shape.Errors}
 	case err != nil:
 		return nil, err
 	}
-	v := &validator{}
-	if !v.count("/observations", len(batch.Observations), MaxObservationBatch) {
-		return nil, &ValidationError{Errors: v.errs}
+	v := &contract.Validator{}
+	if !v.Count("/observations", len(batch.Observations), contract.MaxObservationBatch) {
+		return nil, &contract.ValidationError{Errors: v.Errs}
 	}
 	outcomes := make([]ObservationOutcome, len(batch.Observations))
 	checked := make([]checkedObservation, len(batch.Observations))
 	for i, raw := range batch.Observations {
 		prefix := fmt.Sprintf("/observations/%d", i)
-		var in ObservationIn
+		var in contract.ObservationIn
 		if err := raw.Bind(&in); err != nil {
 			if errors.As(err, &shape) {
-				outcomes[i].Err = &ValidationError{Errors: hashHints(shape.Errors, prefix)}
+				outcomes[i].Err = &contract.ValidationError{Errors: hashHints(shape.Errors, prefix)}
 				continue
 			}
 			return nil, fmt.Errorf("models: record observations: %w", err)
@@ -278,31 +212,31 @@ func hashHints(errs []strictjson.FieldError, prefix string) []strictjson.FieldEr
 
 // checkObservation validates bounds and computes the canonical raw and the
 // content hash; paths are prefixed with the item's place in a batch.
-func checkObservation(in ObservationIn, p string) (checkedObservation, error) {
-	v := &validator{}
-	if len(in.Source) > MaxSourceLen || !sourcePattern.MatchString(in.Source) {
-		v.add(p+"/source", "invalid source", fmt.Sprintf("integration:scope like beeper:whatsapp-demo: a key of [a-z0-9_-] starting with a letter (1-32), ':', then [A-Za-z0-9._:@-]; at most %d characters", MaxSourceLen), quoteFound(in.Source))
+func checkObservation(in contract.ObservationIn, p string) (checkedObservation, error) {
+	v := &contract.Validator{}
+	if len(in.Source) > contract.MaxSourceLen || !sourcePattern.MatchString(in.Source) {
+		v.Add(p+"/source", "invalid source", fmt.Sprintf("integration:scope like beeper:whatsapp-demo: a key of [a-z0-9_-] starting with a letter (1-32), ':', then [A-Za-z0-9._:@-]; at most %d characters", contract.MaxSourceLen), contract.QuoteFound(in.Source))
 	}
-	if len(in.Ref) > MaxRefLen || !visiblePattern.MatchString(in.Ref) {
-		v.add(p+"/ref", "invalid ref", fmt.Sprintf("the provider's stable ID: 1-%d printable ASCII characters, no spaces", MaxRefLen), quoteFound(in.Ref))
+	if len(in.Ref) > contract.MaxRefLen || !visiblePattern.MatchString(in.Ref) {
+		v.Add(p+"/ref", "invalid ref", fmt.Sprintf("the provider's stable ID: 1-%d printable ASCII characters, no spaces", contract.MaxRefLen), contract.QuoteFound(in.Ref))
 	}
-	v.enum(p+"/changeType", in.ChangeType, ChangeTypes)
+	v.Enum(p+"/changeType", in.ChangeType, contract.ChangeTypes)
 	switch in.Actor {
-	case ActorAgent:
+	case contract.ActorAgent:
 	case "user":
-		v.add(p+"/actor", `actor "user" is refused: observations record what the agent's fetchers saw; the owner's own actions reach hearth through its pages`, `"agent"`, quoteFound(in.Actor))
+		v.Add(p+"/actor", `actor "user" is refused: observations record what the agent's fetchers saw; the owner's own actions reach hearth through its pages`, `"agent"`, contract.QuoteFound(in.Actor))
 	default:
-		v.add(p+"/actor", "unknown value", `"agent"`, quoteFound(in.Actor))
+		v.Add(p+"/actor", "unknown value", `"agent"`, contract.QuoteFound(in.Actor))
 	}
 	if !observationKindPattern.MatchString(in.Payload.Kind) {
-		v.add(p+"/payload/kind", "invalid kind", "1-32 characters of [a-z0-9_-] starting with a letter, like mail, calendar, notion, message", quoteFound(in.Payload.Kind))
+		v.Add(p+"/payload/kind", "invalid kind", "1-32 characters of [a-z0-9_-] starting with a letter, like mail, calendar, notion, message", contract.QuoteFound(in.Payload.Kind))
 	}
-	if len(in.Payload.ProviderID) > MaxProviderIDLen || !visiblePattern.MatchString(in.Payload.ProviderID) {
-		v.add(p+"/payload/providerId", "invalid providerId", fmt.Sprintf("the provider account's ID: 1-%d printable ASCII characters, no spaces", MaxProviderIDLen), quoteFound(in.Payload.ProviderID))
+	if len(in.Payload.ProviderID) > contract.MaxProviderIDLen || !visiblePattern.MatchString(in.Payload.ProviderID) {
+		v.Add(p+"/payload/providerId", "invalid providerId", fmt.Sprintf("the provider account's ID: 1-%d printable ASCII characters, no spaces", contract.MaxProviderIDLen), contract.QuoteFound(in.Payload.ProviderID))
 	}
 	var raw []byte
 	if !in.Payload.Raw.IsObject() {
-		v.add(p+"/payload/raw", "raw must be a JSON object", "object", "another JSON value")
+		v.Add(p+"/payload/raw", "raw must be a JSON object", "object", "another JSON value")
 	} else {
 		var err error
 		// Exact integers: a provider's 19-digit ID must neither be stored
@@ -310,13 +244,13 @@ func checkObservation(in ObservationIn, p string) (checkedObservation, error) {
 		if raw, err = in.Payload.Raw.CanonicalExact(); err != nil {
 			return checkedObservation{}, err // unreachable after DecodeAndHash, which refuses such bodies
 		}
-		if len(raw) > MaxObservationRawBytes {
-			v.add(p+"/payload/raw", fmt.Sprintf("too large: %d bytes in canonical form", len(raw)),
-				fmt.Sprintf("at most %d bytes (RFC 8785 canonical form); send a compact subset", MaxObservationRawBytes), fmt.Sprintf("%d bytes", len(raw)))
+		if len(raw) > contract.MaxObservationRawBytes {
+			v.Add(p+"/payload/raw", fmt.Sprintf("too large: %d bytes in canonical form", len(raw)),
+				fmt.Sprintf("at most %d bytes (RFC 8785 canonical form); send a compact subset", contract.MaxObservationRawBytes), fmt.Sprintf("%d bytes", len(raw)))
 		}
 	}
-	if len(v.errs) > 0 {
-		return checkedObservation{}, &ValidationError{Errors: v.errs}
+	if len(v.Errs) > 0 {
+		return checkedObservation{}, &contract.ValidationError{Errors: v.Errs}
 	}
 	hash, err := ContentHash(in.Source, in.Payload.Kind, in.Payload.ProviderID, raw)
 	if err != nil {
@@ -354,15 +288,15 @@ func recordObservation(tx *gorm.DB, o checkedObservation, credentialID string, n
 		Order("id DESC").Limit(1).Find(&latest).Error; err != nil {
 		return ObservationReceipt{}, err
 	}
-	action := ActionCreated
+	action := contract.ActionCreated
 	if len(latest) > 0 {
 		if l := latest[0]; l.ContentHash == o.hash {
 			return ObservationReceipt{}, &DuplicateObservationError{ObservationID: l.ID, ContentHash: l.ContentHash, Status: l.Status, ConsumedRunID: l.ConsumedRunID}
 		}
-		action = ActionModified
+		action = contract.ActionModified
 	}
 	row := Observation{Source: o.in.Source, Ref: o.in.Ref, ChangeType: o.in.ChangeType, Actor: o.in.Actor, Kind: o.in.Payload.Kind,
-		ProviderID: o.in.Payload.ProviderID, Raw: string(o.raw), ContentHash: o.hash, Status: ObservationPending,
+		ProviderID: o.in.Payload.ProviderID, Raw: string(o.raw), ContentHash: o.hash, Status: contract.ObservationPending,
 		CredentialID: credentialID, ReceivedAt: now}
 	if err := tx.Create(&row).Error; err != nil {
 		return ObservationReceipt{}, err
@@ -379,14 +313,14 @@ func observationPage(tx *gorm.DB, from cursor) (Page[ObservationView], error) {
 		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
 	}
 	var rows []Observation
-	if err := tx.Where("status = ? AND id > ?", ObservationPending, afterID).Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
+	if err := tx.Where("status = ? AND id > ?", contract.ObservationPending, afterID).Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
 		return Page[ObservationView]{}, err
 	}
 	views := make([]ObservationView, len(rows))
 	size := 0
 	for i, r := range rows {
 		views[i] = r.view()
-		if size += len(r.Raw); i > 0 && i < ContextPageSize && size > MaxObservationPageRawBytes {
+		if size += len(r.Raw); i > 0 && i < ContextPageSize && size > contract.MaxObservationPageRawBytes {
 			return Page[ObservationView]{Items: views[:i], Truncated: true,
 				NextCursor: encodeCursor(CollectionObservations, from.revision, fmt.Sprint(views[i-1].ObservationID))}, nil
 		}
@@ -394,26 +328,8 @@ func observationPage(tx *gorm.DB, from cursor) (Page[ObservationView], error) {
 	return page(CollectionObservations, from, views, func(v ObservationView) string { return fmt.Sprint(v.ObservationID) }), nil
 }
 
-// validateConsumed checks the shape of consumedObservations.
-func (r *Result) validateConsumed(v *validator) {
-	if !v.count("/consumedObservations", len(r.ConsumedObservations), MaxConsumedObservations) {
-		return
-	}
-	seen := map[int64]bool{}
-	for i, id := range r.ConsumedObservations {
-		path := fmt.Sprintf("/consumedObservations/%d", i)
-		switch {
-		case id < 1:
-			v.add(path, "not an observation ID", "an observationId from the agent context (integer >= 1)", fmt.Sprint(id))
-		case seen[id]:
-			v.add(path, "duplicate observation ID in this publication", "unique IDs", fmt.Sprint(id))
-		}
-		seen[id] = true
-	}
-}
-
 // resolveConsumed checks each cited observation exists and is still pending.
-func (r *Result) resolveConsumed(tx *gorm.DB, v *validator) error {
+func resolveConsumed(r *contract.Result, tx *gorm.DB, v *contract.Validator) error {
 	stored := map[int64]Observation{}
 	for chunk := range slices.Chunk(r.ConsumedObservations, 500) {
 		var rows []Observation
@@ -429,9 +345,9 @@ func (r *Result) resolveConsumed(tx *gorm.DB, v *validator) error {
 		o, ok := stored[id]
 		switch {
 		case !ok:
-			v.add(path, fmt.Sprintf("unknown observation %d", id), "the observationId of a pending observation", fmt.Sprint(id))
-		case o.Status != ObservationPending:
-			v.add(path, fmt.Sprintf("observation %d was already consumed by run %q", id, o.ConsumedRunID),
+			v.Add(path, fmt.Sprintf("unknown observation %d", id), "the observationId of a pending observation", fmt.Sprint(id))
+		case o.Status != contract.ObservationPending:
+			v.Add(path, fmt.Sprintf("observation %d was already consumed by run %q", id, o.ConsumedRunID),
 				"the observationId of a pending observation", o.Status)
 		}
 	}
@@ -439,14 +355,14 @@ func (r *Result) resolveConsumed(tx *gorm.DB, v *validator) error {
 }
 
 // consumeObservations marks the cited observations consumed by this publication.
-func (r *Result) consumeObservations(t *txn) error {
+func consumeObservations(r *contract.Result, t *txn) error {
 	if len(r.ConsumedObservations) == 0 {
 		return nil
 	}
 	tx, rev, now := t.DB, t.rev, t.now
 	for chunk := range slices.Chunk(r.ConsumedObservations, 500) {
-		if err := tx.Model(&Observation{}).Where("id IN ? AND status = ?", chunk, ObservationPending).Updates(map[string]any{
-			"status": ObservationConsumed, "consumed_run_id": r.RunID, "consumed_revision": rev, "consumed_at": now,
+		if err := tx.Model(&Observation{}).Where("id IN ? AND status = ?", chunk, contract.ObservationPending).Updates(map[string]any{
+			"status": contract.ObservationConsumed, "consumed_run_id": r.RunID, "consumed_revision": rev, "consumed_at": now,
 		}).Error; err != nil {
 			return err
 		}

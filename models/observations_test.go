@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"hearth/internal/contract"
 )
 
 func TestObservationPageEndsBeforeOneMiBOfRaw(t *testing.T) {
@@ -36,7 +38,7 @@ func TestObservationPageEndsBeforeOneMiBOfRaw(t *testing.T) {
 	for _, o := range first.Items {
 		raw += len(o.Payload.Raw)
 	}
-	if !first.Truncated || first.NextCursor == "" || raw > MaxObservationPageRawBytes || len(first.Items) < 60 {
+	if !first.Truncated || first.NextCursor == "" || raw > contract.MaxObservationPageRawBytes || len(first.Items) < 60 {
 		t.Fatalf("first page: %d items, %d bytes of raw, truncated %v", len(first.Items), raw, first.Truncated)
 	}
 	next, err := s.ContextPage(ctx, CollectionObservations, first.NextCursor)

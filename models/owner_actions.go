@@ -11,6 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/instant"
 )
 
@@ -56,8 +57,8 @@ func (s *Store) setActivityState(ctx context.Context, clientKey, activityID, sta
 			return OwnerActionResult{}, &FieldError{Field: "until", Message: "Enter a defer date from 2000-01-01 to 2199-12-31, as YYYY-MM-DD."}
 		}
 	}
-	if utf8.RuneCountInString(note) > MaxReasonLen {
-		return OwnerActionResult{}, &FieldError{Field: "note", Message: fmt.Sprintf("The reason is longer than %d characters.", MaxReasonLen)}
+	if utf8.RuneCountInString(note) > contract.MaxReasonLen {
+		return OwnerActionResult{}, &FieldError{Field: "note", Message: fmt.Sprintf("The reason is longer than %d characters.", contract.MaxReasonLen)}
 	}
 	action := stateAction(activityID, state, until, note)
 	var replay int64
@@ -71,13 +72,13 @@ func (s *Store) setActivityState(ctx context.Context, clientKey, activityID, sta
 			return notFound(err)
 		}
 		switch {
-		case state == StateCompleted && a.Kind == KindMeasurement:
+		case state == StateCompleted && a.Kind == contract.KindMeasurement:
 			return fmt.Errorf("a measurement is completed by saving its value, not by marking it complete: %w", ErrCompletedElsewhere)
-		case state == StateCompleted && a.Kind == KindReply:
+		case state == StateCompleted && a.Kind == contract.KindReply:
 			return fmt.Errorf("a reply is completed by a confirmed send, not by marking it complete: %w", ErrCompletedElsewhere)
-		case state == StatePartial && a.Kind != KindRoutine:
+		case state == StatePartial && a.Kind != contract.KindRoutine:
 			return fmt.Errorf("only a routine can be partly done; a %s is completed, skipped or dismissed: %w", a.Kind, ErrInvalidInput)
-		case state == StateDismissed && note == "" && a.Kind == KindRoutine:
+		case state == StateDismissed && note == "" && a.Kind == contract.KindRoutine:
 			// For a routine occurrence, dismissed means not applicable, which leaves the denominator: say why.
 			if rule, err := occurrenceRule(t.DB, activityID); err != nil {
 				return err
@@ -161,10 +162,10 @@ func (s *Store) recordMeasurement(ctx context.Context, clientKey, activityID str
 		if err := t.Where("id = ?", activityID).Take(&a).Error; err != nil {
 			return notFound(err)
 		}
-		if a.Kind != KindMeasurement {
+		if a.Kind != contract.KindMeasurement {
 			return fmt.Errorf("activity %q is a %s, not a measurement: %w", activityID, a.Kind, ErrInvalidInput)
 		}
-		var p MeasurementPayload
+		var p contract.MeasurementPayload
 		if err := decodeJSON(a.Payload, &p); err != nil {
 			return err
 		}

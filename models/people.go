@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/contract"
 )
 
 // PeopleView is what the People page shows, read in one transaction: every
@@ -100,7 +102,7 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 		}
 
 		var reqs []Request
-		if err := tx.Where("kind = ? AND (status = ? OR updated_at >= ?)", RequestCRMEdit, RequestPending, since).
+		if err := tx.Where("kind = ? AND (status = ? OR updated_at >= ?)", contract.RequestCRMEdit, contract.RequestPending, since).
 			Order("created_at DESC, request_id").Find(&reqs).Error; err != nil {
 			return err
 		}

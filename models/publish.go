@@ -34,12 +34,12 @@ func (e *RevisionConflictError) Error() string {
 // Errors: *strictjson.SyntaxError, *ValidationError, ErrIdempotencyConflict,
 // *RevisionConflictError; anything else is transient.
 func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (receipt contract.PublishReceipt, replayed bool, err error) {
-	r, hash, parseErr := parseAndHash(body)
+	r, hash, parseErr := contract.ParseAndHash(body)
 	var syntax *strictjson.SyntaxError
 	if errors.As(parseErr, &syntax) {
 		return contract.PublishReceipt{}, false, parseErr
 	}
-	var invalidShape *ValidationError
+	var invalidShape *contract.ValidationError
 	if parseErr != nil && !errors.As(parseErr, &invalidShape) {
 		return contract.PublishReceipt{}, false, fmt.Errorf("models: publish: %w", parseErr)
 	}
@@ -47,14 +47,14 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 	if parseErr != nil && !ids.Valid(r.RunID) {
 		return contract.PublishReceipt{}, false, parseErr
 	}
-	var invalid *ValidationError
+	var invalid *contract.ValidationError
 	if parseErr != nil {
-		invalid = parseErr.(*ValidationError)
+		invalid = parseErr.(*contract.ValidationError)
 	} else {
-		v := &validator{}
-		r.validateShape(v)
-		if len(v.errs) > 0 {
-			invalid = &ValidationError{Errors: v.errs}
+		v := &contract.Validator{}
+		r.ValidateShape(v)
+		if len(v.Errs) > 0 {
+			invalid = &contract.ValidationError{Errors: v.Errs}
 		}
 	}
 
@@ -77,10 +77,10 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 		if invalid != nil {
 			return invalid
 		}
-		if errs, err := r.resolveReferences(t.DB); err != nil {
+		if errs, err := resolveReferences(&r, t.DB); err != nil {
 			return err
 		} else if len(errs) > 0 {
-			return &ValidationError{Errors: errs}
+			return &contract.ValidationError{Errors: errs}
 		}
 		current, err := workspaceRevision(t.DB)
 		if err != nil {
@@ -93,7 +93,7 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 		if err != nil {
 			return err
 		}
-		if err := r.apply(t); err != nil {
+		if err := apply(&r, t); err != nil {
 			return err
 		}
 		t.touch("publication")
@@ -113,7 +113,7 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 // classify wraps storage failures with a layer prefix but leaves contract
 // errors (which handlers map to 4xx) untouched.
 func classify(op string, err error) error {
-	var invalid *ValidationError
+	var invalid *contract.ValidationError
 	var conflict *RevisionConflictError
 	switch {
 	case errors.As(err, &invalid), errors.As(err, &conflict),
@@ -145,8 +145,8 @@ type refCheck struct {
 // resolveReferences checks every reference against this publication and
 // stored rows: evidence, people, parents (routines, no cycles), drafts,
 // retractions and completed requests.
-func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error) {
-	v := &validator{}
+func resolveReferences(r *contract.Result, tx *gorm.DB) ([]strictjson.FieldError, error) {
+	v := &contract.Validator{}
 	pubRefs := map[string]bool{}
 	for _, s := range r.SourceRefs {
 		pubRefs[s.ID] = true
@@ -159,7 +159,7 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 	for _, d := range r.ReplyDrafts {
 		pubDrafts[d.ID] = true
 	}
-	pubActs := map[string]*ActivityIn{}
+	pubActs := map[string]*contract.ActivityIn{}
 	for i := range r.Activities {
 		pubActs[r.Activities[i].ID] = &r.Activities[i]
 	}
@@ -184,7 +184,7 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 		if a.PersonID != nil && !pubPeople[*a.PersonID] {
 			people = append(people, refCheck{path + "/personId", *a.PersonID})
 		}
-		if rp, ok := a.payload.(*ReplyPayload); ok && !pubDrafts[rp.DraftID] {
+		if rp, ok := a.BoundPayload().(*contract.ReplyPayload); ok && !pubDrafts[rp.DraftID] {
 			drafts = append(drafts, refCheck{path + "/payload/draftId", rp.DraftID})
 		}
 	}
@@ -219,33 +219,33 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 		}
 		for _, c := range check.refs {
 			if !found[c.id] {
-				v.add(c.path, fmt.Sprintf("unknown %s %q: not in this publication nor stored earlier", check.what, c.id),
-					fmt.Sprintf("the ID of a %s in this publication or stored earlier", check.what), quoteFound(c.id))
+				v.Add(c.path, fmt.Sprintf("unknown %s %q: not in this publication nor stored earlier", check.what, c.id),
+					fmt.Sprintf("the ID of a %s in this publication or stored earlier", check.what), contract.QuoteFound(c.id))
 			}
 		}
 	}
-	if err := r.resolveParents(tx, v, pubActs); err != nil {
+	if err := resolveParents(r, tx, v, pubActs); err != nil {
 		return nil, err
 	}
-	if err := r.resolveRetractions(tx, v, pubActs, pubDrafts); err != nil {
+	if err := resolveRetractions(r, tx, v, pubActs, pubDrafts); err != nil {
 		return nil, err
 	}
-	if err := r.resolveCompletions(tx, v); err != nil {
+	if err := resolveCompletions(r, tx, v); err != nil {
 		return nil, err
 	}
-	if err := r.resolveReplies(tx, v); err != nil {
+	if err := resolveReplies(r, tx, v); err != nil {
 		return nil, err
 	}
-	if err := r.resolveActedOn(tx, v); err != nil {
+	if err := resolveActedOn(r, tx, v); err != nil {
 		return nil, err
 	}
-	if err := r.resolveRoutines(tx, v, pubRefs); err != nil {
+	if err := resolveRoutines(r, tx, v, pubRefs); err != nil {
 		return nil, err
 	}
-	if err := r.resolveConsumed(tx, v); err != nil {
+	if err := resolveConsumed(r, tx, v); err != nil {
 		return nil, err
 	}
-	return v.errs, nil
+	return v.Errs, nil
 }
 
 // resolveReplies holds the contract of one reply activity per draft: Home
@@ -253,7 +253,7 @@ func (r *Result) resolveReferences(tx *gorm.DB) ([]strictjson.FieldError, error)
 // of either withdraws both. So a draft named by two activities (here or
 // stored and live), or a reply whose draft this publication retracts (or
 // the reverse), is refused.
-func (r *Result) resolveReplies(tx *gorm.DB, v *validator) error {
+func resolveReplies(r *contract.Result, tx *gorm.DB, v *contract.Validator) error {
 	retracted := map[string]bool{}
 	for _, rt := range r.Retractions {
 		retracted[rt.Kind+":"+rt.ID] = true
@@ -261,21 +261,21 @@ func (r *Result) resolveReplies(tx *gorm.DB, v *validator) error {
 	byDraft := map[string]string{}
 	var drafts []string
 	for i, a := range r.Activities {
-		rp, ok := a.payload.(*ReplyPayload)
+		rp, ok := a.BoundPayload().(*contract.ReplyPayload)
 		if !ok {
 			continue
 		}
 		path := fmt.Sprintf("/activities/%d/payload/draftId", i)
 		if other, ok := byDraft[rp.DraftID]; ok {
-			v.add(path, fmt.Sprintf("draft %q is already the reply of activity %q in this publication", rp.DraftID, other),
-				"a draft no other reply activity names", quoteFound(rp.DraftID))
+			v.Add(path, fmt.Sprintf("draft %q is already the reply of activity %q in this publication", rp.DraftID, other),
+				"a draft no other reply activity names", contract.QuoteFound(rp.DraftID))
 			continue
 		}
 		byDraft[rp.DraftID] = a.ID
 		drafts = append(drafts, rp.DraftID)
 		if retracted["replyDraft:"+rp.DraftID] {
-			v.add(path, fmt.Sprintf("draft %q is retracted in this publication, which withdraws its reply too", rp.DraftID),
-				"a live draft", quoteFound(rp.DraftID))
+			v.Add(path, fmt.Sprintf("draft %q is retracted in this publication, which withdraws its reply too", rp.DraftID),
+				"a live draft", contract.QuoteFound(rp.DraftID))
 		}
 	}
 	for i, d := range r.ReplyDrafts {
@@ -285,8 +285,8 @@ func (r *Result) resolveReplies(tx *gorm.DB, v *validator) error {
 		}
 		for _, a := range owners {
 			if retracted["activity:"+a] {
-				v.add(fmt.Sprintf("/replyDrafts/%d/id", i), fmt.Sprintf("draft %q is published while its reply activity %q is retracted, which withdraws the draft too", d.ID, a),
-					"a draft whose reply stays live", quoteFound(d.ID))
+				v.Add(fmt.Sprintf("/replyDrafts/%d/id", i), fmt.Sprintf("draft %q is published while its reply activity %q is retracted, which withdraws the draft too", d.ID, a),
+					"a draft whose reply stays live", contract.QuoteFound(d.ID))
 			}
 		}
 	}
@@ -297,9 +297,9 @@ func (r *Result) resolveReplies(tx *gorm.DB, v *validator) error {
 		}
 		for _, row := range rows {
 			if mine := byDraft[row.DraftID]; mine != row.ID && !retracted["activity:"+row.ID] {
-				i := slices.IndexFunc(r.Activities, func(a ActivityIn) bool { return a.ID == mine })
-				v.add(fmt.Sprintf("/activities/%d/payload/draftId", i), fmt.Sprintf("draft %q is already the reply of stored activity %q", row.DraftID, row.ID),
-					"a draft no other live reply activity names (retract the other first)", quoteFound(row.DraftID))
+				i := slices.IndexFunc(r.Activities, func(a contract.ActivityIn) bool { return a.ID == mine })
+				v.Add(fmt.Sprintf("/activities/%d/payload/draftId", i), fmt.Sprintf("draft %q is already the reply of stored activity %q", row.DraftID, row.ID),
+					"a draft no other live reply activity names (retract the other first)", contract.QuoteFound(row.DraftID))
 			}
 		}
 	}
@@ -310,7 +310,7 @@ func (r *Result) resolveReplies(tx *gorm.DB, v *validator) error {
 // of an activity the owner has acted on (a decision, a measurement, a
 // send): its kind, occurrenceKey and parentId. The owner's record must keep
 // meaning what it meant; a changed activity needs a new ID.
-func (r *Result) resolveActedOn(tx *gorm.DB, v *validator) error {
+func resolveActedOn(r *contract.Result, tx *gorm.DB, v *contract.Validator) error {
 	ids := make([]string, len(r.Activities))
 	for i, a := range r.Activities {
 		ids[i] = a.ID
@@ -339,8 +339,8 @@ func (r *Result) resolveActedOn(tx *gorm.DB, v *validator) error {
 		path := fmt.Sprintf("/activities/%d", i)
 		fixed := func(field, was, now string) {
 			if was != now {
-				v.add(path+"/"+field, fmt.Sprintf("the owner has acted on %q, so its %s stays %q; publish a new ID for a different one", a.ID, field, was),
-					quoteFound(was), quoteFound(now))
+				v.Add(path+"/"+field, fmt.Sprintf("the owner has acted on %q, so its %s stays %q; publish a new ID for a different one", a.ID, field, was),
+					contract.QuoteFound(was), contract.QuoteFound(now))
 			}
 		}
 		fixed("kind", old.Kind, a.Kind)
@@ -358,7 +358,7 @@ type storedParent struct {
 
 // resolveParents checks each parentId names a routine and that following
 // parents from any published activity never returns to it.
-func (r *Result) resolveParents(tx *gorm.DB, v *validator, pub map[string]*ActivityIn) error {
+func resolveParents(r *contract.Result, tx *gorm.DB, v *contract.Validator, pub map[string]*contract.ActivityIn) error {
 	stored := map[string]storedParent{}
 	lookup := func(id string) (kind string, parent *string, ok bool, err error) {
 		if a, ok := pub[id]; ok {
@@ -387,18 +387,18 @@ func (r *Result) resolveParents(tx *gorm.DB, v *validator, pub map[string]*Activ
 			return err
 		}
 		if !ok {
-			v.add(path, fmt.Sprintf("unknown activity %q: not in this publication nor stored earlier", *a.ParentID),
-				"the ID of a routine activity", quoteFound(*a.ParentID))
+			v.Add(path, fmt.Sprintf("unknown activity %q: not in this publication nor stored earlier", *a.ParentID),
+				"the ID of a routine activity", contract.QuoteFound(*a.ParentID))
 			continue
 		}
-		if kind != KindRoutine {
-			v.add(path, fmt.Sprintf("parent %q is a %s, not a routine", *a.ParentID, kind), "the ID of a routine activity", quoteFound(*a.ParentID))
+		if kind != contract.KindRoutine {
+			v.Add(path, fmt.Sprintf("parent %q is a %s, not a routine", *a.ParentID, kind), "the ID of a routine activity", contract.QuoteFound(*a.ParentID))
 			continue
 		}
 		seen := map[string]bool{a.ID: true}
 		for cur := a.ParentID; cur != nil; {
 			if seen[*cur] {
-				v.add(path, fmt.Sprintf("parent chain of %q loops back through %q", a.ID, *cur), "a parent chain without cycles", quoteFound(*a.ParentID))
+				v.Add(path, fmt.Sprintf("parent chain of %q loops back through %q", a.ID, *cur), "a parent chain without cycles", contract.QuoteFound(*a.ParentID))
 				break
 			}
 			seen[*cur] = true
@@ -415,7 +415,7 @@ func (r *Result) resolveParents(tx *gorm.DB, v *validator, pub map[string]*Activ
 	return nil
 }
 
-func (r *Result) resolveRetractions(tx *gorm.DB, v *validator, acts map[string]*ActivityIn, drafts map[string]bool) error {
+func resolveRetractions(r *contract.Result, tx *gorm.DB, v *contract.Validator, acts map[string]*contract.ActivityIn, drafts map[string]bool) error {
 	var actIDs, draftIDs []string
 	for _, rt := range r.Retractions {
 		if rt.Kind == "activity" {
@@ -441,9 +441,9 @@ func (r *Result) resolveRetractions(tx *gorm.DB, v *validator, acts map[string]*
 		}
 		switch {
 		case inPub:
-			v.add(path, fmt.Sprintf("%s %q is both published and retracted here", what, rt.ID), "an ID not upserted in the same publication", quoteFound(rt.ID))
+			v.Add(path, fmt.Sprintf("%s %q is both published and retracted here", what, rt.ID), "an ID not upserted in the same publication", contract.QuoteFound(rt.ID))
 		case !found:
-			v.add(path, fmt.Sprintf("unknown %s %q: nothing to retract", what, rt.ID), fmt.Sprintf("the ID of a stored %s", what), quoteFound(rt.ID))
+			v.Add(path, fmt.Sprintf("unknown %s %q: nothing to retract", what, rt.ID), fmt.Sprintf("the ID of a stored %s", what), contract.QuoteFound(rt.ID))
 		}
 	}
 	return nil
@@ -536,7 +536,7 @@ const (
 
 // apply writes the publication inside t at the revision t bumped and
 // touches what it changed. It never writes owner-owned tables.
-func (r *Result) apply(t *txn) error {
+func apply(r *contract.Result, t *txn) error {
 	tx, rev, now := t.DB, t.rev, t.now
 	rows := make([][]any, 0, len(r.SourceRefs))
 	for _, s := range r.SourceRefs {
@@ -574,7 +574,7 @@ func (r *Result) apply(t *txn) error {
 	rows = rows[:0]
 	for _, a := range r.Activities {
 		var draftID any
-		if rp, ok := a.payload.(*ReplyPayload); ok {
+		if rp, ok := a.BoundPayload().(*contract.ReplyPayload); ok {
 			draftID = rp.DraftID
 		}
 		var section, reason string
@@ -583,7 +583,7 @@ func (r *Result) apply(t *txn) error {
 			section, rank, reason = rec.Section, rec.Rank, deref(rec.Reason)
 		}
 		rows = append(rows, []any{a.ID, a.Kind, a.Title, deref(a.Detail), nullable(a.PersonID), nullable(a.ParentID), draftID,
-			deref(a.OccurrenceKey), section, rank, reason, jsonText(a.payload), evidenceText(a.EvidenceIDs), rev, now, now})
+			deref(a.OccurrenceKey), section, rank, reason, jsonText(a.BoundPayload()), evidenceText(a.EvidenceIDs), rev, now, now})
 		t.touch("activity:" + a.ID)
 	}
 	if err := execRows(tx, upsertActivity, rows); err != nil {
@@ -627,13 +627,13 @@ func (r *Result) apply(t *txn) error {
 			t.touch("draft:" + id)
 		}
 	}
-	if err := r.completeRequests(t); err != nil {
+	if err := completeRequests(r, t); err != nil {
 		return err
 	}
-	if err := r.applyRoutines(t); err != nil {
+	if err := applyRoutines(r, t); err != nil {
 		return err
 	}
-	return r.consumeObservations(t)
+	return consumeObservations(r, t)
 }
 
 func decodeJSON(text string, v any) error {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 )
 
@@ -167,7 +168,7 @@ func TestPublishRejectsInvalidReferencesWithPaths(t *testing.T) {
 	p["retractions"] = []any{map[string]any{"kind": "replyDraft", "id": "never"}}
 	p["completedRequests"] = []any{map[string]any{"requestId": "req-1", "sourceRefIds": []any{"life-1"}}}
 	_, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
-	var invalid *ValidationError
+	var invalid *contract.ValidationError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("got %v, want validation error", err)
 	}
@@ -250,15 +251,15 @@ func TestParseResultReportsEveryShapeProblem(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPub("run-1", 0)
 			tc.mutate(p)
-			r, err := ParseResult(p.JSON())
+			r, err := contract.ParseResult(p.JSON())
 			if err == nil {
-				v := &validator{}
-				r.validateShape(v)
-				if len(v.errs) > 0 {
-					err = &ValidationError{Errors: v.errs}
+				v := &contract.Validator{}
+				r.ValidateShape(v)
+				if len(v.Errs) > 0 {
+					err = &contract.ValidationError{Errors: v.Errs}
 				}
 			}
-			var invalid *ValidationError
+			var invalid *contract.ValidationError
 			if !errors.As(err, &invalid) {
 				t.Fatalf("got %v, want validation error", err)
 			}
@@ -273,7 +274,7 @@ func TestParseResultReportsEveryShapeProblem(t *testing.T) {
 }
 
 func TestParseResultRejectsDuplicateKeysAsSyntax(t *testing.T) {
-	_, err := ParseResult([]byte(`{"runId":"a","runId":"b"}`))
+	_, err := contract.ParseResult([]byte(`{"runId":"a","runId":"b"}`))
 	var syntax *strictjson.SyntaxError
 	if !errors.As(err, &syntax) {
 		t.Fatalf("got %v, want syntax error", err)
@@ -451,7 +452,7 @@ func TestReplyMayCarryAnOccurrenceKey(t *testing.T) {
 // assertFieldError fails unless err is a *ValidationError naming path.
 func assertFieldError(t *testing.T, err error, path string) {
 	t.Helper()
-	var invalid *ValidationError
+	var invalid *contract.ValidationError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("want a validation error at %s, got %v", path, err)
 	}
@@ -487,7 +488,7 @@ func TestContextListsRequestsSettledInTheLastFourteenDays(t *testing.T) {
 	for _, r := range ac.Requests.Items {
 		got[r.RequestID] = r.Status
 	}
-	if len(got) != 2 || got["req-done"] != RequestCompleted || got["req-open"] != RequestPending {
+	if len(got) != 2 || got["req-done"] != contract.RequestCompleted || got["req-open"] != contract.RequestPending {
 		t.Fatalf("context requests %v: want the pending one and the one completed 5 days ago, not the one cancelled 15 days ago", got)
 	}
 }

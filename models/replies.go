@@ -12,6 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/instant"
 )
 
@@ -333,7 +334,7 @@ type Wording struct {
 	// Kept is set when the owner chose a candidate beside an edited text:
 	// the edit is kept, never overwritten, and the review offers this
 	// candidate instead.
-	Kept *CandidateIn
+	Kept *contract.CandidateIn
 }
 
 // NormalizeNewlines turns a form's CRLF line ends into the LF the agent wrote.
@@ -341,8 +342,8 @@ func NormalizeNewlines(s string) string { return strings.ReplaceAll(s, "\r\n", "
 
 // checkReplyBody refuses a reply that is blank or longer than MaxBodyLen.
 func checkReplyBody(body string) error {
-	if strings.TrimSpace(body) == "" || utf8.RuneCountInString(body) > MaxBodyLen {
-		return fmt.Errorf("models: a reply needs 1-%d characters: %w", MaxBodyLen, ErrInvalidInput)
+	if strings.TrimSpace(body) == "" || utf8.RuneCountInString(body) > contract.MaxBodyLen {
+		return fmt.Errorf("models: a reply needs 1-%d characters: %w", contract.MaxBodyLen, ErrInvalidInput)
 	}
 	return nil
 }
@@ -355,7 +356,7 @@ func checkReplyBody(body string) error {
 func (d DraftView) ChosenWording(f WordingForm) Wording {
 	body, shown := NormalizeNewlines(f.Body), NormalizeNewlines(f.ShownBody)
 	w := Wording{Body: body, Candidate: f.Candidate}
-	i := slices.IndexFunc(d.Candidates, func(c CandidateIn) bool { return c.ID == f.Candidate })
+	i := slices.IndexFunc(d.Candidates, func(c contract.CandidateIn) bool { return c.ID == f.Candidate })
 	if i < 0 || f.Candidate == f.ShownCandidate || (f.ShownBody == "" && f.ShownCandidate == "") {
 		return w // no other candidate chosen, or a form that did not say what it showed
 	}

@@ -13,6 +13,7 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
@@ -215,7 +216,7 @@ func TestRemindLaterDefersTheDraftsReplyToThatDate(t *testing.T) {
 }
 
 func TestChosenWordingNeverOverwritesAnEdit(t *testing.T) {
-	d := DraftView{Candidates: []CandidateIn{{ID: "warm", Body: "Warm words"}, {ID: "brief", Body: "Brief"}}}
+	d := DraftView{Candidates: []contract.CandidateIn{{ID: "warm", Body: "Warm words"}, {ID: "brief", Body: "Brief"}}}
 	for _, tc := range []struct {
 		name string
 		f    WordingForm

@@ -9,48 +9,12 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 )
 
-// Request kinds and states (docs/contract.md, Owner requests).
-const (
-	RequestRefresh    = "refresh"
-	RequestReplyDraft = "reply-draft"
-	RequestCRMEdit    = "crm-edit"
-	RequestNote       = "note"
-	// RequestRoutineChange is an adopted, modified or rejected review
-	// proposal; it is made by DecideProposal, never posted directly.
-	RequestRoutineChange = "routine-change"
-
-	RequestPending   = "pending"
-	RequestCompleted = "completed"
-	RequestCancelled = "cancelled"
-)
-
-// RequestKinds lists what the owner may ask.
-var RequestKinds = []string{RequestRefresh, RequestReplyDraft, RequestCRMEdit, RequestNote}
-
 // MaxPendingInContext bounds the requests the agent context lists.
 const MaxPendingInContext = ContextPageSize
-
-// RequestIn is POST /api/agent-requests.
-type RequestIn struct {
-	RequestID string  `json:"requestId" jsonschema:"pattern=^\\.*[A-Za-z0-9_:@-][A-Za-z0-9._:@-]*$,maxLength=128"`
-	Kind      string  `json:"kind" jsonschema:"enum=refresh,enum=reply-draft,enum=crm-edit,enum=note"`
-	EntityID  *string `json:"entityId"`
-	// EntityName is how the owner knows the entity, such as a chat's title
-	// beside its ID; optional, for the agent to read.
-	EntityName     *string `json:"entityName"`
-	SourceRevision *string `json:"sourceRevision"`
-	Text           string  `json:"text"`
-	Edit           *EditIn `json:"edit"`
-}
-
-// EditIn is a correction the owner suggests for a person in life.
-type EditIn struct {
-	Field string `json:"field"`
-	Value string `json:"value"`
-}
 
 // Request is a stored owner request.
 type Request struct {
@@ -76,25 +40,25 @@ type Request struct {
 
 // RequestView is a request as the agent context and pages show it.
 type RequestView struct {
-	RequestID      string       `json:"requestId"`
-	Kind           string       `json:"kind"`
-	EntityID       string       `json:"entityId,omitempty"`
-	EntityName     string       `json:"entityName,omitempty"`
-	SourceRevision string       `json:"sourceRevision,omitempty"`
-	Text           string       `json:"text"`
-	Edit           *EditIn      `json:"edit,omitempty"`
-	Status         string       `json:"status"`
-	Proposal       *ProposalRef `json:"proposal,omitempty"`
-	CompletedRunID string       `json:"completedRunId,omitempty"`
-	CreatedAt      time.Time    `json:"createdAt"`
-	UpdatedAt      time.Time    `json:"updatedAt"`
+	RequestID      string           `json:"requestId"`
+	Kind           string           `json:"kind"`
+	EntityID       string           `json:"entityId,omitempty"`
+	EntityName     string           `json:"entityName,omitempty"`
+	SourceRevision string           `json:"sourceRevision,omitempty"`
+	Text           string           `json:"text"`
+	Edit           *contract.EditIn `json:"edit,omitempty"`
+	Status         string           `json:"status"`
+	Proposal       *ProposalRef     `json:"proposal,omitempty"`
+	CompletedRunID string           `json:"completedRunId,omitempty"`
+	CreatedAt      time.Time        `json:"createdAt"`
+	UpdatedAt      time.Time        `json:"updatedAt"`
 }
 
 func (r Request) view() RequestView {
 	v := RequestView{RequestID: r.RequestID, Kind: r.Kind, EntityID: r.EntityID, EntityName: r.EntityName, SourceRevision: r.SourceRevision, Text: r.Text,
 		Status: r.Status, CompletedRunID: r.CompletedRunID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.EditField != "" {
-		v.Edit = &EditIn{Field: r.EditField, Value: r.EditValue}
+		v.Edit = &contract.EditIn{Field: r.EditField, Value: r.EditValue}
 	}
 	if r.ReviewID != "" {
 		v.Proposal = &ProposalRef{ReviewID: r.ReviewID, ProposalID: r.ProposalID, Decision: r.Decision}
@@ -112,54 +76,23 @@ type ProposalRef struct {
 // ErrRequestNotPending means a cancel found the request already settled.
 var ErrRequestNotPending = errors.New("the request is no longer pending")
 
-func (r *RequestIn) validate(v *validator) {
-	v.id("/requestId", r.RequestID)
-	v.enum("/kind", r.Kind, RequestKinds)
-	v.text("/text", r.Text, MaxBodyLen, r.Kind != RequestRefresh)
-	needsEntity := r.Kind == RequestReplyDraft || r.Kind == RequestCRMEdit
-	switch {
-	case r.EntityID != nil:
-		v.text("/entityId", *r.EntityID, 256, true)
-	case needsEntity:
-		v.add("/entityId", fmt.Sprintf("a %s request names its entity", r.Kind), "a chat ID (reply-draft) or person ID (crm-edit)", "absent")
-	}
-	if r.EntityName != nil {
-		if r.EntityID == nil {
-			v.add("/entityName", "only a request that names an entity names it", "absent, or an entityId beside it", "an entityName")
-		}
-		v.text("/entityName", *r.EntityName, 256, true)
-	}
-	if r.SourceRevision != nil {
-		v.text("/sourceRevision", *r.SourceRevision, 128, true)
-	}
-	switch {
-	case r.Kind == RequestCRMEdit && r.Edit == nil:
-		v.add("/edit", "a crm-edit request carries the edit", "{field, value}", "absent")
-	case r.Kind != RequestCRMEdit && r.Edit != nil:
-		v.add("/edit", "only a crm-edit request carries an edit", "absent", "an edit")
-	case r.Edit != nil:
-		v.text("/edit/field", r.Edit.Field, 100, true)
-		v.text("/edit/value", r.Edit.Value, MaxContextLen, false)
-	}
-}
-
 // CreateRequest stores an owner request before it is acknowledged. The
 // same requestId with the same content is a replay (created false); with
 // other content it is ErrIdempotencyConflict.
 func (s *Store) CreateRequest(ctx context.Context, body []byte) (RequestView, bool, error) {
-	var in RequestIn
+	var in contract.RequestIn
 	hash, err := strictjson.DecodeAndHash(body, &in)
 	var shape *strictjson.ShapeError
 	switch {
 	case errors.As(err, &shape):
-		return RequestView{}, false, &ValidationError{Errors: shape.Errors}
+		return RequestView{}, false, &contract.ValidationError{Errors: shape.Errors}
 	case err != nil:
 		return RequestView{}, false, err
 	}
-	v := &validator{}
-	in.validate(v)
-	if len(v.errs) > 0 {
-		return RequestView{}, false, &ValidationError{Errors: v.errs}
+	v := &contract.Validator{}
+	in.Validate(v)
+	if len(v.Errs) > 0 {
+		return RequestView{}, false, &contract.ValidationError{Errors: v.Errs}
 	}
 	var row Request
 	created := false
@@ -179,7 +112,7 @@ func (s *Store) CreateRequest(ctx context.Context, body []byte) (RequestView, bo
 		}
 		t.touch("request:" + in.RequestID)
 		row = Request{RequestID: in.RequestID, Kind: in.Kind, EntityID: deref(in.EntityID), EntityName: deref(in.EntityName), SourceRevision: deref(in.SourceRevision),
-			Text: in.Text, PayloadHash: hash, Status: RequestPending, CompletedRefs: "[]", Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}
+			Text: in.Text, PayloadHash: hash, Status: contract.RequestPending, CompletedRefs: "[]", Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}
 		if in.Edit != nil {
 			row.EditField, row.EditValue = in.Edit.Field, in.Edit.Value
 		}
@@ -199,7 +132,7 @@ func (s *Store) CancelRequest(ctx context.Context, id string) (RequestView, erro
 		if err := t.Where("request_id = ?", id).Take(&row).Error; err != nil {
 			return notFound(err)
 		}
-		if row.Status != RequestPending {
+		if row.Status != contract.RequestPending {
 			return ErrRequestNotPending
 		}
 		rev, err := t.bump()
@@ -207,7 +140,7 @@ func (s *Store) CancelRequest(ctx context.Context, id string) (RequestView, erro
 			return err
 		}
 		t.touch("request:" + id)
-		row.Status, row.Revision, row.UpdatedAt = RequestCancelled, rev, t.now
+		row.Status, row.Revision, row.UpdatedAt = contract.RequestCancelled, rev, t.now
 		return t.Save(&row).Error
 	})
 	if err != nil {
@@ -222,7 +155,7 @@ func (s *Store) CancelRequest(ctx context.Context, id string) (RequestView, erro
 // RecentRequests lists pending requests and those settled since, newest first.
 func (s *Store) RecentRequests(ctx context.Context, since time.Time) ([]RequestView, error) {
 	var rows []Request
-	if err := s.rdb.WithContext(ctx).Where("status = ? OR updated_at >= ?", RequestPending, since).
+	if err := s.rdb.WithContext(ctx).Where("status = ? OR updated_at >= ?", contract.RequestPending, since).
 		Order("created_at DESC, request_id").Limit(MaxPendingInContext).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("models: recent requests: %w", err)
 	}
@@ -249,32 +182,32 @@ func (s *Store) Requests(ctx context.Context, status string, limit int) ([]Reque
 // resolveCompletions checks completedRequests (docs/contract.md, Owner requests): each names a
 // pending request, cites only source refs of this publication, and a
 // crm-edit cites a life ref with a content hash.
-func (r *Result) resolveCompletions(tx *gorm.DB, v *validator) error {
-	refs := map[string]SourceRefIn{}
+func resolveCompletions(r *contract.Result, tx *gorm.DB, v *contract.Validator) error {
+	refs := map[string]contract.SourceRefIn{}
 	for _, s := range r.SourceRefs {
 		refs[s.ID] = s
 	}
 	seen := map[string]bool{}
 	for i, c := range r.CompletedRequests {
 		path := fmt.Sprintf("/completedRequests/%d", i)
-		v.unique(seen, path+"/requestId", c.RequestID, "completed request")
+		v.Unique(seen, path+"/requestId", c.RequestID, "completed request")
 		var rows []Request
 		if err := tx.Where("request_id = ?", c.RequestID).Limit(1).Find(&rows).Error; err != nil {
 			return err
 		}
 		if len(rows) == 0 {
-			v.add(path+"/requestId", fmt.Sprintf("unknown request %q", c.RequestID), "the ID of a pending owner request", quoteFound(c.RequestID))
+			v.Add(path+"/requestId", fmt.Sprintf("unknown request %q", c.RequestID), "the ID of a pending owner request", contract.QuoteFound(c.RequestID))
 			continue
 		}
-		if rows[0].Status != RequestPending {
-			v.add(path+"/requestId", fmt.Sprintf("request %q is %s, not pending", c.RequestID, rows[0].Status), "the ID of a pending owner request", rows[0].Status)
+		if rows[0].Status != contract.RequestPending {
+			v.Add(path+"/requestId", fmt.Sprintf("request %q is %s, not pending", c.RequestID, rows[0].Status), "the ID of a pending owner request", rows[0].Status)
 		}
 		lifeWithHash := false
 		for j, id := range c.SourceRefIDs {
 			ref, ok := refs[id]
 			if !ok {
-				v.add(fmt.Sprintf("%s/sourceRefIds/%d", path, j), fmt.Sprintf("source ref %q is not in this publication", id),
-					"the ID of a source ref in this publication's sourceRefs", quoteFound(id))
+				v.Add(fmt.Sprintf("%s/sourceRefIds/%d", path, j), fmt.Sprintf("source ref %q is not in this publication", id),
+					"the ID of a source ref in this publication's sourceRefs", contract.QuoteFound(id))
 				continue
 			}
 			if ref.Kind == "life" && ref.ContentHash != nil {
@@ -283,8 +216,8 @@ func (r *Result) resolveCompletions(tx *gorm.DB, v *validator) error {
 		}
 		// The hash must be in this publication, not new: a correction that
 		// was already true in life is completed by citing the file as it is.
-		if rows[0].Kind == RequestCRMEdit && !lifeWithHash {
-			v.add(path+"/sourceRefIds", "a crm-edit completion cites the life file it checked",
+		if rows[0].Kind == contract.RequestCRMEdit && !lifeWithHash {
+			v.Add(path+"/sourceRefIds", "a crm-edit completion cites the life file it checked",
 				"at least one life source ref with a contentHash in this publication", fmt.Sprintf("%d refs, none a life ref", len(c.SourceRefIDs)))
 		}
 	}
@@ -292,12 +225,12 @@ func (r *Result) resolveCompletions(tx *gorm.DB, v *validator) error {
 }
 
 // completeRequests marks the publication's completed requests done.
-func (r *Result) completeRequests(t *txn) error {
+func completeRequests(r *contract.Result, t *txn) error {
 	tx, rev, now := t.DB, t.rev, t.now
 	for _, c := range r.CompletedRequests {
 		ids := slices.Clone(c.SourceRefIDs)
-		if err := tx.Model(&Request{}).Where("request_id = ? AND status = ?", c.RequestID, RequestPending).Updates(map[string]any{
-			"status": RequestCompleted, "completed_run_id": r.RunID, "completed_refs": evidenceText(ids), "revision": rev, "updated_at": now,
+		if err := tx.Model(&Request{}).Where("request_id = ? AND status = ?", c.RequestID, contract.RequestPending).Updates(map[string]any{
+			"status": contract.RequestCompleted, "completed_run_id": r.RunID, "completed_refs": evidenceText(ids), "revision": rev, "updated_at": now,
 		}).Error; err != nil {
 			return err
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/contract"
 )
 
 // DefaultObservationHorizon is how long a consumed observation keeps its
@@ -40,7 +42,7 @@ func (s *Store) PruneObservations(ctx context.Context, horizon time.Duration) (P
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		del := tx.Exec(`DELETE FROM observations WHERE status = ? AND pruned_at IS NULL AND consumed_at < ?
 			AND EXISTS (SELECT 1 FROM observations n WHERE n.source = observations.source AND n.ref = observations.ref AND n.id > observations.id)`,
-			ObservationConsumed, cutoff)
+			contract.ObservationConsumed, cutoff)
 		if del.Error != nil {
 			return del.Error
 		}
@@ -51,12 +53,12 @@ func (s *Store) PruneObservations(ctx context.Context, horizon time.Duration) (P
 		superseded := tx.Exec(`DELETE FROM observations WHERE pruned_at IS NOT NULL
 			AND (source, ref) IN (SELECT source, ref FROM observations WHERE status = ? AND pruned_at IS NULL AND consumed_at < ?)
 			AND EXISTS (SELECT 1 FROM observations n WHERE n.source = observations.source AND n.ref = observations.ref AND n.id > observations.id)`,
-			ObservationConsumed, cutoff)
+			contract.ObservationConsumed, cutoff)
 		if superseded.Error != nil {
 			return superseded.Error
 		}
 		upd := tx.Exec(`UPDATE observations SET raw = '', pruned_at = ? WHERE status = ? AND pruned_at IS NULL AND consumed_at < ?`,
-			now, ObservationConsumed, cutoff)
+			now, contract.ObservationConsumed, cutoff)
 		rep.Deleted, rep.Emptied = del.RowsAffected+superseded.RowsAffected, upd.RowsAffected
 		return upd.Error
 	})

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hearth/internal/contract"
 )
 
 // postObservations records one batch and fails the test on a refused item
@@ -76,7 +78,7 @@ func TestPrunedObservationSentAgainIsStillADuplicate(t *testing.T) {
 		t.Fatalf("the newest version sent again = %+v, want a duplicate of observation %d consumed by run-1", dups[0], edited[0].ObservationID)
 	}
 	again, dups := postObservations(t, s, message("m1", "first words"))
-	if dups[0] != nil || again[0].Action != ActionModified {
+	if dups[0] != nil || again[0].Action != contract.ActionModified {
 		t.Fatalf("an older version sent again = %+v, %v; want a new version, as before the prune", again[0], dups[0])
 	}
 }

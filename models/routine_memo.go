@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"hearth/internal/contract"
 )
 
 // metricsMemo keeps routine counts computed for the Routines page between
@@ -217,10 +219,10 @@ func monthWindows(from, to string) [][2]string {
 func mergeMetrics(routineID string, revision int64, from, to string, parts []RoutineMetrics) RoutineMetrics {
 	if len(parts) == 1 {
 		m := parts[0]
-		m.Window = WindowIn{From: from, To: to}
+		m.Window = contract.WindowIn{From: from, To: to}
 		return m
 	}
-	m := RoutineMetrics{RoutineID: routineID, Revision: revision, Window: WindowIn{From: from, To: to}, Days: []DayOutcome{}, Steps: []StepMetrics{}}
+	m := RoutineMetrics{RoutineID: routineID, Revision: revision, Window: contract.WindowIn{From: from, To: to}, Days: []DayOutcome{}, Steps: []StepMetrics{}}
 	days := 0
 	for _, p := range parts {
 		days += len(p.Days)

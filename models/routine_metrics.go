@@ -8,6 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/schedule"
 )
 
@@ -17,23 +18,23 @@ import (
 // applicable occasions leave the denominator with their reasons; an
 // unrecorded day is not a failure, only a day with no outcome.
 type RoutineMetrics struct {
-	RoutineID     string         `json:"routineId"`
-	Revision      int64          `json:"revision"`
-	Window        WindowIn       `json:"window"`
-	Applicable    int            `json:"applicable"`
-	Completed     int            `json:"completed"`
-	Partial       int            `json:"partial"`
-	Skipped       int            `json:"skipped"`
-	Deferred      int            `json:"deferred"`
-	NotApplicable int            `json:"notApplicable"`
-	Unrecorded    int            `json:"unrecorded"`
-	Open          int            `json:"open"`
-	Attainment    Ratio          `json:"attainment"`
-	Coverage      CoverageRatio  `json:"coverage"`
-	Reasons       []string       `json:"notApplicableReasons,omitempty"`
-	Feedback      FeedbackCounts `json:"feedback"`
-	Days          []DayOutcome   `json:"days,omitempty"`
-	Steps         []StepMetrics  `json:"steps"`
+	RoutineID     string            `json:"routineId"`
+	Revision      int64             `json:"revision"`
+	Window        contract.WindowIn `json:"window"`
+	Applicable    int               `json:"applicable"`
+	Completed     int               `json:"completed"`
+	Partial       int               `json:"partial"`
+	Skipped       int               `json:"skipped"`
+	Deferred      int               `json:"deferred"`
+	NotApplicable int               `json:"notApplicable"`
+	Unrecorded    int               `json:"unrecorded"`
+	Open          int               `json:"open"`
+	Attainment    Ratio             `json:"attainment"`
+	Coverage      CoverageRatio     `json:"coverage"`
+	Reasons       []string          `json:"notApplicableReasons,omitempty"`
+	Feedback      FeedbackCounts    `json:"feedback"`
+	Days          []DayOutcome      `json:"days,omitempty"`
+	Steps         []StepMetrics     `json:"steps"`
 }
 
 // Ratio is completed over applicable, kept as counts.
@@ -91,7 +92,7 @@ type StepMetrics struct {
 // windows) for daily and weekly routines, and from instantiated occurrences
 // for event routines, so a day nobody opened Home still counts, as unrecorded.
 func routineMetrics(tx *gorm.DB, routineID string, revision int64, from, to string, now time.Time) (RoutineMetrics, error) {
-	m := RoutineMetrics{RoutineID: routineID, Revision: revision, Window: WindowIn{From: from, To: to}, Days: []DayOutcome{}, Steps: []StepMetrics{}}
+	m := RoutineMetrics{RoutineID: routineID, Revision: revision, Window: contract.WindowIn{From: from, To: to}, Days: []DayOutcome{}, Steps: []StepMetrics{}}
 	var def RoutineDefinition
 	if err := tx.Where("routine_id = ? AND revision = ?", routineID, revision).Take(&def).Error; err != nil {
 		return m, notFound(err)
@@ -202,14 +203,14 @@ func loadMetricsInput(tx *gorm.DB, def RoutineDefinition, trials []RoutineTrial,
 // until when the result holds without a new outcome: the end of the
 // earliest occasion still open, when it would turn unrecorded.
 func (in metricsInput) compute(from, to string, day Day, now time.Time) (RoutineMetrics, time.Time) {
-	m := RoutineMetrics{RoutineID: in.def.RoutineID, Revision: in.def.Revision, Window: WindowIn{From: from, To: to}, Days: []DayOutcome{}, Steps: []StepMetrics{}}
+	m := RoutineMetrics{RoutineID: in.def.RoutineID, Revision: in.def.Revision, Window: contract.WindowIn{From: from, To: to}, Days: []DayOutcome{}, Steps: []StepMetrics{}}
 	byOccasion := make(map[string]int, len(in.occs))
 	for i, o := range in.occs {
 		byOccasion[o.Occasion] = i
 	}
 	var planned []int // indexes into in.occs, or -1 - i for planned day i without an occurrence
 	var dates []string
-	if in.def.TriggerKind == TriggerEvent {
+	if in.def.TriggerKind == contract.TriggerEvent {
 		for i := range in.occs {
 			planned = append(planned, i)
 		}

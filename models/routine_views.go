@@ -12,6 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/ids"
 )
 
@@ -45,16 +46,16 @@ type RoutineCard struct {
 
 // RoutineRevisionView is one stored revision.
 type RoutineRevisionView struct {
-	RoutineID   string         `json:"routineId"`
-	Revision    int64          `json:"revision"`
-	Title       string         `json:"title"`
-	Purpose     string         `json:"purpose"`
-	Trigger     TriggerView    `json:"trigger"`
-	Steps       []RoutineStep  `json:"steps"`
-	Rule        CompletionRule `json:"completionRule"`
-	Status      string         `json:"status"`
-	EvidenceIDs []string       `json:"evidenceIds"`
-	PublishedAt time.Time      `json:"publishedAt"`
+	RoutineID   string                  `json:"routineId"`
+	Revision    int64                   `json:"revision"`
+	Title       string                  `json:"title"`
+	Purpose     string                  `json:"purpose"`
+	Trigger     TriggerView             `json:"trigger"`
+	Steps       []RoutineStep           `json:"steps"`
+	Rule        contract.CompletionRule `json:"completionRule"`
+	Status      string                  `json:"status"`
+	EvidenceIDs []string                `json:"evidenceIds"`
+	PublishedAt time.Time               `json:"publishedAt"`
 }
 
 // TriggerView is a stored trigger.
@@ -89,15 +90,15 @@ func (t TrialView) lastDay() string { return lastDay(t.EndsOn, t.EndedOn) }
 // ReviewView is an agent review with the counts it was based on and the
 // owner's decision on each proposal.
 type ReviewView struct {
-	ID            string         `json:"id"`
-	RoutineID     string         `json:"routineId"`
-	Revision      int64          `json:"revision"`
-	Window        WindowIn       `json:"window"`
-	Observations  []string       `json:"observations"`
-	Uncertainties []string       `json:"uncertainties"`
-	Proposals     []ProposalView `json:"proposals"`
-	EvidenceIDs   []string       `json:"evidenceIds"`
-	BasedOn       RoutineMetrics `json:"basedOn"`
+	ID            string            `json:"id"`
+	RoutineID     string            `json:"routineId"`
+	Revision      int64             `json:"revision"`
+	Window        contract.WindowIn `json:"window"`
+	Observations  []string          `json:"observations"`
+	Uncertainties []string          `json:"uncertainties"`
+	Proposals     []ProposalView    `json:"proposals"`
+	EvidenceIDs   []string          `json:"evidenceIds"`
+	BasedOn       RoutineMetrics    `json:"basedOn"`
 	// Current are the counts of the same window now (late records, days
 	// that ended since), to show beside BasedOn when they differ.
 	Current     RoutineMetrics `json:"-"`
@@ -233,7 +234,7 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 					active := tv
 					card.ActiveTrial, card.Standing = &active, "active"
 					for _, d := range tv.Metrics.Days {
-						if d.Date < v.Day.Date && d.Outcome == OutcomeUnrecorded && card.Current.Trigger.Kind != TriggerEvent {
+						if d.Date < v.Day.Date && d.Outcome == OutcomeUnrecorded && card.Current.Trigger.Kind != contract.TriggerEvent {
 							card.RecordableDays = append(card.RecordableDays, d.Date)
 						}
 					}
@@ -275,12 +276,12 @@ type RoutineReview struct {
 }
 
 func (r RoutineReview) view(decisions map[string]Request) ReviewView {
-	v := ReviewView{ID: r.ID, RoutineID: r.RoutineID, Revision: r.Revision, Window: WindowIn{From: r.WindowFrom, To: r.WindowTo},
+	v := ReviewView{ID: r.ID, RoutineID: r.RoutineID, Revision: r.Revision, Window: contract.WindowIn{From: r.WindowFrom, To: r.WindowTo},
 		EvidenceIDs: evidenceList(r.EvidenceIDs), PublishedAt: r.UpdatedAt}
 	_ = json.Unmarshal([]byte(r.Observations), &v.Observations)
 	_ = json.Unmarshal([]byte(r.Uncertainties), &v.Uncertainties)
 	_ = json.Unmarshal([]byte(r.Metrics), &v.BasedOn)
-	var props []ProposalIn
+	var props []contract.ProposalIn
 	_ = json.Unmarshal([]byte(r.Proposals), &props)
 	for _, p := range props {
 		pv := ProposalView{ID: p.ID, Text: p.Text}
@@ -296,7 +297,7 @@ func proposalDecisions(tx *gorm.DB) (map[string]Request, error) {
 	var rows []Request
 	// review_id != '' is the condition of the partial index requests_proposal:
 	// it lets SQLite read only the proposal answers, not every request.
-	if err := tx.Where("review_id != '' AND kind = ?", RequestRoutineChange).Find(&rows).Error; err != nil {
+	if err := tx.Where("review_id != '' AND kind = ?", contract.RequestRoutineChange).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	out := map[string]Request{}
@@ -337,8 +338,8 @@ func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (Request
 		return RequestView{}, fmt.Errorf("models: decide adopt, modify or reject: %w", ErrInvalidInput)
 	case d.Decision == DecisionModify && d.Words == "":
 		return RequestView{}, &FieldError{Field: "words", Message: "Say how you would change it."}
-	case utf8.RuneCountInString(d.Words) > MaxBodyLen:
-		return RequestView{}, &FieldError{Field: "words", Message: fmt.Sprintf("Your words are longer than %d characters.", MaxBodyLen)}
+	case utf8.RuneCountInString(d.Words) > contract.MaxBodyLen:
+		return RequestView{}, &FieldError{Field: "words", Message: fmt.Sprintf("Your words are longer than %d characters.", contract.MaxBodyLen)}
 	}
 	var row Request
 	_, err := s.commit(ctx, func(t *txn) error {
@@ -360,9 +361,9 @@ func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (Request
 		if err := t.Take(&rv, "id = ?", d.ReviewID).Error; err != nil {
 			return notFound(err)
 		}
-		var props []ProposalIn
+		var props []contract.ProposalIn
 		_ = json.Unmarshal([]byte(rv.Proposals), &props)
-		i := slices.IndexFunc(props, func(p ProposalIn) bool { return p.ID == d.ProposalID })
+		i := slices.IndexFunc(props, func(p contract.ProposalIn) bool { return p.ID == d.ProposalID })
 		if i < 0 {
 			return ErrNotFound
 		}
@@ -378,8 +379,8 @@ func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (Request
 		if err != nil {
 			return err
 		}
-		row = Request{RequestID: d.RequestID, Kind: RequestRoutineChange, EntityID: rv.RoutineID, SourceRevision: fmt.Sprint(rv.Revision),
-			Text: text, PayloadHash: "", Status: RequestPending, CompletedRefs: "[]", Revision: rev, CreatedAt: t.now, UpdatedAt: t.now,
+		row = Request{RequestID: d.RequestID, Kind: contract.RequestRoutineChange, EntityID: rv.RoutineID, SourceRevision: fmt.Sprint(rv.Revision),
+			Text: text, PayloadHash: "", Status: contract.RequestPending, CompletedRefs: "[]", Revision: rev, CreatedAt: t.now, UpdatedAt: t.now,
 			ReviewID: d.ReviewID, ProposalID: d.ProposalID, Decision: d.Decision}
 		t.touch("request:"+d.RequestID, "routine:"+rv.RoutineID)
 		return t.Create(&row).Error

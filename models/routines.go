@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"hearth/internal/contract"
 	"hearth/internal/instant"
 	"hearth/internal/schedule"
 )
@@ -169,7 +170,7 @@ func (s *Store) StartTrial(ctx context.Context, cmd TrialCommand) (RoutineTrial,
 		if err := t.Where("routine_id = ? AND revision = ?", cmd.RoutineID, cmd.Revision).Take(&def).Error; err != nil {
 			return notFound(err)
 		}
-		if def.Status == RoutineRetired {
+		if def.Status == contract.RoutineRetired {
 			return &FieldError{Field: "revision", Message: fmt.Sprintf("Version %d is retired: choose another.", cmd.Revision)}
 		}
 		day, err := ownerDay(t.DB, t.now, "")
@@ -358,7 +359,7 @@ func (s *Store) EnsureOccurrences(ctx context.Context) (created int, err error) 
 func ensureOccurrences(t *txn, day Day) (int, error) {
 	created := 0
 	err := eachTrialToday(t, day, func(def RoutineDefinition, tr RoutineTrial) error {
-		if def.TriggerKind == TriggerEvent {
+		if def.TriggerKind == contract.TriggerEvent {
 			return nil
 		}
 		made, err := instantiate(t, def, tr, day, day.Date)
@@ -405,7 +406,7 @@ func trialApplies(tr RoutineTrial, date string) bool {
 // event (start-work, end-work) today. The occasion is the day and event, so
 // a double tap, or a second device, makes one occurrence.
 func (s *Store) TriggerEvent(ctx context.Context, event string) (int, error) {
-	if event != EventStartWork && event != EventEndWork {
+	if event != contract.EventStartWork && event != contract.EventEndWork {
 		return 0, fmt.Errorf("models: event must be start-work or end-work: %w", ErrInvalidInput)
 	}
 	created := 0
@@ -415,7 +416,7 @@ func (s *Store) TriggerEvent(ctx context.Context, event string) (int, error) {
 			return err
 		}
 		return eachTrialToday(t, day, func(def RoutineDefinition, tr RoutineTrial) error {
-			if def.TriggerKind != TriggerEvent || def.TriggerEvent != event {
+			if def.TriggerKind != contract.TriggerEvent || def.TriggerEvent != event {
 				return nil
 			}
 			made, err := instantiate(t, def, tr, day, day.Date+"."+event)
@@ -436,7 +437,7 @@ func OccurrenceID(routineID, occasion string) string { return routineID + "@" + 
 
 // occurrenceActivityID is the routine activity of an occurrence on Home;
 // its steps add ":<step ID>".
-func occurrenceActivityID(occurrenceID string) string { return hearthIDPrefix + occurrenceID }
+func occurrenceActivityID(occurrenceID string) string { return contract.HearthIDPrefix + occurrenceID }
 
 // OccurrenceActivityID is the ID of an occurrence's routine activity on Home.
 func OccurrenceActivityID(occurrenceID string) string { return occurrenceActivityID(occurrenceID) }
@@ -458,7 +459,7 @@ func instantiate(t *txn, def RoutineDefinition, tr RoutineTrial, day Day, occasi
 	if err := json.Unmarshal([]byte(def.Steps), &steps); err != nil {
 		return false, fmt.Errorf("stored steps of %s@%d: %w", def.RoutineID, def.Revision, err)
 	}
-	var rule CompletionRule
+	var rule contract.CompletionRule
 	if err := json.Unmarshal([]byte(def.CompletionRule), &rule); err != nil {
 		return false, fmt.Errorf("stored rule of %s@%d: %w", def.RoutineID, def.Revision, err)
 	}
@@ -476,7 +477,7 @@ func instantiate(t *txn, def RoutineDefinition, tr RoutineTrial, day Day, occasi
 		fmt.Sscan(mm, &m)
 		rank = h*60 + m
 	}
-	rows := [][]any{{parent, KindRoutine, def.Title, def.Purpose, nil, nil, nil, key, "routine", rank, "", "{}", def.EvidenceIDs, rev, t.now, t.now}}
+	rows := [][]any{{parent, contract.KindRoutine, def.Title, def.Purpose, nil, nil, nil, key, "routine", rank, "", "{}", def.EvidenceIDs, rev, t.now, t.now}}
 	for i, st := range steps {
 		id := parent + ":" + st.ID
 		frozen.Steps = append(frozen.Steps, id)
@@ -553,7 +554,7 @@ func occurrenceRule(tx *gorm.DB, routineID string) (*frozenRule, error) {
 
 // ruleMet reports whether completed step activities satisfy a frozen rule.
 func (r frozenRule) met(completed map[string]bool) bool {
-	if r.Kind == RuleMinSteps {
+	if r.Kind == contract.RuleMinSteps {
 		return len(completed) >= r.N
 	}
 	for _, id := range r.Required {
@@ -626,8 +627,8 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 	if cmd.Outcome == OutcomeNotApplicable && strings.TrimSpace(cmd.Reason) == "" {
 		return &FieldError{Field: "reason", Message: "Not applicable needs a reason: say why."}
 	}
-	if utf8.RuneCountInString(cmd.Reason) > MaxReasonLen {
-		return &FieldError{Field: "reason", Message: fmt.Sprintf("The reason is longer than %d characters.", MaxReasonLen)}
+	if utf8.RuneCountInString(cmd.Reason) > contract.MaxReasonLen {
+		return &FieldError{Field: "reason", Message: fmt.Sprintf("The reason is longer than %d characters.", contract.MaxReasonLen)}
 	}
 	if _, err := instant.ParseDate(cmd.Date); err != nil {
 		return &FieldError{Field: "date", Message: "Enter a date from 2000-01-01 to 2199-12-31, as YYYY-MM-DD."}
@@ -653,7 +654,7 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 		if err := t.Where("routine_id = ? AND revision = ?", tr.RoutineID, tr.Revision).Take(&def).Error; err != nil {
 			return err
 		}
-		if def.TriggerKind == TriggerEvent {
+		if def.TriggerKind == contract.TriggerEvent {
 			return &FieldError{Field: "date", Message: "An event routine's days come from its event, not from a date."}
 		}
 		loc, err := schedule.LoadZone(tr.Zone)

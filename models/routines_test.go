@@ -12,6 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
@@ -289,7 +290,7 @@ func TestEventRoutineOccursOncePerDayWhenTheOwnerStartsWork(t *testing.T) {
 		t.Fatalf("an event routine was instantiated by the clock: %d", n)
 	}
 	for i := range 2 {
-		n, err := s.TriggerEvent(ctx, EventStartWork)
+		n, err := s.TriggerEvent(ctx, contract.EventStartWork)
 		if err != nil || n != 1-i {
 			t.Fatalf("tap %d created %d, %v: want 1, then 0", i+1, n, err)
 		}
@@ -472,7 +473,7 @@ func TestReviewKeepsItsCountsAndProposalDecisionsBecomeRequests(t *testing.T) {
 		t.Fatalf("modify without words: %v", err)
 	}
 	req, err := s.DecideProposal(ctx, ProposalDecision{RequestID: "req-p1", ReviewID: "rv-1", ProposalID: "p1", Decision: DecisionModify, Words: "Only on Sundays"})
-	if err != nil || req.Kind != RequestRoutineChange || req.Status != RequestPending || req.EntityID != "morning" || req.Proposal.Decision != DecisionModify {
+	if err != nil || req.Kind != contract.RequestRoutineChange || req.Status != contract.RequestPending || req.EntityID != "morning" || req.Proposal.Decision != DecisionModify {
 		t.Fatalf("request %+v, %v", req, err)
 	}
 	if again, err := s.DecideProposal(ctx, ProposalDecision{RequestID: "req-p1", ReviewID: "rv-1", ProposalID: "p1", Decision: DecisionModify, Words: "Only on Sundays"}); err != nil || again.RequestID != "req-p1" {
@@ -487,7 +488,7 @@ func TestReviewKeepsItsCountsAndProposalDecisionsBecomeRequests(t *testing.T) {
 	}
 	found := false
 	for _, r := range ac.Requests.Items {
-		found = found || (r.RequestID == "req-p1" && r.Kind == RequestRoutineChange && r.Text == `Modify "Drop the stretch on weekends": Only on Sundays`)
+		found = found || (r.RequestID == "req-p1" && r.Kind == contract.RequestRoutineChange && r.Text == `Modify "Drop the stretch on weekends": Only on Sundays`)
 	}
 	if !found {
 		t.Fatalf("the agent does not see the decision: %+v", ac.Requests.Items)
@@ -612,10 +613,10 @@ func TestHomeOffersEventButtonsAndShowsOccurrenceOutcomes(t *testing.T) {
 	if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "startup", Revision: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if h := mustHome(t, s); len(h.Events) != 1 || h.Events[0] != (EventTrigger{Event: EventStartWork}) {
+	if h := mustHome(t, s); len(h.Events) != 1 || h.Events[0] != (EventTrigger{Event: contract.EventStartWork}) {
 		t.Fatalf("events with a trial: %+v", h.Events)
 	}
-	if _, err := s.TriggerEvent(ctx, EventStartWork); err != nil {
+	if _, err := s.TriggerEvent(ctx, contract.EventStartWork); err != nil {
 		t.Fatal(err)
 	}
 	h := mustHome(t, s)

@@ -42,15 +42,15 @@ func DecodeInvocationFinish(body []byte) (contract.InvocationFinishIn, error) {
 }
 
 // usageErrors checks reported usage the way a run's finish does.
-func usageErrors(v *validator, durationMS int64, tokens *int64, cost *float64) {
+func usageErrors(v *contract.Validator, durationMS int64, tokens *int64, cost *float64) {
 	if durationMS < 0 {
-		v.add("/durationMs", "must not be negative", "integer >= 0", fmt.Sprint(durationMS))
+		v.Add("/durationMs", "must not be negative", "integer >= 0", fmt.Sprint(durationMS))
 	}
 	if cost != nil && (*cost < 0 || math.IsNaN(*cost) || *cost > 1e6) {
-		v.add("/costUsd", "out of range", "0 to 1000000", fmt.Sprint(*cost))
+		v.Add("/costUsd", "out of range", "0 to 1000000", fmt.Sprint(*cost))
 	}
 	if tokens != nil && *tokens < 0 {
-		v.add("/tokens", "must not be negative", "integer >= 0", fmt.Sprint(*tokens))
+		v.Add("/tokens", "must not be negative", "integer >= 0", fmt.Sprint(*tokens))
 	}
 }
 
@@ -66,25 +66,25 @@ func (s *Store) FinishInvocation(ctx context.Context, runner, runID string, n in
 	if err := s.ownRun(ctx, runner, runID); err != nil {
 		return contract.InvocationView{}, err
 	}
-	v := &validator{}
+	v := &contract.Validator{}
 	if in.PublicationRunID != contract.PublicationRunID(runID, n) {
-		v.add("/publicationRunId", "not this invocation's publication runId", contract.PublicationRunID(runID, n), quoteFound(in.PublicationRunID))
+		v.Add("/publicationRunId", "not this invocation's publication runId", contract.PublicationRunID(runID, n), contract.QuoteFound(in.PublicationRunID))
 	}
-	v.enum("/outcome", in.Outcome, []string{contract.InvocationPublished, contract.InvocationConflict, contract.InvocationRefused, contract.InvocationFailed, contract.InvocationUnknown})
+	v.Enum("/outcome", in.Outcome, []string{contract.InvocationPublished, contract.InvocationConflict, contract.InvocationRefused, contract.InvocationFailed, contract.InvocationUnknown})
 	usageErrors(v, in.DurationMS, in.Tokens, in.CostUSD)
 	if len(in.Errors) > 0 && in.Outcome != contract.InvocationRefused {
-		v.add("/errors", "only a refused invocation has errors", "no errors", fmt.Sprintf("%d errors", len(in.Errors)))
+		v.Add("/errors", "only a refused invocation has errors", "no errors", fmt.Sprintf("%d errors", len(in.Errors)))
 	}
-	if v.count("/errors", len(in.Errors), contract.MaxRefusalErrors) {
+	if v.Count("/errors", len(in.Errors), contract.MaxRefusalErrors) {
 		for i, e := range in.Errors {
 			p := fmt.Sprintf("/errors/%d", i)
-			v.text(p+"/path", e.Path, 2*contract.MaxRefusalPath, false)
-			v.text(p+"/expected", e.Expected, 2*contract.MaxRefusalText, false)
-			v.text(p+"/found", e.Found, 2*contract.MaxRefusalText, false)
+			v.Text(p+"/path", e.Path, 2*contract.MaxRefusalPath, false)
+			v.Text(p+"/expected", e.Expected, 2*contract.MaxRefusalText, false)
+			v.Text(p+"/found", e.Found, 2*contract.MaxRefusalText, false)
 		}
 	}
-	if len(v.errs) > 0 {
-		return contract.InvocationView{}, &ValidationError{Errors: v.errs}
+	if len(v.Errs) > 0 {
+		return contract.InvocationView{}, &contract.ValidationError{Errors: v.Errs}
 	}
 	errs := make([]contract.RefusalError, len(in.Errors))
 	for i, e := range in.Errors {

@@ -77,7 +77,7 @@ func TestAnInvocationReportIsRefusedForAnotherRunnerAnUnstartedOrOverBudgetInvoc
 			t.Fatalf("invocation %d: %v", n, err)
 		}
 	}
-	var invalid *ValidationError
+	var invalid *contract.ValidationError
 	for name, in := range map[string]contract.InvocationFinishIn{
 		"wrong publication runId": {PublicationRunID: "run-1-2", Outcome: contract.InvocationPublished},
 		"unknown outcome":         {PublicationRunID: "run-1-1", Outcome: "maybe"},
@@ -130,9 +130,9 @@ func TestARefusalsFoundNeverCarriesMessageText(t *testing.T) {
 		in   strictjson.FieldError
 		want contract.RefusalError
 	}{
-		{strictjson.FieldError{Path: "/replyDrafts/0/candidates/0", Expected: "at most 10 characters", Found: quoteFound(body)},
+		{strictjson.FieldError{Path: "/replyDrafts/0/candidates/0", Expected: "at most 10 characters", Found: contract.QuoteFound(body)},
 			contract.RefusalError{Path: "/replyDrafts/0/candidates/0", Expected: "at most 10 characters", Found: "a text of more than 60 characters"}},
-		{strictjson.FieldError{Path: "/activities/0/title", Expected: "string", Found: "string " + quoteFound("lunch with Ana")},
+		{strictjson.FieldError{Path: "/activities/0/title", Expected: "string", Found: "string " + contract.QuoteFound("lunch with Ana")},
 			contract.RefusalError{Path: "/activities/0/title", Expected: "string", Found: "string, a text of 14 characters"}},
 		{strictjson.FieldError{Path: "/activities/0/id", Expected: "an ID", Found: `"bad/id"`},
 			contract.RefusalError{Path: "/activities/0/id", Expected: "an ID", Found: `"bad/id"`}},

@@ -60,18 +60,18 @@ var (
 // validated first, and the claim and the run row are one commit: a refused
 // or failed start (or a crash in between) leaves the occurrence due.
 func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStartIn, costs CostPolicy) (contract.RunStart, error) {
-	v := &validator{}
-	v.id("/runId", in.RunID)
-	v.id("/job", in.Job)
-	v.enum("/trigger", in.Trigger, []string{contract.TriggerSchedule, contract.TriggerManual, contract.TriggerWatch})
+	v := &contract.Validator{}
+	v.ID("/runId", in.RunID)
+	v.ID("/job", in.Job)
+	v.Enum("/trigger", in.Trigger, []string{contract.TriggerSchedule, contract.TriggerManual, contract.TriggerWatch})
 	if in.ScheduleID != nil {
-		v.id("/scheduleId", *in.ScheduleID)
+		v.ID("/scheduleId", *in.ScheduleID)
 	}
 	if (in.Trigger == contract.TriggerSchedule) != (in.ScheduleID != nil) {
-		v.add("/scheduleId", "a schedule run names its schedule, and only it", "a schedule ID exactly when trigger is schedule", fmt.Sprint(in.ScheduleID != nil))
+		v.Add("/scheduleId", "a schedule run names its schedule, and only it", "a schedule ID exactly when trigger is schedule", fmt.Sprint(in.ScheduleID != nil))
 	}
-	if len(v.errs) > 0 {
-		return contract.RunStart{}, &ValidationError{Errors: v.errs}
+	if len(v.Errs) > 0 {
+		return contract.RunStart{}, &contract.ValidationError{Errors: v.Errs}
 	}
 	out := contract.RunStart{DeadlineSecs: int(schedule.DefaultLimits().Deadline / time.Second), MaxInvocations: contract.MaxRunInvocations}
 	// Run bookkeeping does not bump the revision, so a run never makes its
@@ -201,12 +201,12 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in contract
 	if err := s.ownRun(ctx, runner, runID); err != nil {
 		return contract.RunView{}, err
 	}
-	v := &validator{}
-	v.enum("/outcome", in.Outcome, []string{contract.RunSucceeded, contract.RunFailed, contract.RunUnknown})
-	v.text("/detail", in.Detail, MaxReasonLen, false)
+	v := &contract.Validator{}
+	v.Enum("/outcome", in.Outcome, []string{contract.RunSucceeded, contract.RunFailed, contract.RunUnknown})
+	v.Text("/detail", in.Detail, contract.MaxReasonLen, false)
 	usageErrors(v, in.DurationMS, in.Tokens, in.CostUSD)
-	if len(v.errs) > 0 {
-		return contract.RunView{}, &ValidationError{Errors: v.errs}
+	if len(v.Errs) > 0 {
+		return contract.RunView{}, &contract.ValidationError{Errors: v.Errs}
 	}
 	var run Run
 	if err := s.rdb.WithContext(ctx).Take(&run, "id = ?", runID).Error; err != nil {
@@ -453,7 +453,7 @@ func decodeStrict(body []byte, v any) error {
 	_, err := strictjson.DecodeAndHash(body, v)
 	var shape *strictjson.ShapeError
 	if errors.As(err, &shape) {
-		return &ValidationError{Errors: shape.Errors}
+		return &contract.ValidationError{Errors: shape.Errors}
 	}
 	return err
 }

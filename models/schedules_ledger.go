@@ -12,6 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/schedule"
 	"hearth/internal/strictjson"
 )
@@ -235,20 +236,20 @@ func scheduleInvalid(err error) error {
 	case "file":
 		path = "/prompt"
 	}
-	return &ValidationError{Errors: []strictjson.FieldError{{Path: path, Message: ve.Message, Expected: ve.Expected, Found: ve.Found}}}
+	return &contract.ValidationError{Errors: []strictjson.FieldError{{Path: path, Message: ve.Message, Expected: ve.Expected, Found: ve.Found}}}
 }
 
 // buildDefinition validates a create body into a definition, without the
 // clock: everything here is as true on a replay as it was the first time.
 func (in *ScheduleIn) buildDefinition(actor Actor) (schedule.Definition, schedule.ZoneSource, error) {
-	v := &validator{}
-	v.id("/requestKey", in.RequestKey)
-	v.id("/job", in.Job)
+	v := &contract.Validator{}
+	v.ID("/requestKey", in.RequestKey)
+	v.ID("/job", in.Job)
 	if in.ID != nil {
-		v.id("/id", *in.ID)
+		v.ID("/id", *in.ID)
 	}
-	if len(v.errs) > 0 {
-		return schedule.Definition{}, "", &ValidationError{Errors: v.errs}
+	if len(v.Errs) > 0 {
+		return schedule.Definition{}, "", &contract.ValidationError{Errors: v.Errs}
 	}
 	loc, source, err := schedule.ResolveZone(deref(in.Zone), deref(in.ClientZone))
 	if err != nil {
@@ -299,7 +300,7 @@ func (s *Store) CreateSchedule(ctx context.Context, actor Actor, body []byte) (S
 	var shape *strictjson.ShapeError
 	switch {
 	case errors.As(err, &shape):
-		return ScheduleReceipt{}, false, &ValidationError{Errors: shape.Errors}
+		return ScheduleReceipt{}, false, &contract.ValidationError{Errors: shape.Errors}
 	case err != nil:
 		return ScheduleReceipt{}, false, err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/schedule"
 )
 
@@ -218,7 +219,7 @@ func TestScheduleCreateReplaysValidatesAndRefuses(t *testing.T) {
 }
 
 func isInvalidAt(err error, path string) bool {
-	var ve *ValidationError
+	var ve *contract.ValidationError
 	if !errors.As(err, &ve) {
 		return false
 	}

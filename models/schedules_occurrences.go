@@ -6,6 +6,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/schedule"
 	"hearth/internal/strictjson"
 )
@@ -69,8 +70,8 @@ func (s *Store) claim(t *txn, adm *Admission, claimant, job string) error {
 		return nil
 	}
 	if job != "" && job != def.Job {
-		return &ValidationError{Errors: []strictjson.FieldError{{Path: "/job", Message: "schedule " + id + " runs another job",
-			Expected: quoteFound(def.Job), Found: quoteFound(job)}}}
+		return &contract.ValidationError{Errors: []strictjson.FieldError{{Path: "/job", Message: "schedule " + id + " runs another job",
+			Expected: contract.QuoteFound(def.Job), Found: contract.QuoteFound(job)}}}
 	}
 	adm.Job, adm.Prompt, adm.Limits, adm.NotifyOnSuccess = def.Job, def.Prompt, limitsView(def.Limits), def.NotifyOnSuccess
 	if row.State == string(schedule.StatusActive) {

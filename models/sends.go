@@ -10,6 +10,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/ids"
 )
 
@@ -204,7 +205,7 @@ func (s *Store) PendingSend(ctx context.Context, draft SendTarget, cmd SendComma
 			if len(ids) == 1 {
 				activity = &ids[0]
 			}
-			var candidates []CandidateIn
+			var candidates []contract.CandidateIn
 			_ = json.Unmarshal([]byte(draft.candidates), &candidates)
 			for _, c := range candidates {
 				if c.Body == cmd.Body {
@@ -495,7 +496,7 @@ func routineReplySteps(t *txn, chatID string) ([]string, error) {
 	}
 	var ids []string
 	for _, r := range rows {
-		var p RoutineReplyPayload
+		var p contract.RoutineReplyPayload
 		if json.Unmarshal([]byte(r.Payload), &p) == nil && (p.ChatID == nil || *p.ChatID == chatID) {
 			ids = append(ids, r.ID)
 		}

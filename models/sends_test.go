@@ -9,6 +9,7 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/contract"
 )
 
 // sendFixture is a store with a reply to Ana's chat of the fake Beeper, and
@@ -65,7 +66,7 @@ func TestPublicationCannotMarkAReplySent(t *testing.T) {
 	reply := map[string]any{"id": "reply-ana", "kind": "reply", "title": "Answer Ana", "evidenceIds": []any{},
 		"payload": map[string]any{"draftId": "draft-ana", "sent": true}}
 	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 1).Add("activities", reply).JSON())
-	var invalid *ValidationError
+	var invalid *contract.ValidationError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("a payload claiming sent: %v", err)
 	}

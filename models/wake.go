@@ -51,12 +51,12 @@ func DecodeWakeAck(body []byte) (contract.WakeAck, error) {
 	if err := decodeStrict(body, &in); err != nil {
 		return in, err
 	}
-	v := &validator{}
+	v := &contract.Validator{}
 	if !leasePattern.MatchString(in.LeaseID) {
-		v.add("/leaseId", "not a lease ID from GET /api/agent-wake", "32 lowercase hex digits", quoteFound(in.LeaseID))
+		v.Add("/leaseId", "not a lease ID from GET /api/agent-wake", "32 lowercase hex digits", contract.QuoteFound(in.LeaseID))
 	}
-	if len(v.errs) > 0 {
-		return in, &ValidationError{Errors: v.errs}
+	if len(v.Errs) > 0 {
+		return in, &contract.ValidationError{Errors: v.Errs}
 	}
 	return in, nil
 }

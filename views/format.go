@@ -130,11 +130,11 @@ func kindIcon(kind, state string) string {
 		return "◐"
 	}
 	switch kind {
-	case models.KindMeasurement:
+	case contract.KindMeasurement:
 		return "⚖"
-	case models.KindRoutine:
+	case contract.KindRoutine:
 		return "↻"
-	case models.KindReply:
+	case contract.KindReply:
 		return "✉"
 	}
 	return "○"
@@ -160,7 +160,7 @@ func stateLabel(r models.HomeRow) string {
 		}
 		return "dismissed"
 	}
-	if r.Kind == models.KindMeasurement && r.Measurement != nil && r.Measurement.Saved != nil {
+	if r.Kind == contract.KindMeasurement && r.Measurement != nil && r.Measurement.Saved != nil {
 		return "saved"
 	}
 	return "to do"
@@ -475,14 +475,14 @@ func choiceLabel(choices []feedbackChoice, value string) string {
 }
 
 func eventLabel(event string) string {
-	if event == models.EventEndWork {
+	if event == contract.EventEndWork {
 		return "End work"
 	}
 	return "Start work"
 }
 
 func eventDoneLabel(event string) string {
-	if event == models.EventEndWork {
+	if event == contract.EventEndWork {
 		return "Work ended today"
 	}
 	return "Work started today"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -69,7 +70,7 @@ func (d RoutinesData) pageProblem() *FormProblem {
 		return nil
 	}
 	for _, c := range d.View.Routines {
-		if c.Standing != models.RoutineRetired && len(tryRevisions(c)) > 0 && d.Problem.Form == TryForm(c.ID) {
+		if c.Standing != contract.RoutineRetired && len(tryRevisions(c)) > 0 && d.Problem.Form == TryForm(c.ID) {
 			return nil
 		}
 		if c.ActiveTrial != nil && d.Problem.Form == TrialForm(c.ActiveTrial.ID) {
@@ -123,8 +124,8 @@ type RoutineGroup struct {
 // ideal and retired.
 func (d RoutinesData) Groups() []RoutineGroup {
 	var out []RoutineGroup
-	for _, g := range []RoutineGroup{{Standing: "active", Title: "Trying now"}, {Standing: models.RoutineCandidate, Title: "Candidates"},
-		{Standing: models.RoutineIdeal, Title: "Ideal"}, {Standing: models.RoutineRetired, Title: "Retired"}} {
+	for _, g := range []RoutineGroup{{Standing: "active", Title: "Trying now"}, {Standing: contract.RoutineCandidate, Title: "Candidates"},
+		{Standing: contract.RoutineIdeal, Title: "Ideal"}, {Standing: contract.RoutineRetired, Title: "Retired"}} {
 		for _, c := range d.View.Routines {
 			if c.Standing == g.Standing {
 				g.Cards = append(g.Cards, c)
@@ -158,13 +159,13 @@ func weekdayWords(days []int) string {
 func triggerWords(t models.TriggerView) string {
 	var s string
 	switch t.Kind {
-	case models.TriggerEvent:
-		if t.Event == models.EventEndWork {
+	case contract.TriggerEvent:
+		if t.Event == contract.EventEndWork {
 			s = "When you end work"
 		} else {
 			s = "When you start work"
 		}
-	case models.TriggerWeekly:
+	case contract.TriggerWeekly:
 		s = "Weekly " + weekdayWords(t.Days)
 	default:
 		s = "Daily"
@@ -180,7 +181,7 @@ func triggerWords(t models.TriggerView) string {
 
 // ruleWords says when an occurrence counts as completed.
 func ruleWords(r models.RoutineRevisionView) string {
-	if r.Rule.Kind == models.RuleMinSteps && r.Rule.N != nil {
+	if r.Rule.Kind == contract.RuleMinSteps && r.Rule.N != nil {
 		return fmt.Sprintf("Completed when at least %d of its %d steps are done.", *r.Rule.N, len(r.Steps))
 	}
 	for _, s := range r.Steps {
@@ -193,9 +194,9 @@ func ruleWords(r models.RoutineRevisionView) string {
 
 func stepKindLabel(kind string) string {
 	switch kind {
-	case models.KindMeasurement:
+	case contract.KindMeasurement:
 		return "measurement"
-	case models.KindReply:
+	case contract.KindReply:
 		return "reply in Messages"
 	}
 	return "task"
@@ -411,7 +412,7 @@ func trialDays(t models.TrialView, today string) string {
 func tryRevisions(c models.RoutineCard) []models.RoutineRevisionView {
 	var out []models.RoutineRevisionView
 	for _, r := range c.Revisions {
-		if r.Status != models.RoutineRetired {
+		if r.Status != contract.RoutineRetired {
 			out = append(out, r)
 		}
 	}
@@ -481,9 +482,9 @@ func decisionWords(p models.ProposalView) string {
 // requestStatusWords says whether the agent has acted on a decision.
 func requestStatusWords(status string) string {
 	switch status {
-	case models.RequestCompleted:
+	case contract.RequestCompleted:
 		return "sent to the agent (completed)"
-	case models.RequestCancelled:
+	case contract.RequestCancelled:
 		return "sent to the agent (cancelled)"
 	}
 	return "sent to the agent (pending)"
@@ -504,7 +505,7 @@ func countsDiffer(a, b models.RoutineMetrics) bool {
 
 // stepDone is a step's completions; a measurement's is a saved value, never its number.
 func stepDone(s models.StepMetrics) string {
-	if s.Kind == models.KindMeasurement {
+	if s.Kind == contract.KindMeasurement {
 		return fmt.Sprintf("value saved %d of %d", s.Saved, s.Occasions)
 	}
 	return fmt.Sprintf("%d of %d", s.Completed, s.Occasions)

@@ -1,6 +1,10 @@
 package views
 
-import "hearth/models"
+import (
+	"hearth/models"
+
+	"hearth/internal/contract"
+)
 
 // Issue 17, point 4 (fewer taps): what a row's head says and offers.
 
@@ -27,5 +31,5 @@ func outcomeClass(r models.HomeRow) string {
 // head: an open routine step that is a plain task (a measurement needs its
 // value, a reply its send, so they keep their expander).
 func tickable(r models.HomeRow) bool {
-	return r.ParentID != "" && r.Kind == models.KindTask && !r.Settled()
+	return r.ParentID != "" && r.Kind == contract.KindTask && !r.Settled()
 }

@@ -258,7 +258,7 @@ func cmdPublish(args []string) error {
 	}
 	var body []byte
 	if rest[0] == "-" {
-		body, err = io.ReadAll(io.LimitReader(os.Stdin, models.MaxBodyBytes+1))
+		body, err = io.ReadAll(io.LimitReader(os.Stdin, contract.MaxBodyBytes+1))
 	} else {
 		body, err = os.ReadFile(rest[0])
 	}

@@ -13,6 +13,7 @@ import (
 
 	"hearth/beeper"
 	"hearth/internal/beeperflow"
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -202,10 +203,10 @@ func (l *demoLife) startWork(ctx context.Context, day time.Time, kg func() float
 		return nil
 	}
 	l.clock.set(l.at(day, 7, 10+rng.IntN(30)))
-	if _, err := l.store.TriggerEvent(ctx, models.EventStartWork); err != nil {
+	if _, err := l.store.TriggerEvent(ctx, contract.EventStartWork); err != nil {
 		return fmt.Errorf("start work %s: %w", date, err)
 	}
-	occ := models.OccurrenceActivityID(models.OccurrenceID("start-of-work", date+"."+models.EventStartWork))
+	occ := models.OccurrenceActivityID(models.OccurrenceID("start-of-work", date+"."+contract.EventStartWork))
 	if rng.Float64() < 0.92 {
 		if _, err := l.store.RecordMeasurement(ctx, occ+":weigh-in", math.Round(kg()*10)/10); err != nil {
 			return fmt.Errorf("weigh in %s: %w", date, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"hearth/internal/apiclient"
+	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
 	"hearth/models"
 )
@@ -183,7 +184,7 @@ func resultInputSchema() map[string]any {
 func observationsInputSchema() map[string]any {
 	item, defs := embeddedSchema("agent-observation.json")
 	s := objectSchema(map[string]any{
-		"observations": map[string]any{"type": "array", "items": item, "maxItems": models.MaxObservationBatch},
+		"observations": map[string]any{"type": "array", "items": item, "maxItems": contract.MaxObservationBatch},
 	}, []string{"observations"})
 	s["$defs"] = defs
 	return s

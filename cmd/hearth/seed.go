@@ -393,12 +393,12 @@ func (g *seeder) act(ctx context.Context, a seedActivity) error {
 	s, rng := g.store(), g.rng()
 	var err error
 	switch p := rng.Float64(); {
-	case a.kind == models.KindMeasurement:
+	case a.kind == contract.KindMeasurement:
 		// The morning weigh-in is a habit: every day, besides the
 		// start-of-work one on most weekdays.
 		_, err = s.RecordMeasurement(ctx, a.id, math.Round((80+2*rng.NormFloat64())*10)/10)
 		g.stats.Measurements++
-	case a.kind == models.KindRoutine:
+	case a.kind == contract.KindRoutine:
 		return nil // settled by its steps
 	case p < 0.6:
 		_, err = s.SetActivityState(ctx, a.id, models.StateCompleted, "", "")
@@ -426,13 +426,13 @@ func (g *seeder) messages(ctx context.Context, at time.Time) error {
 		person := seedPeople[rng.IntN(len(seedPeople))]
 		g.msgs++
 		msgID := fmt.Sprintf("m-%d", g.msgs)
-		change := models.ChangeCreated
+		change := contract.ChangeCreated
 		if g.msgs > 1 && rng.Float64() < 0.05 {
 			msgID = fmt.Sprintf("m-%d", g.msgs-1) // an edit of the one before
-			change = models.ChangeModified
+			change = contract.ChangeModified
 		}
 		items = append(items, map[string]any{
-			"source": "beeper:" + seedAccount, "ref": seedChat(person.id) + "/" + msgID, "changeType": change, "actor": models.ActorAgent,
+			"source": "beeper:" + seedAccount, "ref": seedChat(person.id) + "/" + msgID, "changeType": change, "actor": contract.ActorAgent,
 			"payload": map[string]any{"kind": "message", "providerId": msgID, "raw": map[string]any{
 				"chatId": seedChat(person.id), "sender": person.name, "text": seedMessages[rng.IntN(len(seedMessages))],
 				"timestamp": at.Add(-time.Duration(rng.IntN(55)) * time.Minute).UTC().Format(time.RFC3339), "seq": g.msgs,
@@ -496,7 +496,7 @@ func (g *seeder) publish(ctx context.Context, p map[string]any) error {
 	p["generatedAt"] = now.UTC().Format(time.RFC3339)
 	p["expectedRevision"] = s.LatestRevision()
 	if len(g.pending) > 0 {
-		n := min(len(g.pending), models.MaxConsumedObservations)
+		n := min(len(g.pending), contract.MaxConsumedObservations)
 		p["consumedObservations"] = g.pending[:n]
 		g.pending = g.pending[n:]
 	}
@@ -553,7 +553,7 @@ func (g *seeder) morning(ctx context.Context, day, at time.Time) ([]seedActivity
 		if d := g.open[id].draftID; d != "" {
 			retract = append(retract, map[string]any{"kind": "replyDraft", "id": d})
 		}
-		if len(retract) >= models.MaxRetractions-1 {
+		if len(retract) >= contract.MaxRetractions-1 {
 			break
 		}
 	}

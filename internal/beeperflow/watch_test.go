@@ -8,6 +8,7 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
 )
@@ -42,7 +43,7 @@ func TestABurstOfAHundredMessagesIsOneWakeUp(t *testing.T) {
 	if _, err := w.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
-	n := countRows(t, s, "SELECT COUNT(*) FROM observations WHERE source = ? AND actor = ?", "beeper:"+beepertest.AccountID, models.ActorHearth)
+	n := countRows(t, s, "SELECT COUNT(*) FROM observations WHERE source = ? AND actor = ?", "beeper:"+beepertest.AccountID, contract.ActorHearth)
 	if n != 100 {
 		t.Fatalf("%d observations, want one per message", n)
 	}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -21,7 +22,7 @@ func TestTheRunnersRemainingCopiesAreHearths(t *testing.T) {
 			t.Errorf("dueReport's %s is not models.DueItem's", due.Field(i).Name)
 		}
 	}
-	for _, c := range [][2]int{{maxBodyBytes, models.MaxBodyBytes}, {maxReasonLen, models.MaxReasonLen}} {
+	for _, c := range [][2]int{{maxBodyBytes, contract.MaxBodyBytes}, {maxReasonLen, contract.MaxReasonLen}} {
 		if c[0] != c[1] {
 			t.Errorf("runner %v, hearth %v", c[0], c[1])
 		}

@@ -9,9 +9,9 @@ import (
 	"time"
 	"unicode"
 
+	"hearth/internal/contract"
 	"hearth/internal/ids"
 	"hearth/internal/instant"
-	"hearth/models"
 )
 
 // This file makes the reflected schemas say what the decoder checks: every
@@ -134,7 +134,7 @@ func items(min, max int, item rule) rule {
 
 func unique(s *object) { s.Set("uniqueItems", true) }
 
-var evidence = items(0, models.MaxEvidenceIDs, id)
+var evidence = items(0, contract.MaxEvidenceIDs, id)
 
 func integer(min, max int64) rule {
 	return func(s *object) {
@@ -219,72 +219,72 @@ var (
 var bounds = map[string]map[string]rule{
 	"Result": {
 		"runId": id, "jobKey": id, "expectedRevision": integer(0, math.MaxInt64), "generatedAt": timestamp,
-		"sourceRefs": items(0, models.MaxSourceRefs, nil), "people": items(0, models.MaxPeople, nil),
-		"activities": items(0, models.MaxActivities, nil), "replyDrafts": items(0, models.MaxReplyDrafts, nil),
-		"retractions": items(0, models.MaxRetractions, nil), "completedRequests": items(0, models.MaxCompletedRequests, nil),
-		"routineDefinitions": items(0, models.MaxRoutineDefinitions, nil), "reviews": items(0, models.MaxReviews, nil),
-		"consumedObservations": all(items(0, models.MaxConsumedObservations, integer(1, math.MaxInt64)), unique),
+		"sourceRefs": items(0, contract.MaxSourceRefs, nil), "people": items(0, contract.MaxPeople, nil),
+		"activities": items(0, contract.MaxActivities, nil), "replyDrafts": items(0, contract.MaxReplyDrafts, nil),
+		"retractions": items(0, contract.MaxRetractions, nil), "completedRequests": items(0, contract.MaxCompletedRequests, nil),
+		"routineDefinitions": items(0, contract.MaxRoutineDefinitions, nil), "reviews": items(0, contract.MaxReviews, nil),
+		"consumedObservations": all(items(0, contract.MaxConsumedObservations, integer(1, math.MaxInt64)), unique),
 	},
 	"SourceRefIn": {
-		"id": id, "observedAt": timestamp, "path": all(pattern(lifePathPattern), text(models.MaxPathLen)),
+		"id": id, "observedAt": timestamp, "path": all(pattern(lifePathPattern), text(contract.MaxPathLen)),
 		"contentHash": pattern(hashPattern), "accountId": beeperID, "chatId": beeperID, "messageId": beeperID, "targetId": beeperID,
 	},
-	"BriefIn":  {"date": briefDate, "timeZone": zone, "text": nonBlank(models.MaxBriefLen), "evidenceIds": evidence},
-	"PersonIn": {"id": id, "name": nonBlank(models.MaxNameLen), "context": text(models.MaxContextLen), "evidenceIds": evidence},
+	"BriefIn":  {"date": briefDate, "timeZone": zone, "text": nonBlank(contract.MaxBriefLen), "evidenceIds": evidence},
+	"PersonIn": {"id": id, "name": nonBlank(contract.MaxNameLen), "context": text(contract.MaxContextLen), "evidenceIds": evidence},
 	"ActivityIn": {
-		"id": agentID, "title": nonBlank(models.MaxTitleLen), "detail": text(models.MaxDetailLen), "evidenceIds": evidence,
+		"id": agentID, "title": nonBlank(contract.MaxTitleLen), "detail": text(contract.MaxDetailLen), "evidenceIds": evidence,
 		"personId": id, "parentId": id, "occurrenceKey": all(pattern(occurrencePattern), describe("YYYY-MM-DD@IANA zone, like 2026-09-29@Europe/Berlin")),
 	},
 	"Recommendation": {
-		"section": enum(models.Sections...), "rank": integer(-1_000_000, 1_000_000), "reason": text(models.MaxReasonLen),
+		"section": enum(contract.Sections...), "rank": integer(-1_000_000, 1_000_000), "reason": text(contract.MaxReasonLen),
 	},
-	"MeasurementPayload":  {"metric": enum(models.Metrics...), "unit": enum(models.Units...)},
+	"MeasurementPayload":  {"metric": enum(contract.Metrics...), "unit": enum(contract.Units...)},
 	"ReplyPayload":        {"draftId": id},
 	"RoutineReplyPayload": {"chatId": beeperID},
 	"ReplyDraftIn": {
 		"id": id, "personId": id, "accountId": beeperID, "chatId": beeperID, "replyToMessageId": beeperID,
-		"sourceMessageRevision": nonBlank(128), "reason": nonBlank(models.MaxReasonLen),
-		"candidates": items(1, models.MaxCandidates, nil), "evidenceIds": evidence,
+		"sourceMessageRevision": nonBlank(128), "reason": nonBlank(contract.MaxReasonLen),
+		"candidates": items(1, contract.MaxCandidates, nil), "evidenceIds": evidence,
 	},
-	"CandidateIn":      {"id": id, "style": nonBlank(models.MaxStyleLen), "body": nonBlank(models.MaxBodyLen)},
-	"RetractionIn":     {"kind": enum("activity", "replyDraft"), "id": agentID, "reason": text(models.MaxReasonLen)},
+	"CandidateIn":      {"id": id, "style": nonBlank(contract.MaxStyleLen), "body": nonBlank(contract.MaxBodyLen)},
+	"RetractionIn":     {"kind": enum("activity", "replyDraft"), "id": agentID, "reason": text(contract.MaxReasonLen)},
 	"CompletedRequest": {"requestId": id, "sourceRefIds": evidence},
 	"RoutineDefinitionIn": {
-		"id": id, "revision": integer(1, models.MaxRoutineRevision), "title": nonBlank(models.MaxTitleLen),
-		"purpose": text(models.MaxDetailLen), "steps": items(1, models.MaxRoutineSteps, nil),
-		"status": enum(models.RoutineIdeal, models.RoutineCandidate, models.RoutineRetired), "evidenceIds": evidence,
+		"id": id, "revision": integer(1, contract.MaxRoutineRevision), "title": nonBlank(contract.MaxTitleLen),
+		"purpose": text(contract.MaxDetailLen), "steps": items(1, contract.MaxRoutineSteps, nil),
+		"status": enum(contract.RoutineIdeal, contract.RoutineCandidate, contract.RoutineRetired), "evidenceIds": evidence,
 	},
 	"TriggerIn": {
 		"days":  all(items(0, 7, integer(1, 7)), unique),
-		"event": enum(models.EventStartWork, models.EventEndWork), "timeOfDay": pattern(timeOfDayPattern),
+		"event": enum(contract.EventStartWork, contract.EventEndWork), "timeOfDay": pattern(timeOfDayPattern),
 	},
-	"RoutineStepIn":  {"id": id, "title": nonBlank(models.MaxTitleLen)},
-	"CompletionRule": {"n": integer(1, models.MaxRoutineSteps)},
+	"RoutineStepIn":  {"id": id, "title": nonBlank(contract.MaxTitleLen)},
+	"CompletionRule": {"n": integer(1, contract.MaxRoutineSteps)},
 	"ReviewIn": {
-		"id": id, "routineId": id, "revision": integer(1, models.MaxRoutineRevision),
-		"observations":  items(0, models.MaxReviewItems, nonBlank(models.MaxReasonLen)),
-		"uncertainties": items(0, models.MaxReviewItems, nonBlank(models.MaxReasonLen)),
-		"proposals":     items(0, models.MaxProposals, nil), "evidenceIds": evidence,
+		"id": id, "routineId": id, "revision": integer(1, contract.MaxRoutineRevision),
+		"observations":  items(0, contract.MaxReviewItems, nonBlank(contract.MaxReasonLen)),
+		"uncertainties": items(0, contract.MaxReviewItems, nonBlank(contract.MaxReasonLen)),
+		"proposals":     items(0, contract.MaxProposals, nil), "evidenceIds": evidence,
 	},
 	"WindowIn":   {"from": date, "to": date},
-	"ProposalIn": {"id": id, "text": nonBlank(models.MaxReasonLen)},
+	"ProposalIn": {"id": id, "text": nonBlank(contract.MaxReasonLen)},
 
 	// An owner request (agent-request.json); its text may be blank only
 	// in a refresh, which the kind-blind bound cannot say.
 	"RequestIn": {
-		"requestId": id, "kind": enum(models.RequestKinds...), "entityId": nonBlank(256), "entityName": nonBlank(256),
-		"sourceRevision": nonBlank(128), "text": text(models.MaxBodyLen),
+		"requestId": id, "kind": enum(contract.RequestKinds...), "entityId": nonBlank(256), "entityName": nonBlank(256),
+		"sourceRevision": nonBlank(128), "text": text(contract.MaxBodyLen),
 	},
-	"EditIn": {"field": nonBlank(100), "value": text(models.MaxContextLen)},
+	"EditIn": {"field": nonBlank(100), "value": text(contract.MaxContextLen)},
 
 	"ObservationIn": {
-		"source":     all(pattern(models.SourcePattern), text(models.MaxSourceLen)),
-		"ref":        all(pattern(models.VisiblePattern), text(models.MaxRefLen)),
-		"changeType": enum(models.ChangeTypes...), "actor": enum(models.ActorAgent),
+		"source":     all(pattern(contract.SourcePattern), text(contract.MaxSourceLen)),
+		"ref":        all(pattern(contract.VisiblePattern), text(contract.MaxRefLen)),
+		"changeType": enum(contract.ChangeTypes...), "actor": enum(contract.ActorAgent),
 	},
 	"ObservationPayloadIn": {
-		"kind": pattern(models.ObservationKindPattern), "providerId": all(pattern(models.VisiblePattern), text(models.MaxProviderIDLen)),
-		"raw": describe(fmt.Sprintf("the provider's item, any JSON object of at most %d bytes in RFC 8785 canonical form; hearth interprets nothing in it", models.MaxObservationRawBytes)),
+		"kind": pattern(contract.ObservationKindPattern), "providerId": all(pattern(contract.VisiblePattern), text(contract.MaxProviderIDLen)),
+		"raw": describe(fmt.Sprintf("the provider's item, any JSON object of at most %d bytes in RFC 8785 canonical form; hearth interprets nothing in it", contract.MaxObservationRawBytes)),
 	},
 }
 
@@ -299,14 +299,14 @@ type branch struct {
 
 // unions are the definitions that are a closed anyOf keyed by kind.
 func unions() map[string][]branch {
-	activities := make([]branch, 0, len(models.ActivityKinds))
-	for _, k := range models.ActivityKinds {
-		p, _ := models.NewActivityPayload(k)
+	activities := make([]branch, 0, len(contract.ActivityKinds))
+	for _, k := range contract.ActivityKinds {
+		p, _ := contract.NewActivityPayload(k)
 		activities = append(activities, branch{kind: k, payload: p})
 	}
-	steps := make([]branch, 0, len(models.StepKinds))
-	for _, k := range models.StepKinds {
-		p, _ := models.NewStepPayload(k)
+	steps := make([]branch, 0, len(contract.StepKinds))
+	for _, k := range contract.StepKinds {
+		p, _ := contract.NewStepPayload(k)
 		steps = append(steps, branch{kind: k, payload: p})
 	}
 	return map[string][]branch{
@@ -317,13 +317,13 @@ func unions() map[string][]branch {
 			{kind: "beeper", require: []string{"accountId", "chatId"}, drop: []string{"path", "contentHash"}},
 		},
 		"TriggerIn": {
-			{kind: models.TriggerDaily, drop: []string{"event"}},
-			{kind: models.TriggerWeekly, drop: []string{"event"}, require: []string{"days"}, rules: map[string]rule{"days": items(1, 7, nil)}},
-			{kind: models.TriggerEvent, require: []string{"event"}, rules: map[string]rule{"days": items(0, 0, nil)}},
+			{kind: contract.TriggerDaily, drop: []string{"event"}},
+			{kind: contract.TriggerWeekly, drop: []string{"event"}, require: []string{"days"}, rules: map[string]rule{"days": items(1, 7, nil)}},
+			{kind: contract.TriggerEvent, require: []string{"event"}, rules: map[string]rule{"days": items(0, 0, nil)}},
 		},
 		"CompletionRule": {
-			{kind: models.RuleAllRequired, drop: []string{"n"}},
-			{kind: models.RuleMinSteps, require: []string{"n"}},
+			{kind: contract.RuleAllRequired, drop: []string{"n"}},
+			{kind: contract.RuleMinSteps, require: []string{"n"}},
 		},
 	}
 }
@@ -418,7 +418,7 @@ func applyContract(doc *object, rootType reflect.Type) error {
 		defs.Set(def, newObject("anyOf", anyOf))
 	}
 	sortDefs(defs)
-	if rootType == reflect.TypeOf(models.Result{}) {
+	if rootType == reflect.TypeOf(contract.Result{}) {
 		doc.Set("description", resultDescription())
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/strictjson"
 	"hearth/models"
 )
@@ -117,7 +118,7 @@ var invalidCorpus = []invalidCase{
 	{"consumedObservations null", "/consumedObservations", []edit{set("/consumedObservations", nil)}},
 
 	// Source refs.
-	{"too many source refs", "/sourceRefs", []edit{set("/sourceRefs", repeat(models.MaxSourceRefs+1, func(i int) any {
+	{"too many source refs", "/sourceRefs", []edit{set("/sourceRefs", repeat(contract.MaxSourceRefs+1, func(i int) any {
 		return map[string]any{"id": fmt.Sprintf("b%d", i), "kind": "beeper", "accountId": "a", "chatId": "c", "observedAt": "2026-10-01T05:58:00Z"}
 	}))}},
 	{"source ref kind unknown", "/sourceRefs/0/kind", []edit{set("/sourceRefs/0/kind", "file")}},
@@ -158,8 +159,8 @@ var invalidCorpus = []invalidCase{
 	{"brief zone a path", "/brief/timeZone", []edit{set("/brief/timeZone", "Europe/../Berlin")}},
 	{"brief zone empty", "/brief/timeZone", []edit{set("/brief/timeZone", "")}},
 	{"brief text blank", "/brief/text", []edit{set("/brief/text", " \n ")}},
-	{"brief text over 8000", "/brief/text", []edit{set("/brief/text", str(models.MaxBriefLen+1))}},
-	{"brief with 51 evidence IDs", "/brief/evidenceIds", []edit{set("/brief/evidenceIds", idList(models.MaxEvidenceIDs+1))}},
+	{"brief text over 8000", "/brief/text", []edit{set("/brief/text", str(contract.MaxBriefLen+1))}},
+	{"brief with 51 evidence IDs", "/brief/evidenceIds", []edit{set("/brief/evidenceIds", idList(contract.MaxEvidenceIDs+1))}},
 	{"brief evidence ID invalid", "/brief/evidenceIds/0", []edit{set("/brief/evidenceIds/0", "life morning")}},
 	{"brief null", "/brief", []edit{set("/brief", nil)}},
 
@@ -168,7 +169,7 @@ var invalidCorpus = []invalidCase{
 	{"person name over 200", "/people/0/name", []edit{set("/people/0/name", str(201))}},
 	{"person context over 4000", "/people/0/context", []edit{set("/people/0/context", str(4001))}},
 	{"person id invalid", "/people/0/id", []edit{set("/people/0/id", "ana okafor")}},
-	{"too many people", "/people", []edit{set("/people", repeat(models.MaxPeople+1, func(i int) any {
+	{"too many people", "/people", []edit{set("/people", repeat(contract.MaxPeople+1, func(i int) any {
 		return map[string]any{"id": fmt.Sprintf("p%d", i), "name": "P", "context": "", "evidenceIds": []any{}}
 	}))}},
 
@@ -200,14 +201,14 @@ var invalidCorpus = []invalidCase{
 	{"task payload of a measurement", "/activities/1/payload/metric", []edit{set("/activities/1/payload", map[string]any{"metric": "weight", "unit": "kg"})}},
 	{"routine payload not empty", "/activities/0/payload/x", []edit{set("/activities/0/payload/x", 1)}},
 	{"payload not an object", "/activities/0/payload", []edit{set("/activities/0/payload", "none")}},
-	{"activity with 51 evidence IDs", "/activities/0/evidenceIds", []edit{set("/activities/0/evidenceIds", idList(models.MaxEvidenceIDs+1))}},
-	{"too many activities", "/activities", []edit{set("/activities", repeat(models.MaxActivities+1, func(i int) any {
+	{"activity with 51 evidence IDs", "/activities/0/evidenceIds", []edit{set("/activities/0/evidenceIds", idList(contract.MaxEvidenceIDs+1))}},
+	{"too many activities", "/activities", []edit{set("/activities", repeat(contract.MaxActivities+1, func(i int) any {
 		return map[string]any{"id": fmt.Sprintf("a%d", i), "kind": "task", "title": "T", "evidenceIds": []any{}, "payload": map[string]any{}}
 	}))}},
 
 	// Reply drafts.
 	{"draft without candidates", "/replyDrafts/0/candidates", []edit{set("/replyDrafts/0/candidates", []any{})}},
-	{"draft with six candidates", "/replyDrafts/0/candidates", []edit{set("/replyDrafts/0/candidates", repeat(models.MaxCandidates+1, func(i int) any {
+	{"draft with six candidates", "/replyDrafts/0/candidates", []edit{set("/replyDrafts/0/candidates", repeat(contract.MaxCandidates+1, func(i int) any {
 		return map[string]any{"id": fmt.Sprintf("c%d", i), "style": "s", "body": "b"}
 	}))}},
 	{"candidate style over 40", "/replyDrafts/0/candidates/0/style", []edit{set("/replyDrafts/0/candidates/0/style", str(41))}},
@@ -233,7 +234,7 @@ var invalidCorpus = []invalidCase{
 
 	// Routine definitions.
 	{"routine revision 0", "/routineDefinitions/0/revision", []edit{set("/routineDefinitions/0/revision", 0)}},
-	{"routine revision over a million", "/routineDefinitions/0/revision", []edit{set("/routineDefinitions/0/revision", models.MaxRoutineRevision+1)}},
+	{"routine revision over a million", "/routineDefinitions/0/revision", []edit{set("/routineDefinitions/0/revision", contract.MaxRoutineRevision+1)}},
 	{"routine title blank", "/routineDefinitions/0/title", []edit{set("/routineDefinitions/0/title", "")}},
 	{"routine purpose over 4000", "/routineDefinitions/0/purpose", []edit{set("/routineDefinitions/0/purpose", str(4001))}},
 	{"routine status active", "/routineDefinitions/0/status", []edit{set("/routineDefinitions/0/status", "active")}},
@@ -251,7 +252,7 @@ var invalidCorpus = []invalidCase{
 	{"timeOfDay 24:00", "/routineDefinitions/0/trigger/timeOfDay", []edit{set("/routineDefinitions/0/trigger/timeOfDay", "24:00")}},
 	{"timeOfDay unpadded", "/routineDefinitions/0/trigger/timeOfDay", []edit{set("/routineDefinitions/0/trigger/timeOfDay", "7:30")}},
 	{"routine without steps", "/routineDefinitions/0/steps", []edit{set("/routineDefinitions/0/steps", []any{}), set("/routineDefinitions/0/completionRule", map[string]any{"kind": "all-required"})}},
-	{"routine with 31 steps", "/routineDefinitions/1/steps", []edit{set("/routineDefinitions/1/steps", repeat(models.MaxRoutineSteps+1, func(i int) any {
+	{"routine with 31 steps", "/routineDefinitions/1/steps", []edit{set("/routineDefinitions/1/steps", repeat(contract.MaxRoutineSteps+1, func(i int) any {
 		return map[string]any{"id": fmt.Sprintf("s%d", i), "title": "S", "kind": "task", "required": false, "payload": map[string]any{}}
 	}))}},
 	{"step kind routine", "/routineDefinitions/0/steps/1/kind", []edit{set("/routineDefinitions/0/steps/1/kind", "routine")}},
@@ -267,7 +268,7 @@ var invalidCorpus = []invalidCase{
 	{"all-required with n", "/routineDefinitions/1/completionRule/n", []edit{set("/routineDefinitions/1/completionRule/n", 1)}},
 	{"completion rule unknown", "/routineDefinitions/1/completionRule/kind", []edit{set("/routineDefinitions/1/completionRule/kind", "any")}},
 	{"routine with 51 evidence IDs", "/routineDefinitions/0/evidenceIds", []edit{set("/routineDefinitions/0/evidenceIds", idList(51))}},
-	{"too many routine definitions", "/routineDefinitions", []edit{set("/routineDefinitions", repeat(models.MaxRoutineDefinitions+1, func(i int) any {
+	{"too many routine definitions", "/routineDefinitions", []edit{set("/routineDefinitions", repeat(contract.MaxRoutineDefinitions+1, func(i int) any {
 		return map[string]any{"id": fmt.Sprintf("r%d", i), "revision": 1, "title": "R", "purpose": "", "status": "ideal", "evidenceIds": []any{"life-morning"},
 			"trigger": map[string]any{"kind": "daily"}, "completionRule": map[string]any{"kind": "all-required"},
 			"steps": []any{map[string]any{"id": "s", "title": "S", "kind": "task", "required": true, "payload": map[string]any{}}}}
@@ -279,15 +280,15 @@ var invalidCorpus = []invalidCase{
 	{"review window from day 32", "/reviews/0/window/from", []edit{set("/reviews/0/window/from", "2026-10-32")}},
 	{"review window to not a date", "/reviews/0/window/to", []edit{set("/reviews/0/window/to", "last week")}},
 	{"review window in 1999", "/reviews/0/window/from", []edit{set("/reviews/0/window/from", "1999-12-30"), set("/reviews/0/window/to", "1999-12-31")}},
-	{"review with 21 observations", "/reviews/0/observations", []edit{set("/reviews/0/observations", repeat(models.MaxReviewItems+1, func(int) any { return "seen" }))}},
+	{"review with 21 observations", "/reviews/0/observations", []edit{set("/reviews/0/observations", repeat(contract.MaxReviewItems+1, func(int) any { return "seen" }))}},
 	{"review observation blank", "/reviews/0/observations/0", []edit{set("/reviews/0/observations/0", "")}},
 	{"review uncertainty over 500", "/reviews/0/uncertainties/0", []edit{set("/reviews/0/uncertainties/-", str(501))}},
-	{"review with 11 proposals", "/reviews/0/proposals", []edit{set("/reviews/0/proposals", repeat(models.MaxProposals+1, func(i int) any {
+	{"review with 11 proposals", "/reviews/0/proposals", []edit{set("/reviews/0/proposals", repeat(contract.MaxProposals+1, func(i int) any {
 		return map[string]any{"id": fmt.Sprintf("p%d", i), "text": "t"}
 	}))}},
 	{"proposal text blank", "/reviews/0/proposals/0/text", []edit{set("/reviews/0/proposals/0/text", " ")}},
 	{"proposal id invalid", "/reviews/0/proposals/0/id", []edit{set("/reviews/0/proposals/0/id", "p 1")}},
-	{"too many reviews", "/reviews", []edit{set("/reviews", repeat(models.MaxReviews+1, func(i int) any {
+	{"too many reviews", "/reviews", []edit{set("/reviews", repeat(contract.MaxReviews+1, func(i int) any {
 		return map[string]any{"id": fmt.Sprintf("rv%d", i), "routineId": "morning", "revision": 2, "window": map[string]any{"from": "2026-09-24", "to": "2026-09-30"},
 			"observations": []any{}, "uncertainties": []any{}, "proposals": []any{}, "evidenceIds": []any{}}
 	}))}},
@@ -296,7 +297,7 @@ var invalidCorpus = []invalidCase{
 	{"consumed observation 0", "/consumedObservations/0", []edit{set("/consumedObservations", []any{0})}},
 	{"consumed observation negative", "/consumedObservations/0", []edit{set("/consumedObservations", []any{-3})}},
 	{"consumed observation twice", "/consumedObservations/1", []edit{set("/consumedObservations", []any{4, 4})}},
-	{"too many consumed observations", "/consumedObservations", []edit{set("/consumedObservations", repeat(models.MaxConsumedObservations+1, func(i int) any { return i + 1 }))}},
+	{"too many consumed observations", "/consumedObservations", []edit{set("/consumedObservations", repeat(contract.MaxConsumedObservations+1, func(i int) any { return i + 1 }))}},
 }
 
 // apply returns base with the edits made.
@@ -365,7 +366,7 @@ func dryRunStore(t *testing.T) *models.Store {
 func serverPaths(t *testing.T, s *models.Store, body []byte) ([]string, error) {
 	t.Helper()
 	_, err := s.PublishDryRun(context.Background(), "cred", body)
-	var invalid *models.ValidationError
+	var invalid *contract.ValidationError
 	var syntax *strictjson.SyntaxError
 	switch {
 	case err == nil:
@@ -452,7 +453,7 @@ const baseRequest = `{"requestId": "req-1", "kind": "crm-edit", "entityId": "ana
 var invalidRequests = []invalidCase{
 	{"requestId with a space", "/requestId", []edit{set("/requestId", "req 1")}},
 	{"kind unknown", "/kind", []edit{set("/kind", "chore")}},
-	{"text over 4000", "/text", []edit{set("/text", str(models.MaxBodyLen+1))}},
+	{"text over 4000", "/text", []edit{set("/text", str(contract.MaxBodyLen+1))}},
 	{"entityId blank", "/entityId", []edit{set("/entityId", " ")}},
 	{"entityId over 256", "/entityId", []edit{set("/entityId", str(257))}},
 	{"entityName empty", "/entityName", []edit{set("/entityName", "")}},
@@ -461,7 +462,7 @@ var invalidRequests = []invalidCase{
 	{"sourceRevision over 128", "/sourceRevision", []edit{set("/sourceRevision", str(129))}},
 	{"edit field blank", "/edit/field", []edit{set("/edit/field", "  ")}},
 	{"edit field over 100", "/edit/field", []edit{set("/edit/field", str(101))}},
-	{"edit value over 4000", "/edit/value", []edit{set("/edit/value", str(models.MaxContextLen+1))}},
+	{"edit value over 4000", "/edit/value", []edit{set("/edit/value", str(contract.MaxContextLen+1))}},
 }
 
 func TestTheSchemaAndTheServerRefuseTheSameInvalidRequests(t *testing.T) {
@@ -472,7 +473,7 @@ func TestTheSchemaAndTheServerRefuseTheSameInvalidRequests(t *testing.T) {
 	for _, c := range invalidRequests {
 		body := apply(t, baseRequest, c.edits)
 		_, _, err := s.CreateRequest(context.Background(), body)
-		var invalid *models.ValidationError
+		var invalid *contract.ValidationError
 		if !errors.As(err, &invalid) {
 			t.Errorf("%s: hearth answers %v, not a validation error (the case is wrong)", c.name, err)
 		} else {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
+	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
 	"hearth/internal/strictjson"
 	"hearth/models"
@@ -27,10 +28,10 @@ import (
 // Documents are the schemas reflected from Go types, by file name; hearth
 // serves them under /api/schema/ beside the derived schema.StrictResult.
 var Documents = map[string]any{
-	"agent-result.json":      models.Result{},
-	"agent-request.json":     models.RequestIn{},
+	"agent-result.json":      contract.Result{},
+	"agent-request.json":     contract.RequestIn{},
 	"agent-context.json":     models.AgentContext{},
-	"agent-observation.json": models.ObservationIn{},
+	"agent-observation.json": contract.ObservationIn{},
 }
 
 // reads are the documents hearth decodes: they carry the decoder's bounds.

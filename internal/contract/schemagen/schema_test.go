@@ -14,6 +14,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
 	"hearth/internal/contract/schemagen"
 	"hearth/internal/ids"
@@ -118,7 +119,7 @@ func TestSchemaIDsFollowTheServersOneRule(t *testing.T) {
 		switch v := v.(type) {
 		case map[string]any:
 			// An observation's source is "integration:scope", not an ID.
-			if p, ok := v["pattern"].(string); ok && strings.Contains(p, "A-Za-z0-9._:@-") && p != models.SourcePattern {
+			if p, ok := v["pattern"].(string); ok && strings.Contains(p, "A-Za-z0-9._:@-") && p != contract.SourcePattern {
 				seen++
 				// Strict mode has no maxLength: the strict form says it in words.
 				long := v["maxLength"] == float64(ids.MaxLen)

@@ -1,4 +1,4 @@
-package models
+package contract
 
 import (
 	"encoding/json"
@@ -106,6 +106,10 @@ type ActivityIn struct {
 	payload any
 }
 
+// BoundPayload is Payload bound to its kind's struct (a pointer, as
+// NewActivityPayload returns it) once ValidateShape has run; nil before.
+func (a *ActivityIn) BoundPayload() any { return a.payload }
+
 // Recommendation places an activity in a Home section at a rank.
 type Recommendation struct {
 	Section string  `json:"section"`
@@ -202,14 +206,14 @@ var (
 // error the Result holds only the runId, if it could be read. It does not
 // look at stored state; Publish validates references.
 func ParseResult(body []byte) (Result, error) {
-	r, _, err := parseAndHash(body)
+	r, _, err := ParseAndHash(body)
 	return r, err
 }
 
-// parseAndHash parses once and returns the result with its canonical payload
+// ParseAndHash parses once and returns the result with its canonical payload
 // hash. A well-formed body that breaks the schema still gets its hash and
 // runId, so it can be checked against an earlier receipt before it is rejected.
-func parseAndHash(body []byte) (Result, string, error) {
+func ParseAndHash(body []byte) (Result, string, error) {
 	var r Result
 	hash, err := strictjson.DecodeAndHash(body, &r)
 	var shape *strictjson.ShapeError
@@ -223,14 +227,18 @@ func parseAndHash(body []byte) (Result, string, error) {
 	return r, hash, err
 }
 
-// validator collects field errors with JSON Pointer paths.
-type validator struct{ errs []strictjson.FieldError }
+// Validator collects field errors with JSON Pointer paths. The store
+// resolves references with it too, so one publication's shape and
+// reference errors come back as one list.
+type Validator struct{ Errs []strictjson.FieldError }
 
-func (v *validator) add(path, msg, expected, found string) {
-	v.errs = append(v.errs, strictjson.FieldError{Path: path, Message: msg, Expected: expected, Found: found})
+// Add records one field error.
+func (v *Validator) Add(path, msg, expected, found string) {
+	v.Errs = append(v.Errs, strictjson.FieldError{Path: path, Message: msg, Expected: expected, Found: found})
 }
 
-func quoteFound(s string) string {
+// QuoteFound quotes a found value for an error, cut to 60 characters.
+func QuoteFound(s string) string {
 	if utf8.RuneCountInString(s) > 60 {
 		r := []rune(s)
 		s = string(r[:60]) + "…"
@@ -238,43 +246,47 @@ func quoteFound(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// unique reports a second use of id among the items seen so far.
-func (v *validator) unique(seen map[string]bool, path, id, what string) {
+// Unique reports a second use of id among the items seen so far.
+func (v *Validator) Unique(seen map[string]bool, path, id, what string) {
 	if seen[id] {
-		v.add(path, "duplicate "+what+" ID in this publication", "unique IDs", quoteFound(id))
+		v.Add(path, "duplicate "+what+" ID in this publication", "unique IDs", QuoteFound(id))
 	}
 	seen[id] = true
 }
 
-func (v *validator) id(path, s string) {
+// ID checks an ID (package ids).
+func (v *Validator) ID(path, s string) {
 	if !ids.Valid(s) {
-		v.add(path, "invalid ID", ids.Expected, quoteFound(s))
+		v.Add(path, "invalid ID", ids.Expected, QuoteFound(s))
 	}
 }
 
-func (v *validator) text(path, s string, max int, required bool) {
+// Text checks free text of at most max characters, required or not.
+func (v *Validator) Text(path, s string, max int, required bool) {
 	n := utf8.RuneCountInString(s)
 	if required && strings.TrimSpace(s) == "" {
-		v.add(path, "must not be empty", fmt.Sprintf("1-%d characters", max), quoteFound(s))
+		v.Add(path, "must not be empty", fmt.Sprintf("1-%d characters", max), QuoteFound(s))
 		return
 	}
 	if n > max {
-		v.add(path, fmt.Sprintf("too long: %d characters", n), fmt.Sprintf("at most %d characters", max), fmt.Sprintf("%d characters", n))
+		v.Add(path, fmt.Sprintf("too long: %d characters", n), fmt.Sprintf("at most %d characters", max), fmt.Sprintf("%d characters", n))
 	}
 	if !utf8.ValidString(s) {
-		v.add(path, "not valid UTF-8", "valid UTF-8 text", "invalid bytes")
+		v.Add(path, "not valid UTF-8", "valid UTF-8 text", "invalid bytes")
 	}
 }
 
-func (v *validator) enum(path, s string, allowed []string) {
+// Enum checks s is one of allowed.
+func (v *Validator) Enum(path, s string, allowed []string) {
 	if !slices.Contains(allowed, s) {
-		v.add(path, "unknown value", "one of: "+strings.Join(allowed, ", "), quoteFound(s))
+		v.Add(path, "unknown value", "one of: "+strings.Join(allowed, ", "), QuoteFound(s))
 	}
 }
 
-func (v *validator) count(path string, n, max int) bool {
+// Count checks a list has at most max items; false when it has more.
+func (v *Validator) Count(path string, n, max int) bool {
 	if n > max {
-		v.add(path, fmt.Sprintf("too many items: %d", n), fmt.Sprintf("at most %d items", max), fmt.Sprintf("%d items", n))
+		v.Add(path, fmt.Sprintf("too many items: %d", n), fmt.Sprintf("at most %d items", max), fmt.Sprintf("%d items", n))
 		return false
 	}
 	return true
@@ -282,20 +294,20 @@ func (v *validator) count(path string, n, max int) bool {
 
 // timestamp checks an instant against hearth's one bound (package instant):
 // a value past it once stored made every later Home read fail.
-func (v *validator) timestamp(path, s string) {
+func (v *Validator) timestamp(path, s string) {
 	if _, err := instant.Parse(s); err != nil {
-		v.add(path, err.Error(), instant.Expected, quoteFound(s))
+		v.Add(path, err.Error(), instant.Expected, QuoteFound(s))
 	}
 }
 
 // date checks a calendar date YYYY-MM-DD against the same bound.
-func (v *validator) date(path, s string) {
+func (v *Validator) date(path, s string) {
 	if _, err := instant.ParseDate(s); err != nil {
-		v.add(path, err.Error(), instant.DateExpected, quoteFound(s))
+		v.Add(path, err.Error(), instant.DateExpected, QuoteFound(s))
 	}
 }
 
-func (v *validator) lifePath(path, p string) {
+func (v *Validator) lifePath(path, p string) {
 	bad := p == "" || len(p) > MaxPathLen || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") ||
 		strings.ContainsRune(p, 0) || strings.HasPrefix(p, "~")
 	for _, seg := range strings.Split(p, "/") {
@@ -304,27 +316,27 @@ func (v *validator) lifePath(path, p string) {
 		}
 	}
 	if bad {
-		v.add(path, "life path must stay inside life", "relative path without '..', '.', empty segments, a leading '/' or '\\'", quoteFound(p))
+		v.Add(path, "life path must stay inside life", "relative path without '..', '.', empty segments, a leading '/' or '\\'", QuoteFound(p))
 	}
 }
 
-// validateShape checks everything that needs no stored state: bounds,
+// ValidateShape checks everything that needs no stored state: bounds,
 // formats, enums, payloads, duplicate IDs. known* sets collect the IDs this
 // publication defines so references can be resolved afterwards.
-func (r *Result) validateShape(v *validator) {
-	v.id("/runId", r.RunID)
-	v.id("/jobKey", r.JobKey)
+func (r *Result) ValidateShape(v *Validator) {
+	v.ID("/runId", r.RunID)
+	v.ID("/jobKey", r.JobKey)
 	if r.ExpectedRevision < 0 {
-		v.add("/expectedRevision", "must not be negative", "integer >= 0", fmt.Sprint(r.ExpectedRevision))
+		v.Add("/expectedRevision", "must not be negative", "integer >= 0", fmt.Sprint(r.ExpectedRevision))
 	}
 	v.timestamp("/generatedAt", r.GeneratedAt)
 
-	if v.count("/sourceRefs", len(r.SourceRefs), MaxSourceRefs) {
+	if v.Count("/sourceRefs", len(r.SourceRefs), MaxSourceRefs) {
 		seen := map[string]bool{}
 		for i, s := range r.SourceRefs {
 			p := fmt.Sprintf("/sourceRefs/%d", i)
-			v.id(p+"/id", s.ID)
-			v.unique(seen, p+"/id", s.ID, "source ref")
+			v.ID(p+"/id", s.ID)
+			v.Unique(seen, p+"/id", s.ID, "source ref")
 			v.timestamp(p+"/observedAt", s.ObservedAt)
 			s.validateKind(v, p)
 		}
@@ -332,131 +344,131 @@ func (r *Result) validateShape(v *validator) {
 	if b := r.Brief; b != nil {
 		v.date("/brief/date", b.Date)
 		if _, err := schedule.LoadZone(b.TimeZone); err != nil {
-			v.add("/brief/timeZone", "unknown time zone", "IANA time zone name like Europe/Berlin", quoteFound(b.TimeZone))
+			v.Add("/brief/timeZone", "unknown time zone", "IANA time zone name like Europe/Berlin", QuoteFound(b.TimeZone))
 		}
-		v.text("/brief/text", b.Text, MaxBriefLen, true)
+		v.Text("/brief/text", b.Text, MaxBriefLen, true)
 		v.evidenceShape("/brief/evidenceIds", b.EvidenceIDs)
 	}
-	if v.count("/people", len(r.People), MaxPeople) {
+	if v.Count("/people", len(r.People), MaxPeople) {
 		seen := map[string]bool{}
 		for i, p := range r.People {
 			path := fmt.Sprintf("/people/%d", i)
-			v.id(path+"/id", p.ID)
-			v.unique(seen, path+"/id", p.ID, "person")
-			v.text(path+"/name", p.Name, MaxNameLen, true)
-			v.text(path+"/context", p.Context, MaxContextLen, false)
+			v.ID(path+"/id", p.ID)
+			v.Unique(seen, path+"/id", p.ID, "person")
+			v.Text(path+"/name", p.Name, MaxNameLen, true)
+			v.Text(path+"/context", p.Context, MaxContextLen, false)
 			v.evidenceShape(path+"/evidenceIds", p.EvidenceIDs)
 		}
 	}
-	if v.count("/activities", len(r.Activities), MaxActivities) {
+	if v.Count("/activities", len(r.Activities), MaxActivities) {
 		seen := map[string]bool{}
 		for i := range r.Activities {
 			a := &r.Activities[i]
 			path := fmt.Sprintf("/activities/%d", i)
-			v.id(path+"/id", a.ID)
-			v.unique(seen, path+"/id", a.ID, "activity")
-			v.text(path+"/title", a.Title, MaxTitleLen, true)
+			v.ID(path+"/id", a.ID)
+			v.Unique(seen, path+"/id", a.ID, "activity")
+			v.Text(path+"/title", a.Title, MaxTitleLen, true)
 			if a.Detail != nil {
-				v.text(path+"/detail", *a.Detail, MaxDetailLen, false)
+				v.Text(path+"/detail", *a.Detail, MaxDetailLen, false)
 			}
 			v.evidenceShape(path+"/evidenceIds", a.EvidenceIDs)
 			if a.PersonID != nil {
-				v.id(path+"/personId", *a.PersonID)
+				v.ID(path+"/personId", *a.PersonID)
 			}
 			if a.ParentID != nil {
-				v.id(path+"/parentId", *a.ParentID)
+				v.ID(path+"/parentId", *a.ParentID)
 				if *a.ParentID == a.ID {
-					v.add(path+"/parentId", "an activity cannot be its own parent", "the ID of a routine activity", quoteFound(*a.ParentID))
+					v.Add(path+"/parentId", "an activity cannot be its own parent", "the ID of a routine activity", QuoteFound(*a.ParentID))
 				}
 			}
 			if a.OccurrenceKey != nil {
 				validateOccurrenceKey(v, path+"/occurrenceKey", *a.OccurrenceKey)
 			}
 			if rec := a.Recommendation; rec != nil {
-				v.enum(path+"/recommendation/section", rec.Section, Sections)
+				v.Enum(path+"/recommendation/section", rec.Section, Sections)
 				if rec.Rank < -1_000_000 || rec.Rank > 1_000_000 {
-					v.add(path+"/recommendation/rank", "rank out of range", "integer from -1000000 to 1000000", fmt.Sprint(rec.Rank))
+					v.Add(path+"/recommendation/rank", "rank out of range", "integer from -1000000 to 1000000", fmt.Sprint(rec.Rank))
 				}
 				if rec.Reason != nil {
-					v.text(path+"/recommendation/reason", *rec.Reason, MaxReasonLen, false)
+					v.Text(path+"/recommendation/reason", *rec.Reason, MaxReasonLen, false)
 				}
 			}
 			a.validatePayload(v, path)
 		}
 	}
-	if v.count("/replyDrafts", len(r.ReplyDrafts), MaxReplyDrafts) {
+	if v.Count("/replyDrafts", len(r.ReplyDrafts), MaxReplyDrafts) {
 		seen := map[string]bool{}
 		for i, d := range r.ReplyDrafts {
 			path := fmt.Sprintf("/replyDrafts/%d", i)
-			v.id(path+"/id", d.ID)
-			v.unique(seen, path+"/id", d.ID, "reply draft")
+			v.ID(path+"/id", d.ID)
+			v.Unique(seen, path+"/id", d.ID, "reply draft")
 			if d.PersonID != nil {
-				v.id(path+"/personId", *d.PersonID)
+				v.ID(path+"/personId", *d.PersonID)
 			}
-			v.text(path+"/accountId", d.AccountID, 256, true)
-			v.text(path+"/chatId", d.ChatID, 256, true)
+			v.Text(path+"/accountId", d.AccountID, 256, true)
+			v.Text(path+"/chatId", d.ChatID, 256, true)
 			if d.ReplyToMessageID != nil {
-				v.text(path+"/replyToMessageId", *d.ReplyToMessageID, 256, true)
+				v.Text(path+"/replyToMessageId", *d.ReplyToMessageID, 256, true)
 			}
-			v.text(path+"/sourceMessageRevision", d.SourceMessageRevision, 128, true)
-			v.text(path+"/reason", d.Reason, MaxReasonLen, true)
+			v.Text(path+"/sourceMessageRevision", d.SourceMessageRevision, 128, true)
+			v.Text(path+"/reason", d.Reason, MaxReasonLen, true)
 			if len(d.Candidates) == 0 {
-				v.add(path+"/candidates", "a draft needs at least one candidate", fmt.Sprintf("1-%d candidates", MaxCandidates), "0 items")
-			} else if v.count(path+"/candidates", len(d.Candidates), MaxCandidates) {
+				v.Add(path+"/candidates", "a draft needs at least one candidate", fmt.Sprintf("1-%d candidates", MaxCandidates), "0 items")
+			} else if v.Count(path+"/candidates", len(d.Candidates), MaxCandidates) {
 				cseen := map[string]bool{}
 				for j, c := range d.Candidates {
 					cp := fmt.Sprintf("%s/candidates/%d", path, j)
-					v.id(cp+"/id", c.ID)
+					v.ID(cp+"/id", c.ID)
 					if cseen[c.ID] {
-						v.add(cp+"/id", "duplicate candidate ID in this draft", "unique IDs", quoteFound(c.ID))
+						v.Add(cp+"/id", "duplicate candidate ID in this draft", "unique IDs", QuoteFound(c.ID))
 					}
 					cseen[c.ID] = true
-					v.text(cp+"/style", c.Style, MaxStyleLen, true)
-					v.text(cp+"/body", c.Body, MaxBodyLen, true)
+					v.Text(cp+"/style", c.Style, MaxStyleLen, true)
+					v.Text(cp+"/body", c.Body, MaxBodyLen, true)
 				}
 			}
 			v.evidenceShape(path+"/evidenceIds", d.EvidenceIDs)
 		}
 	}
-	if v.count("/retractions", len(r.Retractions), MaxRetractions) {
+	if v.Count("/retractions", len(r.Retractions), MaxRetractions) {
 		for i, rt := range r.Retractions {
 			path := fmt.Sprintf("/retractions/%d", i)
-			v.enum(path+"/kind", rt.Kind, []string{"activity", "replyDraft"})
-			v.id(path+"/id", rt.ID)
+			v.Enum(path+"/kind", rt.Kind, []string{"activity", "replyDraft"})
+			v.ID(path+"/id", rt.ID)
 			if rt.Reason != nil {
-				v.text(path+"/reason", *rt.Reason, MaxReasonLen, false)
+				v.Text(path+"/reason", *rt.Reason, MaxReasonLen, false)
 			}
 		}
 	}
 	r.validateRoutines(v)
-	if v.count("/completedRequests", len(r.CompletedRequests), MaxCompletedRequests) {
+	if v.Count("/completedRequests", len(r.CompletedRequests), MaxCompletedRequests) {
 		for i, c := range r.CompletedRequests {
 			path := fmt.Sprintf("/completedRequests/%d", i)
-			v.id(path+"/requestId", c.RequestID)
+			v.ID(path+"/requestId", c.RequestID)
 			v.evidenceShape(path+"/sourceRefIds", c.SourceRefIDs)
 		}
 	}
 	r.validateConsumed(v)
 }
 
-func (v *validator) evidenceShape(path string, ids []string) {
-	if !v.count(path, len(ids), MaxEvidenceIDs) {
+func (v *Validator) evidenceShape(path string, ids []string) {
+	if !v.Count(path, len(ids), MaxEvidenceIDs) {
 		return
 	}
 	for i, id := range ids {
-		v.id(fmt.Sprintf("%s/%d", path, i), id)
+		v.ID(fmt.Sprintf("%s/%d", path, i), id)
 	}
 }
 
-func (s SourceRefIn) validateKind(v *validator, p string) {
+func (s SourceRefIn) validateKind(v *Validator, p string) {
 	forbid := func(name string, val *string) {
 		if val != nil {
-			v.add(p+"/"+name, fmt.Sprintf("field not allowed on a %s source ref", s.Kind), "absent", quoteFound(*val))
+			v.Add(p+"/"+name, fmt.Sprintf("field not allowed on a %s source ref", s.Kind), "absent", QuoteFound(*val))
 		}
 	}
 	need := func(name string, val *string, check func(string, string)) {
 		if val == nil {
-			v.add(p+"/"+name, fmt.Sprintf("missing required field %q for a %s source ref", name, s.Kind), "string", "absent")
+			v.Add(p+"/"+name, fmt.Sprintf("missing required field %q for a %s source ref", name, s.Kind), "string", "absent")
 			return
 		}
 		check(p+"/"+name, *val)
@@ -466,7 +478,7 @@ func (s SourceRefIn) validateKind(v *validator, p string) {
 		need("path", s.Path, v.lifePath)
 		need("contentHash", s.ContentHash, func(path, h string) {
 			if !hashPattern.MatchString(h) {
-				v.add(path, "bad content hash", "sha256: followed by 64 lowercase hex digits", quoteFound(h))
+				v.Add(path, "bad content hash", "sha256: followed by 64 lowercase hex digits", QuoteFound(h))
 			}
 		})
 		forbid("accountId", s.AccountID)
@@ -474,7 +486,7 @@ func (s SourceRefIn) validateKind(v *validator, p string) {
 		forbid("messageId", s.MessageID)
 		forbid("targetId", s.TargetID)
 	case "beeper":
-		nonEmpty := func(path, val string) { v.text(path, val, 256, true) }
+		nonEmpty := func(path, val string) { v.Text(path, val, 256, true) }
 		need("accountId", s.AccountID, nonEmpty)
 		need("chatId", s.ChatID, nonEmpty)
 		if s.MessageID != nil {
@@ -486,21 +498,21 @@ func (s SourceRefIn) validateKind(v *validator, p string) {
 		forbid("path", s.Path)
 		forbid("contentHash", s.ContentHash)
 	default:
-		v.enum(p+"/kind", s.Kind, []string{"life", "beeper"})
+		v.Enum(p+"/kind", s.Kind, []string{"life", "beeper"})
 	}
 }
 
 // validateOccurrenceKey checks "YYYY-MM-DD@IANA/Zone", its date inside the bound.
-func validateOccurrenceKey(v *validator, path, key string) {
+func validateOccurrenceKey(v *Validator, path, key string) {
 	const expected = "YYYY-MM-DD@IANA zone, like 2026-09-29@Asia/Tokyo, with " + instant.DateExpected
 	date, zone, ok := strings.Cut(key, "@")
 	_, zoneErr := schedule.LoadZone(zone)
 	if !ok || !occurrencePatt.MatchString(key) || zoneErr != nil {
-		v.add(path, "bad occurrence key", expected, quoteFound(key))
+		v.Add(path, "bad occurrence key", expected, QuoteFound(key))
 		return
 	}
 	if _, err := instant.ParseDate(date); err != nil {
-		v.add(path, "bad occurrence key: "+err.Error(), expected, quoteFound(key))
+		v.Add(path, "bad occurrence key: "+err.Error(), expected, QuoteFound(key))
 	}
 }
 
@@ -520,27 +532,27 @@ func NewActivityPayload(kind string) (payload any, ok bool) {
 }
 
 // validatePayload binds the payload by kind; an unknown kind is reported once.
-func (a *ActivityIn) validatePayload(v *validator, path string) {
+func (a *ActivityIn) validatePayload(v *Validator, path string) {
 	target, ok := NewActivityPayload(a.Kind)
 	if !ok {
-		v.enum(path+"/kind", a.Kind, ActivityKinds)
+		v.Enum(path+"/kind", a.Kind, ActivityKinds)
 		return
 	}
 	if err := a.Payload.Bind(target); err != nil {
 		var shape *strictjson.ShapeError
 		if errors.As(err, &shape) {
-			v.errs = append(v.errs, shape.Errors...)
+			v.Errs = append(v.Errs, shape.Errors...)
 			return
 		}
-		v.add(path+"/payload", err.Error(), "object", "")
+		v.Add(path+"/payload", err.Error(), "object", "")
 		return
 	}
 	a.payload = target
 	switch p := target.(type) {
 	case *MeasurementPayload:
-		v.enum(path+"/payload/metric", p.Metric, Metrics)
-		v.enum(path+"/payload/unit", p.Unit, Units)
+		v.Enum(path+"/payload/metric", p.Metric, Metrics)
+		v.Enum(path+"/payload/unit", p.Unit, Units)
 	case *ReplyPayload:
-		v.id(path+"/payload/draftId", p.DraftID)
+		v.ID(path+"/payload/draftId", p.DraftID)
 	}
 }
