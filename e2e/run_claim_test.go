@@ -74,7 +74,7 @@ func waitDue(t *testing.T, c *agentClient, occurrence string) {
 	deadline := time.Now().Add(healthTimeout)
 	for {
 		status, body, err := c.do(http.MethodGet, "/api/schedules/due", nil)
-		var rep models.DueReport
+		var rep contract.DueReport
 		if err != nil || status != http.StatusOK || json.Unmarshal(body, &rep) != nil {
 			t.Fatalf("due: %d %s %v", status, body, err)
 		}

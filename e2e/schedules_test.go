@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -172,7 +173,7 @@ func TestScheduleCLIExitCodesAndJSONShapes(t *testing.T) {
 	wantExit(t, agent.run(t, "due"), 0, "stdout", "nothing due")
 	far := time.Now().Add(48 * time.Hour).UTC().Format(time.RFC3339)
 	res = agent.run(t, "due", "--now", far, "--json")
-	var due models.DueReport
+	var due contract.DueReport
 	oneJSONObject(t, res, &due)
 	if res.code != 0 || len(due.Due) != 1 || due.Due[0].ScheduleID != "night" {
 		t.Errorf("due --now %s: %s", far, res.stdout)

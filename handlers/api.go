@@ -20,8 +20,8 @@ import (
 type agentStore interface {
 	clock
 	Writes() int64
-	AgentContext(ctx context.Context) (models.AgentContext, error)
-	CompactContext(ctx context.Context) (models.AgentContext, error)
+	AgentContext(ctx context.Context) (contract.AgentContext, error)
+	CompactContext(ctx context.Context) (contract.AgentContext, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
 	Publish(ctx context.Context, publisher string, body []byte) (contract.PublishReceipt, bool, error)
 	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
@@ -87,7 +87,7 @@ func (s *agentHandlers) agentContextPage(c *fiber.Ctx) error {
 			"the workspace changed since this cursor was issued; read GET /api/agent-context again",
 			fiber.Map{"cursorRevision": stale.CursorRevision, "currentRevision": stale.Current})
 	case errors.Is(err, models.ErrNotFound):
-		return apiError(c, fiber.StatusNotFound, "not_found", "unknown collection", fiber.Map{"allowed": models.ContextCollections})
+		return apiError(c, fiber.StatusNotFound, "not_found", "unknown collection", fiber.Map{"allowed": contract.ContextCollections})
 	case errors.Is(err, models.ErrBadCursor):
 		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "cursor is not one this server issued", nil)
 	case err != nil:

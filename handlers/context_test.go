@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -114,8 +115,8 @@ func TestAgentContextPagesRejectBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ta := ta.in(t)
 			env := assertError(t, ta.get(tc.path, token, nil), tc.status, tc.code)
-			if tc.status == http.StatusNotFound && fmt.Sprint(env.Details["allowed"]) != fmt.Sprint(models.ContextCollections) {
-				t.Errorf("details %v: want the allowed collections %v", env.Details, models.ContextCollections)
+			if tc.status == http.StatusNotFound && fmt.Sprint(env.Details["allowed"]) != fmt.Sprint(contract.ContextCollections) {
+				t.Errorf("details %v: want the allowed collections %v", env.Details, contract.ContextCollections)
 			}
 		})
 	}
@@ -176,8 +177,8 @@ func TestAgentContextPagesThroughAllActivities(t *testing.T) {
 		}
 	}
 	collect(first)
-	if n := len(valueAt(t, first, "/items").([]any)); n != models.ContextPageSize {
-		t.Fatalf("first page has %d activities, want %d", n, models.ContextPageSize)
+	if n := len(valueAt(t, first, "/items").([]any)); n != contract.ContextPageSize {
+		t.Fatalf("first page has %d activities, want %d", n, contract.ContextPageSize)
 	}
 	page, pages := first, 1
 	for valueAt(t, page, "/truncated") == true {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -81,7 +82,7 @@ func (g goalNotStored) WeightHistory(context.Context) (models.WeightData, error)
 	return models.WeightData{Unit: "kg"}, nil
 }
 
-func (g goalNotStored) SetWeightGoal(context.Context, *models.WeightGoal) error { return g.err }
+func (g goalNotStored) SetWeightGoal(context.Context, *contract.WeightGoal) error { return g.err }
 
 func TestWeightGoalThatCouldNotBeStoredIsANotSavedPage(t *testing.T) {
 	cases := []struct {

@@ -28,7 +28,7 @@ type messagesStore interface {
 	clock
 	ChatDrafts(ctx context.Context, chatID string) ([]models.ChatDraft, error)
 	ChatPeople(ctx context.Context, chatIDs []string) (map[string]string, error)
-	Person(ctx context.Context, id string) (models.PersonView, error)
+	Person(ctx context.Context, id string) (contract.PersonView, error)
 	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
 	WatchStatus(ctx context.Context) (models.WatchHealth, error)
 	LatestSend(ctx context.Context, draftID string) (models.Send, bool, error)
@@ -36,7 +36,7 @@ type messagesStore interface {
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
 	OwedReplies(ctx context.Context) ([]models.OwedReply, error)
 	Today(ctx context.Context) (models.Day, error)
-	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
+	RecentRequests(ctx context.Context, since time.Time) ([]contract.RequestView, error)
 	DecideNoReplyNeeded(ctx context.Context, d models.ChatDecision) (models.OwnerActionResult, error)
 	RemindLater(ctx context.Context, d models.ChatDecision) (models.OwnerActionResult, error)
 	beeperflow.Store // the send and hand-off run there, around Beeper calls
@@ -194,7 +194,7 @@ func (s *messagesHandlers) conversationPage(c *fiber.Ctx, status int, chatID str
 	if d.Day, err = s.store.Today(ctx); err != nil {
 		return err
 	}
-	reqs, err := s.store.RecentRequests(ctx, s.store.Now().Add(-models.ContextHistory))
+	reqs, err := s.store.RecentRequests(ctx, s.store.Now().Add(-contract.ContextHistory))
 	if err != nil {
 		return err
 	}
@@ -203,8 +203,8 @@ func (s *messagesHandlers) conversationPage(c *fiber.Ctx, status int, chatID str
 }
 
 // chatRequests are the reply-draft requests about chatID.
-func chatRequests(reqs []models.RequestView, chatID string) []models.RequestView {
-	var out []models.RequestView
+func chatRequests(reqs []contract.RequestView, chatID string) []contract.RequestView {
+	var out []contract.RequestView
 	for _, r := range reqs {
 		if r.Kind == contract.RequestReplyDraft && r.EntityID == chatID {
 			out = append(out, r)
@@ -309,11 +309,11 @@ func (s *messagesHandlers) reviewSaved(c *fiber.Ctx) error {
 	}
 	var kept *contract.CandidateIn
 	for _, cand := range draft.Candidates {
-		if cand.ID == c.Query("kept") && cand.Body != draft.Text() {
+		if cand.ID == c.Query("kept") && cand.Body != models.DraftText(draft.DraftView) {
 			kept = &cand
 		}
 	}
-	return s.renderReview(c, fiber.StatusOK, chatID, *draft, draft.Text(), nil, draft.SourceMessageRevision, kept)
+	return s.renderReview(c, fiber.StatusOK, chatID, *draft, models.DraftText(draft.DraftView), nil, draft.SourceMessageRevision, kept)
 }
 
 // chatDraft finds a live draft of the chat, or answers 404 and returns nil.

@@ -56,13 +56,13 @@ func (ta *testApp) mustObserve(token string, d doc, action string) observationRe
 }
 
 // pendingObservations reads the first page of the context's observations.
-func (ta *testApp) pendingObservations(token string) []models.ObservationView {
+func (ta *testApp) pendingObservations(token string) []contract.ObservationView {
 	ta.t.Helper()
 	resp := ta.get("/api/agent-context", token, nil)
 	if resp.status != http.StatusOK {
 		ta.t.Fatalf("context: %s", resp)
 	}
-	var ac models.AgentContext
+	var ac contract.AgentContext
 	if err := json.Unmarshal(resp.body, &ac); err != nil {
 		ta.t.Fatal(err)
 	}
@@ -478,7 +478,7 @@ func TestAgentContextListsPendingObservationsOnlyAndPagesThem(t *testing.T) {
 		}
 	}
 	collect(first)
-	if len(seen) != models.ContextPageSize || valueAt(t, first, "/truncated") != true {
+	if len(seen) != contract.ContextPageSize || valueAt(t, first, "/truncated") != true {
 		t.Fatalf("first page: %d items, truncated %v", len(seen), valueAt(t, first, "/truncated"))
 	}
 	cursor := valueAt(t, first, "/nextCursor").(string)
@@ -505,7 +505,7 @@ func TestAgentContextListsPendingObservationsOnlyAndPagesThem(t *testing.T) {
 	ta.mustPublish(token, minimalPublication("run-next", ta.revision()).JSON())
 	assertError(t, ta.get(next, token, nil), http.StatusConflict, "revision_conflict")
 	// The first page is there without a cursor.
-	if r := ta.get("/api/agent-context/observations", token, nil); r.status != http.StatusOK || len(jsonAt(t, r.body, "/items").([]any)) != models.ContextPageSize {
+	if r := ta.get("/api/agent-context/observations", token, nil); r.status != http.StatusOK || len(jsonAt(t, r.body, "/items").([]any)) != contract.ContextPageSize {
 		t.Fatalf("first page by collection: %s", r)
 	}
 }

@@ -20,9 +20,9 @@ import (
 // requestsStore keeps the owner's requests.
 type requestsStore interface {
 	clock
-	CreateRequest(ctx context.Context, body []byte) (models.RequestView, bool, error)
-	CancelRequest(ctx context.Context, id string) (models.RequestView, error)
-	RecentRequests(ctx context.Context, since time.Time) ([]models.RequestView, error)
+	CreateRequest(ctx context.Context, body []byte) (contract.RequestView, bool, error)
+	CancelRequest(ctx context.Context, id string) (contract.RequestView, error)
+	RecentRequests(ctx context.Context, since time.Time) ([]contract.RequestView, error)
 }
 
 // requestsHandlers keep the owner's requests; a refused form is shown again
@@ -39,7 +39,7 @@ type requestsHandlers struct {
 func (s *requestsHandlers) createRequest(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the request was rejected; nothing was stored",
 		conflictMessage: "this requestId was already used with different content"},
-		func(body []byte) (models.RequestView, int, error) {
+		func(body []byte) (contract.RequestView, int, error) {
 			req, created, err := s.store.CreateRequest(c.UserContext(), body)
 			return req, createdOr200(created), err
 		})
@@ -109,7 +109,7 @@ func (s *requestsHandlers) submitRequest(c *fiber.Ctx) error {
 		return s.home.renderPeople(c, fiber.StatusUnprocessableEntity, f.EntityID, askRefusal(f, invalid))
 	case errors.As(err, &invalid) && f.Kind == contract.RequestReplyDraft && f.EntityID != "" && isHTMX(c):
 		// The section again, in place: the same requestId (nothing was stored).
-		reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
+		reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-contract.ContextHistory))
 		if err != nil {
 			return err
 		}
@@ -132,7 +132,7 @@ func (s *requestsHandlers) submitRequest(c *fiber.Ctx) error {
 	}
 	if isHTMX(c) && f.Kind == contract.RequestReplyDraft {
 		// A conversation's Ask form is answered in place, naming the chat.
-		reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-models.ContextHistory))
+		reqs, err := s.store.RecentRequests(c.UserContext(), s.store.Now().Add(-contract.ContextHistory))
 		if err != nil {
 			return err
 		}

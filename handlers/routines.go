@@ -29,7 +29,7 @@ type routinesStore interface {
 	TriggerEvent(ctx context.Context, event string) (int, error)
 	RecordFeedback(ctx context.Context, occurrenceID, effort, helped string) error
 	RecordPastOutcome(ctx context.Context, cmd models.PastOutcomeCommand) error
-	DecideProposal(ctx context.Context, d models.ProposalDecision) (models.RequestView, error)
+	DecideProposal(ctx context.Context, d models.ProposalDecision) (contract.RequestView, error)
 }
 
 // routinesHandlers serve the Routines page and the routine actions on Home,

@@ -569,7 +569,7 @@ func TestProposalDecisionsBecomeRequestsForTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mine []models.RequestView
+	var mine []contract.RequestView
 	for _, r := range ac.Requests.Items {
 		if r.Kind == contract.RequestRoutineChange {
 			mine = append(mine, r)

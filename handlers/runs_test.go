@@ -130,7 +130,7 @@ func TestRunsPageShowsEachScheduleOccurrenceWithItsAttempts(t *testing.T) {
 func (ta *testApp) dueOccurrences(token string) []string {
 	ta.t.Helper()
 	r := ta.schedReq(http.MethodGet, "/api/schedules/due", token, nil, "")
-	var rep models.DueReport
+	var rep contract.DueReport
 	if r.status != http.StatusOK || json.Unmarshal(r.body, &rep) != nil {
 		ta.t.Fatalf("due: %s", r)
 	}

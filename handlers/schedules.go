@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/internal/instant"
 	"hearth/internal/schedule"
 	"hearth/models"
@@ -22,7 +23,7 @@ type schedulesStore interface {
 	CreateSchedule(ctx context.Context, actor models.Actor, body []byte) (models.ScheduleReceipt, bool, error)
 	CancelSchedule(ctx context.Context, actor models.Actor, id string) (models.CancelResult, error)
 	Schedules(ctx context.Context) (models.ScheduleList, error)
-	DueSchedules(ctx context.Context, now time.Time) (models.DueReport, error)
+	DueSchedules(ctx context.Context, now time.Time) (contract.DueReport, error)
 	NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedule.NextResult, error)
 	ApproveSchedule(ctx context.Context, id, fingerprint string) (models.ScheduleView, error)
 }

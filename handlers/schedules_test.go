@@ -15,6 +15,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -228,7 +229,7 @@ func TestScheduleDueAndNextAreReadOnly(t *testing.T) {
 	}
 	for range 2 {
 		r = ta.schedReq(http.MethodGet, "/api/schedules/due?now=2026-09-29T10:00:00%2B02:00", agent, nil, "")
-		var rep models.DueReport
+		var rep contract.DueReport
 		if r.status != 200 || json.Unmarshal(r.body, &rep) != nil || len(rep.Due) != 1 || rep.Due[0].OccurrenceID != "daily/2026-09-29T08:00:00Z" || rep.Due[0].Prompt == "" {
 			t.Fatalf("due at 08:00Z: %s", r)
 		}

@@ -20,7 +20,7 @@ type wakeStore interface {
 	AckWake(ctx context.Context, leaseID string) error
 	NextWakeAt(ctx context.Context) (time.Time, bool, error)
 	DirtyChanged() <-chan struct{}
-	DueSchedules(ctx context.Context, now time.Time) (models.DueReport, error)
+	DueSchedules(ctx context.Context, now time.Time) (contract.DueReport, error)
 }
 
 // wakeHandlers hand a runner its wake-ups.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/contract"
 	"hearth/models"
 	"hearth/views"
 )
@@ -20,7 +21,7 @@ type weightStore interface {
 	Today(ctx context.Context) (models.Day, error)
 	clock
 	WeightHistory(ctx context.Context) (models.WeightData, error)
-	SetWeightGoal(ctx context.Context, goal *models.WeightGoal) error
+	SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) error
 	ImportWeights(ctx context.Context, format string, readings []models.WeightReading, dryRun bool) (models.WeightImport, error)
 	ExportCSV(ctx context.Context, name string) (models.ExportTable, error)
 	ExportDecisions(ctx context.Context) (models.DecisionsExport, error)
@@ -74,7 +75,7 @@ func (s *weightHandlers) saveWeightGoal(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.SetWeightGoal(ctx, &models.WeightGoal{Value: v, Unit: d.Unit})
+	err = s.store.SetWeightGoal(ctx, &contract.WeightGoal{Value: v, Unit: d.Unit})
 	if errors.Is(err, models.ErrInvalidInput) {
 		b := models.MeasurementBounds[d.Unit]
 		return s.renderWeightOf(c, fiber.StatusUnprocessableEntity, d, views.WeightForm{Goal: input,

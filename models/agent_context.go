@@ -17,192 +17,6 @@ import (
 	"hearth/internal/ids"
 )
 
-// ContextHistory is how far back settled items appear in the agent context.
-const ContextHistory = 14 * 24 * time.Hour
-
-// ContextPageSize bounds every collection of the agent context.
-const ContextPageSize = 500
-
-// Collections that GET /api/agent-context/{collection} pages through.
-const (
-	CollectionPeople       = "people"
-	CollectionActivities   = "activities"
-	CollectionReplyDrafts  = "replyDrafts"
-	CollectionMeasurements = "measurements"
-	CollectionSends        = "sends"
-	CollectionRequests     = "requests"
-	CollectionObservations = "observations"
-)
-
-// ContextCollections lists the pageable collections.
-var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests,
-	CollectionObservations, CollectionRoutineDefinitions, CollectionTrials, CollectionOccurrences, CollectionRoutineMetrics, CollectionReplyDecisions, CollectionActivityDecisions}
-
-// AgentContext is what the agent reads before it reasons (docs/agent-api.md).
-type AgentContext struct {
-	Revision    int64      `json:"revision"`
-	GeneratedAt time.Time  `json:"generatedAt"`
-	Brief       *BriefView `json:"brief,omitempty"`
-	Today       TodayView  `json:"today"`
-	// WeightGoal is the owner's weight goal, when set (the weight page).
-	WeightGoal   *WeightGoal           `json:"weightGoal,omitempty"`
-	People       Page[PersonView]      `json:"people"`
-	Activities   Page[ActivityView]    `json:"activities"`
-	ReplyDrafts  Page[DraftView]       `json:"replyDrafts"`
-	Measurements Page[MeasurementView] `json:"measurements"`
-	Sends        Page[SendView]        `json:"sends"`
-	Requests     Page[RequestView]     `json:"requests"`
-	Observations Page[ObservationView] `json:"observations"`
-	// ReplyDecisions are the owner's decisions about chats' replies in the
-	// last 14 days: no reply needed, remind later, handed off, own reply.
-	ReplyDecisions Page[ReplyDecisionView] `json:"replyDecisions"`
-	// ActivityDecisions are the changes of owner states in the last 14
-	// days, oldest first, each with the state it replaced: a decision on
-	// Home and its undo are two items (cause "undo", undoes: the first).
-	ActivityDecisions Page[ActivityDecisionView] `json:"activityDecisions"`
-	// Routines (issue 9): current definitions, recent trials, the last 14
-	// days of occurrences with outcomes, and each recent trial's counts.
-	RoutineDefinitions Page[RoutineContextView] `json:"routineDefinitions"`
-	Trials             Page[TrialView]          `json:"trials"`
-	Occurrences        Page[OccurrenceView]     `json:"occurrences"`
-	RoutineMetrics     Page[TrialMetricsView]   `json:"routineMetrics"`
-	LastPublication    *PublicationView         `json:"lastPublication,omitempty"`
-}
-
-// Page is a bounded slice of a collection; NextCursor continues it.
-type Page[T any] struct {
-	Items      []T    `json:"items"`
-	Truncated  bool   `json:"truncated"`
-	NextCursor string `json:"nextCursor,omitempty"`
-}
-
-// BriefView is the stored brief.
-type BriefView struct {
-	Date        string    `json:"date"`
-	TimeZone    string    `json:"timeZone"`
-	Text        string    `json:"text"`
-	EvidenceIDs []string  `json:"evidenceIds"`
-	Revision    int64     `json:"revision"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-}
-
-// PersonView is a stored person projection.
-type PersonView struct {
-	ID          string    `json:"id"`
-	Name        string    `json:"name"`
-	Context     string    `json:"context"`
-	EvidenceIDs []string  `json:"evidenceIds"`
-	Revision    int64     `json:"revision"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-}
-
-// ActivityView is an agent suggestion with the owner's state beside it.
-type ActivityView struct {
-	ID             string          `json:"id"`
-	Kind           string          `json:"kind"`
-	Title          string          `json:"title"`
-	Detail         string          `json:"detail,omitempty"`
-	EvidenceIDs    []string        `json:"evidenceIds"`
-	PersonID       string          `json:"personId,omitempty"`
-	ParentID       string          `json:"parentId,omitempty"`
-	OccurrenceKey  string          `json:"occurrenceKey,omitempty"`
-	Recommendation *RecommendView  `json:"recommendation,omitempty"`
-	Payload        json.RawMessage `json:"payload"`
-	Revision       int64           `json:"revision"`
-	Retracted      *RetractedView  `json:"retracted,omitempty"`
-	UserState      UserStateView   `json:"userState"`
-}
-
-// RecommendView is where an activity sits on Home.
-type RecommendView struct {
-	Section string `json:"section"`
-	Rank    int64  `json:"rank"`
-	Reason  string `json:"reason,omitempty"`
-}
-
-// RetractedView says when and why the agent withdrew a suggestion.
-type RetractedView struct {
-	At     time.Time `json:"at"`
-	Reason string    `json:"reason,omitempty"`
-}
-
-// UserStateView is the owner's decision; At is absent when never decided.
-type UserStateView struct {
-	State string     `json:"state"`
-	Until string     `json:"until,omitempty"`
-	Note  string     `json:"note,omitempty"`
-	At    *time.Time `json:"at,omitempty"`
-}
-
-// DraftView is a reply draft with the owner's edit beside the agent's candidates.
-type DraftView struct {
-	ID                    string                 `json:"id"`
-	PersonID              string                 `json:"personId,omitempty"`
-	AccountID             string                 `json:"accountId"`
-	ChatID                string                 `json:"chatId"`
-	ReplyToMessageID      string                 `json:"replyToMessageId,omitempty"`
-	SourceMessageRevision string                 `json:"sourceMessageRevision"`
-	Reason                string                 `json:"reason"`
-	Candidates            []contract.CandidateIn `json:"candidates"`
-	EvidenceIDs           []string               `json:"evidenceIds"`
-	Revision              int64                  `json:"revision"`
-	Retracted             *RetractedView         `json:"retracted,omitempty"`
-	OwnerEdit             *OwnerEditView         `json:"ownerEdit,omitempty"`
-	// Stale is set when the Beeper watch saw a message from someone else
-	// in the chat newer than sourceMessageRevision.
-	Stale bool `json:"stale,omitempty"`
-	// Outcome says what became of the draft once something did.
-	Outcome *DraftOutcomeView `json:"outcome,omitempty"`
-}
-
-// OwnerEditView is the owner's wording of a draft.
-type OwnerEditView struct {
-	Body                string    `json:"body"`
-	SelectedCandidateID string    `json:"selectedCandidateId,omitempty"`
-	At                  time.Time `json:"at"`
-}
-
-// MeasurementView is one recorded value.
-type MeasurementView struct {
-	ID            int64     `json:"id"`
-	ActivityID    string    `json:"activityId"`
-	OccurrenceKey string    `json:"occurrenceKey,omitempty"`
-	Metric        string    `json:"metric"`
-	Unit          string    `json:"unit"`
-	Value         float64   `json:"value"`
-	SupersedesID  *int64    `json:"supersedesId,omitempty"`
-	RecordedAt    time.Time `json:"recordedAt"`
-}
-
-// SendView is a reply the owner confirmed, with its outcome, so the agent
-// can update life.
-type SendView struct {
-	ID      int64  `json:"id"`
-	SendKey string `json:"sendKey"`
-	// DraftID is empty for the owner's own reply (OwnReply).
-	DraftID          string    `json:"draftId"`
-	OwnReply         bool      `json:"ownReply,omitempty"`
-	ActivityID       string    `json:"activityId,omitempty"`
-	AccountID        string    `json:"accountId"`
-	ChatID           string    `json:"chatId"`
-	ReplyToMessageID string    `json:"replyToMessageId,omitempty"`
-	Body             string    `json:"body"`
-	Status           string    `json:"status"`
-	PendingMessageID string    `json:"pendingMessageId,omitempty"`
-	Error            string    `json:"error,omitempty"`
-	CreatedAt        time.Time `json:"createdAt"`
-	UpdatedAt        time.Time `json:"updatedAt"`
-}
-
-// PublicationView describes the newest accepted publication.
-type PublicationView struct {
-	RunID      string    `json:"runId"`
-	JobKey     string    `json:"jobKey"`
-	Publisher  string    `json:"publisher"`
-	Revision   int64     `json:"revision"`
-	ReceivedAt time.Time `json:"receivedAt"`
-}
-
 // ErrBadCursor means a context cursor was not one this server issued.
 var ErrBadCursor = fmt.Errorf("bad cursor: %w", ErrInvalidInput)
 
@@ -249,9 +63,9 @@ func decodeCursor(collection, c string) (cursor, error) {
 	if key == "" {
 		return cursor{revision: rev}, nil // from the start (a compact context's pointer)
 	}
-	if collection == CollectionMeasurements || collection == CollectionSends || collection == CollectionObservations ||
-		collection == CollectionTrials || collection == CollectionRoutineMetrics || collection == CollectionReplyDecisions ||
-		collection == CollectionActivityDecisions {
+	if collection == contract.CollectionMeasurements || collection == contract.CollectionSends || collection == contract.CollectionObservations ||
+		collection == contract.CollectionTrials || collection == contract.CollectionRoutineMetrics || collection == contract.CollectionReplyDecisions ||
+		collection == contract.CollectionActivityDecisions {
 		if _, err := strconv.ParseInt(key, 10, 64); err != nil {
 			return cursor{}, ErrBadCursor
 		}
@@ -263,8 +77,8 @@ func decodeCursor(collection, c string) (cursor, error) {
 
 // AgentContext reads the first page of every collection in one read transaction
 // so all of it belongs to one revision.
-func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
-	var out AgentContext
+func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error) {
+	var out contract.AgentContext
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
 		out.GeneratedAt = now
@@ -272,7 +86,7 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 		if out.Revision, err = workspaceRevision(tx); err != nil {
 			return err
 		}
-		var brief *BriefView
+		var brief *contract.BriefView
 		brief, err = briefView(tx)
 		if err != nil {
 			return err
@@ -282,7 +96,7 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 		if err != nil {
 			return err
 		}
-		out.Today = TodayView{Date: day.Date, TimeZone: day.Zone.String()}
+		out.Today = contract.TodayView{Date: day.Date, TimeZone: day.Zone.String()}
 		if out.WeightGoal, err = weightGoal(tx); err != nil {
 			return err
 		}
@@ -330,7 +144,7 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 		return err
 	})
 	if err != nil {
-		return AgentContext{}, classify("agent context", err)
+		return contract.AgentContext{}, classify("agent context", err)
 	}
 	return out, nil
 }
@@ -340,7 +154,7 @@ func (s *Store) AgentContext(ctx context.Context) (AgentContext, error) {
 // the current one is a *StaleCursorError, checked in the page's own read
 // transaction so a page never mixes two revisions.
 func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) (any, error) {
-	if !slices.Contains(ContextCollections, collection) {
+	if !slices.Contains(contract.ContextCollections, collection) {
 		return nil, ErrNotFound
 	}
 	var from cursor
@@ -362,31 +176,31 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) 
 		from.revision = current
 		now := s.clock()
 		switch collection {
-		case CollectionPeople:
+		case contract.CollectionPeople:
 			page, err = peoplePage(tx, from)
-		case CollectionActivities:
+		case contract.CollectionActivities:
 			page, err = activityPage(tx, now, from)
-		case CollectionReplyDrafts:
+		case contract.CollectionReplyDrafts:
 			page, err = draftPage(tx, now, from)
-		case CollectionMeasurements:
+		case contract.CollectionMeasurements:
 			page, err = measurementPage(tx, now, from)
-		case CollectionSends:
+		case contract.CollectionSends:
 			page, err = sendPage(tx, now, from)
-		case CollectionRequests:
+		case contract.CollectionRequests:
 			page, err = requestPage(tx, now, from)
-		case CollectionObservations:
+		case contract.CollectionObservations:
 			page, err = observationPage(tx, from)
-		case CollectionRoutineDefinitions:
+		case contract.CollectionRoutineDefinitions:
 			page, err = routineDefinitionPage(tx, from)
-		case CollectionTrials:
+		case contract.CollectionTrials:
 			page, err = trialPage(tx, now, from)
-		case CollectionOccurrences:
+		case contract.CollectionOccurrences:
 			page, err = occurrencePage(tx, now, from)
-		case CollectionRoutineMetrics:
+		case contract.CollectionRoutineMetrics:
 			page, err = routineMetricsPage(tx, now, from)
-		case CollectionReplyDecisions:
+		case contract.CollectionReplyDecisions:
 			page, err = replyDecisionPage(tx, now, from)
-		case CollectionActivityDecisions:
+		case contract.CollectionActivityDecisions:
 			page, err = activityDecisionPage(tx, now, from)
 		default:
 			return ErrNotFound
@@ -420,7 +234,7 @@ func evidenceList(text string) []string {
 	return ids
 }
 
-func briefView(tx *gorm.DB) (*BriefView, error) {
+func briefView(tx *gorm.DB) (*contract.BriefView, error) {
 	var rows []Brief
 	if err := tx.Limit(1).Find(&rows).Error; err != nil {
 		return nil, err
@@ -429,17 +243,17 @@ func briefView(tx *gorm.DB) (*BriefView, error) {
 		return nil, nil
 	}
 	b := rows[0]
-	return &BriefView{Date: b.Date, TimeZone: b.TimeZone, Text: b.Text, EvidenceIDs: evidenceList(b.EvidenceIDs), Revision: b.Revision, UpdatedAt: b.UpdatedAt}, nil
+	return &contract.BriefView{Date: b.Date, TimeZone: b.TimeZone, Text: b.Text, EvidenceIDs: evidenceList(b.EvidenceIDs), Revision: b.Revision, UpdatedAt: b.UpdatedAt}, nil
 }
 
 // page trims rows fetched with limit+1 and sets the cursor from the last
 // kept key, bound to the revision the page was read at.
-func page[T any](collection string, from cursor, items []T, key func(T) string) Page[T] {
-	p := Page[T]{Items: items}
-	if len(items) > ContextPageSize {
-		p.Items = items[:ContextPageSize]
+func page[T any](collection string, from cursor, items []T, key func(T) string) contract.Page[T] {
+	p := contract.Page[T]{Items: items}
+	if len(items) > contract.ContextPageSize {
+		p.Items = items[:contract.ContextPageSize]
 		p.Truncated = true
-		p.NextCursor = encodeCursor(collection, from.revision, key(p.Items[ContextPageSize-1]))
+		p.NextCursor = encodeCursor(collection, from.revision, key(p.Items[contract.ContextPageSize-1]))
 	}
 	if p.Items == nil {
 		p.Items = []T{}
@@ -448,32 +262,32 @@ func page[T any](collection string, from cursor, items []T, key func(T) string) 
 }
 
 // Person reads one published person.
-func (s *Store) Person(ctx context.Context, id string) (PersonView, error) {
+func (s *Store) Person(ctx context.Context, id string) (contract.PersonView, error) {
 	var p Person
 	err := s.rdb.WithContext(ctx).Where("id = ?", id).First(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return PersonView{}, ErrNotFound
+		return contract.PersonView{}, ErrNotFound
 	}
 	if err != nil {
-		return PersonView{}, fmt.Errorf("models: person: %w", err)
+		return contract.PersonView{}, fmt.Errorf("models: person: %w", err)
 	}
 	return personView(p), nil
 }
 
-func personView(p Person) PersonView {
-	return PersonView{ID: p.ID, Name: p.Name, Context: p.Context, EvidenceIDs: evidenceList(p.EvidenceIDs), Revision: p.Revision, UpdatedAt: p.UpdatedAt}
+func personView(p Person) contract.PersonView {
+	return contract.PersonView{ID: p.ID, Name: p.Name, Context: p.Context, EvidenceIDs: evidenceList(p.EvidenceIDs), Revision: p.Revision, UpdatedAt: p.UpdatedAt}
 }
 
-func peoplePage(tx *gorm.DB, from cursor) (Page[PersonView], error) {
+func peoplePage(tx *gorm.DB, from cursor) (contract.Page[contract.PersonView], error) {
 	var rows []Person
-	if err := tx.Where("id > ?", from.after).Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
-		return Page[PersonView]{}, err
+	if err := tx.Where("id > ?", from.after).Order("id").Limit(contract.ContextPageSize + 1).Find(&rows).Error; err != nil {
+		return contract.Page[contract.PersonView]{}, err
 	}
-	views := make([]PersonView, len(rows))
+	views := make([]contract.PersonView, len(rows))
 	for i, p := range rows {
 		views[i] = personView(p)
 	}
-	return page(CollectionPeople, from, views, func(v PersonView) string { return v.ID }), nil
+	return page(contract.CollectionPeople, from, views, func(v contract.PersonView) string { return v.ID }), nil
 }
 
 // activityRow is an activity joined with the owner's state.
@@ -502,34 +316,34 @@ const activityWindow = `SELECT a.*, s.state AS state, s.until AS until, s.note A
 	LEFT JOIN activity_states s ON s.activity_id = a.id
 	ORDER BY a.id LIMIT @limit`
 
-func activityPage(tx *gorm.DB, now time.Time, from cursor) (Page[ActivityView], error) {
+func activityPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.ActivityView], error) {
 	var rows []activityRow
-	since := now.Add(-ContextHistory)
+	since := now.Add(-contract.ContextHistory)
 	// A day earlier than the cutoff so a zone ahead of UTC loses nothing.
 	sinceDate := since.Add(-24 * time.Hour).Format(time.DateOnly)
-	err := tx.Raw(activityWindow, map[string]any{"after": from.after, "since": since, "sinceDate": sinceDate, "limit": ContextPageSize + 1}).Scan(&rows).Error
+	err := tx.Raw(activityWindow, map[string]any{"after": from.after, "since": since, "sinceDate": sinceDate, "limit": contract.ContextPageSize + 1}).Scan(&rows).Error
 	if err != nil {
-		return Page[ActivityView]{}, err
+		return contract.Page[contract.ActivityView]{}, err
 	}
-	views := make([]ActivityView, len(rows))
+	views := make([]contract.ActivityView, len(rows))
 	for i, r := range rows {
 		views[i] = r.view()
 	}
-	return page(CollectionActivities, from, views, func(v ActivityView) string { return v.ID }), nil
+	return page(contract.CollectionActivities, from, views, func(v contract.ActivityView) string { return v.ID }), nil
 }
 
-func (r activityRow) view() ActivityView {
-	v := ActivityView{ID: r.ID, Kind: r.Kind, Title: r.Title, Detail: r.Detail, EvidenceIDs: evidenceList(r.EvidenceIDs),
+func (r activityRow) view() contract.ActivityView {
+	v := contract.ActivityView{ID: r.ID, Kind: r.Kind, Title: r.Title, Detail: r.Detail, EvidenceIDs: evidenceList(r.EvidenceIDs),
 		PersonID: deref(r.PersonID), ParentID: deref(r.ParentID), OccurrenceKey: r.OccurrenceKey,
-		Payload: json.RawMessage(r.Payload), Revision: r.Revision, UserState: UserStateView{State: StateAvailable}}
+		Payload: json.RawMessage(r.Payload), Revision: r.Revision, UserState: contract.UserStateView{State: StateAvailable}}
 	if r.Section != "" {
-		v.Recommendation = &RecommendView{Section: r.Section, Rank: r.Rank, Reason: r.Reason}
+		v.Recommendation = &contract.RecommendView{Section: r.Section, Rank: r.Rank, Reason: r.Reason}
 	}
 	if r.RetractedAt != nil {
-		v.Retracted = &RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
+		v.Retracted = &contract.RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
 	}
 	if r.State != nil {
-		v.UserState = UserStateView{State: *r.State, Until: deref(r.Until), Note: deref(r.Note), At: r.StateAt}
+		v.UserState = contract.UserStateView{State: *r.State, Until: deref(r.Until), Note: deref(r.Note), At: r.StateAt}
 	}
 	return v
 }
@@ -557,99 +371,99 @@ const draftWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS
 	LEFT JOIN draft_edits e ON e.draft_id = d.id
 	ORDER BY d.id LIMIT @limit`
 
-func draftPage(tx *gorm.DB, now time.Time, from cursor) (Page[DraftView], error) {
+func draftPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.DraftView], error) {
 	var rows []draftRow
-	err := tx.Raw(draftWindow, map[string]any{"after": from.after, "since": now.Add(-ContextHistory), "limit": ContextPageSize + 1}).Scan(&rows).Error
+	err := tx.Raw(draftWindow, map[string]any{"after": from.after, "since": now.Add(-contract.ContextHistory), "limit": contract.ContextPageSize + 1}).Scan(&rows).Error
 	if err != nil {
-		return Page[DraftView]{}, err
+		return contract.Page[contract.DraftView]{}, err
 	}
-	views := make([]DraftView, len(rows))
+	views := make([]contract.DraftView, len(rows))
 	for i, r := range rows {
 		views[i] = r.view()
 	}
 	if err := markStale(tx, views); err != nil {
-		return Page[DraftView]{}, err
+		return contract.Page[contract.DraftView]{}, err
 	}
 	if err := attachOutcomes(tx, views); err != nil {
-		return Page[DraftView]{}, err
+		return contract.Page[contract.DraftView]{}, err
 	}
-	return page(CollectionReplyDrafts, from, views, func(v DraftView) string { return v.ID }), nil
+	return page(contract.CollectionReplyDrafts, from, views, func(v contract.DraftView) string { return v.ID }), nil
 }
 
-func (r draftRow) view() DraftView {
-	v := DraftView{ID: r.ID, PersonID: deref(r.PersonID), AccountID: r.AccountID, ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID,
+func (r draftRow) view() contract.DraftView {
+	v := contract.DraftView{ID: r.ID, PersonID: deref(r.PersonID), AccountID: r.AccountID, ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID,
 		SourceMessageRevision: r.SourceMessageRevision, Reason: r.Reason, EvidenceIDs: evidenceList(r.EvidenceIDs), Revision: r.Revision}
 	if err := json.Unmarshal([]byte(r.Candidates), &v.Candidates); err != nil || v.Candidates == nil {
 		v.Candidates = []contract.CandidateIn{}
 	}
 	if r.RetractedAt != nil {
-		v.Retracted = &RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
+		v.Retracted = &contract.RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
 	}
 	if r.EditBody != nil {
-		v.OwnerEdit = &OwnerEditView{Body: *r.EditBody, SelectedCandidateID: deref(r.EditSelected), At: *r.EditAt}
+		v.OwnerEdit = &contract.OwnerEditView{Body: *r.EditBody, SelectedCandidateID: deref(r.EditSelected), At: *r.EditAt}
 	}
 	return v
 }
 
-func measurementPage(tx *gorm.DB, now time.Time, from cursor) (Page[MeasurementView], error) {
+func measurementPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.MeasurementView], error) {
 	var afterID int64
 	if from.after != "" {
 		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
 	}
 	var rows []Measurement
-	if err := tx.Where("recorded_at >= ? AND id > ?", now.Add(-ContextHistory), afterID).
-		Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
-		return Page[MeasurementView]{}, err
+	if err := tx.Where("recorded_at >= ? AND id > ?", now.Add(-contract.ContextHistory), afterID).
+		Order("id").Limit(contract.ContextPageSize + 1).Find(&rows).Error; err != nil {
+		return contract.Page[contract.MeasurementView]{}, err
 	}
-	views := make([]MeasurementView, len(rows))
+	views := make([]contract.MeasurementView, len(rows))
 	for i, m := range rows {
-		views[i] = MeasurementView{ID: m.ID, ActivityID: m.ActivityID, OccurrenceKey: m.OccurrenceKey, Metric: m.Metric, Unit: m.Unit,
+		views[i] = contract.MeasurementView{ID: m.ID, ActivityID: m.ActivityID, OccurrenceKey: m.OccurrenceKey, Metric: m.Metric, Unit: m.Unit,
 			Value: m.Value, SupersedesID: m.SupersedesID, RecordedAt: m.RecordedAt}
 	}
-	return page(CollectionMeasurements, from, views, func(v MeasurementView) string { return fmt.Sprint(v.ID) }), nil
+	return page(contract.CollectionMeasurements, from, views, func(v contract.MeasurementView) string { return fmt.Sprint(v.ID) }), nil
 }
 
 // sendPage lists sends updated in the last 14 days, oldest first.
-func sendPage(tx *gorm.DB, now time.Time, from cursor) (Page[SendView], error) {
+func sendPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.SendView], error) {
 	var afterID int64
 	if from.after != "" {
 		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
 	}
 	var rows []Send
 	// An unsettled send stays listed however old, until it is reconciled.
-	if err := tx.Where("(updated_at >= ? OR status IN ?) AND id > ?", now.Add(-ContextHistory), []string{SendPending, SendUnknown}, afterID).
-		Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
-		return Page[SendView]{}, err
+	if err := tx.Where("(updated_at >= ? OR status IN ?) AND id > ?", now.Add(-contract.ContextHistory), []string{SendPending, SendUnknown}, afterID).
+		Order("id").Limit(contract.ContextPageSize + 1).Find(&rows).Error; err != nil {
+		return contract.Page[contract.SendView]{}, err
 	}
-	views := make([]SendView, len(rows))
+	views := make([]contract.SendView, len(rows))
 	for i, r := range rows {
 		r = r.effective(now)
-		views[i] = SendView{ID: r.ID, SendKey: r.SendKey, DraftID: string(r.DraftID), OwnReply: r.Own(), ActivityID: deref(r.ActivityID), AccountID: r.AccountID,
+		views[i] = contract.SendView{ID: r.ID, SendKey: r.SendKey, DraftID: string(r.DraftID), OwnReply: r.Own(), ActivityID: deref(r.ActivityID), AccountID: r.AccountID,
 			ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID, Body: r.Body, Status: r.Status, PendingMessageID: r.PendingMessageID,
 			Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	}
-	return page(CollectionSends, from, views, func(v SendView) string { return fmt.Sprint(v.ID) }), nil
+	return page(contract.CollectionSends, from, views, func(v contract.SendView) string { return fmt.Sprint(v.ID) }), nil
 }
 
 // requestPage lists the pending owner requests and those settled
 // (completed, cancelled) in the last 14 days, by ID, so the agent can tell
 // its work landed.
-func requestPage(tx *gorm.DB, now time.Time, from cursor) (Page[RequestView], error) {
+func requestPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.RequestView], error) {
 	var rows []Request
-	if err := tx.Where("(status = ? OR updated_at >= ?) AND request_id > ?", contract.RequestPending, now.Add(-ContextHistory), from.after).Order("request_id").
-		Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
-		return Page[RequestView]{}, err
+	if err := tx.Where("(status = ? OR updated_at >= ?) AND request_id > ?", contract.RequestPending, now.Add(-contract.ContextHistory), from.after).Order("request_id").
+		Limit(contract.ContextPageSize + 1).Find(&rows).Error; err != nil {
+		return contract.Page[contract.RequestView]{}, err
 	}
-	views := make([]RequestView, len(rows))
+	views := make([]contract.RequestView, len(rows))
 	for i, r := range rows {
 		views[i] = r.view()
 	}
-	return page(CollectionRequests, from, views, func(v RequestView) string { return v.RequestID }), nil
+	return page(contract.CollectionRequests, from, views, func(v contract.RequestView) string { return v.RequestID }), nil
 }
 
 // publicationAt reads the accepted publication that made revision rev,
 // or nil when there is none.
-func publicationAt(tx *gorm.DB, rev int64) (*PublicationView, error) {
+func publicationAt(tx *gorm.DB, rev int64) (*contract.PublicationView, error) {
 	var rows []Receipt
 	if err := tx.Where("revision = ?", rev).Limit(1).Find(&rows).Error; err != nil {
 		return nil, err
@@ -658,10 +472,10 @@ func publicationAt(tx *gorm.DB, rev int64) (*PublicationView, error) {
 		return nil, nil
 	}
 	r := rows[0]
-	return &PublicationView{RunID: r.RunID, JobKey: r.JobKey, Publisher: r.Publisher, Revision: r.Revision, ReceivedAt: r.ReceivedAt}, nil
+	return &contract.PublicationView{RunID: r.RunID, JobKey: r.JobKey, Publisher: r.Publisher, Revision: r.Revision, ReceivedAt: r.ReceivedAt}, nil
 }
 
-func lastPublication(tx *gorm.DB) (*PublicationView, error) {
+func lastPublication(tx *gorm.DB) (*contract.PublicationView, error) {
 	var rows []Receipt
 	if err := tx.Order("revision DESC").Limit(1).Find(&rows).Error; err != nil {
 		return nil, err
@@ -670,5 +484,5 @@ func lastPublication(tx *gorm.DB) (*PublicationView, error) {
 		return nil, nil
 	}
 	r := rows[0]
-	return &PublicationView{RunID: r.RunID, JobKey: r.JobKey, Publisher: r.Publisher, Revision: r.Revision, ReceivedAt: r.ReceivedAt}, nil
+	return &contract.PublicationView{RunID: r.RunID, JobKey: r.JobKey, Publisher: r.Publisher, Revision: r.Revision, ReceivedAt: r.ReceivedAt}, nil
 }

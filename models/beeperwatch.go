@@ -236,7 +236,7 @@ func staleChats(tx *gorm.DB, chatIDs []string) (map[string]string, error) {
 }
 
 // isStale reports whether a draft was written before the newest incoming message.
-func isStale(d DraftView, newest map[string]string) bool {
+func isStale(d contract.DraftView, newest map[string]string) bool {
 	n, ok := newest[d.ChatID]
 	return ok && n != "" && sortkey.Compare(n, d.SourceMessageRevision) > 0
 }
@@ -259,7 +259,7 @@ func (s *Store) WatchStatus(ctx context.Context) (WatchHealth, error) {
 }
 
 // markStale sets Stale on drafts written before their chat's newest incoming message.
-func markStale(tx *gorm.DB, drafts []DraftView) error {
+func markStale(tx *gorm.DB, drafts []contract.DraftView) error {
 	chats := make([]string, 0, len(drafts))
 	for _, d := range drafts {
 		chats = append(chats, d.ChatID)

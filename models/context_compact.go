@@ -15,25 +15,25 @@ import (
 // last day's undos and what they undid). A collection that lost items
 // says so with "truncated": true and a nextCursor that reads it in full from
 // its start, at the same revision.
-func (s *Store) CompactContext(ctx context.Context) (AgentContext, error) {
+func (s *Store) CompactContext(ctx context.Context) (contract.AgentContext, error) {
 	ac, err := s.AgentContext(ctx)
 	if err != nil {
 		return ac, err
 	}
 	rev := ac.Revision
-	keep(&ac.Activities, CollectionActivities, rev, func(a ActivityView) bool { return a.Retracted == nil && !settled(a.UserState.State) })
-	keep(&ac.ReplyDrafts, CollectionReplyDrafts, rev, func(d DraftView) bool { return d.Retracted == nil })
-	keep(&ac.Requests, CollectionRequests, rev, func(r RequestView) bool { return r.Status == contract.RequestPending })
-	keep(&ac.Trials, CollectionTrials, rev, func(t TrialView) bool { return t.State == "active" })
-	keep(&ac.Measurements, CollectionMeasurements, rev, func(MeasurementView) bool { return false })
-	keep(&ac.Sends, CollectionSends, rev, func(v SendView) bool { return v.Status == SendPending || v.Status == SendUnknown })
-	keep(&ac.Observations, CollectionObservations, rev, func(ObservationView) bool { return false })
-	keep(&ac.Occurrences, CollectionOccurrences, rev, func(o OccurrenceView) bool { return o.Outcome == OutcomeOpen })
-	keep(&ac.RoutineMetrics, CollectionRoutineMetrics, rev, func(TrialMetricsView) bool { return false })
+	keep(&ac.Activities, contract.CollectionActivities, rev, func(a contract.ActivityView) bool { return a.Retracted == nil && !settled(a.UserState.State) })
+	keep(&ac.ReplyDrafts, contract.CollectionReplyDrafts, rev, func(d contract.DraftView) bool { return d.Retracted == nil })
+	keep(&ac.Requests, contract.CollectionRequests, rev, func(r contract.RequestView) bool { return r.Status == contract.RequestPending })
+	keep(&ac.Trials, contract.CollectionTrials, rev, func(t contract.TrialView) bool { return t.State == "active" })
+	keep(&ac.Measurements, contract.CollectionMeasurements, rev, func(contract.MeasurementView) bool { return false })
+	keep(&ac.Sends, contract.CollectionSends, rev, func(v contract.SendView) bool { return v.Status == SendPending || v.Status == SendUnknown })
+	keep(&ac.Observations, contract.CollectionObservations, rev, func(contract.ObservationView) bool { return false })
+	keep(&ac.Occurrences, contract.CollectionOccurrences, rev, func(o contract.OccurrenceView) bool { return o.Outcome == OutcomeOpen })
+	keep(&ac.RoutineMetrics, contract.CollectionRoutineMetrics, rev, func(contract.TrialMetricsView) bool { return false })
 	// The owner's recent reply decisions, and reminders still ahead, stay:
 	// they change what the agent should draft next.
 	recent := ac.GeneratedAt.Add(-24 * time.Hour)
-	keep(&ac.ReplyDecisions, CollectionReplyDecisions, rev, func(d ReplyDecisionView) bool {
+	keep(&ac.ReplyDecisions, contract.CollectionReplyDecisions, rev, func(d contract.ReplyDecisionView) bool {
 		return !d.At.Before(recent) || (d.Decision == ActionRemindLater && d.Until >= ac.Today.Date)
 	})
 	// Of the decisions on activities (whose outcome the activities already
@@ -45,13 +45,13 @@ func (s *Store) CompactContext(ctx context.Context) (AgentContext, error) {
 			undone[d.Undoes], undone[d.ID] = true, true
 		}
 	}
-	keep(&ac.ActivityDecisions, CollectionActivityDecisions, rev, func(d ActivityDecisionView) bool { return undone[d.ID] })
+	keep(&ac.ActivityDecisions, contract.CollectionActivityDecisions, rev, func(d contract.ActivityDecisionView) bool { return undone[d.ID] })
 	return ac, nil
 }
 
 // keep drops the items of p that fail want; when it drops any, the page
 // points at the collection's start so the agent can read all of it.
-func keep[T any](p *Page[T], collection string, revision int64, want func(T) bool) {
+func keep[T any](p *contract.Page[T], collection string, revision int64, want func(T) bool) {
 	kept := p.Items[:0:0]
 	for _, it := range p.Items {
 		if want(it) {

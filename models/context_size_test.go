@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tiktoken-go/tokenizer"
+
+	"hearth/internal/contract"
 )
 
 // typicalDay publishes issue 11's typical day: 50 activities, 20 people and
@@ -67,7 +69,7 @@ var o200k = sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.G
 
 // contextTokens reads a context and returns its JSON size in bytes and in
 // o200k tokens.
-func contextTokens(t testing.TB, read func(context.Context) (AgentContext, error)) (int, int) {
+func contextTokens(t testing.TB, read func(context.Context) (contract.AgentContext, error)) (int, int) {
 	t.Helper()
 	ac, err := read(context.Background())
 	if err != nil {
@@ -125,13 +127,13 @@ func TestCompactContextPointsAtWhatItLeftOut(t *testing.T) {
 	if !ac.Activities.Truncated || !ac.Measurements.Truncated || len(ac.Measurements.Items) != 0 {
 		t.Fatalf("compact does not say what it left out: activities %v, measurements %v", ac.Activities.Truncated, ac.Measurements.Truncated)
 	}
-	page, err := s.ContextPage(ctx, CollectionMeasurements, ac.Measurements.NextCursor)
-	if err != nil || len(page.(Page[MeasurementView]).Items) != 3 {
+	page, err := s.ContextPage(ctx, contract.CollectionMeasurements, ac.Measurements.NextCursor)
+	if err != nil || len(page.(contract.Page[contract.MeasurementView]).Items) != 3 {
 		t.Fatalf("re-reading measurements by the compact cursor: %+v, %v", page, err)
 	}
-	all, err := s.ContextPage(ctx, CollectionActivities, ac.Activities.NextCursor)
-	if err != nil || len(all.(Page[ActivityView]).Items) != 50 {
-		t.Fatalf("re-reading activities by the compact cursor: %d, %v", len(all.(Page[ActivityView]).Items), err)
+	all, err := s.ContextPage(ctx, contract.CollectionActivities, ac.Activities.NextCursor)
+	if err != nil || len(all.(contract.Page[contract.ActivityView]).Items) != 50 {
+		t.Fatalf("re-reading activities by the compact cursor: %d, %v", len(all.(contract.Page[contract.ActivityView]).Items), err)
 	}
 }
 

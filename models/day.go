@@ -46,9 +46,3 @@ func ownerDay(tx *gorm.DB, now time.Time, occurrenceKey string) (Day, error) {
 	}
 	return DayOf(now, time.UTC), nil
 }
-
-// TodayView is the owner's day as the agent context states it.
-type TodayView struct {
-	Date     string `json:"date"`
-	TimeZone string `json:"timeZone"`
-}

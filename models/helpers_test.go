@@ -83,7 +83,7 @@ func mustRevision(t testing.TB, s *Store) int64 {
 }
 
 // findActivity returns the activity with id from the agent context.
-func findActivity(t testing.TB, s *Store, id string) (ActivityView, bool) {
+func findActivity(t testing.TB, s *Store, id string) (contract.ActivityView, bool) {
 	t.Helper()
 	ac, err := s.AgentContext(context.Background())
 	if err != nil {
@@ -94,5 +94,5 @@ func findActivity(t testing.TB, s *Store, id string) (ActivityView, bool) {
 			return a, true
 		}
 	}
-	return ActivityView{}, false
+	return contract.ActivityView{}, false
 }

@@ -22,19 +22,19 @@ type HomeView struct {
 	Revision int64
 	// Day is the owner's day that Home shows.
 	Day      Day
-	Brief    *BriefView
+	Brief    *contract.BriefView
 	Evidence []EvidenceChip
 	// BriefBy is the publication that wrote the brief (its jobKey is the
 	// job the freshness line credits); nil before any brief.
-	BriefBy *PublicationView
+	BriefBy *contract.PublicationView
 	// BriefSettled are the activities the brief names that the owner has
 	// since completed, skipped or dismissed, so the brief marks them done.
 	BriefSettled    []BriefMention
-	LastPublication *PublicationView
+	LastPublication *contract.PublicationView
 	Sections        []HomeSection
 	Done            []HomeRow
 	// Requests are the owner's pending requests and those settled today.
-	Requests []RequestView
+	Requests []contract.RequestView
 	// Events are the buttons (Start work, End work) of active event routines.
 	Events []EventTrigger
 	// Owed counts the owed replies (OwedReplies) Messages lists.
@@ -54,14 +54,14 @@ type HomeSection struct {
 
 // HomeRow is one activity as Home shows it, with what its control needs.
 type HomeRow struct {
-	ActivityView
+	contract.ActivityView
 	PersonName string
 	// Children are a routine's steps in rank order (dismissed ones left
 	// out); Done of Total were completed.
 	Children    []HomeRow
 	Done, Total int
 	Measurement *MeasurementSummary
-	Draft       *DraftView
+	Draft       *contract.DraftView
 	// Occurrence is set on the routine activity of a routine occurrence
 	// (ID hearth:<routine>@<occasion>): its outcome and feedback.
 	Occurrence *OccurrenceOutcome
@@ -102,9 +102,9 @@ type MeasurementSummary struct {
 	Metric, Unit string
 	Min, Max     float64
 	// Saved is this occurrence's current value, if recorded.
-	Saved *MeasurementView
+	Saved *contract.MeasurementView
 	// Last is the newest value of the metric from any occurrence.
-	Last *MeasurementView
+	Last *contract.MeasurementView
 	// Recent are up to 30 current values of the metric, oldest first.
 	Recent []float64
 }
@@ -399,14 +399,14 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 			measured = append(measured, r.ID)
 		}
 	}
-	drafts := map[string]*DraftView{}
+	drafts := map[string]*contract.DraftView{}
 	if len(draftIDs) > 0 {
 		var ds []draftRow
 		err := draftsWithEdits(tx).Where("reply_drafts.id IN ?", draftIDs).Scan(&ds).Error
 		if err != nil {
 			return nil, err
 		}
-		views := make([]DraftView, len(ds))
+		views := make([]contract.DraftView, len(ds))
 		for i, d := range ds {
 			views[i] = d.view()
 		}
@@ -576,8 +576,8 @@ func sortRows(rows []HomeRow) {
 }
 
 // recentMeasurements returns up to 30 current (not superseded) values per metric, oldest first.
-func recentMeasurements(tx *gorm.DB, metrics []string) (map[string][]MeasurementView, error) {
-	out := map[string][]MeasurementView{}
+func recentMeasurements(tx *gorm.DB, metrics []string) (map[string][]contract.MeasurementView, error) {
+	out := map[string][]contract.MeasurementView{}
 	for _, metric := range metrics {
 		var ms []Measurement
 		err := tx.Where("metric = ? AND id NOT IN (SELECT supersedes_id FROM measurements WHERE supersedes_id IS NOT NULL AND metric = ?)", metric, metric).
@@ -593,8 +593,8 @@ func recentMeasurements(tx *gorm.DB, metrics []string) (map[string][]Measurement
 }
 
 // savedMeasurements returns each activity's newest value for its current occurrence.
-func savedMeasurements(tx *gorm.DB, activityIDs []string) (map[string]*MeasurementView, error) {
-	out := map[string]*MeasurementView{}
+func savedMeasurements(tx *gorm.DB, activityIDs []string) (map[string]*contract.MeasurementView, error) {
+	out := map[string]*contract.MeasurementView{}
 	if len(activityIDs) == 0 {
 		return out, nil
 	}
@@ -611,8 +611,8 @@ func savedMeasurements(tx *gorm.DB, activityIDs []string) (map[string]*Measureme
 	return out, nil
 }
 
-func measurementView(m Measurement) MeasurementView {
-	return MeasurementView{ID: m.ID, ActivityID: m.ActivityID, OccurrenceKey: m.OccurrenceKey, Metric: m.Metric, Unit: m.Unit,
+func measurementView(m Measurement) contract.MeasurementView {
+	return contract.MeasurementView{ID: m.ID, ActivityID: m.ActivityID, OccurrenceKey: m.OccurrenceKey, Metric: m.Metric, Unit: m.Unit,
 		Value: m.Value, SupersedesID: m.SupersedesID, RecordedAt: m.RecordedAt}
 }
 

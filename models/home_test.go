@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
@@ -123,7 +124,7 @@ func TestHomeShowsDeferredActivityOnItsDayAndNoBacklogOfEarlierDays(t *testing.T
 	}
 }
 
-func routineOutcome(t *testing.T, s *Store) UserStateView {
+func routineOutcome(t *testing.T, s *Store) contract.UserStateView {
 	t.Helper()
 	row, _, err := s.HomeRow(context.Background(), "routine")
 	if err != nil {

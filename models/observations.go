@@ -71,28 +71,9 @@ type ObservationOutcome struct {
 	Err     error
 }
 
-// ObservationView is a pending observation as the agent context lists it.
-type ObservationView struct {
-	ObservationID int64                  `json:"observationId"`
-	Source        string                 `json:"source"`
-	Ref           string                 `json:"ref"`
-	ChangeType    string                 `json:"changeType"`
-	Actor         string                 `json:"actor"`
-	Payload       ObservationPayloadView `json:"payload"`
-	ContentHash   string                 `json:"contentHash"`
-	ReceivedAt    time.Time              `json:"receivedAt"`
-}
-
-// ObservationPayloadView is the stored payload; Raw is its canonical JSON.
-type ObservationPayloadView struct {
-	Kind       string          `json:"kind"`
-	ProviderID string          `json:"providerId"`
-	Raw        json.RawMessage `json:"raw"`
-}
-
-func (o Observation) view() ObservationView {
-	return ObservationView{ObservationID: o.ID, Source: o.Source, Ref: o.Ref, ChangeType: o.ChangeType, Actor: o.Actor,
-		Payload:     ObservationPayloadView{Kind: o.Kind, ProviderID: o.ProviderID, Raw: json.RawMessage(o.Raw)},
+func (o Observation) view() contract.ObservationView {
+	return contract.ObservationView{ObservationID: o.ID, Source: o.Source, Ref: o.Ref, ChangeType: o.ChangeType, Actor: o.Actor,
+		Payload:     contract.ObservationPayloadView{Kind: o.Kind, ProviderID: o.ProviderID, Raw: json.RawMessage(o.Raw)},
 		ContentHash: o.ContentHash, ReceivedAt: o.ReceivedAt}
 }
 
@@ -307,25 +288,25 @@ func recordObservation(tx *gorm.DB, o checkedObservation, credentialID string, n
 // observationPage lists pending observations by id, oldest first. A page
 // ends early, after at least one item, once its raw payloads pass
 // MaxObservationPageRawBytes.
-func observationPage(tx *gorm.DB, from cursor) (Page[ObservationView], error) {
+func observationPage(tx *gorm.DB, from cursor) (contract.Page[contract.ObservationView], error) {
 	var afterID int64
 	if from.after != "" {
 		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
 	}
 	var rows []Observation
-	if err := tx.Where("status = ? AND id > ?", contract.ObservationPending, afterID).Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
-		return Page[ObservationView]{}, err
+	if err := tx.Where("status = ? AND id > ?", contract.ObservationPending, afterID).Order("id").Limit(contract.ContextPageSize + 1).Find(&rows).Error; err != nil {
+		return contract.Page[contract.ObservationView]{}, err
 	}
-	views := make([]ObservationView, len(rows))
+	views := make([]contract.ObservationView, len(rows))
 	size := 0
 	for i, r := range rows {
 		views[i] = r.view()
-		if size += len(r.Raw); i > 0 && i < ContextPageSize && size > contract.MaxObservationPageRawBytes {
-			return Page[ObservationView]{Items: views[:i], Truncated: true,
-				NextCursor: encodeCursor(CollectionObservations, from.revision, fmt.Sprint(views[i-1].ObservationID))}, nil
+		if size += len(r.Raw); i > 0 && i < contract.ContextPageSize && size > contract.MaxObservationPageRawBytes {
+			return contract.Page[contract.ObservationView]{Items: views[:i], Truncated: true,
+				NextCursor: encodeCursor(contract.CollectionObservations, from.revision, fmt.Sprint(views[i-1].ObservationID))}, nil
 		}
 	}
-	return page(CollectionObservations, from, views, func(v ObservationView) string { return fmt.Sprint(v.ObservationID) }), nil
+	return page(contract.CollectionObservations, from, views, func(v contract.ObservationView) string { return fmt.Sprint(v.ObservationID) }), nil
 }
 
 // resolveConsumed checks each cited observation exists and is still pending.

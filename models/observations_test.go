@@ -41,11 +41,11 @@ func TestObservationPageEndsBeforeOneMiBOfRaw(t *testing.T) {
 	if !first.Truncated || first.NextCursor == "" || raw > contract.MaxObservationPageRawBytes || len(first.Items) < 60 {
 		t.Fatalf("first page: %d items, %d bytes of raw, truncated %v", len(first.Items), raw, first.Truncated)
 	}
-	next, err := s.ContextPage(ctx, CollectionObservations, first.NextCursor)
+	next, err := s.ContextPage(ctx, contract.CollectionObservations, first.NextCursor)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rest := next.(Page[ObservationView])
+	rest := next.(contract.Page[contract.ObservationView])
 	if rest.Truncated || len(first.Items)+len(rest.Items) != n || rest.Items[0].ObservationID != first.Items[len(first.Items)-1].ObservationID+1 {
 		t.Fatalf("second page: %d items from %d, truncated %v", len(rest.Items), rest.Items[0].ObservationID, rest.Truncated)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/contract"
 )
 
 // UndoWindow is how long after a decision on Home its Undo is offered and
@@ -230,7 +232,7 @@ func laterItems(tx *gorm.DB, day Day, now time.Time) ([]LaterItem, error) {
 		FROM activity_states s JOIN activities a ON a.id = s.activity_id LEFT JOIN people p ON p.id = a.person_id
 		WHERE a.retracted_at IS NULL AND (a.occurrence_date = '' OR a.occurrence_date >= ?)
 		  AND ((s.state = 'deferred' AND s.until > ?) OR (s.state = 'dismissed' AND s.updated_at >= ?))
-		ORDER BY s.updated_at DESC, a.id LIMIT ?`, day.Date, day.Date, now.Add(-ContextHistory).UTC(), LaterLimit).Scan(&rows).Error
+		ORDER BY s.updated_at DESC, a.id LIMIT ?`, day.Date, day.Date, now.Add(-contract.ContextHistory).UTC(), LaterLimit).Scan(&rows).Error
 	out := make([]LaterItem, len(rows))
 	for i, r := range rows {
 		out[i] = LaterItem{ID: r.ID, Title: r.Title, PersonName: r.PersonName, State: r.State, Until: r.Until, At: r.At}
@@ -238,48 +240,27 @@ func laterItems(tx *gorm.DB, day Day, now time.Time) ([]LaterItem, error) {
 	return out, err
 }
 
-// ActivityDecisionView is one change of an owner state as the agent reads
-// it: what the owner (or a rule, or an undo) decided, and what it replaced.
-type ActivityDecisionView struct {
-	ID         int64  `json:"id"`
-	ActivityID string `json:"activityId"`
-	State      string `json:"state"`
-	Until      string `json:"until,omitempty"`
-	Note       string `json:"note,omitempty"`
-	// PriorState is the state this replaced; absent when there was none.
-	PriorState string `json:"priorState,omitempty"`
-	// Cause is home, rule, value, owner or undo.
-	Cause string `json:"cause"`
-	// Undoes is the decision an undo reverted.
-	Undoes   int64     `json:"undoes,omitempty"`
-	Revision int64     `json:"revision"`
-	At       time.Time `json:"at"`
-}
-
-// CollectionActivityDecisions pages the owner's decisions on activities.
-const CollectionActivityDecisions = "activityDecisions"
-
 // activityDecisionPage lists the decisions of the last ContextHistory, oldest first.
-func activityDecisionPage(tx *gorm.DB, now time.Time, from cursor) (Page[ActivityDecisionView], error) {
+func activityDecisionPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.ActivityDecisionView], error) {
 	var rows []ActivityDecision
 	// INDEXED BY: SQLite's statistics cannot tell that the window holds few
 	// of the rows, so with ORDER BY id it would walk every decision ever
 	// made to skip the old ones; the index reads only the window.
 	q := tx.Table("activity_decisions INDEXED BY activity_decisions_created").
-		Where("created_at >= ?", now.Add(-ContextHistory).UTC()).Order("id").Limit(ContextPageSize + 1)
+		Where("created_at >= ?", now.Add(-contract.ContextHistory).UTC()).Order("id").Limit(contract.ContextPageSize + 1)
 	if from.after != "" {
 		var after int64
 		if _, err := fmt.Sscan(from.after, &after); err != nil {
-			return Page[ActivityDecisionView]{}, ErrBadCursor
+			return contract.Page[contract.ActivityDecisionView]{}, ErrBadCursor
 		}
 		q = q.Where("id > ?", after)
 	}
 	if err := q.Find(&rows).Error; err != nil {
-		return Page[ActivityDecisionView]{}, err
+		return contract.Page[contract.ActivityDecisionView]{}, err
 	}
-	views := make([]ActivityDecisionView, len(rows))
+	views := make([]contract.ActivityDecisionView, len(rows))
 	for i, r := range rows {
-		views[i] = ActivityDecisionView{ID: r.ID, ActivityID: r.ActivityID, State: r.State, Until: r.Until, Note: r.Note,
+		views[i] = contract.ActivityDecisionView{ID: r.ID, ActivityID: r.ActivityID, State: r.State, Until: r.Until, Note: r.Note,
 			Cause: r.Cause, Revision: r.Revision, At: r.CreatedAt.UTC()}
 		if r.PriorState != nil {
 			views[i].PriorState = *r.PriorState
@@ -288,5 +269,5 @@ func activityDecisionPage(tx *gorm.DB, now time.Time, from cursor) (Page[Activit
 			views[i].Undoes = *r.UndoesID
 		}
 	}
-	return page(CollectionActivityDecisions, from, views, func(v ActivityDecisionView) string { return fmt.Sprint(v.ID) }), nil
+	return page(contract.CollectionActivityDecisions, from, views, func(v contract.ActivityDecisionView) string { return fmt.Sprint(v.ID) }), nil
 }

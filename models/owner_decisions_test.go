@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"hearth/internal/contract"
 )
 
 // undoOffer reads the Undo Home offers on row id (a step: under its routine).
@@ -17,13 +19,13 @@ func undoOffer(t *testing.T, s *Store, id string) *UndoOffer {
 	return row.Undo
 }
 
-func decisionsOf(t *testing.T, s *Store, id string) []ActivityDecisionView {
+func decisionsOf(t *testing.T, s *Store, id string) []contract.ActivityDecisionView {
 	t.Helper()
 	ac, err := s.AgentContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []ActivityDecisionView
+	var out []contract.ActivityDecisionView
 	for _, d := range ac.ActivityDecisions.Items {
 		if d.ActivityID == id {
 			out = append(out, d)

@@ -22,16 +22,16 @@ type PeopleView struct {
 // PersonEntry is one person with their evidence, their live activities
 // and reply drafts, and the owner's corrections of them.
 type PersonEntry struct {
-	Person   PersonView
+	Person   contract.PersonView
 	Evidence []EvidenceChip
 	// Activities are the person's activities that are open or were settled
 	// within ContextHistory, not retracted, by ID.
-	Activities []ActivityView
+	Activities []contract.ActivityView
 	// Drafts are the person's live (not retracted) reply drafts, by ID.
-	Drafts []DraftView
+	Drafts []contract.DraftView
 	// Corrections are the owner's crm-edit requests about the person,
 	// pending or changed within ContextHistory, newest first.
-	Corrections []RequestView
+	Corrections []contract.RequestView
 }
 
 // evidenceChunk bounds the source ref IDs bound in one evidence query.
@@ -57,7 +57,7 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 	var v PeopleView
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
-		since := now.Add(-ContextHistory)
+		since := now.Add(-contract.ContextHistory)
 		var err error
 		if v.Revision, err = workspaceRevision(tx); err != nil {
 			return err

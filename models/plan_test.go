@@ -13,6 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
@@ -205,7 +206,7 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		{"Routines", func() error { _, err := s.Routines(ctx); return err }},
 		{"Runs", func() error { _, err := s.Runs(ctx); return err }},
 	}
-	for _, c := range ContextCollections {
+	for _, c := range contract.ContextCollections {
 		paths = append(paths, struct {
 			name string
 			run  func() error

@@ -257,7 +257,7 @@ func (s *Store) PrepareHandOff(ctx context.Context, h HandOff) (HandOffPlan, err
 		if rows[0].ChatID != h.ChatID {
 			return HandOffPlan{}, ErrDraftNotInChat
 		}
-		w := rows[0].view().ChosenWording(h.Form)
+		w := ChosenWording(rows[0].view(), h.Form)
 		body, candidate = w.Body, w.Candidate
 		h.AccountID = cmp.Or(h.AccountID, rows[0].AccountID)
 	}
@@ -353,7 +353,7 @@ func checkReplyBody(body string) error {
 // another candidate (a radio without JavaScript), which means that
 // candidate's text. A candidate chosen beside an edited text never replaces
 // the edit: it is returned as Kept, for the review to offer.
-func (d DraftView) ChosenWording(f WordingForm) Wording {
+func ChosenWording(d contract.DraftView, f WordingForm) Wording {
 	body, shown := NormalizeNewlines(f.Body), NormalizeNewlines(f.ShownBody)
 	w := Wording{Body: body, Candidate: f.Candidate}
 	i := slices.IndexFunc(d.Candidates, func(c contract.CandidateIn) bool { return c.ID == f.Candidate })
@@ -382,7 +382,7 @@ func (s *Store) SaveDraftWording(ctx context.Context, draftID string, f WordingF
 	if len(rows) == 0 {
 		return Wording{}, ErrNotFound
 	}
-	w := rows[0].view().ChosenWording(f)
+	w := ChosenWording(rows[0].view(), f)
 	w.ChatID = rows[0].ChatID
 	if _, err := s.SaveDraftEdit(ctx, draftID, w.Body, w.Candidate); err != nil {
 		return w, err
@@ -390,9 +390,9 @@ func (s *Store) SaveDraftWording(ctx context.Context, draftID string, f WordingF
 	return w, nil
 }
 
-// Text is what the draft's editor holds when nothing was typed: the
+// DraftText is what the draft's editor holds when nothing was typed: the
 // owner's edit, else the first candidate.
-func (d DraftView) Text() string {
+func DraftText(d contract.DraftView) string {
 	switch {
 	case d.OwnerEdit != nil:
 		return d.OwnerEdit.Body
@@ -542,21 +542,8 @@ const (
 	DraftDeclined      = "declined"
 )
 
-// DraftOutcomeView is what became of a draft, as facts: sent as written
-// (which candidate), sent after an edit (the sent text), replaced by the
-// owner's own reply (its text), handed off to Beeper Desktop (the text
-// given), or declined ("no reply needed"). A send that went out wins;
-// otherwise the newest decision.
-type DraftOutcomeView struct {
-	Kind        string    `json:"kind" jsonschema:"enum=sent-as-written,enum=sent-edited,enum=replaced,enum=handed-off,enum=declined"`
-	CandidateID string    `json:"candidateId,omitempty"`
-	Text        string    `json:"text,omitempty"`
-	SendKey     string    `json:"sendKey,omitempty"`
-	At          time.Time `json:"at"`
-}
-
 // attachOutcomes sets each draft's Outcome from its sends and the owner's decisions.
-func attachOutcomes(tx *gorm.DB, drafts []DraftView) error {
+func attachOutcomes(tx *gorm.DB, drafts []contract.DraftView) error {
 	if len(drafts) == 0 {
 		return nil
 	}
@@ -564,7 +551,7 @@ func attachOutcomes(tx *gorm.DB, drafts []DraftView) error {
 	for i, d := range drafts {
 		ids[i] = d.ID
 	}
-	out := map[string]*DraftOutcomeView{}
+	out := map[string]*contract.DraftOutcomeView{}
 	var acts []struct {
 		DraftID   string
 		Action    string
@@ -579,7 +566,7 @@ func attachOutcomes(tx *gorm.DB, drafts []DraftView) error {
 		return err
 	}
 	for _, a := range acts {
-		o := &DraftOutcomeView{At: a.CreatedAt}
+		o := &contract.DraftOutcomeView{At: a.CreatedAt}
 		switch a.Action {
 		case ActionOwnReply:
 			o.Kind, o.Text, o.SendKey = DraftReplaced, deref(a.SendBody), deref(a.SendKey)
@@ -595,7 +582,7 @@ func attachOutcomes(tx *gorm.DB, drafts []DraftView) error {
 		return err
 	}
 	for _, sd := range sent {
-		o := &DraftOutcomeView{Kind: DraftSentAsWritten, CandidateID: sd.WrittenCandidateID, SendKey: sd.SendKey, At: sd.UpdatedAt}
+		o := &contract.DraftOutcomeView{Kind: DraftSentAsWritten, CandidateID: sd.WrittenCandidateID, SendKey: sd.SendKey, At: sd.UpdatedAt}
 		if sd.WrittenCandidateID == "" {
 			o.Kind, o.Text = DraftSentEdited, sd.Body
 		}
@@ -607,26 +594,8 @@ func attachOutcomes(tx *gorm.DB, drafts []DraftView) error {
 	return nil
 }
 
-// ReplyDecisionView is an owner decision about a chat's reply, as the agent
-// context lists it (collection replyDecisions).
-type ReplyDecisionView struct {
-	ID        int64  `json:"id"`
-	ChatID    string `json:"chatId"`
-	AccountID string `json:"accountId,omitempty"`
-	DraftID   string `json:"draftId,omitempty"`
-	Decision  string `json:"decision" jsonschema:"enum=no-reply-needed,enum=remind-later,enum=handed-off,enum=own-reply"`
-	// Until is remind-later's date; Text is what was handed off or sent.
-	Until   string    `json:"until,omitempty"`
-	Text    string    `json:"text,omitempty"`
-	SendKey string    `json:"sendKey,omitempty"`
-	At      time.Time `json:"at"`
-}
-
-// CollectionReplyDecisions pages the owner's reply decisions.
-const CollectionReplyDecisions = "replyDecisions"
-
 // replyDecisionPage lists the decisions of the last 14 days, oldest first.
-func replyDecisionPage(tx *gorm.DB, now time.Time, from cursor) (Page[ReplyDecisionView], error) {
+func replyDecisionPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.ReplyDecisionView], error) {
 	var afterID int64
 	if from.after != "" {
 		fmt.Sscan(from.after, &afterID) // decodeCursor checked it
@@ -637,17 +606,17 @@ func replyDecisionPage(tx *gorm.DB, now time.Time, from cursor) (Page[ReplyDecis
 		SendKey  *string
 	}
 	if err := tx.Raw(`SELECT a.*, s.body AS send_body, s.send_key FROM reply_actions a LEFT JOIN sends s ON s.id = a.send_id
-		WHERE a.created_at >= ? AND a.id > ? ORDER BY a.id LIMIT ?`, now.Add(-ContextHistory).UTC(), afterID, ContextPageSize+1).Scan(&rows).Error; err != nil {
-		return Page[ReplyDecisionView]{}, err
+		WHERE a.created_at >= ? AND a.id > ? ORDER BY a.id LIMIT ?`, now.Add(-contract.ContextHistory).UTC(), afterID, contract.ContextPageSize+1).Scan(&rows).Error; err != nil {
+		return contract.Page[contract.ReplyDecisionView]{}, err
 	}
-	views := make([]ReplyDecisionView, len(rows))
+	views := make([]contract.ReplyDecisionView, len(rows))
 	for i, r := range rows {
-		v := ReplyDecisionView{ID: r.ID, ChatID: r.ChatID, AccountID: r.AccountID, DraftID: string(r.DraftID), Decision: r.Action,
+		v := contract.ReplyDecisionView{ID: r.ID, ChatID: r.ChatID, AccountID: r.AccountID, DraftID: string(r.DraftID), Decision: r.Action,
 			Until: r.Until, Text: r.Body, At: r.CreatedAt}
 		if r.Action == ActionOwnReply {
 			v.Text, v.SendKey = deref(r.SendBody), deref(r.SendKey)
 		}
 		views[i] = v
 	}
-	return page(CollectionReplyDecisions, from, views, func(v ReplyDecisionView) string { return fmt.Sprint(v.ID) }), nil
+	return page(contract.CollectionReplyDecisions, from, views, func(v contract.ReplyDecisionView) string { return fmt.Sprint(v.ID) }), nil
 }

@@ -37,7 +37,7 @@ func latestSend(t *testing.T, s *Store, draftID string) Send {
 	return sd
 }
 
-func contextDraft(t *testing.T, ac AgentContext, id string) DraftView {
+func contextDraft(t *testing.T, ac contract.AgentContext, id string) contract.DraftView {
 	t.Helper()
 	for _, d := range ac.ReplyDrafts.Items {
 		if d.ID == id {
@@ -45,7 +45,7 @@ func contextDraft(t *testing.T, ac AgentContext, id string) DraftView {
 		}
 	}
 	t.Fatalf("no draft %s in the context", id)
-	return DraftView{}
+	return contract.DraftView{}
 }
 
 // acceptSend records a send of Ana's draft as Beeper accepting it: the
@@ -216,7 +216,7 @@ func TestRemindLaterDefersTheDraftsReplyToThatDate(t *testing.T) {
 }
 
 func TestChosenWordingNeverOverwritesAnEdit(t *testing.T) {
-	d := DraftView{Candidates: []contract.CandidateIn{{ID: "warm", Body: "Warm words"}, {ID: "brief", Body: "Brief"}}}
+	d := contract.DraftView{Candidates: []contract.CandidateIn{{ID: "warm", Body: "Warm words"}, {ID: "brief", Body: "Brief"}}}
 	for _, tc := range []struct {
 		name string
 		f    WordingForm
@@ -230,7 +230,7 @@ func TestChosenWordingNeverOverwritesAnEdit(t *testing.T) {
 		{"form line ends", WordingForm{Body: "a\r\nb", Candidate: "warm", ShownBody: "a\nb", ShownCandidate: "warm"}, "a\nb", ""},
 		{"a form that does not say what it showed", WordingForm{Body: "Text", Candidate: "brief"}, "Text", ""},
 	} {
-		w := d.ChosenWording(tc.f)
+		w := ChosenWording(d, tc.f)
 		kept := ""
 		if w.Kept != nil {
 			kept = w.Kept.ID
@@ -259,8 +259,8 @@ func TestCompactContextKeepsTheOwnersRecentReplyDecisions(t *testing.T) {
 	if err != nil || len(ac.ReplyDecisions.Items) != 1 || ac.ReplyDecisions.Items[0].Decision != ActionRemindLater || !ac.ReplyDecisions.Truncated {
 		t.Fatalf("compact three days later: %+v, %v; want the reminder ahead, the rest by cursor", ac.ReplyDecisions, err)
 	}
-	page, err := s.ContextPage(ctx, CollectionReplyDecisions, ac.ReplyDecisions.NextCursor)
-	if err != nil || len(page.(Page[ReplyDecisionView]).Items) != 2 {
+	page, err := s.ContextPage(ctx, contract.CollectionReplyDecisions, ac.ReplyDecisions.NextCursor)
+	if err != nil || len(page.(contract.Page[contract.ReplyDecisionView]).Items) != 2 {
 		t.Fatalf("the full collection by the compact cursor: %+v, %v", page, err)
 	}
 }

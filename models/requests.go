@@ -13,9 +13,6 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// MaxPendingInContext bounds the requests the agent context lists.
-const MaxPendingInContext = ContextPageSize
-
 // Request is a stored owner request.
 type Request struct {
 	RequestID      string `gorm:"primaryKey"`
@@ -38,39 +35,16 @@ type Request struct {
 	Decision       string
 }
 
-// RequestView is a request as the agent context and pages show it.
-type RequestView struct {
-	RequestID      string           `json:"requestId"`
-	Kind           string           `json:"kind"`
-	EntityID       string           `json:"entityId,omitempty"`
-	EntityName     string           `json:"entityName,omitempty"`
-	SourceRevision string           `json:"sourceRevision,omitempty"`
-	Text           string           `json:"text"`
-	Edit           *contract.EditIn `json:"edit,omitempty"`
-	Status         string           `json:"status"`
-	Proposal       *ProposalRef     `json:"proposal,omitempty"`
-	CompletedRunID string           `json:"completedRunId,omitempty"`
-	CreatedAt      time.Time        `json:"createdAt"`
-	UpdatedAt      time.Time        `json:"updatedAt"`
-}
-
-func (r Request) view() RequestView {
-	v := RequestView{RequestID: r.RequestID, Kind: r.Kind, EntityID: r.EntityID, EntityName: r.EntityName, SourceRevision: r.SourceRevision, Text: r.Text,
+func (r Request) view() contract.RequestView {
+	v := contract.RequestView{RequestID: r.RequestID, Kind: r.Kind, EntityID: r.EntityID, EntityName: r.EntityName, SourceRevision: r.SourceRevision, Text: r.Text,
 		Status: r.Status, CompletedRunID: r.CompletedRunID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.EditField != "" {
 		v.Edit = &contract.EditIn{Field: r.EditField, Value: r.EditValue}
 	}
 	if r.ReviewID != "" {
-		v.Proposal = &ProposalRef{ReviewID: r.ReviewID, ProposalID: r.ProposalID, Decision: r.Decision}
+		v.Proposal = &contract.ProposalRef{ReviewID: r.ReviewID, ProposalID: r.ProposalID, Decision: r.Decision}
 	}
 	return v
-}
-
-// ProposalRef names the review proposal a routine-change request decides.
-type ProposalRef struct {
-	ReviewID   string `json:"reviewId"`
-	ProposalID string `json:"proposalId"`
-	Decision   string `json:"decision"`
 }
 
 // ErrRequestNotPending means a cancel found the request already settled.
@@ -79,20 +53,20 @@ var ErrRequestNotPending = errors.New("the request is no longer pending")
 // CreateRequest stores an owner request before it is acknowledged. The
 // same requestId with the same content is a replay (created false); with
 // other content it is ErrIdempotencyConflict.
-func (s *Store) CreateRequest(ctx context.Context, body []byte) (RequestView, bool, error) {
+func (s *Store) CreateRequest(ctx context.Context, body []byte) (contract.RequestView, bool, error) {
 	var in contract.RequestIn
 	hash, err := strictjson.DecodeAndHash(body, &in)
 	var shape *strictjson.ShapeError
 	switch {
 	case errors.As(err, &shape):
-		return RequestView{}, false, &contract.ValidationError{Errors: shape.Errors}
+		return contract.RequestView{}, false, &contract.ValidationError{Errors: shape.Errors}
 	case err != nil:
-		return RequestView{}, false, err
+		return contract.RequestView{}, false, err
 	}
 	v := &contract.Validator{}
 	in.Validate(v)
 	if len(v.Errs) > 0 {
-		return RequestView{}, false, &contract.ValidationError{Errors: v.Errs}
+		return contract.RequestView{}, false, &contract.ValidationError{Errors: v.Errs}
 	}
 	var row Request
 	created := false
@@ -120,13 +94,13 @@ func (s *Store) CreateRequest(ctx context.Context, body []byte) (RequestView, bo
 		return t.Create(&row).Error
 	})
 	if err != nil {
-		return RequestView{}, false, classify("create request", err)
+		return contract.RequestView{}, false, classify("create request", err)
 	}
 	return row.view(), created, nil
 }
 
 // CancelRequest cancels a pending request.
-func (s *Store) CancelRequest(ctx context.Context, id string) (RequestView, error) {
+func (s *Store) CancelRequest(ctx context.Context, id string) (contract.RequestView, error) {
 	var row Request
 	_, err := s.commit(ctx, func(t *txn) error {
 		if err := t.Where("request_id = ?", id).Take(&row).Error; err != nil {
@@ -147,19 +121,19 @@ func (s *Store) CancelRequest(ctx context.Context, id string) (RequestView, erro
 		if errors.Is(err, ErrRequestNotPending) {
 			return row.view(), err
 		}
-		return RequestView{}, classify("cancel request", err)
+		return contract.RequestView{}, classify("cancel request", err)
 	}
 	return row.view(), nil
 }
 
 // RecentRequests lists pending requests and those settled since, newest first.
-func (s *Store) RecentRequests(ctx context.Context, since time.Time) ([]RequestView, error) {
+func (s *Store) RecentRequests(ctx context.Context, since time.Time) ([]contract.RequestView, error) {
 	var rows []Request
 	if err := s.rdb.WithContext(ctx).Where("status = ? OR updated_at >= ?", contract.RequestPending, since).
-		Order("created_at DESC, request_id").Limit(MaxPendingInContext).Find(&rows).Error; err != nil {
+		Order("created_at DESC, request_id").Limit(contract.MaxPendingInContext).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("models: recent requests: %w", err)
 	}
-	out := make([]RequestView, len(rows))
+	out := make([]contract.RequestView, len(rows))
 	for i, r := range rows {
 		out[i] = r.view()
 	}
@@ -167,12 +141,12 @@ func (s *Store) RecentRequests(ctx context.Context, since time.Time) ([]RequestV
 }
 
 // Requests lists requests in a state, oldest first, at most limit.
-func (s *Store) Requests(ctx context.Context, status string, limit int) ([]RequestView, error) {
+func (s *Store) Requests(ctx context.Context, status string, limit int) ([]contract.RequestView, error) {
 	var rows []Request
 	if err := s.rdb.WithContext(ctx).Where("status = ?", status).Order("created_at, request_id").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("models: requests: %w", err)
 	}
-	out := make([]RequestView, len(rows))
+	out := make([]contract.RequestView, len(rows))
 	for i, r := range rows {
 		out[i] = r.view()
 	}

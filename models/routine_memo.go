@@ -34,12 +34,12 @@ type metricsMemo struct {
 	seq    uint64 // numbers computations
 	// views are definitions parsed for the page, by routine@revision and
 	// the publication that last wrote the row.
-	views map[string]RoutineRevisionView
+	views map[string]contract.RoutineRevisionView
 }
 
 type mergedEntry struct {
 	parts []uint64 // the computation of each month
-	m     RoutineMetrics
+	m     contract.RoutineMetrics
 }
 
 // recount names what a transaction changed of a routine's counted inputs:
@@ -82,7 +82,7 @@ type metricsEntry struct {
 	seq   uint64    // which computation it is
 	at    int64     // the snapshot revision it was computed at
 	until time.Time // when an open occasion turns unrecorded; zero: never
-	m     RoutineMetrics
+	m     contract.RoutineMetrics
 }
 
 // maxMemoEntries bounds the memo: twenty routines with a year of two
@@ -91,7 +91,7 @@ const maxMemoEntries = 8192
 
 func newMetricsMemo() *metricsMemo {
 	return &metricsMemo{changes: map[string]*routineChanges{}, entries: map[metricsKey]metricsEntry{}, merged: map[metricsKey]mergedEntry{},
-		views: map[string]RoutineRevisionView{}}
+		views: map[string]contract.RoutineRevisionView{}}
 }
 
 func newMetricsKey(routine string, revision int64, from, to string, day Day) metricsKey {
@@ -148,18 +148,18 @@ func (m *metricsMemo) stale(k metricsKey, at int64) bool {
 // get returns the counts of k for a read whose snapshot is at revision
 // at, and which computation they are. The result is shared: callers must
 // not modify it.
-func (m *metricsMemo) get(k metricsKey, at int64, now time.Time) (RoutineMetrics, uint64, bool) {
+func (m *metricsMemo) get(k metricsKey, at int64, now time.Time) (contract.RoutineMetrics, uint64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.entries[k]
 	if !ok || e.at > at || m.stale(k, e.at) || (!e.until.IsZero() && !now.Before(e.until)) {
-		return RoutineMetrics{}, 0, false
+		return contract.RoutineMetrics{}, 0, false
 	}
 	return e.m, e.seq, true
 }
 
 // put keeps a computation and returns its number.
-func (m *metricsMemo) put(k metricsKey, at int64, until time.Time, metrics RoutineMetrics) uint64 {
+func (m *metricsMemo) put(k metricsKey, at int64, until time.Time, metrics contract.RoutineMetrics) uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.seq++
@@ -176,7 +176,7 @@ func (m *metricsMemo) put(k metricsKey, at int64, until time.Time, metrics Routi
 
 // window adds up a window's months (parts, computations seqs), reusing
 // the sum while the months are the same computations.
-func (m *metricsMemo) window(k metricsKey, seqs []uint64, parts []RoutineMetrics) RoutineMetrics {
+func (m *metricsMemo) window(k metricsKey, seqs []uint64, parts []contract.RoutineMetrics) contract.RoutineMetrics {
 	m.mu.Lock()
 	e, ok := m.merged[k]
 	m.mu.Unlock()
@@ -216,22 +216,22 @@ func monthWindows(from, to string) [][2]string {
 // mergeMetrics adds the counts of consecutive windows of one routine
 // revision into those of [from, to]: every count is a sum over occasions,
 // and the days follow in order.
-func mergeMetrics(routineID string, revision int64, from, to string, parts []RoutineMetrics) RoutineMetrics {
+func mergeMetrics(routineID string, revision int64, from, to string, parts []contract.RoutineMetrics) contract.RoutineMetrics {
 	if len(parts) == 1 {
 		m := parts[0]
 		m.Window = contract.WindowIn{From: from, To: to}
 		return m
 	}
-	m := RoutineMetrics{RoutineID: routineID, Revision: revision, Window: contract.WindowIn{From: from, To: to}, Days: []DayOutcome{}, Steps: []StepMetrics{}}
+	m := contract.RoutineMetrics{RoutineID: routineID, Revision: revision, Window: contract.WindowIn{From: from, To: to}, Days: []contract.DayOutcome{}, Steps: []contract.StepMetrics{}}
 	days := 0
 	for _, p := range parts {
 		days += len(p.Days)
 	}
-	m.Days = make([]DayOutcome, 0, days)
+	m.Days = make([]contract.DayOutcome, 0, days)
 	if len(parts) > 0 {
-		m.Steps = make([]StepMetrics, len(parts[0].Steps))
+		m.Steps = make([]contract.StepMetrics, len(parts[0].Steps))
 		for i, s := range parts[0].Steps {
-			m.Steps[i] = StepMetrics{StepID: s.StepID, Title: s.Title, Kind: s.Kind, Required: s.Required}
+			m.Steps[i] = contract.StepMetrics{StepID: s.StepID, Title: s.Title, Kind: s.Kind, Required: s.Required}
 		}
 	}
 	for _, p := range parts {
@@ -256,14 +256,14 @@ func mergeMetrics(routineID string, revision int64, from, to string, parts []Rou
 			}
 		}
 	}
-	m.Attainment = Ratio{Completed: m.Completed, Applicable: m.Applicable}
-	m.Coverage = CoverageRatio{Observed: m.Completed + m.Partial + m.Skipped + m.Deferred, Applicable: m.Applicable}
+	m.Attainment = contract.Ratio{Completed: m.Completed, Applicable: m.Applicable}
+	m.Coverage = contract.CoverageRatio{Observed: m.Completed + m.Partial + m.Skipped + m.Deferred, Applicable: m.Applicable}
 	return m
 }
 
 // view is d parsed for the page, parsed once per publication of the row.
 // The result is shared: callers must not modify its slices.
-func (m *metricsMemo) view(d RoutineDefinition) RoutineRevisionView {
+func (m *metricsMemo) view(d RoutineDefinition) contract.RoutineRevisionView {
 	key := fmt.Sprintf("%s@%d@%d", d.RoutineID, d.Revision, d.PublishedRevision)
 	m.mu.Lock()
 	v, ok := m.views[key]

@@ -12,87 +12,12 @@ import (
 	"hearth/internal/schedule"
 )
 
-// RoutineMetrics are the counts of one routine revision over a window,
-// computed from recorded events only (docs/contract.md, Routines:
-// metrics that keep their meaning). Attainment and coverage keep their denominators; not
-// applicable occasions leave the denominator with their reasons; an
-// unrecorded day is not a failure, only a day with no outcome.
-type RoutineMetrics struct {
-	RoutineID     string            `json:"routineId"`
-	Revision      int64             `json:"revision"`
-	Window        contract.WindowIn `json:"window"`
-	Applicable    int               `json:"applicable"`
-	Completed     int               `json:"completed"`
-	Partial       int               `json:"partial"`
-	Skipped       int               `json:"skipped"`
-	Deferred      int               `json:"deferred"`
-	NotApplicable int               `json:"notApplicable"`
-	Unrecorded    int               `json:"unrecorded"`
-	Open          int               `json:"open"`
-	Attainment    Ratio             `json:"attainment"`
-	Coverage      CoverageRatio     `json:"coverage"`
-	Reasons       []string          `json:"notApplicableReasons,omitempty"`
-	Feedback      FeedbackCounts    `json:"feedback"`
-	Days          []DayOutcome      `json:"days,omitempty"`
-	Steps         []StepMetrics     `json:"steps"`
-}
-
-// Ratio is completed over applicable, kept as counts.
-type Ratio struct {
-	Completed  int `json:"completed"`
-	Applicable int `json:"applicable"`
-}
-
-// CoverageRatio is observed outcomes over applicable.
-type CoverageRatio struct {
-	Observed   int `json:"observed"`
-	Applicable int `json:"applicable"`
-}
-
-// FeedbackCounts tallies the optional one-tap answers.
-type FeedbackCounts struct {
-	Easy           int `json:"easy"`
-	OK             int `json:"ok"`
-	Hard           int `json:"hard"`
-	EffortAnswered int `json:"effortAnswered"`
-	Helped         int `json:"helped"`
-	NotHelped      int `json:"notHelped"`
-	Unsure         int `json:"unsure"`
-	Answered       int `json:"helpedAnswered"`
-}
-
-// DayOutcome is one planned occasion and what was recorded for it.
-type DayOutcome struct {
-	Date         string `json:"date"`
-	OccurrenceID string `json:"occurrenceId,omitempty"`
-	Outcome      string `json:"outcome"` // completed, partial, skipped, deferred, not-applicable, unrecorded, open
-	Reason       string `json:"reason,omitempty"`
-	Late         bool   `json:"late,omitempty"`
-	Effort       string `json:"effort,omitempty"`
-	Helped       string `json:"helped,omitempty"`
-}
-
-// StepMetrics analyses one step on its own level, never summed with its
-// routine. For a measurement, Saved counts occasions with a saved value
-// (adherence), nothing about the number.
-type StepMetrics struct {
-	StepID    string `json:"stepId"`
-	Title     string `json:"title"`
-	Kind      string `json:"kind"`
-	Required  bool   `json:"required"`
-	Occasions int    `json:"occasions"`
-	Completed int    `json:"completed"`
-	Skipped   int    `json:"skipped"`
-	Dismissed int    `json:"dismissed"`
-	Saved     int    `json:"saved,omitempty"`
-}
-
 // routineMetrics computes the metrics of routineID@revision over [from, to]
 // at now. Planned occasions come from the revision's trials (their days and
 // windows) for daily and weekly routines, and from instantiated occurrences
 // for event routines, so a day nobody opened Home still counts, as unrecorded.
-func routineMetrics(tx *gorm.DB, routineID string, revision int64, from, to string, now time.Time) (RoutineMetrics, error) {
-	m := RoutineMetrics{RoutineID: routineID, Revision: revision, Window: contract.WindowIn{From: from, To: to}, Days: []DayOutcome{}, Steps: []StepMetrics{}}
+func routineMetrics(tx *gorm.DB, routineID string, revision int64, from, to string, now time.Time) (contract.RoutineMetrics, error) {
+	m := contract.RoutineMetrics{RoutineID: routineID, Revision: revision, Window: contract.WindowIn{From: from, To: to}, Days: []contract.DayOutcome{}, Steps: []contract.StepMetrics{}}
 	var def RoutineDefinition
 	if err := tx.Where("routine_id = ? AND revision = ?", routineID, revision).Take(&def).Error; err != nil {
 		return m, notFound(err)
@@ -202,8 +127,8 @@ func loadMetricsInput(tx *gorm.DB, def RoutineDefinition, trials []RoutineTrial,
 // compute counts the window at now on the owner's day. It also returns
 // until when the result holds without a new outcome: the end of the
 // earliest occasion still open, when it would turn unrecorded.
-func (in metricsInput) compute(from, to string, day Day, now time.Time) (RoutineMetrics, time.Time) {
-	m := RoutineMetrics{RoutineID: in.def.RoutineID, Revision: in.def.Revision, Window: contract.WindowIn{From: from, To: to}, Days: []DayOutcome{}, Steps: []StepMetrics{}}
+func (in metricsInput) compute(from, to string, day Day, now time.Time) (contract.RoutineMetrics, time.Time) {
+	m := contract.RoutineMetrics{RoutineID: in.def.RoutineID, Revision: in.def.Revision, Window: contract.WindowIn{From: from, To: to}, Days: []contract.DayOutcome{}, Steps: []contract.StepMetrics{}}
 	byOccasion := make(map[string]int, len(in.occs))
 	for i, o := range in.occs {
 		byOccasion[o.Occasion] = i
@@ -250,17 +175,17 @@ func (in metricsInput) compute(from, to string, day Day, now time.Time) (Routine
 	}
 	var until time.Time
 	for _, p := range planned {
-		var do DayOutcome
+		var do contract.DayOutcome
 		zone := ""
 		if p >= 0 {
 			o := in.occs[p]
-			do = DayOutcome{Date: o.LocalDate, OccurrenceID: o.ID}
+			do = contract.DayOutcome{Date: o.LocalDate, OccurrenceID: o.ID}
 			if o.Outcome != "" {
 				do.Outcome, do.Reason, do.Late, do.Effort, do.Helped = o.Outcome, o.Reason, o.Late, o.Effort, o.Helped
 			}
 			zone = o.Zone
 		} else {
-			do = DayOutcome{Date: dates[-p-1]}
+			do = contract.DayOutcome{Date: dates[-p-1]}
 		}
 		if do.Outcome == "" {
 			end, ok := occasionEnd(do.Date, zone, day)
@@ -274,11 +199,11 @@ func (in metricsInput) compute(from, to string, day Day, now time.Time) (Routine
 				}
 			}
 		}
-		m.count(do)
+		countOutcome(&m, do)
 		m.Days = append(m.Days, do)
 	}
-	m.Attainment = Ratio{Completed: m.Completed, Applicable: m.Applicable}
-	m.Coverage = CoverageRatio{Observed: m.Completed + m.Partial + m.Skipped + m.Deferred, Applicable: m.Applicable}
+	m.Attainment = contract.Ratio{Completed: m.Completed, Applicable: m.Applicable}
+	m.Coverage = contract.CoverageRatio{Observed: m.Completed + m.Partial + m.Skipped + m.Deferred, Applicable: m.Applicable}
 	m.Steps = in.stepMetrics()
 	return m, until
 }
@@ -304,9 +229,9 @@ func isoWeekday(t time.Time) int {
 	return 7
 }
 
-// count adds one occasion: not applicable leaves the denominator, an open
+// countOutcome adds one occasion: not applicable leaves the denominator, an open
 // occasion (its day has not ended) is not counted yet.
-func (m *RoutineMetrics) count(do DayOutcome) {
+func countOutcome(m *contract.RoutineMetrics, do contract.DayOutcome) {
 	switch do.Outcome {
 	case OutcomeNotApplicable:
 		m.NotApplicable++
@@ -372,19 +297,19 @@ func occasionEnd(date, zone string, day Day) (time.Time, bool) {
 
 // occasionEnded reports whether an occasion's day is over in its zone (the
 // occurrence's, else the owner's), so no outcome means unrecorded.
-func occasionEnded(do DayOutcome, occs map[string]RoutineOccurrence, day Day, now time.Time) bool {
+func occasionEnded(do contract.DayOutcome, occs map[string]RoutineOccurrence, day Day, now time.Time) bool {
 	end, ok := occasionEnd(do.Date, occs[do.OccurrenceID].Zone, day)
 	return ok && !now.Before(end)
 }
 
 // stepMetrics analyses each step over the window's occurrences.
-func (in metricsInput) stepMetrics() []StepMetrics {
-	var steps []RoutineStep
+func (in metricsInput) stepMetrics() []contract.StepMetrics {
+	var steps []contract.RoutineStep
 	_ = json.Unmarshal([]byte(in.def.Steps), &steps)
-	out := make([]StepMetrics, len(steps))
+	out := make([]contract.StepMetrics, len(steps))
 	index := map[string]int{}
 	for i, st := range steps {
-		out[i] = StepMetrics{StepID: st.ID, Title: st.Title, Kind: st.Kind, Required: st.Required, Occasions: len(in.occs)}
+		out[i] = contract.StepMetrics{StepID: st.ID, Title: st.Title, Kind: st.Kind, Required: st.Required, Occasions: len(in.occs)}
 		index[st.ID] = i
 	}
 	for _, c := range in.steps {

@@ -96,9 +96,9 @@ func applyRoutines(r *contract.Result, t *txn) error {
 	rows := make([][]any, 0, len(r.RoutineDefinitions))
 	for i := range r.RoutineDefinitions {
 		d := &r.RoutineDefinitions[i]
-		steps := make([]RoutineStep, len(d.Steps))
+		steps := make([]contract.RoutineStep, len(d.Steps))
 		for j, s := range d.Steps {
-			steps[j] = RoutineStep{ID: s.ID, Title: s.Title, Kind: s.Kind, Required: s.Required, Payload: []byte(jsonText(s.BoundPayload()))}
+			steps[j] = contract.RoutineStep{ID: s.ID, Title: s.Title, Kind: s.Kind, Required: s.Required, Payload: []byte(jsonText(s.BoundPayload()))}
 		}
 		var event, timeOfDay string
 		if d.Trigger.Event != nil {

@@ -31,12 +31,12 @@ type RoutineCard struct {
 	// Version changes whenever what the card shows may have changed (see
 	// cardVersions); with the day and minute it keys a rendered card.
 	Version   string
-	Current   RoutineRevisionView
-	Revisions []RoutineRevisionView // newest first
+	Current   contract.RoutineRevisionView
+	Revisions []contract.RoutineRevisionView // newest first
 	// Standing is "active" while a trial runs, else the current revision's status.
 	Standing    string
-	ActiveTrial *TrialView
-	Trials      []TrialView // newest first, each with its counts (a named period)
+	ActiveTrial *contract.TrialView
+	Trials      []contract.TrialView // newest first, each with its counts (a named period)
 	Reviews     []ReviewView
 	Evidence    []EvidenceChip
 	// RecordableDays are earlier planned days of the current review window
@@ -44,65 +44,30 @@ type RoutineCard struct {
 	RecordableDays []string
 }
 
-// RoutineRevisionView is one stored revision.
-type RoutineRevisionView struct {
-	RoutineID   string                  `json:"routineId"`
-	Revision    int64                   `json:"revision"`
-	Title       string                  `json:"title"`
-	Purpose     string                  `json:"purpose"`
-	Trigger     TriggerView             `json:"trigger"`
-	Steps       []RoutineStep           `json:"steps"`
-	Rule        contract.CompletionRule `json:"completionRule"`
-	Status      string                  `json:"status"`
-	EvidenceIDs []string                `json:"evidenceIds"`
-	PublishedAt time.Time               `json:"publishedAt"`
+// TrialName is how the page names the trial's period.
+func TrialName(t contract.TrialView) string {
+	return fmt.Sprintf("r%d, %s to %s", t.Revision, t.StartsOn, trialLastDay(t))
 }
 
-// TriggerView is a stored trigger.
-type TriggerView struct {
-	Kind      string `json:"kind"`
-	Days      []int  `json:"days,omitempty"`
-	Event     string `json:"event,omitempty"`
-	TimeOfDay string `json:"timeOfDay,omitempty"`
-}
-
-// TrialView is a trial with the counts of its window so far.
-type TrialView struct {
-	ID        int64          `json:"id"`
-	RoutineID string         `json:"routineId"`
-	Revision  int64          `json:"revision"`
-	Days      []int          `json:"days"`
-	StartsOn  string         `json:"startsOn"`
-	EndsOn    string         `json:"endsOn"`
-	EndedOn   string         `json:"endedOn,omitempty"`
-	State     string         `json:"state"`
-	Zone      string         `json:"zone"`
-	Metrics   RoutineMetrics `json:"-"`
-}
-
-// Name is how the page names the trial's period.
-func (t TrialView) Name() string {
-	return fmt.Sprintf("r%d, %s to %s", t.Revision, t.StartsOn, t.lastDay())
-}
-
-func (t TrialView) lastDay() string { return lastDay(t.EndsOn, t.EndedOn) }
+// trialLastDay is the trial's window end, or the day it was ended early.
+func trialLastDay(t contract.TrialView) string { return lastDay(t.EndsOn, t.EndedOn) }
 
 // ReviewView is an agent review with the counts it was based on and the
 // owner's decision on each proposal.
 type ReviewView struct {
-	ID            string            `json:"id"`
-	RoutineID     string            `json:"routineId"`
-	Revision      int64             `json:"revision"`
-	Window        contract.WindowIn `json:"window"`
-	Observations  []string          `json:"observations"`
-	Uncertainties []string          `json:"uncertainties"`
-	Proposals     []ProposalView    `json:"proposals"`
-	EvidenceIDs   []string          `json:"evidenceIds"`
-	BasedOn       RoutineMetrics    `json:"basedOn"`
+	ID            string                  `json:"id"`
+	RoutineID     string                  `json:"routineId"`
+	Revision      int64                   `json:"revision"`
+	Window        contract.WindowIn       `json:"window"`
+	Observations  []string                `json:"observations"`
+	Uncertainties []string                `json:"uncertainties"`
+	Proposals     []ProposalView          `json:"proposals"`
+	EvidenceIDs   []string                `json:"evidenceIds"`
+	BasedOn       contract.RoutineMetrics `json:"basedOn"`
 	// Current are the counts of the same window now (late records, days
 	// that ended since), to show beside BasedOn when they differ.
-	Current     RoutineMetrics `json:"-"`
-	PublishedAt time.Time      `json:"publishedAt"`
+	Current     contract.RoutineMetrics `json:"-"`
+	PublishedAt time.Time               `json:"publishedAt"`
 }
 
 // ProposalView is a proposal and the owner's decision, if any.
@@ -116,9 +81,9 @@ type ProposalView struct {
 	Status string `json:"status,omitempty"`
 }
 
-func (d RoutineDefinition) view() RoutineRevisionView {
-	v := RoutineRevisionView{RoutineID: d.RoutineID, Revision: d.Revision, Title: d.Title, Purpose: d.Purpose, Status: d.Status,
-		Trigger: TriggerView{Kind: d.TriggerKind, Event: d.TriggerEvent, TimeOfDay: d.TimeOfDay}, EvidenceIDs: evidenceList(d.EvidenceIDs),
+func (d RoutineDefinition) view() contract.RoutineRevisionView {
+	v := contract.RoutineRevisionView{RoutineID: d.RoutineID, Revision: d.Revision, Title: d.Title, Purpose: d.Purpose, Status: d.Status,
+		Trigger: contract.TriggerView{Kind: d.TriggerKind, Event: d.TriggerEvent, TimeOfDay: d.TimeOfDay}, EvidenceIDs: evidenceList(d.EvidenceIDs),
 		PublishedAt: d.UpdatedAt}
 	_ = json.Unmarshal([]byte(d.TriggerDays), &v.Trigger.Days)
 	_ = json.Unmarshal([]byte(d.Steps), &v.Steps)
@@ -126,8 +91,8 @@ func (d RoutineDefinition) view() RoutineRevisionView {
 	return v
 }
 
-func (t RoutineTrial) view() TrialView {
-	v := TrialView{ID: t.ID, RoutineID: t.RoutineID, Revision: t.Revision, StartsOn: t.StartsOn, EndsOn: t.EndsOn, EndedOn: t.EndedOn,
+func (t RoutineTrial) view() contract.TrialView {
+	v := contract.TrialView{ID: t.ID, RoutineID: t.RoutineID, Revision: t.Revision, StartsOn: t.StartsOn, EndsOn: t.EndsOn, EndedOn: t.EndedOn,
 		State: t.State, Zone: t.Zone}
 	_ = json.Unmarshal([]byte(t.Days), &v.Days)
 	return v
@@ -188,21 +153,21 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 		}
 		// metrics is routineMetrics over the rows already read, month by
 		// month, reusing the months no commit has changed since (routine_memo.go).
-		metrics := func(routineID string, revision int64, from, to string) (RoutineMetrics, error) {
+		metrics := func(routineID string, revision int64, from, to string) (contract.RoutineMetrics, error) {
 			rev := fmt.Sprintf("%s@%d", routineID, revision)
 			def, ok := defByRev[rev]
 			if !ok {
-				return RoutineMetrics{}, ErrNotFound
+				return contract.RoutineMetrics{}, ErrNotFound
 			}
 			windows := monthWindows(from, to)
-			parts, seqs := make([]RoutineMetrics, 0, len(windows)), make([]uint64, 0, len(windows))
+			parts, seqs := make([]contract.RoutineMetrics, 0, len(windows)), make([]uint64, 0, len(windows))
 			for _, w := range windows {
 				key := newMetricsKey(routineID, revision, w[0], w[1], v.Day)
 				m, seq, ok := s.metrics.get(key, v.Revision, now)
 				if !ok {
 					in, err := loadMetricsInput(tx, def, trialsByRev[rev], w[0], w[1])
 					if err != nil {
-						return RoutineMetrics{}, err
+						return contract.RoutineMetrics{}, err
 					}
 					var until time.Time
 					m, until = in.compute(w[0], w[1], v.Day, now)
@@ -329,17 +294,17 @@ type ProposalDecision struct {
 // DecideProposal records the owner's decision on a proposal as an owner
 // request of kind routine-change, for the agent: it updates life and
 // publishes a new revision. The same requestId again is a replay.
-func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (RequestView, error) {
+func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (contract.RequestView, error) {
 	d.Words = strings.TrimSpace(d.Words)
 	switch {
 	case !ids.Valid(d.RequestID):
-		return RequestView{}, fmt.Errorf("models: request ID must be %s: %w", ids.Expected, ErrInvalidInput)
+		return contract.RequestView{}, fmt.Errorf("models: request ID must be %s: %w", ids.Expected, ErrInvalidInput)
 	case !slices.Contains([]string{DecisionAdopt, DecisionModify, DecisionReject}, d.Decision):
-		return RequestView{}, fmt.Errorf("models: decide adopt, modify or reject: %w", ErrInvalidInput)
+		return contract.RequestView{}, fmt.Errorf("models: decide adopt, modify or reject: %w", ErrInvalidInput)
 	case d.Decision == DecisionModify && d.Words == "":
-		return RequestView{}, &FieldError{Field: "words", Message: "Say how you would change it."}
+		return contract.RequestView{}, &FieldError{Field: "words", Message: "Say how you would change it."}
 	case utf8.RuneCountInString(d.Words) > contract.MaxBodyLen:
-		return RequestView{}, &FieldError{Field: "words", Message: fmt.Sprintf("Your words are longer than %d characters.", contract.MaxBodyLen)}
+		return contract.RequestView{}, &FieldError{Field: "words", Message: fmt.Sprintf("Your words are longer than %d characters.", contract.MaxBodyLen)}
 	}
 	var row Request
 	_, err := s.commit(ctx, func(t *txn) error {
@@ -389,7 +354,7 @@ func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (Request
 		if errors.Is(err, ErrAlreadyDecided) {
 			return row.view(), err
 		}
-		return RequestView{}, classify("decide proposal", err)
+		return contract.RequestView{}, classify("decide proposal", err)
 	}
 	return row.view(), nil
 }

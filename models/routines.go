@@ -57,15 +57,6 @@ type RoutineDefinition struct {
 	UpdatedAt         time.Time
 }
 
-// RoutineStep is a stored step of a revision.
-type RoutineStep struct {
-	ID       string          `json:"id"`
-	Title    string          `json:"title"`
-	Kind     string          `json:"kind"`
-	Required bool            `json:"required"`
-	Payload  json.RawMessage `json:"payload"`
-}
-
 // RoutineTrial is the owner's decision to try a revision.
 type RoutineTrial struct {
 	ID         int64 `gorm:"primaryKey"`
@@ -455,7 +446,7 @@ func instantiate(t *txn, def RoutineDefinition, tr RoutineTrial, day Day, occasi
 	if err != nil {
 		return false, err
 	}
-	var steps []RoutineStep
+	var steps []contract.RoutineStep
 	if err := json.Unmarshal([]byte(def.Steps), &steps); err != nil {
 		return false, fmt.Errorf("stored steps of %s@%d: %w", def.RoutineID, def.Revision, err)
 	}

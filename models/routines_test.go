@@ -43,9 +43,9 @@ func routineStore(t *testing.T) (*Store, *storetest.Clock) {
 	return s, now
 }
 
-func metricsOf(t *testing.T, s *Store, routine string, revision int64, from, to string) RoutineMetrics {
+func metricsOf(t *testing.T, s *Store, routine string, revision int64, from, to string) contract.RoutineMetrics {
 	t.Helper()
-	var m RoutineMetrics
+	var m contract.RoutineMetrics
 	err := s.read(context.Background(), func(tx *gorm.DB) error {
 		var err error
 		m, err = routineMetrics(tx, routine, revision, from, to, s.clock())
@@ -138,7 +138,7 @@ func TestSeedExampleAttainmentFiveOfSevenCoverageSixOfSeven(t *testing.T) {
 	now.Advance(24 * time.Hour) // the 7th day has ended
 	m := metricsOf(t, s, "morning", 1, "2026-10-01", "2026-10-07")
 	if m.Applicable != 7 || m.Completed != 5 || m.Skipped != 1 || m.Unrecorded != 1 ||
-		m.Attainment != (Ratio{5, 7}) || m.Coverage != (CoverageRatio{6, 7}) {
+		m.Attainment != (contract.Ratio{Completed: 5, Applicable: 7}) || m.Coverage != (contract.CoverageRatio{Observed: 6, Applicable: 7}) {
 		t.Fatalf("metrics %+v", m)
 	}
 	if st := m.Steps[0]; st.StepID != "weigh" || st.Saved != 5 || st.Completed != 5 {
@@ -534,7 +534,7 @@ func TestAgentContextCarriesRoutinesTrialsOccurrencesAndMetrics(t *testing.T) {
 }
 
 // trialCounts reads the Routines page and returns the metrics of routine's newest trial.
-func trialCounts(t *testing.T, s *Store, routine string) RoutineMetrics {
+func trialCounts(t *testing.T, s *Store, routine string) contract.RoutineMetrics {
 	t.Helper()
 	v, err := s.Routines(context.Background())
 	if err != nil {
@@ -546,7 +546,7 @@ func trialCounts(t *testing.T, s *Store, routine string) RoutineMetrics {
 		}
 	}
 	t.Fatalf("no trial of %s on the Routines page", routine)
-	return RoutineMetrics{}
+	return contract.RoutineMetrics{}
 }
 
 func TestRoutinesPageCountsFollowEveryChange(t *testing.T) {

@@ -299,7 +299,7 @@ type RunsView struct {
 	Day             Day
 	Runs            []contract.RunView
 	Schedules       []ScheduleView
-	LastPublication *PublicationView
+	LastPublication *contract.PublicationView
 	// SourcesObservedAt is the newest observedAt among the last publication's
 	// source refs: how fresh what the agent read was.
 	SourcesObservedAt *time.Time

@@ -186,14 +186,8 @@ type LimitsIn struct {
 	DeadlineSeconds *int `json:"deadlineSeconds"`
 }
 
-// LimitsView are a schedule's limits on the wire.
-type LimitsView struct {
-	MaxInvocations  int   `json:"maxInvocations"`
-	DeadlineSeconds int64 `json:"deadlineSeconds"`
-}
-
-func limitsView(l schedule.Limits) LimitsView {
-	return LimitsView{MaxInvocations: l.MaxInvocations, DeadlineSeconds: int64(l.Deadline / time.Second)}
+func limitsView(l schedule.Limits) contract.LimitsView {
+	return contract.LimitsView{MaxInvocations: l.MaxInvocations, DeadlineSeconds: int64(l.Deadline / time.Second)}
 }
 
 // ScheduleReceipt is the answer to a create, stored with the schedule and
@@ -442,10 +436,10 @@ type CancelResult struct {
 	AlreadyCancelled bool `json:"alreadyCancelled"`
 	// RunningOccurrence is an attempt that had started: cancel does not
 	// stop or undo it, and says so rather than pretend.
-	RunningOccurrence *ScheduleOccurrenceView `json:"runningOccurrence"`
+	RunningOccurrence *contract.ScheduleOccurrenceView `json:"runningOccurrence"`
 	// StoppedOccurrence is an admitted occurrence that had not started: it
 	// never will (state cancelled).
-	StoppedOccurrence *ScheduleOccurrenceView `json:"stoppedOccurrence"`
+	StoppedOccurrence *contract.ScheduleOccurrenceView `json:"stoppedOccurrence"`
 }
 
 // CancelSchedule cancels a schedule for actor: future and unstarted
@@ -529,26 +523,8 @@ func (s *Store) CancelSchedule(ctx context.Context, actor Actor, id string) (Can
 	return res, nil
 }
 
-// ScheduleOccurrenceView is an occurrence on the wire.
-type ScheduleOccurrenceView struct {
-	ID          string     `json:"id"`
-	ScheduleID  string     `json:"scheduleId"`
-	DueAt       time.Time  `json:"dueAt"`
-	State       string     `json:"state"`
-	Attempts    int        `json:"attempts"`
-	MaxAttempts int        `json:"maxAttempts"`
-	ClaimedBy   string     `json:"claimedBy"`
-	ClaimedAt   time.Time  `json:"claimedAt"`
-	StartedAt   *time.Time `json:"startedAt"`
-	DeadlineAt  *time.Time `json:"deadlineAt"`
-	ExpiresAt   time.Time  `json:"expiresAt"`
-	FinishedAt  *time.Time `json:"finishedAt"`
-	Detail      string     `json:"detail,omitempty"`
-	ResolvedAt  *time.Time `json:"resolvedAt,omitempty"`
-}
-
-func (o ScheduleOccurrence) view() ScheduleOccurrenceView {
-	return ScheduleOccurrenceView{ID: o.ID, ScheduleID: o.ScheduleID, DueAt: o.DueAt.UTC(), State: o.State, Attempts: o.Attempts, MaxAttempts: o.MaxAttempts,
+func (o ScheduleOccurrence) view() contract.ScheduleOccurrenceView {
+	return contract.ScheduleOccurrenceView{ID: o.ID, ScheduleID: o.ScheduleID, DueAt: o.DueAt.UTC(), State: o.State, Attempts: o.Attempts, MaxAttempts: o.MaxAttempts,
 		ClaimedBy: o.ClaimedBy, ClaimedAt: o.ClaimedAt.UTC(), StartedAt: utcOrNil(o.StartedAt), DeadlineAt: utcOrNil(o.DeadlineAt),
 		ExpiresAt: o.ExpiresAt.UTC(), FinishedAt: utcOrNil(o.FinishedAt), Detail: o.Detail, ResolvedAt: utcOrNil(o.ResolvedAt)}
 }

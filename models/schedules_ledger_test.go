@@ -41,7 +41,7 @@ func mustCreate(t *testing.T, s *Store, actor Actor, body []byte) ScheduleReceip
 	return r
 }
 
-func mustDue(t *testing.T, s *Store, now time.Time) DueReport {
+func mustDue(t *testing.T, s *Store, now time.Time) contract.DueReport {
 	t.Helper()
 	rep, err := s.DueSchedules(context.Background(), now)
 	if err != nil {
@@ -68,7 +68,7 @@ func mustView(t *testing.T, s *Store, id string) ScheduleView {
 	return v
 }
 
-func dueIDs(rep DueReport) []string {
+func dueIDs(rep contract.DueReport) []string {
 	ids := []string{}
 	for _, d := range rep.Due {
 		ids = append(ids, d.OccurrenceID)
@@ -76,7 +76,7 @@ func dueIDs(rep DueReport) []string {
 	return ids
 }
 
-func heldOf(rep DueReport, id string) string {
+func heldOf(rep contract.DueReport, id string) string {
 	for _, h := range rep.Held {
 		if h.ScheduleID == id {
 			return h.Hold

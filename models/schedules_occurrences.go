@@ -16,19 +16,19 @@ import (
 type Admission struct {
 	ScheduleID string `json:"scheduleId"`
 	// Admitted is the new occurrence; nil when nothing was admitted.
-	Admitted *ScheduleOccurrenceView `json:"admitted"`
+	Admitted *contract.ScheduleOccurrenceView `json:"admitted"`
 	// Expired is an outstanding occurrence this claim expired (or, with a
 	// running attempt, marked unknown).
-	Expired *ScheduleOccurrenceView `json:"expired"`
+	Expired *contract.ScheduleOccurrenceView `json:"expired"`
 	// Hold says why nothing was admitted: a schedule.Hold, or quarantined,
 	// approval_revoked.
 	Hold   string `json:"hold,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Job, Prompt, Limits and NotifyOnSuccess come from the approved snapshot.
-	Job             string     `json:"job,omitempty"`
-	Prompt          string     `json:"prompt,omitempty"`
-	Limits          LimitsView `json:"limits"`
-	NotifyOnSuccess bool       `json:"notifyOnSuccess"`
+	Job             string              `json:"job,omitempty"`
+	Prompt          string              `json:"prompt,omitempty"`
+	Limits          contract.LimitsView `json:"limits"`
+	NotifyOnSuccess bool                `json:"notifyOnSuccess"`
 }
 
 // ClaimSchedule is the admission of Timing A, for the runner: in one write
@@ -179,7 +179,7 @@ func endSchedule(t *txn, row Schedule, d schedule.Decision) error {
 // with a deadline from the approved limits. A cancelled, quarantined or
 // otherwise inactive schedule starts nothing, nor does an occurrence past
 // its freshness (ErrOccurrenceClosed). It does not bump the revision.
-func (s *Store) StartAttempt(ctx context.Context, occurrenceID string) (ScheduleOccurrenceView, error) {
+func (s *Store) StartAttempt(ctx context.Context, occurrenceID string) (contract.ScheduleOccurrenceView, error) {
 	var o ScheduleOccurrence
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
@@ -210,7 +210,7 @@ func (s *Store) StartAttempt(ctx context.Context, occurrenceID string) (Schedule
 		return tx.Save(&o).Error
 	})
 	if err != nil {
-		return ScheduleOccurrenceView{}, classifySchedule("start attempt", err)
+		return contract.ScheduleOccurrenceView{}, classifySchedule("start attempt", err)
 	}
 	return o.view(), nil
 }
@@ -218,7 +218,7 @@ func (s *Store) StartAttempt(ctx context.Context, occurrenceID string) (Schedule
 // FinishOccurrence records a running occurrence's outcome. A one-off (or a
 // cron past its end) with nothing left is then marked expired, which bumps
 // the revision; the outcome itself does not.
-func (s *Store) FinishOccurrence(ctx context.Context, occurrenceID string, succeeded bool, detail string) (ScheduleOccurrenceView, error) {
+func (s *Store) FinishOccurrence(ctx context.Context, occurrenceID string, succeeded bool, detail string) (contract.ScheduleOccurrenceView, error) {
 	var o ScheduleOccurrence
 	_, err := s.commit(ctx, func(t *txn) error {
 		if err := t.Where("id = ?", occurrenceID).Take(&o).Error; err != nil {
@@ -258,7 +258,7 @@ func (s *Store) FinishOccurrence(ctx context.Context, occurrenceID string, succe
 		return nil
 	})
 	if err != nil {
-		return ScheduleOccurrenceView{}, classifySchedule("finish occurrence", err)
+		return contract.ScheduleOccurrenceView{}, classifySchedule("finish occurrence", err)
 	}
 	return o.view(), nil
 }

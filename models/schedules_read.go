@@ -8,6 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/instant"
 	"hearth/internal/schedule"
 )
@@ -155,32 +156,32 @@ func evalState(row Schedule, out *ScheduleOccurrence) schedule.State {
 
 // ScheduleView is a schedule as GET /api/schedules and the Schedules page show it.
 type ScheduleView struct {
-	ID             string     `json:"id"`
-	Job            string     `json:"job"`
-	State          string     `json:"state"`
-	StateReason    string     `json:"stateReason,omitempty"`
-	StateDetail    string     `json:"stateDetail,omitempty"`
-	StateChangedAt time.Time  `json:"stateChangedAt"`
-	At             string     `json:"at,omitempty"`
-	Cron           string     `json:"cron,omitempty"`
-	EndAt          string     `json:"endAt,omitempty"`
-	Zone           string     `json:"zone"`
-	ZoneSource     string     `json:"zoneSource"`
-	NextDueAt      *time.Time `json:"nextDueAt"` // active schedules only, in the zone
-	LastDueAt      *time.Time `json:"lastDueAt"`
-	LastFinishedAt *time.Time `json:"lastFinishedAt"`
-	Limits         LimitsView `json:"limits"`
-	Notify         bool       `json:"notifyOnSuccess"`
-	PromptPreview  string     `json:"promptPreview"`
-	Fingerprint    string     `json:"fingerprint"` // the approved one
-	CreatedAt      time.Time  `json:"createdAt"`
-	CreatedBy      Actor      `json:"createdBy"`
-	ApprovedAt     time.Time  `json:"approvedAt"`
-	ApprovedBy     string     `json:"approvedBy"`
-	CancelledAt    *time.Time `json:"cancelledAt,omitempty"`
-	Counters       Counters   `json:"counters"`
+	ID             string              `json:"id"`
+	Job            string              `json:"job"`
+	State          string              `json:"state"`
+	StateReason    string              `json:"stateReason,omitempty"`
+	StateDetail    string              `json:"stateDetail,omitempty"`
+	StateChangedAt time.Time           `json:"stateChangedAt"`
+	At             string              `json:"at,omitempty"`
+	Cron           string              `json:"cron,omitempty"`
+	EndAt          string              `json:"endAt,omitempty"`
+	Zone           string              `json:"zone"`
+	ZoneSource     string              `json:"zoneSource"`
+	NextDueAt      *time.Time          `json:"nextDueAt"` // active schedules only, in the zone
+	LastDueAt      *time.Time          `json:"lastDueAt"`
+	LastFinishedAt *time.Time          `json:"lastFinishedAt"`
+	Limits         contract.LimitsView `json:"limits"`
+	Notify         bool                `json:"notifyOnSuccess"`
+	PromptPreview  string              `json:"promptPreview"`
+	Fingerprint    string              `json:"fingerprint"` // the approved one
+	CreatedAt      time.Time           `json:"createdAt"`
+	CreatedBy      Actor               `json:"createdBy"`
+	ApprovedAt     time.Time           `json:"approvedAt"`
+	ApprovedBy     string              `json:"approvedBy"`
+	CancelledAt    *time.Time          `json:"cancelledAt,omitempty"`
+	Counters       Counters            `json:"counters"`
 	// Outstanding is the occurrence that keeps the schedule busy, if any.
-	Outstanding *ScheduleOccurrenceView `json:"outstanding"`
+	Outstanding *contract.ScheduleOccurrenceView `json:"outstanding"`
 	// File is the live check of the definition file (not for cancelled or
 	// expired schedules, whose files are retired or done).
 	File *FileCheck `json:"file,omitempty"`
@@ -359,43 +360,10 @@ func zoned(t *time.Time, zone string) *time.Time {
 	return inZone(*t, zone)
 }
 
-// DueReport is GET /api/schedules/due: what Evaluate would admit at Now.
-type DueReport struct {
-	Now  time.Time  `json:"now"`
-	Due  []DueItem  `json:"due"`
-	Held []HeldItem `json:"held"`
-}
-
-// DueItem is one occurrence that a claim at Now would admit, with what the
-// runner needs from the approved snapshot (never from the file).
-type DueItem struct {
-	ScheduleID      string          `json:"scheduleId"`
-	OccurrenceID    string          `json:"occurrenceId"`
-	DueAt           time.Time       `json:"dueAt"`
-	ExpiresAt       time.Time       `json:"expiresAt"`
-	Job             string          `json:"job"`
-	Zone            string          `json:"zone"`
-	Limits          LimitsView      `json:"limits"`
-	NotifyOnSuccess bool            `json:"notifyOnSuccess"`
-	Prompt          string          `json:"prompt"`
-	Fingerprint     string          `json:"fingerprint"`
-	Skipped         []schedule.Skip `json:"skipped"`
-}
-
-// HeldItem is a schedule that would admit nothing now for a reason the
-// owner or the runner should know: one occurrence outstanding, an unknown
-// outcome to investigate, a quarantine, a restore, a revoked approval.
-type HeldItem struct {
-	ScheduleID  string                  `json:"scheduleId"`
-	Hold        string                  `json:"hold"`
-	Reason      string                  `json:"reason,omitempty"`
-	Outstanding *ScheduleOccurrenceView `json:"outstanding,omitempty"`
-}
-
 // DueSchedules evaluates every schedule at now with schedule.Evaluate. It
 // is read-only: it claims nothing, advances nothing and records nothing,
 // not even a quarantine it notices (a claim records that).
-func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, error) {
+func (s *Store) DueSchedules(ctx context.Context, now time.Time) (contract.DueReport, error) {
 	var rows []Schedule
 	var out []ScheduleOccurrence
 	var revoked []string
@@ -410,42 +378,42 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (DueReport, err
 		return revokedCredentials(tx, &revoked)
 	})
 	if err != nil {
-		return DueReport{}, fmt.Errorf("models: due: %w", err)
+		return contract.DueReport{}, fmt.Errorf("models: due: %w", err)
 	}
-	rep := DueReport{Now: now.UTC(), Due: []DueItem{}, Held: []HeldItem{}}
+	rep := contract.DueReport{Now: now.UTC(), Due: []contract.DueItem{}, Held: []contract.HeldItem{}}
 	busy := byScheduleID(out)
 	for _, row := range rows {
 		switch schedule.Status(row.State) {
 		case schedule.StatusQuarantined:
-			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: row.StateReason})
+			rep.Held = append(rep.Held, contract.HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: row.StateReason})
 			continue
 		case schedule.StatusRestorePending:
-			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldRestorePending, Reason: row.StateDetail})
+			rep.Held = append(rep.Held, contract.HeldItem{ScheduleID: row.ID, Hold: HoldRestorePending, Reason: row.StateDetail})
 			continue
 		}
 		def, err := row.definition()
 		if err != nil {
 			// Held, not a failed report: serve's start records the quarantine.
-			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: ReasonUnreadable})
+			rep.Held = append(rep.Held, contract.HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: ReasonUnreadable})
 			continue
 		}
 		if approvalRevoked(row, revoked) {
-			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldApprovalRevoked, Reason: "credential " + row.ApprovedBy + " was revoked"})
+			rep.Held = append(rep.Held, contract.HeldItem{ScheduleID: row.ID, Hold: HoldApprovalRevoked, Reason: "credential " + row.ApprovedBy + " was revoked"})
 			continue
 		}
 		if fc := s.checkFile(row, &def); !fc.OK() {
-			rep.Held = append(rep.Held, HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: fc.Status})
+			rep.Held = append(rep.Held, contract.HeldItem{ScheduleID: row.ID, Hold: HoldQuarantined, Reason: fc.Status})
 			continue
 		}
 		o := busy[row.ID]
 		d := schedule.Evaluate(row.ID, def.Rule, evalState(row, o), now)
 		switch {
 		case d.Admit != nil:
-			rep.Due = append(rep.Due, DueItem{ScheduleID: row.ID, OccurrenceID: d.Admit.ID(), DueAt: d.Admit.DueAt.In(def.Rule.Location()),
+			rep.Due = append(rep.Due, contract.DueItem{ScheduleID: row.ID, OccurrenceID: d.Admit.ID(), DueAt: d.Admit.DueAt.In(def.Rule.Location()),
 				ExpiresAt: d.Admit.ExpiresAt().UTC(), Job: def.Job, Zone: row.Zone, Limits: limitsView(def.Limits),
 				NotifyOnSuccess: def.NotifyOnSuccess, Prompt: def.Prompt, Fingerprint: row.ApprovedFingerprint, Skipped: nonNilSkips(d.Skipped)})
 		case d.Hold == schedule.HoldOutstanding || d.Hold == schedule.HoldInvestigate:
-			h := HeldItem{ScheduleID: row.ID, Hold: string(d.Hold)}
+			h := contract.HeldItem{ScheduleID: row.ID, Hold: string(d.Hold)}
 			if o != nil {
 				h.Outstanding = ptr(o.view())
 			}

@@ -371,9 +371,9 @@ func (s *Store) RecoverInterruptedSends(ctx context.Context) (int64, error) {
 // the agent's candidates, the state of the reply activity that names it, and
 // its newest send, so a sent draft offers its outcome rather than a second Send.
 type ChatDraft struct {
-	DraftView
+	contract.DraftView
 	ActivityID string
-	State      UserStateView
+	State      contract.UserStateView
 	LastSend   *Send
 }
 
@@ -405,7 +405,7 @@ func chatDrafts(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, erro
 		return nil, err
 	}
 	ids := make([]string, len(rows))
-	views := make([]DraftView, len(rows))
+	views := make([]contract.DraftView, len(rows))
 	for i, r := range rows {
 		ids[i], views[i] = r.ID, r.view()
 	}
@@ -433,7 +433,7 @@ func chatDrafts(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, erro
 	out := make([]ChatDraft, len(rows))
 	byID := make(map[string]*ChatDraft, len(rows))
 	for i := range rows {
-		out[i] = ChatDraft{DraftView: views[i], State: UserStateView{State: StateAvailable}}
+		out[i] = ChatDraft{DraftView: views[i], State: contract.UserStateView{State: StateAvailable}}
 		byID[out[i].ID] = &out[i]
 	}
 	for _, a := range acts {
@@ -441,7 +441,7 @@ func chatDrafts(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, erro
 		if d := byID[a.DraftID]; d.ActivityID == "" {
 			d.ActivityID = a.ID
 			if a.State != nil {
-				d.State = UserStateView{State: *a.State, Until: deref(a.Until), Note: deref(a.Note), At: a.UpdatedAt}
+				d.State = contract.UserStateView{State: *a.State, Until: deref(a.Until), Note: deref(a.Note), At: a.UpdatedAt}
 			}
 		}
 	}

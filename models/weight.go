@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/contract"
 )
 
 // WeightMetric is the metric the weight page charts.
@@ -24,12 +26,6 @@ type OwnerSetting struct {
 	Value     string
 	Revision  int64
 	UpdatedAt time.Time
-}
-
-// WeightGoal is the owner's target weight in the unit it was set in.
-type WeightGoal struct {
-	Value float64 `json:"value"`
-	Unit  string  `json:"unit"`
 }
 
 // WeightCorrection is an earlier value a later one superseded.
@@ -63,7 +59,7 @@ type WeightData struct {
 	// Points are the current values in Unit, oldest first; Trend smooths them.
 	Points, Trend      []WeightPoint
 	Change7, Change30  *float64
-	Goal               *WeightGoal
+	Goal               *contract.WeightGoal
 	GoalInUnit         float64
 	Forecast           *GoalForecast
 	Revision           int64
@@ -148,7 +144,7 @@ func weightEntries(tx *gorm.DB) ([]WeightEntry, error) {
 	return entries, nil
 }
 
-func weightGoal(tx *gorm.DB) (*WeightGoal, error) {
+func weightGoal(tx *gorm.DB) (*contract.WeightGoal, error) {
 	var st OwnerSetting
 	err := tx.Where("key = ?", settingWeightGoal).Take(&st).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -157,7 +153,7 @@ func weightGoal(tx *gorm.DB) (*WeightGoal, error) {
 	if err != nil {
 		return nil, err
 	}
-	var g WeightGoal
+	var g contract.WeightGoal
 	if err := json.Unmarshal([]byte(st.Value), &g); err != nil {
 		return nil, err
 	}
@@ -166,7 +162,7 @@ func weightGoal(tx *gorm.DB) (*WeightGoal, error) {
 
 // SetWeightGoal records the owner's goal (an owner decision, bumping the
 // revision); a nil goal clears it.
-func (s *Store) SetWeightGoal(ctx context.Context, goal *WeightGoal) error {
+func (s *Store) SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) error {
 	if goal != nil {
 		bounds, ok := MeasurementBounds[goal.Unit]
 		if !ok {

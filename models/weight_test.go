@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hearth/internal/contract"
 )
 
 func TestWeightHistoryShowsEachWeighInWithItsCorrections(t *testing.T) {
@@ -36,7 +38,7 @@ func TestWeightGoalIsAnOwnerDecisionThatBumpsTheRevisionOnce(t *testing.T) {
 	s, _ := homeFixture(t)
 	ctx := context.Background()
 	before := mustRevision(t, s)
-	g := &WeightGoal{Value: 70, Unit: "kg"}
+	g := &contract.WeightGoal{Value: 70, Unit: "kg"}
 	if err := s.SetWeightGoal(ctx, g); err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +60,10 @@ func TestWeightGoalIsAnOwnerDecisionThatBumpsTheRevisionOnce(t *testing.T) {
 	if ac.WeightGoal == nil || *ac.WeightGoal != *g {
 		t.Fatalf("context weightGoal = %+v, want %+v", ac.WeightGoal, g)
 	}
-	if err := s.SetWeightGoal(ctx, &WeightGoal{Value: 5, Unit: "kg"}); !errors.Is(err, ErrInvalidInput) {
+	if err := s.SetWeightGoal(ctx, &contract.WeightGoal{Value: 5, Unit: "kg"}); !errors.Is(err, ErrInvalidInput) {
 		t.Fatalf("a 5 kg goal: %v, want invalid input", err)
 	}
-	if err := s.SetWeightGoal(ctx, &WeightGoal{Value: 70, Unit: "stone"}); !errors.Is(err, ErrInvalidInput) {
+	if err := s.SetWeightGoal(ctx, &contract.WeightGoal{Value: 70, Unit: "stone"}); !errors.Is(err, ErrInvalidInput) {
 		t.Fatalf("a goal in stone: %v, want invalid input", err)
 	}
 	if err := s.SetWeightGoal(ctx, nil); err != nil {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -91,7 +92,7 @@ func jobWords(key string) string {
 
 // briefBy is the publication the freshness line credits: the one that wrote
 // the brief, else (no brief yet) the last one.
-func briefBy(h models.HomeView) *models.PublicationView {
+func briefBy(h models.HomeView) *contract.PublicationView {
 	if h.BriefBy != nil {
 		return h.BriefBy
 	}

@@ -217,7 +217,7 @@ func placeholderValue(m *models.MeasurementSummary) string {
 	return ""
 }
 
-func candidateChecked(d *models.DraftView, id string, i int) bool {
+func candidateChecked(d *contract.DraftView, id string, i int) bool {
 	if d.OwnerEdit != nil && d.OwnerEdit.SelectedCandidateID != "" {
 		return d.OwnerEdit.SelectedCandidateID == id
 	}
@@ -226,7 +226,7 @@ func candidateChecked(d *models.DraftView, id string, i int) bool {
 
 // draftBody is what the editor holds: a rejected input, the owner's edit,
 // or the first suggestion.
-func draftBody(d *models.DraftView, s RowState) string {
+func draftBody(d *contract.DraftView, s RowState) string {
 	switch {
 	case s.Input != "":
 		return s.Input
@@ -354,7 +354,7 @@ func waited(now, since time.Time) string {
 }
 
 // checkedCandidate is the candidate an editor renders chosen.
-func checkedCandidate(d *models.DraftView) string {
+func checkedCandidate(d *contract.DraftView) string {
 	for i, c := range d.Candidates {
 		if candidateChecked(d, c.ID, i) {
 			return c.ID
@@ -365,7 +365,7 @@ func checkedCandidate(d *models.DraftView) string {
 
 // checkedBody is the text of the candidate an editor renders chosen: the
 // editor holds the owner's own words whenever it holds anything else.
-func checkedBody(d *models.DraftView) string {
+func checkedBody(d *contract.DraftView) string {
 	for i, c := range d.Candidates {
 		if candidateChecked(d, c.ID, i) {
 			return c.Body
@@ -375,7 +375,7 @@ func checkedBody(d *models.DraftView) string {
 }
 
 // editorBody is what a draft's editor holds: a refused input, else its wording.
-func editorBody(d *models.DraftView, p *EditorProblem) string {
+func editorBody(d *contract.DraftView, p *EditorProblem) string {
 	if p != nil {
 		return p.Input
 	}
@@ -399,7 +399,7 @@ func editHref(d ReviewData) templ.SafeURL {
 }
 
 // outcomeWords says what became of a draft that was not sent from it.
-func outcomeWords(o models.DraftOutcomeView, day models.Day) string {
+func outcomeWords(o contract.DraftOutcomeView, day models.Day) string {
 	at := when(o.At, day)
 	switch o.Kind {
 	case models.DraftReplaced:

@@ -89,7 +89,7 @@ type ConversationData struct {
 	// the composer's when DraftID is empty), shown there with the input.
 	Problem *EditorProblem
 	// Asked are the owner's requests about this chat, newest first.
-	Asked []models.RequestView
+	Asked []contract.RequestView
 	// Compose is text for the composer (the review's Edit of an own reply).
 	Compose string
 	// HandedOff confirms the composer's text was opened in Beeper.
@@ -1320,7 +1320,7 @@ func draftEditor(chatID string, dr models.ChatDraft, p *EditorProblem) templ.Com
 // when the owner has edited it; the hidden fields say what was shown, so
 // without JavaScript the review takes the chosen candidate. msg is why
 // the editor's text was refused, shown under it and named by it.
-func wordingFields(d *models.DraftView, bodyID, testID, body, msg string) templ.Component {
+func wordingFields(d *contract.DraftView, bodyID, testID, body, msg string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

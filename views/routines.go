@@ -156,7 +156,7 @@ func weekdayWords(days []int) string {
 
 // triggerWords says when a routine applies: "Daily at 07:30", "Weekly Mon
 // Wed Fri", "When you start work".
-func triggerWords(t models.TriggerView) string {
+func triggerWords(t contract.TriggerView) string {
 	var s string
 	switch t.Kind {
 	case contract.TriggerEvent:
@@ -180,7 +180,7 @@ func triggerWords(t models.TriggerView) string {
 }
 
 // ruleWords says when an occurrence counts as completed.
-func ruleWords(r models.RoutineRevisionView) string {
+func ruleWords(r contract.RoutineRevisionView) string {
 	if r.Rule.Kind == contract.RuleMinSteps && r.Rule.N != nil {
 		return fmt.Sprintf("Completed when at least %d of its %d steps are done.", *r.Rule.N, len(r.Steps))
 	}
@@ -265,7 +265,7 @@ const (
 )
 
 // stripTrial is the trial the strip shows: the active one, else the newest.
-func stripTrial(c models.RoutineCard) *models.TrialView {
+func stripTrial(c models.RoutineCard) *contract.TrialView {
 	if c.ActiveTrial != nil {
 		return c.ActiveTrial
 	}
@@ -276,7 +276,7 @@ func stripTrial(c models.RoutineCard) *models.TrialView {
 }
 
 // stripDays are the planned days the strip draws: the last stripMax.
-func stripDays(t models.TrialView) []models.DayOutcome {
+func stripDays(t contract.TrialView) []contract.DayOutcome {
 	days := t.Metrics.Days
 	if len(days) > stripMax {
 		days = days[len(days)-stripMax:]
@@ -288,7 +288,7 @@ func stripDays(t models.TrialView) []models.DayOutcome {
 // A page of twenty routines draws hundreds of them, so they are written
 // here in one pass rather than attribute by attribute (make bench); every
 // value is escaped.
-func stripSquares(t models.TrialView) templ.Component {
+func stripSquares(t contract.TrialView) templ.Component {
 	days := stripDays(t)
 	var b strings.Builder
 	b.Grow(len(days) * 140)
@@ -309,20 +309,20 @@ func stripSquares(t models.TrialView) templ.Component {
 	return templ.Raw(b.String())
 }
 
-func stripViewBox(t models.TrialView) string {
+func stripViewBox(t contract.TrialView) string {
 	n := len(stripDays(t))
 	rows := max(1, (n+stripPerRow-1)/stripPerRow)
 	return fmt.Sprintf("0 0 %d %d", stripPerRow*(stripCell+stripGap)-stripGap, rows*(stripCell+stripGap)-stripGap)
 }
 
-func stripHeight(t models.TrialView) string {
+func stripHeight(t contract.TrialView) string {
 	n := len(stripDays(t))
 	rows := max(1, (n+stripPerRow-1)/stripPerRow)
 	return fmt.Sprint(rows*(stripCell+stripGap) - stripGap)
 }
 
 // stripLabel lists what the strip draws, in words, for a screen reader.
-func stripLabel(t models.TrialView) string {
+func stripLabel(t contract.TrialView) string {
 	days := stripDays(t)
 	counts := map[string]int{}
 	for _, d := range days {
@@ -344,7 +344,7 @@ func stripLabel(t models.TrialView) string {
 	return fmt.Sprintf("Per-day outcomes of %s, %s: %s", trialPeriod(t), scope, strings.Join(parts, ", "))
 }
 
-func stripCaption(t models.TrialView) string {
+func stripCaption(t contract.TrialView) string {
 	days := stripDays(t)
 	if len(days) < len(t.Metrics.Days) {
 		return fmt.Sprintf("Each planned day of %s, the last %d of %d; the counts below cover them all.", trialPeriod(t), len(days), len(t.Metrics.Days))
@@ -394,7 +394,7 @@ func barsLabel(c models.RoutineCard) string {
 }
 
 // trialDays says where an active trial stands: "day 3 of 14".
-func trialDays(t models.TrialView, today string) string {
+func trialDays(t contract.TrialView, today string) string {
 	start, err1 := time.Parse(time.DateOnly, t.StartsOn)
 	end, err2 := time.Parse(time.DateOnly, t.EndsOn)
 	now, err3 := time.Parse(time.DateOnly, today)
@@ -409,8 +409,8 @@ func trialDays(t models.TrialView, today string) string {
 }
 
 // tryRevisions are the revisions the owner may try (not retired), newest first.
-func tryRevisions(c models.RoutineCard) []models.RoutineRevisionView {
-	var out []models.RoutineRevisionView
+func tryRevisions(c models.RoutineCard) []contract.RoutineRevisionView {
+	var out []contract.RoutineRevisionView
 	for _, r := range c.Revisions {
 		if r.Status != contract.RoutineRetired {
 			out = append(out, r)
@@ -420,7 +420,7 @@ func tryRevisions(c models.RoutineCard) []models.RoutineRevisionView {
 }
 
 // tryDefaultRevision is the revision the Try form selects: as sent, else the newest.
-func tryDefaultRevision(revs []models.RoutineRevisionView, p *FormProblem) string {
+func tryDefaultRevision(revs []contract.RoutineRevisionView, p *FormProblem) string {
 	if v := p.value("revision"); v != "" {
 		return v
 	}
@@ -491,20 +491,20 @@ func requestStatusWords(status string) string {
 }
 
 // countsWords summarises metrics in one line with their denominators.
-func countsWords(m models.RoutineMetrics) string {
+func countsWords(m contract.RoutineMetrics) string {
 	return fmt.Sprintf("%s completed, %s observed; %d applicable, %d not applicable, %d no record",
 		ratioWords(m.Attainment.Completed, m.Attainment.Applicable), ratioWords(m.Coverage.Observed, m.Coverage.Applicable),
 		m.Applicable, m.NotApplicable, m.Unrecorded)
 }
 
 // countsDiffer reports whether a review's window counts changed since it was written.
-func countsDiffer(a, b models.RoutineMetrics) bool {
+func countsDiffer(a, b contract.RoutineMetrics) bool {
 	return a.Applicable != b.Applicable || a.Completed != b.Completed || a.Partial != b.Partial || a.Skipped != b.Skipped ||
 		a.Deferred != b.Deferred || a.NotApplicable != b.NotApplicable || a.Unrecorded != b.Unrecorded
 }
 
 // stepDone is a step's completions; a measurement's is a saved value, never its number.
-func stepDone(s models.StepMetrics) string {
+func stepDone(s contract.StepMetrics) string {
 	if s.Kind == contract.KindMeasurement {
 		return fmt.Sprintf("value saved %d of %d", s.Saved, s.Occasions)
 	}
@@ -512,7 +512,7 @@ func stepDone(s models.StepMetrics) string {
 }
 
 // feedbackWords summarises the optional one-tap answers with their sample sizes.
-func feedbackWords(f models.FeedbackCounts) string {
+func feedbackWords(f contract.FeedbackCounts) string {
 	var parts []string
 	if f.EffortAnswered > 0 {
 		parts = append(parts, fmt.Sprintf("effort easy %d, ok %d, hard %d (%d answered)", f.Easy, f.OK, f.Hard, f.EffortAnswered))
@@ -524,7 +524,7 @@ func feedbackWords(f models.FeedbackCounts) string {
 }
 
 // trialStateWords names a trial's state.
-func trialStateWords(t models.TrialView) string {
+func trialStateWords(t contract.TrialView) string {
 	if t.State == "active" {
 		return "trying now"
 	}
@@ -532,7 +532,7 @@ func trialStateWords(t models.TrialView) string {
 }
 
 // coveragePercent is coverage's percentage, beside its counts, when there is a denominator.
-func coveragePercent(m models.RoutineMetrics) string {
+func coveragePercent(m contract.RoutineMetrics) string {
 	if m.Coverage.Applicable == 0 {
 		return ""
 	}
@@ -568,7 +568,7 @@ func activeCards(d RoutinesData) []models.RoutineCard {
 }
 
 // trialPeriod names a trial by its days: "Tue 29 Sep to Mon 12 Oct".
-func trialPeriod(t models.TrialView) string {
+func trialPeriod(t contract.TrialView) string {
 	last := t.EndsOn
 	if t.EndedOn != "" && t.EndedOn < t.EndsOn {
 		last = t.EndedOn
@@ -587,7 +587,7 @@ func versionWords(c models.RoutineCard, revision int64) string {
 
 // revisionOption names a revision in the Try form: which it is, its
 // standing and when it was published.
-func revisionOption(c models.RoutineCard, r models.RoutineRevisionView, day models.Day) string {
+func revisionOption(c models.RoutineCard, r contract.RoutineRevisionView, day models.Day) string {
 	s := "Current"
 	if r.Revision != c.Current.Revision {
 		s = "Earlier"

@@ -776,7 +776,7 @@ func revisionHistory(d RoutinesData, c models.RoutineCard) templ.Component {
 	})
 }
 
-func activeTrial(d RoutinesData, c models.RoutineCard, t models.TrialView) templ.Component {
+func activeTrial(d RoutinesData, c models.RoutineCard, t contract.TrialView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -965,7 +965,7 @@ func activeTrial(d RoutinesData, c models.RoutineCard, t models.TrialView) templ
 	})
 }
 
-func outcomeStrip(t models.TrialView) templ.Component {
+func outcomeStrip(t contract.TrialView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -997,7 +997,7 @@ func outcomeStrip(t models.TrialView) templ.Component {
 	})
 }
 
-func outcomeStripChart(t models.TrialView) templ.Component {
+func outcomeStripChart(t contract.TrialView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1416,7 +1416,7 @@ func trialCounts(d RoutinesData, c models.RoutineCard) templ.Component {
 	})
 }
 
-func countsTable(m models.RoutineMetrics) templ.Component {
+func countsTable(m contract.RoutineMetrics) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1645,7 +1645,7 @@ func countsTable(m models.RoutineMetrics) templ.Component {
 	})
 }
 
-func stepsTable(t models.TrialView) templ.Component {
+func stepsTable(t contract.TrialView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2160,7 +2160,7 @@ func pastOutcomeForm(d RoutinesData, c models.RoutineCard, key string, dates []s
 	})
 }
 
-func tryForm(d RoutinesData, c models.RoutineCard, revs []models.RoutineRevisionView) templ.Component {
+func tryForm(d RoutinesData, c models.RoutineCard, revs []contract.RoutineRevisionView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -16,7 +16,6 @@ import (
 
 	"hearth/internal/apiclient"
 	"hearth/internal/contract"
-	"hearth/models"
 )
 
 type clientFlags struct {
@@ -147,7 +146,7 @@ func cmdContext(args []string) error {
 	if r.Status != http.StatusOK {
 		return r.Err()
 	}
-	var ac models.AgentContext
+	var ac contract.AgentContext
 	if err := json.Unmarshal(r.Body, &ac); err != nil {
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("invalid context response: %w", err)}
 	}
@@ -159,7 +158,7 @@ func cmdContext(args []string) error {
 	return nil
 }
 
-func printContext(w io.Writer, ac models.AgentContext) {
+func printContext(w io.Writer, ac contract.AgentContext) {
 	printf(w, "revision %d (read %s)\n", ac.Revision, ac.GeneratedAt.Format(time.RFC3339))
 	if p := ac.LastPublication; p != nil {
 		printf(w, "last publication: %s (%s) at revision %d, %s\n", p.RunID, p.JobKey, p.Revision, p.ReceivedAt.Format(time.RFC3339))

@@ -125,7 +125,7 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *demoClock,
 		return err
 	}
 	// The goal the owner set on the first day: the page shows a forecast range.
-	if err := store.SetWeightGoal(ctx, &models.WeightGoal{Value: 78, Unit: "kg"}); err != nil {
+	if err := store.SetWeightGoal(ctx, &contract.WeightGoal{Value: 78, Unit: "kg"}); err != nil {
 		return err
 	}
 	sent := 0

@@ -17,7 +17,6 @@ import (
 	"hearth/internal/apiclient"
 	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
-	"hearth/models"
 )
 
 // mcpTool is one tool `hearth mcp` offers. Each calls hearth's HTTP API with
@@ -68,7 +67,7 @@ var mcpTools = []mcpTool{
 			InputSchema: objectSchema(map[string]any{
 				"compact":    map[string]any{"type": "boolean", "default": true, "description": "the compact context (default); false reads every collection in full (larger)"},
 				"full":       map[string]any{"type": "boolean", "default": false, "description": "the same as compact: false; kept for older callers"},
-				"collection": map[string]any{"type": "string", "enum": models.ContextCollections, "description": "a collection to page instead of the whole context"},
+				"collection": map[string]any{"type": "string", "enum": contract.ContextCollections, "description": "a collection to page instead of the whole context"},
 				"cursor":     map[string]any{"type": "string", "description": "the nextCursor that collection gave; leave out for its first page"},
 			}, nil),
 			Annotations: &mcp.ToolAnnotations{Title: "Read hearth's agent context", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &falseHint}},

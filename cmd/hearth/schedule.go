@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"hearth/internal/apiclient"
+	"hearth/internal/contract"
 	"hearth/internal/ids"
 	"hearth/internal/schedule"
 	"hearth/models"
@@ -319,9 +320,9 @@ func scheduleDue(args []string) error {
 		path += "?now=" + url.QueryEscape(*now)
 	}
 	var rep struct {
-		Now  time.Time          `json:"now"`
-		Due  *[]models.DueItem  `json:"due"`
-		Held *[]models.HeldItem `json:"held"`
+		Now  time.Time            `json:"now"`
+		Due  *[]contract.DueItem  `json:"due"`
+		Held *[]contract.HeldItem `json:"held"`
 	}
 	body, err := sc.get(path, &rep, func() bool { return rep.Due != nil && rep.Held != nil })
 	if err != nil {

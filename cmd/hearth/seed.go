@@ -279,7 +279,7 @@ func (g *seeder) begin(ctx context.Context, first time.Time) error {
 		return err
 	}
 	g.life.clock.set(g.life.at(first, 6, 40))
-	if err := g.store().SetWeightGoal(ctx, &models.WeightGoal{Value: 78, Unit: "kg"}); err != nil {
+	if err := g.store().SetWeightGoal(ctx, &contract.WeightGoal{Value: 78, Unit: "kg"}); err != nil {
 		return err
 	}
 	return nil

@@ -83,7 +83,7 @@ func mustRevision(t testing.TB, s *models.Store) int64 {
 }
 
 // findActivity returns the activity with id from the agent context.
-func findActivity(t testing.TB, s *models.Store, id string) (models.ActivityView, bool) {
+func findActivity(t testing.TB, s *models.Store, id string) (contract.ActivityView, bool) {
 	t.Helper()
 	ac, err := s.AgentContext(context.Background())
 	if err != nil {
@@ -94,7 +94,7 @@ func findActivity(t testing.TB, s *models.Store, id string) (models.ActivityView
 			return a, true
 		}
 	}
-	return models.ActivityView{}, false
+	return contract.ActivityView{}, false
 }
 
 // countRows runs a COUNT-like query on the store's file from a read-only

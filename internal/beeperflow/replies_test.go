@@ -12,6 +12,7 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
 )
@@ -36,7 +37,7 @@ func latestSend(t *testing.T, s *models.Store, draftID string) models.Send {
 	return sd
 }
 
-func contextDraft(t *testing.T, ac models.AgentContext, id string) models.DraftView {
+func contextDraft(t *testing.T, ac contract.AgentContext, id string) contract.DraftView {
 	t.Helper()
 	for _, d := range ac.ReplyDrafts.Items {
 		if d.ID == id {
@@ -44,7 +45,7 @@ func contextDraft(t *testing.T, ac models.AgentContext, id string) models.DraftV
 		}
 	}
 	t.Fatalf("no draft %s in the context", id)
-	return models.DraftView{}
+	return contract.DraftView{}
 }
 
 func TestASendBeeperAcceptedButFailsForGoodEndsFailedWithBeepersMessage(t *testing.T) {

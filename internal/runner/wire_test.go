@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"hearth/internal/contract"
-	"hearth/models"
 )
 
 // TestTheRunnersRemainingCopiesAreHearths pins what the runner still
@@ -15,7 +14,7 @@ import (
 func TestTheRunnersRemainingCopiesAreHearths(t *testing.T) {
 	// The due report is read, not written: its fields must be hearth's.
 	due := reflect.TypeOf(dueReport{}).Field(0).Type.Elem()
-	item := reflect.TypeOf(models.DueItem{})
+	item := reflect.TypeOf(contract.DueItem{})
 	for i := range due.NumField() {
 		f, ok := item.FieldByName(due.Field(i).Name)
 		if !ok || f.Tag != due.Field(i).Tag || f.Type != due.Field(i).Type {

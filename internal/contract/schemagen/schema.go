@@ -22,7 +22,6 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
 	"hearth/internal/strictjson"
-	"hearth/models"
 )
 
 // Documents are the schemas reflected from Go types, by file name; hearth
@@ -30,7 +29,7 @@ import (
 var Documents = map[string]any{
 	"agent-result.json":      contract.Result{},
 	"agent-request.json":     contract.RequestIn{},
-	"agent-context.json":     models.AgentContext{},
+	"agent-context.json":     contract.AgentContext{},
 	"agent-observation.json": contract.ObservationIn{},
 }
 

@@ -1,0 +1,301 @@
+package contract
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// ContextHistory is how far back settled items appear in the agent context.
+const ContextHistory = 14 * 24 * time.Hour
+
+// ContextPageSize bounds every collection of the agent context.
+const ContextPageSize = 500
+
+// Collections that GET /api/agent-context/{collection} pages through.
+const (
+	CollectionPeople       = "people"
+	CollectionActivities   = "activities"
+	CollectionReplyDrafts  = "replyDrafts"
+	CollectionMeasurements = "measurements"
+	CollectionSends        = "sends"
+	CollectionRequests     = "requests"
+	CollectionObservations = "observations"
+)
+
+// ContextCollections lists the pageable collections.
+var ContextCollections = []string{CollectionPeople, CollectionActivities, CollectionReplyDrafts, CollectionMeasurements, CollectionSends, CollectionRequests,
+	CollectionObservations, CollectionRoutineDefinitions, CollectionTrials, CollectionOccurrences, CollectionRoutineMetrics, CollectionReplyDecisions, CollectionActivityDecisions}
+
+// AgentContext is what the agent reads before it reasons (docs/agent-api.md).
+type AgentContext struct {
+	Revision    int64      `json:"revision"`
+	GeneratedAt time.Time  `json:"generatedAt"`
+	Brief       *BriefView `json:"brief,omitempty"`
+	Today       TodayView  `json:"today"`
+	// WeightGoal is the owner's weight goal, when set (the weight page).
+	WeightGoal   *WeightGoal           `json:"weightGoal,omitempty"`
+	People       Page[PersonView]      `json:"people"`
+	Activities   Page[ActivityView]    `json:"activities"`
+	ReplyDrafts  Page[DraftView]       `json:"replyDrafts"`
+	Measurements Page[MeasurementView] `json:"measurements"`
+	Sends        Page[SendView]        `json:"sends"`
+	Requests     Page[RequestView]     `json:"requests"`
+	Observations Page[ObservationView] `json:"observations"`
+	// ReplyDecisions are the owner's decisions about chats' replies in the
+	// last 14 days: no reply needed, remind later, handed off, own reply.
+	ReplyDecisions Page[ReplyDecisionView] `json:"replyDecisions"`
+	// ActivityDecisions are the changes of owner states in the last 14
+	// days, oldest first, each with the state it replaced: a decision on
+	// Home and its undo are two items (cause "undo", undoes: the first).
+	ActivityDecisions Page[ActivityDecisionView] `json:"activityDecisions"`
+	// Routines (issue 9): current definitions, recent trials, the last 14
+	// days of occurrences with outcomes, and each recent trial's counts.
+	RoutineDefinitions Page[RoutineContextView] `json:"routineDefinitions"`
+	Trials             Page[TrialView]          `json:"trials"`
+	Occurrences        Page[OccurrenceView]     `json:"occurrences"`
+	RoutineMetrics     Page[TrialMetricsView]   `json:"routineMetrics"`
+	LastPublication    *PublicationView         `json:"lastPublication,omitempty"`
+}
+
+// Page is a bounded slice of a collection; NextCursor continues it.
+type Page[T any] struct {
+	Items      []T    `json:"items"`
+	Truncated  bool   `json:"truncated"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// BriefView is the stored brief.
+type BriefView struct {
+	Date        string    `json:"date"`
+	TimeZone    string    `json:"timeZone"`
+	Text        string    `json:"text"`
+	EvidenceIDs []string  `json:"evidenceIds"`
+	Revision    int64     `json:"revision"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// PersonView is a stored person projection.
+type PersonView struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Context     string    `json:"context"`
+	EvidenceIDs []string  `json:"evidenceIds"`
+	Revision    int64     `json:"revision"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// ActivityView is an agent suggestion with the owner's state beside it.
+type ActivityView struct {
+	ID             string          `json:"id"`
+	Kind           string          `json:"kind"`
+	Title          string          `json:"title"`
+	Detail         string          `json:"detail,omitempty"`
+	EvidenceIDs    []string        `json:"evidenceIds"`
+	PersonID       string          `json:"personId,omitempty"`
+	ParentID       string          `json:"parentId,omitempty"`
+	OccurrenceKey  string          `json:"occurrenceKey,omitempty"`
+	Recommendation *RecommendView  `json:"recommendation,omitempty"`
+	Payload        json.RawMessage `json:"payload"`
+	Revision       int64           `json:"revision"`
+	Retracted      *RetractedView  `json:"retracted,omitempty"`
+	UserState      UserStateView   `json:"userState"`
+}
+
+// RecommendView is where an activity sits on Home.
+type RecommendView struct {
+	Section string `json:"section"`
+	Rank    int64  `json:"rank"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// RetractedView says when and why the agent withdrew a suggestion.
+type RetractedView struct {
+	At     time.Time `json:"at"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+// UserStateView is the owner's decision; At is absent when never decided.
+type UserStateView struct {
+	State string     `json:"state"`
+	Until string     `json:"until,omitempty"`
+	Note  string     `json:"note,omitempty"`
+	At    *time.Time `json:"at,omitempty"`
+}
+
+// DraftView is a reply draft with the owner's edit beside the agent's candidates.
+type DraftView struct {
+	ID                    string         `json:"id"`
+	PersonID              string         `json:"personId,omitempty"`
+	AccountID             string         `json:"accountId"`
+	ChatID                string         `json:"chatId"`
+	ReplyToMessageID      string         `json:"replyToMessageId,omitempty"`
+	SourceMessageRevision string         `json:"sourceMessageRevision"`
+	Reason                string         `json:"reason"`
+	Candidates            []CandidateIn  `json:"candidates"`
+	EvidenceIDs           []string       `json:"evidenceIds"`
+	Revision              int64          `json:"revision"`
+	Retracted             *RetractedView `json:"retracted,omitempty"`
+	OwnerEdit             *OwnerEditView `json:"ownerEdit,omitempty"`
+	// Stale is set when the Beeper watch saw a message from someone else
+	// in the chat newer than sourceMessageRevision.
+	Stale bool `json:"stale,omitempty"`
+	// Outcome says what became of the draft once something did.
+	Outcome *DraftOutcomeView `json:"outcome,omitempty"`
+}
+
+// OwnerEditView is the owner's wording of a draft.
+type OwnerEditView struct {
+	Body                string    `json:"body"`
+	SelectedCandidateID string    `json:"selectedCandidateId,omitempty"`
+	At                  time.Time `json:"at"`
+}
+
+// MeasurementView is one recorded value.
+type MeasurementView struct {
+	ID            int64     `json:"id"`
+	ActivityID    string    `json:"activityId"`
+	OccurrenceKey string    `json:"occurrenceKey,omitempty"`
+	Metric        string    `json:"metric"`
+	Unit          string    `json:"unit"`
+	Value         float64   `json:"value"`
+	SupersedesID  *int64    `json:"supersedesId,omitempty"`
+	RecordedAt    time.Time `json:"recordedAt"`
+}
+
+// SendView is a reply the owner confirmed, with its outcome, so the agent
+// can update life.
+type SendView struct {
+	ID      int64  `json:"id"`
+	SendKey string `json:"sendKey"`
+	// DraftID is empty for the owner's own reply (OwnReply).
+	DraftID          string    `json:"draftId"`
+	OwnReply         bool      `json:"ownReply,omitempty"`
+	ActivityID       string    `json:"activityId,omitempty"`
+	AccountID        string    `json:"accountId"`
+	ChatID           string    `json:"chatId"`
+	ReplyToMessageID string    `json:"replyToMessageId,omitempty"`
+	Body             string    `json:"body"`
+	Status           string    `json:"status"`
+	PendingMessageID string    `json:"pendingMessageId,omitempty"`
+	Error            string    `json:"error,omitempty"`
+	CreatedAt        time.Time `json:"createdAt"`
+	UpdatedAt        time.Time `json:"updatedAt"`
+}
+
+// PublicationView describes the newest accepted publication.
+type PublicationView struct {
+	RunID      string    `json:"runId"`
+	JobKey     string    `json:"jobKey"`
+	Publisher  string    `json:"publisher"`
+	Revision   int64     `json:"revision"`
+	ReceivedAt time.Time `json:"receivedAt"`
+}
+
+// TodayView is the owner's day as the agent context states it.
+type TodayView struct {
+	Date     string `json:"date"`
+	TimeZone string `json:"timeZone"`
+}
+
+// WeightGoal is the owner's target weight in the unit it was set in.
+type WeightGoal struct {
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+}
+
+// MaxPendingInContext bounds the requests the agent context lists.
+const MaxPendingInContext = ContextPageSize
+
+// RequestView is a request as the agent context and pages show it.
+type RequestView struct {
+	RequestID      string       `json:"requestId"`
+	Kind           string       `json:"kind"`
+	EntityID       string       `json:"entityId,omitempty"`
+	EntityName     string       `json:"entityName,omitempty"`
+	SourceRevision string       `json:"sourceRevision,omitempty"`
+	Text           string       `json:"text"`
+	Edit           *EditIn      `json:"edit,omitempty"`
+	Status         string       `json:"status"`
+	Proposal       *ProposalRef `json:"proposal,omitempty"`
+	CompletedRunID string       `json:"completedRunId,omitempty"`
+	CreatedAt      time.Time    `json:"createdAt"`
+	UpdatedAt      time.Time    `json:"updatedAt"`
+}
+
+// ProposalRef names the review proposal a routine-change request decides.
+type ProposalRef struct {
+	ReviewID   string `json:"reviewId"`
+	ProposalID string `json:"proposalId"`
+	Decision   string `json:"decision"`
+}
+
+// ObservationView is a pending observation as the agent context lists it.
+type ObservationView struct {
+	ObservationID int64                  `json:"observationId"`
+	Source        string                 `json:"source"`
+	Ref           string                 `json:"ref"`
+	ChangeType    string                 `json:"changeType"`
+	Actor         string                 `json:"actor"`
+	Payload       ObservationPayloadView `json:"payload"`
+	ContentHash   string                 `json:"contentHash"`
+	ReceivedAt    time.Time              `json:"receivedAt"`
+}
+
+// ObservationPayloadView is the stored payload; Raw is its canonical JSON.
+type ObservationPayloadView struct {
+	Kind       string          `json:"kind"`
+	ProviderID string          `json:"providerId"`
+	Raw        json.RawMessage `json:"raw"`
+}
+
+// CollectionReplyDecisions pages the owner's reply decisions.
+const CollectionReplyDecisions = "replyDecisions"
+
+// ReplyDecisionView is an owner decision about a chat's reply, as the agent
+// context lists it (collection replyDecisions).
+type ReplyDecisionView struct {
+	ID        int64  `json:"id"`
+	ChatID    string `json:"chatId"`
+	AccountID string `json:"accountId,omitempty"`
+	DraftID   string `json:"draftId,omitempty"`
+	Decision  string `json:"decision" jsonschema:"enum=no-reply-needed,enum=remind-later,enum=handed-off,enum=own-reply"`
+	// Until is remind-later's date; Text is what was handed off or sent.
+	Until   string    `json:"until,omitempty"`
+	Text    string    `json:"text,omitempty"`
+	SendKey string    `json:"sendKey,omitempty"`
+	At      time.Time `json:"at"`
+}
+
+// DraftOutcomeView is what became of a draft, as facts: sent as written
+// (which candidate), sent after an edit (the sent text), replaced by the
+// owner's own reply (its text), handed off to Beeper Desktop (the text
+// given), or declined ("no reply needed"). A send that went out wins;
+// otherwise the newest decision.
+type DraftOutcomeView struct {
+	Kind        string    `json:"kind" jsonschema:"enum=sent-as-written,enum=sent-edited,enum=replaced,enum=handed-off,enum=declined"`
+	CandidateID string    `json:"candidateId,omitempty"`
+	Text        string    `json:"text,omitempty"`
+	SendKey     string    `json:"sendKey,omitempty"`
+	At          time.Time `json:"at"`
+}
+
+// CollectionActivityDecisions pages the owner's decisions on activities.
+const CollectionActivityDecisions = "activityDecisions"
+
+// ActivityDecisionView is one change of an owner state as the agent reads
+// it: what the owner (or a rule, or an undo) decided, and what it replaced.
+type ActivityDecisionView struct {
+	ID         int64  `json:"id"`
+	ActivityID string `json:"activityId"`
+	State      string `json:"state"`
+	Until      string `json:"until,omitempty"`
+	Note       string `json:"note,omitempty"`
+	// PriorState is the state this replaced; absent when there was none.
+	PriorState string `json:"priorState,omitempty"`
+	// Cause is home, rule, value, owner or undo.
+	Cause string `json:"cause"`
+	// Undoes is the decision an undo reverted.
+	Undoes   int64     `json:"undoes,omitempty"`
+	Revision int64     `json:"revision"`
+	At       time.Time `json:"at"`
+}

@@ -1,0 +1,64 @@
+package contract
+
+import (
+	"time"
+
+	"hearth/internal/schedule"
+)
+
+// DueReport is GET /api/schedules/due: what Evaluate would admit at Now.
+type DueReport struct {
+	Now  time.Time  `json:"now"`
+	Due  []DueItem  `json:"due"`
+	Held []HeldItem `json:"held"`
+}
+
+// DueItem is one occurrence that a claim at Now would admit, with what the
+// runner needs from the approved snapshot (never from the file).
+type DueItem struct {
+	ScheduleID      string          `json:"scheduleId"`
+	OccurrenceID    string          `json:"occurrenceId"`
+	DueAt           time.Time       `json:"dueAt"`
+	ExpiresAt       time.Time       `json:"expiresAt"`
+	Job             string          `json:"job"`
+	Zone            string          `json:"zone"`
+	Limits          LimitsView      `json:"limits"`
+	NotifyOnSuccess bool            `json:"notifyOnSuccess"`
+	Prompt          string          `json:"prompt"`
+	Fingerprint     string          `json:"fingerprint"`
+	Skipped         []schedule.Skip `json:"skipped"`
+}
+
+// HeldItem is a schedule that would admit nothing now for a reason the
+// owner or the runner should know: one occurrence outstanding, an unknown
+// outcome to investigate, a quarantine, a restore, a revoked approval.
+type HeldItem struct {
+	ScheduleID  string                  `json:"scheduleId"`
+	Hold        string                  `json:"hold"`
+	Reason      string                  `json:"reason,omitempty"`
+	Outstanding *ScheduleOccurrenceView `json:"outstanding,omitempty"`
+}
+
+// LimitsView are a schedule's limits on the wire.
+type LimitsView struct {
+	MaxInvocations  int   `json:"maxInvocations"`
+	DeadlineSeconds int64 `json:"deadlineSeconds"`
+}
+
+// ScheduleOccurrenceView is an occurrence on the wire.
+type ScheduleOccurrenceView struct {
+	ID          string     `json:"id"`
+	ScheduleID  string     `json:"scheduleId"`
+	DueAt       time.Time  `json:"dueAt"`
+	State       string     `json:"state"`
+	Attempts    int        `json:"attempts"`
+	MaxAttempts int        `json:"maxAttempts"`
+	ClaimedBy   string     `json:"claimedBy"`
+	ClaimedAt   time.Time  `json:"claimedAt"`
+	StartedAt   *time.Time `json:"startedAt"`
+	DeadlineAt  *time.Time `json:"deadlineAt"`
+	ExpiresAt   time.Time  `json:"expiresAt"`
+	FinishedAt  *time.Time `json:"finishedAt"`
+	Detail      string     `json:"detail,omitempty"`
+	ResolvedAt  *time.Time `json:"resolvedAt,omitempty"`
+}
