@@ -165,27 +165,6 @@ func (e *NotApprovableError) Error() string {
 	return fmt.Sprintf("the definition file cannot be approved (%s): %s", e.Reason, e.Detail)
 }
 
-// ScheduleIn is the body of POST /api/schedules.
-type ScheduleIn struct {
-	RequestKey      string    `json:"requestKey"`
-	ID              *string   `json:"id"`
-	Job             string    `json:"job"`
-	At              *string   `json:"at"`
-	Cron            *string   `json:"cron"`
-	EndAt           *string   `json:"endAt"`
-	Zone            *string   `json:"zone"`
-	ClientZone      *string   `json:"clientZone"`
-	Prompt          string    `json:"prompt"`
-	Limits          *LimitsIn `json:"limits"`
-	NotifyOnSuccess *bool     `json:"notifyOnSuccess"`
-}
-
-// LimitsIn are a create's optional Budget A limits.
-type LimitsIn struct {
-	MaxInvocations  *int `json:"maxInvocations"`
-	DeadlineSeconds *int `json:"deadlineSeconds"`
-}
-
 func limitsView(l schedule.Limits) contract.LimitsView {
 	return contract.LimitsView{MaxInvocations: l.MaxInvocations, DeadlineSeconds: int64(l.Deadline / time.Second)}
 }
@@ -235,7 +214,7 @@ func scheduleInvalid(err error) error {
 
 // buildDefinition validates a create body into a definition, without the
 // clock: everything here is as true on a replay as it was the first time.
-func (in *ScheduleIn) buildDefinition(actor Actor) (schedule.Definition, schedule.ZoneSource, error) {
+func buildDefinition(in *contract.ScheduleIn, actor Actor) (schedule.Definition, schedule.ZoneSource, error) {
 	v := &contract.Validator{}
 	v.ID("/requestKey", in.RequestKey)
 	v.ID("/job", in.Job)
@@ -289,7 +268,7 @@ func (in *ScheduleIn) buildDefinition(actor Actor) (schedule.Definition, schedul
 // written, and the ledger row inserted with the receipt in one transaction
 // that also removes the intent (see RecoverSchedules).
 func (s *Store) CreateSchedule(ctx context.Context, actor Actor, body []byte) (ScheduleReceipt, bool, error) {
-	var in ScheduleIn
+	var in contract.ScheduleIn
 	hash, err := strictjson.DecodeAndHash(body, &in)
 	var shape *strictjson.ShapeError
 	switch {
@@ -298,7 +277,7 @@ func (s *Store) CreateSchedule(ctx context.Context, actor Actor, body []byte) (S
 	case err != nil:
 		return ScheduleReceipt{}, false, err
 	}
-	def, zoneSource, err := in.buildDefinition(actor)
+	def, zoneSource, err := buildDefinition(&in, actor)
 	if err != nil {
 		return ScheduleReceipt{}, false, err
 	}

@@ -98,17 +98,17 @@ func printJSON(body []byte) {
 
 // addRequest is the body of POST /api/schedules as the CLI builds it.
 type addRequest struct {
-	RequestKey      string           `json:"requestKey,omitempty"`
-	ID              string           `json:"id,omitempty"`
-	Job             string           `json:"job"`
-	At              string           `json:"at,omitempty"`
-	Cron            string           `json:"cron,omitempty"`
-	EndAt           string           `json:"endAt,omitempty"`
-	Zone            string           `json:"zone,omitempty"`
-	ClientZone      string           `json:"clientZone,omitempty"`
-	Prompt          string           `json:"prompt"`
-	Limits          *models.LimitsIn `json:"limits,omitempty"`
-	NotifyOnSuccess bool             `json:"notifyOnSuccess,omitempty"`
+	RequestKey      string             `json:"requestKey,omitempty"`
+	ID              string             `json:"id,omitempty"`
+	Job             string             `json:"job"`
+	At              string             `json:"at,omitempty"`
+	Cron            string             `json:"cron,omitempty"`
+	EndAt           string             `json:"endAt,omitempty"`
+	Zone            string             `json:"zone,omitempty"`
+	ClientZone      string             `json:"clientZone,omitempty"`
+	Prompt          string             `json:"prompt"`
+	Limits          *contract.LimitsIn `json:"limits,omitempty"`
+	NotifyOnSuccess bool               `json:"notifyOnSuccess,omitempty"`
 }
 
 // derivedRequestKey is the request key of an add without --request-key: a
@@ -167,7 +167,7 @@ func scheduleAdd(args []string) error {
 		req.Prompt = string(b)
 	}
 	if *maxInv != 0 || *deadline != 0 {
-		req.Limits = &models.LimitsIn{}
+		req.Limits = &contract.LimitsIn{}
 		if *maxInv != 0 {
 			req.Limits.MaxInvocations = maxInv
 		}

@@ -6,6 +6,27 @@ import (
 	"hearth/internal/schedule"
 )
 
+// ScheduleIn is the body of POST /api/schedules.
+type ScheduleIn struct {
+	RequestKey      string    `json:"requestKey"`
+	ID              *string   `json:"id"`
+	Job             string    `json:"job"`
+	At              *string   `json:"at"`
+	Cron            *string   `json:"cron"`
+	EndAt           *string   `json:"endAt"`
+	Zone            *string   `json:"zone"`
+	ClientZone      *string   `json:"clientZone"`
+	Prompt          string    `json:"prompt"`
+	Limits          *LimitsIn `json:"limits"`
+	NotifyOnSuccess *bool     `json:"notifyOnSuccess"`
+}
+
+// LimitsIn are a create's optional Budget A limits.
+type LimitsIn struct {
+	MaxInvocations  *int `json:"maxInvocations"`
+	DeadlineSeconds *int `json:"deadlineSeconds"`
+}
+
 // DueReport is GET /api/schedules/due: what Evaluate would admit at Now.
 type DueReport struct {
 	Now  time.Time  `json:"now"`
