@@ -33,7 +33,7 @@ import (
 )
 
 // maxAgentOutput bounds what the agent may print: one publication.
-const maxAgentOutput = maxBodyBytes
+const maxAgentOutput = contract.MaxBodyBytes
 
 // runJournal is what the runner writes before each step of a run, so a
 // restarted runner knows where the last one stopped.
@@ -184,7 +184,7 @@ func (r *Runner) RunDue(ctx context.Context) error {
 	if !r.checkLogin(ctx) {
 		return ErrNeedsLogin
 	}
-	var rep dueReport
+	var rep contract.DueReport
 	if err := r.get("/api/schedules/due", &rep); err != nil {
 		return err
 	}
@@ -584,7 +584,7 @@ func (r *Runner) publish(j *runJournal, pub []byte) (bool, error) {
 // finish reports a run's outcome and forgets its journal. Its usage is
 // hearth's sum of the invocations already reported, never the runner's memory.
 func (r *Runner) finish(j runJournal, outcome, detail string, rc *contract.PublishReceipt) error {
-	in := map[string]any{"outcome": outcome, "detail": truncate(detail, maxReasonLen)}
+	in := map[string]any{"outcome": outcome, "detail": truncate(detail, contract.MaxReasonLen)}
 	if rc != nil {
 		in["publicationRunId"], in["publicationRevision"] = rc.RunID, rc.Revision
 	}
