@@ -1,6 +1,7 @@
-// Package contract is the agent contract: the JSON shapes hearth's API and
-// its runner exchange, their constants and bounds, and the redaction a
-// refused publication's errors get, defined once for both sides (no store,
-// no I/O). The rest of the contract (Result and its *In types, its limits,
-// parsing and validation) moves here from models next.
+// Package contract is the agent contract, defined once for hearth and its
+// runner: the publication (Result and its *In types) and the other API
+// inputs, their limits and enums, strict parsing and shape validation with
+// JSON Pointer errors, and the JSON shapes hearth answers (the agent
+// context, runs, wake-ups, health, the due report). It links no store and
+// does no I/O; checks against stored rows stay in models, which calls it.
 package contract
