@@ -133,7 +133,7 @@ func refusal(c *fiber.Ctx, err error, invalidCode, invalidMessage, conflictMessa
 		return true, apiError(c, fiber.StatusBadRequest, "malformed_json", syntax.Error(), fiber.Map{"path": syntax.Path, "offset": syntax.Offset})
 	case errors.As(err, &invalid):
 		return true, apiError(c, fiber.StatusUnprocessableEntity, invalidCode, invalidMessage, fiber.Map{"errors": invalid.Errors})
-	case errors.Is(err, models.ErrIdempotencyConflict):
+	case errors.Is(err, contract.ErrIdempotencyConflict):
 		return true, apiError(c, fiber.StatusConflict, "idempotency_conflict", conflictMessage, nil)
 	}
 	return false, nil
@@ -187,7 +187,7 @@ var publishSpec = writeSpec{invalidCode: "invalid_result",
 	invalidMessage:  "the result was rejected; nothing was stored. Fix every error listed and publish again",
 	conflictMessage: "this runId was already published with different content; use a new runId for a new result",
 	refuse: func(c *fiber.Ctx, err error) error {
-		var conflict *models.RevisionConflictError
+		var conflict *contract.RevisionConflictError
 		if errors.As(err, &conflict) {
 			return apiError(c, fiber.StatusConflict, "revision_conflict",
 				"the workspace changed since your context read; read the context again and rebuild the result with a new runId",

@@ -11,7 +11,6 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/internal/strictjson"
-	"hearth/models"
 )
 
 // TestAPIWriteAnswersEachOutcomeOfTheService drives the API's write
@@ -44,7 +43,7 @@ func TestAPIWriteAnswersEachOutcomeOfTheService(t *testing.T) {
 			case `"invalid"`:
 				return nil, 0, &contract.ValidationError{Errors: []strictjson.FieldError{{Path: "/name", Message: "required"}}}
 			case `"conflict"`:
-				return nil, 0, models.ErrIdempotencyConflict
+				return nil, 0, contract.ErrIdempotencyConflict
 			case `"teapot"`:
 				return nil, 0, teapot
 			}

@@ -12,7 +12,7 @@ import (
 
 // observationsStore records what fetchers saw.
 type observationsStore interface {
-	RecordObservation(ctx context.Context, credentialID string, body []byte) (models.ObservationReceipt, error)
+	RecordObservation(ctx context.Context, credentialID string, body []byte) (contract.ObservationReceipt, error)
 	RecordObservations(ctx context.Context, credentialID string, body []byte) ([]models.ObservationOutcome, error)
 }
 
@@ -37,7 +37,7 @@ type itemError struct {
 // envelope the single POST answers; ok is false for any other error.
 func observationRefusal(err error) (status int, e itemError, ok bool) {
 	var invalid *contract.ValidationError
-	var dup *models.DuplicateObservationError
+	var dup *contract.DuplicateObservationError
 	switch {
 	case errors.As(err, &invalid):
 		return fiber.StatusUnprocessableEntity, itemError{"invalid_request", observationRejected, fiber.Map{"errors": invalid.Errors}}, true
@@ -61,7 +61,7 @@ func (s *observationsHandlers) postObservation(c *fiber.Ctx) error {
 			}
 			return err
 		}},
-		func(body []byte) (models.ObservationReceipt, int, error) {
+		func(body []byte) (contract.ObservationReceipt, int, error) {
 			receipt, err := s.store.RecordObservation(c.UserContext(), identityOf(c).agent.ID, body)
 			return receipt, fiber.StatusOK, err
 		})

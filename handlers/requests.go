@@ -125,7 +125,7 @@ func (s *requestsHandlers) submitRequest(c *fiber.Ctx) error {
 			msgs[i] = fieldSentence(e)
 		}
 		return s.render(c, fiber.StatusUnprocessableEntity, formError("Your request was not sent", msgs, safePath(f.Return)))
-	case errors.Is(err, models.ErrIdempotencyConflict):
+	case errors.Is(err, contract.ErrIdempotencyConflict):
 		return s.render(c, fiber.StatusConflict, formError("This form was already sent with other words", nil, safePath(f.Return)))
 	case err != nil:
 		return s.renderNotSaved(c, err, safePath(f.Return), f.Text, f.Value)

@@ -194,7 +194,7 @@ func recordMessage(t *txn, chat WatchedChat, m WatchedMessage) error {
 	}
 	o.in.Actor = contract.ActorHearth
 	_, err = recordObservation(t.DB, o, "", t.now)
-	var dup *DuplicateObservationError
+	var dup *contract.DuplicateObservationError
 	if errors.As(err, &dup) {
 		return nil
 	}

@@ -44,30 +44,10 @@ type Observation struct {
 	PrunedAt *time.Time
 }
 
-// ObservationReceipt is the 200 answer to a recorded observation.
-type ObservationReceipt struct {
-	Action        string `json:"action"`
-	ContentHash   string `json:"contentHash"`
-	ObservationID int64  `json:"observationId"`
-}
-
-// DuplicateObservationError means the latest stored version of (source, ref)
-// already has this content hash; nothing was written.
-type DuplicateObservationError struct {
-	ObservationID int64  `json:"observationId"`
-	ContentHash   string `json:"contentHash"`
-	Status        string `json:"status"`
-	ConsumedRunID string `json:"consumedRunId,omitempty"`
-}
-
-func (e *DuplicateObservationError) Error() string {
-	return fmt.Sprintf("duplicate of observation %d (%s)", e.ObservationID, e.Status)
-}
-
 // ObservationOutcome is one item of a batch: a receipt, or the error the
 // single POST would have answered (*ValidationError, *DuplicateObservationError).
 type ObservationOutcome struct {
-	Receipt ObservationReceipt
+	Receipt contract.ObservationReceipt
 	Err     error
 }
 
@@ -87,31 +67,31 @@ type checkedObservation struct {
 // RecordObservation stores one observation posted by credentialID. Errors:
 // *strictjson.SyntaxError (400), *ValidationError (422),
 // *DuplicateObservationError (409); anything else is transient.
-func (s *Store) RecordObservation(ctx context.Context, credentialID string, body []byte) (ObservationReceipt, error) {
+func (s *Store) RecordObservation(ctx context.Context, credentialID string, body []byte) (contract.ObservationReceipt, error) {
 	var in contract.ObservationIn
 	_, err := strictjson.DecodeAndHash(body, &in) // DecodeAndHash refuses a body JCS cannot represent
 	var shape *strictjson.ShapeError
 	switch {
 	case errors.As(err, &shape):
-		return ObservationReceipt{}, &contract.ValidationError{Errors: hashHints(shape.Errors, "")}
+		return contract.ObservationReceipt{}, &contract.ValidationError{Errors: hashHints(shape.Errors, "")}
 	case err != nil:
-		return ObservationReceipt{}, err
+		return contract.ObservationReceipt{}, err
 	}
 	obs, err := checkObservation(in, "")
 	if err != nil {
-		return ObservationReceipt{}, err
+		return contract.ObservationReceipt{}, err
 	}
-	var rc ObservationReceipt
+	var rc contract.ObservationReceipt
 	err = s.write(ctx, func(tx *gorm.DB) error {
 		rc, err = recordObservation(tx, obs, credentialID, s.clock())
 		return err
 	})
-	var dup *DuplicateObservationError
+	var dup *contract.DuplicateObservationError
 	if errors.As(err, &dup) {
-		return ObservationReceipt{}, dup
+		return contract.ObservationReceipt{}, dup
 	}
 	if err != nil {
-		return ObservationReceipt{}, classify("record observation", err)
+		return contract.ObservationReceipt{}, classify("record observation", err)
 	}
 	return rc, nil
 }
@@ -157,7 +137,7 @@ func (s *Store) RecordObservations(ctx context.Context, credentialID string, bod
 				continue
 			}
 			rc, err := recordObservation(tx, checked[i], credentialID, now)
-			var dup *DuplicateObservationError
+			var dup *contract.DuplicateObservationError
 			switch {
 			case errors.As(err, &dup):
 				outcomes[i].Err = dup
@@ -263,16 +243,16 @@ func ContentHash(source, kind, providerID string, raw json.RawMessage) (string, 
 
 // recordObservation dedups against the latest stored version of (source,
 // ref), whatever its status, and otherwise appends a new version.
-func recordObservation(tx *gorm.DB, o checkedObservation, credentialID string, now time.Time) (ObservationReceipt, error) {
+func recordObservation(tx *gorm.DB, o checkedObservation, credentialID string, now time.Time) (contract.ObservationReceipt, error) {
 	var latest []Observation
 	if err := tx.Select("id, content_hash, status, consumed_run_id").Where("source = ? AND ref = ?", o.in.Source, o.in.Ref).
 		Order("id DESC").Limit(1).Find(&latest).Error; err != nil {
-		return ObservationReceipt{}, err
+		return contract.ObservationReceipt{}, err
 	}
 	action := contract.ActionCreated
 	if len(latest) > 0 {
 		if l := latest[0]; l.ContentHash == o.hash {
-			return ObservationReceipt{}, &DuplicateObservationError{ObservationID: l.ID, ContentHash: l.ContentHash, Status: l.Status, ConsumedRunID: l.ConsumedRunID}
+			return contract.ObservationReceipt{}, &contract.DuplicateObservationError{ObservationID: l.ID, ContentHash: l.ContentHash, Status: l.Status, ConsumedRunID: l.ConsumedRunID}
 		}
 		action = contract.ActionModified
 	}
@@ -280,9 +260,9 @@ func recordObservation(tx *gorm.DB, o checkedObservation, credentialID string, n
 		ProviderID: o.in.Payload.ProviderID, Raw: string(o.raw), ContentHash: o.hash, Status: contract.ObservationPending,
 		CredentialID: credentialID, ReceivedAt: now}
 	if err := tx.Create(&row).Error; err != nil {
-		return ObservationReceipt{}, err
+		return contract.ObservationReceipt{}, err
 	}
-	return ObservationReceipt{Action: action, ContentHash: o.hash, ObservationID: row.ID}, nil
+	return contract.ObservationReceipt{Action: action, ContentHash: o.hash, ObservationID: row.ID}, nil
 }
 
 // observationPage lists pending observations by id, oldest first. A page

@@ -16,19 +16,6 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// Publication errors.
-var (
-	// ErrIdempotencyConflict means the runId was used with a different payload.
-	ErrIdempotencyConflict = errors.New("idempotency conflict")
-)
-
-// RevisionConflictError means expectedRevision was stale.
-type RevisionConflictError struct{ Expected, Current int64 }
-
-func (e *RevisionConflictError) Error() string {
-	return fmt.Sprintf("revision conflict: expected %d, current %d", e.Expected, e.Current)
-}
-
 // Publish validates and applies one agent publication atomically. Replayed
 // is true when an identical earlier publication's receipt is returned.
 // Errors: *strictjson.SyntaxError, *ValidationError, ErrIdempotencyConflict,
@@ -68,7 +55,7 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 		}
 		if prior.RunID != "" {
 			if prior.PayloadHash != hash {
-				return ErrIdempotencyConflict
+				return contract.ErrIdempotencyConflict
 			}
 			receipt = contract.PublishReceipt{RunID: prior.RunID, Revision: prior.Revision, ReceivedAt: prior.ReceivedAt}
 			replayed = true
@@ -87,7 +74,7 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 			return err
 		}
 		if current != r.ExpectedRevision {
-			return &RevisionConflictError{Expected: r.ExpectedRevision, Current: current}
+			return &contract.RevisionConflictError{Expected: r.ExpectedRevision, Current: current}
 		}
 		rev, err := t.bump()
 		if err != nil {
@@ -114,10 +101,10 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 // errors (which handlers map to 4xx) untouched.
 func classify(op string, err error) error {
 	var invalid *contract.ValidationError
-	var conflict *RevisionConflictError
+	var conflict *contract.RevisionConflictError
 	switch {
 	case errors.As(err, &invalid), errors.As(err, &conflict),
-		errors.Is(err, ErrIdempotencyConflict), errors.Is(err, ErrClientKeyConflict), errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidInput):
+		errors.Is(err, contract.ErrIdempotencyConflict), errors.Is(err, ErrClientKeyConflict), errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidInput):
 		return err
 	}
 	return fmt.Errorf("models: %s: %w", op, err)

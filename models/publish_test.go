@@ -37,7 +37,7 @@ func TestPublishSameRunIDDifferentContentIsIdempotencyConflict(t *testing.T) {
 	s, _ := newTestStore(t)
 	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
 	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-1", 1).Add("activities", task("a2")).JSON())
-	if !errors.Is(err, ErrIdempotencyConflict) {
+	if !errors.Is(err, contract.ErrIdempotencyConflict) {
 		t.Fatalf("got %v, want idempotency conflict", err)
 	}
 	if _, ok := findActivity(t, s, "a2"); ok {
@@ -52,7 +52,7 @@ func TestPublishReceiptsAreScopedToPublisher(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, replayed, err := s.Publish(context.Background(), "cred-b", body)
-	var conflict *RevisionConflictError
+	var conflict *contract.RevisionConflictError
 	if replayed || !errors.As(err, &conflict) {
 		t.Fatalf("another publisher's identical run: replayed=%v err=%v, want a revision conflict", replayed, err)
 	}
@@ -62,7 +62,7 @@ func TestPublishStaleRevisionWritesNothing(t *testing.T) {
 	s, _ := newTestStore(t)
 	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
 	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 0).Add("activities", task("a2")).JSON())
-	var conflict *RevisionConflictError
+	var conflict *contract.RevisionConflictError
 	if !errors.As(err, &conflict) || conflict.Current != 1 || conflict.Expected != 0 {
 		t.Fatalf("got %v, want revision conflict current 1", err)
 	}
@@ -354,7 +354,7 @@ func TestPublishSameRunIDWithShapeErrorIsIdempotencyConflict(t *testing.T) {
 	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
 	changed := newPub("run-1", 0).Add("activities", task("a1"))
 	changed["unexpected"] = true
-	if _, _, err := s.Publish(context.Background(), "cred-test", changed.JSON()); !errors.Is(err, ErrIdempotencyConflict) {
+	if _, _, err := s.Publish(context.Background(), "cred-test", changed.JSON()); !errors.Is(err, contract.ErrIdempotencyConflict) {
 		t.Fatalf("got %v, want idempotency conflict: the receipt is checked before validation", err)
 	}
 }

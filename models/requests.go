@@ -76,7 +76,7 @@ func (s *Store) CreateRequest(ctx context.Context, body []byte) (contract.Reques
 		}
 		if row.RequestID != "" {
 			if row.PayloadHash != hash {
-				return ErrIdempotencyConflict
+				return contract.ErrIdempotencyConflict
 			}
 			return nil
 		}

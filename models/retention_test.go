@@ -14,7 +14,7 @@ import (
 
 // postObservations records one batch and fails the test on a refused item
 // unless it is a duplicate, which it returns.
-func postObservations(t *testing.T, s *Store, items ...map[string]any) ([]ObservationReceipt, []*DuplicateObservationError) {
+func postObservations(t *testing.T, s *Store, items ...map[string]any) ([]contract.ObservationReceipt, []*contract.DuplicateObservationError) {
 	t.Helper()
 	list := make([]any, len(items))
 	for i, it := range items {
@@ -25,7 +25,7 @@ func postObservations(t *testing.T, s *Store, items ...map[string]any) ([]Observ
 	if err != nil {
 		t.Fatal(err)
 	}
-	receipts, dups := make([]ObservationReceipt, len(outs)), make([]*DuplicateObservationError, len(outs))
+	receipts, dups := make([]contract.ObservationReceipt, len(outs)), make([]*contract.DuplicateObservationError, len(outs))
 	for i, o := range outs {
 		if o.Err != nil && !errors.As(o.Err, &dups[i]) {
 			t.Fatalf("item %d: %v", i, o.Err)

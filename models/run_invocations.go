@@ -100,7 +100,7 @@ func (s *Store) FinishInvocation(ctx context.Context, runner, runID string, n in
 		}
 		if len(prior) == 1 {
 			if !sameReport(prior[0], row) {
-				return ErrIdempotencyConflict
+				return contract.ErrIdempotencyConflict
 			}
 			row = prior[0]
 			return nil

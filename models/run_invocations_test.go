@@ -47,7 +47,7 @@ func TestAnInvocationsEndIsRecordedOnceAndCountsTowardsTheRun(t *testing.T) {
 	changed := in
 	changed.Outcome = contract.InvocationPublished
 	changed.Errors = nil
-	if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, changed); !errors.Is(err, ErrIdempotencyConflict) {
+	if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, changed); !errors.Is(err, contract.ErrIdempotencyConflict) {
 		t.Fatalf("a different report: %v", err)
 	}
 	// The run's finish sums from the invocations: it reports no usage of its own.

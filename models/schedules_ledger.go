@@ -301,7 +301,7 @@ func (s *Store) CreateSchedule(ctx context.Context, actor Actor, body []byte) (S
 		}
 		if len(prior) == 1 {
 			if prior[0].RequestHash != hash {
-				return ErrIdempotencyConflict
+				return contract.ErrIdempotencyConflict
 			}
 			replayed = true
 			return json.Unmarshal([]byte(prior[0].Receipt), &receipt)

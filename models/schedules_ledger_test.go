@@ -176,7 +176,7 @@ func TestScheduleCreateReplaysValidatesAndRefuses(t *testing.T) {
 	if _, _, err := s.CreateSchedule(ctx, other, body); !isInvalidAt(err, "/at") {
 		t.Errorf("another creator's same key and body = %v; want a new create refused for its past at", err)
 	}
-	if _, _, err := s.CreateSchedule(ctx, opsActor, schedBody("k-replay", map[string]any{"at": at, "clientZone": "Asia/Tokyo", "notifyOnSuccess": true})); !errors.Is(err, ErrIdempotencyConflict) {
+	if _, _, err := s.CreateSchedule(ctx, opsActor, schedBody("k-replay", map[string]any{"at": at, "clientZone": "Asia/Tokyo", "notifyOnSuccess": true})); !errors.Is(err, contract.ErrIdempotencyConflict) {
 		t.Errorf("same key, other body = %v, want ErrIdempotencyConflict", err)
 	}
 

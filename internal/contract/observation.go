@@ -67,6 +67,13 @@ type ObservationPayloadIn struct {
 	Raw        strictjson.Raw `json:"raw"`
 }
 
+// ObservationReceipt is the 200 answer to a recorded observation.
+type ObservationReceipt struct {
+	Action        string `json:"action"`
+	ContentHash   string `json:"contentHash"`
+	ObservationID int64  `json:"observationId"`
+}
+
 // ObservationBatchIn is POST /api/observations/batch. Items are bound one
 // by one so that one bad item refuses only itself.
 type ObservationBatchIn struct {
