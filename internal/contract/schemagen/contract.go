@@ -15,7 +15,7 @@ import (
 )
 
 // This file makes the reflected schemas say what the decoder checks: every
-// bound, pattern and enum (from models' own constants, so a changed bound
+// bound, pattern and enum (from the contract's own constants, so a changed bound
 // changes the schema), and each per-kind shape as a closed anyOf keyed by
 // kind. The corpus tests hold the schema and the server to the same answer.
 
@@ -39,15 +39,11 @@ func id(s *object) {
 	s.Set("maxLength", ids.MaxLen)
 }
 
-// hearthPrefix is the prefix of routine occurrences' activity IDs, which
-// hearth makes and a publication may not use.
-const hearthPrefix = "hearth:"
-
 // agentID is an ID a publication chooses for an activity: not hearth's.
 func agentID(s *object) {
 	id(s)
-	s.Set("not", newObject("pattern", "^"+hearthPrefix))
-	s.Set("description", "not starting with "+hearthPrefix+" (routine occurrences hearth makes)")
+	s.Set("not", newObject("pattern", "^"+contract.HearthIDPrefix))
+	s.Set("description", "not starting with "+contract.HearthIDPrefix+" (routine occurrences hearth makes)")
 }
 
 // text is free text of at most max characters; it may be empty.

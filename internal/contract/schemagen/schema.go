@@ -4,9 +4,10 @@
 // them). A test keeps the two equal, so the served schema never drifts from
 // what hearth accepts; the corpus tests hold the schema and the server to
 // the same answers. It also derives the strict-mode output schema
-// (strict.go). It is the one part of the contract that reflects over the
-// store's types, so it is kept apart: what hearth and the runner link at
-// run time (internal/contract/schema) imports no store.
+// (strict.go). It reflects over internal/contract's types and links no
+// store (its tests may: they run the corpus through models); it is kept
+// apart because only make schema and the tests need the reflection, not
+// what hearth and the runner link at run time (internal/contract/schema).
 package schemagen
 
 import (
