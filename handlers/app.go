@@ -115,7 +115,7 @@ type healthHandlers struct {
 }
 
 // maxRequestBytes is fasthttp's hard ceiling on any request body. It is above
-// models.MaxBodyBytes on purpose: fasthttp refuses a body over its limit by
+// contract.MaxBodyBytes on purpose: fasthttp refuses a body over its limit by
 // closing the connection with the body unread, so a real client mostly sees
 // a connection reset rather than the 413. Up to this ceiling the body is read
 // and publishResult answers 413 itself, after authentication.

@@ -7,7 +7,7 @@ import (
 )
 
 // benchRef, benchActivity and benchResult mirror the shape of a hearth
-// publication (models.Result) so the benchmark binds what production binds.
+// publication (contract.Result) so the benchmark binds what production binds.
 type benchRef struct {
 	ID         string  `json:"id"`
 	Kind       string  `json:"kind"`

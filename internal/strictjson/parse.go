@@ -135,7 +135,7 @@ func child(path, token string) string {
 }
 
 // maxBody bounds the body so positions fit the 32-bit spans; hearth caps
-// bodies far below it (models.MaxBodyBytes), so it only guards against misuse.
+// bodies far below it (contract.MaxBodyBytes), so it only guards against misuse.
 const maxBody = 1<<31 - 1
 
 // parser holds the state of one parse.
