@@ -547,12 +547,14 @@ type draftRow struct {
 	EditAt       *time.Time
 }
 
-// draftWindow is activityWindow's counterpart for drafts: live ones and
-// those retracted since a cutoff, each branch pinned to its index.
+// draftWindow is activityWindow's counterpart for drafts: live ones (the
+// partial index reply_drafts_live) and those settled since a cutoff (sent,
+// replaced, declined or retracted), each branch pinned to its index, so a
+// draft sent years ago is never read.
 const draftWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS edit_selected, e.updated_at AS edit_at
-	FROM (SELECT * FROM reply_drafts INDEXED BY reply_drafts_retracted WHERE retracted_at IS NULL AND +id > @after
+	FROM (SELECT * FROM reply_drafts INDEXED BY reply_drafts_live WHERE settled_at IS NULL AND +id > @after
 	      UNION ALL
-	      SELECT * FROM reply_drafts INDEXED BY reply_drafts_retracted WHERE retracted_at >= @since AND +id > @after) AS d
+	      SELECT * FROM reply_drafts INDEXED BY reply_drafts_settled WHERE settled_at >= @since AND +id > @after) AS d
 	LEFT JOIN draft_edits e ON e.draft_id = d.id
 	ORDER BY d.id LIMIT @limit`
 
