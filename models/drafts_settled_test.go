@@ -161,7 +161,9 @@ func TestMigrationSettlesSentDeclinedAndRetractedDrafts(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	at := func(h int) string { return testNow.Add(time.Duration(h) * time.Hour).UTC().Format("2006-01-02 15:04:05-07:00") }
+	at := func(h int) string {
+		return testNow.Add(time.Duration(h) * time.Hour).UTC().Format("2006-01-02 15:04:05-07:00")
+	}
 	for _, d := range []struct {
 		id, updated, retracted string
 	}{{"sent", at(0), ""}, {"declined", at(0), ""}, {"declined-then-republished", at(5), ""}, {"retracted", at(0), at(3)}, {"live", at(0), ""}} {
