@@ -23,7 +23,12 @@ CREATE INDEX reply_drafts_live ON reply_drafts (id) WHERE settled_at IS NULL;
 CREATE INDEX reply_drafts_settled ON reply_drafts (settled_at);
 CREATE INDEX reply_drafts_chat_settled ON reply_drafts (chat_id, settled_at);
 
+-- The agent context lists sends that are not settled however old; the
+-- page walked every send to find them. Few are ever pending or unknown.
+CREATE INDEX sends_unsettled ON sends (id) WHERE status IN ('pending', 'unknown');
+
 -- +goose Down
+DROP INDEX sends_unsettled;
 DROP INDEX reply_drafts_chat_settled;
 DROP INDEX reply_drafts_settled;
 DROP INDEX reply_drafts_live;

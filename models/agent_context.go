@@ -598,7 +598,9 @@ func measurementPage(tx *gorm.DB, now time.Time, from cursor) (Page[MeasurementV
 		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
 	}
 	var rows []Measurement
-	if err := tx.Where("recorded_at >= ? AND id > ?", now.Add(-ContextHistory), afterID).
+	// INDEXED BY: with ORDER BY id SQLite would walk every measurement from
+	// the cursor on; the index reads only the window (as activityDecisionPage).
+	if err := tx.Table("measurements INDEXED BY measurements_recorded").Where("recorded_at >= ? AND id > ?", now.Add(-ContextHistory), afterID).
 		Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
 		return Page[MeasurementView]{}, err
 	}
@@ -618,8 +620,13 @@ func sendPage(tx *gorm.DB, now time.Time, from cursor) (Page[SendView], error) {
 	}
 	var rows []Send
 	// An unsettled send stays listed however old, until it is reconciled.
-	if err := tx.Where("(updated_at >= ? OR status IN ?) AND id > ?", now.Add(-ContextHistory), []string{SendPending, SendUnknown}, afterID).
-		Order("id").Limit(ContextPageSize + 1).Find(&rows).Error; err != nil {
+	// Each branch reads its index (the window; the partial index of
+	// unsettled sends, whose statuses are written into the SQL so SQLite
+	// can use it): with ORDER BY id it walked every send from the cursor on.
+	if err := tx.Raw(`SELECT * FROM sends WHERE id IN (
+			SELECT id FROM sends INDEXED BY sends_updated WHERE updated_at >= ?
+			UNION SELECT id FROM sends INDEXED BY sends_unsettled WHERE status IN ('`+SendPending+`', '`+SendUnknown+`'))
+		AND id > ? ORDER BY id LIMIT ?`, now.Add(-ContextHistory), afterID, ContextPageSize+1).Scan(&rows).Error; err != nil {
 		return Page[SendView]{}, err
 	}
 	views := make([]SendView, len(rows))
