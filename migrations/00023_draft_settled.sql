@@ -27,7 +27,12 @@ CREATE INDEX reply_drafts_chat_settled ON reply_drafts (chat_id, settled_at);
 -- page walked every send to find them. Few are ever pending or unknown.
 CREATE INDEX sends_unsettled ON sends (id) WHERE status IN ('pending', 'unknown');
 
+-- Home reads each metric's newest 30 values that nothing superseded: a
+-- lookup per value instead of the set of every superseded value ever.
+CREATE INDEX measurements_supersedes ON measurements (supersedes_id) WHERE supersedes_id IS NOT NULL;
+
 -- +goose Down
+DROP INDEX measurements_supersedes;
 DROP INDEX sends_unsettled;
 DROP INDEX reply_drafts_chat_settled;
 DROP INDEX reply_drafts_settled;

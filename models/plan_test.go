@@ -310,3 +310,42 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeNewestValuesNeverBuildTheSetOfEveryValue: Home reads each
+// metric's newest 30 current values. NOT IN (SELECT supersedes_id …)
+// built the set of every value of the metric ever recorded (2,917 daily
+// weigh-ins after five seeded years) before the LIMIT applied; a lookup
+// per row walked newest first stops at 30.
+func TestHomeNewestValuesNeverBuildTheSetOfEveryValue(t *testing.T) {
+	s, _ := seedForPlans(t)
+	ctx := context.Background()
+	rec := &planRecorder{}
+	rec.install(t, s.db, s.rdb)
+	if err := rec.during("recentMeasurements", func() error {
+		return s.read(ctx, func(tx *gorm.DB) error { _, err := recentMeasurements(tx, []string{"weight"}); return err })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.stmts) == 0 {
+		t.Fatal("recentMeasurements ran no recorded statement")
+	}
+	for _, st := range rec.stmts {
+		rows, err := s.rsqlDB.QueryContext(ctx, "EXPLAIN QUERY PLAN "+st.sql, st.vars...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var steps []string
+		for rows.Next() {
+			var id, parent, notUsed int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+				t.Fatal(err)
+			}
+			steps = append(steps, detail)
+		}
+		rows.Close()
+		if slices.ContainsFunc(steps, func(s string) bool { return strings.HasPrefix(s, "LIST SUBQUERY") }) {
+			t.Errorf("the newest values build a list before the LIMIT:\n  %s\n  plan: %s", st.sql, strings.Join(steps, " | "))
+		}
+	}
+}
