@@ -3,11 +3,15 @@ package models
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"hearth/beeper/beepertest"
+	"hearth/internal/storetest"
 )
 
 // settledDraftsFixture has three drafts of Ana's chat, about one person:
@@ -193,5 +197,33 @@ func TestMigrationSettlesSentDeclinedAndRetractedDrafts(t *testing.T) {
 		if got.String != w {
 			t.Errorf("%s settled at %q, want %q", id, got.String, w)
 		}
+	}
+}
+
+// A chat chip with no Beeper title is named after the person its first
+// draft concerns, however many drafts the chat had since.
+func TestChatChipIsNamedAfterItsDraftsPerson(t *testing.T) {
+	s, _ := newTestStore(t)
+	p := newPub("run-1", 0).Add("people", person("p-ana"), person("p-tom"))
+	p["sourceRefs"] = append(p["sourceRefs"].([]any), map[string]any{"id": "chat-ref", "kind": "beeper", "accountId": "acc", "chatId": "chat-ana", "observedAt": "2026-09-29T06:58:00Z"})
+	for i, who := range []string{"p-ana", "p-tom", "p-tom"} {
+		d := draft(fmt.Sprintf("d-%d", i), "Hi.")
+		d["chatId"], d["accountId"], d["personId"] = "chat-ana", "acc", who
+		p.Add("replyDrafts", d)
+	}
+	p.Add("activities", storetest.Task("t-1", "chat-ref"))
+	mustPublish(t, s, p)
+	var chips []EvidenceChip
+	if err := s.read(context.Background(), func(tx *gorm.DB) error {
+		var err error
+		chips, err = evidenceChips(tx, []string{"chat-ref"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	s.rdb.Raw("SELECT name FROM people WHERE id = 'p-ana'").Scan(&want)
+	if len(chips) != 1 || chips[0].Title != "Chat with "+want {
+		t.Fatalf("chips %+v, want the chat named after %q", chips, want)
 	}
 }
