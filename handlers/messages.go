@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +26,7 @@ import (
 type messagesStore interface {
 	clock
 	ChatDrafts(ctx context.Context, chatID string) ([]models.ChatDraft, error)
+	ChatDraft(ctx context.Context, chatID, draftID string) (*models.ChatDraft, error)
 	ChatPeople(ctx context.Context, chatIDs []string) (map[string]string, error)
 	Person(ctx context.Context, id string) (contract.PersonView, error)
 	EvidenceChips(ctx context.Context, ids []string) ([]models.EvidenceChip, error)
@@ -316,17 +316,16 @@ func (s *messagesHandlers) reviewSaved(c *fiber.Ctx) error {
 	return s.renderReview(c, fiber.StatusOK, chatID, *draft, models.DraftText(draft.DraftView), nil, draft.SourceMessageRevision, kept)
 }
 
-// chatDraft finds a live draft of the chat, or answers 404 and returns nil.
+// chatDraft finds a draft of the chat (not retracted), or answers 404 and returns nil.
 func (s *messagesHandlers) chatDraft(c *fiber.Ctx, chatID, draftID string) (*models.ChatDraft, error) {
-	drafts, err := s.store.ChatDrafts(c.UserContext(), chatID)
+	draft, err := s.store.ChatDraft(c.UserContext(), chatID, draftID)
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(drafts, func(d models.ChatDraft) bool { return d.ID == draftID })
-	if i < 0 {
+	if draft == nil {
 		return nil, s.notFound(c, "no such draft in this chat")
 	}
-	return &drafts[i], nil
+	return draft, nil
 }
 
 // renderReview shows the review screen of body, written against the chat

@@ -362,12 +362,14 @@ type draftRow struct {
 	EditAt       *time.Time
 }
 
-// draftWindow is activityWindow's counterpart for drafts: live ones and
-// those retracted since a cutoff, each branch pinned to its index.
+// draftWindow is activityWindow's counterpart for drafts: live ones (the
+// partial index reply_drafts_live) and those settled since a cutoff (sent,
+// replaced, declined or retracted), each branch pinned to its index, so a
+// draft sent years ago is never read.
 const draftWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS edit_selected, e.updated_at AS edit_at
-	FROM (SELECT * FROM reply_drafts INDEXED BY reply_drafts_retracted WHERE retracted_at IS NULL AND +id > @after
+	FROM (SELECT * FROM reply_drafts INDEXED BY reply_drafts_live WHERE settled_at IS NULL AND +id > @after
 	      UNION ALL
-	      SELECT * FROM reply_drafts INDEXED BY reply_drafts_retracted WHERE retracted_at >= @since AND +id > @after) AS d
+	      SELECT * FROM reply_drafts INDEXED BY reply_drafts_settled WHERE settled_at >= @since AND +id > @after) AS d
 	LEFT JOIN draft_edits e ON e.draft_id = d.id
 	ORDER BY d.id LIMIT @limit`
 
@@ -411,7 +413,9 @@ func measurementPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[con
 		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
 	}
 	var rows []Measurement
-	if err := tx.Where("recorded_at >= ? AND id > ?", now.Add(-contract.ContextHistory), afterID).
+	// INDEXED BY: with ORDER BY id SQLite would walk every measurement from
+	// the cursor on; the index reads only the window (as activityDecisionPage).
+	if err := tx.Table("measurements INDEXED BY measurements_recorded").Where("recorded_at >= ? AND id > ?", now.Add(-contract.ContextHistory), afterID).
 		Order("id").Limit(contract.ContextPageSize + 1).Find(&rows).Error; err != nil {
 		return contract.Page[contract.MeasurementView]{}, err
 	}
@@ -431,8 +435,13 @@ func sendPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.S
 	}
 	var rows []Send
 	// An unsettled send stays listed however old, until it is reconciled.
-	if err := tx.Where("(updated_at >= ? OR status IN ?) AND id > ?", now.Add(-contract.ContextHistory), []string{SendPending, SendUnknown}, afterID).
-		Order("id").Limit(contract.ContextPageSize + 1).Find(&rows).Error; err != nil {
+	// Each branch reads its index (the window; the partial index of
+	// unsettled sends, whose statuses are written into the SQL so SQLite
+	// can use it): with ORDER BY id it walked every send from the cursor on.
+	if err := tx.Raw(`SELECT * FROM sends WHERE id IN (
+			SELECT id FROM sends INDEXED BY sends_updated WHERE updated_at >= ?
+			UNION SELECT id FROM sends INDEXED BY sends_unsettled WHERE status IN ('`+SendPending+`', '`+SendUnknown+`'))
+		AND id > ? ORDER BY id LIMIT ?`, now.Add(-contract.ContextHistory), afterID, contract.ContextPageSize+1).Scan(&rows).Error; err != nil {
 		return contract.Page[contract.SendView]{}, err
 	}
 	views := make([]contract.SendView, len(rows))

@@ -27,7 +27,8 @@ type PersonEntry struct {
 	// Activities are the person's activities that are open or were settled
 	// within ContextHistory, not retracted, by ID.
 	Activities []contract.ActivityView
-	// Drafts are the person's live (not retracted) reply drafts, by ID.
+	// Drafts are the person's reply drafts that are live or settled within
+	// contract.ContextHistory (as the agent context lists them), not retracted, by ID.
 	Drafts []contract.DraftView
 	// Corrections are the owner's crm-edit requests about the person,
 	// pending or changed within ContextHistory, newest first.
@@ -49,6 +50,13 @@ const peopleActivities = `SELECT a.*, s.state AS state, s.until AS until, s.note
 	      SELECT * FROM activities INDEXED BY activities_window WHERE closed_at >= @since AND person_id IS NOT NULL AND retracted_at IS NULL) AS a
 	LEFT JOIN activity_states s ON s.activity_id = a.id
 	ORDER BY a.id`
+
+// peopleDrafts is draftWindow for People: live drafts and those settled
+// within the window, not retracted, about a person.
+const peopleDrafts = `SELECT * FROM (SELECT * FROM reply_drafts INDEXED BY reply_drafts_live WHERE settled_at IS NULL
+	      UNION ALL
+	      SELECT * FROM reply_drafts INDEXED BY reply_drafts_settled WHERE settled_at >= @since)
+	WHERE retracted_at IS NULL AND person_id IS NOT NULL ORDER BY id`
 
 // People reads the People page's snapshot: people, their linked
 // activities, drafts, corrections and evidence chips, in one read
@@ -91,8 +99,7 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 		}
 
 		var drafts []ReplyDraft
-		if err := tx.Raw(`SELECT * FROM reply_drafts INDEXED BY reply_drafts_retracted WHERE retracted_at IS NULL AND person_id IS NOT NULL ORDER BY id`).
-			Scan(&drafts).Error; err != nil {
+		if err := tx.Raw(peopleDrafts, map[string]any{"since": since}).Scan(&drafts).Error; err != nil {
 			return err
 		}
 		for _, d := range drafts {

@@ -99,8 +99,33 @@ var wholeByDesign = map[string]bool{
 // scanOfIndex names the index a scan reads.
 var scanOfIndex = regexp.MustCompile(`^SCAN \w+ USING (?:COVERING )?INDEX (\w+)`)
 
+// indexOf names the index a plan step reads, if any.
+func indexOf(step string) string {
+	if m := usingIndex.FindStringSubmatch(step); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+var usingIndex = regexp.MustCompile(`USING (?:COVERING )?INDEX (\w+)`)
+
+// rowidRange matches a search of a table by a range of its rowid alone.
+var rowidRange = regexp.MustCompile(`^SEARCH (\w+) USING INTEGER PRIMARY KEY \(rowid[<>]=?\?\)$`)
+
 // limitClause matches a statement that stops after a fixed number of rows.
 var limitClause = regexp.MustCompile(`(?i)\bLIMIT\s+(\d+|\?)\s*$`)
+
+// boundedDraftIndex matches a read of reply_drafts that touches only live
+// drafts (the partial index reply_drafts_live), those settled after a
+// cutoff, or one draft by ID. A search of retracted_at IS NULL (every draft
+// not retracted: each one ever sent, 9,028 after five seeded years) or of
+// a chat's drafts is a read of history, though its plan says SEARCH.
+var boundedDraftIndex = regexp.MustCompile(`USING (?:COVERING )?INDEX (?:reply_drafts_live\b|reply_drafts_settled \(settled_at>\?\)|` +
+	`reply_drafts_chat_settled \(chat_id=\? AND settled_at(?:=|>)\?\)|sqlite_autoindex_reply_drafts_1 \(id=\?\))`)
+
+// newestDraftOfChat is the one read of a chat's drafts by reply_drafts_chat
+// that stays bounded: its newest draft, the index walked backwards to LIMIT 1.
+var newestDraftOfChat = regexp.MustCompile(`USING INDEX reply_drafts_chat \(chat_id=\?\)`)
 
 // seedForPlans builds a database with history in every growing table the
 // hot paths read, and ANALYZE statistics, so the planner chooses as it
@@ -202,6 +227,8 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		{"ChatPeople", func() error { _, err := s.ChatPeople(ctx, []string{"chat-100", "chat-101"}); return err }},
 		{"Person", func() error { _, err := s.Person(ctx, "p100"); return err }},
 		{"ChatDrafts", func() error { _, err := s.ChatDrafts(ctx, "chat-100"); return err }},
+		{"ChatDraft", func() error { _, err := s.ChatDraft(ctx, "chat-100", "d100"); return err }},
+		{"People", func() error { _, err := s.People(ctx); return err }},
 		{"OwedReplies", func() error { _, err := s.OwedReplies(ctx); return err }},
 		{"Routines", func() error { _, err := s.Routines(ctx); return err }},
 		{"Runs", func() error { _, err := s.Runs(ctx); return err }},
@@ -222,6 +249,10 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 	// drafts, proposal answers), which do not grow with history.
 	var partial []string
 	if err := s.rdb.Raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '% WHERE %'`).Scan(&partial).Error; err != nil {
+		t.Fatal(err)
+	}
+	var draftIndexes []string
+	if err := s.rdb.Raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reply_drafts'`).Scan(&draftIndexes).Error; err != nil {
 		t.Fatal(err)
 	}
 	ran := map[string]int{}
@@ -251,6 +282,13 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 			return strings.HasPrefix(s, "USE TEMP B-TREE") && !strings.Contains(s, "LAST TERM OF ORDER BY")
 		})
 		for _, step := range steps {
+			// A range of the rowid alone (a page's cursor, id > ?) walks from
+			// the cursor to the newest row: every row ever for a first page,
+			// LIMIT or not, when the window's filter keeps only a few.
+			if m := rowidRange.FindStringSubmatch(step); m != nil && slices.Contains(growingTables, m[1]) {
+				t.Errorf("%s walks %s from a cursor to its newest row:\n  %s\n  plan: %s", st.path, m[1], st.sql, strings.Join(steps, " | "))
+				continue
+			}
 			if limited && strings.Contains(step, " USING ") {
 				continue // an index read in order, stopped by LIMIT: reads only the rows it returns
 			}
@@ -260,12 +298,55 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 			if m := fullScan.FindStringSubmatch(step); m != nil && slices.Contains(growingTables, m[1]) && !wholeByDesign[st.path+" "+m[1]] {
 				t.Errorf("%s scans %s, which grows with use:\n  %s\n  plan: %s", st.path, m[1], st.sql, strings.Join(steps, " | "))
 			}
+			if slices.Contains(draftIndexes, indexOf(step)) && !boundedDraftIndex.MatchString(step) &&
+				!(newestDraftOfChat.MatchString(step) && strings.Contains(st.sql, "LIMIT 1")) {
+				t.Errorf("%s reads reply drafts beyond the live and recent ones:\n  %s\n  plan: %s", st.path, st.sql, strings.Join(steps, " | "))
+			}
 		}
 	}
 	// A path that ran no statement was not tested: the recorder missed it.
 	for _, p := range paths {
 		if ran[p.name] == 0 {
 			t.Errorf("%s ran no recorded statement", p.name)
+		}
+	}
+}
+
+// TestHomeNewestValuesNeverBuildTheSetOfEveryValue: Home reads each
+// metric's newest 30 current values. NOT IN (SELECT supersedes_id …)
+// built the set of every value of the metric ever recorded (2,917 daily
+// weigh-ins after five seeded years) before the LIMIT applied; a lookup
+// per row walked newest first stops at 30.
+func TestHomeNewestValuesNeverBuildTheSetOfEveryValue(t *testing.T) {
+	s, _ := seedForPlans(t)
+	ctx := context.Background()
+	rec := &planRecorder{}
+	rec.install(t, s.db, s.rdb)
+	if err := rec.during("recentMeasurements", func() error {
+		return s.read(ctx, func(tx *gorm.DB) error { _, err := recentMeasurements(tx, []string{"weight"}); return err })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.stmts) == 0 {
+		t.Fatal("recentMeasurements ran no recorded statement")
+	}
+	for _, st := range rec.stmts {
+		rows, err := s.rsqlDB.QueryContext(ctx, "EXPLAIN QUERY PLAN "+st.sql, st.vars...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var steps []string
+		for rows.Next() {
+			var id, parent, notUsed int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+				t.Fatal(err)
+			}
+			steps = append(steps, detail)
+		}
+		rows.Close()
+		if slices.ContainsFunc(steps, func(s string) bool { return strings.HasPrefix(s, "LIST SUBQUERY") }) {
+			t.Errorf("the newest values build a list before the LIMIT:\n  %s\n  plan: %s", st.sql, strings.Join(steps, " | "))
 		}
 	}
 }

@@ -501,13 +501,15 @@ const (
 	upsertPerson = `INSERT INTO people (id, name, context, evidence_ids, revision, created_at, updated_at) VALUES VALUES_ROWS
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, context = excluded.context, evidence_ids = excluded.evidence_ids,
 			revision = excluded.revision, updated_at = excluded.updated_at`
-	// A re-published draft is live again; the owner's edit stays in draft_edits.
+	// A re-published draft is live again (unsettled, unless its reply went
+	// out: that stays settled); the owner's edit stays in draft_edits.
 	upsertDraft = `INSERT INTO reply_drafts (id, person_id, account_id, chat_id, reply_to_message_id, source_message_revision, reason,
 			candidates, evidence_ids, revision, created_at, updated_at) VALUES VALUES_ROWS
 		ON CONFLICT (id) DO UPDATE SET person_id = excluded.person_id, account_id = excluded.account_id, chat_id = excluded.chat_id,
 			reply_to_message_id = excluded.reply_to_message_id, source_message_revision = excluded.source_message_revision,
 			reason = excluded.reason, candidates = excluded.candidates, evidence_ids = excluded.evidence_ids,
-			revision = excluded.revision, updated_at = excluded.updated_at, retracted_at = NULL, retract_reason = ''`
+			revision = excluded.revision, updated_at = excluded.updated_at, retracted_at = NULL, retract_reason = '',
+			settled_at = (SELECT MAX(s.updated_at) FROM sends s WHERE s.draft_id = excluded.id AND s.status = 'sent')`
 	// Re-publishing withdraws a retraction; closed_at then follows the owner's
 	// state alone (completed, skipped, dismissed), which a publication never writes.
 	upsertActivity = `INSERT INTO activities (id, kind, title, detail, person_id, parent_id, draft_id, occurrence_key, section, rank,
@@ -581,6 +583,7 @@ func apply(r *contract.Result, t *txn) error {
 		updates := map[string]any{"retracted_at": now, "retract_reason": deref(rt.Reason), "revision": rev, "updated_at": now}
 		if rt.Kind == "replyDraft" {
 			table, prefix = "reply_drafts", "draft:"
+			updates["settled_at"] = now
 		} else {
 			updates["closed_at"] = gorm.Expr("COALESCE(closed_at, ?)", now)
 		}
@@ -607,7 +610,7 @@ func apply(r *contract.Result, t *txn) error {
 			return err
 		}
 		if err := tx.Model(&ReplyDraft{}).Where("id IN ? AND retracted_at IS NULL", linked).Updates(map[string]any{"retracted_at": now,
-			"retract_reason": "its reply activity was retracted", "revision": rev, "updated_at": now}).Error; err != nil {
+			"retract_reason": "its reply activity was retracted", "revision": rev, "updated_at": now, "settled_at": now}).Error; err != nil {
 			return err
 		}
 		for _, id := range linked {

@@ -116,6 +116,15 @@ func unsentDrafts(t *txn, chatID string) ([]string, error) {
 	return ids, err
 }
 
+// settleDrafts marks the drafts an owner decision settled (declined,
+// replaced by the owner's own reply); one settled before keeps its time.
+func settleDrafts(t *txn, draftIDs []string) error {
+	if len(draftIDs) == 0 {
+		return nil
+	}
+	return t.Model(&ReplyDraft{}).Where("id IN ? AND settled_at IS NULL", draftIDs).UpdateColumn("settled_at", t.now).Error
+}
+
 // openReplyActivities are the open, live reply activities naming drafts.
 func openReplyActivities(t *txn, draftIDs []string) ([]string, error) {
 	if len(draftIDs) == 0 {
@@ -156,6 +165,9 @@ func (s *Store) DecideNoReplyNeeded(ctx context.Context, d ChatDecision) (OwnerA
 			return err
 		}
 		if err := recordReplyAction(t, d.ChatID, d.AccountID, drafts, ReplyAction{Action: ActionNoReplyNeeded}); err != nil {
+			return err
+		}
+		if err := settleDrafts(t, drafts); err != nil {
 			return err
 		}
 		acts, err := openReplyActivities(t, drafts)

@@ -60,8 +60,12 @@ type ReplyDraft struct {
 	Revision              int64
 	RetractedAt           *time.Time
 	RetractReason         string
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	// SettledAt is when the draft stopped waiting for the owner: its reply
+	// went out, the owner's own reply replaced it, the owner declined it, or
+	// it was retracted. Nil while live.
+	SettledAt *time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Activity is one agent suggestion; the owner's decision lives in ActivityState.

@@ -275,13 +275,22 @@ func (s *Store) SettleSend(ctx context.Context, id int64, status, pendingID, err
 			if err := recordReplyAction(t, send.ChatID, send.AccountID, replaced, ReplyAction{Action: ActionOwnReply, SendID: &send.ID}); err != nil {
 				return err
 			}
+			if err := settleDrafts(t, replaced); err != nil {
+				return err
+			}
 			if len(replaced) > 0 {
 				if err := t.Model(&Activity{}).Where("draft_id IN ? AND retracted_at IS NULL AND closed_at IS NULL", replaced).Pluck("id", &ids).Error; err != nil {
 					return err
 				}
 			}
-		} else if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", string(send.DraftID)).Pluck("id", &ids).Error; err != nil {
-			return err
+		} else {
+			// Its reply went out: settled now, even if a decision settled it before.
+			if err := t.Model(&ReplyDraft{}).Where("id = ?", string(send.DraftID)).UpdateColumn("settled_at", t.now).Error; err != nil {
+				return err
+			}
+			if err := t.Model(&Activity{}).Where("draft_id = ? AND retracted_at IS NULL", string(send.DraftID)).Pluck("id", &ids).Error; err != nil {
+				return err
+			}
 		}
 		steps, err := routineReplySteps(t, send.ChatID)
 		if err != nil {
@@ -380,8 +389,10 @@ type ChatDraft struct {
 // Sent reports whether the draft's reply went out.
 func (d ChatDraft) Sent() bool { return d.LastSend != nil && d.LastSend.Status == SendSent }
 
-// ChatDrafts lists the live reply drafts for a chat, with the owner's
-// edits, their reply activity's state and their newest send.
+// ChatDrafts lists a chat's reply drafts that are live or settled (sent,
+// replaced, declined) within ContextHistory, not retracted, with the
+// owner's edits, their reply activity's state and their newest send.
+// Older settled drafts are history: the chat's messages show what was sent.
 func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, error) {
 	var out []ChatDraft
 	err := s.read(ctx, func(tx *gorm.DB) error {
@@ -395,14 +406,57 @@ func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, err
 	return out, nil
 }
 
+// ChatDraft reads one draft of a chat, however long ago it settled (an
+// open page may address a draft that has left ChatDrafts' window), or nil
+// when the chat has no such draft that is not retracted.
+func (s *Store) ChatDraft(ctx context.Context, chatID, draftID string) (*ChatDraft, error) {
+	var out []ChatDraft
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		var rows []draftRow
+		// By its ID alone: with statistics the planner may prefer the chat index.
+		if err := draftsWithEdits(tx).Where("reply_drafts.id = ? AND +reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", draftID, chatID).
+			Scan(&rows).Error; err != nil {
+			return err
+		}
+		var err error
+		out, err = draftDetails(tx, s.clock(), rows)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: chat draft: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return &out[0], nil
+}
+
+// chatDraftsWindow is ChatDrafts' read of several chats: each chat's live
+// drafts and those settled since @since, each branch a search of
+// reply_drafts_chat_settled, so a chat's years of sent drafts are not read.
+const chatDraftsWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS edit_selected, e.updated_at AS edit_at
+	FROM (SELECT * FROM reply_drafts INDEXED BY reply_drafts_chat_settled WHERE chat_id IN @chats AND settled_at IS NULL
+	      UNION ALL
+	      SELECT * FROM reply_drafts INDEXED BY reply_drafts_chat_settled WHERE chat_id IN @chats AND settled_at >= @since) AS d
+	LEFT JOIN draft_edits e ON e.draft_id = d.id
+	WHERE d.retracted_at IS NULL
+	ORDER BY d.id`
+
 // chatDrafts is ChatDrafts of several chats inside a read transaction,
 // in one set of queries however many chats: ordered by draft ID.
 func chatDrafts(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, error) {
 	var rows []draftRow
-	err := draftsWithEdits(tx).Where("reply_drafts.chat_id IN ? AND reply_drafts.retracted_at IS NULL", chatIDs).
-		Order("reply_drafts.id").Scan(&rows).Error
-	if err != nil || len(rows) == 0 {
+	if err := tx.Raw(chatDraftsWindow, map[string]any{"chats": chatIDs, "since": now.Add(-contract.ContextHistory)}).Scan(&rows).Error; err != nil {
 		return nil, err
+	}
+	return draftDetails(tx, now, rows)
+}
+
+// draftDetails adds to drafts their reply activity's state, newest send,
+// staleness and outcome.
+func draftDetails(tx *gorm.DB, now time.Time, rows []draftRow) ([]ChatDraft, error) {
+	if len(rows) == 0 {
+		return nil, nil
 	}
 	ids := make([]string, len(rows))
 	views := make([]contract.DraftView, len(rows))
@@ -452,20 +506,27 @@ func chatDrafts(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, erro
 	return out, nil
 }
 
-// ChatPeople maps the given chats to the names of the people their drafts
-// concern. It reads only those chats' drafts (Messages asks for the chats
-// it lists), never every draft ever published.
+// ChatPeople maps the given chats to the name of the person their newest
+// draft (not retracted) concerns. It reads one draft per chat it is asked
+// about (Messages asks for the chats it lists), walking the chat's index
+// from the newest, never every draft the chat ever had.
 func (s *Store) ChatPeople(ctx context.Context, chatIDs []string) (map[string]string, error) {
-	var rows []struct{ ChatID, Name string }
-	err := s.rdb.WithContext(ctx).Table("reply_drafts").Select("reply_drafts.chat_id, people.name").
-		Joins("JOIN people ON people.id = reply_drafts.person_id").
-		Where("reply_drafts.chat_id IN ? AND reply_drafts.retracted_at IS NULL", chatIDs).Scan(&rows).Error
+	out := map[string]string{}
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		for _, chat := range chatIDs {
+			var names []string
+			if err := tx.Raw(`SELECT p.name FROM reply_drafts d INDEXED BY reply_drafts_chat JOIN people p ON p.id = d.person_id
+				WHERE d.chat_id = ? AND d.retracted_at IS NULL ORDER BY d.rowid DESC LIMIT 1`, chat).Scan(&names).Error; err != nil {
+				return err
+			}
+			if len(names) > 0 {
+				out[chat] = names[0]
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("models: chat people: %w", err)
-	}
-	out := map[string]string{}
-	for _, r := range rows {
-		out[r.ChatID] = r.Name
 	}
 	return out, nil
 }

@@ -91,6 +91,10 @@ type Store struct {
 	sessionEndMu sync.Mutex
 	sessionEnd   chan struct{}
 
+	// markClean makes Close record a clean shutdown (Options.QuickCheck:
+	// serve); pagesChecked says whether quick_check ran at open.
+	markClean, pagesChecked bool
+
 	// writeMu queues this process's writers in Go rather than in SQLite's
 	// busy handler; _txlock=immediate and busy_timeout still cover other
 	// processes (the CLI) writing to the same file.
@@ -119,8 +123,10 @@ type Options struct {
 	// hearth.db; without it that is ErrNoDatabase.
 	Init bool
 	// QuickCheck runs PRAGMA quick_check before anything else reads the
-	// database and refuses a file that fails it (ErrDamaged). serve sets
-	// it: a scan of every page, too slow for each CLI call.
+	// database and refuses a file that fails it (ErrDamaged), unless the
+	// file is exactly as the last clean Close of a QuickCheck store left it
+	// (see cleanMarker); such a Close records that. serve sets it: a scan of
+	// every page (1.8 s on five years of use), too slow for each CLI call.
 	QuickCheck bool
 	// OwedAfter is how long a chat's last message from someone else waits
 	// before the reply shows as owed; zero means OwedAfter (the constant).
@@ -244,9 +250,18 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, now: clock,
 		defs: schedule.NewStore(dataDir), pause: opts.Pause, metrics: newMetricsMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter)}
 	if opts.QuickCheck {
-		if err := checkPages(ctx, db, "quick_check", path); err != nil {
+		s.markClean = true
+		s.pagesChecked = !closedCleanly(path)
+		// Gone before any write: a crash from here on leaves no marker.
+		if err := os.Remove(cleanMarker(path)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			sqlDB.Close()
-			return nil, err
+			return nil, fmt.Errorf("models: open: %w", err)
+		}
+		if s.pagesChecked {
+			if err := checkPages(ctx, db, "quick_check", path); err != nil {
+				sqlDB.Close()
+				return nil, err
+			}
 		}
 	}
 	if _, _, err := checkSchema(ctx, sqlDB, migrate); err != nil {
@@ -457,7 +472,70 @@ func (s *Store) SetNotifier(n Notifier) { s.notifier = n }
 
 // Close closes the database.
 func (s *Store) Close() error {
-	return errors.Join(s.rsqlDB.Close(), s.sqlDB.Close())
+	err := errors.Join(s.rsqlDB.Close(), s.sqlDB.Close())
+	if err == nil && s.markClean {
+		err = markClean(s.path)
+	}
+	return err
+}
+
+// PagesChecked reports whether Open ran quick_check: always for a
+// QuickCheck store, unless the file was as its last clean Close left it.
+func (s *Store) PagesChecked() bool { return s.pagesChecked }
+
+// cleanMarker is the file in which a clean Close of a QuickCheck store
+// records the database file's size and modification time.
+func cleanMarker(path string) string { return path + "-clean" }
+
+// fileStamp is what the clean marker holds: the database file's size and
+// modification time, and whether a write-ahead log with frames is beside
+// it (then the last connection did not close, and SQLite will replay it).
+func fileStamp(path string) (string, bool, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", false, err
+	}
+	wal, err := os.Stat(path + "-wal")
+	pending := err == nil && wal.Size() > 0
+	return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano()), pending, nil
+}
+
+// markClean records that the last connection closed: the file then holds
+// every commit, and a start that finds it unchanged need not read every
+// page again. Best effort: without the marker the next start checks.
+func markClean(path string) error {
+	stamp, pending, err := fileStamp(path)
+	if err != nil || pending {
+		return nil
+	}
+	f, err := os.OpenFile(cleanMarker(path), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("models: record a clean shutdown: %w", err)
+	}
+	_, err = f.WriteString(stamp + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("models: record a clean shutdown: %w", err)
+	}
+	return nil
+}
+
+// closedCleanly reports whether the database file is exactly as the last
+// clean Close left it: same size and modification time, no log to replay.
+// A crash, a copy or restore put in place, another process's write, or
+// any edit of the file since then means no.
+func closedCleanly(path string) bool {
+	want, err := os.ReadFile(cleanMarker(path))
+	if err != nil {
+		return false
+	}
+	stamp, pending, err := fileStamp(path)
+	return err == nil && !pending && strings.TrimSpace(string(want)) == stamp
 }
 
 // Ping checks that the database answers.

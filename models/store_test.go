@@ -347,3 +347,68 @@ func TestAWriteBehindAnotherConnectionsWriteLockFailsAfterTheBusyTimeout(t *test
 		t.Fatalf("after the lock was released: %v", err)
 	}
 }
+
+// TestStartAfterACleanShutdownSkipsTheCheckAndAnythingElseChecks: serve's
+// store (QuickCheck) records a clean Close; the next open finds the file
+// unchanged and does not read every page again. A crash (no Close), a
+// file changed since (a damaged page, another writer, a restored copy)
+// or a log left to replay all mean a check, and a damaged file is refused.
+func TestStartAfterACleanShutdownSkipsTheCheckAndAnythingElseChecks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open := func() *Store {
+		t.Helper()
+		s, err := Open(context.Background(), dir, Options{QuickCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := open()
+	if !s.PagesChecked() {
+		t.Fatal("a first start did not check the file")
+	}
+	p := newPub("run-1", 0)
+	for i := range 40 {
+		p.Add("activities", task(fmt.Sprintf("task-%02d", i)))
+	}
+	mustPublish(t, s, p)
+	must(t, s.Close())
+
+	s = open()
+	if s.PagesChecked() {
+		t.Fatal("a start after a clean shutdown read every page again")
+	}
+	// A crash: the process ends without Close.
+	crashed := s
+	s = open()
+	if !s.PagesChecked() {
+		t.Fatal("a start after a crash skipped the check")
+	}
+	crashed.Close()
+	s.Close()
+
+	// Another process's write after the clean shutdown (a CLI store,
+	// which records nothing) changes the file: checked.
+	cli, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPublish(t, cli, newPub("run-2", mustRevision(t, cli)).Add("activities", task("from-cli")))
+	must(t, cli.Close())
+	if s = open(); !s.PagesChecked() {
+		t.Fatal("a start after another process wrote skipped the check")
+	}
+	must(t, s.Close())
+
+	// A page damaged after a clean shutdown is still refused.
+	damagePage(t, DatabasePath(dir), rootPage(t, dir, "activities"))
+	s, err = Open(context.Background(), dir, Options{QuickCheck: true})
+	if err == nil {
+		s.Close()
+		t.Fatal("a database damaged after a clean shutdown opened")
+	}
+	if !errors.Is(err, ErrDamaged) {
+		t.Fatalf("got %v, want ErrDamaged", err)
+	}
+}
