@@ -122,6 +122,9 @@ type fateRun struct {
 }
 
 // fateRunColumns reads fateRun; run_invocations is searched by its key.
+// The item reads below name their indexes: an IN list of a window's
+// publications is long, and on a young database's statistics SQLite would
+// rather scan the table than search it once per publication.
 const fateRunColumns = `runs.id, runs.job, runs.runner, runs.publication_run_id, runs.cost_usd, runs.started_at,
 	(runs.cost_usd > 0 OR EXISTS (SELECT 1 FROM run_invocations i WHERE i.run_id = runs.id AND i.cost_usd IS NOT NULL)) AS reported`
 
@@ -168,7 +171,7 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 			Publisher      string
 			Retracted      bool
 		}
-		if err := tx.Raw(`SELECT id, published_run_id, publisher, retracted_at IS NOT NULL AS retracted FROM reply_drafts
+		if err := tx.Raw(`SELECT id, published_run_id, publisher, retracted_at IS NOT NULL AS retracted FROM reply_drafts INDEXED BY reply_drafts_published
 			WHERE published_run_id IN ? AND published_run_id <> ''`, chunk).Scan(&drafts).Error; err != nil {
 			return nil, err
 		}
@@ -215,7 +218,7 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 			Retracted      bool
 			State          *string
 		}
-		if err := tx.Raw(`SELECT a.published_run_id, a.publisher, a.retracted_at IS NOT NULL AS retracted, s.state FROM activities a
+		if err := tx.Raw(`SELECT a.published_run_id, a.publisher, a.retracted_at IS NOT NULL AS retracted, s.state FROM activities a INDEXED BY activities_published
 			LEFT JOIN activity_states s ON s.activity_id = a.id
 			WHERE a.published_run_id IN ? AND a.published_run_id <> '' AND a.kind <> 'reply'`, chunk).Scan(&acts).Error; err != nil {
 			return nil, err
@@ -246,7 +249,7 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 			CompletedRunID string
 			N              int
 		}
-		if err := tx.Raw(`SELECT completed_run_id, count(*) AS n FROM requests WHERE completed_run_id IN ? AND completed_run_id <> ''
+		if err := tx.Raw(`SELECT completed_run_id, count(*) AS n FROM requests INDEXED BY requests_completed_run WHERE completed_run_id IN ? AND completed_run_id <> ''
 			AND status = ? GROUP BY completed_run_id`, chunk, RequestCompleted).Scan(&reqs).Error; err != nil {
 			return nil, err
 		}
@@ -264,24 +267,19 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 	return out, nil
 }
 
-// fatesOf is what each of runs published and what became of it, by run ID.
-func fatesOf(tx *gorm.DB, runs []Run) (map[string]WorkFates, error) {
-	out := map[string]WorkFates{}
-	if len(runs) == 0 {
-		return out, nil
-	}
-	ids := make([]string, len(runs))
+// fatesOf is what each of runs published and what became of it, by run
+// ID; invs are their invocations (a reported cost among them prices the run).
+func fatesOf(tx *gorm.DB, runs []Run, invs map[string][]contract.InvocationView) (map[string]WorkFates, error) {
+	rows := make([]fateRun, len(runs))
 	for i, r := range runs {
-		ids[i] = r.ID
-	}
-	var rows []fateRun
-	if err := tx.Table("runs").Select(fateRunColumns).Where("runs.id IN ?", ids).Scan(&rows).Error; err != nil {
-		return nil, err
+		rows[i] = fateRun{ID: r.ID, Job: r.Job, Runner: r.Runner, PublicationRunID: r.PublicationRunID, CostUSD: r.CostUSD, StartedAt: r.StartedAt,
+			Reported: r.CostUSD > 0 || slices.ContainsFunc(invs[r.ID], func(v contract.InvocationView) bool { return v.CostUSD != nil })}
 	}
 	tallies, err := tallyRuns(tx, rows)
 	if err != nil {
 		return nil, err
 	}
+	out := make(map[string]WorkFates, len(tallies))
 	for id, f := range tallies {
 		out[id] = f.done()
 	}

@@ -347,7 +347,7 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 			v.Runs = append(v.Runs, rv)
 		}
 		v.LastFailure = lastFailure(v.Runs)
-		if v.Fates, err = fatesOf(tx, rows); err != nil {
+		if v.Fates, err = fatesOf(tx, rows, invs); err != nil {
 			return err
 		}
 		if v.JobFates, err = jobFates(tx, s.clock()); err != nil {
