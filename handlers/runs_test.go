@@ -208,3 +208,50 @@ func TestAgentHealthIsReportedWithTheRunsScopeAndShownOnRunsAndHome(t *testing.T
 	}
 	has(t, ta.get("/", "", cookie).doc(t), `[data-testid="auth-held"]`)
 }
+
+func TestRunsPageShowsWhatEachRunsWorkBecameAndEachJobsSums(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	token := ta.agentToken()
+	ctx := t.Context()
+	// 40 days ago: a run of another job, outside both windows.
+	ta.clock.Advance(-40 * 24 * time.Hour)
+	ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "old", "job": "requests", "trigger": "manual"}))
+	ta.do(agentPost(token, "/api/runs/old/invocations", nil))
+	ta.do(agentPost(token, "/api/runs/old/finish", map[string]any{"outcome": "failed", "detail": "exited 1"}))
+	ta.clock.Advance(40 * 24 * time.Hour)
+
+	if r := ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-1", "job": "daily-brief", "trigger": "manual"})); r.status != http.StatusCreated {
+		t.Fatalf("start: %s", r)
+	}
+	ta.do(agentPost(token, "/api/runs/run-1/invocations", nil))
+	rc := ta.mustPublish(token, validPublication("run-1-1", ta.revision()).JSON())
+	if r := ta.do(agentPost(token, "/api/runs/run-1/invocations/1/finish", map[string]any{"publicationRunId": "run-1-1", "outcome": "published", "costUsd": 0.5})); r.status != http.StatusOK {
+		t.Fatalf("invocation: %s", r)
+	}
+	ta.do(agentPost(token, "/api/runs/run-1/finish", map[string]any{"outcome": "succeeded", "publicationRunId": "run-1-1", "publicationRevision": rc.Revision}))
+	// A run that published nothing, and reported no cost.
+	ta.do(agentPost(token, "/api/runs", map[string]any{"runId": "run-2", "job": "daily-brief", "trigger": "manual"}))
+	ta.do(agentPost(token, "/api/runs/run-2/invocations", nil))
+	ta.do(agentPost(token, "/api/runs/run-2/finish", map[string]any{"outcome": "failed", "detail": "exited 1"}))
+	if _, err := ta.store.SetActivityState(ctx, "book-bike-service", models.StateCompleted, "", ""); err != nil {
+		t.Fatal(err)
+	}
+
+	d := ta.get("/runs", "", ta.login()).doc(t)
+	row := text(has(t, d, `[data-testid="run"][data-id="run-1"] [data-testid="run-fates"]`))
+	for _, want := range []string{"1 draft: 1 open", "4 tasks: 1 done, 3 open", "$0.50 per accepted item"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("run-1's work reads %q, want %q in it", row, want)
+		}
+	}
+	if d.Find(`[data-testid="run"][data-id="run-2"] [data-testid="run-fates"]`).Length() != 0 {
+		t.Error("a run that published nothing shows what its work became")
+	}
+	week := text(has(t, d, `[data-testid="job-fate"][data-job="daily-brief"] [data-testid="job-fate-window"][data-days="7"]`))
+	if !strings.HasPrefix(week, "Last 7 days, 2 runs: 1 draft: 1 open; 4 tasks: 1 done, 3 open; $0.50 per accepted item.") {
+		t.Errorf("daily-brief's week reads %q", week)
+	}
+	if d.Find(`[data-testid="job-fate"][data-job="requests"]`).Length() != 0 {
+		t.Error("a job with no run in 30 days has a sum")
+	}
+}

@@ -140,7 +140,10 @@ func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error)
 		if out.RoutineMetrics, err = routineMetricsPage(tx, now, first); err != nil {
 			return err
 		}
-		out.LastPublication, err = lastPublication(tx)
+		if out.LastPublication, err = lastPublication(tx); err != nil {
+			return err
+		}
+		out.JobFates, err = jobFates(tx, now)
 		return err
 	})
 	if err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/glebarez/go-sqlite" // the "sqlite" database/sql driver, to build old schemas by hand
 	"github.com/pressly/goose/v3"
@@ -133,5 +135,54 @@ func TestOpenRefusesADatabaseWithAVersionMissingBelowTheHighest(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "6") {
 		t.Fatalf("the error does not name the missing version: %v", err)
+	}
+}
+
+func TestMigration24AttributesEarlierItemsToThePublicationThatCreatedThemWhereThatIsCertain(t *testing.T) {
+	s, now := newTestStore(t)
+	mustPublish(t, s, newPub("p-1", 0).Add("activities", task("a1")).Add("replyDrafts", draft("d1", "Hi")))
+	now.Advance(time.Minute)
+	mustPublish(t, s, newPub("p-2", mustRevision(t, s)).Add("activities", task("a1"), task("a2")))
+	now.Advance(time.Minute)
+	// Two publications at one instant: which created what is not certain.
+	mustPublish(t, s, newPub("p-3", mustRevision(t, s)).Add("activities", task("a3")))
+	mustPublish(t, s, newPub("p-4", mustRevision(t, s)).Add("activities", task("a4")))
+	dir := filepath.Dir(s.Path())
+	s.Close()
+
+	db, err := sql.Open("sqlite", fileURI(DatabasePath(dir))+"?_pragma=foreign_keys(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := p.DownTo(ctx, 23); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, table := range []string{"activities", "reply_drafts"} {
+		rows, err := db.Query(`SELECT id, publisher, published_run_id FROM ` + table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id, publisher, run string
+			if err := rows.Scan(&id, &publisher, &run); err != nil {
+				t.Fatal(err)
+			}
+			got[id] = publisher + "/" + run
+		}
+		rows.Close()
+	}
+	want := map[string]string{"a1": "cred-test/p-1", "d1": "cred-test/p-1", "a2": "cred-test/p-2", "a3": "/", "a4": "/"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("attribution after migration 24: %v, want %v", got, want)
 	}
 }

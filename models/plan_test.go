@@ -138,7 +138,11 @@ func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 	// look like long use (most rows older than any window a page reads).
 	const days, perDay = 120, 8
 	for day := 0; day < days; day++ {
-		p := newPub(fmt.Sprintf("plan-%03d", day), mustRevision(t, s))
+		// Each day's publication is a run's (what its work became is read by run).
+		if _, err := s.StartRun(ctx, "cred-test", contract.RunStartIn{RunID: fmt.Sprintf("plan-%03d", day), Job: "daily-brief", Trigger: contract.TriggerManual}, CostPolicy{}); err != nil {
+			t.Fatal(err)
+		}
+		p := newPub(fmt.Sprintf("plan-%03d-1", day), mustRevision(t, s))
 		if day == 0 {
 			p.Add("routineDefinitions", routineDef("morning", 1))
 		} else {
@@ -232,6 +236,9 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		{"OwedReplies", func() error { _, err := s.OwedReplies(ctx); return err }},
 		{"Routines", func() error { _, err := s.Routines(ctx); return err }},
 		{"Runs", func() error { _, err := s.Runs(ctx); return err }},
+		{"JobFates", func() error {
+			return s.read(ctx, func(tx *gorm.DB) error { _, err := jobFates(tx, s.Now()); return err })
+		}},
 	}
 	for _, c := range contract.ContextCollections {
 		paths = append(paths, struct {

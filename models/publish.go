@@ -83,6 +83,9 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 		if err := apply(&r, t); err != nil {
 			return err
 		}
+		if err := stampPublished(t, publisher, &r); err != nil {
+			return err
+		}
 		t.touch("publication")
 		rc := Receipt{Publisher: publisher, RunID: r.RunID, JobKey: r.JobKey, PayloadHash: hash, Revision: rev, ReceivedAt: t.now}
 		if err := t.Create(&rc).Error; err != nil {

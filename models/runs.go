@@ -308,6 +308,11 @@ type RunsView struct {
 	Backups           BackupHealth
 	// Agents is each agent's login health, as its runner last reported it.
 	Agents []AgentHealthView
+	// Fates is what each run shown published and what became of it, by run ID.
+	Fates map[string]contract.WorkFates
+	// JobFates sums them per job over each of FateWindows (the agent
+	// context carries the same).
+	JobFates []contract.WorkFates
 }
 
 // maxRunsShown bounds the Runs page.
@@ -342,6 +347,12 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 			v.Runs = append(v.Runs, rv)
 		}
 		v.LastFailure = lastFailure(v.Runs)
+		if v.Fates, err = fatesOf(tx, rows, invs); err != nil {
+			return err
+		}
+		if v.JobFates, err = jobFates(tx, s.clock()); err != nil {
+			return err
+		}
 		if v.LastPublication, err = lastPublication(tx); err != nil {
 			return err
 		}

@@ -55,6 +55,10 @@ type AgentContext struct {
 	Occurrences        Page[OccurrenceView]     `json:"occurrences"`
 	RoutineMetrics     Page[TrialMetricsView]   `json:"routineMetrics"`
 	LastPublication    *PublicationView         `json:"lastPublication,omitempty"`
+	// JobFates is, per job and per window (7 and 30 days), what its runs
+	// published and what became of it (a job with no run in a window has
+	// no entry for it).
+	JobFates []WorkFates `json:"jobFates,omitempty"`
 }
 
 // Page is a bounded slice of a collection; NextCursor continues it.
@@ -298,4 +302,35 @@ type ActivityDecisionView struct {
 	Undoes   int64     `json:"undoes,omitempty"`
 	Revision int64     `json:"revision"`
 	At       time.Time `json:"at"`
+}
+
+// WorkFates is what runs published and what became of each item so far,
+// by what the owner did (docs/schedules-and-runner.md, "What a run's work
+// became"): one run's (Days 0, Runs 1) or a job's runs started in the last
+// Days days. Accepted items are drafts sent as written or after an edit
+// and tasks done. A count left out is zero; CostUSD and
+// CostPerAcceptedUSD are left out when no run reported a cost.
+type WorkFates struct {
+	Job                string   `json:"job"`
+	Days               int      `json:"days,omitempty"`
+	Runs               int      `json:"runs"`
+	Drafts             int      `json:"drafts,omitempty"`
+	SentAsWritten      int      `json:"sentAsWritten,omitempty"`
+	SentEdited         int      `json:"sentEdited,omitempty"`
+	Replaced           int      `json:"replaced,omitempty"`
+	HandedOff          int      `json:"handedOff,omitempty"`
+	Declined           int      `json:"declined,omitempty"`
+	DraftsWithdrawn    int      `json:"draftsWithdrawn,omitempty"`
+	DraftsOpen         int      `json:"draftsOpen,omitempty"`
+	Tasks              int      `json:"tasks,omitempty"`
+	Done               int      `json:"done,omitempty"`
+	Partial            int      `json:"partial,omitempty"`
+	Skipped            int      `json:"skipped,omitempty"`
+	Dismissed          int      `json:"dismissed,omitempty"`
+	TasksWithdrawn     int      `json:"tasksWithdrawn,omitempty"`
+	TasksOpen          int      `json:"tasksOpen,omitempty"`
+	RequestsCompleted  int      `json:"requestsCompleted,omitempty"`
+	Accepted           int      `json:"accepted,omitempty"`
+	CostUSD            *float64 `json:"costUsd,omitempty"`
+	CostPerAcceptedUSD *float64 `json:"costPerAcceptedUsd,omitempty"`
 }

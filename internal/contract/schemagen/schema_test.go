@@ -187,7 +187,22 @@ func TestAContextTheServerProducesValidates(t *testing.T) {
 	if err := validate(t, "agent-result.json", body); err != nil {
 		t.Fatalf("the test's own publication: %v", err)
 	}
+	// The publication is a run's, with a reported cost, so the context
+	// carries what its work became (jobFates).
+	if _, err := s.StartRun(ctx, "cred", contract.RunStartIn{RunID: "run", Job: "daily", Trigger: contract.TriggerManual}, models.CostPolicy{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.StartInvocation(ctx, "cred", "run"); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := s.Publish(ctx, "cred", body); err != nil {
+		t.Fatal(err)
+	}
+	cost := 0.25
+	if _, err := s.FinishInvocation(ctx, "cred", "run", 1, contract.InvocationFinishIn{PublicationRunID: "run-1", Outcome: contract.InvocationPublished, CostUSD: &cost}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetActivityState(ctx, "t1", models.StateCompleted, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.StartTrial(ctx, models.TrialCommand{RoutineID: "morning", Revision: 1}); err != nil {
@@ -205,6 +220,9 @@ func TestAContextTheServerProducesValidates(t *testing.T) {
 	ac, err := s.AgentContext(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(ac.JobFates) == 0 || ac.JobFates[0].Done != 1 || ac.JobFates[0].CostPerAcceptedUSD == nil {
+		t.Fatalf("the context's job fates: %+v", ac.JobFates)
 	}
 	out, _ := json.Marshal(ac)
 	if err := validate(t, "agent-context.json", out); err != nil {
