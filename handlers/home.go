@@ -31,7 +31,7 @@ type homeStore interface {
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
 	People(ctx context.Context) (models.PeopleView, error)
 	Writes() int64
-	StepRoutine(ctx context.Context, stepID string) (models.StepRoutine, error)
+	AnswerRow(ctx context.Context, id string, rev int64) (models.RowAnswer, error)
 }
 
 // homeHandlers serve Home, its rows, the owner's actions on them, and People.
@@ -168,13 +168,9 @@ func (s *homeHandlers) renderRow(c *fiber.Ctx, status int, id string, st views.R
 	}})
 }
 
-// afterAction answers a successful owner action: the updated row for htmx,
-// 303 back to Home for a plain form.
-func (s *homeHandlers) afterAction(c *fiber.Ctx, id string) error { return s.afterActionAt(c, id, 0) }
-
-// afterActionAt is afterAction knowing the revision the action committed
-// (rev, 0 when unknown): an action on a routine's step is answered by
-// stepAnswer.
+// afterActionAt answers a successful owner action that committed rev (0:
+// nothing): the updated row for htmx (answerRow), 303 back to Home for a
+// plain form.
 func (s *homeHandlers) afterActionAt(c *fiber.Ctx, id string, rev int64) error {
 	// One read answers both questions below: has the row left for Later,
 	// and is it a routine's step (which a plain form lands inside).
@@ -199,8 +195,8 @@ func (s *homeHandlers) afterActionAt(c *fiber.Ctx, id string, rev int64) error {
 		}
 		return redirectToRow(c, id, parent, expand)
 	}
-	if found && row.ParentID != "" && rev != 0 {
-		return s.stepAnswer(c, id, expand, rev)
+	if found && rev != 0 {
+		return s.answerRow(c, id, expand, rev)
 	}
 	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
 }
@@ -210,21 +206,23 @@ func (s *homeHandlers) afterActionAt(c *fiber.Ctx, id string, rev int64) error {
 // live event for that revision as seen instead of re-reading all of Home.
 const revisionHeader = "Hearth-Revision"
 
-// stepAnswer answers an action on a routine's step with its routine's row
-// (the step and the routine's progress), rendered once. When that row is
-// all the commit changed on Home (models.StepRoutine.Alone) the answer
-// carries rev in revisionHeader; otherwise it is the step's row as before,
-// and the live refresh that follows brings the rest of Home.
-func (s *homeHandlers) stepAnswer(c *fiber.Ctx, id string, expand bool, rev int64) error {
-	sr, err := s.store.StepRoutine(c.UserContext(), id)
-	if err != nil || !sr.Alone {
+// answerRow answers an owner action on a Home row that committed rev.
+// When the store says the row (for a routine's step, its routine: the step
+// and the routine's progress) is all that commit changed on Home
+// (models.RowAnswer.Alone), that row is the answer, rendered once, with
+// rev in revisionHeader. Otherwise it is the acted-on row as before, and
+// the live refresh that follows brings the rest of Home.
+func (s *homeHandlers) answerRow(c *fiber.Ctx, id string, expand bool, rev int64) error {
+	a, err := s.store.AnswerRow(c.UserContext(), id, rev)
+	if err != nil || !a.Alone {
 		if err != nil && !errors.Is(err, models.ErrNotFound) {
-			s.log.Warn("step routine", "err", err, "requestId", requestIDOf(c))
+			s.log.Warn("answer row", "err", err, "requestId", requestIDOf(c))
 		}
 		return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
 	}
-	// The rows open on the page (hearth.js sends them) stay open; the step
-	// is open exactly when its form asked (a tick leaves it collapsed).
+	// The rows open on the page (hearth.js sends them) stay open; the
+	// acted-on row is open exactly when its form asked (a tick leaves a
+	// step collapsed), and a step's routine is open around it.
 	open := openSet(c)
 	for _, o := range strings.Split(c.FormValue("open"), ",") {
 		if o != "" {
@@ -235,11 +233,13 @@ func (s *homeHandlers) stepAnswer(c *fiber.Ctx, id string, expand bool, rev int6
 	if expand {
 		open[id] = true
 	}
-	open[sr.Routine.ID] = true
-	c.Set("HX-Retarget", `li[data-row][data-id="`+sr.Routine.ID+`"]`)
+	if a.Row.ID != id {
+		open[a.Row.ID] = true
+	}
+	c.Set("HX-Retarget", `li[data-row][data-id="`+a.Row.ID+`"]`)
 	c.Set("HX-Reswap", "outerHTML")
 	c.Set(revisionHeader, strconv.FormatInt(rev, 10))
-	return s.render(c, fiber.StatusOK, viewOf(views.Row(sr.Routine, views.RowState{Expanded: true, Now: s.store.Now(), Day: sr.Day, Open: open})))
+	return s.render(c, fiber.StatusOK, viewOf(views.Row(a.Row, views.RowState{Expanded: open[a.Row.ID], Now: s.store.Now(), Day: a.Day, Open: open})))
 }
 
 // redirectToRow sends a plain form back to its row with 303. A routine's
@@ -368,10 +368,11 @@ func (s *homeHandlers) saveMeasurement(c *fiber.Ctx) error {
 		return s.renderRow(c, fiber.StatusUnprocessableEntity, id, views.RowState{Expanded: true, Input: input,
 			Error: "Enter a number, like 72.4.", Field: "value", Open: openSet(c)})
 	}
-	if _, err := s.store.RecordMeasurementOnce(c.UserContext(), c.FormValue("clientKey"), id, value); err != nil {
+	m, err := s.store.RecordMeasurementOnce(c.UserContext(), c.FormValue("clientKey"), id, value)
+	if err != nil {
 		return s.actionError(c, id, err, input)
 	}
-	return s.afterAction(c, id)
+	return s.afterActionAt(c, id, m.Revision)
 }
 
 // saveDraftEdit saves a Home reply row's editor as the owner's edit (the
@@ -404,7 +405,7 @@ func (s *homeHandlers) saveDraftEdit(c *fiber.Ctx) error {
 	if activity == "" {
 		return c.Redirect("/", fiber.StatusSeeOther)
 	}
-	return s.afterAction(c, activity)
+	return s.afterActionAt(c, activity, w.Revision)
 }
 
 // showPeople serves People from the page cache, reading and rendering it

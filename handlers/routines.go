@@ -27,7 +27,7 @@ type routinesStore interface {
 	EndTrial(ctx context.Context, trialID int64) error
 	ExtendTrial(ctx context.Context, trialID int64, days int) error
 	TriggerEvent(ctx context.Context, event string) (int, error)
-	RecordFeedback(ctx context.Context, occurrenceID, effort, helped string) error
+	RecordFeedbackAt(ctx context.Context, occurrenceID, effort, helped string) (models.OwnerActionResult, error)
 	RecordPastOutcome(ctx context.Context, cmd models.PastOutcomeCommand) error
 	DecideProposal(ctx context.Context, d models.ProposalDecision) (contract.RequestView, error)
 }
@@ -316,7 +316,7 @@ func (s *routinesHandlers) triggerEvent(c *fiber.Ctx) error {
 func (s *routinesHandlers) recordFeedback(c *fiber.Ctx) error {
 	occ := pathParam(c, "occurrence")
 	row := models.OccurrenceActivityID(occ)
-	err := s.store.RecordFeedback(c.UserContext(), occ, c.FormValue("effort"), c.FormValue("helped"))
+	res, err := s.store.RecordFeedbackAt(c.UserContext(), occ, c.FormValue("effort"), c.FormValue("helped"))
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return s.notFound(c, "no such occurrence")
@@ -327,5 +327,5 @@ func (s *routinesHandlers) recordFeedback(c *fiber.Ctx) error {
 	case err != nil:
 		return err
 	}
-	return s.home.afterAction(c, row)
+	return s.home.afterActionAt(c, row, res.Revision)
 }

@@ -18,6 +18,9 @@ import (
 // OwnerActionResult reports the revision an owner action committed.
 type OwnerActionResult struct {
 	Revision int64
+	// Unchanged is set when the action changed nothing (the same wording
+	// saved again): Revision is then the current one, not the action's.
+	Unchanged bool
 }
 
 // ErrCompletedElsewhere means the owner asked to mark complete a kind whose
@@ -133,7 +136,7 @@ func (s *Store) SaveDraftEdit(ctx context.Context, draftID, body, selectedCandid
 		return OwnerActionResult{}, classify("save draft edit", err)
 	}
 	if rev == 0 {
-		rev = s.LatestRevision()
+		return OwnerActionResult{Revision: s.LatestRevision(), Unchanged: true}, nil
 	}
 	return OwnerActionResult{Revision: rev}, nil
 }

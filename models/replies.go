@@ -347,6 +347,9 @@ type Wording struct {
 	// the edit is kept, never overwritten, and the review offers this
 	// candidate instead.
 	Kept *contract.CandidateIn
+	// Revision is the revision the save committed; 0 when the wording
+	// was already stored.
+	Revision int64
 }
 
 // NormalizeNewlines turns a form's CRLF line ends into the LF the agent wrote.
@@ -396,8 +399,12 @@ func (s *Store) SaveDraftWording(ctx context.Context, draftID string, f WordingF
 	}
 	w := ChosenWording(rows[0].view(), f)
 	w.ChatID = rows[0].ChatID
-	if _, err := s.SaveDraftEdit(ctx, draftID, w.Body, w.Candidate); err != nil {
+	res, err := s.SaveDraftEdit(ctx, draftID, w.Body, w.Candidate)
+	if err != nil {
 		return w, err
+	}
+	if !res.Unchanged {
+		w.Revision = res.Revision
 	}
 	return w, nil
 }

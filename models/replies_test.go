@@ -39,13 +39,7 @@ func latestSend(t *testing.T, s *Store, draftID string) Send {
 
 func contextDraft(t *testing.T, ac contract.AgentContext, id string) contract.DraftView {
 	t.Helper()
-	for _, d := range ac.ReplyDrafts.Items {
-		if d.ID == id {
-			return d
-		}
-	}
-	t.Fatalf("no draft %s in the context", id)
-	return contract.DraftView{}
+	return storetest.MustFind(t, "draft", ac.ReplyDrafts.Items, id, func(d contract.DraftView) string { return d.ID })
 }
 
 // acceptSend records a send of Ana's draft as Beeper accepting it: the
@@ -114,15 +108,7 @@ func owedFixture(t *testing.T) (*Store, *storetest.Clock, *beepertest.Fake, *bee
 
 func owedChats(t *testing.T, s *Store) []string {
 	t.Helper()
-	owed, err := s.OwedReplies(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, o := range owed {
-		ids = append(ids, o.ChatID)
-	}
-	return ids
+	return storetest.IDs(storetest.Read(t, s.OwedReplies), func(o OwedReply) string { return o.ChatID })
 }
 
 func TestOwedRepliesReadTheirDraftsInOneGoHoweverManyChatsAreOwed(t *testing.T) {

@@ -560,10 +560,16 @@ func (r frozenRule) met(completed map[string]bool) bool {
 // helped: yes, no, unsure) to an occurrence's current outcome, as a new
 // row so history is kept. An empty value keeps the earlier answer.
 func (s *Store) RecordFeedback(ctx context.Context, occurrenceID, effort, helped string) error {
+	_, err := s.RecordFeedbackAt(ctx, occurrenceID, effort, helped)
+	return err
+}
+
+// RecordFeedbackAt is RecordFeedback reporting the revision it committed.
+func (s *Store) RecordFeedbackAt(ctx context.Context, occurrenceID, effort, helped string) (OwnerActionResult, error) {
 	if !slices.Contains([]string{"", "easy", "ok", "hard"}, effort) || !slices.Contains([]string{"", "yes", "no", "unsure"}, helped) {
-		return fmt.Errorf("models: effort is easy, ok or hard; helped is yes, no or unsure: %w", ErrInvalidInput)
+		return OwnerActionResult{}, fmt.Errorf("models: effort is easy, ok or hard; helped is yes, no or unsure: %w", ErrInvalidInput)
 	}
-	_, err := s.commit(ctx, func(t *txn) error {
+	rev, err := s.commit(ctx, func(t *txn) error {
 		var occ RoutineOccurrence
 		if err := t.Take(&occ, "id = ?", occurrenceID).Error; err != nil {
 			return notFound(err)
@@ -592,9 +598,9 @@ func (s *Store) RecordFeedback(ctx context.Context, occurrenceID, effort, helped
 		return t.Create(&row).Error
 	})
 	if err != nil && !errors.Is(err, ErrNoOutcomeYet) {
-		return classify("record feedback", err)
+		return OwnerActionResult{}, classify("record feedback", err)
 	}
-	return err
+	return OwnerActionResult{Revision: rev}, err
 }
 
 // PastOutcomeCommand records the outcome of an earlier day of the current

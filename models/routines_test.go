@@ -17,19 +17,7 @@ import (
 )
 
 // routineDef is a daily two-step routine: a required weigh-in and an optional stretch.
-func routineDef(id string, revision int64) map[string]any {
-	return map[string]any{
-		"id": id, "revision": revision, "title": "Morning", "purpose": "Start the day steady",
-		"trigger": map[string]any{"kind": "daily", "timeOfDay": "07:30"},
-		"steps": []any{
-			map[string]any{"id": "weigh", "title": "Weigh in", "kind": "measurement", "required": true, "payload": map[string]any{"metric": "weight", "unit": "kg"}},
-			map[string]any{"id": "stretch", "title": "Stretch", "kind": "task", "required": false, "payload": map[string]any{}},
-		},
-		"completionRule": map[string]any{"kind": "all-required"},
-		"status":         "candidate",
-		"evidenceIds":    []any{"life-1"},
-	}
-}
+var routineDef = storetest.Routine
 
 // routineStore publishes a New York brief and the routine, with the clock at
 // 09:00 New York time on 2026-10-01.

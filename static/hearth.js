@@ -63,42 +63,48 @@
   var refreshing = null;
   var again = false;
 
-  // An owner action on a row (a tick, a skip) may be answered with the
-  // revision it committed (header Hearth-Revision) when the answer shows
-  // all that commit changed on Home. The live event for that revision then
-  // needs no refresh: Home is re-read only for changes made elsewhere.
-  var rowAction = /^\/activities\/[^/?#]+\/state$/;
+  // An owner action on Home is any form in the live part that posts (a
+  // tick, Complete, a weight, a draft's edit, feedback, Undo, Bring back).
+  // A row's answer carries the revision it committed (header
+  // Hearth-Revision) when it shows all that commit changed on Home; an
+  // answer that is the whole live part carries its own revision. Either
+  // way the live event for that revision needs no refresh: Home is re-read
+  // only for changes made elsewhere.
   var own = {}; // revisions this page's row answers showed
-  var inFlight = 0; // row actions awaiting their answer
+  var inFlight = 0; // Home actions awaiting their answer
   var held = 0; // the newest revision announced while one was in flight
+  var known = 0; // the newest revision a row answer named (committed before it came)
+  var covers = 0; // what the read in flight shows at least: all known before it began
 
-  function isRowAction(verb, path) {
-    try {
-      return verb === "post" && rowAction.test(new URL(path, location.href).pathname);
-    } catch (err) {
-      return false;
-    }
+  function isHomeAction(elt, verb) {
+    return verb !== "get" && !!elt && typeof elt.closest === "function" && !!elt.closest("#live");
   }
 
-  // The answer re-renders the routine around a step: it keeps the rows
-  // open on the page open.
+  // The answer may re-render a routine around a step, or a routine with
+  // its steps: it keeps the rows open on the page open.
   document.addEventListener("htmx:configRequest", function (e) {
     var d = e.detail;
     var el = live();
-    if (el && isRowAction(d.verb, d.path)) d.parameters.open = openRows(el).join(",");
+    if (el && isHomeAction(d.elt, d.verb)) d.parameters.open = openRows(el).join(",");
   });
 
   document.addEventListener("htmx:beforeRequest", function (e) {
     var d = e.detail;
-    if (!d.requestConfig || !isRowAction(d.requestConfig.verb, d.requestConfig.path)) return;
+    if (!d.requestConfig || !isHomeAction(d.elt, d.requestConfig.verb)) return;
     inFlight++;
     // loadend follows the swap, and comes on failure and abort too.
     d.xhr.addEventListener("loadend", function () {
       inFlight--;
       var rev = Number(d.xhr.getResponseHeader("Hearth-Revision") || 0);
-      if (rev > 0 && d.xhr.status === 200) own[rev] = true;
+      if (rev > 0 && d.xhr.status === 200) {
+        own[rev] = true;
+        known = Math.max(known, rev);
+      } else {
+        rev = 0;
+      }
       if (inFlight === 0 && held) {
-        var r = held;
+        // The revisions held and this answer's own: one read covers both.
+        var r = Math.max(held, rev);
         held = 0;
         catchUp(r);
       }
@@ -116,7 +122,10 @@
       return;
     }
     if (refreshing) {
-      refresh(); // a read in flight may predate the answer: read again after it
+      // A read in flight shows what was committed before it began; a
+      // newer revision (a row answer swapped in before that read lands)
+      // needs another read after it.
+      if (revision > covers) refresh();
       return;
     }
     for (var r = shownRevision() + 1; r <= revision; r++) {
@@ -136,6 +145,7 @@
     var el = live();
     if (!el) return;
     var url = el.dataset.src + (el.dataset.src.indexOf("?") < 0 ? "?" : "&") + "open=" + encodeURIComponent(openRows(el).join(","));
+    covers = Math.max(seen, known);
     refreshing = (async function () {
       var res = await fetch(url, { headers: { "HX-Request": "true" }, credentials: "same-origin" });
       if (!res.ok) return;

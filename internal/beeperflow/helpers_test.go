@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"testing"
-	"time"
 
 	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for a second connection
 
@@ -18,35 +17,23 @@ var testNow = storetest.Start
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-// emptyTemplate is a freshly migrated database, built once per run.
-var emptyTemplate = storetest.Template{Name: "beeperflow-empty", Build: func(ctx context.Context, dir string, clock *storetest.Clock) (string, error) {
-	s, err := models.Open(ctx, dir, models.Options{Clock: clock.Now})
-	if err != nil {
-		return "", err
-	}
-	return s.Path(), s.Close()
-}}
+// kit opens this package's test stores, copies of one migrated template.
+var kit = storetest.NewKit("beeperflow-empty", models.DatabasePath, func(ctx context.Context, dir string, clock *storetest.Clock, opts models.Options) (*models.Store, error) {
+	opts.Clock = clock.Now
+	return models.Open(ctx, dir, opts)
+})
 
 // newTestStore opens a copy of the migrated template under t.TempDir with
 // a clock, at testNow, that the test can move.
 func newTestStore(t testing.TB) (*models.Store, *storetest.Clock) {
 	t.Helper()
-	return newTestStoreWith(t, models.Options{})
+	return kit.Open(t, models.Options{})
 }
 
 // newTestStoreWith is newTestStore with opts (its Clock is replaced).
 func newTestStoreWith(t testing.TB, opts models.Options) (*models.Store, *storetest.Clock) {
 	t.Helper()
-	dir := t.TempDir()
-	emptyTemplate.CopyTo(t, models.DatabasePath(dir))
-	clock := storetest.NewClock(testNow)
-	opts.Clock = clock.Now
-	s, err := models.Open(context.Background(), dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, clock
+	return kit.Open(t, opts)
 }
 
 // pub is the kit's publication builder; the short name keeps calls short.
@@ -54,47 +41,25 @@ type pub = storetest.Doc
 
 // newPub returns a valid publication of job daily-brief with one life
 // source ref, life-1, and no items; draft cites life-1.
-func newPub(runID string, expected int64) pub {
-	return storetest.NewPublication(runID, expected).
-		With("jobKey", "daily-brief").
-		With("generatedAt", "2026-09-29T06:59:00Z").
-		Add("sourceRefs", storetest.LifeRef("life-1", "people/ana.md", 1, testNow.Add(-2*time.Minute)))
-}
+var newPub = storetest.DailyBrief
 
 func draft(id string, bodies ...string) map[string]any { return storetest.Draft(id, bodies, "life-1") }
 
 // mustPublish publishes and fails the test on any error.
 func mustPublish(t testing.TB, s *models.Store, p pub) contract.PublishReceipt {
 	t.Helper()
-	r, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
-	if err != nil {
-		t.Fatalf("publish %v: %v", p["runId"], err)
-	}
-	return r
+	return storetest.MustPublish(t, s.Publish, p)
 }
 
 func mustRevision(t testing.TB, s *models.Store) int64 {
 	t.Helper()
-	rev, err := s.Revision(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rev
+	return storetest.Read(t, s.Revision)
 }
 
 // findActivity returns the activity with id from the agent context.
 func findActivity(t testing.TB, s *models.Store, id string) (contract.ActivityView, bool) {
 	t.Helper()
-	ac, err := s.AgentContext(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range ac.Activities.Items {
-		if a.ID == id {
-			return a, true
-		}
-	}
-	return contract.ActivityView{}, false
+	return storetest.Find(storetest.Read(t, s.AgentContext).Activities.Items, id, func(a contract.ActivityView) string { return a.ID })
 }
 
 // countRows runs a COUNT-like query on the store's file from a read-only

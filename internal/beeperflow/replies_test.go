@@ -39,13 +39,7 @@ func latestSend(t *testing.T, s *models.Store, draftID string) models.Send {
 
 func contextDraft(t *testing.T, ac contract.AgentContext, id string) contract.DraftView {
 	t.Helper()
-	for _, d := range ac.ReplyDrafts.Items {
-		if d.ID == id {
-			return d
-		}
-	}
-	t.Fatalf("no draft %s in the context", id)
-	return contract.DraftView{}
+	return storetest.MustFind(t, "draft", ac.ReplyDrafts.Items, id, func(d contract.DraftView) string { return d.ID })
 }
 
 func TestASendBeeperAcceptedButFailsForGoodEndsFailedWithBeepersMessage(t *testing.T) {
@@ -261,15 +255,7 @@ func owedFixture(t *testing.T) (*models.Store, *storetest.Clock, *beepertest.Fak
 
 func owedChats(t *testing.T, s *models.Store) []string {
 	t.Helper()
-	owed, err := s.OwedReplies(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, o := range owed {
-		ids = append(ids, o.ChatID)
-	}
-	return ids
+	return storetest.IDs(storetest.Read(t, s.OwedReplies), func(o models.OwedReply) string { return o.ChatID })
 }
 
 func TestOwedRepliesListUnansweredChatsOldestFirstWithTheirDraft(t *testing.T) {

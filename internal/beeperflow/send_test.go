@@ -45,10 +45,7 @@ func sendFixtureAt(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler, 
 // publishAnaReply publishes a draft replying to m-ana-3 in Ana's chat and its reply activity.
 func publishAnaReply(t *testing.T, s *models.Store) {
 	t.Helper()
-	d := draft("draft-ana", "Saturday works!")
-	d["chatId"], d["accountId"], d["replyToMessageId"], d["sourceMessageRevision"] = beepertest.AnaChatID, beepertest.AccountID, "m-ana-3", "3"
-	reply := map[string]any{"id": "reply-ana", "kind": "reply", "title": "Answer Ana", "evidenceIds": []any{}, "payload": map[string]any{"draftId": "draft-ana"}}
-	mustPublish(t, s, newPub("run-1", 0).Add("replyDrafts", d).Add("activities", reply))
+	mustPublish(t, s, storetest.AnaReply(beepertest.AnaChatID, beepertest.AccountID))
 }
 
 func confirm(key string) models.SendCommand {

@@ -1,14 +1,18 @@
 // Package storetest is hearth's one test kit: a template database migrated
-// once per test binary and copied per test, a goroutine-safe clock, one
-// builder of agent publications, and a holder of SQLite's write lock.
+// once per test binary and copied per test (Kit opens a store on a copy),
+// a goroutine-safe clock, one builder of agent publications with the
+// stores' usual fixtures, helpers over a store's methods (MustPublish,
+// Read, Find), and a holder of SQLite's write lock.
 //
 // It imports no hearth package, on purpose. Package models' own tests
 // (package models, which reach unexported seams such as recordPendingSend)
 // cannot import a package that imports models, and moving them to
 // models_test would cost them those seams. So the kit takes the one
 // models-specific step, opening and migrating a store, as a callback
-// (Template.Build), and each test package keeps a few lines that open a
-// models.Store on a copy (models/helpers_test.go, handlers/helpers_test.go).
+// (NewKit, Template.Build), and its helpers take a store's methods as
+// values (s.Publish, s.Revision); each test package keeps only the typed
+// one-liners that name them (models/helpers_test.go,
+// internal/beeperflow/helpers_test.go, handlers/helpers_test.go).
 package storetest
 
 import (
