@@ -111,10 +111,23 @@ func reportLatencies(b *testing.B, base string, cookie *http.Cookie, url func(ba
 }
 
 // BenchmarkHomeRender measures a full render of Home from the database:
-// each request names a different (absent) open row, so the page cache
-// never answers.
+//   - miss: each request names a different (absent) open row, so the page
+//     cache never answers, with nothing committed in between;
+//   - after-commit: each request follows an owner's decision on one of
+//     today's rows (issue 19's figure), as when Home reloads live.
 func BenchmarkHomeRender(b *testing.B) {
-	latencies(b, func(base string, i int) string { return fmt.Sprintf("%s/?open=miss-%d", base, i) })
+	b.Run("miss", func(b *testing.B) {
+		latencies(b, func(base string, i int) string { return fmt.Sprintf("%s/?open=miss-%d", base, i) })
+	})
+	b.Run("after-commit", func(b *testing.B) {
+		ta, cookie := benchHome(b)
+		reportLatencies(b, ta.listen(), cookie, func(base string, _ int) string { return base + "/" }, func(i int) {
+			id, state := fmt.Sprintf("today-%02d", 10+i%40), []string{"completed", "skipped"}[i/40%2]
+			if _, err := ta.store.SetActivityState(b.Context(), id, state, "", ""); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
 }
 
 // BenchmarkHomeServed measures Home as a phone gets it between commits,
