@@ -47,6 +47,17 @@ func ownerDay(tx *gorm.DB, now time.Time, occurrenceKey string) (Day, error) {
 	return DayOf(now, time.UTC), nil
 }
 
+// briefDay is ownerDay(tx, now, "") from the brief already read (nil
+// before any brief), without reading it again.
+func briefDay(brief *BriefView, now time.Time) Day {
+	if brief != nil {
+		if loc, err := schedule.LoadZone(brief.TimeZone); err == nil {
+			return DayOf(now, loc)
+		}
+	}
+	return DayOf(now, time.UTC)
+}
+
 // TodayView is the owner's day as the agent context states it.
 type TodayView struct {
 	Date     string `json:"date"`
