@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,6 +92,7 @@ func reportLatencies(b *testing.B, base string, cookie *http.Cookie, url func(ba
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	defer client.CloseIdleConnections() // so the server's shutdown does not wait out its keep-alives
 	var server, trip []time.Duration
+	cpu := processCPU()
 	for i := 0; b.Loop(); i++ {
 		if before != nil {
 			before(i)
@@ -100,6 +102,10 @@ func reportLatencies(b *testing.B, base string, cookie *http.Cookie, url func(ba
 		trip = append(trip, time.Since(start))
 		server = append(server, took)
 	}
+	// The process's CPU time per request (server, client and any commit
+	// before it, garbage collection included): on a shared machine it
+	// varies far less than the latencies.
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(len(server)), "cpu-µs/op")
 	for _, m := range []struct {
 		name string
 		d    []time.Duration
@@ -245,4 +251,13 @@ func BenchmarkHomeFirstLoadBytes(b *testing.B) {
 		b.ReportMetric(float64(js), "js-B")
 		b.ReportMetric(float64(html+js), "total-B")
 	}
+}
+
+// processCPU is the CPU time this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
