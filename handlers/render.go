@@ -149,14 +149,14 @@ func compressPage(parts ...[]byte) []byte {
 // A part (the text between requestIds) is cut where its content says (a
 // tag whose preceding bytes hash to a mark), so chunks after a changed
 // row line up again. Each chunk is deflated on its own, byte-aligned (a
-// sync flush), with the chunk before it in the same part as its window;
+// sync flush), with the 32 KB before it in the same part as its window;
 // requestIds and other short parts go as stored blocks. Deflate blocks
 // concatenate, so the response is one gzip member: header, the chunks'
 // blocks, a final empty block, and the CRC and size of the whole.
 const (
 	chunkedGzipBytes = 16 << 10 // smaller answers are compressed in one go
-	minChunkBytes    = 8 << 10
-	maxChunkBytes    = 32 << 10 // at most deflate's window, which the next chunk uses
+	minChunkBytes    = 16 << 10
+	maxChunkBytes    = 32 << 10 // deflate's window: the bytes before a chunk it may refer to
 	storedPartBytes  = 512      // shorter parts are not worth a chunk
 	chunkCacheSize   = 1024
 )
@@ -192,11 +192,10 @@ func gzipChunked(parts [][]byte) []byte {
 			writeStored(out, p)
 			continue
 		}
-		var window []byte
 		for start := 0; start < len(p); {
 			end := chunkEnd(p, start)
-			out.Write(deflateChunk(p[start:end], window))
-			window, start = p[start:end], end
+			out.Write(deflateChunk(p[start:end], p[max(0, start-maxChunkBytes):start]))
+			start = end
 		}
 	}
 	out.Write([]byte{1, 0, 0, 0xff, 0xff}) // the final block, empty and stored
