@@ -109,7 +109,7 @@ func TestRenderChoosesStatusCharsetEncodingAndFragment(t *testing.T) {
 // must never leak into a later one. It also checks that an unchanged
 // page's chunks are reused rather than compressed again.
 func TestChunkedGzipDecodesToEachPageAfterEdits(t *testing.T) {
-	rows := make([]string, 400)
+	rows := make([]string, 2000) // about 180 KB: above chunkedGzipBytes
 	for i := range rows {
 		rows[i] = fmt.Sprintf(`<li data-row data-id="row-%03d"><button class="head">Row %d: %s</button></li>`, i, i, strings.Repeat("words ", i%7))
 	}
@@ -130,13 +130,16 @@ func TestChunkedGzipDecodesToEachPageAfterEdits(t *testing.T) {
 	for step := range 40 {
 		switch step % 3 {
 		case 0:
-			rows[(step*37)%len(rows)] = fmt.Sprintf(`<li data-row data-id="changed-%d"><button class="head">Changed at step %d</button></li>`, step, step)
+			rows[(step*397)%len(rows)] = fmt.Sprintf(`<li data-row data-id="changed-%d"><button class="head">Changed at step %d</button></li>`, step, step)
 		case 1:
 			rows = append(rows[:step], rows[step+1:]...)
 		case 2:
 			rows = append(rows[:step*5], append([]string{fmt.Sprintf("<li>new %d</li>", step)}, rows[step*5:]...)...)
 		}
 		html := page()
+		if len(html) < chunkedGzipBytes {
+			t.Fatalf("the page is %d bytes, below chunkedGzipBytes: nothing is chunked", len(html))
+		}
 		cut := len(html) / 3
 		id := []byte(fmt.Sprintf("req-%d", step))
 		parts := [][]byte{html[:cut], id, html[cut:]}
