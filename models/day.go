@@ -1,6 +1,7 @@
 package models
 
 import (
+	"hearth/internal/contract"
 	"strings"
 	"time"
 
@@ -45,4 +46,15 @@ func ownerDay(tx *gorm.DB, now time.Time, occurrenceKey string) (Day, error) {
 		}
 	}
 	return DayOf(now, time.UTC), nil
+}
+
+// briefDay is ownerDay(tx, now, "") from the brief already read (nil
+// before any brief), without reading it again.
+func briefDay(brief *contract.BriefView, now time.Time) Day {
+	if brief != nil {
+		if loc, err := schedule.LoadZone(brief.TimeZone); err == nil {
+			return DayOf(now, loc)
+		}
+	}
+	return DayOf(now, time.UTC)
 }

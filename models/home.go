@@ -188,9 +188,8 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		if v.Brief, err = briefView(tx); err != nil {
 			return err
 		}
-		if v.Day, err = ownerDay(tx, now, ""); err != nil {
-			return err
-		}
+		// ownerDay would read the brief's zone again: the brief is read.
+		v.Day = briefDay(v.Brief, now)
 		brief, startOfDay := v.Brief, v.Day.Start
 		if v.Events, err = eventTriggers(tx, v.Day); err != nil {
 			return err
@@ -215,7 +214,11 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 			if v.Evidence, err = evidenceChips(tx, brief.EvidenceIDs); err != nil {
 				return err
 			}
-			if v.BriefBy, err = publicationAt(tx, brief.Revision); err != nil {
+			// Usually the newest publication wrote the brief: no second read.
+			if p := v.LastPublication; p != nil && p.Revision == brief.Revision {
+				by := *p
+				v.BriefBy = &by
+			} else if v.BriefBy, err = publicationAt(tx, brief.Revision); err != nil {
 				return err
 			}
 		}
