@@ -117,11 +117,14 @@ var limitClause = regexp.MustCompile(`(?i)\bLIMIT\s+(\d+|\?)\s*$`)
 
 // boundedDraftIndex matches a read of reply_drafts that touches only live
 // drafts (the partial index reply_drafts_live), those settled after a
-// cutoff, or one draft by ID. A search of retracted_at IS NULL (every draft
-// not retracted: each one ever sent, 9,028 after five seeded years) or of
-// a chat's drafts is a read of history, though its plan says SEARCH.
+// cutoff, one draft by ID, or the drafts of given runs (run fates name the
+// runs of their window, which bound the read). A search of retracted_at IS
+// NULL (every draft not retracted: each one ever sent, 9,028 after five
+// seeded years) or of a chat's drafts is a read of history, though its plan
+// says SEARCH.
 var boundedDraftIndex = regexp.MustCompile(`USING (?:COVERING )?INDEX (?:reply_drafts_live\b|reply_drafts_settled \(settled_at>\?\)|` +
-	`reply_drafts_chat_settled \(chat_id=\? AND settled_at(?:=|>)\?\)|sqlite_autoindex_reply_drafts_1 \(id=\?\))`)
+	`reply_drafts_chat_settled \(chat_id=\? AND settled_at(?:=|>)\?\)|sqlite_autoindex_reply_drafts_1 \(id=\?\)|` +
+	`reply_drafts_published \(published_run_id=\?\))`)
 
 // newestDraftOfChat is the one read of a chat's drafts by reply_drafts_chat
 // that stays bounded: its newest draft, the index walked backwards to LIMIT 1.
