@@ -36,7 +36,7 @@ FUZZ_PARSE  ?= 10000x
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZ_DECODE) -fuzzminimizetime=100x ./internal/strictjson
 	$(GO) test -run='^$$' -fuzz='^FuzzCanonical$$' -fuzztime=$(FUZZ_DECODE) -fuzzminimizetime=100x ./internal/strictjson
-	$(GO) test -run='^$$' -fuzz='^FuzzParseResult$$' -fuzztime=$(FUZZ_PARSE) -fuzzminimizetime=100x ./models
+	$(GO) test -run='^$$' -fuzz='^FuzzParseResult$$' -fuzztime=$(FUZZ_PARSE) -fuzzminimizetime=100x ./internal/contract
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZ_DECODE) -fuzzminimizetime=100x ./internal/instant
 
 ## bench: every benchmark, with the figures the README quotes

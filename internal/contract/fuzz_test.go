@@ -1,10 +1,11 @@
-package models
+package contract_test
 
 import (
 	"errors"
 	"testing"
 
 	"hearth/internal/contract"
+	"hearth/internal/storetest"
 	"hearth/internal/strictjson"
 )
 
@@ -12,7 +13,8 @@ import (
 // validator: they must never panic, and every failure must be one the API
 // maps to a 4xx (syntax → 400, validation → 422), never a 5xx.
 func FuzzParseResult(f *testing.F) {
-	f.Add(newPub("run-1", 0).Add("activities", task("a1")).Add("people", person("p1")).Add("replyDrafts", draft("d1", "hi")).JSON())
+	f.Add(storetest.DailyBrief("run-1", 0).Add("activities", storetest.Task("a1", "life-1")).Add("people", storetest.Person("p1", "life-1")).
+		Add("replyDrafts", storetest.Draft("d1", []string{"hi"}, "life-1")).JSON())
 	f.Add([]byte(`{"runId":"x","activities":[{"kind":"measurement","payload":{"metric":"weight","unit":"kg"}}]}`))
 	f.Add([]byte(`{"activities":[{"kind":"reply","payload":null}]}`))
 	f.Add([]byte(`[]`))
