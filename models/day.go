@@ -1,12 +1,12 @@
 package models
 
 import (
-	"hearth/internal/contract"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
 
+	"hearth/internal/contract"
 	"hearth/internal/schedule"
 )
 

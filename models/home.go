@@ -322,36 +322,41 @@ func briefSettled(text string, tops []HomeRow, later []LaterItem) []BriefMention
 func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, Day, error) {
 	var out HomeRow
 	var day Day
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		rows, err := scanActivityRows(tx.Raw(homeRowQuery, map[string]any{"id": id}))
-		if err != nil {
-			return err
-		}
-		rows = slices.DeleteFunc(rows, func(r activityRow) bool {
-			return r.State != nil && *r.State == StateDismissed && r.ID != id
-		})
-		tops, err := decorate(tx, rows, s.clock())
-		if err != nil {
-			return err
-		}
-		offers, err := undoOffers(tx, s.clock())
-		if err != nil {
-			return err
-		}
-		attachUndo(tops, offers)
-		for _, r := range tops {
-			if r.ID == id {
-				out = r
-				day, err = ownerDay(tx, s.clock(), r.OccurrenceKey)
-				return err
-			}
-		}
-		return ErrNotFound
+	err := s.read(ctx, func(tx *gorm.DB) (err error) {
+		out, day, _, err = homeRowAt(tx, id, s.clock())
+		return err
 	})
 	if err != nil {
 		return HomeRow{}, Day{}, classify("home row", err)
 	}
 	return out, day, nil
+}
+
+// homeRowAt reads activity id and its steps as Home shows them (dismissed
+// steps have left their routine), with the owner's day its controls
+// compute dates from; raw is every row read, dismissed steps included.
+func homeRowAt(tx *gorm.DB, id string, now time.Time) (row HomeRow, day Day, raw []activityRow, err error) {
+	if raw, err = scanActivityRows(tx.Raw(homeRowQuery, map[string]any{"id": id})); err != nil {
+		return
+	}
+	rows := slices.DeleteFunc(slices.Clone(raw), func(r activityRow) bool {
+		return r.State != nil && *r.State == StateDismissed && r.ID != id
+	})
+	tops, err := decorate(tx, rows, now)
+	if err != nil {
+		return
+	}
+	offers, err := undoOffers(tx, now)
+	if err != nil {
+		return
+	}
+	attachUndo(tops, offers)
+	i := slices.IndexFunc(tops, func(r HomeRow) bool { return r.ID == id })
+	if i < 0 {
+		return row, day, raw, ErrNotFound
+	}
+	day, err = ownerDay(tx, now, tops[i].OccurrenceKey)
+	return tops[i], day, raw, err
 }
 
 // homeRowQuery reads one activity and its steps the way homeWindow reads

@@ -3,12 +3,13 @@ package models
 import (
 	"context"
 	"encoding/json"
-	"hearth/internal/contract"
 	"slices"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
+
+	"hearth/internal/contract"
 )
 
 // RowAnswer is the row Home answers an owner action on a row with, read
@@ -43,30 +44,10 @@ func (s *Store) AnswerRow(ctx context.Context, id string, rev int64) (RowAnswer,
 		if acted[0].ParentID != nil {
 			top = *acted[0].ParentID
 		}
-		raw, err := scanActivityRows(tx.Raw(homeRowQuery, map[string]any{"id": top}))
-		if err != nil {
-			return err
-		}
-		// As HomeRow: dismissed steps have left their routine.
-		rows := slices.DeleteFunc(slices.Clone(raw), func(r activityRow) bool {
-			return r.State != nil && *r.State == StateDismissed && r.ID != top
-		})
 		now := s.clock()
-		tops, err := decorate(tx, rows, now)
-		if err != nil {
-			return err
-		}
-		offers, err := undoOffers(tx, now)
-		if err != nil {
-			return err
-		}
-		attachUndo(tops, offers)
-		i := slices.IndexFunc(tops, func(r HomeRow) bool { return r.ID == top })
-		if i < 0 {
-			return ErrNotFound
-		}
-		out.Row = tops[i]
-		if out.Day, err = ownerDay(tx, now, out.Row.OccurrenceKey); err != nil {
+		var raw []activityRow
+		var err error
+		if out.Row, out.Day, raw, err = homeRowAt(tx, top, now); err != nil {
 			return err
 		}
 		if rev <= 0 || (top != id && out.Row.Kind != contract.KindRoutine) {

@@ -3,13 +3,13 @@ package models
 import (
 	"context"
 	"errors"
-	"hearth/internal/contract"
 	"net/http"
 	"testing"
 	"time"
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
