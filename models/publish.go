@@ -80,10 +80,7 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 		if err != nil {
 			return err
 		}
-		if err := apply(&r, t); err != nil {
-			return err
-		}
-		if err := stampPublished(t, publisher, &r); err != nil {
+		if err := apply(&r, t, publisher); err != nil {
 			return err
 		}
 		t.touch("publication")
@@ -518,7 +515,7 @@ const (
 	// A re-published draft is live again (unsettled, unless its reply went
 	// out: that stays settled); the owner's edit stays in draft_edits.
 	upsertDraft = `INSERT INTO reply_drafts (id, person_id, account_id, chat_id, reply_to_message_id, source_message_revision, reason,
-			candidates, evidence_ids, revision, created_at, updated_at) VALUES VALUES_ROWS
+			candidates, evidence_ids, revision, created_at, updated_at, publisher, published_run_id) VALUES VALUES_ROWS
 		ON CONFLICT (id) DO UPDATE SET person_id = excluded.person_id, account_id = excluded.account_id, chat_id = excluded.chat_id,
 			reply_to_message_id = excluded.reply_to_message_id, source_message_revision = excluded.source_message_revision,
 			reason = excluded.reason, candidates = excluded.candidates, evidence_ids = excluded.evidence_ids,
@@ -527,7 +524,7 @@ const (
 	// Re-publishing withdraws a retraction; closed_at then follows the owner's
 	// state alone (completed, skipped, dismissed), which a publication never writes.
 	upsertActivity = `INSERT INTO activities (id, kind, title, detail, person_id, parent_id, draft_id, occurrence_key, section, rank,
-			reason, payload, evidence_ids, revision, created_at, updated_at) VALUES VALUES_ROWS
+			reason, payload, evidence_ids, revision, created_at, updated_at, publisher, published_run_id) VALUES VALUES_ROWS
 		ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, title = excluded.title, detail = excluded.detail,
 			person_id = excluded.person_id, parent_id = excluded.parent_id, draft_id = excluded.draft_id,
 			occurrence_key = excluded.occurrence_key, section = excluded.section, rank = excluded.rank, reason = excluded.reason,
@@ -538,8 +535,11 @@ const (
 )
 
 // apply writes the publication inside t at the revision t bumped and
-// touches what it changed. It never writes owner-owned tables.
-func apply(r *contract.Result, t *txn) error {
+// touches what it changed. It never writes owner-owned tables. A new
+// activity or draft records publisher and r's run as the publication that
+// first published it (what a run's work became, run_fates.go); the
+// upserts never change that on a re-publication.
+func apply(r *contract.Result, t *txn, publisher string) error {
 	tx, rev, now := t.DB, t.rev, t.now
 	rows := make([][]any, 0, len(r.SourceRefs))
 	for _, s := range r.SourceRefs {
@@ -568,7 +568,7 @@ func apply(r *contract.Result, t *txn) error {
 	rows = rows[:0]
 	for _, d := range r.ReplyDrafts {
 		rows = append(rows, []any{d.ID, nullable(d.PersonID), d.AccountID, d.ChatID, deref(d.ReplyToMessageID), d.SourceMessageRevision,
-			d.Reason, jsonText(d.Candidates), evidenceText(d.EvidenceIDs), rev, now, now})
+			d.Reason, jsonText(d.Candidates), evidenceText(d.EvidenceIDs), rev, now, now, publisher, r.RunID})
 		t.touch("draft:" + d.ID)
 	}
 	if err := execRows(tx, upsertDraft, rows); err != nil {
@@ -586,7 +586,7 @@ func apply(r *contract.Result, t *txn) error {
 			section, rank, reason = rec.Section, rec.Rank, deref(rec.Reason)
 		}
 		rows = append(rows, []any{a.ID, a.Kind, a.Title, deref(a.Detail), nullable(a.PersonID), nullable(a.ParentID), draftID,
-			deref(a.OccurrenceKey), section, rank, reason, jsonText(a.BoundPayload()), evidenceText(a.EvidenceIDs), rev, now, now})
+			deref(a.OccurrenceKey), section, rank, reason, jsonText(a.BoundPayload()), evidenceText(a.EvidenceIDs), rev, now, now, publisher, r.RunID})
 		t.touch("activity:" + a.ID)
 	}
 	if err := execRows(tx, upsertActivity, rows); err != nil {

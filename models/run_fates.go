@@ -24,41 +24,6 @@ import (
 // runs started in the last 7 and the last 30 days.
 var FateWindows = []int{7, 30}
 
-// stampPublished records publisher and runID as the first publication of
-// the activities and drafts r created: those whose created_at is this
-// transaction's instant. A re-published item keeps the run that
-// introduced it.
-func stampPublished(t *txn, publisher string, r *contract.Result) error {
-	for _, table := range []struct {
-		name string
-		ids  []string
-	}{{"activities", activityIDs(r)}, {"reply_drafts", draftIDs(r)}} {
-		for chunk := range slices.Chunk(table.ids, 500) {
-			if err := t.Table(table.name).Where("id IN ? AND created_at = ? AND published_run_id = ''", chunk, t.now).
-				Updates(map[string]any{"publisher": publisher, "published_run_id": r.RunID}).Error; err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func activityIDs(r *contract.Result) []string {
-	out := make([]string, len(r.Activities))
-	for i, a := range r.Activities {
-		out[i] = a.ID
-	}
-	return out
-}
-
-func draftIDs(r *contract.Result) []string {
-	out := make([]string, len(r.ReplyDrafts))
-	for i, d := range r.ReplyDrafts {
-		out[i] = d.ID
-	}
-	return out
-}
-
 // fateTally is a WorkFates being summed, with what its cost per accepted
 // item divides: the cost and accepted items of the runs that reported a cost.
 type fateTally struct {
