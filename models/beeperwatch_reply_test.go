@@ -268,3 +268,20 @@ func TestTheWatchsBaselineReplacesNothing(t *testing.T) {
 		t.Fatalf("outcome %+v, fates %+v, decisions %+v; want the draft open", o, f, decisions)
 	}
 }
+
+func TestAHandedOffDraftStaysHandedOffWhenItsWordsAppearInBeeper(t *testing.T) {
+	s, _, fake, client := beeperReplyFixture(t)
+	ctx := context.Background()
+	plan, err := s.PrepareHandOff(ctx, HandOff{ChatID: beepertest.AnaChatID, DraftID: "draft-ana", Form: WordingForm{Body: "Saturday works! 8?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordHandOff(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "Saturday works! 8?")
+	watchPass(t, s, client)
+	if o, f, _ := draftFate(t, s); o == nil || o.Kind != DraftHandedOff || f.HandedOff != 1 {
+		t.Fatalf("outcome %+v, fates %+v; want handed off", o, f)
+	}
+}
