@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -126,7 +127,7 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 				row.UpdatedAt = t.now
 			}
 			row.Title, row.Muted = n.Title, n.Muted
-			var incoming []WatchedMessage
+			var incoming, mine []WatchedMessage
 			for _, m := range n.Messages {
 				if sortkey.Compare(m.SortKey, row.LastSortKey) > 0 {
 					row.LastSortKey = m.SortKey
@@ -143,7 +144,9 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 					return err
 				}
 				recorded++
-				if !m.IsSender {
+				if m.IsSender {
+					mine = append(mine, m)
+				} else {
 					incoming = append(incoming, m)
 				}
 			}
@@ -158,6 +161,9 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 				if err := staleDrafts(t, n.ID, row.LastIncomingSortKey); err != nil {
 					return err
 				}
+			}
+			if err := answeredInBeeper(t, n, mine); err != nil {
+				return err
 			}
 		}
 		now := t.now
@@ -199,6 +205,82 @@ func recordMessage(t *txn, chat WatchedChat, m WatchedMessage) error {
 		return nil
 	}
 	return err
+}
+
+// WatchAnsweredNote notes a reply activity the Beeper watch completed: the
+// owner answered its chat in Beeper itself, not with hearth's controls.
+const WatchAnsweredNote = "answered in Beeper (seen by the watch)"
+
+// answeredInBeeper settles as replaced the live drafts of chat that the
+// owner answered in Beeper itself (another device, the Beeper app): mine
+// are the owner's new messages, oldest first, and each replaces the
+// drafts written before it, with its text, as an own reply without a
+// send; their reply activities complete as the owner's decision noted
+// WatchAnsweredNote (activity_decisions' cause CHECK knows no "watch"
+// cause; the own-reply action without a send is the watch's). A message that
+// may be one of hearth's own sends (they show in the chat as the owner's
+// too) replaces nothing: when in doubt, the draft stays open.
+func answeredInBeeper(t *txn, chat WatchedChat, mine []WatchedMessage) error {
+	if len(mine) == 0 {
+		return nil
+	}
+	var drafts []ReplyDraft
+	// Drafts with a send going or gone are hearth's to settle (SettleSend);
+	// a hand-off's draft waits for its own words in Beeper.
+	if err := t.Raw(`SELECT d.id, d.source_message_revision FROM reply_drafts d WHERE d.chat_id = ? AND d.retracted_at IS NULL AND d.settled_at IS NULL
+		AND NOT EXISTS (SELECT 1 FROM sends s WHERE s.draft_id = d.id AND s.status IN ?)
+		AND NOT EXISTS (SELECT 1 FROM reply_actions a WHERE a.draft_id = d.id AND a.action = ?) ORDER BY d.id`,
+		chat.ID, []string{SendSent, SendPending, SendUnknown}, ActionHandedOff).Scan(&drafts).Error; err != nil {
+		return err
+	}
+	if len(drafts) == 0 {
+		return nil
+	}
+	var sends []Send
+	if err := t.Select("status, pending_message_id, body, created_at").Where("chat_id = ?", chat.ID).Find(&sends).Error; err != nil {
+		return err
+	}
+	for _, m := range mine {
+		if slices.ContainsFunc(sends, func(sd Send) bool { return maybeSend(sd, m) }) {
+			continue
+		}
+		var replaced []string
+		for _, d := range drafts {
+			if sortkey.Compare(m.SortKey, d.SourceMessageRevision) > 0 {
+				replaced = append(replaced, d.ID)
+			}
+		}
+		if len(replaced) == 0 {
+			continue
+		}
+		drafts = slices.DeleteFunc(drafts, func(d ReplyDraft) bool { return slices.Contains(replaced, d.ID) })
+		acts, err := replaceDrafts(t, chat.ID, chat.AccountID, replaced, ReplyAction{Body: m.Text})
+		if err != nil {
+			return err
+		}
+		for _, a := range acts {
+			if err := decideBy(t, ActivityState{ActivityID: a, State: StateCompleted, Note: WatchAnsweredNote, Revision: t.rev, UpdatedAt: t.now}, CauseOwner, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// maybeSend reports whether m may be send's message in the chat: by the
+// message ID Beeper gave it, by its text (as ReconcileSend finds it), or,
+// while the send is still pending (Beeper has not named its message, or
+// gives it another ID once sent), by being no older than its attempt.
+func maybeSend(send Send, m WatchedMessage) bool {
+	if send.PendingMessageID != "" && send.PendingMessageID == m.ID {
+		return true
+	}
+	norm := func(s string) string { return strings.TrimSpace(NormalizeNewlines(s)) }
+	if norm(send.Body) == norm(m.Text) {
+		return true
+	}
+	// A minute's slack for clocks, as ReconcileSend reads back to the attempt.
+	return send.Status == SendPending && (m.Timestamp.IsZero() || !m.Timestamp.Before(send.CreatedAt.Add(-time.Minute)))
 }
 
 // staleDrafts bumps the revision, so open pages show it at once, when a

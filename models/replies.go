@@ -125,6 +125,21 @@ func settleDrafts(t *txn, draftIDs []string) error {
 	return t.Model(&ReplyDraft{}).Where("id IN ? AND settled_at IS NULL", draftIDs).UpdateColumn("settled_at", t.now).Error
 }
 
+// replaceDrafts records the owner's own reply (act: its send, or the text
+// the owner typed in Beeper) as replacing drafts of a chat: each gets an
+// own-reply action and is settled. It returns their open reply
+// activities, for the caller to complete under its cause.
+func replaceDrafts(t *txn, chatID, accountID string, drafts []string, act ReplyAction) ([]string, error) {
+	act.Action = ActionOwnReply
+	if err := recordReplyAction(t, chatID, accountID, drafts, act); err != nil {
+		return nil, err
+	}
+	if err := settleDrafts(t, drafts); err != nil {
+		return nil, err
+	}
+	return openReplyActivities(t, drafts)
+}
+
 // openReplyActivities are the open, live reply activities naming drafts.
 func openReplyActivities(t *txn, draftIDs []string) ([]string, error) {
 	if len(draftIDs) == 0 {
@@ -588,7 +603,8 @@ func attachOutcomes(tx *gorm.DB, drafts []contract.DraftView) error {
 		o := &contract.DraftOutcomeView{At: a.CreatedAt}
 		switch a.Action {
 		case ActionOwnReply:
-			o.Kind, o.Text, o.SendKey = DraftReplaced, deref(a.SendBody), deref(a.SendKey)
+			// Without a send the owner typed it in Beeper: its text is the action's.
+			o.Kind, o.Text, o.SendKey = DraftReplaced, cmp.Or(deref(a.SendBody), a.Body), deref(a.SendKey)
 		case ActionHandedOff:
 			o.Kind, o.Text = DraftHandedOff, a.Body
 		default:
@@ -633,7 +649,7 @@ func replyDecisionPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[c
 		v := contract.ReplyDecisionView{ID: r.ID, ChatID: r.ChatID, AccountID: r.AccountID, DraftID: string(r.DraftID), Decision: r.Action,
 			Until: r.Until, Text: r.Body, At: r.CreatedAt}
 		if r.Action == ActionOwnReply {
-			v.Text, v.SendKey = deref(r.SendBody), deref(r.SendKey)
+			v.Text, v.SendKey = cmp.Or(deref(r.SendBody), r.Body), deref(r.SendKey)
 		}
 		views[i] = v
 	}

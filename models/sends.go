@@ -272,16 +272,8 @@ func (s *Store) SettleSend(ctx context.Context, id int64, status, pendingID, err
 			if err != nil {
 				return err
 			}
-			if err := recordReplyAction(t, send.ChatID, send.AccountID, replaced, ReplyAction{Action: ActionOwnReply, SendID: &send.ID}); err != nil {
+			if ids, err = replaceDrafts(t, send.ChatID, send.AccountID, replaced, ReplyAction{SendID: &send.ID}); err != nil {
 				return err
-			}
-			if err := settleDrafts(t, replaced); err != nil {
-				return err
-			}
-			if len(replaced) > 0 {
-				if err := t.Model(&Activity{}).Where("draft_id IN ? AND retracted_at IS NULL AND closed_at IS NULL", replaced).Pluck("id", &ids).Error; err != nil {
-					return err
-				}
 			}
 		} else {
 			// Its reply went out: settled now, even if a decision settled it before.

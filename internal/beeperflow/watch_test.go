@@ -95,11 +95,13 @@ func TestAStaleDraftIsMarkedWithinOneWatchInterval(t *testing.T) {
 	if !ac.ReplyDrafts.Items[0].Stale {
 		t.Fatal("the agent context does not say the draft is stale")
 	}
-	// The owner's own message is recorded but neither bumps the revision nor marks a job again.
+	// The owner's own message in a chat with no draft to settle is recorded
+	// but neither bumps the revision nor marks a job again (in Ana's chat it
+	// would replace her draft: TestTheWatchSettlesADraftTheOwnerAnsweredInBeeper).
 	rev := mustRevision(t, s)
 	wake, _, _ := s.NextWakeAt(ctx)
 	now.Advance(time.Second)
-	fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "Sunday works too")
+	fake.Incoming(beepertest.TomasChatID, beepertest.SelfID, "Sunday works too")
 	if n, err := w.Tick(ctx); err != nil || n != 1 || mustRevision(t, s) != rev {
 		t.Fatalf("own message: recorded %d, %v, revision %d → %d", n, err, rev, mustRevision(t, s))
 	}
