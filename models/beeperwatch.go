@@ -227,7 +227,8 @@ func answeredInBeeper(t *txn, chat WatchedChat, mine []WatchedMessage) error {
 	var drafts []ReplyDraft
 	// Drafts with a send going or gone are hearth's to settle (SettleSend);
 	// a hand-off's draft waits for its own words in Beeper.
-	if err := t.Raw(`SELECT d.id, d.source_message_revision FROM reply_drafts d WHERE d.chat_id = ? AND d.retracted_at IS NULL AND d.settled_at IS NULL
+	if err := t.Raw(`SELECT d.id, d.source_message_revision FROM reply_drafts d INDEXED BY reply_drafts_chat_settled
+		WHERE d.chat_id = ? AND d.settled_at IS NULL AND d.retracted_at IS NULL
 		AND NOT EXISTS (SELECT 1 FROM sends s WHERE s.draft_id = d.id AND s.status IN ?)
 		AND NOT EXISTS (SELECT 1 FROM reply_actions a WHERE a.draft_id = d.id AND a.action = ?) ORDER BY d.id`,
 		chat.ID, []string{SendSent, SendPending, SendUnknown}, ActionHandedOff).Scan(&drafts).Error; err != nil {
@@ -236,8 +237,11 @@ func answeredInBeeper(t *txn, chat WatchedChat, mine []WatchedMessage) error {
 	if len(drafts) == 0 {
 		return nil
 	}
+	// The chat's recent sends (sends_chat): a message the watch sees now is
+	// not one hearth sent weeks ago, and the chat's history is not read.
 	var sends []Send
-	if err := t.Select("status, pending_message_id, body, created_at").Where("chat_id = ?", chat.ID).Find(&sends).Error; err != nil {
+	if err := t.Select("status, pending_message_id, body, created_at").Where("chat_id = ? AND created_at >= ?", chat.ID, t.now.Add(-contract.ContextHistory)).
+		Find(&sends).Error; err != nil {
 		return err
 	}
 	for _, m := range mine {
@@ -284,10 +288,13 @@ func maybeSend(send Send, m WatchedMessage) bool {
 }
 
 // staleDrafts bumps the revision, so open pages show it at once, when a
-// live draft of chatID was written before the newest incoming message.
+// live draft of chatID was written before the newest incoming message. A
+// settled draft (sent, replaced, declined) has no reply left to go stale,
+// and reading only the unsettled ones keeps the chat's history unread.
 func staleDrafts(t *txn, chatID, newest string) error {
 	var drafts []ReplyDraft
-	if err := t.Select("id, source_message_revision").Where("chat_id = ? AND retracted_at IS NULL", chatID).Find(&drafts).Error; err != nil {
+	if err := t.Table("reply_drafts INDEXED BY reply_drafts_chat_settled").Select("id, source_message_revision").
+		Where("chat_id = ? AND settled_at IS NULL AND retracted_at IS NULL", chatID).Find(&drafts).Error; err != nil {
 		return err
 	}
 	for _, d := range drafts {
