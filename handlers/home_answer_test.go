@@ -66,6 +66,8 @@ func TestAnOwnerActionCarriesItsRevisionExactlyWhenItsRowIsTheWholeChange(t *tes
 		alone    bool
 	}{
 		{name: "a step's tick keeps its routine open", action: step{"/activities/" + stretch + "/state", url.Values{"state": {"completed"}, "expanded": {"false"}}}, answer: routine, alone: true},
+		{name: "a tick beside a step deferred past today", setup: []step{{"/activities/" + weigh + "/state", url.Values{"state": {"deferred"}, "until": {"2026-10-05"}}}},
+			action: step{"/activities/" + stretch + "/state", url.Values{"state": {"completed"}, "expanded": {"false"}}}, answer: routine, alone: true},
 		{name: "a step dismissed is listed under Later", action: step{"/activities/" + stretch + "/state", state("dismissed")}, answer: routine},
 		{name: "a step that settles its routine", setup: []step{{"/activities/" + stretch + "/state", state("completed")}},
 			action: step{"/activities/" + weigh + "/state", state("skipped")}, answer: routine},

@@ -332,16 +332,19 @@ func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, Day, error) {
 	return out, day, nil
 }
 
-// homeRowAt reads activity id and its steps as Home shows them (dismissed
-// steps have left their routine), with the owner's day its controls
-// compute dates from; raw is every row read, dismissed steps included.
+// homeRowAt reads activity id and its steps as Home shows them (a step
+// that is not on Home today, dismissed or deferred past today, has left its
+// routine, as onHomeToday says for Home), with the owner's day its controls
+// compute dates from; raw is every row read, those steps included.
 func homeRowAt(tx *gorm.DB, id string, now time.Time) (row HomeRow, day Day, raw []activityRow, err error) {
 	if raw, err = scanActivityRows(tx.Raw(homeRowQuery, map[string]any{"id": id})); err != nil {
 		return
 	}
-	rows := slices.DeleteFunc(slices.Clone(raw), func(r activityRow) bool {
-		return r.State != nil && *r.State == StateDismissed && r.ID != id
-	})
+	today, err := ownerDay(tx, now, "")
+	if err != nil {
+		return
+	}
+	rows := slices.DeleteFunc(slices.Clone(raw), func(r activityRow) bool { return r.ID != id && !onHomeToday(r, today) })
 	tops, err := decorate(tx, rows, now)
 	if err != nil {
 		return
