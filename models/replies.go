@@ -107,10 +107,13 @@ func recordReplyAction(t *txn, chatID, accountID string, draftIDs []string, act 
 }
 
 // unsentDrafts are the live drafts of a chat with no send that went out or
-// is still going: the ones an owner decision about the chat concerns.
+// is still going: the ones an owner decision about the chat concerns. A
+// draft a decision already settled (declined, replaced) keeps that fate,
+// and the chat's settled history is not read.
 func unsentDrafts(t *txn, chatID string) ([]string, error) {
 	var ids []string
-	err := t.Raw(`SELECT d.id FROM reply_drafts d WHERE d.chat_id = ? AND d.retracted_at IS NULL
+	err := t.Raw(`SELECT d.id FROM reply_drafts d INDEXED BY reply_drafts_chat_settled
+		WHERE d.chat_id = ? AND d.settled_at IS NULL AND d.retracted_at IS NULL
 		AND NOT EXISTS (SELECT 1 FROM sends s WHERE s.draft_id = d.id AND s.status IN ?) ORDER BY d.id`,
 		chatID, []string{SendSent, SendPending, SendUnknown}).Scan(&ids).Error
 	return ids, err

@@ -307,3 +307,37 @@ func TestTheAgentContextCarriesEachJobsFatesCompactToo(t *testing.T) {
 		}
 	}
 }
+
+// A decision about a chat concerns its drafts still open: the owner's own
+// reply after declining a draft leaves that draft declined (and records
+// nothing more about it), and declining after an own reply leaves the
+// replaced draft replaced.
+func TestAnOwnerDecisionLeavesDraftsAlreadySettledAsTheyWere(t *testing.T) {
+	s, now := newTestStore(t)
+	ctx := context.Background()
+	runPublishing(t, s, "run-d", "messages", nil, newPub("run-d-1", 0).Add("replyDrafts", chatDraft("declined")).Add("replyDrafts", chatDraft("replaced")))
+	if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: "chat-declined", AccountID: "acc"}); err != nil {
+		t.Fatal(err)
+	}
+	now.Advance(72 * time.Hour)
+	sendIn(t, s, SendCommand{SendKey: "own-1", ChatID: "chat-declined", Body: "Changed my mind", SourceMessageRevision: "10"})
+	sendIn(t, s, SendCommand{SendKey: "own-2", ChatID: "chat-replaced", Body: "I wrote this myself", SourceMessageRevision: "10"})
+	now.Advance(time.Hour)
+	if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: "chat-replaced", AccountID: "acc"}); err != nil {
+		t.Fatal(err)
+	}
+	got := runFates(t, s, "run-d")
+	if got.Declined != 1 || got.Replaced != 1 || got.Drafts != 2 {
+		t.Errorf("fates %+v; want the declined draft declined and the replaced one replaced", got)
+	}
+	ac, err := s.AgentContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{"declined": DraftDeclined, "replaced": DraftReplaced} {
+		d := contextDraft(t, ac, id)
+		if d.Outcome == nil || d.Outcome.Kind != want {
+			t.Errorf("context: draft %s's outcome %+v, want %s", id, d.Outcome, want)
+		}
+	}
+}
