@@ -135,9 +135,13 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 			PublishedRunID string
 			Publisher      string
 			Retracted      bool
+			SetAside       bool // its reply row dismissed or skipped on Home
 		}
-		if err := tx.Raw(`SELECT id, published_run_id, publisher, retracted_at IS NOT NULL AS retracted FROM reply_drafts INDEXED BY reply_drafts_published
-			WHERE published_run_id IN ? AND published_run_id <> ''`, chunk).Scan(&drafts).Error; err != nil {
+		if err := tx.Raw(`SELECT d.id, d.published_run_id, d.publisher, d.retracted_at IS NOT NULL AS retracted,
+				EXISTS (SELECT 1 FROM activities a JOIN activity_states s ON s.activity_id = a.id
+					WHERE a.draft_id = d.id AND s.state IN ('dismissed', 'skipped')) AS set_aside
+			FROM reply_drafts d INDEXED BY reply_drafts_published
+			WHERE d.published_run_id IN ? AND d.published_run_id <> ''`, chunk).Scan(&drafts).Error; err != nil {
 			return nil, err
 		}
 		views := make([]contract.DraftView, len(drafts))
@@ -168,7 +172,7 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 				f.Replaced++
 			case fate == DraftHandedOff:
 				f.HandedOff++
-			case fate == DraftDeclined:
+			case fate == DraftDeclined, fate == "" && d.SetAside:
 				f.Declined++
 			case d.Retracted:
 				f.DraftsWithdrawn++

@@ -341,3 +341,25 @@ func TestAnOwnerDecisionLeavesDraftsAlreadySettledAsTheyWere(t *testing.T) {
 		}
 	}
 }
+
+// Dismissing or skipping a draft's reply row on Home is the owner setting
+// the draft aside: declined, not still open; an undone dismissal is open.
+func TestAReplyRowSetAsideOnHomeCountsItsDraftDeclined(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	p := newPub("run-h-1", 0)
+	for _, id := range []string{"dismissed", "skipped", "open"} {
+		p.Add("replyDrafts", chatDraft(id)).Add("activities", map[string]any{"id": "reply-" + id, "kind": "reply", "title": "Answer",
+			"evidenceIds": []any{}, "payload": map[string]any{"draftId": id}})
+	}
+	runPublishing(t, s, "run-h", "messages", nil, p)
+	for id, state := range map[string]string{"reply-dismissed": StateDismissed, "reply-skipped": StateSkipped} {
+		if _, err := s.SetActivityState(ctx, id, state, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := runFates(t, s, "run-h")
+	if got.Drafts != 3 || got.Declined != 2 || got.DraftsOpen != 1 {
+		t.Fatalf("fates %+v; want 2 declined (dismissed, skipped) and 1 open", got)
+	}
+}
