@@ -197,7 +197,7 @@
       return;
     }
     var from = Math.max(seen, shownRevision());
-    var known = data.since > 0 && data.since <= from + 1;
+    var contiguous = data.since > 0 && data.since <= from + 1;
     seen = Math.max(seen, data.revision);
     // The newest commit's server time: hearth:refreshed passes it on, so
     // commit → screen can be measured from the commit itself.
@@ -208,7 +208,7 @@
     // other pages reload.
     if (data.revision > shownRevision()) {
       if (live()) catchUp(data.revision);
-      else reloadPage(data, known);
+      else reloadPage(data, contiguous);
     }
     if (document.body) document.body.dataset.seen = String(seen);
   }
