@@ -211,6 +211,9 @@ func recordMessage(t *txn, chat WatchedChat, m WatchedMessage) error {
 // owner answered its chat in Beeper itself, not with hearth's controls.
 const WatchAnsweredNote = "answered in Beeper (seen by the watch)"
 
+// HandOffSentNote notes a handed-off reply the watch saw the owner send.
+const HandOffSentNote = "sent in Beeper after the hand-off (seen by the watch)"
+
 // answeredInBeeper settles as replaced the live drafts of chat that the
 // owner answered in Beeper itself (another device, the Beeper app): mine
 // are the owner's new messages, oldest first, and each replaces the
@@ -219,19 +222,23 @@ const WatchAnsweredNote = "answered in Beeper (seen by the watch)"
 // WatchAnsweredNote (activity_decisions' cause CHECK knows no "watch"
 // cause; the own-reply action without a send is the watch's). A message that
 // may be one of hearth's own sends (they show in the chat as the owner's
-// too) replaces nothing: when in doubt, the draft stays open.
+// too) replaces nothing: when in doubt, the draft stays open. A handed-off
+// draft the owner's message follows settles as handed off instead, its
+// reply row done (noted HandOffSentNote).
 func answeredInBeeper(t *txn, chat WatchedChat, mine []WatchedMessage) error {
 	if len(mine) == 0 {
 		return nil
 	}
-	var drafts []ReplyDraft
-	// Drafts with a send going or gone are hearth's to settle (SettleSend);
-	// a hand-off's draft waits for its own words in Beeper.
-	if err := t.Raw(`SELECT d.id, d.source_message_revision FROM reply_drafts d INDEXED BY reply_drafts_chat_settled
+	// Drafts with a send going or gone are hearth's to settle (SettleSend).
+	// A handed-off draft waits for the owner's message in Beeper: it then
+	// settles as handed off (its reply row done), not as replaced.
+	var drafts []openDraft
+	if err := t.Raw(`SELECT d.id, d.source_message_revision,
+			EXISTS (SELECT 1 FROM reply_actions a WHERE a.draft_id = d.id AND a.action = ?) AS handed_off
+		FROM reply_drafts d INDEXED BY reply_drafts_chat_settled
 		WHERE d.chat_id = ? AND d.settled_at IS NULL AND d.retracted_at IS NULL
-		AND NOT EXISTS (SELECT 1 FROM sends s WHERE s.draft_id = d.id AND s.status IN ?)
-		AND NOT EXISTS (SELECT 1 FROM reply_actions a WHERE a.draft_id = d.id AND a.action = ?) ORDER BY d.id`,
-		chat.ID, []string{SendSent, SendPending, SendUnknown}, ActionHandedOff).Scan(&drafts).Error; err != nil {
+		AND NOT EXISTS (SELECT 1 FROM sends s WHERE s.draft_id = d.id AND s.status IN ?) ORDER BY d.id`,
+		ActionHandedOff, chat.ID, []string{SendSent, SendPending, SendUnknown}).Scan(&drafts).Error; err != nil {
 		return err
 	}
 	if len(drafts) == 0 {
@@ -248,24 +255,52 @@ func answeredInBeeper(t *txn, chat WatchedChat, mine []WatchedMessage) error {
 		if slices.ContainsFunc(sends, func(sd Send) bool { return maybeSend(sd, m) }) {
 			continue
 		}
-		var replaced []string
+		var replaced, handed []string
 		for _, d := range drafts {
-			if sortkey.Compare(m.SortKey, d.SourceMessageRevision) > 0 {
+			if sortkey.Compare(m.SortKey, d.SourceMessageRevision) <= 0 {
+				continue
+			}
+			if d.HandedOff {
+				handed = append(handed, d.ID)
+			} else {
 				replaced = append(replaced, d.ID)
 			}
 		}
-		if len(replaced) == 0 {
-			continue
-		}
-		drafts = slices.DeleteFunc(drafts, func(d ReplyDraft) bool { return slices.Contains(replaced, d.ID) })
+		drafts = slices.DeleteFunc(drafts, func(d openDraft) bool { return slices.Contains(replaced, d.ID) || slices.Contains(handed, d.ID) })
 		acts, err := replaceDrafts(t, chat.ID, chat.AccountID, replaced, ReplyAction{Body: m.Text})
 		if err != nil {
 			return err
 		}
-		for _, a := range acts {
-			if err := decideBy(t, ActivityState{ActivityID: a, State: StateCompleted, Note: WatchAnsweredNote, Revision: t.rev, UpdatedAt: t.now}, CauseOwner, nil); err != nil {
-				return err
-			}
+		if err := completeReplies(t, acts, WatchAnsweredNote); err != nil {
+			return err
+		}
+		if err := settleDrafts(t, handed); err != nil {
+			return err
+		}
+		if acts, err = openReplyActivities(t, handed); err != nil {
+			return err
+		}
+		if err := completeReplies(t, acts, HandOffSentNote); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openDraft is a draft of a watched chat still waiting for its reply.
+type openDraft struct {
+	ID                    string
+	SourceMessageRevision string
+	HandedOff             bool
+}
+
+// completeReplies completes reply activities the watch saw answered, as
+// the owner's decision with note (activity_decisions' cause CHECK knows no
+// "watch" cause).
+func completeReplies(t *txn, activities []string, note string) error {
+	for _, a := range activities {
+		if err := decideBy(t, ActivityState{ActivityID: a, State: StateCompleted, Note: note, Revision: t.rev, UpdatedAt: t.now}, CauseOwner, nil); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -284,4 +284,14 @@ func TestAHandedOffDraftStaysHandedOffWhenItsWordsAppearInBeeper(t *testing.T) {
 	if o, f, _ := draftFate(t, s); o == nil || o.Kind != DraftHandedOff || f.HandedOff != 1 {
 		t.Fatalf("outcome %+v, fates %+v; want handed off", o, f)
 	}
+	// The message the hand-off waited for has come: its reply row is done
+	// and the draft settled (it leaves the hot reads), still handed off.
+	row, _, err := s.HomeRow(ctx, "reply-ana")
+	if err != nil || row.UserState.State != StateCompleted || row.UserState.Note != HandOffSentNote {
+		t.Fatalf("reply row %+v, %v; want completed, noted %q", row.UserState, err, HandOffSentNote)
+	}
+	var settled int
+	if err := s.rdb.Raw("SELECT count(*) FROM reply_drafts WHERE id = 'draft-ana' AND settled_at IS NOT NULL").Scan(&settled).Error; err != nil || settled != 1 {
+		t.Fatalf("draft-ana settled: %d, %v", settled, err)
+	}
 }
