@@ -49,20 +49,22 @@ const demoHistoryDays = 42
 // (relative to its first day).
 const demoSeed = 17
 
-// demoClock is the store's clock under --demo: the real time, except while
-// the demo writes its history, when it stands at the moment being written,
-// so every row is dated as if the owner had used hearth for six weeks.
+// demoClock is the store's clock under --demo: the real time (moved by
+// offset, which only HEARTH_TEST_NOW sets), except while the demo writes
+// its history, when it stands at the moment being written, so every row
+// is dated as if the owner had used hearth for six weeks.
 type demoClock struct {
-	mu sync.Mutex
-	at time.Time
+	mu     sync.Mutex
+	at     time.Time
+	offset time.Duration
 }
 
-// Now is the moment being written, else the real time.
+// Now is the moment being written, else the (offset) real time.
 func (c *demoClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.at.IsZero() {
-		return time.Now()
+		return time.Now().Add(c.offset)
 	}
 	return c.at
 }

@@ -83,6 +83,11 @@ func cmdServe(args []string) error {
 	if *demo {
 		now = clock.Now
 	}
+	if offset, err := testNow(log); err != nil {
+		return err
+	} else if offset != 0 {
+		clock.offset, now = offset, clock.Now
+	}
 	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log), Init: *initDB, QuickCheck: true, OwedAfter: *owedAfter, Clock: now})
 	if err != nil {
 		return err
@@ -124,7 +129,7 @@ func cmdServe(args []string) error {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}
-	client, err := beeperClient(*beeperURL, *beeperTokenFile, *demo, log)
+	client, err := beeperClient(*beeperURL, *beeperTokenFile, *demo, clock.Now, log)
 	if err != nil {
 		return err
 	}
@@ -242,6 +247,23 @@ func testPause(log *slog.Logger) func(string) {
 			select {}
 		}
 	}
+}
+
+// testNow is the test-only hook of HEARTH_TEST_NOW=RFC3339: serve's clock
+// starts at that instant and runs on from it, so the date-sensitive e2e
+// tests see every weekday and DST change day on any day they run. Unset,
+// it is zero; nothing but tests should set it.
+func testNow(log *slog.Logger) (time.Duration, error) {
+	at := os.Getenv("HEARTH_TEST_NOW")
+	if at == "" {
+		return 0, nil
+	}
+	t, err := time.Parse(time.RFC3339, at)
+	if err != nil {
+		return 0, usageError("HEARTH_TEST_NOW: %v", err)
+	}
+	log.Warn("HEARTH_TEST_NOW is set: the clock is moved (test only)", "now", at)
+	return time.Until(t), nil
 }
 
 func demoTokenPath(dir string) string { return filepath.Join(dir, "agent.token") }
@@ -378,7 +400,7 @@ func loadDemo(ctx context.Context, store *models.Store, dir string, clock *demoC
 	if err != nil || rev > 0 {
 		return err
 	}
-	now := time.Now()
+	now := clock.Now()
 	body, err := demoResult(now, demoZone)
 	if err != nil {
 		return err
@@ -390,16 +412,16 @@ func loadDemo(ctx context.Context, store *models.Store, dir string, clock *demoC
 }
 
 // beeperClient connects to the configured Beeper Desktop API; in demo mode
-// without one it starts the fake on a free loopback port. No URL and no demo
+// without one it starts the fake on a free loopback port, on serve's clock. No URL and no demo
 // leaves Messages off.
-func beeperClient(baseURL, tokenFile string, demo bool, log *slog.Logger) (*beeper.Client, error) {
+func beeperClient(baseURL, tokenFile string, demo bool, now func() time.Time, log *slog.Logger) (*beeper.Client, error) {
 	if baseURL == "" && demo {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
 		const token = "fake-beeper-token"
-		go http.Serve(ln, beepertest.New(token, beepertest.WithClock(time.Now)))
+		go http.Serve(ln, beepertest.New(token, beepertest.WithClock(now)))
 		baseURL = "http://" + ln.Addr().String()
 		log.Info("demo Beeper (fake) listening", "url", baseURL)
 		return beeper.NewClient(baseURL, token), nil
