@@ -106,6 +106,9 @@ func cmdServe(args []string) error {
 	if !rec.RestoredFrom.IsZero() {
 		log.Warn("running on a restored backup: schedules wait for the owner on the Schedules page", "takenAt", rec.RestoredFrom, "restorePending", rec.Restored)
 	}
+	if len(rec.NotRetired) > 0 {
+		log.Warn("cancelled schedules whose definition file could not be moved to retired/; the Schedules page says why", "schedules", strings.Join(rec.NotRetired, ","))
+	}
 	if len(rec.Unfinished) > 0 {
 		log.Warn("schedule adds interrupted by the last stop could not be completed; they are quarantined on the Schedules page", "schedules", strings.Join(rec.Unfinished, ","))
 	}
