@@ -87,7 +87,7 @@ func cmdServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer closeChecked(store, log)
 	if store.PagesChecked() {
 		log.Info("database checked (quick_check)")
 	} else {
@@ -226,6 +226,18 @@ func cmdServe(args []string) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// closeChecked closes serve's store, which checks every page before it
+// records a clean stop; a failed check leaves no record, so the next start
+// checks again and refuses a damaged file.
+func closeChecked(store *models.Store, log *slog.Logger) {
+	start := time.Now()
+	if err := store.Close(); err != nil {
+		log.Error("database closed without a clean-stop record: the next start checks every page", "err", err)
+		return
+	}
+	log.Info("database closed and checked (quick_check)", "took", time.Since(start).Round(time.Millisecond))
 }
 
 // testPause is the test-only hook of HEARTH_TEST_PAUSE_AT=POINT (a
