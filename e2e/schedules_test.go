@@ -379,6 +379,51 @@ func TestScheduleJournalSurvivesSIGKILL(t *testing.T) {
 	}
 }
 
+// TestServeStartsAfterACancelWhoseFileCannotMove kills the real server
+// after a cancel committed, leaves another file under retired/ (as a
+// restore or a backup taken mid-cancel does), and restarts it: serve
+// starts, says which schedule's file stayed, and later writes go on.
+func TestServeStartsAfterACancelWhoseFileCannotMove(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	defs, retired := filepath.Join(dir, "schedules", "definitions"), filepath.Join(dir, "schedules", "retired")
+	token := strings.TrimSpace(runHearth(t, nil, "token", "create", "--name", "ops", "--scopes", "schedules:admin", "--data", dir).stdout)
+	body := func(id string) []byte {
+		return []byte(`{"requestKey":"key-` + id + `","id":"` + id + `","job":"night","cron":"30 2 * * *","zone":"UTC","prompt":"Check the build."}`)
+	}
+	srv := startServerIn(t, dir, []string{"HEARTH_TEST_PAUSE_AT=schedule-cancel-committed"})
+	agent := newAgentClient(srv.URL, token)
+	if status, resp, err := agent.do(http.MethodPost, "/api/schedules", body("stuck")); err != nil || status != http.StatusCreated {
+		t.Fatalf("create: %d %s %v", status, resp, err)
+	}
+	go agent.do(http.MethodPost, "/api/schedules/stuck/cancel", nil) // never answered
+	waitForLog(t, srv, "paused at schedule-cancel-committed")
+	srv.kill(t)
+	if err := os.MkdirAll(retired, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(retired, "stuck.md"), []byte("an older file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	srv = startServer(t, dir)
+	waitForLog(t, srv, "could not be moved to retired/")
+	if st := ledgerSchedules(t, dir); st["stuck"] != "cancelled" {
+		t.Fatalf("ledger = %v, want stuck cancelled", st)
+	}
+	if !exists(filepath.Join(defs, "stuck.md")) {
+		t.Error("the file that could not move is gone")
+	}
+	agent = newAgentClient(srv.URL, token)
+	if status, resp, err := agent.do(http.MethodPost, "/api/schedules", body("next")); err != nil || status != http.StatusCreated {
+		t.Fatalf("a later create: %d %s %v", status, resp, err)
+	}
+	status, resp, _ := agent.do(http.MethodGet, "/api/schedules", nil)
+	if status != http.StatusOK || !bytes.Contains(resp, []byte(`"stateReason":"file_not_retired"`)) || !bytes.Contains(resp, []byte("already holds another file")) {
+		t.Fatalf("the schedule does not say why its file stayed: %d %s", status, resp)
+	}
+}
+
 // TestScheduleBackupCopiesFilesAndARestoreWaitsForTheOwner backs up a live
 // server, restores the copy into a new data dir, and starts it.
 func TestScheduleBackupCopiesFilesAndARestoreWaitsForTheOwner(t *testing.T) {

@@ -419,6 +419,9 @@ type CancelResult struct {
 	// StoppedOccurrence is an admitted occurrence that had not started: it
 	// never will (state cancelled).
 	StoppedOccurrence *contract.ScheduleOccurrenceView `json:"stoppedOccurrence"`
+	// FileNotRetired says why the definition file could not be moved to
+	// retired/ (the cancel holds; the file stays where it was).
+	FileNotRetired string `json:"fileNotRetired,omitempty"`
 }
 
 // CancelSchedule cancels a schedule for actor: future and unstarted
@@ -494,11 +497,13 @@ func (s *Store) CancelSchedule(ctx context.Context, actor Actor, id string) (Can
 		return res, nil
 	}
 	s.pauseAt(PauseCancelCommitted)
-	if err := s.retire(ctx, id); err != nil {
+	problem, err := s.retire(ctx, id)
+	if err != nil {
 		// The cancel holds (the row is cancelled); the intent stays and the
 		// next schedule write or serve start retires the file.
 		return CancelResult{}, fmt.Errorf("models: cancel schedule %s: retire its file: %w", id, err)
 	}
+	res.FileNotRetired = problem
 	return res, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -782,5 +783,59 @@ func TestScheduleOutstandingIndexRefusesASecondOccurrence(t *testing.T) {
 	}
 	if err := insert(testNow.Add(-time.Hour), OccurrenceSucceeded); err != nil {
 		t.Errorf("a finished occurrence beside an outstanding one: %v", err)
+	}
+}
+
+// TestScheduleCancelWhoseFileCannotMoveIsRecordedAndBlocksNothing: a
+// definition file that cannot be moved to retired/ (a directory in its
+// place; another file already retired under the ID, as a restore or a
+// backup taken mid-cancel leaves) is recorded on the cancelled schedule
+// with why, in the answer too, and never fails a later schedule write or
+// serve's start; an interrupted cancel finished at start likewise.
+func TestScheduleCancelWhoseFileCannotMoveIsRecordedAndBlocksNothing(t *testing.T) {
+	cases := map[string]func(t *testing.T, s *Store, id string){
+		"a directory in place of the file": func(t *testing.T, s *Store, id string) {
+			p := filepath.Join(s.defs.DefinitionsDir(), id+".md")
+			must(t, os.Remove(p))
+			must(t, os.Mkdir(p, 0o700))
+		},
+		"another file already retired": func(t *testing.T, s *Store, id string) {
+			must(t, os.MkdirAll(s.defs.RetiredDir(), 0o700))
+			must(t, os.WriteFile(filepath.Join(s.defs.RetiredDir(), id+".md"), []byte("an older file\n"), 0o600))
+		},
+	}
+	for name, obstruct := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, _ := newTestStore(t)
+			ctx := context.Background()
+			mustCreate(t, s, opsActor, schedBody("k-stuck", map[string]any{"id": "stuck", "cron": "0 8 * * *", "zone": "UTC"}))
+			mustCreate(t, s, opsActor, schedBody("k-late", map[string]any{"id": "late", "cron": "0 9 * * *", "zone": "UTC"}))
+			obstruct(t, s, "stuck")
+			res, err := s.CancelSchedule(ctx, OwnerActor(), "stuck")
+			if err != nil || res.State != "cancelled" || res.FileNotRetired == "" {
+				t.Fatalf("cancel = %+v, %v; want cancelled, with why the file stayed", res, err)
+			}
+			v := mustView(t, s, "stuck")
+			if v.State != "cancelled" || v.StateReason != ReasonFileNotRetired || v.StateDetail != "cancelled by owner; "+res.FileNotRetired {
+				t.Errorf("view = %s/%s %q, want cancelled/%s, by whom and %q", v.State, v.StateReason, v.StateDetail, ReasonFileNotRetired, res.FileNotRetired)
+			}
+
+			// The same obstruction met by an interrupted cancel at serve's start.
+			interrupt(t, s, PauseCancelCommitted, func() { s.CancelSchedule(ctx, opsActor, "late") })
+			obstruct(t, s, "late")
+			if _, err := s.RecoverSchedules(ctx); err != nil {
+				t.Fatalf("start after an unmovable cancel: %v", err)
+			}
+			if v := mustView(t, s, "late"); v.State != "cancelled" || v.StateReason != ReasonFileNotRetired || !strings.Contains(v.StateDetail, "retired/") {
+				t.Errorf("recovered view = %s/%s %q", v.State, v.StateReason, v.StateDetail)
+			}
+			mustCreate(t, s, opsActor, schedBody("k-next", map[string]any{"id": "next", "cron": "0 8 * * *", "zone": "UTC"}))
+			if again, err := s.CancelSchedule(ctx, opsActor, "stuck"); err != nil || !again.AlreadyCancelled {
+				t.Errorf("cancel again = %+v, %v", again, err)
+			}
+			if _, err := s.CancelSchedule(ctx, opsActor, "next"); err != nil {
+				t.Errorf("a later cancel: %v", err)
+			}
+		})
 	}
 }

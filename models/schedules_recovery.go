@@ -64,19 +64,67 @@ func (s *Store) dropJournal(ctx context.Context, id string) error {
 
 // retire moves a cancelled schedule's file to retired/ and removes the
 // intent. A file that is in neither place (deleted outside hearth) has
-// nothing to retire.
-func (s *Store) retire(ctx context.Context, id string) error {
-	if err := s.defs.Retire(id); err != nil && !errors.Is(err, schedule.ErrNotFound) {
-		return err
+// nothing to retire. A file that cannot be moved (a directory in its
+// place, another file already retired under the ID, an I/O error) is
+// recorded on the cancelled row with why, and the intent removed in the
+// same transaction: the cancel holds, a cancelled schedule never reads its
+// file again, and a retry on every schedule write and start would fail
+// each of them. It returns what it recorded ("" when the file moved).
+func (s *Store) retire(ctx context.Context, id string) (string, error) {
+	err := s.defs.Retire(id)
+	if err == nil || errors.Is(err, schedule.ErrNotFound) {
+		return "", s.dropJournal(ctx, id)
 	}
-	return s.dropJournal(ctx, id)
+	problem := "its definition file could not be moved to retired/: " + retireProblem(id, err) +
+		"; it never runs again, and the file may be moved or deleted by hand"
+	_, err = s.commit(ctx, func(t *txn) error {
+		res := t.Model(&Schedule{}).Where("id = ? AND state = ?", id, string(schedule.StatusCancelled)).Updates(map[string]any{
+			"state_reason": ReasonFileNotRetired, "state_detail": gorm.Expr("state_detail || ?", "; "+problem), "updated_at": t.now,
+		})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected > 0 {
+			rev, err := t.bump()
+			if err != nil {
+				return err
+			}
+			t.touch("schedule:" + id)
+			if err := t.Model(&Schedule{}).Where("id = ?", id).Update("revision", rev).Error; err != nil {
+				return err
+			}
+		}
+		return t.Where("schedule_id = ? AND op = ?", id, journalRetire).Delete(&scheduleJournal{}).Error
+	})
+	if err != nil {
+		return "", fmt.Errorf("models: record the unretired file of %s: %w", id, err)
+	}
+	return problem, nil
 }
+
+// retireProblem says, for the owner, why a file did not move.
+func retireProblem(id string, err error) string {
+	var q *schedule.QuarantineError
+	switch {
+	case errors.Is(err, schedule.ErrExists):
+		return "retired/" + id + ".md already holds another file"
+	case errors.As(err, &q) && q.Reason == schedule.QuarantineNotRegular && q.Err != nil:
+		return "definitions/" + id + ".md is " + q.Err.Error() + ", not a file"
+	case errors.As(err, &q):
+		return "definitions/" + id + ".md: " + string(q.Reason)
+	}
+	return err.Error()
+}
+
+// ReasonFileNotRetired is the ledger's reason for a cancelled schedule
+// whose definition file could not be moved to retired/.
+const ReasonFileNotRetired = "file_not_retired"
 
 // journalOutcome counts what recoverJournal did; unfinished are the adds it
 // could not complete as journalled and recorded as quarantined.
 type journalOutcome struct {
 	completed, rolledBack, retired int
-	unfinished                     []string
+	unfinished, notRetired         []string
 }
 
 // recoverJournal finishes every pending file operation; the caller holds
@@ -108,8 +156,9 @@ func (s *Store) recoverJournalCounted(ctx context.Context) (journalOutcome, erro
 			row, problem := journalRow(e)
 			d, err := s.defs.Load(e.ScheduleID)
 			var q *schedule.QuarantineError
-			if err != nil && !errors.As(err, &q) && !errors.Is(err, schedule.ErrNotFound) {
-				return n, fmt.Errorf("models: schedule journal: add %s: %w", e.ScheduleID, err)
+			if err != nil && !errors.As(err, &q) && !errors.Is(err, schedule.ErrNotFound) && problem == "" {
+				// An I/O error reading it: recorded below like any unreadable file.
+				problem = "its file cannot be read: " + err.Error()
 			}
 			missing := errors.Is(err, schedule.ErrNotFound) || (q != nil && q.Reason == schedule.QuarantineMissing)
 			switch {
@@ -142,8 +191,13 @@ func (s *Store) recoverJournalCounted(ctx context.Context) (journalOutcome, erro
 				n.unfinished = append(n.unfinished, e.ScheduleID)
 			}
 		case journalRetire:
-			if err := s.retire(ctx, e.ScheduleID); err != nil {
+			problem, err := s.retire(ctx, e.ScheduleID)
+			if err != nil {
 				return n, fmt.Errorf("models: schedule journal: retire %s: %w", e.ScheduleID, err)
+			}
+			if problem != "" {
+				n.notRetired = append(n.notRetired, e.ScheduleID)
+				continue
 			}
 			n.retired++
 		}
@@ -248,6 +302,9 @@ type ScheduleRecovery struct {
 	// Unfinished are interrupted adds that could not be completed as
 	// journalled; they are recorded as quarantined.
 	Unfinished []string
+	// NotRetired are cancelled schedules whose file could not be moved to
+	// retired/; each says why on the Schedules page (ReasonFileNotRetired).
+	NotRetired []string
 }
 
 // RecoverSchedules is run by serve at start, before it listens, and only
@@ -266,7 +323,7 @@ func (s *Store) RecoverSchedules(ctx context.Context) (ScheduleRecovery, error) 
 	if err != nil {
 		return rec, err
 	}
-	rec.Completed, rec.RolledBack, rec.Retired, rec.Unfinished = n.completed, n.rolledBack, n.retired, n.unfinished
+	rec.Completed, rec.RolledBack, rec.Retired, rec.Unfinished, rec.NotRetired = n.completed, n.rolledBack, n.retired, n.unfinished, n.notRetired
 	_, err = s.commit(ctx, func(t *txn) error {
 		var marks []backupCopy
 		if err := t.Find(&marks).Error; err != nil {

@@ -470,11 +470,35 @@ func Migrate(ctx context.Context, dataDir string) (from, to int64, err error) {
 // every commit (see committed); serve sets it before serving.
 func (s *Store) SetNotifier(n Notifier) { s.notifier = n }
 
-// Close closes the database.
+// Close closes the database. A QuickCheck store records a clean stop only
+// after a quick_check of the file as closed passed (see stopChecked);
+// damaged pages are ErrDamaged, and the next start checks again.
 func (s *Store) Close() error {
 	err := errors.Join(s.rsqlDB.Close(), s.sqlDB.Close())
 	if err == nil && s.markClean {
-		err = markClean(s.path)
+		if err = stopChecked(s.path); err == nil {
+			err = markClean(s.path)
+		}
+	}
+	return err
+}
+
+// stopChecked runs quick_check on a fresh connection once every other one
+// closed: the stamp a clean stop records lets the next start skip the
+// check, so it must vouch for the pages, not only for the file's size and
+// time (damage while serve ran changes both before the stamp is taken).
+// A fresh connection has no cached pages, so it reads what is on disk.
+func stopChecked(path string) error {
+	db, sqlDB, err := openGorm(readerDSN(path, DefaultBusyTimeout), time.Now)
+	if err != nil {
+		return fmt.Errorf("models: check at stop: %w", err)
+	}
+	err = checkPages(context.Background(), db, "quick_check", path)
+	if cerr := sqlDB.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("models: check at stop: %w", cerr)
+	}
+	if isDamaged(err) {
+		return damagedError(path, err)
 	}
 	return err
 }

@@ -412,3 +412,39 @@ func TestStartAfterACleanShutdownSkipsTheCheckAndAnythingElseChecks(t *testing.T
 		t.Fatalf("got %v, want ErrDamaged", err)
 	}
 }
+
+// TestDamageWhileServingIsFoundAtTheNextStartAfterACleanStop: pages
+// damaged under a running serve (the file overwritten in the middle) must
+// not be recorded as a clean stop, so the next start checks every page
+// and refuses the file.
+func TestDamageWhileServingIsFoundAtTheNextStartAfterACleanStop(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, Options{QuickCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPub("run-1", 0)
+	for i := range 40 {
+		p.Add("activities", task(fmt.Sprintf("task-%02d", i)))
+	}
+	mustPublish(t, s, p)
+	var page int
+	must(t, s.rdb.Raw("SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = 'activities'").Scan(&page).Error)
+	// Every commit into the file first, so the log cannot cover the damage.
+	must(t, s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error)
+	damagePage(t, DatabasePath(dir), page)
+
+	if err := s.Close(); !errors.Is(err, ErrDamaged) {
+		t.Errorf("Close of a file damaged while open = %v, want ErrDamaged", err)
+	}
+	s, err = Open(context.Background(), dir, Options{QuickCheck: true})
+	if err == nil {
+		checked := s.PagesChecked()
+		s.Close()
+		t.Fatalf("a file damaged while serve ran opened after its clean stop (pages checked: %v)", checked)
+	}
+	if !errors.Is(err, ErrDamaged) {
+		t.Fatalf("got %v, want ErrDamaged", err)
+	}
+}

@@ -302,6 +302,9 @@ func scheduleCancel(args []string) error {
 		printf(os.Stdout, "NOTE: the occurrence due %s is %s (attempt %d of %d); cancel does not stop or undo it\n",
 			o.DueAt.Format(time.RFC3339), o.State, o.Attempts, o.MaxAttempts)
 	}
+	if res.FileNotRetired != "" {
+		printf(os.Stdout, "NOTE: %s\n", res.FileNotRetired)
+	}
 	return nil
 }
 

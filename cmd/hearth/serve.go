@@ -92,7 +92,7 @@ func cmdServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer closeChecked(store, log)
 	if store.PagesChecked() {
 		log.Info("database checked (quick_check)")
 	} else {
@@ -110,6 +110,9 @@ func cmdServe(args []string) error {
 	}
 	if !rec.RestoredFrom.IsZero() {
 		log.Warn("running on a restored backup: schedules wait for the owner on the Schedules page", "takenAt", rec.RestoredFrom, "restorePending", rec.Restored)
+	}
+	if len(rec.NotRetired) > 0 {
+		log.Warn("cancelled schedules whose definition file could not be moved to retired/; the Schedules page says why", "schedules", strings.Join(rec.NotRetired, ","))
 	}
 	if len(rec.Unfinished) > 0 {
 		log.Warn("schedule adds interrupted by the last stop could not be completed; they are quarantined on the Schedules page", "schedules", strings.Join(rec.Unfinished, ","))
@@ -228,6 +231,18 @@ func cmdServe(args []string) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// closeChecked closes serve's store, which checks every page before it
+// records a clean stop; a failed check leaves no record, so the next start
+// checks again and refuses a damaged file.
+func closeChecked(store *models.Store, log *slog.Logger) {
+	start := time.Now()
+	if err := store.Close(); err != nil {
+		log.Error("database closed without a clean-stop record: the next start checks every page", "err", err)
+		return
+	}
+	log.Info("database closed and checked (quick_check)", "took", time.Since(start).Round(time.Millisecond))
 }
 
 // testPause is the test-only hook of HEARTH_TEST_PAUSE_AT=POINT (a
