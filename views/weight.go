@@ -93,7 +93,7 @@ func chartDaysOf(pts, tr []models.WeightPoint, loc *time.Location) []chartDay {
 	var sum, n float64
 	var first time.Time
 	for i, p := range pts {
-		k := p.At.In(loc).Format(time.DateOnly)
+		k := ownerTime(p.At, models.Day{Zone: loc}, time.DateOnly)
 		if k != key || len(days) == 0 {
 			key, sum, n, first = k, 0, 0, p.At
 			days = append(days, chartDay{})
