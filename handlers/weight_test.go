@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hearth/models"
 )
 
 // weightCSV is a plain file of days weigh-ins ending the day before testDate,
@@ -278,6 +281,54 @@ func TestExportFileIsNamedWithTheOwnersDate(t *testing.T) {
 		resp := ta.get("/export/"+file, "", cookie)
 		if cd := resp.header.Get("Content-Disposition"); resp.status != http.StatusOK || !strings.Contains(cd, "-2026-09-30.") {
 			t.Fatalf("%s: %d %q, want the owner's date 2026-09-30", file, resp.status, cd)
+		}
+	}
+}
+
+// TestWeightPageStaysSmallWithAHundredThousandReadings seeds 100,000 readings
+// (two years, a reading every ~10 minutes) through the store's import and
+// holds the page to a size a phone loads: the chart draws what 360 points of
+// width can show, the list the recent weigh-ins with the rest in the export.
+func TestWeightPageStaysSmallWithAHundredThousandReadings(t *testing.T) {
+	ta, cookie := homeApp(t)
+	const n = 100_000
+	end := testNow.Add(-time.Hour)
+	step := 2 * 365 * 24 * time.Hour / n
+	readings := make([]models.WeightReading, n)
+	for i := range readings {
+		// Distinct values within a day, so the import's same-day-same-value rule skips none.
+		readings[i] = models.WeightReading{Line: i + 2, At: end.Add(-time.Duration(n-1-i) * step), Value: 75 + 0.01*float64(i%1000), Unit: "kg"}
+	}
+	res, err := ta.store.ImportWeights(context.Background(), "plain", readings, false)
+	if err != nil || len(res.Added) != n {
+		t.Fatalf("import: %d added, %v", len(res.Added), err)
+	}
+	resp := ta.get("/weight", "", cookie)
+	if resp.status != http.StatusOK {
+		t.Fatalf("GET /weight: %s", resp)
+	}
+	t.Logf("/weight with %d readings: %d bytes", n, len(resp.body))
+	if len(resp.body) > 300<<10 {
+		t.Errorf("/weight is %d bytes with %d readings, want under 300 KB", len(resp.body), n)
+	}
+	d := resp.doc(t)
+	if dots := d.Find(`svg [data-testid="weight-dot"]`).Length(); dots == 0 || dots > 92 {
+		t.Errorf("%d dots on a 91-day chart, want one a day at most", dots)
+	}
+	if path := has(t, d, `path[data-testid="trend-path"]`).AttrOr("d", ""); strings.Count(path, "L") > 92 {
+		t.Errorf("trend path has %d segments, want one a day at most", strings.Count(path, "L"))
+	}
+	listed := d.Find(`[data-testid="weight-entry"]`).Length()
+	if listed == 0 || listed > 100 {
+		t.Errorf("%d weigh-ins listed, want the recent ones only", listed)
+	}
+	older := has(t, d, `[data-testid="weight-older"]`)
+	if !strings.Contains(older.Text(), fmt.Sprint(n-listed)) || older.Find(`a[href="/export/measurements.csv"]`).Length() != 1 {
+		t.Errorf("the note on older weigh-ins %q does not count them and link the export", older.Text())
+	}
+	for _, sel := range []string{`[data-testid="trend-now"]`, `[data-testid="change-7"]`, `[data-testid="change-30"]`} {
+		if has(t, d, sel).Text() == "" {
+			t.Errorf("%s is empty", sel)
 		}
 	}
 }

@@ -40,6 +40,16 @@
     if (note) note.hidden = false;
   }
 
+  // signedOut tells the page (and, through the offline part, the service
+  // worker) that the owner session is gone: an owner page then reloads,
+  // which sends it to log in, unless the owner is typing.
+  function signedOut() {
+    document.dispatchEvent(new CustomEvent("hearth:signed-out"));
+  }
+  document.addEventListener("hearth:signed-out", function () {
+    if (document.body && document.body.dataset.events) reloadPage({}, false);
+  });
+
   // A row is being edited once a field in it changed or has focus.
   document.addEventListener("input", function (e) {
     var row = e.target.closest("[data-row]");
@@ -148,7 +158,8 @@
     covers = Math.max(seen, known);
     refreshing = (async function () {
       var res = await fetch(url, { headers: { "HX-Request": "true" }, credentials: "same-origin" });
-      if (!res.ok) return;
+      if (res.status === 401 || (res.redirected && new URL(res.url).pathname === "/login")) signedOut();
+      if (!res.ok || res.redirected) return;
       var tpl = document.createElement("template");
       tpl.innerHTML = await res.text();
       var fresh = tpl.content.getElementById("live");
@@ -236,10 +247,22 @@
     es.onerror = function () {
       if (stream !== es || es.readyState !== EventSource.CLOSED) return;
       stream = null;
+      checkSession(url);
       backoff = Math.min(backoff ? backoff * 2 : 1, 64);
       retryTimer = setTimeout(connect, backoff * 1000);
     };
     stream = es;
+  }
+
+  // A stream the browser gave up on was refused, not cut: if the refusal
+  // is the session's end (a redirect to log in), the page says so and the
+  // phone forgets its copy of Home.
+  function checkSession(url) {
+    var ctrl = new AbortController();
+    fetch(url, { credentials: "same-origin", redirect: "manual", signal: ctrl.signal }).then(function (res) {
+      ctrl.abort();
+      if (res.type === "opaqueredirect" || res.status === 401) signedOut();
+    }, function () {});
   }
 
   function disconnect() {
@@ -296,6 +319,13 @@
   if ("serviceWorker" in navigator) {
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
   }
+
+  // The kept Home belongs to the session: once an answer says it is gone,
+  // the worker drops it.
+  document.addEventListener("hearth:signed-out", function () {
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+    if (worker) worker.postMessage("signed-out");
+  });
 
   var QUEUE = "hearth.offline.queue";
   // Replays the server refused, said on their rows for this page's life.
@@ -481,8 +511,16 @@
           retry = setTimeout(flush, 5000);
           return;
         }
-        if (res.type === "opaqueredirect" || res.status === 401 || res.status === 403 || res.status >= 500) {
-          // Signed out, or hearth could not save: keep it and say so.
+        if (res.type === "opaqueredirect" || res.status === 401) {
+          // The session is gone (a logout, a logout-all for a lost phone):
+          // nothing is sent under it. The action stays on this device for
+          // the owner to send after signing in again here.
+          setNote(shownOf(item.rows || [item.row]) || item.row, describe(item) + " Not sent yet: sign in again to send it.", "waiting");
+          document.dispatchEvent(new CustomEvent("hearth:signed-out"));
+          return;
+        }
+        if (res.status === 403 || res.status >= 500) {
+          // Not the owner's session, or hearth could not save: keep it and say so.
           setNote(shownOf(item.rows || [item.row]) || item.row, describe(item) + " Not sent yet: " + (res.status >= 500 ? "hearth could not save it; it will try again." : "sign in again to send it."), "waiting");
           return;
         }

@@ -7,8 +7,27 @@
 
 var SHELL_CACHE = "hearth-shell-" + VERSION;
 // Home as last loaded by this session; dropped on logout (here, and by the
-// server's Clear-Site-Data).
+// server's Clear-Site-Data), and as soon as any answer says the session is
+// gone (a logout-all for a lost phone): offline the worker cannot know, but
+// the first answer online tells it.
 var PAGE_CACHE = "hearth-home";
+
+// signedOut says an answer refused this device's session: a 401, or a page
+// sent to log in.
+function signedOut(res) {
+  return res.status === 401 || (res.redirected && new URL(res.url).pathname === "/login");
+}
+
+// forgetHome drops the kept Home, then hands on the answer.
+function forgetHome(res) {
+  return caches.delete(PAGE_CACHE).then(function () { return res; });
+}
+
+// A page's script saw a refusal the worker did not (the event stream, a
+// fragment read, a queued action's replay).
+self.addEventListener("message", function (e) {
+  if (e.data === "signed-out") e.waitUntil(forgetHome());
+});
 
 self.addEventListener("install", function (e) {
   e.waitUntil(caches.open(SHELL_CACHE).then(function (c) { return c.addAll(SHELL); }).then(function () { return self.skipWaiting(); }));
@@ -33,6 +52,7 @@ function offlinePage() {
 
 function home(req) {
   return fetch(req).then(function (res) {
+    if (signedOut(res)) return forgetHome(res);
     // Only Home itself: not a redirect to the login page, not an error.
     if (res.ok && !res.redirected && res.type === "basic") {
       var copy = res.clone();
@@ -63,5 +83,5 @@ self.addEventListener("fetch", function (e) {
     e.respondWith(home(req));
     return;
   }
-  e.respondWith(fetch(req).catch(offlinePage));
+  e.respondWith(fetch(req).then(function (res) { return signedOut(res) ? forgetHome(res) : res; }, offlinePage));
 });

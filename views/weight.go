@@ -77,7 +77,35 @@ type WeightChart struct {
 // chartDays is how far back the chart reaches from the newest entry.
 const chartDays = 91
 
-// chartOf lays out the entries and trend of the last chartDays days.
+// chartDay is one day of the chart: the mean of its weigh-ins, and the trend
+// after its last one.
+type chartDay struct {
+	at, trendAt   time.Time
+	mean, trendTo float64
+}
+
+// chartDaysOf groups the points (oldest first) by the owner's day. A dot a
+// day is what 312 units of width over 91 days can show, so the chart stays
+// the same size however often the owner (or an import) weighs.
+func chartDaysOf(pts, tr []models.WeightPoint, loc *time.Location) []chartDay {
+	var days []chartDay
+	var key string
+	var sum, n float64
+	var first time.Time
+	for i, p := range pts {
+		k := ownerTime(p.At, models.Day{Zone: loc}, time.DateOnly)
+		if k != key || len(days) == 0 {
+			key, sum, n, first = k, 0, 0, p.At
+			days = append(days, chartDay{})
+		}
+		sum, n = sum+p.Value, n+1
+		// A day's dot sits midway between its first and last weigh-in.
+		days[len(days)-1] = chartDay{at: first.Add(p.At.Sub(first) / 2), mean: sum / n, trendAt: tr[i].At, trendTo: tr[i].Value}
+	}
+	return days
+}
+
+// chartOf lays out the daily means and trend of the last chartDays days.
 func chartOf(d models.WeightData) WeightChart {
 	c := WeightChart{Left: 40, Right: 352, Top: 8, Bottom: 176}
 	if len(d.Points) == 0 {
@@ -88,14 +116,14 @@ func chartOf(d models.WeightData) WeightChart {
 	for from < len(d.Points) && d.Points[from].At.Before(last.AddDate(0, 0, -chartDays)) {
 		from++
 	}
-	pts, tr := d.Points[from:], d.Trend[from:]
-	t0, t1 := pts[0].At, last
+	days := chartDaysOf(d.Points[from:], d.Trend[from:], d.Zone)
+	t0, t1 := d.Points[from].At, last
 	if !t1.After(t0) {
 		t0, t1 = t0.Add(-24*time.Hour), t1.Add(24*time.Hour)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for i := range pts {
-		lo, hi = math.Min(lo, math.Min(pts[i].Value, tr[i].Value)), math.Max(hi, math.Max(pts[i].Value, tr[i].Value))
+	for _, day := range days {
+		lo, hi = math.Min(lo, math.Min(day.mean, day.trendTo)), math.Max(hi, math.Max(day.mean, day.trendTo))
 	}
 	if d.Goal != nil && d.GoalInUnit > lo-3 && d.GoalInUnit < hi+3 {
 		lo, hi = math.Min(lo, d.GoalInUnit), math.Max(hi, d.GoalInUnit)
@@ -111,13 +139,13 @@ func chartOf(d models.WeightData) WeightChart {
 	}
 	y := func(v float64) float64 { return c.Bottom - (c.Bottom-c.Top)*(v-lo)/(hi-lo) }
 	var path strings.Builder
-	for i := range pts {
-		c.Dots = append(c.Dots, ChartDot{X: x(pts[i].At), Y: y(pts[i].Value)})
+	for i, day := range days {
+		c.Dots = append(c.Dots, ChartDot{X: x(day.at), Y: y(day.mean)})
 		cmd := "L"
 		if i == 0 {
 			cmd = "M"
 		}
-		fmt.Fprintf(&path, "%s%.1f %.1f ", cmd, x(tr[i].At), y(tr[i].Value))
+		fmt.Fprintf(&path, "%s%.1f %.1f ", cmd, x(day.trendAt), y(day.trendTo))
 	}
 	c.TrendPath = strings.TrimSpace(path.String())
 	for v := lo; v <= hi+step/2; v += step {
@@ -131,8 +159,8 @@ func chartOf(d models.WeightData) WeightChart {
 		c.GoalY = y(d.GoalInUnit)
 	}
 	c.Title = fmt.Sprintf("Weight in %s, %s to %s", d.Unit, wDate(t0, d.Zone), wDate(last, d.Zone))
-	c.Desc = fmt.Sprintf("%d weigh-ins as dots between %s and %s %s; the trend line runs from %s to %s %s.",
-		len(pts), w1(lo), w1(hi), d.Unit, w1(tr[0].Value), w1(tr[len(tr)-1].Value), d.Unit)
+	c.Desc = fmt.Sprintf("%d weigh-ins on %d %s, each day's mean a dot, between %s and %s %s; the trend line runs from %s to %s %s.",
+		len(d.Points)-from, len(days), wPlural(len(days), "day"), w1(lo), w1(hi), d.Unit, w1(d.Trend[from].Value), w1(trendNow(d)), d.Unit)
 	return c
 }
 
@@ -174,6 +202,22 @@ func wPlural(n int, word string) string {
 	}
 	return word + "s"
 }
+
+// weightListMax is how many weigh-ins the page lists: about three months of
+// daily weigh-ins; the rest are in the measurements export, so the page stays
+// small however many readings an import brought.
+const weightListMax = 90
+
+// recentEntries is the newest weigh-ins the page lists.
+func recentEntries(d models.WeightData) []models.WeightEntry {
+	if len(d.Entries) > weightListMax {
+		return d.Entries[:weightListMax]
+	}
+	return d.Entries
+}
+
+// olderEntries is how many weigh-ins the list leaves to the export.
+func olderEntries(d models.WeightData) int { return len(d.Entries) - len(recentEntries(d)) }
 
 // importPreview is the first rows a dry run shows.
 func importPreview(r *models.WeightImport) []models.WeightReading {

@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"hearth/models"
+)
+
+// revocationDeadline bounds the waits for a logout-all from the CLI (another
+// process) to reach the server and the phone: a deadline, not a measurement.
+const revocationDeadline = models.SessionTrustWindow + 30*time.Second
+
+// keepHome loads Home through the service worker, so the phone keeps a copy.
+func (tb *tab) keepHome() {
+	tb.t.Helper()
+	tb.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
+	tb.do("reload through the worker", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
+	get(tb, "controlled", chromedp.Poll[bool](`navigator.serviceWorker.controller !== null`))
+	get(tb, "Home kept", chromedp.Poll[bool](`caches.has("hearth-home")`))
+}
+
+// waitHomeForgotten waits until the phone holds no copy of Home.
+func (tb *tab) waitHomeForgotten() {
+	tb.t.Helper()
+	deadline := time.Now().Add(revocationDeadline)
+	for get(tb, "Home kept", chromedp.Evaluate[bool](`caches.has("hearth-home")`, chromedp.EvalAwaitPromise)) {
+		if time.Now().After(deadline) {
+			tb.t.Fatalf("the phone still keeps Home %s after logout-all, online", revocationDeadline)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// assertNoHomeOffline unplugs the phone and opens Home: it is not there.
+func (tb *tab) assertNoHomeOffline(line *cable) {
+	tb.t.Helper()
+	tb.offline(line, true)
+	ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(line.URL+"/"), chromedp.WaitReady(css("body"))); err == nil {
+		if n := get(tb, "brief", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="brief"]').length`)); n != 0 {
+			tb.t.Errorf("after logout-all, offline Home still shows the brief")
+		}
+	}
+	tb.offline(line, false)
+}
+
+// sessionCookie is the phone's session cookie.
+func (tb *tab) sessionCookie() *http.Cookie {
+	tb.t.Helper()
+	var c *http.Cookie
+	tb.do("session cookie", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		res, err := cdp.Call(ctx, target, network.GetCookies, network.GetCookiesParams{URLs: []string{tb.srv.URL + "/"}})
+		for _, k := range res.Cookies {
+			if k.Name == "hearth_session" {
+				c = &http.Cookie{Name: k.Name, Value: k.Value}
+			}
+		}
+		return err
+	}))
+	if c == nil {
+		tb.t.Fatal("the phone has no session cookie")
+	}
+	return c
+}
+
+// waitSessionRefused waits until the server sends the session to log in.
+func waitSessionRefused(t *testing.T, base string, c *http.Cookie) {
+	t.Helper()
+	hc := &http.Client{Timeout: httpTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	deadline := time.Now().Add(revocationDeadline)
+	for {
+		req, _ := http.NewRequest(http.MethodGet, base+"/more", nil)
+		req.AddCookie(c)
+		resp, err := hc.Do(req)
+		must(t, err)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusSeeOther {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server still admits the session %s after logout-all", revocationDeadline)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestLogoutAllDropsTheKeptHomeFromAnOpenPhone: the lost phone is online
+// with Home open when the owner runs logout-all on the host. The event
+// stream ends with the session, its reconnect is sent to log in, and the
+// phone forgets its copy of Home, so offline it can no longer show it.
+func TestLogoutAllDropsTheKeptHomeFromAnOpenPhone(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
+	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	tb.login()
+	tb.keepHome()
+
+	wantExit(t, runHearth(t, nil, "owner", "logout-all", "--data", srv.DataDir), 0, "stdout", "Ended")
+	tb.waitHomeForgotten()
+	tb.assertNoHomeOffline(line)
+}
+
+// TestLogoutAllWhileOfflineSendsNoQueuedActionAndDropsTheKeptHome: the
+// phone is offline with an action queued when the owner runs logout-all.
+// Back online, the queued action is refused with the session (nothing
+// saved, it stays on the phone for after a new sign-in) and the phone
+// forgets its copy of Home.
+func TestLogoutAllWhileOfflineSendsNoQueuedActionAndDropsTheKeptHome(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
+	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	tb.login()
+	tb.keepHome()
+	day := demoDay(t)
+	weigh := "weigh-in-" + day
+	tb.expand("morning-routine-"+day, "routine")
+	tb.expand(weigh, "measurement")
+	cookie := tb.sessionCookie()
+
+	tb.offline(line, true)
+	tb.do("save weight offline",
+		chromedp.SendKeys(css(`#value-`+weigh), "71,8"),
+		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="sync-note"]`)),
+	)
+	wantExit(t, runHearth(t, nil, "owner", "logout-all", "--data", srv.DataDir), 0, "stdout", "Ended")
+	waitSessionRefused(t, srv.URL, cookie)
+
+	tb.offline(line, false)
+	tb.waitHomeForgotten()
+	if got := weightsSaved(t, srv, weigh); len(got) != 0 {
+		t.Fatalf("a queued weight was saved under an ended session: %v", got)
+	}
+	if n := tb.queueLength(); n != 1 {
+		t.Errorf("%d actions queued after the refusal, want the 1 kept for a new sign-in", n)
+	}
+	tb.assertNoHomeOffline(line)
+}
