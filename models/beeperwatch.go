@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -113,10 +115,14 @@ func (chatWatch) TableName() string { return "beeper_watch" }
 // beeper:<account>, ref the message ID, actor hearth); a new message from
 // someone else marks read.Job dirty, coalesced into one wake-up per
 // debounce window, and makes a live reply draft of its chat stale at once.
-// The first pass (cur.Since nil) and a chat's first sight set the baseline
-// and record nothing: history before the watch started is not replayed.
+// The first pass (cur.Since nil) sets the baseline and records nothing:
+// history before the watch started is not replayed. After it, a chat the
+// watch has not seen is new, and its messages count like any other's.
+// A message the store still refuses (an ID no observation can carry) is
+// left out alone and named in the watch's health; the pass goes on.
 func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead) (int, error) {
 	recorded := 0
+	var refused []string
 	baseline := cur.Since == nil
 	_, err := s.commit(ctx, func(t *txn) error {
 		for _, n := range read.Chats {
@@ -137,10 +143,14 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 					row.LastIncomingAt = incomingAt(m.Timestamp)
 					row.LastIncomingText = m.Text
 				}
-				if baseline || !seen {
+				if baseline {
 					continue
 				}
-				if err := recordMessage(t, n, m); err != nil {
+				var invalid *contract.ValidationError
+				if err := recordMessage(t, n, m); errors.As(err, &invalid) {
+					refused = append(refused, err.Error())
+					continue
+				} else if err != nil {
 					return err
 				}
 				recorded++
@@ -166,8 +176,11 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 				return err
 			}
 		}
-		now := t.now
-		return t.Model(&watchStatus{ID: 1}).Updates(map[string]any{"since": read.Newest, "last_ok_at": now, "last_error": "", "failures": 0}).Error
+		note := ""
+		if len(refused) > 0 {
+			note = fmt.Sprintf("left out %d message(s) no observation can carry; the first: %s", len(refused), refused[0])
+		}
+		return t.Model(&watchStatus{ID: 1}).Updates(map[string]any{"since": read.Newest, "last_ok_at": t.now, "last_error": note, "failures": 0}).Error
 	})
 	if err != nil {
 		return 0, fmt.Errorf("models: watch: %w", err)
@@ -175,8 +188,9 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 	return recorded, nil
 }
 
-// RecordWatchFailure notes a pass that Beeper did not answer, for the
-// Messages page's health line.
+// RecordWatchFailure notes a pass that failed (Beeper did not answer, or
+// the store refused it), for the health line on Messages and, once
+// WatchFailingAfter passes in a row failed, the notice on Home.
 func (s *Store) RecordWatchFailure(cause error) {
 	_ = s.write(context.Background(), func(tx *gorm.DB) error {
 		return tx.Model(&watchStatus{ID: 1}).Updates(map[string]any{"last_error": cause.Error(), "failures": gorm.Expr("failures + 1")}).Error
@@ -186,10 +200,12 @@ func (s *Store) RecordWatchFailure(cause error) {
 // recordMessage records one message as an observation hearth made; a
 // message already recorded unchanged is skipped.
 func recordMessage(t *txn, chat WatchedChat, m WatchedMessage) error {
-	raw, _ := json.Marshal(map[string]any{"chatId": chat.ID, "chatTitle": chat.Title, "senderId": m.SenderID, "senderName": m.SenderName,
-		"text": m.Text, "timestamp": m.Timestamp, "sortKey": m.SortKey, "isSender": m.IsSender, "replyTo": m.LinkedMessageID})
+	raw, err := messageRaw(chat, m)
+	if err != nil {
+		return fmt.Errorf("message %s: %w", m.ID, err)
+	}
 	body, _ := json.Marshal(map[string]any{"source": "beeper:" + chat.AccountID, "ref": m.ID, "changeType": contract.ChangeCreated, "actor": contract.ActorAgent,
-		"payload": map[string]any{"kind": "message", "providerId": chat.AccountID, "raw": json.RawMessage(raw)}})
+		"payload": map[string]any{"kind": "message", "providerId": chat.AccountID, "raw": raw}})
 	var in contract.ObservationIn
 	if _, err := strictjson.DecodeAndHash(body, &in); err != nil {
 		return fmt.Errorf("message %s: %w", m.ID, err)
@@ -205,6 +221,76 @@ func recordMessage(t *txn, chat WatchedChat, m WatchedMessage) error {
 		return nil
 	}
 	return err
+}
+
+// maxMessageNameBytes bounds a message's chat title, sender name and IDs
+// as recorded: they are names, and anyone who can message the owner can
+// make them long.
+const maxMessageNameBytes = 1 << 10
+
+// messageRaw is a message's observation payload. Anyone can send the
+// owner a message longer than an observation holds
+// (contract.MaxObservationRawBytes), so a long text (or name) is kept cut
+// at a character boundary, noted in <field>Cut with its original and kept
+// sizes in bytes, so the agent knows it has only the start.
+func messageRaw(chat WatchedChat, m WatchedMessage) (json.RawMessage, error) {
+	raw := map[string]any{"chatId": chat.ID, "timestamp": m.Timestamp, "sortKey": m.SortKey, "isSender": m.IsSender, "text": m.Text}
+	for key, value := range map[string]string{"chatTitle": chat.Title, "senderId": m.SenderID, "senderName": m.SenderName, "replyTo": m.LinkedMessageID} {
+		keepCut(raw, key, value, maxMessageNameBytes)
+	}
+	size := func() (int, error) {
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return 0, err
+		}
+		canonical, err := strictjson.Canonical(b)
+		return len(canonical), err
+	}
+	if n, err := size(); err != nil || n <= contract.MaxObservationRawBytes {
+		return messageJSON(raw), err
+	}
+	// The longest start of the text that fits: escapes make a byte of text
+	// take up to six in canonical form, so the cut is searched, not computed.
+	fits, tooLong := 0, len(m.Text)
+	for tooLong-fits > 1 {
+		mid := (fits + tooLong) / 2
+		keepCut(raw, "text", m.Text, mid)
+		n, err := size()
+		if err != nil {
+			return nil, err
+		}
+		if n <= contract.MaxObservationRawBytes {
+			fits = mid
+		} else {
+			tooLong = mid
+		}
+	}
+	keepCut(raw, "text", m.Text, fits)
+	if n, err := size(); err != nil || n > contract.MaxObservationRawBytes {
+		return nil, cmp.Or(err, fmt.Errorf("%d bytes in canonical form with its text cut", n))
+	}
+	return messageJSON(raw), nil
+}
+
+// messageJSON is a message payload as JSON; it holds only strings, numbers, booleans and times.
+func messageJSON(v map[string]any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// keepCut sets raw[key] to value, cut to at most limit bytes at a
+// character boundary; a cut is noted in raw[key+"Cut"].
+func keepCut(raw map[string]any, key, value string, limit int) {
+	if len(value) <= limit {
+		raw[key] = value
+		return
+	}
+	n := max(limit, 0)
+	for n > 0 && !utf8.RuneStart(value[n]) {
+		n--
+	}
+	raw[key] = value[:n]
+	raw[key+"Cut"] = map[string]int{"originalBytes": len(value), "keptBytes": n}
 }
 
 // WatchAnsweredNote notes a reply activity the Beeper watch completed: the
@@ -365,6 +451,11 @@ func isStale(d contract.DraftView, newest map[string]string) bool {
 	return ok && n != "" && sortkey.Compare(n, d.SourceMessageRevision) > 0
 }
 
+// WatchFailingAfter is how many passes in a row must fail before Home says
+// the watch is not seeing new messages: one failure is usually Beeper
+// restarting, and the watch retries on its own.
+const WatchFailingAfter = 3
+
 // WatchHealth is the watch's state for the Messages page.
 type WatchHealth struct {
 	Since     *time.Time
@@ -379,7 +470,25 @@ func (s *Store) WatchStatus(ctx context.Context) (WatchHealth, error) {
 	if err := s.rdb.WithContext(ctx).Take(&st, 1).Error; err != nil {
 		return WatchHealth{}, fmt.Errorf("models: watch status: %w", err)
 	}
-	return WatchHealth{Since: st.Since, LastOkAt: st.LastOkAt, LastError: st.LastError, Failures: st.Failures}, nil
+	return st.health(), nil
+}
+
+func (st watchStatus) health() WatchHealth {
+	return WatchHealth{Since: st.Since, LastOkAt: st.LastOkAt, LastError: st.LastError, Failures: st.Failures}
+}
+
+// watchFailing is the watch's health when its last WatchFailingAfter
+// passes all failed, else nil.
+func watchFailing(tx *gorm.DB) (*WatchHealth, error) {
+	var st watchStatus
+	if err := tx.Take(&st, 1).Error; err != nil {
+		return nil, err
+	}
+	if st.Failures < WatchFailingAfter {
+		return nil, nil
+	}
+	h := st.health()
+	return &h, nil
 }
 
 // markStale sets Stale on drafts written before their chat's newest incoming message.

@@ -413,6 +413,9 @@ type RunNotice struct {
 	// AuthHeld is an agent whose login is missing or refused: its
 	// scheduled work waits.
 	AuthHeld *AgentHealthView
+	// WatchFailing is the Beeper watch's health when its last
+	// WatchFailingAfter passes all failed: new messages are not being seen.
+	WatchFailing *WatchHealth
 }
 
 // HomeRunNotice reads the notice Home shows, if any.
@@ -438,6 +441,9 @@ func (s *Store) HomeRunNotice(ctx context.Context, costs CostPolicy) (RunNotice,
 			return err
 		}
 		n.AuthHeld = heldForAuth(agents)
+		if n.WatchFailing, err = watchFailing(tx); err != nil {
+			return err
+		}
 		if costs.Cap <= 0 {
 			return nil
 		}

@@ -2,6 +2,8 @@ package beeperflow
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"time"
@@ -16,9 +18,17 @@ const (
 	DefaultWakeDebounce  = 2 * time.Minute
 	DefaultWatchJob      = "messages"
 	maxWatchBackoff      = 10 * time.Minute
-	watchChatPages       = 10
-	watchMessagePages    = 5
+	// baselineChatPages bounds the first pass, which records nothing: chats
+	// beyond it are taken as new when they next show activity.
+	baselineChatPages = 10
+	// newChatSlack is how much older than the watch's cursor a new chat's
+	// message may be and still count as new: clocks differ between networks.
+	newChatSlack = time.Minute
 )
+
+// errCursorStuck means Beeper answered a page with the cursor it was asked
+// for, so paging on would never end.
+var errCursorStuck = errors.New("beeper: paging did not move past its cursor")
 
 // WatchStore is what the watch needs of the store: its cursor, a place to
 // record each pass, and the sends to settle (models.Store has it).
@@ -73,7 +83,7 @@ func NewWatch(st WatchStore, b ChatReader, opts WatchOptions) *Watch {
 }
 
 // Run ticks until ctx ends, backing off (doubling, up to 10 minutes) while
-// Beeper does not answer. Logs say what ran, never message contents.
+// a pass fails. Logs say what ran, never message contents.
 func (w *Watch) Run(ctx context.Context) {
 	delay := time.Duration(0)
 	failures := 0
@@ -102,15 +112,24 @@ func (w *Watch) Run(ctx context.Context) {
 
 // Tick reads once and returns how many new messages it recorded. The first
 // tick sets the baseline (each chat's newest message) and records nothing:
-// history before the watch started is read from Beeper, not replayed.
+// history before the watch started is read from Beeper, not replayed. A
+// failed pass, whatever failed, is recorded for the watch's health line.
 func (w *Watch) Tick(ctx context.Context) (int, error) {
+	n, err := w.pass(ctx)
+	if err != nil && ctx.Err() == nil {
+		w.store.RecordWatchFailure(err)
+	}
+	return n, err
+}
+
+// pass is one read and its record.
+func (w *Watch) pass(ctx context.Context) (int, error) {
 	cur, err := w.store.WatchCursor(ctx)
 	if err != nil {
 		return 0, err
 	}
 	chats, err := w.changedChats(ctx, cur.Since)
 	if err != nil {
-		w.store.RecordWatchFailure(err)
 		return 0, err
 	}
 	read := models.WatchRead{Newest: cur.Since, Job: w.opts.Job, Debounce: w.opts.Debounce}
@@ -121,13 +140,20 @@ func (w *Watch) Tick(ctx context.Context) (int, error) {
 		}
 		last, seen := cur.LastSortKey(c.ID)
 		var msgs []beeper.Message
-		if cur.Since == nil || !seen {
+		switch {
+		case cur.Since == nil:
 			// Baseline: the newest message the chat list shows.
 			if c.Preview != nil {
 				msgs = []beeper.Message{*c.Preview}
 			}
-		} else if msgs, err = w.newMessages(ctx, c.ID, beeper.SortKey(last)); err != nil {
-			w.store.RecordWatchFailure(err)
+		case seen:
+			msgs, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return m.SortKey.Compare(beeper.SortKey(last)) > 0 })
+		default:
+			// A chat not seen before: its messages since the last pass are new.
+			from := cur.Since.Add(-newChatSlack)
+			msgs, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return !m.Timestamp.Before(from) })
+		}
+		if err != nil {
 			return 0, err
 		}
 		read.Chats = append(read.Chats, watched(c, msgs))
@@ -154,12 +180,13 @@ func watched(c beeper.Chat, msgs []beeper.Message) models.WatchedChat {
 	return out
 }
 
-// changedChats lists chats whose last activity is after since (all, on the
-// first tick), newest first, paging while the page ends inside the window.
+// changedChats lists chats whose last activity is after since, newest
+// first, paging while the page ends inside the window however many there
+// are; on the first tick (since nil), the first baselineChatPages pages.
 func (w *Watch) changedChats(ctx context.Context, since *time.Time) ([]beeper.Chat, error) {
 	var out []beeper.Chat
 	q := beeper.ChatsQuery{}
-	for range watchChatPages {
+	for pages := 1; ; pages++ {
 		page, err := w.b.Chats(ctx, q)
 		if err != nil {
 			return nil, err
@@ -174,26 +201,30 @@ func (w *Watch) changedChats(ctx context.Context, since *time.Time) ([]beeper.Ch
 			}
 			out = append(out, c)
 		}
-		if done || !page.HasMore || page.OldestCursor == "" {
-			break
+		if done || !page.HasMore || page.OldestCursor == "" || (since == nil && pages >= baselineChatPages) {
+			return out, nil
+		}
+		if page.OldestCursor == q.Cursor {
+			return nil, fmt.Errorf("chats: %w", errCursorStuck)
 		}
 		q = beeper.ChatsQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
 	}
-	return out, nil
 }
 
-// newMessages reads a chat's messages newer than after, oldest first.
-func (w *Watch) newMessages(ctx context.Context, chatID string, after beeper.SortKey) ([]beeper.Message, error) {
+// newMessages reads a chat's messages back from the newest while isNew
+// holds, however many pages that takes, and returns the new ones oldest
+// first: a pass after a busy hour must not lose the older messages.
+func (w *Watch) newMessages(ctx context.Context, chatID string, isNew func(beeper.Message) bool) ([]beeper.Message, error) {
 	var out []beeper.Message
 	q := beeper.MessagesQuery{}
-	for range watchMessagePages {
+	for {
 		page, err := w.b.Messages(ctx, chatID, q)
 		if err != nil {
 			return nil, err
 		}
 		reached := false
 		for _, m := range page.Items {
-			if m.SortKey.Compare(after) > 0 {
+			if isNew(m) {
 				out = append(out, m)
 			} else {
 				reached = true
@@ -201,6 +232,9 @@ func (w *Watch) newMessages(ctx context.Context, chatID string, after beeper.Sor
 		}
 		if reached || !page.HasMore || page.OldestCursor == "" {
 			break
+		}
+		if page.OldestCursor == q.Cursor {
+			return nil, fmt.Errorf("messages of %s: %w", chatID, errCursorStuck)
 		}
 		q = beeper.MessagesQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
 	}
