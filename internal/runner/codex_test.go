@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"hearth/internal/apiclient"
+	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
 )
 
@@ -180,6 +181,22 @@ func TestAnAgentCommandGetsThePromptOnStdin(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "seen")); !strings.HasPrefix(string(b), "Do x.\n\n## Run\n") {
 		t.Fatalf("prompt %q", b)
+	}
+}
+
+func TestAnAgentsUsageAboveTheContractsBoundsIsReportedAtTheBound(t *testing.T) {
+	dir := t.TempDir()
+	r := &Runner{state: dir, agentCmd: `echo '{"tokens": 9223372036854775000, "costUsd": 1e300}' > "$HEARTH_USAGE_FILE" && echo '{}'`,
+		log: slog.New(slog.DiscardHandler)}
+	os.MkdirAll(filepath.Join(dir, "work"), 0o700)
+	j := runJournal{RunID: "x-1", PubRunID: "x-1-1", Job: "x", Trigger: "manual", Prompt: "Do x."}
+	_, use, err := r.invoke(context.Background(), j, []byte(`{}`), 1)
+	if err != nil || use.Tokens == nil || *use.Tokens != contract.MaxReportedTokens || use.CostUSD == nil || *use.CostUSD != contract.MaxReportedCostUSD {
+		t.Fatalf("usage %+v, %v: want each count at the bound hearth takes, so the report is recorded", use, err)
+	}
+	r.agentCmd = `echo '{"tokens": -5, "costUsd": -1}' > "$HEARTH_USAGE_FILE" && echo '{}'`
+	if _, use, err = r.invoke(context.Background(), j, []byte(`{}`), 1); err != nil || use.Tokens != nil || use.CostUSD != nil {
+		t.Fatalf("negative usage %+v, %v: want none reported", use, err)
 	}
 }
 
