@@ -276,3 +276,24 @@ func TestAnUnknownCodexInvocationsTokensCountOnRecoveryAndItsFilesGo(t *testing.
 		}
 	}
 }
+
+func TestTheAgentsStderrReachesTheTerminalWithoutControlSequencesAndBounded(t *testing.T) {
+	dir := t.TempDir()
+	var terminal syncBuffer
+	// Escape sequences that would clear the screen and retitle the window,
+	// then far more output than a terminal should take, then the last word.
+	r := &Runner{state: dir, agentStderr: &terminal, log: slog.New(slog.DiscardHandler),
+		agentCmd: `printf 'start \033[2J\033]0;pwned\007 done\n' >&2; yes 'a long log line of the agent' | head -c 4000000 >&2; echo 'the last line' >&2; echo '{}'`}
+	os.MkdirAll(filepath.Join(dir, "work"), 0o700)
+	j := runJournal{RunID: "x-1", PubRunID: "x-1-1", Job: "x", Trigger: "manual", Prompt: "Do x."}
+	if _, _, err := r.invoke(context.Background(), j, []byte(`{}`), 1); err != nil {
+		t.Fatal(err)
+	}
+	out := terminal.String()
+	if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `start \x1b[2J\x1b]0;pwned\x07 done`+"\n") {
+		t.Fatalf("control sequences reached the terminal: %q", out[:min(len(out), 200)])
+	}
+	if len(out) > maxStderrShown+2*stderrTail || !strings.Contains(out, "bytes of the agent's stderr left out") || !strings.HasSuffix(out, "the last line\n") {
+		t.Fatalf("%d bytes reached the terminal, ending %q: want at most about %d, a note of what was left out, and the tail", len(out), out[max(0, len(out)-200):], maxStderrShown)
+	}
+}
