@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -346,5 +349,91 @@ func TestMCPSaysUnavailableOnlyWhenHearthDoesNotAnswer(t *testing.T) {
 		if !res.IsError || !strings.Contains(text, c.want) || strings.Contains(text, "unreachable") != (c.want == `"code":"unavailable"`) {
 			t.Errorf("%s: %v %s; want a tool error with %s", c.name, res.IsError, text, c.want)
 		}
+	}
+}
+
+// TestMCPAnswersAMalformedMessageWithAJSONRPCErrorAndGoesOnServing drives
+// the real `hearth mcp` over stdio: a line that is not JSON, one that is
+// not a JSON-RPC message and an empty batch each get the JSON-RPC 2.0
+// error, and the requests after them are served.
+func TestMCPAnswersAMalformedMessageWithAJSONRPCErrorAndGoesOnServing(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, "")
+	cmd := exec.Command(hearthBin, "mcp", "--url", srv.URL)
+	cmd.Env = cleanEnv("HEARTH_TOKEN=hearth_unused")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() }()
+	// Answers arrive on a channel so a silent hearth mcp fails the test
+	// instead of hanging it.
+	answers := make(chan string, 16)
+	go func() {
+		defer close(answers)
+		lines := bufio.NewScanner(stdout)
+		lines.Buffer(nil, 1<<20)
+		for lines.Scan() {
+			answers <- lines.Text()
+		}
+	}()
+	var last string
+	type answer struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	exchange := func(line string) answer {
+		t.Helper()
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatalf("writing %q: %v (hearth mcp exited?)", line, err)
+		}
+		select {
+		case l, ok := <-answers:
+			if !ok {
+				t.Fatalf("no answer to %q: hearth mcp exited: %s", line, stderr.String())
+			}
+			last = l
+		case <-time.After(time.Minute):
+			t.Fatalf("no answer to %q within a minute: %s", line, stderr.String())
+		}
+		var a answer
+		if err := json.Unmarshal([]byte(last), &a); err != nil {
+			t.Fatalf("answer %q: %v", last, err)
+		}
+		return a
+	}
+	for _, c := range []struct {
+		line, id string
+		code     int
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize",`, "null", -32700},
+		{`hello`, "null", -32700},
+		{`{"jsonrpc":"2.0","id":7,"method":5}`, "7", -32600},
+		{`{"jsonrpc":"2.0"}`, "null", -32600},
+		{`[]`, "null", -32600},
+		{`42`, "null", -32600},
+	} {
+		a := exchange(c.line)
+		if a.Error == nil || a.Error.Code != c.code || string(a.ID) != c.id {
+			t.Errorf("%s: answered %s; want error %d with id %s", c.line, last, c.code, c.id)
+		}
+	}
+	init := exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`)
+	if init.Error != nil || !strings.Contains(string(init.Result), `"serverInfo"`) {
+		t.Fatalf("initialize after malformed messages: %s", last)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if a := exchange(`not json either`); a.Error == nil || a.Error.Code != -32700 {
+		t.Fatalf("a malformed line in the session: %s", last)
+	}
+	list := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if list.Error != nil || !strings.Contains(string(list.Result), `"get_context"`) {
+		t.Fatalf("tools/list after a malformed line: %s", last)
 	}
 }

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -208,6 +209,39 @@ func TestFailedLoginsAreRateLimited(t *testing.T) {
 			t.Errorf("a rate-limited login set cookies")
 		}
 	}
+}
+
+func TestAnotherTailnetLoginsFailuresDoNotLockTheOwnerOut(t *testing.T) {
+	t.Parallel()
+	// Behind tailscale serve every request comes from 127.0.0.1: the limit
+	// counts each Tailscale login's failures apart.
+	ta := newTestApp(t, withOwner(), withConfig(handlers.Config{Hosts: []string{tailnetHost}}))
+	via := func(login, password string) response {
+		req := loginRequest(password)
+		if login != "" {
+			req.Header.Set("Tailscale-User-Login", login)
+		}
+		return ta.doHost(req, tailnetHost)
+	}
+	for i := range 5 {
+		if resp := via("mallory@example.com", fmt.Sprintf("guess %d", i)); resp.status != http.StatusUnauthorized {
+			t.Fatalf("guess %d: %s", i+1, resp)
+		}
+	}
+	assertError(t, via("mallory@example.com", "guess 6"), http.StatusTooManyRequests, "rate_limited")
+	// The guesser stays limited, its passphrase unchecked; the owner's device is not.
+	assertError(t, via("mallory@example.com", ownerPassphrase), http.StatusTooManyRequests, "rate_limited")
+	if resp := via("owner@example.com", ownerPassphrase); resp.status != http.StatusSeeOther || resp.header.Get("Location") != "/" {
+		t.Fatalf("the owner's login after another tailnet login's failures: %s, want 303 to /", resp)
+	}
+	// A request through tailscale serve without a login (a tagged device)
+	// counts against the proxy's address, as before.
+	for i := range 5 {
+		if resp := via("", fmt.Sprintf("tagged %d", i)); resp.status != http.StatusUnauthorized {
+			t.Fatalf("tagged %d: %s", i+1, resp)
+		}
+	}
+	assertError(t, via("", "tagged 6"), http.StatusTooManyRequests, "rate_limited")
 }
 
 func TestLogoutRefusesCrossOriginRequests(t *testing.T) {

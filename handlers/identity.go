@@ -167,6 +167,18 @@ func actorOf(c *fiber.Ctx) models.Actor {
 	return models.OwnerActor()
 }
 
+// loginClient is whose failed logins a login counts against. Behind
+// tailscale serve every peer is 127.0.0.1, so one tailnet device's guesses
+// would lock out all others: a request tailscale serve forwarded (the rule
+// the identity middleware trusts) counts against its Tailscale login,
+// which serve sets itself. Each login still gets only 5 guesses a minute.
+func (s *Server) loginClient(c *fiber.Ctx) string {
+	if login := c.Get("Tailscale-User-Login"); login != "" && c.Context().RemoteIP().IsLoopback() && s.onTailnetName(c) {
+		return "tailscale:" + login
+	}
+	return "addr:" + c.IP()
+}
+
 // crossOrigin applies Go's CrossOriginProtection rules to owner routes.
 var crossOrigin = http.NewCrossOriginProtection()
 
@@ -183,12 +195,14 @@ func (s *Server) crossOriginProtection(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// loginLimiter allows 5 failed logins a minute per client address.
+// loginLimiter allows 5 failed logins a minute per client: its address,
+// or its Tailscale login when tailscale serve forwarded the request.
 func (s *Server) loginLimiter() fiber.Handler {
 	const window = time.Minute
 	return limiter.New(limiter.Config{
 		Max:                    5,
 		Expiration:             window,
+		KeyGenerator:           s.loginClient,
 		SkipSuccessfulRequests: true,
 		LimitReached: func(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(window.Seconds())))

@@ -371,3 +371,10 @@ func (s *Store) LogoutAll(ctx context.Context) (int64, error) {
 	s.forgetSessions("")
 	return n, nil
 }
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

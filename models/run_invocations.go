@@ -41,16 +41,17 @@ func DecodeInvocationFinish(body []byte) (contract.InvocationFinishIn, error) {
 	return in, decodeStrict(body, &in)
 }
 
-// usageErrors checks reported usage the way a run's finish does.
+// usageErrors checks reported usage the way a run's finish does: each
+// count within the contract's bound, so the run's sums stay exact.
 func usageErrors(v *contract.Validator, durationMS int64, tokens *int64, cost *float64) {
-	if durationMS < 0 {
-		v.Add("/durationMs", "must not be negative", "integer >= 0", fmt.Sprint(durationMS))
+	if durationMS < 0 || durationMS > contract.MaxReportedDurationMS {
+		v.Add("/durationMs", "out of range", fmt.Sprintf("integer 0 to %d", contract.MaxReportedDurationMS), fmt.Sprint(durationMS))
 	}
-	if cost != nil && (*cost < 0 || math.IsNaN(*cost) || *cost > 1e6) {
-		v.Add("/costUsd", "out of range", "0 to 1000000", fmt.Sprint(*cost))
+	if cost != nil && (*cost < 0 || math.IsNaN(*cost) || *cost > contract.MaxReportedCostUSD) {
+		v.Add("/costUsd", "out of range", fmt.Sprintf("0 to %d", contract.MaxReportedCostUSD), fmt.Sprint(*cost))
 	}
-	if tokens != nil && *tokens < 0 {
-		v.Add("/tokens", "must not be negative", "integer >= 0", fmt.Sprint(*tokens))
+	if tokens != nil && (*tokens < 0 || *tokens > contract.MaxReportedTokens) {
+		v.Add("/tokens", "out of range", fmt.Sprintf("integer 0 to %d", contract.MaxReportedTokens), fmt.Sprint(*tokens))
 	}
 }
 
@@ -120,9 +121,10 @@ func (s *Store) FinishInvocation(ctx context.Context, runner, runID string, n in
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
-		upd := map[string]any{"duration_ms": gorm.Expr("duration_ms + ?", row.DurationMS), "updated_at": now}
+		// Summed here, not in SQL, where an overflowing sum turns into a REAL.
+		upd := map[string]any{"duration_ms": run.DurationMS.plus(row.DurationMS), "updated_at": now}
 		if row.Tokens != nil {
-			upd["tokens"] = gorm.Expr("tokens + ?", *row.Tokens)
+			upd["tokens"] = run.Tokens.plus(*row.Tokens)
 		}
 		if row.CostUSD != nil {
 			upd["cost_usd"] = gorm.Expr("cost_usd + ?", *row.CostUSD)

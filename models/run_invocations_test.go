@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -148,5 +150,58 @@ func TestARefusalsFoundNeverCarriesMessageText(t *testing.T) {
 		if again := got.Redacted(); again != got {
 			t.Errorf("redaction is not stable: %+v then %+v", got, again)
 		}
+	}
+}
+
+func TestAReportedCountAboveItsLimitIsRefusedNamingTheFieldAndTheLimit(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	startedRun(t, s, "r", "run-1", 1)
+	huge := int64(math.MaxInt64 - 1)
+	for name, c := range map[string]struct {
+		in    contract.InvocationFinishIn
+		field string
+		limit string
+	}{
+		"tokens":   {contract.InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: contract.InvocationFailed, Tokens: &huge}, "/tokens", fmt.Sprint(contract.MaxReportedTokens)},
+		"duration": {contract.InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: contract.InvocationFailed, DurationMS: huge}, "/durationMs", fmt.Sprint(contract.MaxReportedDurationMS)},
+	} {
+		_, err := s.FinishInvocation(ctx, "r", "run-1", 1, c.in)
+		var invalid *contract.ValidationError
+		if !errors.As(err, &invalid) || len(invalid.Errors) != 1 || invalid.Errors[0].Path != c.field || !strings.Contains(invalid.Errors[0].Expected, c.limit) {
+			t.Fatalf("%s near 2^63: %v", name, err)
+		}
+	}
+	_, err := s.FinishRun(ctx, "r", "run-1", contract.RunFinishIn{Outcome: contract.RunFailed, Tokens: &huge})
+	var invalid *contract.ValidationError
+	if !errors.As(err, &invalid) || invalid.Errors[0].Path != "/tokens" {
+		t.Fatalf("a run's finish with tokens near 2^63: %v", err)
+	}
+	// Counts at the limit are taken, in every report of the run, and the page reads.
+	most := int64(contract.MaxReportedTokens)
+	if _, err := s.FinishInvocation(ctx, "r", "run-1", 1, contract.InvocationFinishIn{PublicationRunID: "run-1-1", Outcome: contract.InvocationFailed,
+		Tokens: &most, DurationMS: contract.MaxReportedDurationMS}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FinishRun(ctx, "r", "run-1", contract.RunFinishIn{Outcome: contract.RunFailed, Tokens: &most, DurationMS: contract.MaxReportedDurationMS}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs(ctx)
+	if err != nil || runs.Runs[0].Tokens != 2*most || runs.Runs[0].DurationMS != 2*contract.MaxReportedDurationMS {
+		t.Fatalf("the run's sums: %+v, %v", runs.Runs, err)
+	}
+}
+
+func TestRunsPageReadsRunsWhoseStoredSumsOverflowed(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	startedRun(t, s, "r", "run-1", 1)
+	// What an overflowing "tokens + ?" left before reports were bounded: SQLite turns the sum into a REAL.
+	if err := s.db.Exec("UPDATE runs SET tokens = 1.8446744073709552e19, duration_ms = 9.3e18 WHERE id = 'run-1'").Error; err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs(ctx)
+	if err != nil || len(runs.Runs) != 1 || runs.Runs[0].Tokens != math.MaxInt64 || runs.Runs[0].DurationMS != math.MaxInt64 {
+		t.Fatalf("the Runs page over an overflowed sum: %+v, %v", runs.Runs, err)
 	}
 }

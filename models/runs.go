@@ -2,8 +2,10 @@ package models
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -26,9 +28,9 @@ type Run struct {
 	Invocations         int
 	PublicationRunID    string
 	PublicationRevision int64
-	Tokens              int64
-	CostUSD             float64 `gorm:"column:cost_usd"`
-	DurationMS          int64   `gorm:"column:duration_ms"`
+	Tokens              usageSum
+	CostUSD             float64  `gorm:"column:cost_usd"`
+	DurationMS          usageSum `gorm:"column:duration_ms"`
 	Detail              string
 	ResolvedAt          *time.Time
 	StartedAt           time.Time
@@ -38,9 +40,48 @@ type Run struct {
 
 func (r Run) view() contract.RunView {
 	return contract.RunView{ID: r.ID, Job: r.Job, Trigger: r.TriggerKind, ScheduleID: r.ScheduleID, OccurrenceID: deref(r.OccurrenceID), State: r.State,
-		Invocations: r.Invocations, PublicationRunID: r.PublicationRunID, PublicationRevision: r.PublicationRevision, Tokens: r.Tokens,
-		CostUSD: r.CostUSD, DurationMS: r.DurationMS, Detail: r.Detail, ResolvedAt: r.ResolvedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+		Invocations: r.Invocations, PublicationRunID: r.PublicationRunID, PublicationRevision: r.PublicationRevision, Tokens: int64(r.Tokens),
+		CostUSD: r.CostUSD, DurationMS: int64(r.DurationMS), Detail: r.Detail, ResolvedAt: r.ResolvedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 }
+
+// usageSum is a run's sum of reported counts (tokens, milliseconds). Each
+// report is bounded, so a sum stays exact; plus saturates anyway, and Scan
+// reads the REAL an overflowing SQL sum left in a row before reports were
+// bounded as the largest count, so such a row still reads.
+type usageSum int64
+
+// plus adds a count that is not negative, stopping at the largest int64.
+func (u usageSum) plus(n int64) usageSum {
+	if n > math.MaxInt64-int64(u) {
+		return math.MaxInt64
+	}
+	return u + usageSum(n)
+}
+
+// Scan implements sql.Scanner.
+func (u *usageSum) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*u = 0
+	case int64:
+		*u = usageSum(v)
+	case float64:
+		switch {
+		case v >= math.MaxInt64:
+			*u = math.MaxInt64
+		case v <= 0 || math.IsNaN(v):
+			*u = 0
+		default:
+			*u = usageSum(v)
+		}
+	default:
+		return fmt.Errorf("models: a usage sum of type %T", src)
+	}
+	return nil
+}
+
+// Value implements driver.Valuer.
+func (u usageSum) Value() (driver.Value, error) { return int64(u), nil }
 
 // PauseRunClaimed is the Options.Pause point of a schedule run's start
 // between its claim and its run row (test-only; see HEARTH_TEST_PAUSE_AT).
@@ -224,7 +265,7 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in contract
 		now := s.clock()
 		run.State, run.Detail, run.UpdatedAt = in.Outcome, strings.TrimSpace(in.Detail), now
 		run.FinishedAt = &now
-		run.DurationMS += in.DurationMS
+		run.DurationMS = run.DurationMS.plus(in.DurationMS)
 		if in.PublicationRunID != nil {
 			run.PublicationRunID = *in.PublicationRunID
 		}
@@ -232,7 +273,7 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in contract
 			run.PublicationRevision = *in.PublicationRevision
 		}
 		if in.Tokens != nil {
-			run.Tokens += *in.Tokens
+			run.Tokens = run.Tokens.plus(*in.Tokens)
 		}
 		if in.CostUSD != nil {
 			run.CostUSD += *in.CostUSD

@@ -23,6 +23,13 @@ const maxWakeReasons = 20
 // (the answer was lost, the runner died, the run was held) it is.
 const WakeLeaseTTL = 10 * time.Minute
 
+// WakeAckGrace is how long the holder of a lease has to acknowledge it
+// (a runner does when the run starts, seconds after the poll) before
+// newer marks of the same job, once due, are offered to the next poll
+// under a new lease: a holder that went quiet holds back only the marks it
+// was handed, not the ones after it, for the lease's TTL.
+const WakeAckGrace = time.Minute
+
 // DirtyJob is a job new input made dirty. Rows hold job keys and reasons
 // only, never text to execute. A row under a lease keeps taking marks; the
 // ones after the lease was issued are a new burst (NextFirstAt, NextDueAt)
@@ -103,12 +110,23 @@ func (s *Store) MarkDirty(ctx context.Context, job, reason string, debounce time
 	return nil
 }
 
-// offerable selects the dirty jobs a poll at ? (twice) hands out: due and
-// not under a lease, or under a lease that expired unacknowledged.
-const offerable = "(lease_id = '' AND due_at <= ?) OR (lease_id <> '' AND lease_expires_at <= ?)"
+// offerable selects the dirty jobs a poll hands out: due and not under a
+// lease, under a lease that expired unacknowledged, or under a lease its
+// holder left unacknowledged past WakeAckGrace while a newer burst came
+// due. Its arguments are offerableArgs(now).
+const offerable = "(lease_id = '' AND due_at <= ?) OR (lease_id <> '' AND lease_expires_at <= ?)" +
+	" OR (lease_id <> '' AND next_due_at <= ? AND lease_expires_at <= ?)"
 
-// LeaseWakes hands out the dirty jobs whose debounce window has passed and
-// the ones whose lease expired unacknowledged, each under a new lease of
+// offerableArgs are offerable's arguments for a poll at now. A lease was
+// issued WakeLeaseTTL before it expires, so one issued WakeAckGrace ago
+// or earlier expires by now + WakeLeaseTTL - WakeAckGrace.
+func offerableArgs(now time.Time) []any {
+	return []any{now, now, now, now.Add(WakeLeaseTTL - WakeAckGrace)}
+}
+
+// LeaseWakes hands out the dirty jobs whose debounce window has passed, the
+// ones whose lease expired unacknowledged and the ones with a newer burst
+// due under a lease left unacknowledged past WakeAckGrace, each under a new lease of
 // WakeLeaseTTL. Nothing is removed: AckWake clears what a lease covered, so
 // a wake-up lost on its way to the runner is offered again.
 func (s *Store) LeaseWakes(ctx context.Context) ([]contract.Wake, error) {
@@ -117,7 +135,7 @@ func (s *Store) LeaseWakes(ctx context.Context) ([]contract.Wake, error) {
 	// Every wake poll's pass lands here, and most find nothing: only a read
 	// then, so an idle poll neither waits for nor holds the write lock.
 	var probe []DirtyJob
-	if err := s.rdb.WithContext(ctx).Select("job_key").Where(offerable, now, now).Limit(1).Find(&probe).Error; err != nil {
+	if err := s.rdb.WithContext(ctx).Select("job_key").Where(offerable, offerableArgs(now)...).Limit(1).Find(&probe).Error; err != nil {
 		return nil, fmt.Errorf("models: lease wakes: %w", err)
 	}
 	if len(probe) == 0 {
@@ -126,7 +144,7 @@ func (s *Store) LeaseWakes(ctx context.Context) ([]contract.Wake, error) {
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		// Again under the lock: another poll may have leased them meanwhile.
 		var rows []DirtyJob
-		if err := tx.Where(offerable, now, now).Order("job_key").Find(&rows).Error; err != nil {
+		if err := tx.Where(offerable, offerableArgs(now)...).Order("job_key").Find(&rows).Error; err != nil {
 			return err
 		}
 		for _, d := range rows {
@@ -205,6 +223,10 @@ func (s *Store) NextWakeAt(ctx context.Context) (time.Time, bool, error) {
 		at := d.DueAt
 		if d.LeaseID != "" && d.LeaseExpiresAt != nil {
 			at = *d.LeaseExpiresAt
+			if d.NextDueAt != nil {
+				// A newer burst is offered once due and the holder had its grace.
+				at = minTime(at, maxTime(*d.NextDueAt, d.LeaseExpiresAt.Add(WakeAckGrace-WakeLeaseTTL)))
+			}
 		}
 		if next.IsZero() || at.Before(next) {
 			next = at

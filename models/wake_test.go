@@ -217,3 +217,56 @@ func TestAnIdleLeaseDoesNotWaitForAWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestANewerBurstIsOfferedOnceTheLeaseHolderHasGoneQuiet(t *testing.T) {
+	s, now := newTestStore(t)
+	ctx := context.Background()
+	mustMark(t, s, "messages", "1 new message in Ana Okafor", 0)
+	held := mustLease(t, s)
+	if len(held) != 1 {
+		t.Fatalf("leased %+v", held)
+	}
+	// The holder never acknowledges (it died, or its answer was lost).
+	// Alone, the lease waits: the holder may be running the job.
+	now.Advance(2 * WakeAckGrace)
+	if w := mustLease(t, s); len(w) != 0 {
+		t.Fatalf("offered again under a live lease with nothing newer: %+v", w)
+	}
+	// A newer burst comes due: it goes to the next poll, not after the lease's TTL.
+	mustMark(t, s, "messages", "1 new message in Ben Ito", time.Minute)
+	now.Advance(time.Minute)
+	if next, ok, _ := s.NextWakeAt(ctx); !ok || next.After(now.Now()) {
+		t.Fatalf("next wake %v %v, want now %v", next, ok, now.Now())
+	}
+	w := mustLease(t, s)
+	if len(w) != 1 || w[0].LeaseID == held[0].LeaseID || w[0].Marks != 2 || len(w[0].Reasons) != 2 {
+		t.Fatalf("the newer burst under a quiet lease: %+v, want the job again with every mark under a new lease", w)
+	}
+	// The quiet holder's late ack changes nothing; the new lease's clears the job.
+	if err := s.AckWake(ctx, held[0].LeaseID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AckWake(ctx, w[0].LeaseID); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.NextWakeAt(ctx); ok {
+		t.Fatal("a job stayed dirty after its lease was acknowledged")
+	}
+}
+
+func TestANewerBurstWaitsWhileTheHolderMayStillAcknowledge(t *testing.T) {
+	s, now := newTestStore(t)
+	mustMark(t, s, "messages", "1 new message in Ana Okafor", 0)
+	if len(mustLease(t, s)) != 1 {
+		t.Fatal("not leased")
+	}
+	mustMark(t, s, "messages", "1 new message in Ben Ito", 0)
+	now.Advance(WakeAckGrace - time.Second)
+	if w := mustLease(t, s); len(w) != 0 {
+		t.Fatalf("offered while the holder may still acknowledge: %+v", w)
+	}
+	now.Advance(time.Second)
+	if w := mustLease(t, s); len(w) != 1 {
+		t.Fatalf("not offered once the holder went quiet: %+v", w)
+	}
+}

@@ -474,7 +474,7 @@ func cmdMCP(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := newMCPServer(mcpClient{api: c}).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	if err := newMCPServer(mcpClient{api: c}).Run(ctx, mcpStdio{in: os.Stdin, out: os.Stdout}); err != nil && ctx.Err() == nil {
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("mcp: %w", err)}
 	}
 	return nil

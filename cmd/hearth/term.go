@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"hearth/internal/termsafe"
 )
 
 // Human output goes through printf: agent text (titles, drafts, request
@@ -30,65 +29,8 @@ func printf(w io.Writer, format string, args ...any) {
 
 // termField escapes s for one field of a line: every control character,
 // newline and tab included, is shown as a Go escape.
-func termField(s string) string { return termEscape(s, false) }
+func termField(s string) string { return termsafe.Field(s) }
 
 // termText escapes s for free text of several lines (an error message):
 // newlines and tabs are kept, every other control character is escaped.
-func termText(s string) string { return termEscape(s, true) }
-
-// termEscape writes C0 controls, DEL, C1 controls, bidi controls
-// (unicode.Bidi_Control: U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069),
-// U+2028/U+2029 and bytes of invalid UTF-8 as Go escapes (\x1b, \u202e),
-// keeping \n and \t when layout is true. A backslash is left alone, so
-// ordinary text reads as written.
-func termEscape(s string, layout bool) string {
-	i := 0
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if unsafeRune(r, size, layout) {
-			break
-		}
-		i += size
-	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case !unsafeRune(r, size, layout):
-			b.WriteString(s[i : i+size])
-		case r == utf8.RuneError:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// unsafeRune reports whether r (size bytes of s) must be escaped.
-func unsafeRune(r rune, size int, layout bool) bool {
-	switch {
-	case r == utf8.RuneError && size == 1:
-		return true
-	case layout && (r == '\n' || r == '\t'):
-		return false
-	case unicode.IsControl(r), r == '\u2028', r == '\u2029':
-		return true
-	default:
-		return unicode.Is(unicode.Bidi_Control, r)
-	}
-}
+func termText(s string) string { return termsafe.Text(s) }

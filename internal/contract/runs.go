@@ -18,6 +18,14 @@ const (
 
 	// MaxRunInvocations is Budget A's bound on agent invocations per run.
 	MaxRunInvocations = 3
+	// MaxReportedTokens, MaxReportedDurationMS and MaxReportedCostUSD bound
+	// each usage report (an invocation's end, a run's finish). They are far
+	// above what one run can spend (its invocations have a deadline of
+	// minutes) and far enough below 2^63 that a run's sums of its reports
+	// stay exact.
+	MaxReportedTokens     = 1_000_000_000
+	MaxReportedDurationMS = 24 * 60 * 60 * 1000 // a day
+	MaxReportedCostUSD    = 1_000_000
 	// HoldCostCap holds an autonomous run once the day's reported cost reached the cap.
 	HoldCostCap = "cost_cap"
 )

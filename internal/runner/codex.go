@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"hearth/internal/termsafe"
 )
 
 // The Codex preset (`hearth run --agent codex`) runs the real `codex exec`
@@ -152,28 +155,77 @@ func (c *Codex) outcome(runErr error, work, lastFile string, use agentUsage, std
 	return pub, use, nil
 }
 
-// tailWriter keeps the last line(s) a process wrote, up to n bytes, while
-// passing everything on to w.
-type tailWriter struct {
-	w    *os.File
-	tail []byte
-	n    int
+// maxStderrShown bounds the agent's stderr passed on as it comes, per
+// invocation; past it only the last stderrTail bytes are shown, at the end.
+const (
+	maxStderrShown = 64 << 10
+	stderrTail     = 4 << 10
+)
+
+// agentLog passes the agent's stderr on to out line by line, made safe for
+// a terminal (termsafe.Text: escape sequences and other controls shown as
+// Go escapes, newlines and tabs kept), and bounded: the first
+// maxStderrShown bytes as they come, then only the tail, which finish
+// prints after a note of how much was left out. It keeps the tail for the
+// failure's reason too (lastLine).
+type agentLog struct {
+	out     io.Writer
+	shown   int    // bytes passed on
+	partial []byte // the line being written, while under the bound
+	over    bool   // past maxStderrShown
+	omitted int    // bytes past the bound, the kept tail included
+	tail    []byte // the last stderrTail bytes written
 }
 
-func (t *tailWriter) Write(p []byte) (int, error) {
-	if t.w != nil {
-		t.w.Write(p)
+func (l *agentLog) Write(p []byte) (int, error) {
+	l.tail = append(l.tail, p...)
+	if len(l.tail) > stderrTail {
+		l.tail = l.tail[len(l.tail)-stderrTail:]
 	}
-	t.tail = append(t.tail, p...)
-	if len(t.tail) > t.n {
-		t.tail = t.tail[len(t.tail)-t.n:]
+	if l.over {
+		l.omitted += len(p)
+		return len(p), nil
+	}
+	l.partial = append(l.partial, p...)
+	for {
+		nl := bytes.IndexByte(l.partial, '\n')
+		if nl < 0 || l.shown+nl+1 > maxStderrShown {
+			break
+		}
+		io.WriteString(l.out, termsafe.Text(string(l.partial[:nl+1])))
+		l.shown += nl + 1
+		l.partial = l.partial[nl+1:]
+	}
+	if l.shown+len(l.partial) > maxStderrShown {
+		l.over, l.omitted, l.partial = true, len(l.partial), nil
 	}
 	return len(p), nil
 }
 
+// finish passes on what the agent left unfinished: its last line without
+// a newline, or, past the bound, a note and the tail's whole lines.
+func (l *agentLog) finish() {
+	if !l.over {
+		if len(l.partial) > 0 {
+			io.WriteString(l.out, termsafe.Text(string(l.partial))+"\n")
+		}
+		return
+	}
+	tail := l.tail[len(l.tail)-min(len(l.tail), l.omitted):]
+	if nl := bytes.IndexByte(tail, '\n'); nl >= 0 && nl < len(tail)-1 {
+		tail = tail[nl+1:] // from a line's start
+	}
+	fmt.Fprintf(l.out, "[hearth: %d bytes of the agent's stderr left out]\n", l.omitted-len(tail))
+	text := termsafe.Text(string(tail))
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	io.WriteString(l.out, text)
+}
+
 // lastLine is the last non-empty line kept.
-func (t *tailWriter) lastLine() string {
-	lines := strings.Split(strings.TrimSpace(string(t.tail)), "\n")
+func (l *agentLog) lastLine() string {
+	lines := strings.Split(strings.TrimSpace(string(l.tail)), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"hearth/internal/apiclient"
+	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
 )
 
@@ -183,6 +184,22 @@ func TestAnAgentCommandGetsThePromptOnStdin(t *testing.T) {
 	}
 }
 
+func TestAnAgentsUsageAboveTheContractsBoundsIsReportedAtTheBound(t *testing.T) {
+	dir := t.TempDir()
+	r := &Runner{state: dir, agentCmd: `echo '{"tokens": 9223372036854775000, "costUsd": 1e300}' > "$HEARTH_USAGE_FILE" && echo '{}'`,
+		log: slog.New(slog.DiscardHandler)}
+	os.MkdirAll(filepath.Join(dir, "work"), 0o700)
+	j := runJournal{RunID: "x-1", PubRunID: "x-1-1", Job: "x", Trigger: "manual", Prompt: "Do x."}
+	_, use, err := r.invoke(context.Background(), j, []byte(`{}`), 1)
+	if err != nil || use.Tokens == nil || *use.Tokens != contract.MaxReportedTokens || use.CostUSD == nil || *use.CostUSD != contract.MaxReportedCostUSD {
+		t.Fatalf("usage %+v, %v: want each count at the bound hearth takes, so the report is recorded", use, err)
+	}
+	r.agentCmd = `echo '{"tokens": -5, "costUsd": -1}' > "$HEARTH_USAGE_FILE" && echo '{}'`
+	if _, use, err = r.invoke(context.Background(), j, []byte(`{}`), 1); err != nil || use.Tokens != nil || use.CostUSD != nil {
+		t.Fatalf("negative usage %+v, %v: want none reported", use, err)
+	}
+}
+
 func TestACodexRunStoppedAtItsDeadlineStillCountsTheTokensItSpent(t *testing.T) {
 	r, _ := codexRunner(t, "read-only")
 	t.Setenv("FAKE_CODEX_MODE", "hang")
@@ -257,5 +274,26 @@ func TestAnUnknownCodexInvocationsTokensCountOnRecoveryAndItsFilesGo(t *testing.
 		if _, err := os.Stat(d); !os.IsNotExist(err) {
 			t.Fatalf("%s outlived the recovery: %v", d, err)
 		}
+	}
+}
+
+func TestTheAgentsStderrReachesTheTerminalWithoutControlSequencesAndBounded(t *testing.T) {
+	dir := t.TempDir()
+	var terminal syncBuffer
+	// Escape sequences that would clear the screen and retitle the window,
+	// then far more output than a terminal should take, then the last word.
+	r := &Runner{state: dir, agentStderr: &terminal, log: slog.New(slog.DiscardHandler),
+		agentCmd: `printf 'start \033[2J\033]0;pwned\007 done\n' >&2; yes 'a long log line of the agent' | head -c 4000000 >&2; echo 'the last line' >&2; echo '{}'`}
+	os.MkdirAll(filepath.Join(dir, "work"), 0o700)
+	j := runJournal{RunID: "x-1", PubRunID: "x-1-1", Job: "x", Trigger: "manual", Prompt: "Do x."}
+	if _, _, err := r.invoke(context.Background(), j, []byte(`{}`), 1); err != nil {
+		t.Fatal(err)
+	}
+	out := terminal.String()
+	if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `start \x1b[2J\x1b]0;pwned\x07 done`+"\n") {
+		t.Fatalf("control sequences reached the terminal: %q", out[:min(len(out), 200)])
+	}
+	if len(out) > maxStderrShown+2*stderrTail || !strings.Contains(out, "bytes of the agent's stderr left out") || !strings.HasSuffix(out, "the last line\n") {
+		t.Fatalf("%d bytes reached the terminal, ending %q: want at most about %d, a note of what was left out, and the tail", len(out), out[max(0, len(out)-200):], maxStderrShown)
 	}
 }

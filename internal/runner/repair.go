@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,7 +31,7 @@ type invocationUse struct {
 }
 
 func useOf(u agentUsage, took time.Duration) *invocationUse {
-	return &invocationUse{Tokens: u.Tokens, CostUSD: u.CostUSD, DurationMS: took.Milliseconds()}
+	return &invocationUse{Tokens: u.Tokens, CostUSD: u.CostUSD, DurationMS: min(took.Milliseconds(), contract.MaxReportedDurationMS)}
 }
 
 // phaseFailed: the invocation failed (the agent, or its output); the journal
@@ -171,8 +172,34 @@ func readUsage(work string) agentUsage {
 	} else if b, err := os.ReadFile(filepath.Join(work, "usage.json")); err == nil {
 		json.Unmarshal(b, &u)
 	}
+	return u.bounded()
+}
+
+// bounded keeps what the agent reported within the bounds hearth takes, so
+// its report is recorded (and its cost counts towards the cap) rather than
+// refused: a count above its bound is reported at the bound, a negative or
+// not-a-number one not at all.
+func (u agentUsage) bounded() agentUsage {
+	if u.Tokens != nil {
+		switch t := *u.Tokens; {
+		case t < 0:
+			u.Tokens = nil
+		case t > contract.MaxReportedTokens:
+			u.Tokens = ptrTo(int64(contract.MaxReportedTokens))
+		}
+	}
+	if u.CostUSD != nil {
+		switch c := *u.CostUSD; {
+		case c < 0 || math.IsNaN(c):
+			u.CostUSD = nil
+		case c > contract.MaxReportedCostUSD:
+			u.CostUSD = ptrTo(float64(contract.MaxReportedCostUSD))
+		}
+	}
 	return u
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 // removeWork removes an invocation's work dir and the Codex files beside it.
 func removeWork(work string) {

@@ -91,9 +91,12 @@ type Runner struct {
 	codex     *Codex // set by --agent codex: the agent is `codex exec`, not agentCmd
 	state     string // DATA/runner
 	log       *slog.Logger
-	retries   []time.Duration
-	wakeWait  time.Duration // how long each wake-up poll asks hearth to wait
-	out       []contract.RunView
+	// agentStderr is where the agent's own log goes, made safe
+	// (agentLog); nil is the runner's stderr.
+	agentStderr io.Writer
+	retries     []time.Duration
+	wakeWait    time.Duration // how long each wake-up poll asks hearth to wait
+	out         []contract.RunView
 }
 
 // New is a runner with cfg, its state directories made (0700).
@@ -470,7 +473,11 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(prompt)
 	var stdout bytes.Buffer
-	stderr := &tailWriter{w: os.Stderr, n: 2048} // the agent's own log; hearth's logs never hold message contents
+	// The agent's own log; hearth's logs never hold message contents.
+	stderr := &agentLog{out: r.agentStderr}
+	if stderr.out == nil {
+		stderr.out = os.Stderr
+	}
 	cmd.Stderr = stderr
 	if r.codex != nil {
 		// Codex's event stream holds the messages it read: never printed,
@@ -486,6 +493,7 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
 	}
 	err := cmd.Run()
+	stderr.finish()
 	use := readUsage(work)
 	switch {
 	case cctx.Err() == context.DeadlineExceeded:

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxMCPLine bounds one message of `hearth mcp`'s stdin, as the SDK's own
+// stdio transport does.
+const maxMCPLine = mcp.DefaultMaxLineLength
+
+// mcpStdio is the stdio transport of `hearth mcp`. The SDK's stdio
+// transport ends the session at the first line that is not a JSON-RPC
+// message; this one answers such a line with the JSON-RPC 2.0 error (parse
+// error -32700, invalid request -32600, id null unless the line's own id
+// can be read) and hands only well-formed messages on, so one bad line
+// costs that line alone.
+type mcpStdio struct {
+	in  io.Reader
+	out io.Writer
+}
+
+// Connect implements mcp.Transport.
+func (t mcpStdio) Connect(ctx context.Context) (mcp.Connection, error) {
+	out := &lineWriter{w: t.out}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(filterMCPLines(t.in, pw, out)) }()
+	return (&mcp.IOTransport{Reader: pr, Writer: out}).Connect(ctx)
+}
+
+// filterMCPLines copies each well-formed JSON-RPC message of in to good, a
+// line each, and answers every other line on out, until in ends.
+func filterMCPLines(in io.Reader, good io.Writer, out *lineWriter) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, tooLong, err := readMCPLine(r)
+		if len(line) > 0 || tooLong {
+			var refusal []byte
+			switch {
+			case tooLong:
+				refusal = jsonrpcError(nil, -32600, fmt.Sprintf("invalid request: a message is at most %d bytes", maxMCPLine))
+			default:
+				refusal = malformedMCP(line)
+			}
+			if refusal != nil {
+				if _, werr := out.Write(refusal); werr != nil {
+					return werr
+				}
+			} else if _, werr := good.Write(append(line, '\n')); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// readMCPLine reads one line without its end, trimmed of white space;
+// a line over maxMCPLine is read to its end and reported as too long.
+func readMCPLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, isPrefix, rerr := r.ReadLine()
+		if !tooLong {
+			line = append(line, chunk...)
+			if len(line) > maxMCPLine {
+				line, tooLong = nil, true
+			}
+		}
+		if rerr != nil || !isPrefix {
+			return bytes.TrimSpace(line), tooLong, rerr
+		}
+	}
+}
+
+// malformedMCP is the JSON-RPC error answering line, or nil when line is
+// one JSON-RPC message. Batches are refused: MCP 2025-06-18 dropped them,
+// and the SDK ends a session that sends one.
+func malformedMCP(line []byte) []byte {
+	if !json.Valid(line) {
+		return jsonrpcError(nil, -32700, "parse error: the message is not JSON")
+	}
+	if line[0] != '{' {
+		return jsonrpcError(nil, -32600, "invalid request: a message is one JSON-RPC object (batches are not supported)")
+	}
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		var head struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(line, &head)
+		var id any
+		if json.Unmarshal(head.ID, &id) == nil {
+			switch id.(type) {
+			case string, float64:
+			default:
+				head.ID = nil
+			}
+		} else {
+			head.ID = nil
+		}
+		return jsonrpcError(head.ID, -32600, "invalid request: "+err.Error())
+	}
+	return nil
+}
+
+// jsonrpcError is a JSON-RPC 2.0 error response line; a nil id is null.
+func jsonrpcError(id json.RawMessage, code int, message string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, message}})
+	return append(b, '\n')
+}
+
+// lineWriter writes each message whole, so the filter's answers and the
+// SDK's never interleave on stdout. It never closes its writer.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// Close implements io.Closer; stdout stays open.
+func (l *lineWriter) Close() error { return nil }
