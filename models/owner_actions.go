@@ -195,7 +195,17 @@ func (s *Store) recordMeasurement(ctx context.Context, clientKey, activityID str
 		if err := spendClientKey(t, clientKey, action, rev); err != nil {
 			return err
 		}
-		return decideBy(t, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: t.now}, CauseValue, nil)
+		if err := decideBy(t, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: t.now}, CauseValue, nil); err != nil {
+			return err
+		}
+		if p.Metric != WeightMetric {
+			return nil
+		}
+		day, err := ownerDay(t.DB, t.now, "")
+		if err != nil {
+			return err
+		}
+		return creditWeighIns(t, day, rev)
 	})
 	if err != nil {
 		return Measurement{}, classify("record measurement", err)

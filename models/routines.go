@@ -488,6 +488,10 @@ func instantiate(t *txn, def RoutineDefinition, tr RoutineTrial, day Day, occasi
 	}
 	t.touch("activity:" + parent)
 	t.touchRoutine(def.RoutineID, def.Revision, date)
+	// A weigh-in already recorded today counts for this routine's step too.
+	if err := creditWeighIns(t, day, rev); err != nil {
+		return false, err
+	}
 	return res.RowsAffected == 1, nil
 }
 

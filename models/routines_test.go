@@ -541,6 +541,8 @@ func TestRoutinesPageCountsFollowEveryChange(t *testing.T) {
 	s, now := routineStore(t)
 	ctx := context.Background()
 	other := routineDef("evening", 1)
+	// No weigh-in in the evening: the morning's would count for it too.
+	other["steps"] = []any{map[string]any{"id": "read", "title": "Read", "kind": "task", "required": true, "payload": map[string]any{}}}
 	mustPublish(t, s, newPub("run-evening", mustRevision(t, s)).Add("routineDefinitions", other))
 	for _, id := range []string{"morning", "evening"} {
 		if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: id, Revision: 1}); err != nil {
