@@ -44,6 +44,10 @@ type HomeView struct {
 	// Undone is the newest undoable decision of a row that left Home
 	// (dismissed, deferred past today), so its Undo is on Home too.
 	Undone *LaterItem
+	// First is the open activity the brief names first: Home's first action.
+	First *HomeRow
+	// QuickWeight is Home's weight field on a day without a planned weigh-in.
+	QuickWeight *QuickWeight
 }
 
 // HomeSection is one group of Home; Name is a recommendation section or "other".
@@ -107,6 +111,8 @@ type MeasurementSummary struct {
 	Last *contract.MeasurementView
 	// Recent are up to 30 current values of the metric, oldest first.
 	Recent []float64
+	// Trend is the weight trend after Saved (weight only).
+	Trend *TrendNote
 }
 
 // EvidenceChip is a source ref shown as a chip: Title names what it cites
@@ -264,6 +270,12 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		}
 		if brief != nil {
 			v.BriefSettled = briefSettled(brief.Text, tops, v.Later)
+			v.First = briefFirst(brief.Text, tops)
+		}
+		if !plansWeighIn(tops) {
+			if v.QuickWeight, err = quickWeight(tx, now, v.Day); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -460,6 +472,9 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 		}
 		all[i] = h
 		index[r.ID] = i
+	}
+	if err := attachTrend(tx, now, all); err != nil {
+		return nil, err
 	}
 	var tops []HomeRow
 	for i := range all {

@@ -1,6 +1,12 @@
 package models
 
 import (
+	"context"
+	"fmt"
+	"math"
+
+	"gorm.io/gorm"
+
 	"hearth/internal/contract"
 )
 
@@ -19,13 +25,7 @@ func creditWeighIns(t *txn, day Day, rev int64) error {
 		Count(&weighed).Error; err != nil || weighed == 0 {
 		return err
 	}
-	var ids []string
-	err := t.Raw(`SELECT a.id FROM activities a LEFT JOIN activity_states s ON s.activity_id = a.id
-		WHERE a.kind = ? AND a.retracted_at IS NULL AND a.occurrence_key LIKE ? AND json_extract(a.payload, '$.metric') = ?
-		AND (s.state IS NULL OR s.state IN ? OR (s.state = ? AND s.until <= ?))
-		ORDER BY a.id`,
-		contract.KindMeasurement, day.Date+"@%", WeightMetric,
-		[]string{StateAvailable, StateInProgress, StateWaiting}, StateDeferred, day.Date).Scan(&ids).Error
+	ids, err := openWeighIns(t.DB, day)
 	if err != nil {
 		return err
 	}
@@ -35,4 +35,112 @@ func creditWeighIns(t *txn, day Day, rev int64) error {
 		}
 	}
 	return nil
+}
+
+// openWeighIns are the weight steps of day's occurrences still open
+// (deferred to day or before included), in ID order.
+func openWeighIns(tx *gorm.DB, day Day) ([]string, error) {
+	var ids []string
+	err := tx.Raw(`SELECT a.id FROM activities a LEFT JOIN activity_states s ON s.activity_id = a.id
+		WHERE a.kind = ? AND a.retracted_at IS NULL AND a.occurrence_key LIKE ? AND json_extract(a.payload, '$.metric') = ?
+		AND (s.state IS NULL OR s.state IN ? OR (s.state = ? AND s.until <= ?))
+		ORDER BY a.id`,
+		contract.KindMeasurement, day.Date+"@%", WeightMetric,
+		[]string{StateAvailable, StateInProgress, StateWaiting}, StateDeferred, day.Date).Scan(&ids).Error
+	return ids, err
+}
+
+// WeighIn is a saved weigh-in and the trend right after it.
+type WeighIn struct {
+	Measurement Measurement
+	Trend       TrendNote
+}
+
+// RecordWeighIn saves a weigh-in typed where no step names it (the weight
+// page, Home on a day without a planned weigh-in). On a day with an open
+// weigh-in step it is that step's value, saved as Home's Weigh in saves
+// it (RecordMeasurementOnce), so the routine counts it; otherwise it is a
+// weigh-in of its own in the unit of the newest one (kg before any). The
+// client key makes a replay a no-op, as on Home.
+func (s *Store) RecordWeighIn(ctx context.Context, clientKey string, value float64) (WeighIn, error) {
+	var step string
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		day, err := ownerDay(tx, s.clock(), "")
+		if err != nil {
+			return err
+		}
+		ids, err := openWeighIns(tx, day)
+		if len(ids) > 0 {
+			step = ids[0]
+		}
+		return err
+	})
+	if err != nil {
+		return WeighIn{}, fmt.Errorf("models: record weigh-in: %w", err)
+	}
+	var m Measurement
+	if step != "" {
+		if m, err = s.recordMeasurement(ctx, clientKey, step, value); err != nil {
+			return WeighIn{}, err
+		}
+	} else if m, err = s.recordOwnWeighIn(ctx, clientKey, value); err != nil {
+		return WeighIn{}, err
+	}
+	d, err := s.WeightHistory(ctx)
+	if err != nil {
+		return WeighIn{}, err
+	}
+	note, _ := d.TrendNoteAt(s.clock())
+	return WeighIn{Measurement: m, Trend: note}, nil
+}
+
+// recordOwnWeighIn stores a weigh-in that belongs to no step.
+func (s *Store) recordOwnWeighIn(ctx context.Context, clientKey string, value float64) (Measurement, error) {
+	var m Measurement
+	action := measurementAction("", value)
+	_, err := s.commit(ctx, func(t *txn) error {
+		if replay, err := replayed(t, clientKey, action); err != nil {
+			return err
+		} else if replay != 0 {
+			return t.Where("activity_id IS NULL AND metric = ? AND revision = ?", WeightMetric, replay).Take(&m).Error
+		}
+		unit := "kg"
+		var newest []Measurement
+		if err := t.Where("metric = ?", WeightMetric).Order("recorded_at DESC, id DESC").Limit(1).Find(&newest).Error; err != nil {
+			return err
+		}
+		if len(newest) == 1 {
+			unit = newest[0].Unit
+		}
+		bounds := MeasurementBounds[unit]
+		if math.IsNaN(value) || value < bounds[0] || value > bounds[1] {
+			return &FieldError{Field: "value", Message: fmt.Sprintf("%s must be between %g and %g %s.", metricName(WeightMetric), bounds[0], bounds[1], unit)}
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		t.touch("weight")
+		// activity_id NULL: no step (a Measurement's empty ID would be a broken reference).
+		row := map[string]any{"activity_id": nil, "occurrence_key": "", "metric": WeightMetric, "unit": unit,
+			"value": value, "revision": rev, "recorded_at": t.now.UTC(), "source": "entered"}
+		if err := t.Table("measurements").Create(row).Error; err != nil {
+			return err
+		}
+		if err := t.Where("activity_id IS NULL AND metric = ? AND revision = ?", WeightMetric, rev).Take(&m).Error; err != nil {
+			return err
+		}
+		if err := spendClientKey(t, clientKey, action, rev); err != nil {
+			return err
+		}
+		day, err := ownerDay(t.DB, t.now, "")
+		if err != nil {
+			return err
+		}
+		return creditWeighIns(t, day, rev)
+	})
+	if err != nil {
+		return Measurement{}, classify("record weigh-in", err)
+	}
+	return m, nil
 }

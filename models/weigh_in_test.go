@@ -2,9 +2,13 @@ package models
 
 import (
 	"context"
+	"errors"
+	"math"
 	"testing"
+	"time"
 
 	"hearth/internal/contract"
+	"hearth/internal/storetest"
 )
 
 // weighInStore has two routines that plan a weigh-in on 2026-10-01: the
@@ -29,8 +33,8 @@ func weighInStore(t *testing.T) *Store {
 	return s
 }
 
-// openWeighIns are the weigh-in steps Home still asks for.
-func openWeighIns(t *testing.T, s *Store) []string {
+// homeOpenWeighIns are the weigh-in steps Home still asks for.
+func homeOpenWeighIns(t *testing.T, s *Store) []string {
 	t.Helper()
 	var open []string
 	var walk func(rows []HomeRow)
@@ -57,7 +61,7 @@ func TestStartWorkAfterAWeighInAddsNoSecondWeighIn(t *testing.T) {
 	if _, err := s.TriggerEvent(ctx, contract.EventStartWork); err != nil {
 		t.Fatal(err)
 	}
-	if open := openWeighIns(t, s); len(open) != 0 {
+	if open := homeOpenWeighIns(t, s); len(open) != 0 {
 		t.Fatalf("after a weigh-in, Start work asks again: %v", open)
 	}
 	row, _, err := s.HomeRow(ctx, "hearth:startup@2026-10-01.start-work")
@@ -78,13 +82,13 @@ func TestAWeighInCountsForEveryRoutineThatPlansOneThatDay(t *testing.T) {
 	if _, err := s.TriggerEvent(ctx, contract.EventStartWork); err != nil {
 		t.Fatal(err)
 	}
-	if open := openWeighIns(t, s); len(open) != 2 {
+	if open := homeOpenWeighIns(t, s); len(open) != 2 {
 		t.Fatalf("before the weigh-in: %v, want both routines' steps", open)
 	}
 	if _, err := s.RecordMeasurement(ctx, "hearth:startup@2026-10-01.start-work:weigh", 82.4); err != nil {
 		t.Fatal(err)
 	}
-	if open := openWeighIns(t, s); len(open) != 0 {
+	if open := homeOpenWeighIns(t, s); len(open) != 0 {
 		t.Fatalf("after one weigh-in, still asked: %v", open)
 	}
 	if d := storeWeighIns(t, s); d != 1 {
@@ -100,4 +104,96 @@ func storeWeighIns(t *testing.T, s *Store) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+func TestAWeighInWithoutAStepSaysTheTrendAndItsChangeSinceYesterday(t *testing.T) {
+	s, now := newTestStore(t)
+	ctx := context.Background()
+	first, err := s.RecordWeighIn(ctx, "", 82)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Trend.Value != 82 || first.Trend.Unit != "kg" || first.Trend.Change != nil {
+		t.Fatalf("first weigh-in: %+v", first.Trend)
+	}
+	if first.Measurement.ActivityID != "" || first.Measurement.Source != "entered" {
+		t.Fatalf("stored as %+v", first.Measurement)
+	}
+	now.Advance(24 * time.Hour)
+	next, err := s.RecordWeighIn(ctx, "key-1", 81)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One day after the first, the trend moves 1 − e^(−1/10) of the way to 81.
+	want := 82 - (1 - math.Exp(-0.1))
+	if math.Abs(next.Trend.Value-want) > 1e-9 || next.Trend.Change == nil || math.Abs(*next.Trend.Change-(want-82)) > 1e-9 {
+		t.Fatalf("second weigh-in: %+v, want trend %.4f, change %.4f", next.Trend, want, want-82)
+	}
+	// The same key again is the same weigh-in, not a second one.
+	if again, err := s.RecordWeighIn(ctx, "key-1", 81); err != nil || again.Measurement.ID != next.Measurement.ID {
+		t.Fatalf("replay: %+v, %v", again.Measurement, err)
+	}
+	if n := storeWeighIns(t, s); n != 2 {
+		t.Fatalf("%d weight rows, want 2", n)
+	}
+	if _, err := s.RecordWeighIn(ctx, "", 7000); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("7000 kg: %v", err)
+	}
+}
+
+func TestAWeighInWithoutAStepIsTheOpenStepsValueOnADayThatPlansOne(t *testing.T) {
+	s := weighInStore(t)
+	ctx := context.Background()
+	if mustHome(t, s).QuickWeight != nil {
+		t.Fatal("Home offers its own weight field on a day with a planned weigh-in")
+	}
+	w, err := s.RecordWeighIn(ctx, "", 82.4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Measurement.ActivityID != "hearth:morning@2026-10-01:weigh" {
+		t.Fatalf("saved for %q, want the morning's step", w.Measurement.ActivityID)
+	}
+	if open := homeOpenWeighIns(t, s); len(open) != 0 {
+		t.Fatalf("still asked: %v", open)
+	}
+	row, _, err := s.HomeRow(ctx, "hearth:morning@2026-10-01:weigh")
+	if err != nil || row.Measurement.Trend == nil || row.Measurement.Trend.Value != 82.4 {
+		t.Fatalf("the step's row says no trend: %+v, %v", row.Measurement, err)
+	}
+}
+
+func TestHomeOffersItsOwnWeightFieldOnADayWithoutAPlannedWeighIn(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("call-mum")))
+	q := mustHome(t, s).QuickWeight
+	if q == nil || q.Unit != "kg" || q.Last != nil || q.Today != nil {
+		t.Fatalf("quick weight %+v", q)
+	}
+	if _, err := s.RecordWeighIn(ctx, "", 80.5); err != nil {
+		t.Fatal(err)
+	}
+	q = mustHome(t, s).QuickWeight
+	if q == nil || q.Last == nil || q.Last.Value != 80.5 || q.Today == nil || q.Today.Value != 80.5 {
+		t.Fatalf("after a weigh-in: %+v", q)
+	}
+}
+
+func TestTheBriefsFirstNamedOpenActivityIsHomesFirstAction(t *testing.T) {
+	s, _ := newTestStore(t)
+	p := newPub("run-1", 0).Add("activities", storetest.Task("book-bike", "life-1"), storetest.Task("call-mum", "life-1"))
+	p.Set(t, "/activities/0/title", "Book the bike service")
+	p.Set(t, "/activities/1/title", "Call Mum back")
+	p["brief"] = map[string]any{"date": "2026-09-29", "timeZone": "UTC", "text": "First call mum back, then book the bike service.", "evidenceIds": []any{}}
+	mustPublish(t, s, p)
+	if f := mustHome(t, s).First; f == nil || f.ID != "call-mum" {
+		t.Fatalf("first action %+v, want call-mum", f)
+	}
+	if _, err := s.SetActivityState(context.Background(), "call-mum", StateCompleted, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if f := mustHome(t, s).First; f == nil || f.ID != "book-bike" {
+		t.Fatalf("after call-mum is done: %+v, want book-bike", f)
+	}
 }

@@ -89,14 +89,7 @@ func (s *Store) WeightHistory(ctx context.Context) (WeightData, error) {
 	if err != nil {
 		return WeightData{}, fmt.Errorf("models: weight history: %w", err)
 	}
-	if len(d.Entries) > 0 {
-		d.Unit = d.Entries[0].Unit
-	}
-	for i := len(d.Entries) - 1; i >= 0; i-- {
-		e := d.Entries[i]
-		d.Points = append(d.Points, WeightPoint{At: e.At, Value: ConvertWeight(e.Value, e.Unit, d.Unit)})
-	}
-	d.Trend = Trend(d.Points, TrendTau)
+	d.smooth()
 	if c, ok := TrendChange(d.Trend, 7*24*time.Hour); ok {
 		d.Change7 = &c
 	}
@@ -109,6 +102,57 @@ func (s *Store) WeightHistory(ctx context.Context) (WeightData, error) {
 			d.Forecast = &f
 		}
 	}
+	return d, nil
+}
+
+// smooth sets Unit (the newest entry's), Points and Trend from Entries.
+func (d *WeightData) smooth() {
+	if len(d.Entries) > 0 {
+		d.Unit = d.Entries[0].Unit
+	}
+	for i := len(d.Entries) - 1; i >= 0; i-- {
+		e := d.Entries[i]
+		d.Points = append(d.Points, WeightPoint{At: e.At, Value: ConvertWeight(e.Value, e.Unit, d.Unit)})
+	}
+	d.Trend = Trend(d.Points, TrendTau)
+}
+
+// TrendNote is what a weigh-in says about the trend right after it is
+// saved: the trend now and its change since yesterday.
+type TrendNote struct {
+	Value float64
+	Unit  string
+	// Change is the trend now minus the trend when today began; nil on
+	// the first day with any weigh-in.
+	Change *float64
+}
+
+// TrendNoteAt is the trend after the newest weigh-in and its change since
+// the owner's day of now began; ok is false without any weigh-in.
+func (d WeightData) TrendNoteAt(now time.Time) (TrendNote, bool) {
+	if len(d.Trend) == 0 {
+		return TrendNote{}, false
+	}
+	n := TrendNote{Value: d.Trend[len(d.Trend)-1].Value, Unit: d.Unit}
+	zone := d.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	if before, ok := TrendAt(d.Trend, DayOf(now, zone).Start.Add(-time.Nanosecond)); ok {
+		c := n.Value - before
+		n.Change = &c
+	}
+	return n, true
+}
+
+// weightTrend reads the weight history's trend (no goal, no forecast) in zone.
+func weightTrend(tx *gorm.DB, zone *time.Location) (WeightData, error) {
+	d := WeightData{Unit: "kg", Zone: zone}
+	var err error
+	if d.Entries, err = weightEntries(tx); err != nil {
+		return WeightData{}, err
+	}
+	d.smooth()
 	return d, nil
 }
 

@@ -1,0 +1,109 @@
+package models
+
+import (
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hearth/internal/contract"
+)
+
+// QuickWeight is Home's own weight field on a day without a planned
+// weigh-in: the unit and bounds of the next value, the newest weigh-in,
+// and, once one was saved today, the trend after it.
+type QuickWeight struct {
+	Unit     string
+	Min, Max float64
+	Last     *WeightEntry
+	// Today is the trend after today's weigh-in; nil before one.
+	Today *TrendNote
+}
+
+// briefFirst is the open activity (a routine's step included, a routine
+// itself not: its steps are the actions) whose title the brief's text names
+// first, or nil. A title in the text is the name (see briefSettled).
+func briefFirst(text string, tops []HomeRow) *HomeRow {
+	lower := strings.ToLower(text)
+	var first *HomeRow
+	at := len(lower)
+	var walk func([]HomeRow)
+	walk = func(rows []HomeRow) {
+		for i := range rows {
+			r := &rows[i]
+			walk(r.Children)
+			if r.Kind == contract.KindRoutine || r.Settled() || r.UserState.State == StateDismissed || !mentions(lower, r.Title) {
+				continue
+			}
+			if i := strings.Index(lower, strings.ToLower(strings.TrimSpace(r.Title))); i < at {
+				c := *r
+				first, at = &c, i
+			}
+		}
+	}
+	walk(tops)
+	return first
+}
+
+// plansWeighIn reports whether a weight step is on Home today, open or done.
+func plansWeighIn(rows []HomeRow) bool {
+	for _, r := range rows {
+		if m := r.Measurement; m != nil && m.Metric == WeightMetric {
+			return true
+		}
+		if plansWeighIn(r.Children) {
+			return true
+		}
+	}
+	return false
+}
+
+// quickWeight is Home's weight field when no weigh-in is planned on day.
+func quickWeight(tx *gorm.DB, now time.Time, day Day) (*QuickWeight, error) {
+	d, err := weightTrend(tx, day.Zone)
+	if err != nil {
+		return nil, err
+	}
+	b := MeasurementBounds[d.Unit]
+	q := &QuickWeight{Unit: d.Unit, Min: b[0], Max: b[1]}
+	if len(d.Entries) > 0 {
+		last := d.Entries[0]
+		q.Last = &last
+		if !last.At.Before(day.Start) {
+			if n, ok := d.TrendNoteAt(now); ok {
+				q.Today = &n
+			}
+		}
+	}
+	return q, nil
+}
+
+// attachTrend gives each weight row with today's value saved the trend
+// after it, so the save says what it did to the trend.
+func attachTrend(tx *gorm.DB, now time.Time, rows []HomeRow) error {
+	var saved []*MeasurementSummary
+	for i := range rows {
+		if m := rows[i].Measurement; m != nil && m.Metric == WeightMetric && m.Saved != nil {
+			saved = append(saved, m)
+		}
+	}
+	if len(saved) == 0 {
+		return nil
+	}
+	day, err := ownerDay(tx, now, "")
+	if err != nil {
+		return err
+	}
+	d, err := weightTrend(tx, day.Zone)
+	if err != nil {
+		return err
+	}
+	n, ok := d.TrendNoteAt(now)
+	if !ok {
+		return nil
+	}
+	for _, m := range saved {
+		m.Trend = &n
+	}
+	return nil
+}
