@@ -152,7 +152,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	schedules := &schedulesHandlers{Server: s, store: st.schedules}
 	runs := &runsHandlers{Server: s, store: st.runs}
 	routines := &routinesHandlers{Server: s, store: st.routines, home: home}
-	weight := &weightHandlers{Server: s, store: st.weight}
+	weight := &weightHandlers{Server: s, store: st.weight, home: home}
 	app := fiber.New(fiber.Config{
 		AppName:               "hearth",
 		BodyLimit:             maxRequestBytes,
@@ -184,6 +184,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Get("/more", owner(pages.showMore)...)
 	app.Get("/weight", owner(weight.showWeight)...)
 	app.Post("/weight/goal", owner(weight.saveWeightGoal)...)
+	app.Post("/weight/entries", owner(weight.saveWeighIn)...)
 	app.Post("/weight/import", owner(weight.importWeights)...)
 	app.Get("/export/:file", owner(weight.exportFile)...)
 	app.Get("/messages", owner(msgs.needBeeper, msgs.showMessages)...)

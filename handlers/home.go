@@ -172,6 +172,12 @@ func (s *homeHandlers) renderRow(c *fiber.Ctx, status int, id string, st views.R
 // nothing): the updated row for htmx (answerRow), 303 back to Home for a
 // plain form.
 func (s *homeHandlers) afterActionAt(c *fiber.Ctx, id string, rev int64) error {
+	// An action from Home's first screen or a collapsed routine's tick
+	// (answer=live) may change more than its row: the first action, the
+	// routine's progress. Its answer is the live part.
+	if c.FormValue("answer") == "live" && isHTMX(c) {
+		return s.renderLive(c, fiber.StatusOK, liveOpen(c), "")
+	}
 	// One read answers both questions below: has the row left for Later,
 	// and is it a routine's step (which a plain form lands inside).
 	row, day, err := s.store.HomeRow(c.UserContext(), id)
@@ -223,12 +229,7 @@ func (s *homeHandlers) answerRow(c *fiber.Ctx, id string, expand bool, rev int64
 	// The rows open on the page (hearth.js sends them) stay open; the
 	// acted-on row is open exactly when its form asked (a tick leaves a
 	// step collapsed), and a step's routine is open around it.
-	open := openSet(c)
-	for _, o := range strings.Split(c.FormValue("open"), ",") {
-		if o != "" {
-			open[o] = true
-		}
-	}
+	open := liveOpen(c)
 	delete(open, id)
 	if expand {
 		open[id] = true
@@ -239,7 +240,10 @@ func (s *homeHandlers) answerRow(c *fiber.Ctx, id string, expand bool, rev int64
 	c.Set("HX-Retarget", `li[data-row][data-id="`+a.Row.ID+`"]`)
 	c.Set("HX-Reswap", "outerHTML")
 	c.Set(revisionHeader, strconv.FormatInt(rev, 10))
-	return s.render(c, fiber.StatusOK, viewOf(views.Row(a.Row, views.RowState{Expanded: open[a.Row.ID], Now: s.store.Now(), Day: a.Day, Open: open})))
+	// A decision (the one route whose every commit is undoable) is the
+	// newest Undo on Home: the bottom bar follows the row, out of band.
+	dock := c.Route().Path == "/activities/:id/state"
+	return s.render(c, fiber.StatusOK, viewOf(views.RowAnswer(a.Row, views.RowState{Expanded: open[a.Row.ID], Now: s.store.Now(), Day: a.Day, Open: open}, dock)))
 }
 
 // redirectToRow sends a plain form back to its row with 303. A routine's

@@ -22,11 +22,31 @@ func (ta *testApp) liveBeside(row, open string, cookie *http.Cookie) string {
 	}
 	d := parseHTML(ta.t, r)
 	d.Find(`li[data-row][data-id="` + row + `"]`).Remove()
+	// The bottom bar's Undo comes with a decision's answer, out of band (see undoDockOf).
+	d.Find(`#undo-dock`).Remove()
 	d.Find("#live").RemoveAttr("data-revision")
 	html, err := d.Html()
 	if err != nil {
 		ta.t.Fatal(err)
 	}
+	return html
+}
+
+// undoDock is the bottom bar as Home shows it now.
+func (ta *testApp) undoDock(cookie *http.Cookie) string {
+	ta.t.Helper()
+	html, _ := goquery.OuterHtml(parseHTML(ta.t, ta.ownerRequest(http.MethodGet, "/home/live", nil, true, cookie)).Find("#undo-dock"))
+	return html
+}
+
+// undoDockAfter is the bottom bar a page shows after answer: the answer's
+// out-of-band bar, else the one it showed before.
+func undoDockAfter(answer *goquery.Document, before string) string {
+	oob := answer.Find("#undo-dock[hx-swap-oob]")
+	if oob.Length() == 0 {
+		return before
+	}
+	html, _ := goquery.OuterHtml(oob.RemoveAttr("hx-swap-oob"))
 	return html
 }
 
@@ -76,8 +96,9 @@ func TestAnOwnerActionCarriesItsRevisionExactlyWhenItsRowIsTheWholeChange(t *tes
 		{name: "a routine skipped moves to Done today", action: step{"/activities/" + routine + "/state", state("skipped")}, answer: routine},
 		{name: "a reply skipped that the brief names", action: step{"/activities/reply-ana-hike/state", state("skipped")}, answer: "reply-ana-hike"},
 		{name: "a first weight that the brief names", action: step{"/activities/" + weigh + "/measurement", weight("72.4")}, answer: routine},
+		// Home's first screen says today's weigh-in and its trend.
 		{name: "a weight corrected", setup: []step{{"/activities/" + weigh + "/measurement", weight("72.4")}},
-			action: step{"/activities/" + weigh + "/measurement", weight("72.6")}, answer: routine, alone: true},
+			action: step{"/activities/" + weigh + "/measurement", weight("72.6")}, answer: routine},
 		{name: "a weight corrected that another row shows", setup: []step{{"/activities/" + weigh + "/measurement", weight("72.4")}},
 			extra: map[string]any{"id": "weight-check", "kind": "measurement", "title": "Check the scale", "evidenceIds": []any{},
 				"recommendation": map[string]any{"section": "optional", "rank": 2}, "payload": map[string]any{"metric": "weight", "unit": "kg"}},
@@ -105,7 +126,7 @@ func TestAnOwnerActionCarriesItsRevisionExactlyWhenItsRowIsTheWholeChange(t *tes
 					t.Fatalf("setup %s: %s", s.path, r)
 				}
 			}
-			before := ta.liveBeside(tc.answer, tc.open, cookie)
+			before, dockBefore := ta.liveBeside(tc.answer, tc.open, cookie), ta.undoDock(cookie)
 			resp := ta.form(tc.action.path, tc.action.form, true, cookie)
 			if resp.status != http.StatusOK {
 				t.Fatalf("%s: %s", tc.action.path, resp)
@@ -126,6 +147,10 @@ func TestAnOwnerActionCarriesItsRevisionExactlyWhenItsRowIsTheWholeChange(t *tes
 			}
 			if before != after {
 				t.Errorf("the answer carries its revision but Home changed outside its row:\nbefore %s\nafter  %s", before, after)
+			}
+			// The bottom bar is the answer's (out of band) or, without one, unchanged.
+			if want, got := ta.undoDock(cookie), undoDockAfter(parseHTML(t, resp), dockBefore); got != want {
+				t.Errorf("the bottom bar after the answer %q, Home shows %q", got, want)
 			}
 			if rt := resp.header.Get("HX-Retarget"); rt != `li[data-row][data-id="`+tc.answer+`"]` || resp.header.Get("HX-Reswap") != "outerHTML" {
 				t.Errorf("retarget %q swap %q, want the row %s", rt, resp.header.Get("HX-Reswap"), tc.answer)

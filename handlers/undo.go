@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -63,11 +64,28 @@ func (s *homeHandlers) afterLiveAction(c *fiber.Ctx, id string) error {
 // renderLive renders Home's live part (htmx) or the whole Home page with
 // open rows and a notice.
 func (s *homeHandlers) renderLive(c *fiber.Ctx, status int, open map[string]bool, notice string) error {
+	return s.renderLiveWith(c, status, open, notice, views.WeighState{})
+}
+
+// renderLiveWith is renderLive with a refused weigh-in in Home's field.
+func (s *homeHandlers) renderLiveWith(c *fiber.Ctx, status int, open map[string]bool, notice string, weigh views.WeighState) error {
 	s.ensureOccurrences(c)
 	d, err := s.homeData(c, open, newRequestID())
 	if err != nil {
 		return err
 	}
-	d.Notice = notice
+	d.Notice, d.Weigh = notice, weigh
 	return s.render(c, status, pageOrFragment(views.Home(d), views.Live(d)))
+}
+
+// liveOpen are the rows open on the page that sent an action (hearth.js
+// sends them as open, in the query or the form), kept open in the answer.
+func liveOpen(c *fiber.Ctx) map[string]bool {
+	open := openSet(c)
+	for _, o := range strings.Split(c.FormValue("open"), ",") {
+		if o != "" {
+			open[o] = true
+		}
+	}
+	return open
 }

@@ -25,12 +25,15 @@ type weightStore interface {
 	ImportWeights(ctx context.Context, format string, readings []models.WeightReading, dryRun bool) (models.WeightImport, error)
 	ExportCSV(ctx context.Context, name string) (models.ExportTable, error)
 	ExportDecisions(ctx context.Context) (models.DecisionsExport, error)
+	RecordWeighIn(ctx context.Context, clientKey string, value float64) (models.WeighIn, error)
 }
 
 // weightHandlers serve the weight page, its import and the exports.
 type weightHandlers struct {
 	*Server
 	store weightStore
+	// home answers a weigh-in typed on Home with Home's live part.
+	home *homeHandlers
 }
 
 // maxImportBytes bounds an import file: years of daily rows are well under it.
@@ -38,7 +41,45 @@ const maxImportBytes = 2 << 20
 
 // showWeight renders the weight page.
 func (s *weightHandlers) showWeight(c *fiber.Ctx) error {
-	return s.renderWeight(c, fiber.StatusOK, views.WeightForm{})
+	return s.renderWeight(c, fiber.StatusOK, views.WeightForm{Saved: c.Query("saved") != ""})
+}
+
+// saveWeighIn records a weigh-in typed where no row names it: the weight
+// page's field, or Home's first screen (from=home), one service for both
+// (models.RecordWeighIn). The weight page gets 303 back to its field, which
+// then says the trend's change; Home (htmx) its live part with the trend.
+func (s *weightHandlers) saveWeighIn(c *fiber.Ctx) error {
+	input := c.FormValue("value")
+	home := c.FormValue("from") == "home"
+	refuse := func(status int, msg string) error {
+		st := views.WeighState{Error: msg, Input: input}
+		if home {
+			return s.home.renderLiveWith(c, status, liveOpen(c), "", st)
+		}
+		return s.renderWeight(c, status, views.WeightForm{Weigh: st})
+	}
+	value, ok := parseDecimal(input)
+	if !ok {
+		return refuse(fiber.StatusUnprocessableEntity, "Enter a number, like 72.4.")
+	}
+	_, err := s.store.RecordWeighIn(c.UserContext(), c.FormValue("clientKey"), value)
+	var fe *models.FieldError
+	switch {
+	case errors.As(err, &fe):
+		return refuse(fiber.StatusUnprocessableEntity, fe.Message)
+	case errors.Is(err, models.ErrClientKeyConflict):
+		return refuse(fiber.StatusConflict, "This was already sent as a different action, so it was not saved again.")
+	case err != nil:
+		s.log.Error("weigh-in not saved", "err", err, "requestId", requestIDOf(c))
+		return refuse(fiber.StatusServiceUnavailable, notSaved(err))
+	}
+	switch {
+	case home && isHTMX(c):
+		return s.home.renderLive(c, fiber.StatusOK, liveOpen(c), "")
+	case home:
+		return c.Redirect("/#weigh-in", fiber.StatusSeeOther)
+	}
+	return c.Redirect("/weight?saved=1#weigh-in", fiber.StatusSeeOther)
 }
 
 // renderWeight renders the weight page with a form's state (an error, an

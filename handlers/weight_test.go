@@ -255,7 +255,8 @@ func TestExportsUseTheOwnersZoneAndGuardAgainstCSVInjection(t *testing.T) {
 	if err := json.Unmarshal(resp.body, &dec); err != nil || resp.status != http.StatusOK {
 		t.Fatalf("decisions: %s %v", resp, err)
 	}
-	if dec.TimeZone != "Europe/Berlin" || len(dec.Decisions["measurements"]) != 2 || len(dec.Decisions["activityStates"]) != 1 {
+	// Two states: the weigh-in counts for the day's planned weigh-in too.
+	if dec.TimeZone != "Europe/Berlin" || len(dec.Decisions["measurements"]) != 2 || len(dec.Decisions["activityStates"]) != 2 {
 		t.Fatalf("decisions = %+v", dec)
 	}
 	if at, _ := dec.Decisions["measurements"][0]["recorded_at"].(string); at != "2026-09-29T09:00:00+02:00" {

@@ -46,8 +46,9 @@ type HomeView struct {
 	Undone *LaterItem
 	// First is the open activity the brief names first: Home's first action.
 	First *HomeRow
-	// QuickWeight is Home's weight field on a day without a planned weigh-in.
-	QuickWeight *QuickWeight
+	// Weight is today's weigh-in as Home's first screen shows it: its own
+	// field on a day without a planned weigh-in, the trend once saved.
+	Weight *QuickWeight
 }
 
 // HomeSection is one group of Home; Name is a recommendation section or "other".
@@ -272,10 +273,8 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 			v.BriefSettled = briefSettled(brief.Text, tops, v.Later)
 			v.First = briefFirst(brief.Text, tops)
 		}
-		if !plansWeighIn(tops) {
-			if v.QuickWeight, err = quickWeight(tx, now, v.Day); err != nil {
-				return err
-			}
+		if v.Weight, err = quickWeight(tx, now, v.Day, plansWeighIn(tops)); err != nil {
+			return err
 		}
 		return nil
 	})

@@ -9,10 +9,12 @@ import (
 	"hearth/internal/contract"
 )
 
-// QuickWeight is Home's own weight field on a day without a planned
-// weigh-in: the unit and bounds of the next value, the newest weigh-in,
-// and, once one was saved today, the trend after it.
+// QuickWeight is today's weigh-in as Home's first screen shows it: the
+// unit and bounds of the next value, the newest weigh-in, and, once one was
+// saved today, the trend after it. Planned says a routine's step asks for
+// the weigh-in (Home then offers no field of its own).
 type QuickWeight struct {
+	Planned  bool
 	Unit     string
 	Min, Max float64
 	Last     *WeightEntry
@@ -58,14 +60,14 @@ func plansWeighIn(rows []HomeRow) bool {
 	return false
 }
 
-// quickWeight is Home's weight field when no weigh-in is planned on day.
-func quickWeight(tx *gorm.DB, now time.Time, day Day) (*QuickWeight, error) {
+// quickWeight is today's weigh-in for Home's first screen.
+func quickWeight(tx *gorm.DB, now time.Time, day Day, planned bool) (*QuickWeight, error) {
 	d, err := weightTrend(tx, day.Zone)
 	if err != nil {
 		return nil, err
 	}
 	b := MeasurementBounds[d.Unit]
-	q := &QuickWeight{Unit: d.Unit, Min: b[0], Max: b[1]}
+	q := &QuickWeight{Planned: planned, Unit: d.Unit, Min: b[0], Max: b[1]}
 	if len(d.Entries) > 0 {
 		last := d.Entries[0]
 		q.Last = &last

@@ -144,7 +144,7 @@ func TestAWeighInWithoutAStepSaysTheTrendAndItsChangeSinceYesterday(t *testing.T
 func TestAWeighInWithoutAStepIsTheOpenStepsValueOnADayThatPlansOne(t *testing.T) {
 	s := weighInStore(t)
 	ctx := context.Background()
-	if mustHome(t, s).QuickWeight != nil {
+	if q := mustHome(t, s).Weight; q == nil || !q.Planned {
 		t.Fatal("Home offers its own weight field on a day with a planned weigh-in")
 	}
 	w, err := s.RecordWeighIn(ctx, "", 82.4)
@@ -167,14 +167,14 @@ func TestHomeOffersItsOwnWeightFieldOnADayWithoutAPlannedWeighIn(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
 	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("call-mum")))
-	q := mustHome(t, s).QuickWeight
-	if q == nil || q.Unit != "kg" || q.Last != nil || q.Today != nil {
+	q := mustHome(t, s).Weight
+	if q == nil || q.Planned || q.Unit != "kg" || q.Last != nil || q.Today != nil {
 		t.Fatalf("quick weight %+v", q)
 	}
 	if _, err := s.RecordWeighIn(ctx, "", 80.5); err != nil {
 		t.Fatal(err)
 	}
-	q = mustHome(t, s).QuickWeight
+	q = mustHome(t, s).Weight
 	if q == nil || q.Last == nil || q.Last.Value != 80.5 || q.Today == nil || q.Today.Value != 80.5 {
 		t.Fatalf("after a weigh-in: %+v", q)
 	}

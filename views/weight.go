@@ -24,6 +24,10 @@ type WeightForm struct {
 	CSV          string
 	ImportErrors []string
 	Import       *models.WeightImport
+	// Weigh is a refused weigh-in; Saved says one was just saved (its
+	// trend change is shown).
+	Weigh WeighState
+	Saved bool
 }
 
 // Num formats a number without trailing zeros (72.4, 70).
