@@ -96,9 +96,8 @@ func TestAnOwnerActionCarriesItsRevisionExactlyWhenItsRowIsTheWholeChange(t *tes
 		{name: "a routine skipped moves to Done today", action: step{"/activities/" + routine + "/state", state("skipped")}, answer: routine},
 		{name: "a reply skipped that the brief names", action: step{"/activities/reply-ana-hike/state", state("skipped")}, answer: "reply-ana-hike"},
 		{name: "a first weight that the brief names", action: step{"/activities/" + weigh + "/measurement", weight("72.4")}, answer: routine},
-		// Home's first screen says today's weigh-in and its trend.
 		{name: "a weight corrected", setup: []step{{"/activities/" + weigh + "/measurement", weight("72.4")}},
-			action: step{"/activities/" + weigh + "/measurement", weight("72.6")}, answer: routine},
+			action: step{"/activities/" + weigh + "/measurement", weight("72.6")}, answer: routine, alone: true},
 		{name: "a weight corrected that another row shows", setup: []step{{"/activities/" + weigh + "/measurement", weight("72.4")}},
 			extra: map[string]any{"id": "weight-check", "kind": "measurement", "title": "Check the scale", "evidenceIds": []any{},
 				"recommendation": map[string]any{"section": "optional", "rank": 2}, "payload": map[string]any{"metric": "weight", "unit": "kg"}},

@@ -64,17 +64,18 @@ func (s *homeHandlers) afterLiveAction(c *fiber.Ctx, id string) error {
 // renderLive renders Home's live part (htmx) or the whole Home page with
 // open rows and a notice.
 func (s *homeHandlers) renderLive(c *fiber.Ctx, status int, open map[string]bool, notice string) error {
-	return s.renderLiveWith(c, status, open, notice, views.WeighState{})
+	return s.renderLiveWith(c, status, open, notice, views.WeighState{}, false)
 }
 
-// renderLiveWith is renderLive with a refused weigh-in in Home's field.
-func (s *homeHandlers) renderLiveWith(c *fiber.Ctx, status int, open map[string]bool, notice string, weigh views.WeighState) error {
+// renderLiveWith is renderLive with a weigh-in typed in Home's field: a
+// refusal (weigh), or one just saved (weighed).
+func (s *homeHandlers) renderLiveWith(c *fiber.Ctx, status int, open map[string]bool, notice string, weigh views.WeighState, weighed bool) error {
 	s.ensureOccurrences(c)
 	d, err := s.homeData(c, open, newRequestID())
 	if err != nil {
 		return err
 	}
-	d.Notice, d.Weigh = notice, weigh
+	d.Notice, d.Weigh, d.JustWeighed = notice, weigh, weighed
 	return s.render(c, status, pageOrFragment(views.Home(d), views.Live(d)))
 }
 

@@ -54,7 +54,7 @@ func (s *weightHandlers) saveWeighIn(c *fiber.Ctx) error {
 	refuse := func(status int, msg string) error {
 		st := views.WeighState{Error: msg, Input: input}
 		if home {
-			return s.home.renderLiveWith(c, status, liveOpen(c), "", st)
+			return s.home.renderLiveWith(c, status, liveOpen(c), "", st, false)
 		}
 		return s.renderWeight(c, status, views.WeightForm{Weigh: st})
 	}
@@ -75,7 +75,7 @@ func (s *weightHandlers) saveWeighIn(c *fiber.Ctx) error {
 	}
 	switch {
 	case home && isHTMX(c):
-		return s.home.renderLive(c, fiber.StatusOK, liveOpen(c), "")
+		return s.home.renderLiveWith(c, fiber.StatusOK, liveOpen(c), "", views.WeighState{}, true)
 	case home:
 		return c.Redirect("/#weigh-in", fiber.StatusSeeOther)
 	}

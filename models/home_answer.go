@@ -76,8 +76,7 @@ func (s *Store) AnswerRow(ctx context.Context, id string, rev int64) (RowAnswer,
 //   - the brief does not name an activity whose settled word changed
 //     (the brief strikes what it names once settled);
 //   - no other row of Home shows the measured metric (its last value and
-//     sparkline) or the edited draft, and the metric is not weight (Home's
-//     first screen says today's weigh-in and its trend).
+//     sparkline) or the edited draft.
 //
 // A commit with no such write inside the row is not alone: the answer
 // cannot show it.
@@ -158,9 +157,6 @@ func answersAlone(tx *gorm.DB, rows []activityRow, top string, rev int64, now ti
 				if json.Unmarshal([]byte(r.Payload), &p) == nil && slices.Contains(metrics, p.Metric) {
 					return false, nil
 				}
-			}
-			if slices.Contains(metrics, WeightMetric) {
-				return false, nil
 			}
 			wrote = true
 		}
