@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +26,11 @@ type cable struct {
 	target string
 	mu     sync.Mutex
 	down   bool
-	conns  map[net.Conn]bool
+	// gateway, when set, is the status every request is answered with
+	// instead of reaching the server: a proxy in front of a hearth that is
+	// down (tailscale serve answers 502).
+	gateway int
+	conns   map[net.Conn]bool
 }
 
 func plugCable(t *testing.T, target string) *cable {
@@ -45,13 +52,17 @@ func (c *cable) serve() {
 			return
 		}
 		c.mu.Lock()
-		down := c.down
+		down, gateway := c.down, c.gateway
 		if !down {
 			c.conns[in] = true
 		}
 		c.mu.Unlock()
 		if down {
 			in.Close()
+			continue
+		}
+		if gateway != 0 {
+			go answerGateway(in, gateway)
 			continue
 		}
 		go c.pipe(in)
@@ -73,6 +84,34 @@ func (c *cable) pipe(in net.Conn) {
 	<-done
 	in.Close()
 	out.Close()
+}
+
+// answerGateway answers every request on in with status and an empty
+// body, as a reverse proxy does when the server behind it does not answer.
+func answerGateway(in net.Conn, status int) {
+	defer in.Close()
+	r := bufio.NewReader(in)
+	for {
+		req, err := http.ReadRequest(r)
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, req.Body)
+		fmt.Fprintf(in, "HTTP/1.1 %d %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", status, http.StatusText(status))
+		return
+	}
+}
+
+// setGateway makes the cable answer every new request with status (0:
+// pass them on again); open connections are cut.
+func (c *cable) setGateway(status int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gateway = status
+	for conn := range c.conns {
+		conn.Close()
+	}
+	clear(c.conns)
 }
 
 // set unplugs (down) or plugs the cable; unplugging cuts open connections.
