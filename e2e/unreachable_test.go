@@ -56,10 +56,12 @@ func TestSendWithHearthUnreachableIsRefusedInPlaceAndNothingIsSent(t *testing.T)
 		cut  func()
 	}{
 		{"connection refused", func() { line.set(true) }},
-		{"proxy 502", func() { line.set(false); line.setGateway(http.StatusBadGateway) }},
+		{"proxy 502", func() { line.setGateway(http.StatusBadGateway); line.set(false) }},
 	} {
 		c.cut()
 		tb.do("send with hearth unreachable: "+c.name,
+			// The refusal of the case before goes, so the one waited for is this one's.
+			chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('[data-testid="unreachable-refused"]').forEach(p => p.remove())`),
 			chromedp.Click(css(`[data-testid="confirm"]`)),
 			chromedp.WaitVisible(css(`[data-testid="unreachable-refused"]`)),
 		)
@@ -102,8 +104,8 @@ func TestTickWithHearthUnreachableIsQueuedSaidAndSyncedOnceWhenHearthIsBack(t *t
 		chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="complete"]`)),
 		chromedp.WaitVisible(css(rowSel("book-bike-service")+` [data-testid="sync-note"]`)),
 	)
-	line.set(false)
 	line.setGateway(http.StatusBadGateway)
+	line.set(false)
 	tb.do("tick a step behind a proxy answering 502",
 		chromedp.Click(css(rowSel(stretch)+` > form [data-testid="tick"]`)),
 		chromedp.WaitVisible(css(rowSel(stretch)+` [data-testid="sync-note"]`)),
@@ -130,5 +132,38 @@ func TestTickWithHearthUnreachableIsQueuedSaidAndSyncedOnceWhenHearthIsBack(t *t
 	}
 	if d := decisionsFor(t, srv, stretch); len(d) != 1 || d[0]["state"] != "completed" {
 		t.Errorf("after sync the agent sees step decisions %v, want one completion", d)
+	}
+}
+
+func TestHomeOpensFromTheCopyBehindAProxyAnswering502AndItsRowsStillWork(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
+	first := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	first.login()
+	first.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
+	get(first, "Home kept", chromedp.Poll[bool](homeKept, chromedp.WithPollingArgs()))
+	first.do("leave", chromedp.Navigate("about:blank"))
+
+	line.setGateway(http.StatusBadGateway)
+	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	tb.do("open Home behind the 502", chromedp.Navigate(line.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
+	banner := get(tb, "banner", chromedp.Text(css(`[data-testid="offline-banner"]`)))
+	if !strings.Contains(banner, "could not be reached") {
+		t.Errorf("banner %q", banner)
+	}
+	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
+	tb.do("open a task from the copy", chromedp.Click(css(rowSel("book-bike-service")+` > a.row-head`)),
+		chromedp.WaitVisible(css(rowSel("book-bike-service")+` [data-testid="control-task"]`)))
+	get(tb, "settled after opening", chromedp.Poll[bool](htmxSettled))
+	tb.do("move it to tomorrow", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="defer-tomorrow"]`)),
+		chromedp.WaitVisible(css(rowSel("book-bike-service")+` [data-testid="sync-note"]`)))
+	if d := decisionsFor(t, srv, "book-bike-service"); len(d) != 0 {
+		t.Fatalf("saved behind the 502: %v", d)
+	}
+
+	line.setGateway(0)
+	get(tb, "synced and said", chromedp.Poll[bool](`JSON.parse(localStorage.getItem("hearth.offline.queue") || "[]").length === 0 && !document.querySelector('[data-testid="offline-banner"]')`))
+	if d := decisionsFor(t, srv, "book-bike-service"); len(d) != 1 || d[0]["state"] != "deferred" {
+		t.Errorf("after sync the agent sees decisions %v, want one deferral", d)
 	}
 }

@@ -349,8 +349,8 @@
   // leaves for the Beeper app.
   var fetched = /^\/messages\/[^/]+\/(review|send|reconcile|not-sent|remind|no-reply-needed)$/;
 
-  // fromHearth tells hearth's own answers (every one carries its CSP) from
-  // a proxy's that stands in for a hearth that does not answer.
+  // gatewayError tells a proxy's answer that stands in for a hearth that does
+  // not answer from hearth's own (every one of which carries its CSP).
   function gatewayError(status, csp) {
     return (status === 502 || status === 503 || status === 504) && !csp;
   }
@@ -402,7 +402,9 @@
     clearTimeout(probeTimer);
     if (document.body) delete document.body.dataset.offlineCopy;
     showBanner();
-    if (was) document.dispatchEvent(new Event("resume"));
+    if (!was) return;
+    clearUnreachableNotes();
+    document.dispatchEvent(new Event("resume"));
   }
 
   // probe asks hearth whether it answers again (online, after a failure):
@@ -539,7 +541,13 @@
 
   // A row that was not kept with Home (a reply, a settled row) needs hearth to open.
   function needsHearth(row) {
-    setNote(row.dataset.id, navigator.onLine ? "hearth could not be reached: this opens when it answers again." : "This opens when you are back online.", "refused");
+    setNote(row.dataset.id, navigator.onLine ? "hearth could not be reached: this opens when it answers again." : "This opens when you are back online.", "needs-hearth");
+  }
+
+  // Once hearth answers, the rows that could not open say so no more (a
+  // refused form's "nothing was sent" stays true, and stays).
+  function clearUnreachableNotes() {
+    document.querySelectorAll('[data-sync="needs-hearth"]').forEach(function (row) { setNote(row.dataset.id, "", ""); });
   }
 
   // Offline at the moment of the submit: queue or refuse before htmx (or
@@ -802,6 +810,7 @@
 
   window.addEventListener("online", function () {
     clearRefusals();
+    clearUnreachableNotes();
     showBanner();
     flush();
     probe();

@@ -8,12 +8,12 @@
 // and fragments are network first. It queues nothing itself: hearth.js
 // keeps the owner's queued actions.
 //
-// When Home is kept: at install when this device already has a session
-// (the worker usually installs on the login page, before one exists: then
-// nothing is kept), on every visit of Home through the worker, and when a
-// Home page asks (its first visit, which the worker did not answer, and
-// soon after the owner changed it there). So Home is on the phone from the
-// first signed-in visit on.
+// When Home is kept: at install (beside it, not holding it back) when
+// this device already has a session (the worker usually installs on the
+// login page, before one exists: then nothing is kept), on every visit of
+// Home through the worker, and when a Home page asks (its first visit,
+// which the worker did not answer, and soon after the owner changed it
+// there). So Home is on the phone from the first signed-in visit on.
 "use strict";
 
 var SHELL_CACHE = "hearth-shell-" + VERSION;
@@ -29,8 +29,13 @@ function signedOut(res) {
   return res.status === 401 || (res.redirected && new URL(res.url).pathname === "/login");
 }
 
+// forgotten counts the times the kept Home was dropped: a keep that began
+// before (its Home read under the session now gone) keeps nothing.
+var forgotten = 0;
+
 // forgetHome drops the kept Home, then hands on the answer.
 function forgetHome(res) {
+  forgotten++;
   return caches.delete(PAGE_CACHE).then(function () { return res; });
 }
 
@@ -76,6 +81,7 @@ function readRow(url) {
 // two levels: a routine, then its steps), Home last, so a kept Home has its
 // rows with it; rows no longer on Home go.
 async function keep(res) {
+  var began = forgotten;
   var cache = await caches.open(PAGE_CACHE);
   var kept = new Set([new URL("/", self.location.origin).href]);
   var todo = rowURLs(await res.clone().text());
@@ -91,13 +97,21 @@ async function keep(res) {
     }
     todo = next;
   }
+  if (began !== forgotten) return;
   await cache.put("/", res);
+  if (began !== forgotten) {
+    await caches.delete(PAGE_CACHE);
+    return;
+  }
   var keys = await cache.keys();
   await Promise.all(keys.filter(function (k) { return !kept.has(k.url); }).map(function (k) { return cache.delete(k); }));
 }
 
+// Home is kept beside the install, not in it: a hearth that does not
+// answer must not hold the shell (and so all offline use) back.
 self.addEventListener("install", function (e) {
-  e.waitUntil(caches.open(SHELL_CACHE).then(function (c) { return c.addAll(SHELL); }).then(keepHome).then(function () { return self.skipWaiting(); }));
+  keepHome();
+  e.waitUntil(caches.open(SHELL_CACHE).then(function (c) { return c.addAll(SHELL); }).then(function () { return self.skipWaiting(); }));
 });
 
 self.addEventListener("activate", function (e) {
@@ -168,7 +182,7 @@ self.addEventListener("fetch", function (e) {
   var url = new URL(req.url);
   if (url.origin !== self.location.origin) return;
   if (req.method === "POST" && url.pathname === "/logout") {
-    e.waitUntil(caches.delete(PAGE_CACHE));
+    e.waitUntil(forgetHome());
     return;
   }
   if (req.method !== "GET") return;
