@@ -30,7 +30,11 @@ type cable struct {
 	// instead of reaching the server: a proxy in front of a hearth that is
 	// down (tailscale serve answers 502).
 	gateway int
-	conns   map[net.Conn]bool
+	// loseAnswers passes every POST on to the server and cuts the
+	// connection instead of bringing its answer back: the request left the
+	// phone and the answer was lost on the way.
+	loseAnswers bool
+	conns       map[net.Conn]bool
 }
 
 func plugCable(t *testing.T, target string) *cable {
@@ -52,7 +56,7 @@ func (c *cable) serve() {
 			return
 		}
 		c.mu.Lock()
-		down, gateway := c.down, c.gateway
+		down, gateway, lose := c.down, c.gateway, c.loseAnswers
 		if !down {
 			c.conns[in] = true
 		}
@@ -63,6 +67,10 @@ func (c *cable) serve() {
 		}
 		if gateway != 0 {
 			go answerGateway(in, gateway)
+			continue
+		}
+		if lose {
+			go c.loseAnswer(in)
 			continue
 		}
 		go c.pipe(in)
@@ -100,6 +108,40 @@ func answerGateway(in net.Conn, status int) {
 		fmt.Fprintf(in, "HTTP/1.1 %d %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", status, http.StatusText(status))
 		return
 	}
+}
+
+// loseAnswer serves one request on in through the server: a POST's answer
+// is dropped (the connection cut), any other comes back.
+func (c *cable) loseAnswer(in net.Conn) {
+	defer in.Close()
+	req, err := http.ReadRequest(bufio.NewReader(in))
+	if err != nil {
+		return
+	}
+	req.URL.Scheme, req.URL.Host, req.RequestURI = "http", c.target, ""
+	res, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return
+	}
+	defer res.Body.Close()
+	if req.Method == http.MethodPost {
+		io.Copy(io.Discard, res.Body)
+		return
+	}
+	res.Close = true
+	res.Write(in)
+}
+
+// setLoseAnswers switches loseAnswer on or off for new connections; open
+// ones are cut.
+func (c *cable) setLoseAnswers(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loseAnswers = on
+	for conn := range c.conns {
+		conn.Close()
+	}
+	clear(c.conns)
 }
 
 // setGateway makes the cable answer every new request with status (0:

@@ -167,3 +167,43 @@ func TestHomeOpensFromTheCopyBehindAProxyAnswering502AndItsRowsStillWork(t *test
 		t.Errorf("after sync the agent sees decisions %v, want one deferral", d)
 	}
 }
+
+func TestSendWhoseAnswerIsLostSaysItMayHaveGoneAndASecondTapSendsNothingMore(t *testing.T) {
+	beeperURL := startFakeBeeper(t)
+	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", beeperURL)
+	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
+	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	tb.login()
+	body := "Saturday works! See you at 8."
+	tb.do("review a reply",
+		chromedp.Navigate(line.URL+"/messages/%21ana-okafor:beeper.local"),
+		chromedp.WaitVisible(css(`#draft-draft-ana-hike`)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="conversation-body"]').value = ""`),
+		chromedp.SendKeys(css(`[data-testid="conversation-body"]`), body),
+		chromedp.Click(css(`[data-testid="review"]`)),
+		chromedp.WaitVisible(css(`[data-testid="review-summary"]`)),
+	)
+	get(tb, "review loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
+
+	line.setLoseAnswers(true)
+	tb.do("send, its answer lost",
+		chromedp.Click(css(`[data-testid="confirm"]`)),
+		chromedp.WaitVisible(css(`[data-testid="unreachable-refused"]`)),
+	)
+	said := get(tb, "what the page says", chromedp.Text(css(`[data-testid="unreachable-refused"]`)))
+	if strings.Contains(said, "nothing was sent") || !strings.Contains(said, "cannot tell whether it went through") {
+		t.Errorf("after a lost answer the page says %q", said)
+	}
+	if mine := sentByOwner(t, beeperURL); len(mine) != 1 {
+		t.Fatalf("Beeper has %+v, want the one send that left", mine)
+	}
+
+	line.setLoseAnswers(false)
+	tb.do("send again",
+		chromedp.Click(css(`[data-testid="confirm"]`)),
+		chromedp.WaitVisible(css(`[data-testid="send-sent"]`)),
+	)
+	if mine := sentByOwner(t, beeperURL); len(mine) != 1 || mine[0].Text != body {
+		t.Fatalf("Beeper has %+v after a second tap, want %q once", mine, body)
+	}
+}

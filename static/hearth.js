@@ -578,8 +578,11 @@
 
   // submitByFetch posts a page form and shows hearth's answer as the page
   // (the page a redirect led to, or the page the POST answered); when
-  // hearth does not answer, the form says so in place and stays. A second
-  // tap while the first is on its way is the same send: it is ignored.
+  // hearth does not answer, the form says so in place and stays. It asks
+  // /healthz first: only a POST that never left the phone is certainly not
+  // sent (a connection lost after it left, or no answer in time, may hide
+  // a send that happened). A second tap while the first is on its way is
+  // the same send: it is ignored.
   function submitByFetch(form, submitter) {
     if (form.dataset.submitting) return;
     // data-typing holds the live reload of the first part while it is on its way.
@@ -588,19 +591,25 @@
     var ctrl = new AbortController();
     var timer = setTimeout(function () { ctrl.abort(); }, 60000);
     var body = new URLSearchParams(new FormData(form, submitter));
-    fetch(form.action, {
-      method: "POST", body: body, credentials: "same-origin", signal: ctrl.signal,
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    }).then(function (res) {
+    var left = false;
+    function answered(res) {
       if (gatewayError(res.status, res.headers.get("Content-Security-Policy"))) throw new Error("gateway " + res.status);
+      return res;
+    }
+    fetch("/healthz", { cache: "no-store", credentials: "same-origin", signal: ctrl.signal }).then(answered).then(function () {
+      left = true;
+      return fetch(new URL(form.getAttribute("action"), location.href).href, {
+        method: "POST", body: body, credentials: "same-origin", signal: ctrl.signal,
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      });
+    }).then(answered).then(function (res) {
       return res.text().then(function (html) { showPage(res, html); });
-    }).catch(function (err) {
-      if (ctrl.signal.aborted) {
-        // It left the phone and no answer came: it may have been sent.
-        // Its send key makes a second tap safe.
-        refuse(form, "hearth did not answer in time, so this phone cannot tell whether it was sent. Sending again is safe: hearth sends it at most once.");
-      } else {
+    }).catch(function () {
+      if (!left) {
         refuse(form, "hearth could not be reached; nothing was sent. Try again when it answers.");
+      } else {
+        refuse(form, "hearth did not answer after this left the phone, so this phone cannot tell whether it went through. " +
+          (/\/send$/.test(pathOf(form)) ? "Sending again is safe: hearth sends it at most once." : "Look at the conversation before trying again."));
       }
       markUnreachable();
     }).finally(function () {
@@ -638,8 +647,8 @@
   });
 
   // notSent handles an htmx request hearth did not answer: a queueable
-  // action is queued, a row head opens from its copy, anything else is
-  // refused in place.
+  // action is queued, a row head (its row not kept by the worker) says it
+  // needs hearth, anything else is refused in place.
   function notSent(elt) {
     var head = elt && elt.matches && elt.matches("a.row-head") ? elt : null;
     if (head) {
