@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +26,15 @@ type cable struct {
 	target string
 	mu     sync.Mutex
 	down   bool
-	conns  map[net.Conn]bool
+	// gateway, when set, is the status every request is answered with
+	// instead of reaching the server: a proxy in front of a hearth that is
+	// down (tailscale serve answers 502).
+	gateway int
+	// loseAnswers passes every POST on to the server and cuts the
+	// connection instead of bringing its answer back: the request left the
+	// phone and the answer was lost on the way.
+	loseAnswers bool
+	conns       map[net.Conn]bool
 }
 
 func plugCable(t *testing.T, target string) *cable {
@@ -45,13 +56,21 @@ func (c *cable) serve() {
 			return
 		}
 		c.mu.Lock()
-		down := c.down
+		down, gateway, lose := c.down, c.gateway, c.loseAnswers
 		if !down {
 			c.conns[in] = true
 		}
 		c.mu.Unlock()
 		if down {
 			in.Close()
+			continue
+		}
+		if gateway != 0 {
+			go answerGateway(in, gateway)
+			continue
+		}
+		if lose {
+			go c.loseAnswer(in)
 			continue
 		}
 		go c.pipe(in)
@@ -73,6 +92,68 @@ func (c *cable) pipe(in net.Conn) {
 	<-done
 	in.Close()
 	out.Close()
+}
+
+// answerGateway answers every request on in with status and an empty
+// body, as a reverse proxy does when the server behind it does not answer.
+func answerGateway(in net.Conn, status int) {
+	defer in.Close()
+	r := bufio.NewReader(in)
+	for {
+		req, err := http.ReadRequest(r)
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, req.Body)
+		fmt.Fprintf(in, "HTTP/1.1 %d %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", status, http.StatusText(status))
+		return
+	}
+}
+
+// loseAnswer serves one request on in through the server: a POST's answer
+// is dropped (the connection cut), any other comes back.
+func (c *cable) loseAnswer(in net.Conn) {
+	defer in.Close()
+	req, err := http.ReadRequest(bufio.NewReader(in))
+	if err != nil {
+		return
+	}
+	req.URL.Scheme, req.URL.Host, req.RequestURI = "http", c.target, ""
+	res, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return
+	}
+	defer res.Body.Close()
+	if req.Method == http.MethodPost {
+		io.Copy(io.Discard, res.Body)
+		return
+	}
+	res.Close = true
+	res.Write(in)
+}
+
+// setLoseAnswers switches loseAnswer on or off for new connections; open
+// ones are cut.
+func (c *cable) setLoseAnswers(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loseAnswers = on
+	for conn := range c.conns {
+		conn.Close()
+	}
+	clear(c.conns)
+}
+
+// setGateway makes the cable answer every new request with status (0:
+// pass them on again); open connections are cut.
+func (c *cable) setGateway(status int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gateway = status
+	for conn := range c.conns {
+		conn.Close()
+	}
+	clear(c.conns)
 }
 
 // set unplugs (down) or plugs the cable; unplugging cuts open connections.

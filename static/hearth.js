@@ -304,15 +304,18 @@
   }
 })();
 
-// --- offline entry (issue 17 point 13; owned by the offline work) ---
+// --- offline entry (issue 17 point 13, issue 27; owned by the offline work) ---
 // The service worker (/sw.js) keeps the shell and the last Home. Here a
-// weight, task tick or routine step made without a network is queued on
-// this device (localStorage, cleared with the session on logout), shown on
-// its row as waiting to sync, and sent once the network is back. Each
-// action carries a client key made when the owner acted, so a send that
-// did reach the server, sent again, is a no-op there. Anything else (a
-// reply send, a hand-off, a request) is refused offline, in place, and
-// never queued: its effect leaves hearth.
+// weight, task tick, skip or move to later made without hearth (offline,
+// or online with hearth unreachable: Tailscale or the server down, a proxy
+// answering 502/503/504) is queued on this device (localStorage, cleared
+// with the session on logout), shown on its row as waiting to sync, and
+// sent once hearth answers again. Each action carries a client key made
+// when the owner acted, so a send that did reach the server, sent again,
+// is a no-op there. Anything else (a reply send, a hand-off, a request) is
+// refused in place, and never queued: its effect leaves hearth. A row
+// whose actions can wait opens without hearth from the copy the worker
+// kept with Home.
 (function () {
   "use strict";
 
@@ -320,11 +323,18 @@
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
   }
 
+  function worker(message) {
+    if (!("serviceWorker" in navigator)) return;
+    navigator.serviceWorker.ready.then(function (reg) {
+      if (reg.active) reg.active.postMessage(message);
+    }, function () {});
+  }
+
   // The kept Home belongs to the session: once an answer says it is gone,
   // the worker drops it.
   document.addEventListener("hearth:signed-out", function () {
-    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
-    if (worker) worker.postMessage("signed-out");
+    var w = navigator.serviceWorker && navigator.serviceWorker.controller;
+    if (w) w.postMessage("signed-out");
   });
 
   var QUEUE = "hearth.offline.queue";
@@ -332,6 +342,84 @@
   var refusedNotes = [];
   var queueable = /^\/activities\/[^/?#]+\/(state|measurement)$/;
   var REFUSED = "You are offline, so this was not sent. Only a weight, a tick or a skip waits for the connection; try this again when you are back online.";
+  var UNREACHABLE = "hearth could not be reached; nothing was sent. Only a weight, a tick or a skip waits for hearth; try this again when it answers.";
+  // The plain page forms of Messages (review, send and what follows a
+  // send) go through fetch here, so a failure is said in place instead of
+  // the browser's error page. The hand-off is left to the browser: it
+  // leaves for the Beeper app.
+  var fetched = /^\/messages\/[^/]+\/(review|send|reconcile|not-sent|remind|no-reply-needed)$/;
+
+  // gatewayError tells a proxy's answer that stands in for a hearth that does
+  // not answer from hearth's own (every one of which carries its CSP).
+  function gatewayError(status, csp) {
+    return (status === 502 || status === 503 || status === 504) && !csp;
+  }
+
+  // --- what the page says about the connection ---
+  // unreachable: the last try failed although the phone is online. The
+  // Home the worker answered from its copy says so too (data-offline-copy).
+  var unreachable = !!(document.body && document.body.dataset.offlineCopy);
+
+  function bannerText() {
+    var what = "A weight, a tick, a skip or a move to later is kept on this phone and sent ";
+    if (!navigator.onLine) return "You are offline. " + what + "when the connection is back; replies and everything else wait for it.";
+    return "hearth could not be reached. " + what + "when hearth answers again; replies and everything else wait until then.";
+  }
+
+  function showBanner() {
+    var main = document.querySelector("main");
+    if (!main) return;
+    var b = document.getElementById("offline-banner");
+    var down = !navigator.onLine || unreachable;
+    if (!down) {
+      if (b) b.remove();
+      return;
+    }
+    if (!b) {
+      b = document.createElement("p");
+      b.id = "offline-banner";
+      b.className = "notice";
+      b.setAttribute("role", "status");
+      b.setAttribute("data-testid", "offline-banner");
+      main.prepend(b);
+    }
+    b.textContent = bannerText();
+  }
+
+  var probeTimer = 0;
+  function markUnreachable() {
+    unreachable = true;
+    showBanner();
+    clearTimeout(probeTimer);
+    probeTimer = setTimeout(probe, 5000);
+  }
+
+  // markReachable: hearth answered. The live part reconnects at once (the
+  // first part listens for resume), and catches up with what it missed.
+  function markReachable() {
+    var was = unreachable;
+    unreachable = false;
+    clearTimeout(probeTimer);
+    if (document.body) delete document.body.dataset.offlineCopy;
+    showBanner();
+    if (!was) return;
+    clearUnreachableNotes();
+    document.dispatchEvent(new Event("resume"));
+  }
+
+  // probe asks hearth whether it answers again (online, after a failure):
+  // the queue's own send when there is one, else the health check.
+  function probe() {
+    if (!navigator.onLine) return;
+    if (load().length) {
+      flush();
+      return;
+    }
+    fetch("/healthz", { cache: "no-store", credentials: "same-origin" }).then(function (res) {
+      if (gatewayError(res.status, res.headers.get("Content-Security-Policy"))) markUnreachable();
+      else markReachable();
+    }, markUnreachable);
+  }
 
   function load() {
     try {
@@ -368,6 +456,10 @@
 
   function rowOf(id) {
     return document.querySelector('[data-row][data-id="' + CSS.escape(id) + '"]');
+  }
+
+  function openRows() {
+    return Array.from(document.querySelectorAll('#live [data-row][data-expanded="true"]')).map(function (r) { return r.dataset.id; });
   }
 
   // What the note on the row says the device holds.
@@ -437,7 +529,7 @@
     var p = document.createElement("p");
     p.className = "error";
     p.setAttribute("data-offline-refused", "");
-    p.setAttribute("data-testid", "offline-refused");
+    p.setAttribute("data-testid", navigator.onLine ? "unreachable-refused" : "offline-refused");
     p.setAttribute("role", "alert");
     p.textContent = text;
     form.prepend(p);
@@ -447,15 +539,34 @@
     document.querySelectorAll("[data-offline-refused]").forEach(function (p) { p.remove(); });
   }
 
+  // A row that was not kept with Home (a reply, a settled row) needs hearth to open.
+  function needsHearth(row) {
+    setNote(row.dataset.id, navigator.onLine ? "hearth could not be reached: this opens when it answers again." : "This opens when you are back online.", "needs-hearth");
+  }
+
+  // Once hearth answers, the rows that could not open say so no more (a
+  // refused form's "nothing was sent" stays true, and stays).
+  function clearUnreachableNotes() {
+    document.querySelectorAll('[data-sync="needs-hearth"]').forEach(function (row) { setNote(row.dataset.id, "", ""); });
+  }
+
   // Offline at the moment of the submit: queue or refuse before htmx (or
   // the browser) tries. Capture on document runs before htmx's listener on
-  // the form, and stopping here keeps it from sending.
+  // the form, and stopping here keeps it from sending. Online, the
+  // Messages page forms go through fetch (submitByFetch).
   document.addEventListener("submit", function (e) {
     var form = e.target;
-    if (navigator.onLine || !(form instanceof HTMLFormElement) || (form.getAttribute("method") || "get").toLowerCase() !== "post") return;
+    if (!(form instanceof HTMLFormElement) || (form.getAttribute("method") || "get").toLowerCase() !== "post") return;
+    var path = pathOf(form);
+    if (navigator.onLine) {
+      if (!form.hasAttribute("hx-post") && fetched.test(path)) {
+        e.preventDefault();
+        submitByFetch(form, e.submitter || null);
+      }
+      return;
+    }
     e.preventDefault();
     e.stopPropagation();
-    var path = pathOf(form);
     if (!queueable.test(path)) {
       refuse(form, REFUSED);
       return;
@@ -465,8 +576,66 @@
     if (!enqueue(path, body)) refuse(form, "This phone has no room to keep it; try again when you are back online.");
   }, true);
 
+  // submitByFetch posts a page form and shows hearth's answer as the page
+  // (the page a redirect led to, or the page the POST answered); when
+  // hearth does not answer, the form says so in place and stays. It asks
+  // /healthz first: only a POST that never left the phone is certainly not
+  // sent (a connection lost after it left, or no answer in time, may hide
+  // a send that happened). A second tap while the first is on its way is
+  // the same send: it is ignored.
+  function submitByFetch(form, submitter) {
+    if (form.dataset.submitting) return;
+    // data-typing holds the live reload of the first part while it is on its way.
+    form.dataset.submitting = "true";
+    form.dataset.typing = "true";
+    var ctrl = new AbortController();
+    var timer = setTimeout(function () { ctrl.abort(); }, 60000);
+    var body = new URLSearchParams(new FormData(form, submitter));
+    var left = false;
+    function answered(res) {
+      if (gatewayError(res.status, res.headers.get("Content-Security-Policy"))) throw new Error("gateway " + res.status);
+      return res;
+    }
+    fetch("/healthz", { cache: "no-store", credentials: "same-origin", signal: ctrl.signal }).then(answered).then(function () {
+      left = true;
+      return fetch(new URL(form.getAttribute("action"), location.href).href, {
+        method: "POST", body: body, credentials: "same-origin", signal: ctrl.signal,
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      });
+    }).then(answered).then(function (res) {
+      return res.text().then(function (html) { showPage(res, html); });
+    }).catch(function () {
+      if (!left) {
+        refuse(form, "hearth could not be reached; nothing was sent. Try again when it answers.");
+      } else {
+        refuse(form, "hearth did not answer after this left the phone, so this phone cannot tell whether it went through. " +
+          (/\/send$/.test(pathOf(form)) ? "Sending again is safe: hearth sends it at most once." : "Look at the conversation before trying again."));
+      }
+      markUnreachable();
+    }).finally(function () {
+      clearTimeout(timer);
+      delete form.dataset.submitting;
+      delete form.dataset.typing;
+    });
+  }
+
+  // showPage replaces this page with hearth's answer, at the answer's
+  // address when a redirect led there (so a reload reads that page and
+  // repeats nothing). The live stream closes first, as on leaving.
+  function showPage(res, html) {
+    window.dispatchEvent(new Event("pagehide"));
+    clearInterval(syncTimer);
+    clearTimeout(retry);
+    clearTimeout(probeTimer);
+    if (res.redirected) history.replaceState(null, "", res.url);
+    document.open();
+    document.write(html);
+    document.close();
+  }
+
   // Online: every owner action on a row carries a fresh client key, so a
-  // send that fails on the way (the network dropped) can be queued as is.
+  // send that fails on the way (the network dropped, hearth is down) can
+  // be queued as is.
   var sent = new WeakMap();
   document.addEventListener("htmx:configRequest", function (e) {
     var d = e.detail;
@@ -476,16 +645,76 @@
     d.parameters.clientKey = newKey();
     sent.set(d.elt, { path: path, body: new URLSearchParams(d.formData) });
   });
-  document.addEventListener("htmx:sendError", function (e) {
-    var elt = e.detail.elt;
+
+  // notSent handles an htmx request hearth did not answer: a queueable
+  // action is queued, a row head (its row not kept by the worker) says it
+  // needs hearth, anything else is refused in place.
+  function notSent(elt) {
+    var head = elt && elt.matches && elt.matches("a.row-head") ? elt : null;
+    if (head) {
+      var row = head.closest("[data-row]");
+      if (row) needsHearth(row);
+      return;
+    }
     var form = elt && elt.closest ? elt.closest("form") || elt : elt;
     var s = sent.get(elt);
     if (s && s.body.get("clientKey")) {
       sent.delete(elt);
       if (enqueue(s.path, s.body)) return;
     }
-    if (form && form.tagName === "FORM") refuse(form, REFUSED);
+    if (form && form.tagName === "FORM") refuse(form, navigator.onLine ? UNREACHABLE : REFUSED);
+  }
+
+  document.addEventListener("htmx:sendError", function (e) {
+    if (navigator.onLine) markUnreachable();
+    notSent(e.detail.elt);
   });
+  // A proxy's 502/503/504 is not hearth's answer: nothing of it is swapped in.
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var xhr = e.detail.xhr;
+    if (!gatewayError(xhr.status, xhr.getResponseHeader("Content-Security-Policy"))) return;
+    e.detail.shouldSwap = false;
+    e.detail.isError = false;
+    markUnreachable();
+    notSent(e.detail.requestConfig ? e.detail.requestConfig.elt : e.target);
+  });
+  // Any answer of hearth's own says it is back; a row the worker answered
+  // from its copy says it is not.
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var xhr = e.detail.xhr;
+    if (!xhr || xhr.status === 0 || gatewayError(xhr.status, xhr.getResponseHeader("Content-Security-Policy"))) return;
+    if (xhr.getResponseHeader("Hearth-Offline-Copy")) {
+      if (navigator.onLine) markUnreachable();
+      return;
+    }
+    if (unreachable) {
+      markReachable();
+      flush();
+    }
+  });
+
+  // fresh puts a synced action's answer on the page: the row it names
+  // (for a routine's step, its routine), or the live part for a row that
+  // moved to Later. The owner's own entry is then shown as saved, and the
+  // live refresh that follows sees no row being edited, so it never says
+  // "changed elsewhere" about it.
+  function fresh(item, res, html) {
+    var tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    var node = tpl.content.firstElementChild;
+    var old = null;
+    if (node && node.id === "live") old = document.getElementById("live");
+    else if (node && node.matches("[data-row]")) old = rowOf(node.dataset.id);
+    if (old && node) {
+      old.replaceWith(node);
+      if (window.htmx) htmx.process(node);
+      return;
+    }
+    (item.rows || [item.row]).forEach(function (id) {
+      var row = rowOf(id);
+      if (row) delete row.dataset.editing;
+    });
+  }
 
   // Sends the queue in order, once per item; a network failure stops and
   // keeps the rest for later.
@@ -494,23 +723,32 @@
   async function flush() {
     if (flushing || !navigator.onLine) return;
     flushing = true;
+    var sentAny = false;
     try {
       var q;
       while ((q = load()).length) {
         var item = q[0];
         var res;
+        var body = new URLSearchParams(item.body);
+        // The answer keeps the rows open on the page open.
+        body.set("open", openRows().join(","));
         try {
           res = await fetch(item.path, {
-            method: "POST", body: item.body, credentials: "same-origin", redirect: "manual",
+            method: "POST", body: body.toString(), credentials: "same-origin", redirect: "manual",
             headers: { "Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true" },
           });
         } catch (err) {
-          // Still offline, or the online event came before the network:
-          // try again shortly rather than at the next event.
+          res = null;
+        }
+        if (!res || gatewayError(res.status, res.headers.get("Content-Security-Policy"))) {
+          // Still offline or unreachable, or the online event came before
+          // the network: try again shortly rather than at the next event.
+          markUnreachable();
           clearTimeout(retry);
           retry = setTimeout(flush, 5000);
           return;
         }
+        markReachable();
         if (res.type === "opaqueredirect" || res.status === 401) {
           // The session is gone (a logout, a logout-all for a lost phone):
           // nothing is sent under it. The action stays on this device for
@@ -528,24 +766,27 @@
         var html = await res.text();
         var row = rowOf(item.row);
         if (res.ok) {
+          sentAny = true;
+          fresh(item, res, html);
           var left = load();
           (item.rows || [item.row]).forEach(function (id) {
             if (!left.some(function (x) { return (x.rows || [x.row]).indexOf(id) >= 0; })) setNote(id, "", "");
           });
+          markQueued();
           continue;
         }
         // Refused (409, 422, 404): the server's row says why. It replaces
         // the row when shown; on a folded routine its message is the note.
         var tpl = document.createElement("template");
         tpl.innerHTML = html;
-        var fresh = tpl.content.querySelector("[data-row]");
+        var freshRow = tpl.content.querySelector("[data-row]");
         var why = tpl.content.querySelector('[role="alert"]');
         var text = "Not saved: " + (why ? why.textContent.trim() : "this changed or is gone.");
-        if (row && fresh) {
+        if (row && freshRow) {
           // Kept through the next live refresh, as a row being edited is.
-          fresh.dataset.editing = "true";
-          row.replaceWith(fresh);
-          if (window.htmx) htmx.process(fresh);
+          freshRow.dataset.editing = "true";
+          row.replaceWith(freshRow);
+          if (window.htmx) htmx.process(freshRow);
         } else {
           refusedNotes.push({ rows: item.rows || [item.row], text: text });
           markQueued();
@@ -553,19 +794,47 @@
       }
     } finally {
       flushing = false;
+      if (sentAny) keepHome();
     }
+  }
+
+  // keepHome asks the worker to keep Home as it is now, soon after what
+  // changed it here (a row answer, a live refresh, a synced queue): a cold
+  // start without hearth then opens today's Home, not the morning's. A
+  // Home the worker did not answer (its first visit, before the worker
+  // controlled the page) is kept the same way.
+  var keepTimer = 0;
+  function keepHome() {
+    clearTimeout(keepTimer);
+    keepTimer = setTimeout(function () { worker("keep-home"); }, 2000);
+  }
+  if (document.getElementById("live") && !unreachable) {
+    if (!(navigator.serviceWorker && navigator.serviceWorker.controller)) worker("keep-home");
+    document.addEventListener("hearth:refreshed", keepHome);
+    document.addEventListener("htmx:afterRequest", function (e) {
+      var xhr = e.detail.xhr;
+      if (e.detail.successful && xhr && e.detail.requestConfig && e.detail.requestConfig.verb === "post") keepHome();
+    });
   }
 
   window.addEventListener("online", function () {
     clearRefusals();
+    clearUnreachableNotes();
+    showBanner();
     flush();
+    probe();
   });
+  window.addEventListener("offline", showBanner);
   document.addEventListener("htmx:afterSettle", markQueued);
   document.addEventListener("hearth:refreshed", markQueued);
   window.addEventListener("pageshow", function () {
     markQueued();
     flush();
   });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", showBanner);
+  else showBanner();
+  // The Home the worker answered from its copy: find out when hearth is back.
+  if (unreachable) probeTimer = setTimeout(probe, 5000);
   // A queue left by a lost connection without an offline event is retried.
-  setInterval(function () { if (load().length) flush(); }, 30000);
+  var syncTimer = setInterval(function () { if (load().length) flush(); }, 30000);
 })();

@@ -1,8 +1,19 @@
 // sw.js: offline entry (served at /sw.js; SHELL and VERSION are prepended
-// by the server). It keeps the shell (stylesheet, scripts, icons) and the
-// last Home the owner loaded, so Home opens without a network. It never
-// answers from its copy while the network answers: pages are network first.
-// It queues nothing itself: hearth.js keeps the owner's queued actions.
+// by the server). It keeps the shell (stylesheet, scripts, icons), the
+// last Home the owner loaded and, with it, the expanded fragment of each
+// of its rows whose actions can wait (a weight, a tick, a skip, a move to
+// later; for a routine, its steps' too), so Home opens without hearth
+// (offline, or hearth unreachable) and those rows open there with their
+// controls. It never answers from its copy while hearth answers: pages
+// and fragments are network first. It queues nothing itself: hearth.js
+// keeps the owner's queued actions.
+//
+// When Home is kept: at install (beside it, not holding it back) when
+// this device already has a session (the worker usually installs on the
+// login page, before one exists: then nothing is kept), on every visit of
+// Home through the worker, and when a Home page asks (its first visit,
+// which the worker did not answer, and soon after the owner changed it
+// there). So Home is on the phone from the first signed-in visit on.
 "use strict";
 
 var SHELL_CACHE = "hearth-shell-" + VERSION;
@@ -18,8 +29,13 @@ function signedOut(res) {
   return res.status === 401 || (res.redirected && new URL(res.url).pathname === "/login");
 }
 
+// forgotten counts the times the kept Home was dropped: a keep that began
+// before (its Home read under the session now gone) keeps nothing.
+var forgotten = 0;
+
 // forgetHome drops the kept Home, then hands on the answer.
 function forgetHome(res) {
+  forgotten++;
   return caches.delete(PAGE_CACHE).then(function () { return res; });
 }
 
@@ -27,9 +43,74 @@ function forgetHome(res) {
 // fragment read, a queued action's replay).
 self.addEventListener("message", function (e) {
   if (e.data === "signed-out") e.waitUntil(forgetHome());
+  if (e.data === "keep-home") e.waitUntil(keepHome());
 });
 
+// keepHome reads Home and keeps it, or forgets the copy when the session is
+// gone. It never fails: without hearth the copy stays as it was.
+function keepHome() {
+  return fetch("/", { credentials: "same-origin", redirect: "manual", cache: "no-store" }).then(function (res) {
+    if (res.type === "opaqueredirect" || res.status === 401) return forgetHome();
+    if (res.ok && res.type === "basic") return keep(res);
+  }).catch(function () {});
+}
+
+// A collapsed row of a kind and state whose actions can wait, and the URL
+// its head reads to expand. A reply's send cannot wait, nor a settled
+// row's Undo or feedback; a saved weight still takes a correction.
+var ROW = /<li id="row-[^"]*"[^>]*\bdata-kind="([^"]*)" data-state="([^"]*)" data-expanded="false"[^>]*>[\s\S]*?<a class="row-head"[^>]*\bhx-get="([^"]*)"/g;
+
+function rowURLs(html) {
+  var out = [];
+  for (var m of html.matchAll(ROW)) {
+    var kind = m[1], state = m[2];
+    if (kind === "reply") continue;
+    if (kind !== "measurement" && state !== "available" && state !== "deferred" && state !== "") continue;
+    out.push(new URL(m[3].replace(/&amp;/g, "&"), self.location.origin).href);
+  }
+  return out;
+}
+
+function readRow(url) {
+  return fetch(url, { credentials: "same-origin", redirect: "manual", cache: "no-store", headers: { "HX-Request": "true" } }).then(function (res) {
+    return res.ok && res.type === "basic" ? res : null;
+  }, function () { return null; });
+}
+
+// keep keeps Home's answer and its rows' expanded fragments (read here,
+// two levels: a routine, then its steps), Home last, so a kept Home has its
+// rows with it; rows no longer on Home go.
+async function keep(res) {
+  var began = forgotten;
+  var cache = await caches.open(PAGE_CACHE);
+  var kept = new Set([new URL("/", self.location.origin).href]);
+  var todo = rowURLs(await res.clone().text());
+  for (var depth = 0; depth < 2 && todo.length; depth++) {
+    todo = todo.filter(function (u) { return !kept.has(u); });
+    todo.forEach(function (u) { kept.add(u); });
+    var answers = await Promise.all(todo.map(readRow));
+    var next = [];
+    for (var i = 0; i < todo.length; i++) {
+      if (!answers[i]) continue;
+      next = next.concat(rowURLs(await answers[i].clone().text()));
+      await cache.put(todo[i], answers[i]);
+    }
+    todo = next;
+  }
+  if (began !== forgotten) return;
+  await cache.put("/", res);
+  if (began !== forgotten) {
+    await caches.delete(PAGE_CACHE);
+    return;
+  }
+  var keys = await cache.keys();
+  await Promise.all(keys.filter(function (k) { return !kept.has(k.url); }).map(function (k) { return cache.delete(k); }));
+}
+
+// Home is kept beside the install, not in it: a hearth that does not
+// answer must not hold the shell (and so all offline use) back.
 self.addEventListener("install", function (e) {
+  keepHome();
   e.waitUntil(caches.open(SHELL_CACHE).then(function (c) { return c.addAll(SHELL); }).then(function () { return self.skipWaiting(); }));
 });
 
@@ -39,28 +120,60 @@ self.addEventListener("activate", function (e) {
   }).then(function () { return self.clients.claim(); }));
 });
 
+// gatewayError says an answer is a proxy's, standing in for a hearth that
+// does not answer (tailscale serve's 502): every answer of hearth's own
+// carries its Content-Security-Policy.
+function gatewayError(res) {
+  return (res.status === 502 || res.status === 503 || res.status === 504) && !res.headers.get("Content-Security-Policy");
+}
+
 // offlinePage answers a page that was never kept: it says so and links Home.
 function offlinePage() {
   var css = SHELL.filter(function (u) { return u.indexOf("/static/hearth.css") === 0; })[0] || "";
   var body = '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
     '<title>Offline · hearth</title><link rel="stylesheet" href="' + css + '"></head><body><main>' +
-    '<h1>You are offline</h1><p>This page is not kept on the phone. Home is, with what you can do there offline.</p>' +
+    '<h1>hearth cannot be reached</h1><p>You are offline, or hearth is not answering. This page is not kept on the phone. Home is, with what you can do there until hearth answers again.</p>' +
     '<p><a href="/">Open Home</a></p></main></body></html>';
   return new Response(body, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'" } });
 }
 
-function home(req) {
-  return fetch(req).then(function (res) {
+// keptHome answers Home from the copy, marked (data-offline-copy on its
+// body) so the page says it is not hearth's answer and looks for hearth.
+function keptHome() {
+  return caches.open(PAGE_CACHE).then(function (c) { return c.match("/", { ignoreVary: true }); }).then(function (hit) {
+    if (!hit) return offlinePage();
+    return hit.text().then(function (html) {
+      var headers = new Headers(hit.headers);
+      // The body is read out: its length and encoding are no longer the wire's.
+      headers.delete("Content-Encoding");
+      headers.delete("Content-Length");
+      return new Response(html.replace("<body", "<body data-offline-copy=\"true\""), { status: 200, headers: headers });
+    });
+  });
+}
+
+function home(e) {
+  return fetch(e.request).then(function (res) {
     if (signedOut(res)) return forgetHome(res);
+    if (gatewayError(res)) return keptHome();
     // Only Home itself: not a redirect to the login page, not an error.
-    if (res.ok && !res.redirected && res.type === "basic") {
-      var copy = res.clone();
-      caches.open(PAGE_CACHE).then(function (c) { return c.put("/", copy); });
-    }
+    if (res.ok && !res.redirected && res.type === "basic") e.waitUntil(keep(res.clone()).catch(function () {}));
     return res;
-  }, function () {
-    return caches.open(PAGE_CACHE).then(function (c) { return c.match("/", { ignoreVary: true }); }).then(function (hit) { return hit || offlinePage(); });
+  }, keptHome);
+}
+
+// keptRow answers a row's fragment from the copy kept with Home, marked
+// (Hearth-Offline-Copy) so the page knows hearth did not answer; failed is
+// what hearth's side gave (a proxy's error), else a network error.
+function keptRow(req, failed) {
+  return caches.open(PAGE_CACHE).then(function (c) { return c.match(req, { ignoreVary: true }); }).then(function (hit) {
+    if (!hit) return failed || Response.error();
+    var headers = new Headers(hit.headers);
+    headers.delete("Content-Encoding");
+    headers.delete("Content-Length");
+    headers.set("Hearth-Offline-Copy", "true");
+    return new Response(hit.body, { status: hit.status, headers: headers });
   });
 }
 
@@ -69,7 +182,7 @@ self.addEventListener("fetch", function (e) {
   var url = new URL(req.url);
   if (url.origin !== self.location.origin) return;
   if (req.method === "POST" && url.pathname === "/logout") {
-    e.waitUntil(caches.delete(PAGE_CACHE));
+    e.waitUntil(forgetHome());
     return;
   }
   if (req.method !== "GET") return;
@@ -78,10 +191,20 @@ self.addEventListener("fetch", function (e) {
     e.respondWith(caches.match(req, { ignoreVary: true }).then(function (hit) { return hit || fetch(req); }));
     return;
   }
-  if (req.mode !== "navigate") return;
-  if (url.pathname === "/") {
-    e.respondWith(home(req));
+  if (req.headers.get("HX-Request") && /^\/activities\/[^/]+$/.test(url.pathname)) {
+    e.respondWith(fetch(req).then(function (res) {
+      if (signedOut(res)) return forgetHome(res);
+      return gatewayError(res) ? keptRow(req, res) : res;
+    }, function () { return keptRow(req); }));
     return;
   }
-  e.respondWith(fetch(req).then(function (res) { return signedOut(res) ? forgetHome(res) : res; }, offlinePage));
+  if (req.mode !== "navigate") return;
+  if (url.pathname === "/") {
+    e.respondWith(home(e));
+    return;
+  }
+  e.respondWith(fetch(req).then(function (res) {
+    if (signedOut(res)) return forgetHome(res);
+    return gatewayError(res) ? offlinePage() : res;
+  }, offlinePage));
 });
