@@ -3,15 +3,19 @@ GO      ?= go
 BIN     := bin/hearth
 DATA    ?= ./data/demo
 ADDR    ?= 127.0.0.1:8080
+# HOSTS: names the phone addresses hearth by besides loopback (serve --host),
+# such as the tailnet name of tailscale serve; the demo's banner says how.
+HOSTS   ?=
 
 .PHONY: build run test unit fuzz e2e chromium bench bench-years lint generate schema check-generated clean lighthouse screenshots
 
 build: generate
 	$(GO) build -o $(BIN) ./cmd/hearth
 
-## run: build, migrate and start hearth with demo data on $(ADDR)
+## run: build, migrate and start hearth with demo data on $(ADDR); it
+## prints how to open it on a phone (make run HOSTS=NAME.TAILNET.ts.net)
 run: build
-	./$(BIN) serve --demo --data $(DATA) --addr $(ADDR)
+	./$(BIN) serve --demo --data $(DATA) --addr $(ADDR)$(if $(HOSTS), --host $(HOSTS))
 
 ## test: lint, unit and integration tests (race detector), e2e, and a short fuzz run
 test: lint check-generated unit e2e fuzz
@@ -95,8 +99,10 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+## generate: templ's code; -log-level warn keeps its watch-mode progress
+## lines ("Post-generation event received … needsBrowserReload") out of make run
 generate:
-	$(GO) tool templ generate -include-version=false
+	@$(GO) tool templ generate -include-version=false -log-level warn
 
 ## schema: regenerate the committed JSON Schemas of the agent contract (internal/contract/schema)
 schema:
