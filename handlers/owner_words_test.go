@@ -110,3 +110,12 @@ func TestAMistypedOwnerURLAnswersAPageWithTheTabsAndAWayBack(t *testing.T) {
 	// The API keeps its JSON envelope.
 	assertError(t, ta.get("/api/nope", ta.agentToken(), nil), http.StatusNotFound, "not_found")
 }
+
+func TestMessagesListShowsEachChatsLastMessage(t *testing.T) {
+	ta, cookie, _ := messagesApp(t)
+	d := ta.get("/messages", "", cookie).doc(t)
+	ana := has(t, d, `[data-testid="chat"][data-chat="!ana-okafor:beeper.local"] [data-testid="chat-preview"]`)
+	if got := text(ana); !strings.HasPrefix(got, "Ana: ") || len(got) < 12 {
+		t.Errorf("Ana's last message reads %q", got)
+	}
+}
