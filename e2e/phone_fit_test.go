@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,22 @@ func TestDemoBannerSaysHowToOpenTheDemoOnAPhone(t *testing.T) {
 	out = bannerOf(t, startServer(t, "", "--demo", "--host", "hearth.tail1234.ts.net"))
 	if !strings.Contains(out, "open https://hearth.tail1234.ts.net") {
 		t.Errorf("the banner does not name the tailnet address:\n%s", out)
+	}
+}
+
+// make run builds through make generate: templ's progress lines ("(✓)
+// Post-generation event received … needsBrowserReload=true") are watch-mode
+// words that mean nothing to someone starting the demo.
+func TestMakeGeneratePrintsNothingWhenAllIsWell(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	cmd := exec.Command("make", "--no-print-directory", "generate")
+	cmd.Dir = ".."
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Errorf("make generate: %v, printed:\n%s", err, out)
 	}
 }
 
