@@ -2,7 +2,8 @@
 # lighthouse.sh: Lighthouse mobile on Home, Messages, Routines and /weight of a
 # fresh demo hearth, with Debian's Chromium. Prints the four category scores
 # per page (the median of RUNS runs by performance) and fails when
-# performance or accessibility is below MIN_PERF / MIN_A11Y. Lighthouse is
+# performance, accessibility, best practices or SEO is below MIN_PERF /
+# MIN_A11Y / MIN_BEST / MIN_SEO. Lighthouse is
 # installed (pinned) under $HOME/.cache/hearth, never into the repository.
 # Used by `make lighthouse`.
 set -euo pipefail
@@ -10,6 +11,8 @@ set -euo pipefail
 LH_VERSION=${LH_VERSION:-13.5.0}
 MIN_PERF=${MIN_PERF:-100}
 MIN_A11Y=${MIN_A11Y:-100}
+MIN_BEST=${MIN_BEST:-100}
+MIN_SEO=${MIN_SEO:-100}
 RUNS=${RUNS:-3}
 BIN=${BIN:-bin/hearth}
 # PAGES narrows the run (PAGES=/routines); KEEP names a directory that keeps
@@ -92,9 +95,9 @@ for page in $PAGES; do
 	read -r perf a11y best seo each <"$work/scores"
 	printf '%-10s %5s %5s %5s %5s   %s\n' "$page" "$perf" "$a11y" "$best" "$seo" "$each"
 	if [ -s "$work/why.log" ]; then cat "$work/why.log"; fi
-	if [ "$perf" -lt "$MIN_PERF" ] || [ "$a11y" -lt "$MIN_A11Y" ]; then fail=1; fi
+	if [ "$perf" -lt "$MIN_PERF" ] || [ "$a11y" -lt "$MIN_A11Y" ] || [ "$best" -lt "$MIN_BEST" ] || [ "$seo" -lt "$MIN_SEO" ]; then fail=1; fi
 done
 if [ "$fail" = 1 ]; then
-	echo "below the thresholds: performance $MIN_PERF, accessibility $MIN_A11Y"
+	echo "below the thresholds: performance $MIN_PERF, accessibility $MIN_A11Y, best practices $MIN_BEST, SEO $MIN_SEO"
 	exit 1
 fi

@@ -58,8 +58,9 @@ const navGeometryJS = `(function(){
   var foot = document.querySelector('footer') || document.querySelector('main');
   return JSON.stringify({
     tops: links.map(function(a){ return Math.round(a.getBoundingClientRect().top); }),
-    labels: links.map(function(a){ return a.textContent.trim(); }),
-    current: links.filter(function(a){ return a.getAttribute('aria-current') === 'page'; }).map(function(a){ return a.textContent.trim(); }),
+    // The label the eye reads: the More tab's hidden words are for readers and crawlers.
+    labels: links.map(function(a){ return a.firstChild.textContent.trim(); }),
+    current: links.filter(function(a){ return a.getAttribute('aria-current') === 'page'; }).map(function(a){ return a.firstChild.textContent.trim(); }),
     navTop: r.top, navBottom: r.bottom, viewHeight: window.innerHeight,
     position: getComputedStyle(nav.closest('.bar') || nav).position,
     scrollW: document.documentElement.scrollWidth, clientW: document.documentElement.clientWidth,

@@ -35,7 +35,8 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 		chromedp.Click(css(card+` [data-testid="try-submit"]`)),
 		chromedp.WaitVisible(css(card+` [data-testid="active-trial"]`)),
 	)
-	// The chip names the file; its path and hash are the operator's, one tap away.
+	// The chip names the file (with the steps, one tap away); its path and hash are the operator's.
+	routines.do("open the steps", chromedp.Click(css(card+` [data-testid="definition"] summary`)))
 	if got := get(routines, "chip", chromedp.Text(css(card+` [data-testid="chip"]`))); got != "Mornings" {
 		t.Errorf("source chip %q", got)
 	}
@@ -71,9 +72,9 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 	// does (eventually polls across those reloads).
 	eventually(routines, "counts follow", `(function(){
 		var a = document.querySelector('`+card+` [data-testid="attainment"]');
-		return !!a && a.textContent.replace(/\s+/g, " ").trim() === "Attainment 1 of 1 (100%) completed"})()`, 10*time.Second)
+		return !!a && a.textContent.replace(/\s+/g, " ").trim() === "Done 1 of 1 (100%) planned days"})()`, 10*time.Second)
 	routines.do("settled", chromedp.WaitReady(css(card+` [data-testid="count-completed"]`)),
-		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('`+card+` details[data-testid="trial"]').forEach(function(d){ d.open = true; })`))
+		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('`+card+` details[data-testid="statistics"], `+card+` details[data-testid="trial"]').forEach(function(d){ d.open = true; })`))
 	if got := get(routines, "completed", chromedp.Text(css(card+` [data-testid="count-completed"] td`))); got != "1" {
 		t.Errorf("completed count %q", got)
 	}

@@ -327,6 +327,9 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 		case fiber.StatusRequestEntityTooLarge:
 			return payloadTooLarge(c)
 		case fiber.StatusNotFound:
+			if wantsPage(c) {
+				return s.render(c, fiber.StatusNotFound, viewOf(views.NotFound(identityOf(c).owner)))
+			}
 			return apiError(c, fe.Code, "not_found", "no such route", nil)
 		case fiber.StatusMethodNotAllowed:
 			return apiError(c, fe.Code, "method_not_allowed", "method not allowed on this route", nil)
@@ -343,6 +346,17 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	}
 	s.log.Error("internal error", "err", err, "requestId", requestIDOf(c))
 	return apiError(c, fiber.StatusServiceUnavailable, "unavailable", "temporary failure; retry with the same payload", nil)
+}
+
+// wantsPage reports whether a browser is opening an address as a page (a
+// mistyped or stale link), which gets a page with a way back; the API,
+// static files and htmx's fragment requests keep the JSON envelope.
+func wantsPage(c *fiber.Ctx) bool {
+	if c.Method() != fiber.MethodGet && c.Method() != fiber.MethodHead || isHTMX(c) {
+		return false
+	}
+	p := c.Path()
+	return !strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/static/") && p != "/sw.js"
 }
 
 // isBrowserForm reports whether a browser form (plain or htmx) made the

@@ -118,9 +118,11 @@ func TestRoutinesFirstScreenAnswersHowThisWeekGoes(t *testing.T) {
 	if summary.Closest("details").Length() != 0 {
 		t.Error("the trial summary is inside a details element")
 	}
-	// The summaries come before the catalog.
-	if first := d.Find(`main [data-testid]`).First().AttrOr("data-testid", ""); first != "this-week" {
-		t.Errorf("first thing on the page is %q, want this-week", first)
+	// Today, then the summaries, come before the catalog.
+	var sections []string
+	d.Find(`main > section[data-testid]`).Each(func(_ int, s *goquery.Selection) { sections = append(sections, s.AttrOr("data-testid", "")) })
+	if len(sections) < 2 || sections[0] != "today" || sections[1] != "this-week" {
+		t.Errorf("the page's sections are %v, want today and this-week first", sections)
 	}
 	st := text(summary)
 	for _, want := range []string{"Routine morning", "0 of 0", "Coverage", "Tue 29 Sep", "day 1 of 14"} {

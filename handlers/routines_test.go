@@ -170,7 +170,7 @@ func TestTryWorkAndCountWithDenominators(t *testing.T) {
 	if got := text(morning.Find(testID("count-open") + " td")); got != "1" {
 		t.Errorf("open %q", got)
 	}
-	if got := text(morning.Find(testID("attainment"))); got != "Attainment 0 of 0 completed" {
+	if got := text(morning.Find(testID("attainment"))); got != "Done 0 of 0 planned days" {
 		t.Errorf("attainment before any outcome %q", got)
 	}
 
@@ -181,7 +181,7 @@ func TestTryWorkAndCountWithDenominators(t *testing.T) {
 	}
 	d = ta.routinesPage(cookie)
 	morning = card(t, d, "morning")
-	if got := text(morning.Find(testID("attainment"))); got != "Attainment 1 of 1 (100%) completed" {
+	if got := text(morning.Find(testID("attainment"))); got != "Done 1 of 1 (100%) planned days" {
 		t.Errorf("attainment %q", got)
 	}
 	if got := text(morning.Find(testID("coverage"))); got != "Coverage 1 of 1 observed (100%)" {
@@ -212,7 +212,7 @@ func TestTryWorkAndCountWithDenominators(t *testing.T) {
 			t.Errorf("%s %q, want %q", id, got, want)
 		}
 	}
-	if got := text(morning.Find(testID("attainment"))); got != "Attainment 1 of 2 (50%) completed" {
+	if got := text(morning.Find(testID("attainment"))); got != "Done 1 of 2 (50%) planned days" {
 		t.Errorf("attainment %q", got)
 	}
 	if strings.Contains(strings.ToLower(text(morning)), "fail") {

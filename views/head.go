@@ -9,7 +9,7 @@ var descriptions = map[string]string{
 	"Home":      "Today's brief and what to do now: routines, focus, replies owed and what is done, on one page.",
 	"Messages":  "Conversations that wait for a reply, with the drafts the assistant prepared for review.",
 	"People":    "The people in the owner's life, their chats and what is open with each of them.",
-	"Routines":  "How each routine trial is going this week: attainment, coverage and the days behind them.",
+	"Routines":  "What each routine you are trying asks of today, how it is going, and the days behind it.",
 	"Weight":    "Every weigh-in with its corrections, the smoothed trend, 7- and 30-day change and the goal.",
 	"More":      "Schedules, runs, weight, exports and the other pages that are not in the tab bar.",
 	"Schedules": "When the assistant's jobs run, in the owner's time zone, and how to change or pause them.",

@@ -131,7 +131,7 @@ type RoutineGroup struct {
 // ideal and retired.
 func (d RoutinesData) Groups() []RoutineGroup {
 	var out []RoutineGroup
-	for _, g := range []RoutineGroup{{Standing: "active", Title: "Trying now"}, {Standing: contract.RoutineCandidate, Title: "Candidates"},
+	for _, g := range []RoutineGroup{{Standing: "active", Title: "Trying now"}, {Standing: contract.RoutineCandidate, Title: "Suggested"},
 		{Standing: contract.RoutineIdeal, Title: "Ideal"}, {Standing: contract.RoutineRetired, Title: "Retired"}} {
 		for _, c := range d.View.Routines {
 			if c.Standing == g.Standing {
@@ -213,7 +213,7 @@ func standingLabel(s string) string {
 	if s == "active" {
 		return "trying"
 	}
-	return s
+	return statusWords(s)
 }
 
 // ratioWords is "5 of 7 (71%)": the count and its denominator beside any
@@ -397,7 +397,7 @@ func barsLabel(c models.RoutineCard) string {
 	for _, b := range attainmentBars(c) {
 		parts = append(parts, b.Label+": "+strings.Replace(b.Ratio, "/", " of ", 1)+" applicable days completed")
 	}
-	return "Attainment per trial: " + strings.Join(parts, "; ")
+	return "Planned days done per trial: " + strings.Join(parts, "; ")
 }
 
 // trialDays says where an active trial stands: "day 3 of 14".
@@ -599,7 +599,7 @@ func revisionOption(c models.RoutineCard, r contract.RoutineRevisionView, day mo
 	if r.Revision != c.Current.Revision {
 		s = "Earlier"
 	}
-	s += " (" + r.Status
+	s += " (" + statusWords(r.Status)
 	if p := ownerDate(r.PublishedAt, day); p != "" {
 		s += ", " + p
 	}
@@ -612,4 +612,106 @@ func reviewVersionWords(c models.RoutineCard, rv models.ReviewView) string {
 		return ""
 	}
 	return " (an earlier version)"
+}
+
+// todayLine is one routine under trial as it stands today, in words.
+type todayLine struct {
+	ID, Title string
+	// Outcome is today's outcome ("open" while it can still be done), ""
+	// when today is not one of its planned days.
+	Outcome string
+	Words   string
+}
+
+// todayLines answer "what about today" first: for each routine under
+// trial, whether today is one of its days and how far it got, from the
+// trial's own days (the view-model holds them; nothing is read here).
+func todayLines(d RoutinesData) []todayLine {
+	var out []todayLine
+	for _, c := range activeCards(d) {
+		t := *c.ActiveTrial
+		trigger := revisionOf(c, t.Revision).Trigger
+		line := todayLine{ID: c.ID, Title: c.Current.Title}
+		for _, day := range t.Metrics.Days {
+			if day.Date == d.View.Day.Date {
+				line.Outcome = day.Outcome
+			}
+		}
+		switch line.Outcome {
+		case "":
+			if trigger.Kind == contract.TriggerEvent {
+				line.Words = strings.ToLower(triggerWords(trigger)[:1]) + triggerWords(trigger)[1:]
+			} else {
+				line.Words = "not today" + nextPlanned(t, d.View.Day.Date)
+			}
+		case models.OutcomeOpen:
+			line.Words = "to do"
+			if trigger.TimeOfDay != "" {
+				line.Words = "at " + trigger.TimeOfDay + ", to do"
+			}
+		default:
+			line.Words = outcomeLabel(line.Outcome)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// revisionOf is the routine's revision n, else its current one.
+func revisionOf(c models.RoutineCard, n int64) contract.RoutineRevisionView {
+	for _, r := range c.Revisions {
+		if r.Revision == n {
+			return r
+		}
+	}
+	return c.Current
+}
+
+// nextPlanned is "; next on Mon" when the trial plans a later day within
+// its window, else "".
+func nextPlanned(t contract.TrialView, today string) string {
+	now, err := time.Parse(time.DateOnly, today)
+	if err != nil {
+		return ""
+	}
+	for k := 1; k <= 7; k++ {
+		next := now.AddDate(0, 0, k)
+		if next.Format(time.DateOnly) > trialLastDay(t) {
+			return ""
+		}
+		wd := int(next.Weekday())
+		if wd == 0 {
+			wd = 7
+		}
+		if len(t.Days) == 0 || slices.Contains(t.Days, wd) {
+			if k == 1 {
+				return ", next tomorrow"
+			}
+			return ", next " + weekdayShort[wd]
+		}
+	}
+	return ""
+}
+
+// trialLastDay is the trial's window end, or the day it was ended early.
+func trialLastDay(t contract.TrialView) string {
+	if t.EndedOn != "" {
+		return t.EndedOn
+	}
+	return t.EndsOn
+}
+
+// statusWords names a revision's status for the owner: the agent's
+// "candidate" is a suggestion to try.
+func statusWords(status string) string {
+	if status == contract.RoutineCandidate {
+		return "suggested"
+	}
+	return status
+}
+
+// pastProblem says whether the refused form is one of routine id's
+// earlier-day forms, so their disclosure opens on it.
+func (d RoutinesData) pastProblem(id string) bool {
+	return d.Problem != nil && strings.HasPrefix(d.Problem.Form, "outcome:"+id+":")
 }

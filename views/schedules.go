@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/schedule"
 	"hearth/models"
 )
@@ -319,4 +320,26 @@ func dueText(t *time.Time, day models.Day) string {
 // held for review and its file can be approved).
 func approvable(v models.ScheduleView) bool {
 	return needsReview(v) && v.File != nil && v.File.Approvable()
+}
+
+// capital starts words with a capital letter, for a job's words at the
+// head of a row ("The daily brief").
+func capital(words string) string {
+	if words == "" {
+		return words
+	}
+	return strings.ToUpper(words[:1]) + words[1:]
+}
+
+// triggerWordsOf says what started a run.
+func triggerWordsOf(trigger string) string {
+	switch trigger {
+	case contract.TriggerSchedule:
+		return "on schedule"
+	case contract.TriggerManual:
+		return "started by hand"
+	case contract.TriggerWatch:
+		return "for new messages"
+	}
+	return outside(trigger)
 }
