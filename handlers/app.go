@@ -107,6 +107,8 @@ type Server struct {
 	hosts map[string]bool // Config.Hosts, normalised
 	pages *fifoCache[cachedPage]
 	cards *fifoCache[string]
+	// answers are page-level POSTs' answers, for the GET after their 303.
+	answers *answers
 }
 
 // healthHandlers answer the health check.
@@ -135,7 +137,7 @@ func storesOf(store *models.Store) stores {
 
 // newApp is New over each area's store.
 func newApp(st stores, cfg Config) *fiber.App {
-	s := &Server{cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize)}
+	s := &Server{cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize), answers: newAnswers()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -185,6 +187,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Get("/weight", owner(weight.showWeight)...)
 	app.Post("/weight/goal", owner(weight.saveWeightGoal)...)
 	app.Post("/weight/import", owner(weight.importWeights)...)
+	app.Get("/weight/import/:answer", owner(weight.showImport)...)
 	app.Get("/export/:file", owner(weight.exportFile)...)
 	app.Get("/messages", owner(msgs.needBeeper, msgs.showMessages)...)
 	app.Get("/messages/:chat", owner(msgs.needBeeper, msgs.showConversation)...)

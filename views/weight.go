@@ -24,6 +24,8 @@ type WeightForm struct {
 	CSV          string
 	ImportErrors []string
 	Import       *models.WeightImport
+	// ImportGone is an import's answer page whose answer is no longer kept.
+	ImportGone bool
 }
 
 // Num formats a number without trailing zeros (72.4, 70).
