@@ -197,6 +197,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Post("/messages/:chat/no-reply-needed", owner(msgs.decideNoReply)...)
 	app.Post("/messages/:chat/remind", owner(msgs.remindLater)...)
 	app.Post("/messages/:chat/send", owner(msgs.needBeeper, msgs.confirmSend)...)
+	app.Get("/messages/:chat/sends/:key", owner(msgs.needBeeper, msgs.showSend)...)
 	app.Post("/messages/:chat/reconcile", owner(msgs.needBeeper, msgs.reconcileSend)...)
 	app.Post("/messages/:chat/not-sent", owner(msgs.needBeeper, msgs.markNotSent)...)
 	app.Get("/events", owner(events.streamEvents)...)

@@ -3,6 +3,8 @@ package handlers_test
 import (
 	"net/http"
 	"net/url"
+
+	"github.com/PuerkitoBio/goquery"
 	"strings"
 	"testing"
 )
@@ -50,4 +52,57 @@ func TestAnImportsAnswerPageShowsItAgainOnReloadWithoutImportingAgain(t *testing
 		t.Fatalf("an answer not kept: %s", gone)
 	}
 	has(t, gone.doc(t), `[data-testid="import-gone"]`)
+}
+
+// postPage posts form as a browser would and follows a 303 to its page.
+func (ta *testApp) postPage(path string, form url.Values, cookie *http.Cookie) response {
+	ta.t.Helper()
+	resp := ta.ownerRequest(http.MethodPost, path, form, false, cookie)
+	if resp.status != http.StatusSeeOther {
+		return resp
+	}
+	loc, _, _ := strings.Cut(resp.header.Get("Location"), "#")
+	return ta.get(loc, "", cookie)
+}
+
+// hidden is the hidden fields of the first form matching sel in resp.
+func hidden(t *testing.T, resp response, sel string) url.Values {
+	t.Helper()
+	v := url.Values{}
+	has(t, resp.doc(t), sel).First().Find(`input[type="hidden"]`).Each(func(_ int, s *goquery.Selection) {
+		v.Set(s.AttrOr("name", ""), s.AttrOr("value", ""))
+	})
+	return v
+}
+
+func TestReviewAndSendAnswerWithARedirectSoAReloadNeverSendsAgain(t *testing.T) {
+	ta, cookie, fake := messagesApp(t)
+	for _, tc := range []struct{ name, path, form string }{
+		{"a draft", anaPath, `#draft-draft-ana-hike form[action$="/review"]`},
+		{"an own reply", tomasPath, `[data-testid="composer"] form`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ta := ta.in(t)
+			sends := len(fake.Sends())
+			form := formOf(has(t, ta.get(tc.path, "", cookie).doc(t), tc.form), url.Values{"body": {"Redirected: " + tc.name}})
+			review := ta.ownerRequest(http.MethodPost, tc.path+"/review", form, false, cookie)
+			page := ta.seeOther(t, review, cookie)
+			confirm := hidden(t, page, `form[action$="/send"]`)
+			// A reload of the review (or Back to it) confirms with the same key.
+			if again := hidden(t, ta.seeOther(t, review, cookie), `form[action$="/send"]`); tc.name == "an own reply" && again.Get("sendKey") != confirm.Get("sendKey") {
+				t.Errorf("a reloaded own review confirms with another send key")
+			}
+			sent := ta.ownerRequest(http.MethodPost, tc.path+"/send", confirm, false, cookie)
+			for i := range 2 { // the outcome, then a reload of it
+				has(t, ta.seeOther(t, sent, cookie).doc(t), `[data-testid="send-sent"]`)
+				if n := len(fake.Sends()) - sends; n != 1 {
+					t.Fatalf("load %d of the outcome: %d messages sent, want 1", i+1, n)
+				}
+			}
+			// Back to the review after the send: its outcome, never a second Send.
+			if back := ta.seeOther(t, review, cookie); back.doc(t).Find(`form[action$="/send"]`).Length() != 0 {
+				t.Errorf("the review, reloaded after its send, offers Send again")
+			}
+		})
+	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/valyala/fasthttp"
+
+	"hearth/views"
 )
 
 // view is one HTML answer: the whole page and, where htmx swaps only a part
@@ -51,9 +53,15 @@ func (s *Server) render(c *fiber.Ctx, status int, v view) error {
 	if err != nil || comp == nil {
 		return err
 	}
+	ctx := c.UserContext()
+	if c.Method() == fiber.MethodPost && !isHTMX(c) {
+		// A whole page answering a plain form (a refusal): live updates
+		// must not reload it, which would post the form again.
+		ctx = views.WithFormAnswer(ctx)
+	}
 	buf := takeRenderBuffer()
 	defer returnRenderBuffer(buf)
-	if err := comp.Render(c.UserContext(), buf); err != nil {
+	if err := comp.Render(ctx, buf); err != nil {
 		s.log.Error("render", "err", err, "requestId", requestIDOf(c))
 		return err
 	}
