@@ -49,6 +49,13 @@ func (o *ownerClient) page(method, path string, form url.Values) (int, *goquery.
 	if err != nil {
 		return 0, nil, err
 	}
+	if resp.StatusCode == http.StatusSeeOther && method == http.MethodPost {
+		// A form's answer is its own page (post/redirect/get): the browser
+		// shows the GET the 303 leads to.
+		resp.Body.Close()
+		loc, _, _ := strings.Cut(resp.Header.Get("Location"), "#")
+		return o.page(http.MethodGet, loc, nil)
+	}
 	defer resp.Body.Close()
 	d, err := goquery.NewDocumentFromReader(resp.Body)
 	return resp.StatusCode, d, err
