@@ -3,6 +3,8 @@ package handlers
 import (
 	"crypto/rand"
 	"encoding/base64"
+
+	"github.com/gofiber/fiber/v2"
 )
 
 // answerCacheSize bounds the form answers kept for post/redirect/get. One
@@ -38,4 +40,26 @@ func answerOf[T any](a *answers, id string) (T, bool) {
 	v, ok := a.cache.get(id)
 	t, isT := v.(T)
 	return t, ok && isT
+}
+
+// maxAnswerPage bounds a page kept as a form's answer; a larger one (a
+// refused import quoting a big file) is sent as the POST's answer.
+const maxAnswerPage = 512 << 10
+
+// pageAnswer is a page that answered an owner's plain form (a refusal
+// with what was typed and why, or an outcome), kept for GET /answers/ID.
+type pageAnswer struct {
+	status int
+	html   []byte
+}
+
+// showAnswer shows a kept form answer with the status it was answered
+// with; one no longer kept says so and leads Home.
+func (s *Server) showAnswer(c *fiber.Ctx) error {
+	a, ok := answerOf[pageAnswer](s.answers, c.Params("answer"))
+	if !ok {
+		return s.render(c, fiber.StatusNotFound, formError("This answer is no longer kept",
+			[]string{"hearth restarted since, or many forms were sent after it. Nothing was done again; open the page and look there."}, "/"))
+	}
+	return sendHTML(c, a.status, a.html)
 }

@@ -188,6 +188,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Post("/weight/goal", owner(weight.saveWeightGoal)...)
 	app.Post("/weight/import", owner(weight.importWeights)...)
 	app.Get("/weight/import/:answer", owner(weight.showImport)...)
+	app.Get("/answers/:answer", owner(s.showAnswer)...)
 	app.Get("/export/:file", owner(weight.exportFile)...)
 	app.Get("/messages", owner(msgs.needBeeper, msgs.showMessages)...)
 	app.Get("/messages/:chat", owner(msgs.needBeeper, msgs.showConversation)...)

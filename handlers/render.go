@@ -54,9 +54,10 @@ func (s *Server) render(c *fiber.Ctx, status int, v view) error {
 		return err
 	}
 	ctx := c.UserContext()
-	if c.Method() == fiber.MethodPost && !isHTMX(c) {
+	formAnswer := c.Method() == fiber.MethodPost && !isHTMX(c)
+	if formAnswer {
 		// A whole page answering a plain form (a refusal): live updates
-		// must not reload it, which would post the form again.
+		// must not reload it.
 		ctx = views.WithFormAnswer(ctx)
 	}
 	buf := takeRenderBuffer()
@@ -68,6 +69,13 @@ func (s *Server) render(c *fiber.Ctx, status int, v view) error {
 	if v.wholeBody && isHTMX(c) {
 		c.Set("HX-Retarget", "body")
 		c.Set("HX-Reswap", "innerHTML")
+	}
+	if formAnswer && identityOf(c).owner && s.answers != nil && buf.Len() <= maxAnswerPage {
+		// Post/redirect/get for every page answering an owner's form:
+		// the page is kept and shown by the GET its 303 leads to, so a
+		// reload or Back shows it again and never posts the form again.
+		id := s.answers.put(pageAnswer{status: status, html: bytes.Clone(buf.Bytes())})
+		return c.Redirect("/answers/"+id, fiber.StatusSeeOther)
 	}
 	return sendHTML(c, status, buf.Bytes())
 }
