@@ -81,3 +81,30 @@ func jsString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\u2028", `\u2028`, "\u2029", `\u2029`)
 	return `"` + r.Replace(s) + `"`
 }
+
+// A page showing a form's answer (here an import's check) is not reloaded
+// by a change made elsewhere: it offers the reload instead, and keeps the
+// page the owner is reading.
+func TestAFormsAnswerIsNotReloadedByAChangeElsewhere(t *testing.T) {
+	srv, p, tb := startTailnet(t, "--demo")
+	file := filepath.Join(t.TempDir(), "weights.csv")
+	if err := os.WriteFile(file, []byte("date,weight\n2020-03-01,80.1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tb.do("check the file",
+		chromedp.Navigate(p.URL+"/weight"),
+		chromedp.SetUploadFiles(css(`#file`), []string{file}),
+		chromedp.Click(css(`.import-form button[type="submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="import-confirm"] button`)),
+		chromedp.Evaluate[chromedp.Void](`window.hearthKept = true`),
+	)
+	get(tb, "stream open", chromedp.Poll[bool](`Number(document.body.dataset.seen || 0) > 0`))
+	ac := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
+	if code, body, err := ac.publish(newPublication("elsewhere", ac.context(t).Revision, 1).Body); err != nil || code != 201 {
+		t.Fatalf("publish: %d %s %v", code, body, err)
+	}
+	tb.do("the notice", chromedp.WaitVisible(css(`#page-stale`)))
+	if !get(tb, "same page", chromedp.Evaluate[bool](`window.hearthKept === true && !!document.querySelector('[data-testid="import-confirm"] button')`)) {
+		t.Errorf("the check's page was reloaded by a change elsewhere")
+	}
+}
