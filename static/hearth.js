@@ -10,17 +10,27 @@
 (function () {
   "use strict";
 
-  // A navigation the owner started (a plain form's submit, a link, Back):
-  // a reload now would cancel it, and a reload of a page that answered a
-  // form would post that form again (an import's dry run posted again in
-  // place of the import). Cleared when the page is shown again from the
-  // back/forward cache.
+  // A navigation the owner started (a plain form's submit, a link): a
+  // reload now would cancel it, and a reload of a page that answered a form
+  // would post that form again (an import's dry run posted again in place
+  // of the import). Cleared when the page is shown again from the
+  // back/forward cache. No beforeunload listener: some browsers keep a page
+  // that has one out of the back/forward cache.
   var leaving = false;
-  window.addEventListener("submit", function (e) {
-    // htmx (and the offline part) prevent the default of what they send themselves.
-    if (!e.defaultPrevented) leaving = true;
-  });
-  window.addEventListener("beforeunload", function () { leaving = true; });
+  if (window.navigation && typeof window.navigation.addEventListener === "function") {
+    window.navigation.addEventListener("navigate", function (e) {
+      if (!e.destination.sameDocument && !e.downloadRequest) leaving = true;
+    });
+  } else {
+    window.addEventListener("submit", function (e) {
+      // htmx (and the offline part) prevent the default of what they send themselves.
+      if (!e.defaultPrevented) leaving = true;
+    });
+    window.addEventListener("click", function (e) {
+      var a = !e.defaultPrevented && e.target.closest ? e.target.closest("a[href]") : null;
+      if (a && !a.hasAttribute("download") && !a.target && a.getAttribute("href").charAt(0) !== "#") leaving = true;
+    });
+  }
   window.addEventListener("pageshow", function () { leaving = false; });
 
   // htmx requests of this page awaiting their answer: a reload would
