@@ -263,7 +263,7 @@ func startTailnet(t *testing.T, args ...string) (*server, *tailnetProxy, *tab) {
 	return srv, p, phoneTab(t, p, srv)
 }
 
-// proxyClient is an HTTP client through the proxy that trusts its certificate.
+// client is an HTTP client through the proxy that trusts its certificate.
 func (p *tailnetProxy) client() *http.Client {
 	c := p.srv.Client()
 	c.Timeout = httpTimeout
@@ -319,6 +319,16 @@ func TestTailnetProxySignsTheOwnerInStreamsEventsAndCanBeStopped(t *testing.T) {
 	answered := get(tb, "fetch after restart", chromedp.Poll[string](`fetch("/healthz", {cache: "no-store"}).then(r => "answered " + r.status, e => "")`, chromedp.WithPollingInterval(100*time.Millisecond)))
 	if answered != "answered 200" {
 		t.Errorf("after restart a fetch %s", answered)
+	}
+
+	// A Go client through the proxy is the owner too (no cookie).
+	res0, err := p.client().Get(p.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res0.Body.Close()
+	if res0.StatusCode != http.StatusOK || res0.ProtoMajor != 2 {
+		t.Errorf("GET / through the proxy: %d over HTTP/%d, want 200 over HTTP/2", res0.StatusCode, res0.ProtoMajor)
 	}
 
 	// A Tailscale header sent from outside the proxy (a loopback name) is ignored.
