@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 
 	"github.com/PuerkitoBio/goquery"
@@ -104,5 +105,51 @@ func TestReviewAndSendAnswerWithARedirectSoAReloadNeverSendsAgain(t *testing.T) 
 				t.Errorf("the review, reloaded after its send, offers Send again")
 			}
 		})
+	}
+}
+
+// TestEveryPageLevelPostAnswersWithARedirect: a plain form's POST to any
+// owner route, done or refused, is answered 303 to a GET (post/redirect/
+// get), never with a page the browser would post again on reload or Back.
+// Each route is posted an empty form, which most refuse, and with the
+// fields of a real one where the route needs them to act. (Logging in
+// and out redirect too; logging out here would end the session.)
+func TestEveryPageLevelPostAnswersWithARedirect(t *testing.T) {
+	ta, cookie, _ := messagesApp(t)
+	params := strings.NewReplacer(":chat", "%21ana-okafor:beeper.local", ":id", "book-bike-service", ":event", "start-work",
+		":occurrence", "nope", ":trial", "1", ":review", "nope", ":proposal", "nope", ":key", "nope")
+	acting := map[string]url.Values{
+		"/weight/goal":                    {"goal": {"72.5"}},
+		"/weight/import":                  {"csv": {"date,weight\n2026-09-24,69.6\n"}},
+		"/activities/:id/state":           {"state": {"completed"}},
+		"/messages/:chat/review":          {"draftId": {"draft-ana-hike"}, "body": {"Yes!"}},
+		"/messages/:chat/no-reply-needed": {"accountId": {"whatsapp"}},
+	}
+	seen := map[string]bool{}
+	for _, r := range ta.app.GetRoutes(true) {
+		if r.Method != http.MethodPost || strings.HasPrefix(r.Path, "/api/") || r.Path == "/login" || r.Path == "/logout" || seen[r.Path] {
+			continue
+		}
+		seen[r.Path] = true
+		for _, form := range []url.Values{{}, acting[r.Path]} {
+			if form == nil {
+				continue
+			}
+			req := httptest.NewRequest(http.MethodPost, params.Replace(r.Path), strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Sec-Fetch-Site", "same-origin")
+			req.AddCookie(cookie)
+			resp, err := ta.app.Test(req, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc == "" {
+				t.Errorf("POST %s %v: %d (Location %q), want 303 to a GET", r.Path, form, resp.StatusCode, loc)
+			}
+		}
+	}
+	if len(seen) < 20 {
+		t.Fatalf("only %d owner POST routes found", len(seen))
 	}
 }
