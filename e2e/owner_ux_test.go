@@ -149,6 +149,15 @@ func (o noJS) post(path string, form url.Values) (int, string, *goquery.Document
 		o.t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode == http.StatusSeeOther && strings.HasPrefix(loc, "/answers/") {
+		// A page answering the form is its own GET (post/redirect/get),
+		// shown by the browser with the status it was answered with.
+		get, _ := http.NewRequest(http.MethodGet, o.base+loc, nil)
+		if resp, err = o.hc.Do(get); err != nil {
+			o.t.Fatal(err)
+		}
+		defer resp.Body.Close()
+	}
 	d, err := goquery.NewDocumentFromReader(resp.Body)
 	if err != nil {
 		o.t.Fatal(err)

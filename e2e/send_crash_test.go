@@ -56,6 +56,22 @@ func (o *ownerClient) page(method, path string, form url.Values) (int, *goquery.
 
 func (o *ownerClient) mustPage(method, path string, form url.Values) *goquery.Document {
 	o.t.Helper()
+	if method == http.MethodPost {
+		// A form's answer is its own page (post/redirect/get): the browser
+		// shows the GET the 303 leads to.
+		req, _ := http.NewRequest(method, o.base+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := o.hc.Do(req)
+		if err != nil {
+			o.t.Fatalf("%s %s: %v", method, path, err)
+		}
+		resp.Body.Close()
+		loc, _, _ := strings.Cut(resp.Header.Get("Location"), "#")
+		if resp.StatusCode != http.StatusSeeOther || loc == "" {
+			o.t.Fatalf("%s %s: %d, want 303 to its answer", method, path, resp.StatusCode)
+		}
+		method, path, form = http.MethodGet, loc, nil
+	}
 	status, d, err := o.page(method, path, form)
 	if err != nil || status >= 400 {
 		o.t.Fatalf("%s %s: %d %v", method, path, status, err)

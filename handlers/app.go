@@ -107,6 +107,8 @@ type Server struct {
 	hosts map[string]bool // Config.Hosts, normalised
 	pages *fifoCache[cachedPage]
 	cards *fifoCache[string]
+	// answers are page-level POSTs' answers, for the GET after their 303.
+	answers *answers
 }
 
 // healthHandlers answer the health check.
@@ -135,7 +137,7 @@ func storesOf(store *models.Store) stores {
 
 // newApp is New over each area's store.
 func newApp(st stores, cfg Config) *fiber.App {
-	s := &Server{cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize)}
+	s := &Server{cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize), answers: newAnswers()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -186,6 +188,8 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Post("/weight/goal", owner(weight.saveWeightGoal)...)
 	app.Post("/weight/entries", owner(weight.saveWeighIn)...)
 	app.Post("/weight/import", owner(weight.importWeights)...)
+	app.Get("/weight/import/:answer", owner(weight.showImport)...)
+	app.Get("/answers/:answer", owner(s.showAnswer)...)
 	app.Get("/export/:file", owner(weight.exportFile)...)
 	app.Get("/messages", owner(msgs.needBeeper, msgs.showMessages)...)
 	app.Get("/messages/:chat", owner(msgs.needBeeper, msgs.showConversation)...)
@@ -195,6 +199,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Post("/messages/:chat/no-reply-needed", owner(msgs.decideNoReply)...)
 	app.Post("/messages/:chat/remind", owner(msgs.remindLater)...)
 	app.Post("/messages/:chat/send", owner(msgs.needBeeper, msgs.confirmSend)...)
+	app.Get("/messages/:chat/sends/:key", owner(msgs.needBeeper, msgs.showSend)...)
 	app.Post("/messages/:chat/reconcile", owner(msgs.needBeeper, msgs.reconcileSend)...)
 	app.Post("/messages/:chat/not-sent", owner(msgs.needBeeper, msgs.markNotSent)...)
 	app.Get("/events", owner(events.streamEvents)...)

@@ -14,7 +14,7 @@ func TestCheckTheChatShowsBeepersRetryThenItsPermanentFailureReason(t *testing.T
 	fake.HoldSends(true)
 	fake.DropNextSendResponse()
 	form := ta.reviewForm(cookie, "See you Saturday!")
-	has(t, ta.post(anaPath+"/send", form, cookie).doc(t), `[data-testid="send-unknown"]`)
+	has(t, ta.postPage(anaPath+"/send", form, cookie).doc(t), `[data-testid="send-unknown"]`)
 	msgs := fake.Messages(beepertest.AnaChatID)
 	pending := msgs[len(msgs)-1].ID
 	check := url.Values{"sendKey": {form.Get("sendKey")}}
@@ -22,7 +22,7 @@ func TestCheckTheChatShowsBeepersRetryThenItsPermanentFailureReason(t *testing.T
 	if _, err := fake.SetSendStatus(beepertest.AnaChatID, pending, beeper.StatusFailRetriable, "Waiting for the phone"); err != nil {
 		t.Fatal(err)
 	}
-	d := ta.post(anaPath+"/reconcile", check, cookie).doc(t)
+	d := ta.postPage(anaPath+"/reconcile", check, cookie).doc(t)
 	if msg := has(t, d, `[data-testid="send-unknown"]`).Text(); !strings.Contains(msg, "Beeper is still trying to send it: Waiting for the phone") {
 		t.Fatalf("while Beeper retries: %q", msg)
 	}
@@ -33,7 +33,7 @@ func TestCheckTheChatShowsBeepersRetryThenItsPermanentFailureReason(t *testing.T
 	if _, err := fake.SetSendStatus(beepertest.AnaChatID, pending, beeper.StatusFailPermanent, "Blocked by the recipient"); err != nil {
 		t.Fatal(err)
 	}
-	d = ta.post(anaPath+"/reconcile", check, cookie).doc(t)
+	d = ta.postPage(anaPath+"/reconcile", check, cookie).doc(t)
 	if msg := has(t, d, `[data-testid="send-failed"]`).Text(); !strings.Contains(msg, "Beeper could not send it: Blocked by the recipient") {
 		t.Fatalf("after FAIL_PERMANENT: %q", msg)
 	}

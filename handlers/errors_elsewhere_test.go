@@ -197,7 +197,7 @@ func TestATamperedSendIsItsEditorAgainNotJSON(t *testing.T) {
 	ta, cookie, fake := messagesApp(t)
 	form := ta.reviewForm(cookie, "See you Saturday!")
 	form.Set("body", "  ")
-	resp := ta.post(anaPath+"/send", form, cookie)
+	resp := ta.postPage(anaPath+"/send", form, cookie)
 	if resp.status != http.StatusUnprocessableEntity || !strings.HasPrefix(resp.header.Get("Content-Type"), "text/html") || strings.Contains(string(resp.body), `"code":`) {
 		t.Fatalf("%d %s %.200s", resp.status, resp.header.Get("Content-Type"), resp.body)
 	}

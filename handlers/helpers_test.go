@@ -154,13 +154,23 @@ type response struct {
 func (r response) String() string { return fmt.Sprintf("%d %s", r.status, r.body) }
 
 // do runs req through app.Test without a timeout and reads the whole body.
+// A page answering a form is kept and redirected to (post/redirect/get):
+// that redirect is followed, as a browser would, so the answer is the page.
 func (ta *testApp) do(req *http.Request) response {
 	ta.t.Helper()
 	resp, err := ta.app.Test(req, -1)
 	if err != nil {
 		ta.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
 	}
-	return readResponse(ta.t, resp)
+	r := readResponse(ta.t, resp)
+	if loc := r.header.Get("Location"); r.status == http.StatusSeeOther && strings.HasPrefix(loc, "/answers/") {
+		get := httptest.NewRequest(http.MethodGet, loc, nil)
+		for _, c := range req.Cookies() {
+			get.AddCookie(c)
+		}
+		return ta.do(get)
+	}
+	return r
 }
 
 // listen serves the app on a real loopback listener until the test that

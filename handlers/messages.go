@@ -238,12 +238,45 @@ func (f reviewForm) wording() models.WordingForm {
 // emptyReply is the inline message of a review with nothing to send.
 const emptyReply = "There is nothing to send yet: write the reply first."
 
-// review saves the wording as the owner's edit and shows exactly what will
-// be sent: the chosen candidate's text when the editor was left as shown,
-// else the editor's text. An empty reply is the form again with the message
-// (422). A draft already sent, or with a send in flight, shows that
-// outcome instead: it is never offered a second Send. Without a draft it
-// reviews the owner's own reply.
+// ownReview is the owner's own reply under review (no draft holds it), or
+// a review shown again because new messages came (newer), kept for the
+// review page a POST redirects to.
+//
+// Its send key is made once, with it: a review shown again (Back, a
+// reload) confirms with the same key, so sending it twice is one send.
+type ownReview struct {
+	DraftID, Body, SourceRevision, SendKey string
+	Newer                                  []beeper.Message
+}
+
+// reviewURL is the review page of a draft's saved wording, or of a kept
+// review (answer).
+func reviewURL(chatID, draftID, kept, answer string) string {
+	q := url.Values{}
+	if draftID != "" {
+		q.Set("draftId", draftID)
+	}
+	if kept != "" {
+		q.Set("kept", kept)
+	}
+	if answer != "" {
+		q.Set("answer", answer)
+	}
+	return "/messages/" + url.PathEscape(chatID) + "/review?" + q.Encode()
+}
+
+// sendURL is the page of one send's outcome.
+func sendURL(chatID, sendKey string) string {
+	return "/messages/" + url.PathEscape(chatID) + "/sends/" + url.PathEscape(sendKey)
+}
+
+// review saves the wording as the owner's edit and redirects (303) to the
+// review of exactly what will be sent: the chosen candidate's text when the
+// editor was left as shown, else the editor's text. An empty reply is the
+// form again with the message (422). A draft already sent, or with a send
+// in flight, leads to that outcome instead: it is never offered a second
+// Send. Without a draft it reviews the owner's own reply, kept for its
+// review page. A redirect, so Back and reload never post the review again.
 func (s *messagesHandlers) review(c *fiber.Ctx) error {
 	var f reviewForm
 	if err := c.BodyParser(&f); err != nil {
@@ -255,14 +288,16 @@ func (s *messagesHandlers) review(c *fiber.Ctx) error {
 		if msg := replyProblem(body); msg != "" {
 			return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{Message: msg, Input: f.Body})
 		}
-		return s.renderReview(c, fiber.StatusOK, chatID, models.ChatDraft{}, body, nil, f.SourceMessageRevision, nil)
+		// Copies: Fiber's form values live only as long as the request.
+		id := s.answers.put(ownReview{Body: strings.Clone(body), SourceRevision: strings.Clone(f.SourceMessageRevision), SendKey: newSendKey()})
+		return c.Redirect(reviewURL(chatID, "", "", id), fiber.StatusSeeOther)
 	}
 	draft, err := s.chatDraft(c, chatID, f.Draft)
 	if err != nil || draft == nil {
 		return err
 	}
 	if last := draft.LastSend; last != nil && last.Status != models.SendFailed {
-		return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: *last})
+		return c.Redirect(sendURL(chatID, last.SendKey), fiber.StatusSeeOther)
 	}
 	w, err := s.store.SaveDraftWording(c.UserContext(), f.Draft, f.wording())
 	if errors.Is(err, models.ErrInvalidInput) {
@@ -271,7 +306,11 @@ func (s *messagesHandlers) review(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.renderReview(c, fiber.StatusOK, chatID, *draft, w.Body, nil, draft.SourceMessageRevision, w.Kept)
+	kept := ""
+	if w.Kept != nil {
+		kept = w.Kept.ID
+	}
+	return c.Redirect(reviewURL(chatID, f.Draft, kept, ""), fiber.StatusSeeOther)
 }
 
 // replyFieldError is a refused reply text as the editor's field error,
@@ -298,8 +337,37 @@ func replyProblem(body string) string {
 // reviewSaved is the review of a draft's saved wording (GET), where Home's
 // "Review and send" lands after saving what the owner typed. kept names a
 // candidate the owner chose beside an edited text.
+//
+// With answer it is a kept review (the owner's own reply, or one shown
+// again with new messages); one no longer kept (hearth restarted) leads
+// back to the chat's editor, saying so.
 func (s *messagesHandlers) reviewSaved(c *fiber.Ctx) error {
 	chatID := pathParam(c, "chat")
+	if id := c.Query("answer"); id != "" {
+		own, ok := answerOf[ownReview](s.answers, id)
+		if !ok {
+			return s.renderConversation(c, fiber.StatusNotFound, &views.EditorProblem{DraftID: c.Query("draftId"),
+				Message: "This review is no longer kept (hearth restarted since); nothing was sent. Review the reply again."})
+		}
+		// Sent from this review already: its outcome, never a second Send.
+		if _, sent, err := s.store.SendByKey(c.UserContext(), own.SendKey); err != nil || sent {
+			if err != nil {
+				return err
+			}
+			return c.Redirect(sendURL(chatID, own.SendKey), fiber.StatusSeeOther)
+		}
+		draft := &models.ChatDraft{}
+		if own.DraftID != "" {
+			var err error
+			if draft, err = s.chatDraft(c, chatID, own.DraftID); err != nil || draft == nil {
+				return err
+			}
+			if last := draft.LastSend; last != nil && last.Status != models.SendFailed {
+				return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: *last})
+			}
+		}
+		return s.renderReviewKeyed(c, fiber.StatusOK, chatID, *draft, own.Body, own.Newer, own.SourceRevision, nil, own.SendKey)
+	}
 	draft, err := s.chatDraft(c, chatID, c.Query("draftId"))
 	if err != nil || draft == nil {
 		return err
@@ -333,13 +401,19 @@ func (s *messagesHandlers) chatDraft(c *fiber.Ctx, chatID, draftID string) (*mod
 // becomes the revision this review confirms.
 func (s *messagesHandlers) renderReview(c *fiber.Ctx, status int, chatID string, draft models.ChatDraft, body string, newer []beeper.Message,
 	sourceRevision string, kept *contract.CandidateIn) error {
+	return s.renderReviewKeyed(c, status, chatID, draft, body, newer, sourceRevision, kept, newSendKey())
+}
+
+// renderReviewKeyed is renderReview confirming with sendKey.
+func (s *messagesHandlers) renderReviewKeyed(c *fiber.Ctx, status int, chatID string, draft models.ChatDraft, body string, newer []beeper.Message,
+	sourceRevision string, kept *contract.CandidateIn, sendKey string) error {
 	ctx := c.UserContext()
 	chat, err := s.cfg.Beeper.Chat(ctx, chatID)
 	s.beeperState(err)
 	if err != nil {
 		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not reviewed", "Beeper is not answering: "+beeperProblem(err)+". Nothing was sent; try again later.", chatID)
 	}
-	d := views.ReviewData{Chat: chat, Draft: draft, Body: body, SendKey: newSendKey(), SourceRevision: sourceRevision, Newer: newer, Kept: kept}
+	d := views.ReviewData{Chat: chat, Draft: draft, Body: body, SendKey: sendKey, SourceRevision: sourceRevision, Newer: newer, Kept: kept}
 	if d.Day, err = s.store.Today(ctx); err != nil {
 		return err
 	}
@@ -376,20 +450,20 @@ func (s *messagesHandlers) confirmSend(c *fiber.Ctx) error {
 	var stale *beeperflow.StaleDraftError
 	switch {
 	case errors.As(err, &stale):
-		if f.Draft == "" {
-			return s.renderReview(c, fiber.StatusConflict, chatID, models.ChatDraft{}, body, stale.Newer, f.SourceMessageRevision, nil)
+		// New messages came: the review again, with them, on its own page.
+		if f.Draft != "" {
+			if draft, derr := s.chatDraft(c, chatID, f.Draft); derr != nil || draft == nil {
+				return derr
+			}
 		}
-		draft, derr := s.chatDraft(c, chatID, f.Draft)
-		if derr != nil || draft == nil {
-			return derr
-		}
-		return s.renderReview(c, fiber.StatusConflict, chatID, *draft, body, stale.Newer, f.SourceMessageRevision, nil)
+		id := s.answers.put(ownReview{DraftID: strings.Clone(f.Draft), Body: strings.Clone(body), SourceRevision: strings.Clone(f.SourceMessageRevision), Newer: stale.Newer, SendKey: newSendKey()})
+		return c.Redirect(reviewURL(chatID, f.Draft, "", id), fiber.StatusSeeOther)
 	case errors.Is(err, models.ErrSendInFlight), errors.Is(err, models.ErrDraftAlreadySent):
 		prior, _, lerr := s.store.LatestSend(c.UserContext(), f.Draft)
 		if lerr != nil {
 			return lerr
 		}
-		return s.renderSendResult(c, fiber.StatusConflict, chatID, views.SendResultData{Send: prior})
+		return c.Redirect(sendURL(chatID, prior.SendKey), fiber.StatusSeeOther)
 	case errors.Is(err, models.ErrDraftNotInChat):
 		return s.refusedPage(c, fiber.StatusConflict, "Not sent", "This draft belongs to another chat; nothing was sent.", chatID)
 	case errors.Is(err, beeperflow.ErrOutcomeNotRecorded):
@@ -408,6 +482,24 @@ func (s *messagesHandlers) confirmSend(c *fiber.Ctx) error {
 		s.beeperState(err)
 		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not sent", "Beeper is not answering: "+beeperProblem(err)+"; nothing was sent.", chatID)
 	}
+	// The outcome on its own page: Back or a reload shows it again and
+	// never posts the send again (the send key would make that a no-op,
+	// but the browser would first ask to resubmit).
+	return c.Redirect(sendURL(chatID, send.SendKey), fiber.StatusSeeOther)
+}
+
+// showSend is the page of one send's outcome, where a send, a check and
+// "not sent" redirect.
+func (s *messagesHandlers) showSend(c *fiber.Ctx) error {
+	chatID := pathParam(c, "chat")
+	s.settleAccepted(c, chatID)
+	send, ok, err := s.store.SendByKey(c.UserContext(), pathParam(c, "key"))
+	if err != nil {
+		return err
+	}
+	if !ok || send.ChatID != chatID {
+		return s.notFound(c, "no such send in this chat")
+	}
 	return s.renderSendResult(c, fiber.StatusOK, chatID, views.SendResultData{Send: send})
 }
 
@@ -420,7 +512,7 @@ func (s *messagesHandlers) reconcileSend(c *fiber.Ctx) error {
 		s.beeperState(err)
 		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not checked", "Beeper is not answering: "+beeperProblem(err)+". Try again later.", pathParam(c, "chat"))
 	}
-	return s.renderSendResult(c, fiber.StatusOK, pathParam(c, "chat"), views.SendResultData{Send: send})
+	return c.Redirect(sendURL(pathParam(c, "chat"), send.SendKey), fiber.StatusSeeOther)
 }
 
 // markNotSent records the owner's word that an unknown send did not go out.
@@ -432,7 +524,7 @@ func (s *messagesHandlers) markNotSent(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.renderSendResult(c, fiber.StatusOK, pathParam(c, "chat"), views.SendResultData{Send: send})
+	return c.Redirect(sendURL(pathParam(c, "chat"), send.SendKey), fiber.StatusSeeOther)
 }
 
 func (s *messagesHandlers) renderSendResult(c *fiber.Ctx, status int, chatID string, d views.SendResultData) error {

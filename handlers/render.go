@@ -13,6 +13,8 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/valyala/fasthttp"
+
+	"hearth/views"
 )
 
 // view is one HTML answer: the whole page and, where htmx swaps only a part
@@ -51,15 +53,29 @@ func (s *Server) render(c *fiber.Ctx, status int, v view) error {
 	if err != nil || comp == nil {
 		return err
 	}
+	ctx := c.UserContext()
+	formAnswer := c.Method() == fiber.MethodPost && !isHTMX(c)
+	if formAnswer {
+		// A whole page answering a plain form (a refusal): live updates
+		// must not reload it.
+		ctx = views.WithFormAnswer(ctx)
+	}
 	buf := takeRenderBuffer()
 	defer returnRenderBuffer(buf)
-	if err := comp.Render(c.UserContext(), buf); err != nil {
+	if err := comp.Render(ctx, buf); err != nil {
 		s.log.Error("render", "err", err, "requestId", requestIDOf(c))
 		return err
 	}
 	if v.wholeBody && isHTMX(c) {
 		c.Set("HX-Retarget", "body")
 		c.Set("HX-Reswap", "innerHTML")
+	}
+	if formAnswer && identityOf(c).owner && s.answers != nil && buf.Len() <= maxAnswerPage {
+		// Post/redirect/get for every page answering an owner's form:
+		// the page is kept and shown by the GET its 303 leads to, so a
+		// reload or Back shows it again and never posts the form again.
+		id := s.answers.put(pageAnswer{status: status, html: bytes.Clone(buf.Bytes())})
+		return c.Redirect("/answers/"+id, fiber.StatusSeeOther)
 	}
 	return sendHTML(c, status, buf.Bytes())
 }

@@ -138,7 +138,8 @@ func (s *runsHandlers) showRuns(c *fiber.Ctx) error {
 func (s *runsHandlers) resolveRunForm(c *fiber.Ctx) error {
 	if _, err := s.store.ResolveRun(c.UserContext(), c.Params("id")); err != nil {
 		if errors.Is(err, models.ErrNotFound) {
-			return apiError(c, fiber.StatusNotFound, "not_found", "no such run", nil)
+			// An owner's form: a page (kept, post/redirect/get), not the API's JSON.
+			return s.notFound(c, "no such run")
 		}
 		return err
 	}

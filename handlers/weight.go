@@ -128,13 +128,27 @@ func (s *weightHandlers) saveWeightGoal(c *fiber.Ctx) error {
 	return c.Redirect("/weight#goal-form", fiber.StatusSeeOther)
 }
 
+// importCheck is a file checked by a dry run, kept for the page the check
+// redirects to: that page runs the dry run again on each load, so it shows
+// what an import would add now.
+type importCheck struct{ CSV string }
+
+// importDone is what a confirmed import recorded.
+type importDone struct{ Result models.WeightImport }
+
+// importAnswerURL is the page of an import's answer, at the answer.
+func importAnswerURL(id string) string { return "/weight/import/" + id + "#import-answer" }
+
 // importWeights reads a weight CSV (an uploaded file or pasted text). Without
 // confirm it is a dry run that shows what would be added; with it the
-// readings are recorded. A bad file is a 422 naming every bad line, and
-// nothing is written.
+// readings are recorded. Either answers 303 to the answer's own page
+// (post/redirect/get), so a reload or Back never posts the file or the
+// import again. A bad file is a 422 naming every bad line, and nothing is
+// written.
 func (s *weightHandlers) importWeights(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	text := c.FormValue("csv")
+	// A copy: Fiber's form values live only as long as the request, and
+	// the answer (its text, its readings' strings) outlives it.
+	text := strings.Clone(c.FormValue("csv"))
 	if fh, err := c.FormFile("file"); err == nil && fh.Size > 0 {
 		if fh.Size > maxImportBytes {
 			return s.renderWeight(c, fiber.StatusUnprocessableEntity, views.WeightForm{ImportErrors: []string{"The file is larger than 2 MB; split it."}})
@@ -150,20 +164,38 @@ func (s *weightHandlers) importWeights(c *fiber.Ctx) error {
 		}
 		text = string(b)
 	}
-	form := views.WeightForm{CSV: text}
-	if strings.TrimSpace(text) == "" {
-		form.ImportErrors = []string{"Choose a file or paste its text."}
-		return s.renderWeight(c, fiber.StatusUnprocessableEntity, form)
+	_, format, readings, refused, err := s.checkImport(c, text)
+	if err != nil || refused {
+		return err
 	}
-	if len(text) > maxImportBytes {
-		form.ImportErrors = []string{"The file is larger than 2 MB; split it."}
-		return s.renderWeight(c, fiber.StatusUnprocessableEntity, form)
+	if c.FormValue("confirm") == "" {
+		return c.Redirect(importAnswerURL(s.answers.put(importCheck{CSV: text})), fiber.StatusSeeOther)
 	}
-	d, err := s.store.WeightHistory(ctx)
+	res, err := s.store.ImportWeights(c.UserContext(), format, readings, false)
 	if err != nil {
 		return err
 	}
-	format, readings, err := models.ParseWeightCSV([]byte(text), d.Zone, d.Unit, s.store.Now())
+	return c.Redirect(importAnswerURL(s.answers.put(importDone{Result: res})), fiber.StatusSeeOther)
+}
+
+// checkImport parses text against the owner's zone and unit; a file that
+// cannot be imported is answered here (422, every bad line named) and
+// refused is true.
+func (s *weightHandlers) checkImport(c *fiber.Ctx, text string) (d models.WeightData, format string, readings []models.WeightReading, refused bool, err error) {
+	form := views.WeightForm{CSV: text}
+	switch {
+	case strings.TrimSpace(text) == "":
+		form.ImportErrors = []string{"Choose a file or paste its text."}
+	case len(text) > maxImportBytes:
+		form.ImportErrors = []string{"The file is larger than 2 MB; split it."}
+	}
+	if len(form.ImportErrors) > 0 {
+		return d, "", nil, true, s.renderWeight(c, fiber.StatusUnprocessableEntity, form)
+	}
+	if d, err = s.store.WeightHistory(c.UserContext()); err != nil {
+		return d, "", nil, false, err
+	}
+	format, readings, err = models.ParseWeightCSV([]byte(text), d.Zone, d.Unit, s.store.Now())
 	var bad *models.WeightImportError
 	if errors.As(err, &bad) {
 		for _, p := range bad.Problems {
@@ -172,22 +204,34 @@ func (s *weightHandlers) importWeights(c *fiber.Ctx) error {
 		if bad.More > 0 {
 			form.ImportErrors = append(form.ImportErrors, "And "+strconv.Itoa(bad.More)+" more lines.")
 		}
-		return s.renderWeightOf(c, fiber.StatusUnprocessableEntity, d, form)
+		return d, "", nil, true, s.renderWeightOf(c, fiber.StatusUnprocessableEntity, d, form)
 	}
+	return d, format, readings, false, err
+}
+
+// showImport is the page an import's POST redirects to: a checked file's
+// dry run (run again, so it is current) with its Import button, or what an
+// import recorded. An answer no longer kept (hearth restarted, or many
+// answers since) says so over the page, whose list shows what is saved.
+func (s *weightHandlers) showImport(c *fiber.Ctx) error {
+	id := c.Params("answer")
+	if done, ok := answerOf[importDone](s.answers, id); ok {
+		return s.renderWeight(c, fiber.StatusOK, views.WeightForm{Import: &done.Result})
+	}
+	check, ok := answerOf[importCheck](s.answers, id)
+	if !ok {
+		return s.renderWeight(c, fiber.StatusNotFound, views.WeightForm{ImportGone: true})
+	}
+	d, format, readings, refused, err := s.checkImport(c, check.CSV)
+	if err != nil || refused {
+		return err
+	}
+	res, err := s.store.ImportWeights(c.UserContext(), format, readings, true)
 	if err != nil {
 		return err
 	}
-	res, err := s.store.ImportWeights(ctx, format, readings, c.FormValue("confirm") == "")
-	if err != nil {
-		return err
-	}
-	form.Import = &res
-	if res.DryRun {
-		// A dry run wrote nothing: the history read above is current.
-		return s.renderWeightOf(c, fiber.StatusOK, d, form)
-	}
-	form.CSV = ""
-	return s.renderWeight(c, fiber.StatusOK, form)
+	// A dry run wrote nothing: the history read by the check is current.
+	return s.renderWeightOf(c, fiber.StatusOK, d, views.WeightForm{CSV: check.CSV, Import: &res})
 }
 
 // exportFile answers one export: a CSV table or the decisions JSON, as an

@@ -38,7 +38,7 @@ func TestWeightPageDrawsEntriesTrendAndChanges(t *testing.T) {
 			t.Fatalf("save %s: %s", v, resp)
 		}
 	}
-	if resp := ta.ownerRequest(http.MethodPost, "/weight/import", url.Values{"csv": {weightCSV(40)}, "confirm": {"1"}}, false, cookie); resp.status != http.StatusOK {
+	if resp := ta.seeOther(t, ta.ownerRequest(http.MethodPost, "/weight/import", url.Values{"csv": {weightCSV(40)}, "confirm": {"1"}}, false, cookie), cookie); resp.status != http.StatusOK {
 		t.Fatalf("import: %s", resp)
 	}
 	resp := ta.get("/weight", "", cookie)
@@ -132,7 +132,7 @@ func TestWeightImportDryRunShowsWhatWouldBeAddedAndWritesNothing(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			ta := ta.in(t)
 			before := ta.revision()
-			resp := ta.ownerRequest(http.MethodPost, "/weight/import", url.Values{"csv": {file}}, false, cookie)
+			resp := ta.seeOther(t, ta.ownerRequest(http.MethodPost, "/weight/import", url.Values{"csv": {file}}, false, cookie), cookie)
 			if resp.status != http.StatusOK || ta.revision() != before {
 				t.Fatalf("dry run: %s; revision %d → %d", resp, before, ta.revision())
 			}
@@ -144,7 +144,7 @@ func TestWeightImportDryRunShowsWhatWouldBeAddedAndWritesNothing(t *testing.T) {
 				t.Fatalf("%d rows previewed, want 2", n)
 			}
 			has(t, d, `form[data-testid="import-confirm"] button`)
-			resp = ta.ownerRequest(http.MethodPost, "/weight/import", url.Values{"csv": {file}, "confirm": {"1"}}, false, cookie)
+			resp = ta.seeOther(t, ta.ownerRequest(http.MethodPost, "/weight/import", url.Values{"csv": {file}, "confirm": {"1"}}, false, cookie), cookie)
 			if resp.status != http.StatusOK || ta.revision() != before+1 {
 				t.Fatalf("import: %s", resp)
 			}
@@ -152,7 +152,7 @@ func TestWeightImportDryRunShowsWhatWouldBeAddedAndWritesNothing(t *testing.T) {
 				t.Fatalf("after import: %q", txt)
 			}
 			// Idempotent: the same file again adds nothing and keeps the revision.
-			resp = ta.ownerRequest(http.MethodPost, "/weight/import", url.Values{"csv": {file}, "confirm": {"1"}}, false, cookie)
+			resp = ta.seeOther(t, ta.ownerRequest(http.MethodPost, "/weight/import", url.Values{"csv": {file}, "confirm": {"1"}}, false, cookie), cookie)
 			if txt := has(t, resp.doc(t), `[data-testid="import-summary"]`).Text(); !strings.Contains(txt, "Added 0") || !strings.Contains(txt, "2 already") || ta.revision() != before+1 {
 				t.Fatalf("re-import: %q, revision %d", txt, ta.revision())
 			}
@@ -168,7 +168,7 @@ func TestWeightImportDryRunShowsWhatWouldBeAddedAndWritesNothing(t *testing.T) {
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	req.AddCookie(cookie)
-	resp := ta.do(req)
+	resp := ta.seeOther(t, ta.do(req), cookie)
 	if resp.status != http.StatusOK || !strings.Contains(has(t, resp.doc(t), `[data-testid="import-summary"]`).Text(), "1 new") {
 		t.Fatalf("upload: %s", resp)
 	}

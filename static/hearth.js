@@ -2,9 +2,59 @@
 // page is shown; on every revision newer than the page's, Home re-fetches
 // its live fragment and swaps it in, keeping any row the owner is editing
 // as it is, marked as having a newer version (unless the page's own row
-// answer already showed that revision); other pages reload.
+// answer already showed that revision); other pages reload. No live update
+// races the owner: nothing is reloaded or swapped while a navigation or a
+// request of the owner's is under way, and a page showing a form's answer
+// (data-form-answer: a dry run, a review, a refusal) is never reloaded
+// under them (issue 27).
 (function () {
   "use strict";
+
+  // A navigation the owner started (a plain form's submit, a link): a
+  // reload now would cancel it, and a reload of a page that answered a form
+  // would post that form again (an import's dry run posted again in place
+  // of the import). Cleared when the page is shown again from the
+  // back/forward cache. No beforeunload listener: some browsers keep a page
+  // that has one out of the back/forward cache.
+  var leaving = false;
+  if (window.navigation && typeof window.navigation.addEventListener === "function") {
+    window.navigation.addEventListener("navigate", function (e) {
+      if (!e.destination.sameDocument && !e.downloadRequest) leaving = true;
+    });
+  } else {
+    window.addEventListener("submit", function (e) {
+      // htmx (and the offline part) prevent the default of what they send themselves.
+      if (!e.defaultPrevented) leaving = true;
+    });
+    window.addEventListener("click", function (e) {
+      var a = !e.defaultPrevented && e.target.closest ? e.target.closest("a[href]") : null;
+      if (a && !a.hasAttribute("download") && !a.target && a.getAttribute("href").charAt(0) !== "#") leaving = true;
+    });
+  }
+  window.addEventListener("pageshow", function () { leaving = false; });
+
+  // htmx requests of this page awaiting their answer: a reload would
+  // cancel them (the action may be done, its answer lost).
+  var pending = 0;
+  var afterPending = null; // the reload held until they are answered
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    if (!e.detail.xhr) return;
+    pending++;
+    e.detail.xhr.addEventListener("loadend", function () {
+      pending--;
+      if (pending === 0 && afterPending) {
+        var f = afterPending;
+        afterPending = null;
+        f();
+      }
+    });
+  });
+
+  // A page that shows a form's answer: what the owner just did, or why it
+  // was refused, with the text they typed.
+  function showsAnswer() {
+    return !!document.querySelector("[data-form-answer]");
+  }
 
   function live() {
     return document.getElementById("live");
@@ -22,15 +72,22 @@
   // changed. A form names what it shows in data-watch (keys as events name
   // them, "draft:ID chat:ID"); without one, or when the event may have
   // missed changes (since unknown), any change counts.
+  //
+  // A page showing a form's answer, or being left, gets the notice too
+  // (for any change): reloading it would undo what the owner is doing.
   function reloadPage(data, known) {
+    if (pending > 0) {
+      afterPending = function () { reloadPage(data, false); };
+      return;
+    }
     var active = document.activeElement && document.activeElement.matches("input, textarea, select") ? document.activeElement : null;
     var typed = document.querySelector("[data-typing]");
-    if (!active && !typed) {
+    if (!active && !typed && !leaving && !showsAnswer()) {
       location.reload();
       return;
     }
     var editing = active || typed;
-    var scope = editing.closest("[data-watch]");
+    var scope = editing && !leaving && !showsAnswer() ? editing.closest("[data-watch]") : null;
     if (known && scope) {
       var watched = scope.dataset.watch.split(/\s+/).filter(Boolean);
       var hit = (data.changed || []).some(function (k) { return watched.indexOf(k) >= 0; });
@@ -218,8 +275,14 @@
     // back/forward cache) catches up here: Home re-fetches its fragment,
     // other pages reload.
     if (data.revision > shownRevision()) {
-      if (live()) catchUp(data.revision);
-      else reloadPage(data, contiguous);
+      // A page being left is not swapped: the next page reads it fresh,
+      // and one shown again from the back/forward cache reconnects and
+      // catches up on its first event.
+      if (live()) {
+        if (!leaving) catchUp(data.revision);
+      } else {
+        reloadPage(data, contiguous);
+      }
     }
     if (document.body) document.body.dataset.seen = String(seen);
   }
@@ -296,11 +359,22 @@
     if (el && !el.isConnected && e.detail.target) el = e.detail.target;
     focusInvalid(el && el.isConnected ? el : document);
   });
+  // A form's answer that lands the owner on it (an import's result, at
+  // #import-answer) takes the focus, so it is read out and in view; a
+  // refused field comes first.
+  function focusAnswer() {
+    var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (target && target.matches("[data-form-answer][tabindex]") && !document.querySelector('[aria-invalid="true"]')) target.focus();
+  }
   // A whole page answered a refused plain form.
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", function () { focusInvalid(document); });
-  } else {
+  function onLoad() {
     focusInvalid(document);
+    focusAnswer();
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", onLoad);
+  } else {
+    onLoad();
   }
 })();
 

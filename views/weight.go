@@ -28,6 +28,8 @@ type WeightForm struct {
 	// trend change is shown).
 	Weigh WeighState
 	Saved bool
+	// ImportGone is an import's answer page whose answer is no longer kept.
+	ImportGone bool
 }
 
 // Num formats a number without trailing zeros (72.4, 70).
