@@ -73,6 +73,19 @@ func dayDate(date string, day models.Day) string {
 	return t.Format("Mon 2 Jan")
 }
 
+// isoWeekday is date's ISO weekday, Monday 1 to Sunday 7 (0 when date is
+// not one).
+func isoWeekday(date string) int {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return 0
+	}
+	if wd := int(t.Weekday()); wd != 0 {
+		return wd
+	}
+	return 7
+}
+
 // nextDate is the calendar date after date ("" when date is not one).
 func nextDate(date string) string {
 	t, err := time.Parse(time.DateOnly, date)

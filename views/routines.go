@@ -670,19 +670,13 @@ func revisionOf(c models.RoutineCard, n int64) contract.RoutineRevisionView {
 // nextPlanned is "; next on Mon" when the trial plans a later day within
 // its window, else "".
 func nextPlanned(t contract.TrialView, today string) string {
-	now, err := time.Parse(time.DateOnly, today)
-	if err != nil {
-		return ""
-	}
+	date := today
 	for k := 1; k <= 7; k++ {
-		next := now.AddDate(0, 0, k)
-		if next.Format(time.DateOnly) > trialLastDay(t) {
+		date = nextDate(date)
+		if date == "" || date > trialLastDay(t) {
 			return ""
 		}
-		wd := int(next.Weekday())
-		if wd == 0 {
-			wd = 7
-		}
+		wd := isoWeekday(date)
 		if len(t.Days) == 0 || slices.Contains(t.Days, wd) {
 			if k == 1 {
 				return ", next tomorrow"
