@@ -693,15 +693,21 @@
     });
   }
 
-  // showPage replaces this page with hearth's answer, at the answer's
-  // address when a redirect led there (so a reload reads that page and
-  // repeats nothing). The live stream closes first, as on leaving.
+  // showPage shows hearth's answer. A redirect (every owner form answers
+  // with one) is followed as the browser would: a navigation to its GET,
+  // so history holds the form's page and the answer's, each a real
+  // document that Back, Forward and reload read again without repeating
+  // anything. A page answered directly replaces this one in place. The
+  // live stream closes first, as on leaving.
   function showPage(res, html) {
+    if (res.redirected) {
+      location.assign(res.url);
+      return;
+    }
     window.dispatchEvent(new Event("pagehide"));
     clearInterval(syncTimer);
     clearTimeout(retry);
     clearTimeout(probeTimer);
-    if (res.redirected) history.replaceState(null, "", res.url);
     document.open();
     document.write(html);
     document.close();
