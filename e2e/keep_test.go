@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -109,4 +110,173 @@ func TestBackRestoresHomeMessagesAndPeopleFromTheBackForwardCache(t *testing.T) 
 		}
 	}
 	fmt.Printf("e2e: back/forward cache: %d restores; reasons when not: %s\n", seen.count(), seen.why())
+}
+
+// typeInto replaces a field's text by typing, as the owner does: the page
+// sees each key's input event.
+func (tb *tab) typeInto(sel, text string) {
+	tb.t.Helper()
+	tb.do("type into "+sel,
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('`+sel+`').value = ""; true`),
+		chromedp.SendKeys(css(sel), text),
+	)
+}
+
+// valueOf is a field's value, or "<none>" when it is not on the page.
+func (tb *tab) valueOf(sel string) string {
+	return get(tb, "value of "+sel, chromedp.Evaluate[string](`(function(){var f=document.querySelector('`+sel+`');return f?f.value:"<none>"})()`))
+}
+
+// crash kills the tab's renderer (Page.crash), as the phone does to a tab
+// it needs the memory of.
+func (tb *tab) crash() {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, 2*time.Second)
+	defer cancel()
+	// The renderer dies before it can answer: the call's error is expected.
+	_ = chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, page.Crash, cdp.Empty{})
+		return err
+	}))
+}
+
+const (
+	anaReply = "reply-ana-hike"
+	anaBody  = `#body-reply-ana-hike`
+	anaChat  = "/messages/%21ana-okafor:beeper.local"
+)
+
+func TestAReplyEditIsKeptAcrossMessagesAndBack(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	seen := tb.watchRestores()
+	tb.login()
+	tb.expand(anaReply, "reply")
+	const typed = "Saturday works, but can we start at nine?"
+	tb.typeInto(anaBody, typed)
+	tb.tapNav("/messages")
+	tb.back("/")
+	if n := seen.count(); n != 1 {
+		t.Errorf("Back loaded Home again (%d restores); Chromium's reasons: %s", n, seen.why())
+	}
+	if got := tb.valueOf(anaBody); got != typed {
+		t.Errorf("after Messages and Back the reply editor holds %q, want %q", got, typed)
+	}
+}
+
+func TestAReplyEditIsKeptAcrossAReload(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.expand(anaReply, "reply")
+	const typed = "Saturday works, see you at the station"
+	tb.typeInto(anaBody, typed)
+	tb.do("reload", chromedp.Reload())
+	eventually(tb, "the reply back in its editor after the reload", fmt.Sprintf(`(function(){var f=document.querySelector('%s');return !!f && f.value === %q})()`, anaBody, typed), navigationDeadline)
+}
+
+func TestAReplyEditIsKeptAcrossATabCrash(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.expand(anaReply, "reply")
+	const typed = "Saturday works; I will bring the map"
+	tb.typeInto(anaBody, typed)
+	tb.crash()
+	again := newTab(t, srv)
+	again.navigate("/")
+	eventually(again, "the reply back in its editor in a new tab", fmt.Sprintf(`(function(){var f=document.querySelector('%s');return !!f && f.value === %q})()`, anaBody, typed), navigationDeadline)
+}
+
+func TestAReplyEditIsSavedAsTheOwnersEditWhileTyping(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.expand(anaReply, "reply")
+	const typed = "Saturday works, typed and never submitted"
+	tb.typeInto(anaBody, typed)
+	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
+	deadline := time.Now().Add(navigationDeadline)
+	for !strings.Contains(string(client.contextJSON(t)), typed) {
+		if time.Now().After(deadline) {
+			t.Fatal("the typed reply never reached hearth as the owner's edit")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// Saving while typing is the page's own change: the row is not marked
+	// as changed elsewhere, and the text stays as typed.
+	if get(tb, "stale mark", chromedp.Evaluate[bool](`!!document.querySelector('`+rowSel(anaReply)+`[data-stale="true"]')`)) {
+		t.Error("the row being typed in says it changed elsewhere after its own autosave")
+	}
+	// Another device, with nothing kept on it, opens the same reply.
+	tb.do("forget this device's copy", chromedp.Evaluate[chromedp.Void](`localStorage.clear(); true`))
+	tb.do("reload", chromedp.Reload())
+	tb.expand(anaReply, "reply")
+	if got := tb.valueOf(anaBody); got != typed {
+		t.Errorf("from hearth the editor holds %q, want %q", got, typed)
+	}
+}
+
+func TestAConversationsOwnReplyIsKeptAcrossAReloadAndSaysRestored(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.navigate(anaChat)
+	const typed = "My own words for Ana"
+	tb.typeInto("#own-body", typed)
+	tb.do("reload", chromedp.Reload())
+	eventually(tb, "the own reply back after the reload", fmt.Sprintf(`document.querySelector("#own-body").value === %q`, typed), navigationDeadline)
+	note := get(tb, "restored note", chromedp.Evaluate[string](`(function(){var n=document.querySelector('#compose [data-testid="restored"]');return n&&!n.hidden&&n.getAttribute("role")==="status"?n.textContent:""})()`))
+	if !strings.Contains(note, "Restored") {
+		t.Errorf("no quiet restored note beside the composer (got %q)", note)
+	}
+}
+
+func TestATypedWeightIsKeptAcrossAReloadUntilSaved(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	day := demoDay(t)
+	routine, weigh := "morning-routine-"+day, "weigh-in-"+day
+	field := "#value-" + weigh
+	tb.expand(routine, "routine")
+	tb.expand(weigh, "measurement")
+	tb.typeInto(field, "72.4")
+	tb.do("reload", chromedp.Reload())
+	eventually(tb, "the typed weight back in its field after the reload", fmt.Sprintf(`(function(){var f=document.querySelector(%q);return !!f && f.value === "72.4"})()`, field), navigationDeadline)
+	note := get(tb, "restored note", chromedp.Evaluate[string](`(function(){var n=document.querySelector('`+rowSel(weigh)+` [data-testid="restored"]');return n&&!n.hidden&&n.getAttribute("role")==="status"?n.textContent:""})()`))
+	if !strings.Contains(note, "Restored") {
+		t.Errorf("no quiet restored note on the weight row (got %q)", note)
+	}
+	// Saved: nothing is kept any more, so a reload shows the field empty.
+	get(tb, "settle", chromedp.Poll[bool](htmxSettled))
+	tb.do("save", chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)), chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)))
+	tb.do("reload", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
+	tb.expand(routine, "routine")
+	tb.expand(weigh, "measurement")
+	if got := tb.valueOf(field); got != "" {
+		t.Errorf("after saving, a reload still fills in %q", got)
+	}
+}
+
+func TestAConversationsDraftIsSavedWhileTypingWithoutSayingItChangedElsewhere(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.navigate(anaChat)
+	const field = "#body-draft-ana-hike"
+	const typed = "Saturday works; typed in the conversation"
+	tb.typeInto(field, typed)
+	// Saved once the field names the edit it holds, and the page heard of
+	// that commit.
+	eventually(tb, "the autosave committed and its event came", `(function(){var f=document.querySelector("`+field+`");var v=Number(f.dataset.keepVersion);return v>0 && Number(document.body.dataset.seen||0)>=v})()`, navigationDeadline)
+	if !strings.Contains(string(newAgentClient(srv.URL, demoToken(t, srv.DataDir)).contextJSON(t)), typed) {
+		t.Error("the typed draft is not the owner's edit in hearth")
+	}
+	if get(tb, "notice", chromedp.Evaluate[bool](`!document.getElementById("page-stale").hidden`)) {
+		t.Error(`the page's own autosave made it say "This page changed elsewhere"`)
+	}
+	if got := tb.valueOf(field); got != typed {
+		t.Errorf("the editor holds %q", got)
+	}
 }
