@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
