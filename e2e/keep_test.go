@@ -248,6 +248,10 @@ func TestATypedWeightIsKeptAcrossAReloadUntilSaved(t *testing.T) {
 	if !strings.Contains(note, "Restored") {
 		t.Errorf("no quiet restored note on the weight row (got %q)", note)
 	}
+	// The rows opened in place, as a tap does: the page was read once.
+	if n := get(tb, "page loads", chromedp.Evaluate[int](`performance.getEntriesByType("navigation").length`)); n != 1 || !get(tb, "reload kept", chromedp.Evaluate[bool](`performance.getEntriesByType("navigation")[0].type === "reload"`)) {
+		t.Error("reopening the rows navigated instead of opening them in place")
+	}
 	// Saved: nothing is kept any more, so a reload shows the field empty.
 	get(tb, "settle", chromedp.Poll[bool](htmxSettled))
 	tb.do("save", chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)), chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)))

@@ -72,6 +72,7 @@
   }
 
   function keep(f) {
+    met.add(f);
     var k = keyOf(f);
     if (f.value === f.defaultValue) {
       forget(k);
@@ -100,9 +101,14 @@
     n.textContent = text;
   }
 
-  // restore puts kept text back into the fields under root that lack it.
+  // restore puts kept text back into the fields under root that lack it,
+  // each field once, when it first appears: after that what the owner does
+  // in it is what counts.
+  var met = new WeakSet();
   function restore(root) {
     keptFields(root).forEach(function (f) {
+      if (met.has(f)) return;
+      met.add(f);
       var k = keyOf(f);
       var e = read(k);
       if (!e) return;
@@ -130,6 +136,7 @@
 
   // reopen opens, on Home, the rows that hold kept text, one level per
   // swap (a routine, then its step): each swap restores and reopens again.
+  // The tap is the row head's own, which htmx answers in place.
   var opened = {};
   function reopen() {
     var page = PREFIX + location.pathname + "|";
@@ -350,10 +357,12 @@
       sessionStorage.removeItem(SENT);
     } catch (err) {}
   });
-  document.addEventListener("htmx:afterSettle", function () {
+  // Right after the swap, in the same task: nothing typed can come between.
+  document.addEventListener("htmx:afterSwap", function () {
     restore(document);
-    reopen();
   });
+  // Once settled, htmx has bound the new rows' heads.
+  document.addEventListener("htmx:afterSettle", reopen);
   document.addEventListener("hearth:refreshed", function () {
     restore(document);
     reopen();
