@@ -322,12 +322,41 @@
   }
 
   // --- forgetting ---
+  // An owner page kept in the back/forward cache outlives a logout in
+  // this tab (Chromium 156 does not drop it for Clear-Site-Data): shown
+  // again after one, it hides and reloads, which leads to the login page.
+  // Capturing on the target runs before hearth.js's resume and pageshow,
+  // which are stopped: no stream opens for a page that is leaving.
+  var OWNER = "hearth.keep.owner";
+  var ownerPage = !!document.querySelector('header.bar nav[aria-label="Main"]');
+  try {
+    if (ownerPage) sessionStorage.setItem(OWNER, "1");
+  } catch (err) {}
+  function leaveIfSignedOut(e) {
+    var signedIn = true;
+    try {
+      signedIn = !!sessionStorage.getItem(OWNER);
+    } catch (err) {}
+    if (!ownerPage || signedIn) return;
+    e.stopImmediatePropagation();
+    document.body.hidden = true;
+    location.reload();
+  }
+  // A restored page resumes (unfrozen) before its pageshow.
+  document.addEventListener("resume", leaveIfSignedOut, true);
+  window.addEventListener("pageshow", function (e) {
+    if (e.persisted) leaveIfSignedOut(e);
+  }, true);
+
   document.addEventListener("submit", function (e) {
     var form = e.target;
     if (!(form instanceof HTMLFormElement)) return;
     if ((form.getAttribute("action") || "") === "/logout") {
       // Clear-Site-Data does this too, but not on a plain-HTTP LAN address.
       keptKeys().forEach(forget);
+      try {
+        sessionStorage.removeItem(OWNER);
+      } catch (err) {}
       return;
     }
     // htmx (and the offline queue) take their forms themselves: prevented here.
