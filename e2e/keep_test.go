@@ -314,3 +314,40 @@ func TestLogoutForgetsWhatWasTypedAndBackShowsNoOwnerPage(t *testing.T) {
 		t.Errorf("after logging in again the weight field holds %q", got)
 	}
 }
+
+// TestTwentyBackAndForwardLoadsAreRestoredFromTheCache walks the tabs and
+// goes Back and Forward twenty times, as the issue's count did (none of 20
+// came from the back/forward cache while pages were no-store).
+func TestTwentyBackAndForwardLoadsAreRestoredFromTheCache(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	seen := tb.watchRestores()
+	tb.login()
+	pages := []string{"/", "/messages", "/people", "/routines", "/more"}
+	for _, p := range pages[1:] {
+		tb.tapNav(p)
+	}
+	at := len(pages) - 1
+	moves := 0
+	forward := func() {
+		tb.do("go forward", chromedp.Evaluate[chromedp.Void](`history.forward(); true`))
+		at++
+		eventually(tb, "forward on "+pages[at], fmt.Sprintf(`location.pathname === %q && document.readyState === "complete"`, pages[at]), navigationDeadline)
+	}
+	for _, run := range []int{-4, 4, -2, 2, -4, 4} {
+		for i := 0; i < max(run, -run); i++ {
+			if run < 0 {
+				at--
+				tb.back(pages[at])
+			} else {
+				forward()
+			}
+			moves++
+		}
+	}
+	n := seen.count()
+	fmt.Printf("e2e: back/forward cache: %d of %d Back/Forward loads restored; reasons when not: %s\n", n, moves, seen.why())
+	if n != moves {
+		t.Errorf("%d of %d Back/Forward loads came from the back/forward cache; Chromium's reasons: %s", n, moves, seen.why())
+	}
+}
