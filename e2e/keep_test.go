@@ -154,6 +154,9 @@ func TestAReplyEditIsKeptAcrossMessagesAndBack(t *testing.T) {
 	tb.expand(anaReply, "reply")
 	const typed = "Saturday works, but can we start at nine?"
 	tb.typeInto(anaBody, typed)
+	// The owner pauses: the text is autosaved (an answer the page fetched,
+	// which must not keep the page out of the back/forward cache either).
+	eventually(tb, "autosaved", `Number(document.querySelector('`+anaBody+`').dataset.keepVersion) > 0`, navigationDeadline)
 	tb.tapNav("/messages")
 	tb.back("/")
 	if n := seen.count(); n != 1 {
@@ -266,6 +269,7 @@ func TestATypedWeightIsKeptAcrossAReloadUntilSaved(t *testing.T) {
 func TestAConversationsDraftIsSavedWhileTypingWithoutSayingItChangedElsewhere(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
+	seen := tb.watchRestores()
 	tb.login()
 	tb.navigate(anaChat)
 	const field = "#body-draft-ana-hike"
@@ -282,6 +286,16 @@ func TestAConversationsDraftIsSavedWhileTypingWithoutSayingItChangedElsewhere(t 
 	}
 	if got := tb.valueOf(field); got != typed {
 		t.Errorf("the editor holds %q", got)
+	}
+	// People, then Back: the conversation comes back as it was left.
+	here := get(tb, "path", chromedp.Evaluate[string](`location.pathname`))
+	tb.tapNav("/people")
+	tb.back(here)
+	if n := seen.count(); n != 1 {
+		t.Errorf("Back loaded the conversation again (%d restores); Chromium's reasons: %s", n, seen.why())
+	}
+	if got := tb.valueOf(field); got != typed {
+		t.Errorf("after People and Back the editor holds %q", got)
 	}
 }
 
