@@ -167,6 +167,7 @@
     if (!e.isTrusted) return;
     var n = noteOf(f);
     if (n) n.remove();
+    delete f.dataset.sent;
     if (f.dataset.autosave) schedule(f);
   });
 
@@ -279,6 +280,7 @@
       if (again) autosave(f);
       return;
     }
+    if (status === 409 && f.dataset.sent === "true") return;
     if (status === 409) {
       // A newer edit was saved elsewhere: it stays; this text stays here.
       f.dataset.autosaveOff = "true";
@@ -351,6 +353,13 @@
   document.addEventListener("submit", function (e) {
     var form = e.target;
     if (!(form instanceof HTMLFormElement)) return;
+    // The form's own save supersedes a pending autosave, and an autosave
+    // still in flight that meets the form's newer edit is no news.
+    keptFields(form).forEach(function (f) {
+      if (!f.dataset.autosave) return;
+      clearTimeout(timers.get(f));
+      f.dataset.sent = "true";
+    });
     if ((form.getAttribute("action") || "") === "/logout") {
       // Clear-Site-Data does this too, but not on a plain-HTTP LAN address.
       keptKeys().forEach(forget);
