@@ -138,6 +138,11 @@ func (tb *tab) crash() {
 		_, err := cdp.Call(ctx, target, page.Crash, cdp.Empty{})
 		return err
 	}))
+	alive, cancelAlive := context.WithTimeout(tb.ctx, 2*time.Second)
+	defer cancelAlive()
+	if _, err := chromedp.Run(alive, chromedp.Evaluate[int](`1`)); err == nil {
+		tb.t.Fatal("the tab still runs scripts after Page.crash")
+	}
 }
 
 const (
