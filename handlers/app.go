@@ -165,7 +165,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	})
 	// The Host check comes before identify, so a misdirected request never
 	// reaches the database or an identity.
-	app.Use(s.requestID, s.logRequest, securityHeaders, noStore, s.checkHost, compressOthers(), who.identify)
+	app.Use(s.requestID, s.logRequest, securityHeaders, cacheControl, s.checkHost, compressOthers(), who.identify)
 
 	app.Get("/healthz", health.health)
 	app.Get("/static/:name", serveStatic)
@@ -259,12 +259,32 @@ func newApp(st stores, cfg Config) *fiber.App {
 	return app
 }
 
-// noStore keeps every answer out of browser and proxy caches by default:
-// pages, fragments and the agent's reads hold the owner's data, and a
-// stored copy outlives a logout. Static files set their own long cache.
-func noStore(c *fiber.Ctx) error {
+// cacheControl keeps every answer out of browser and proxy caches by
+// default (no-store): the agent's reads, exports, errors and redirects hold
+// the owner's data or secrets, and a stored copy outlives a logout. The
+// owner's own pages, fragments and event stream are the exception:
+// no-store on the page (or on a fetch it made) keeps Chromium from holding
+// it in the back/forward cache, so Back reloaded it and lost what the
+// owner had typed. "private, no-cache" lets the browser alone keep them,
+// always revalidated; logout's Clear-Site-Data drops that copy and the
+// back/forward cache with it. Static files set their own long cache.
+func cacheControl(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.Next()
+	err := c.Next()
+	if err == nil && keptByBrowser(c) {
+		c.Set(fiber.HeaderCacheControl, "private, no-cache")
+	}
+	return err
+}
+
+// keptByBrowser says whether an answer is an owner's page, fragment or
+// event stream, read with GET and answered 200.
+func keptByBrowser(c *fiber.Ctx) bool {
+	if c.Method() != fiber.MethodGet || c.Response().StatusCode() != fiber.StatusOK || !identityOf(c).owner {
+		return false
+	}
+	ct := string(c.Response().Header.ContentType())
+	return strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "text/event-stream")
 }
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,64}$`)

@@ -158,7 +158,7 @@ func (s *eventsHandlers) streamEvents(c *fiber.Ctx) error {
 		watch.stop()
 		return err
 	}
-	// Cache-Control: no-store comes from the noStore middleware.
+	// Cache-Control comes from the cacheControl middleware.
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set("X-Accel-Buffering", "no")
 	heartbeat := s.cfg.Heartbeat

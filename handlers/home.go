@@ -383,12 +383,22 @@ func (s *homeHandlers) saveMeasurement(c *fiber.Ctx) error {
 // chosen candidate's text when the editor was left as shown). With
 // next=review ("Review and send") it then opens the review of exactly that
 // text, so nothing typed is lost on the way.
+//
+// With autosave=1 (static/keep.js, while the owner types) it saves only
+// while the stored edit is still the one at revision since, answers 409
+// otherwise, and names the saved edit's revision in Hearth-Edit-Revision:
+// on Home the row (not swapped; its version and revision tell the page
+// what it now shows), elsewhere nothing.
 func (s *homeHandlers) saveDraftEdit(c *fiber.Ctx) error {
 	activity := c.Query("activity")
 	id := c.Params("id")
 	body := c.FormValue("body")
-	w, err := s.store.SaveDraftWording(c.UserContext(), id, models.WordingForm{Body: body, Candidate: c.FormValue("candidate"),
-		ShownBody: c.FormValue("shownBody"), ShownCandidate: c.FormValue("shownCandidate")})
+	form := models.WordingForm{Body: body, Candidate: c.FormValue("candidate"),
+		ShownBody: c.FormValue("shownBody"), ShownCandidate: c.FormValue("shownCandidate")}
+	if c.FormValue("autosave") == "1" {
+		return s.autosaveDraftEdit(c, id, activity, form)
+	}
+	w, err := s.store.SaveDraftWording(c.UserContext(), id, form)
 	if err != nil {
 		if activity == "" || errors.Is(err, models.ErrNotFound) {
 			return s.notFound(c, "no such draft")
@@ -410,6 +420,36 @@ func (s *homeHandlers) saveDraftEdit(c *fiber.Ctx) error {
 		return c.Redirect("/", fiber.StatusSeeOther)
 	}
 	return s.afterActionAt(c, activity, w.Revision)
+}
+
+// autosaveDraftEdit is saveDraftEdit's autosave: a status and headers for
+// the script, never a page or a swap.
+func (s *homeHandlers) autosaveDraftEdit(c *fiber.Ctx, id, activity string, form models.WordingForm) error {
+	since, err := strconv.ParseInt(c.FormValue("since"), 10, 64)
+	if err != nil || since < 0 {
+		return fiber.NewError(fiber.StatusBadRequest, "since must be an edit revision")
+	}
+	form.Since = &since
+	w, err := s.store.SaveDraftWording(c.UserContext(), id, form)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return fiber.NewError(fiber.StatusNotFound, "no such draft")
+	case errors.Is(err, models.ErrEditChanged):
+		return fiber.NewError(fiber.StatusConflict, err.Error())
+	case errors.Is(err, models.ErrInvalidInput):
+		return fiber.NewError(fiber.StatusUnprocessableEntity, "not saved: the text is empty or too long")
+	case err != nil:
+		return err
+	}
+	edit := since
+	if w.Revision != 0 {
+		edit = w.Revision
+	}
+	c.Set("Hearth-Edit-Revision", strconv.FormatInt(edit, 10))
+	if activity != "" && isHTMX(c) {
+		return s.afterActionAt(c, activity, w.Revision)
+	}
+	return c.SendStatus(fiber.StatusNoContent)
 }
 
 // showPeople serves People from the page cache, reading and rendering it

@@ -354,7 +354,7 @@ func (r activityRow) view() contract.ActivityView {
 // draftsWithEdits selects drafts with the owner's edit beside them, as draftRow scans them.
 func draftsWithEdits(tx *gorm.DB) *gorm.DB {
 	return tx.Table("reply_drafts").
-		Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at").
+		Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at, draft_edits.revision AS edit_revision").
 		Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id")
 }
 
@@ -363,13 +363,14 @@ type draftRow struct {
 	EditBody     *string
 	EditSelected *string
 	EditAt       *time.Time
+	EditRevision *int64
 }
 
 // draftWindow is activityWindow's counterpart for drafts: live ones (the
 // partial index reply_drafts_live) and those settled since a cutoff (sent,
 // replaced, declined or retracted), each branch pinned to its index, so a
 // draft sent years ago is never read.
-const draftWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS edit_selected, e.updated_at AS edit_at
+const draftWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS edit_selected, e.updated_at AS edit_at, e.revision AS edit_revision
 	FROM (SELECT * FROM reply_drafts INDEXED BY reply_drafts_live WHERE settled_at IS NULL AND +id > @after
 	      UNION ALL
 	      SELECT * FROM reply_drafts INDEXED BY reply_drafts_settled WHERE settled_at >= @since AND +id > @after) AS d
@@ -406,6 +407,9 @@ func (r draftRow) view() contract.DraftView {
 	}
 	if r.EditBody != nil {
 		v.OwnerEdit = &contract.OwnerEditView{Body: *r.EditBody, SelectedCandidateID: deref(r.EditSelected), At: *r.EditAt}
+		if r.EditRevision != nil {
+			v.OwnerEdit.Revision = *r.EditRevision
+		}
 	}
 	return v
 }

@@ -111,6 +111,17 @@ func (s *Store) setActivityState(ctx context.Context, clientKey, activityID, sta
 // wording already stored changes nothing and keeps the revision, so opening
 // the review screen again does not make the agent's next publish stale.
 func (s *Store) SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (OwnerActionResult, error) {
+	return s.saveDraftEdit(ctx, draftID, body, selectedCandidateID, nil)
+}
+
+// ErrEditChanged means the owner's edit of a draft is no longer the one an
+// autosave started from: another tab or device saved a newer one.
+var ErrEditChanged = errors.New("this reply was edited elsewhere since it was opened")
+
+// saveDraftEdit is SaveDraftEdit; with since set, only while the stored
+// edit is still the one at that revision (0: none yet), so an autosave
+// never overwrites a newer edit made elsewhere.
+func (s *Store) saveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string, since *int64) (OwnerActionResult, error) {
 	if err := checkReplyBody(body); err != nil {
 		return OwnerActionResult{}, err
 	}
@@ -121,6 +132,15 @@ func (s *Store) SaveDraftEdit(ctx context.Context, draftID, body, selectedCandid
 		var prior []DraftEdit
 		if err := t.Where("draft_id = ?", draftID).Limit(1).Find(&prior).Error; err != nil {
 			return err
+		}
+		if since != nil {
+			var at int64
+			if len(prior) == 1 {
+				at = prior[0].Revision
+			}
+			if at != *since {
+				return ErrEditChanged
+			}
 		}
 		if len(prior) == 1 && prior[0].Body == body && prior[0].SelectedCandidateID == selectedCandidateID {
 			return nil

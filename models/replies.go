@@ -352,6 +352,9 @@ func saveEdit(t *txn, draftID, body, candidateID string) error {
 type WordingForm struct {
 	Body, Candidate           string
 	ShownBody, ShownCandidate string
+	// Since, when set (an autosave), is the revision of the owner's edit
+	// the editor holds (0: none): a different stored edit is ErrEditChanged.
+	Since *int64
 }
 
 // Wording is what the owner chose to send from a draft's editor.
@@ -417,7 +420,7 @@ func (s *Store) SaveDraftWording(ctx context.Context, draftID string, f WordingF
 	}
 	w := ChosenWording(rows[0].view(), f)
 	w.ChatID = rows[0].ChatID
-	res, err := s.SaveDraftEdit(ctx, draftID, w.Body, w.Candidate)
+	res, err := s.saveDraftEdit(ctx, draftID, w.Body, w.Candidate, f.Since)
 	if err != nil {
 		return w, err
 	}

@@ -426,7 +426,7 @@ func (s *Store) ChatDraft(ctx context.Context, chatID, draftID string) (*ChatDra
 // chatDraftsWindow is ChatDrafts' read of several chats: each chat's live
 // drafts and those settled since @since, each branch a search of
 // reply_drafts_chat_settled, so a chat's years of sent drafts are not read.
-const chatDraftsWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS edit_selected, e.updated_at AS edit_at
+const chatDraftsWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS edit_selected, e.updated_at AS edit_at, e.revision AS edit_revision
 	FROM (SELECT * FROM reply_drafts INDEXED BY reply_drafts_chat_settled WHERE chat_id IN @chats AND settled_at IS NULL
 	      UNION ALL
 	      SELECT * FROM reply_drafts INDEXED BY reply_drafts_chat_settled WHERE chat_id IN @chats AND settled_at >= @since) AS d

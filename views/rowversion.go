@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
@@ -53,4 +54,14 @@ func draftWatch(chatID string, d models.ChatDraft) string {
 		keys += " activity:" + d.ActivityID
 	}
 	return keys
+}
+
+// editRevision is the revision of the owner's edit a reply editor holds
+// ("0" for none): static/keep.js's autosave names it, so it never
+// overwrites a newer edit saved elsewhere.
+func editRevision(d *contract.DraftView) string {
+	if d.OwnerEdit == nil {
+		return "0"
+	}
+	return fmt.Sprint(d.OwnerEdit.Revision)
 }

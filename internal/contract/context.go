@@ -152,6 +152,9 @@ type OwnerEditView struct {
 	Body                string    `json:"body"`
 	SelectedCandidateID string    `json:"selectedCandidateId,omitempty"`
 	At                  time.Time `json:"at"`
+	// Revision is the commit that saved the edit; pages use it so an
+	// autosave never overwrites a newer edit. Not part of the agent's JSON.
+	Revision int64 `json:"-"`
 }
 
 // MeasurementView is one recorded value.
