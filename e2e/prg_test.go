@@ -116,13 +116,11 @@ func TestNoFormIsPostedAgainByAReloadOrBack(t *testing.T) {
 	tb.again(p, "an own reply's review", `[data-testid="confirm"]`)
 	tb.do("send it", chromedp.Click(css(`[data-testid="confirm"]`)), chromedp.WaitVisible(css(`[data-testid="send-sent"]`)))
 	tb.again(p, "an own reply's send", `[data-testid="send-sent"]`)
-	// Back to the review once it is sent (restored as it was, or read
-	// again), and Send tapped again: the same send key, so the outcome of
-	// the one send, never a second message.
+	// Back to the review once it is sent: read again (the review is never
+	// kept by the browser), so it shows the one send's outcome, no Send.
 	tb.history("back to the sent review", -1)
 	if get(tb, "a Send on the page", chromedp.Evaluate[bool](`!!document.querySelector('[data-testid="confirm"]')`)) {
-		tb.do("send again", chromedp.Evaluate[chromedp.Void](`window.hearthLeft = "send"; document.querySelector('[data-testid="confirm"]').click()`))
-		pollAcross(tb, "sent again", `window.hearthLeft !== "send" && document.readyState === "complete" ? location.href : ""`)
+		t.Errorf("Back after the send shows the review with its Send again")
 	}
 	tb.shows("the sent review", `[data-testid="send-sent"]`)
 

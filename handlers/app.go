@@ -278,14 +278,21 @@ func cacheControl(c *fiber.Ctx) error {
 }
 
 // keptByBrowser says whether an answer is an owner's page, fragment or
-// event stream, read with GET and answered 200.
+// event stream, read with GET and answered 200, and not marked neverKept.
 func keptByBrowser(c *fiber.Ctx) bool {
-	if c.Method() != fiber.MethodGet || c.Response().StatusCode() != fiber.StatusOK || !identityOf(c).owner {
+	if c.Method() != fiber.MethodGet || c.Response().StatusCode() != fiber.StatusOK || !identityOf(c).owner || c.Locals(neverKeptKey{}) != nil {
 		return false
 	}
 	ct := string(c.Response().Header.ContentType())
 	return strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "text/event-stream")
 }
+
+type neverKeptKey struct{}
+
+// neverKept keeps a page out of the browser's caches (no-store) when it
+// offers an action that can be taken once (a review's Send): Back then
+// reads it again and finds what became of it, never a Send that went.
+func neverKept(c *fiber.Ctx) { c.Locals(neverKeptKey{}, true) }
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,64}$`)
 

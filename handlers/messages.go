@@ -413,6 +413,7 @@ func (s *messagesHandlers) renderReviewKeyed(c *fiber.Ctx, status int, chatID st
 	if err != nil {
 		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not reviewed", "Beeper is not answering: "+beeperProblem(err)+". Nothing was sent; try again later.", chatID)
 	}
+	neverKept(c)
 	d := views.ReviewData{Chat: chat, Draft: draft, Body: body, SendKey: sendKey, SourceRevision: sourceRevision, Newer: newer, Kept: kept}
 	if d.Day, err = s.store.Today(ctx); err != nil {
 		return err

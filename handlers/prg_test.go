@@ -89,6 +89,10 @@ func TestReviewAndSendAnswerWithARedirectSoAReloadNeverSendsAgain(t *testing.T) 
 			review := ta.ownerRequest(http.MethodPost, tc.path+"/review", form, false, cookie)
 			page := ta.seeOther(t, review, cookie)
 			confirm := hidden(t, page, `form[action$="/send"]`)
+			// Never kept by the browser: Back after the send reads it again.
+			if cc := page.header.Get("Cache-Control"); cc != "no-store" {
+				t.Errorf("the review page is Cache-Control %q, want no-store (Back would restore its Send)", cc)
+			}
 			// A reload of the review (or Back to it) confirms with the same key.
 			if again := hidden(t, ta.seeOther(t, review, cookie), `form[action$="/send"]`); tc.name == "an own reply" && again.Get("sendKey") != confirm.Get("sendKey") {
 				t.Errorf("a reloaded own review confirms with another send key")
