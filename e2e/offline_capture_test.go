@@ -243,3 +243,48 @@ func TestARowOpenedFromTheKeptHomeFoldsBackOffline(t *testing.T) {
 		t.Error("the folded routine has lost its ticks")
 	}
 }
+
+func TestAWeighInWhoseAnswerWasLostIsSentAgainAndSavedOnce(t *testing.T) {
+	for i, page := range []string{"/", "/weight"} {
+		t.Run(page, func(t *testing.T) {
+			srv := startServer(t, "", "--demo")
+			line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
+			tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+			tb.login()
+			tb.do("open "+page, chromedp.Navigate(line.URL+page), chromedp.WaitVisible(css(`#weigh-in-value`)))
+			settled := `document.readyState === "complete"`
+			if page == "/" {
+				settled = htmxSettled
+			}
+			get(tb, "settled", chromedp.Poll[bool](settled))
+			value := fmt.Sprintf("73.%d", i+2)
+			// The weigh-in reaches hearth and fills the day's step; its answer
+			// never comes back, so the phone keeps it and sends it again.
+			line.setLoseAnswers(true)
+			tb.do("weigh in",
+				chromedp.SendKeys(css(`#weigh-in-value`), value),
+				chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
+				chromedp.WaitVisible(css(`.weigh-in-form [data-testid="sync-note"]`)),
+			)
+			var v float64
+			fmt.Sscan(value, &v)
+			if n := weighInsOf(t, srv, v); n != 1 {
+				t.Fatalf("%d weigh-ins of %s saved by the first send, want 1", n, value)
+			}
+			line.setLoseAnswers(false)
+			eventually(tb, "synced", queueSynced, 30*time.Second)
+			if n := weighInsOf(t, srv, v); n != 1 {
+				t.Errorf("%d weigh-ins of %s saved after the replay, want 1", n, value)
+			}
+			// The replay is answered as the first send would have been: with the trend.
+			sel := `[data-testid="weigh-in-trend"]`
+			if page == "/weight" {
+				sel = `[data-testid="weigh-in-saved"]`
+			}
+			eventually(tb, "the trend after the replay", `!!document.querySelector('`+sel+`')`, 10*time.Second)
+			if refused := get(tb, "refusals", chromedp.Evaluate[string](`Array.from(document.querySelectorAll('[data-sync="refused"] [data-sync-note], [role="alert"]')).map(e => e.textContent.trim()).filter(Boolean).join(" | ")`)); refused != "" {
+				t.Errorf("the replay was refused: %q", refused)
+			}
+		})
+	}
+}
