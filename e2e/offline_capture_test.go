@@ -288,3 +288,28 @@ func TestAWeighInWhoseAnswerWasLostIsSentAgainAndSavedOnce(t *testing.T) {
 		})
 	}
 }
+
+func TestAWeightTheWeightPageRefusesIsSaidInItsFormInPlace(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.do("open /weight", chromedp.Navigate(srv.URL+"/weight"), chromedp.WaitVisible(css(`#weigh-in-value`)))
+	get(tb, "loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
+	tb.do("mark the page", chromedp.Evaluate[chromedp.Void](`document.querySelector("main").dataset.samePage = "1"`))
+	tb.do("save a word",
+		chromedp.SendKeys(css(`#weigh-in-value`), "abc"),
+		chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
+		chromedp.WaitVisible(css(`[data-testid="weigh-in-error"]`)))
+	if got := get(tb, "error", chromedp.Text(css(`[data-testid="weigh-in-error"]`))); got != "Enter a number, like 72.4." {
+		t.Errorf("refusal %q", got)
+	}
+	if focused := get(tb, "focus", chromedp.Evaluate[string](`document.activeElement.id`)); focused != "weigh-in-value" {
+		t.Errorf("focus on %q, want the field", focused)
+	}
+	if !get(tb, "in place", chromedp.Evaluate[bool](`document.querySelector("main").dataset.samePage === "1" && location.pathname === "/weight"`)) {
+		t.Error("the page was replaced, not the form")
+	}
+	if n := get(tb, "queue", chromedp.Evaluate[int](`JSON.parse(localStorage.getItem("hearth.offline.queue") || "[]").length`)); n != 0 {
+		t.Errorf("%d refused weigh-ins queued", n)
+	}
+}

@@ -618,7 +618,18 @@
         location.assign(res.url + (new URL(res.url).pathname === "/weight" ? "#weigh-in" : ""));
         return;
       }
-      return res.text().then(function (html) { showPage(res, html); });
+      return res.text().then(function (html) {
+        // A refusal (a number hearth does not take) is said in the form,
+        // in place; any other answer is shown as the page.
+        var answer = new DOMParser().parseFromString(html, "text/html").querySelector("form.weigh-in-form");
+        if (res.status === 422 && answer && form.isConnected) {
+          form.replaceWith(answer);
+          var field = answer.querySelector('[aria-invalid="true"]');
+          if (field) field.focus();
+          return;
+        }
+        showPage(res, html);
+      });
     }).catch(function () {
       markUnreachable();
       if (!enqueue(WEIGH_IN, body, form)) refuse(form, "This phone has no room to keep it; try again when hearth answers.");
