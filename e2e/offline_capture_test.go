@@ -313,3 +313,56 @@ func TestAWeightTheWeightPageRefusesIsSaidInItsFormInPlace(t *testing.T) {
 		t.Errorf("%d refused weigh-ins queued", n)
 	}
 }
+
+func TestFromAColdStartOfflineHomesWeightFieldAndAFoldedRoutinesTickWaitAndSyncOnce(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
+	first := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	first.login()
+	first.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
+	get(first, "Home kept", chromedp.Poll[bool](homeKept, chromedp.WithPollingArgs()))
+	first.do("leave", chromedp.Navigate("about:blank"))
+	day := demoDay(t)
+	routine, stretch := "morning-routine-"+day, "stretch-"+day
+
+	line.set(true)
+	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	tb.emulateOffline(true)
+	tb.do("open Home offline", chromedp.Navigate(line.URL+"/"), chromedp.WaitVisible(css(`[data-testid="offline-banner"]`)))
+	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
+	tb.do("weigh in from the kept Home's first screen",
+		chromedp.SendKeys(css(`[data-testid="first-action"] #weigh-in-value`), "70.4"),
+		chromedp.Click(css(`[data-testid="first-action"] [data-testid="weigh-in-save"]`)),
+		chromedp.WaitVisible(css(`[data-testid="first-action"] [data-testid="sync-note"]`)),
+	)
+	tb.do("tick the stretch on the folded routine",
+		chromedp.Click(css(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`)),
+		chromedp.WaitVisible(css(rowSel(routine)+` [data-testid="sync-note"]`)),
+	)
+	if n := tb.queueLength(); n != 2 {
+		t.Fatalf("%d actions queued, want 2", n)
+	}
+
+	line.set(false)
+	tb.emulateOffline(false)
+	get(tb, "synced", chromedp.Poll[bool](queueSynced))
+	if n := weighInsOf(t, srv, 70.4); n != 1 {
+		t.Errorf("%d weigh-ins of 70.4 saved, want exactly one", n)
+	}
+	if d := decisionsFor(t, srv, stretch); len(d) != 1 || d[0]["state"] != "completed" {
+		t.Errorf("after sync the agent sees decisions %v, want one completion", d)
+	}
+	rev := newAgentClient(srv.URL, demoToken(t, srv.DataDir)).context(t).Revision
+	get(tb, "caught up", chromedp.Poll[bool](`Number(document.getElementById("live").dataset.revision) >= `+fmt.Sprint(rev)+` && !document.querySelector('[data-testid="offline-banner"]')`))
+	get(tb, "settled after sync", chromedp.Poll[bool](htmxSettled))
+	if n := get(tb, "stretch tick gone", chromedp.Evaluate[int](`document.querySelectorAll('`+rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]').length`)); n != 0 {
+		t.Error("after sync the folded routine still offers the stretch")
+	}
+	tb.expand(routine, "routine")
+	if st := tb.rowState(stretch); st != "completed" {
+		t.Errorf("after sync the stretch shows %q", st)
+	}
+	if n := get(tb, "stale notes", chromedp.Evaluate[int](`document.querySelectorAll('[data-stale-note]:not([hidden])').length`)); n != 0 {
+		t.Errorf("%d rows say they changed elsewhere after the owner's own queued entries synced", n)
+	}
+}
