@@ -172,3 +172,27 @@ func TestARoutinesStepIsTickedFromItsCollapsedRow(t *testing.T) {
 		t.Errorf("progress %q, want 1/2", p)
 	}
 }
+
+// The phone's queue sends a weigh-in again when the first send's answer
+// was lost: the replay answers as the first did and saves nothing more.
+func TestAWeighInSentAgainWithItsClientKeyIsSavedOnce(t *testing.T) {
+	ta, cookie := routineApp(t)
+	form := url.Values{"value": {"82,4"}, "from": {"home"}, "clientKey": {"ck-0123456789abcdef"}}
+	for i := 0; i < 2; i++ {
+		r := ta.form("/weight/entries", form, true, cookie)
+		if r.status != http.StatusOK {
+			t.Fatalf("send %d: %s", i+1, r)
+		}
+		if got := text(has(t, r.doc(t), testID("weigh-in-trend"))); !strings.Contains(got, "Trend 82.4 kg") {
+			t.Errorf("send %d says %q, want the trend", i+1, got)
+		}
+	}
+	d := ta.get("/weight", "", cookie).doc(t)
+	if n := d.Find(testID("weight-entry")).Length(); n != 1 {
+		t.Errorf("%d weigh-ins listed, want the one", n)
+	}
+	bad := url.Values{"value": {"82,4"}, "from": {"home"}, "clientKey": {"short"}}
+	if r := ta.form("/weight/entries", bad, true, cookie); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("a malformed client key: %s, want 422", r)
+	}
+}

@@ -69,6 +69,9 @@ func (s *weightHandlers) saveWeighIn(c *fiber.Ctx) error {
 		return refuse(fiber.StatusUnprocessableEntity, fe.Message)
 	case errors.Is(err, models.ErrClientKeyConflict):
 		return refuse(fiber.StatusConflict, "This was already sent as a different action, so it was not saved again.")
+	case errors.Is(err, models.ErrInvalidInput):
+		// A malformed client key: a phone's bug, refused rather than stored.
+		return refuse(fiber.StatusUnprocessableEntity, "This phone sent it in a form hearth does not take, so it was not saved; reload the page and try again.")
 	case err != nil:
 		s.log.Error("weigh-in not saved", "err", err, "requestId", requestIDOf(c))
 		return refuse(fiber.StatusServiceUnavailable, notSaved(err))

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -63,8 +64,18 @@ type WeighIn struct {
 // weigh-in of its own in the unit of the newest one (kg before any). The
 // client key makes a replay a no-op, as on Home.
 func (s *Store) RecordWeighIn(ctx context.Context, clientKey string, value float64) (WeighIn, error) {
+	if err := checkClientKey(clientKey); err != nil {
+		return WeighIn{}, err
+	}
 	var step string
 	err := s.read(ctx, func(tx *gorm.DB) error {
+		// A replay (the phone's queue sending again after a lost answer)
+		// goes where the first send went: the step it filled is done by
+		// now, and a weigh-in of its own would be another action.
+		if spent, ok, err := weighInOfKey(tx, clientKey, value); err != nil || ok {
+			step = spent
+			return err
+		}
 		day, err := ownerDay(tx, s.clock(), "")
 		if err != nil {
 			return err
@@ -143,4 +154,25 @@ func (s *Store) recordOwnWeighIn(ctx context.Context, clientKey string, value fl
 		return Measurement{}, classify("record weigh-in", err)
 	}
 	return m, nil
+}
+
+// weighInOfKey finds the step (empty: none) a weigh-in sent with key
+// went to, when key was spent on a weigh-in of value; ok is false for a new
+// key, or one spent on anything else (recording then answers the conflict).
+func weighInOfKey(tx *gorm.DB, key string, value float64) (step string, ok bool, err error) {
+	if key == "" {
+		return "", false, nil
+	}
+	var rows []OwnerClientKey
+	if err := tx.Where("key = ?", key).Limit(1).Find(&rows).Error; err != nil || len(rows) == 0 {
+		return "", false, err
+	}
+	var parts []string
+	if json.Unmarshal([]byte(rows[0].Action), &parts) != nil || len(parts) != 3 {
+		return "", false, nil
+	}
+	if measurementAction(parts[1], value) != rows[0].Action {
+		return "", false, nil
+	}
+	return parts[1], true, nil
 }

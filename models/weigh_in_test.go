@@ -120,7 +120,7 @@ func TestAWeighInWithoutAStepSaysTheTrendAndItsChangeSinceYesterday(t *testing.T
 		t.Fatalf("stored as %+v", first.Measurement)
 	}
 	now.Advance(24 * time.Hour)
-	next, err := s.RecordWeighIn(ctx, "key-1", 81)
+	next, err := s.RecordWeighIn(ctx, "key-1-0123456789ab", 81)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestAWeighInWithoutAStepSaysTheTrendAndItsChangeSinceYesterday(t *testing.T
 		t.Fatalf("second weigh-in: %+v, want trend %.4f, change %.4f", next.Trend, want, want-82)
 	}
 	// The same key again is the same weigh-in, not a second one.
-	if again, err := s.RecordWeighIn(ctx, "key-1", 81); err != nil || again.Measurement.ID != next.Measurement.ID {
+	if again, err := s.RecordWeighIn(ctx, "key-1-0123456789ab", 81); err != nil || again.Measurement.ID != next.Measurement.ID {
 		t.Fatalf("replay: %+v, %v", again.Measurement, err)
 	}
 	if n := storeWeighIns(t, s); n != 2 {
@@ -195,5 +195,34 @@ func TestTheBriefsFirstNamedOpenActivityIsHomesFirstAction(t *testing.T) {
 	}
 	if f := mustHome(t, s).First; f == nil || f.ID != "book-bike" {
 		t.Fatalf("after call-mum is done: %+v, want book-bike", f)
+	}
+}
+
+// A weigh-in queued on the phone is sent again when its first send's
+// answer was lost: by then the step it filled is done, and the replay must
+// still be the same weigh-in, not a conflict or a second one.
+func TestAWeighInReplayedAfterItFilledTheDaysStepIsTheSameWeighIn(t *testing.T) {
+	s := weighInStore(t)
+	ctx := context.Background()
+	key := "ck-0123456789abcdef"
+	first, err := s.RecordWeighIn(ctx, key, 82.4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Measurement.ActivityID != "hearth:morning@2026-10-01:weigh" {
+		t.Fatalf("saved for %q, want the morning's step", first.Measurement.ActivityID)
+	}
+	again, err := s.RecordWeighIn(ctx, key, 82.4)
+	if err != nil || again.Measurement.ID != first.Measurement.ID {
+		t.Fatalf("replay: %+v, %v; want measurement %d again", again.Measurement, err, first.Measurement.ID)
+	}
+	if n := storeWeighIns(t, s); n != 1 {
+		t.Fatalf("%d weight rows after the replay, want 1", n)
+	}
+	if _, err := s.RecordWeighIn(ctx, key, 80); !errors.Is(err, ErrClientKeyConflict) {
+		t.Fatalf("the key with another value: %v, want a conflict", err)
+	}
+	if _, err := s.RecordWeighIn(ctx, "not a key", 80); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("a malformed key: %v, want invalid input", err)
 	}
 }

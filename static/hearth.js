@@ -414,7 +414,12 @@
   var QUEUE = "hearth.offline.queue";
   // Replays the server refused, said on their rows for this page's life.
   var refusedNotes = [];
-  var queueable = /^\/activities\/[^/?#]+\/(state|measurement)$/;
+  // A row's weight, tick, skip or move, and a weigh-in typed into Home's
+  // own field or the Weight page's (/weight/entries: no row names it).
+  var queueable = /^\/(activities\/[^/?#]+\/(state|measurement)|weight\/entries)$/;
+  var WEIGH_IN = "/weight/entries";
+  // The queue's name for the weigh-in field's place (it is no row).
+  var WEIGH_FIELD = "weigh-in-field";
   var REFUSED = "You are offline, so this was not sent. Only a weight, a tick or a skip waits for the connection; try this again when you are back online.";
   var UNREACHABLE = "hearth could not be reached; nothing was sent. Only a weight, a tick or a skip waits for hearth; try this again when it answers.";
   // The plain page forms of Messages (review, send and what follows a
@@ -528,7 +533,10 @@
     }
   }
 
+  // rowOf is the row a queued action is shown on; for a weigh-in no row
+  // names, the weigh-in field's form (Home's first screen, the Weight page).
   function rowOf(id) {
+    if (id === WEIGH_FIELD) return document.querySelector("form.weigh-in-form");
     return document.querySelector('[data-row][data-id="' + CSS.escape(id) + '"]');
   }
 
@@ -539,7 +547,7 @@
   // What the note on the row says the device holds.
   function describe(item) {
     var p = new URLSearchParams(item.body);
-    if (item.path.slice(-12) === "/measurement") return "Waiting to sync: " + (p.get("value") || "").trim() + ".";
+    if (item.path.slice(-12) === "/measurement" || item.path === WEIGH_IN) return "Waiting to sync: " + (p.get("value") || "").trim() + ".";
     var word = { completed: "done", skipped: "skipped", dismissed: "not applicable", partial: "partly done", deferred: "later", available: "back to do" }[p.get("state")] || p.get("state");
     return "Waiting to sync: " + word + ".";
   }
@@ -584,16 +592,23 @@
     });
   }
 
-  function enqueue(path, body) {
-    var id = decodeURIComponent(path.split("/")[2]);
-    var rows = [];
-    for (var r = rowOf(id); r; r = r.parentElement && r.parentElement.closest("[data-row]")) rows.push(r.dataset.id);
-    var item = { key: body.get("clientKey"), path: path, body: body.toString(), row: id, rows: rows.length ? rows : [id], at: Date.now() };
+  // enqueue keeps an action on this device. Its rows are the row it names
+  // and the rows around it, or around the form it came from (elt): a step
+  // ticked on its folded routine is shown waiting on the routine.
+  function enqueue(path, body, elt) {
+    var weighIn = path === WEIGH_IN;
+    var id = weighIn ? WEIGH_FIELD : decodeURIComponent(path.split("/")[2]);
+    var rows = [id];
+    var r = weighIn ? null : rowOf(id) || (elt && elt.closest ? elt.closest("[data-row]") : null);
+    for (; r; r = r.parentElement && r.parentElement.closest("[data-row]")) {
+      if (rows.indexOf(r.dataset.id) < 0) rows.push(r.dataset.id);
+    }
+    var item = { key: body.get("clientKey"), path: path, body: body.toString(), row: id, rows: rows, at: Date.now() };
     var q = load();
     if (q.some(function (x) { return x.key === item.key; })) return true;
     q.push(item);
     if (!store(q)) return false;
-    setNote(id, describe(item), "waiting");
+    setNote(shownOf(rows) || id, describe(item), "waiting");
     return true;
   }
 
@@ -633,7 +648,10 @@
     if (!(form instanceof HTMLFormElement) || (form.getAttribute("method") || "get").toLowerCase() !== "post") return;
     var path = pathOf(form);
     if (navigator.onLine) {
-      if (!form.hasAttribute("hx-post") && fetched.test(path)) {
+      if (!form.hasAttribute("hx-post") && path === WEIGH_IN) {
+        e.preventDefault();
+        submitOrQueue(form, e.submitter || null);
+      } else if (!form.hasAttribute("hx-post") && fetched.test(path)) {
         e.preventDefault();
         submitByFetch(form, e.submitter || null);
       }
@@ -647,8 +665,54 @@
     }
     var body = new URLSearchParams(new FormData(form, e.submitter || null));
     body.set("clientKey", newKey());
-    if (!enqueue(path, body)) refuse(form, "This phone has no room to keep it; try again when you are back online.");
+    if (!enqueue(path, body, form)) refuse(form, "This phone has no room to keep it; try again when you are back online.");
   }, true);
+
+  // submitOrQueue posts the Weight page's weigh-in through fetch with a
+  // client key: hearth's answer is shown as the page (the saved note a
+  // redirect leads to, or the refusal); when hearth does not answer it is
+  // queued like a row's weight. No health check first: a send whose answer
+  // was lost is queued too, and its replay is a no-op on the server.
+  function submitOrQueue(form, submitter) {
+    if (form.dataset.submitting) return;
+    form.dataset.submitting = "true";
+    // data-typing holds the live reload of the first part while it is on its way.
+    form.dataset.typing = "true";
+    var ctrl = new AbortController();
+    var timer = setTimeout(function () { ctrl.abort(); }, 60000);
+    var body = new URLSearchParams(new FormData(form, submitter));
+    body.set("clientKey", newKey());
+    fetch(WEIGH_IN, {
+      method: "POST", body: body, credentials: "same-origin", signal: ctrl.signal,
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    }).then(function (res) {
+      if (gatewayError(res.status, res.headers.get("Content-Security-Policy"))) throw new Error("gateway " + res.status);
+      markReachable();
+      if (res.redirected) {
+        location.assign(res.url + (new URL(res.url).pathname === "/weight" ? "#weigh-in" : ""));
+        return;
+      }
+      return res.text().then(function (html) {
+        // A refusal (a number hearth does not take) is said in the form,
+        // in place; any other answer is shown as the page.
+        var answer = new DOMParser().parseFromString(html, "text/html").querySelector("form.weigh-in-form");
+        if (res.status === 422 && answer && form.isConnected) {
+          form.replaceWith(answer);
+          var field = answer.querySelector('[aria-invalid="true"]');
+          if (field) field.focus();
+          return;
+        }
+        showPage(res, html);
+      });
+    }).catch(function () {
+      markUnreachable();
+      if (!enqueue(WEIGH_IN, body, form)) refuse(form, "This phone has no room to keep it; try again when hearth answers.");
+    }).finally(function () {
+      clearTimeout(timer);
+      delete form.dataset.submitting;
+      delete form.dataset.typing;
+    });
+  }
 
   // submitByFetch posts a page form and shows hearth's answer as the page
   // (the page a redirect led to, or the page the POST answered); when
@@ -733,16 +797,41 @@
     var head = elt && elt.matches && elt.matches("a.row-head") ? elt : null;
     if (head) {
       var row = head.closest("[data-row]");
-      if (row) needsHearth(row);
+      if (row && !foldBack(row)) needsHearth(row);
       return;
     }
     var form = elt && elt.closest ? elt.closest("form") || elt : elt;
     var s = sent.get(elt);
     if (s && s.body.get("clientKey")) {
       sent.delete(elt);
-      if (enqueue(s.path, s.body)) return;
+      if (enqueue(s.path, s.body, elt)) return;
     }
     if (form && form.tagName === "FORM") refuse(form, navigator.onLine ? UNREACHABLE : REFUSED);
+  }
+
+  // A row opened from the copy the worker kept folds back without hearth:
+  // its folded form as it was before it opened is kept here, by row, until
+  // hearth answers for the row again.
+  var foldedRows = {};
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var d = e.detail;
+    var row = d.target && d.target.matches && d.target.matches("[data-row]") ? d.target : null;
+    if (!row || !d.xhr || !d.shouldSwap) return;
+    if (d.xhr.getResponseHeader("Hearth-Offline-Copy") && row.dataset.expanded === "false") foldedRows[row.dataset.id] = row.outerHTML;
+    else if (!d.xhr.getResponseHeader("Hearth-Offline-Copy")) delete foldedRows[row.dataset.id];
+  });
+
+  function foldBack(row) {
+    var html = row.dataset.expanded === "true" && foldedRows[row.dataset.id];
+    if (!html) return false;
+    var tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    var node = tpl.content.firstElementChild;
+    if (!node) return false;
+    row.replaceWith(node);
+    if (window.htmx) htmx.process(node);
+    markQueued();
+    return true;
   }
 
   document.addEventListener("htmx:sendError", function (e) {
@@ -788,6 +877,11 @@
     if (old && node) {
       old.replaceWith(node);
       if (window.htmx) htmx.process(node);
+      var trend = item.path === WEIGH_IN && node.id === "live" && node.querySelector('[data-testid="weigh-in-trend"]');
+      if (trend) {
+        var before = trend.previousElementSibling;
+        syncedTrend = { revision: Number(node.dataset.revision), html: trend.outerHTML, after: before && before.dataset.testid };
+      }
       return;
     }
     (item.rows || [item.row]).forEach(function (id) {
@@ -795,6 +889,27 @@
       if (row) delete row.dataset.editing;
     });
   }
+
+  // The trend a synced weigh-in's answer showed at the top of Home. The
+  // live event of that save may come before the answer (the stream is
+  // back as soon as hearth is) and re-read Home, which shows the trend only
+  // in a save's own answer: a re-read of no newer revision keeps it, as
+  // the owner's own save online keeps it.
+  var syncedTrend = null;
+  document.addEventListener("hearth:refreshed", function (e) {
+    var el = document.getElementById("live");
+    if (!syncedTrend || !el) return;
+    if (e.detail.revision > syncedTrend.revision) {
+      syncedTrend = null;
+      return;
+    }
+    if (el.querySelector('[data-testid="weigh-in-trend"]')) return;
+    var tpl = document.createElement("template");
+    tpl.innerHTML = syncedTrend.html;
+    var after = syncedTrend.after && el.querySelector(':scope > [data-testid="' + CSS.escape(syncedTrend.after) + '"]');
+    if (after) after.after(tpl.content.firstElementChild);
+    else el.prepend(tpl.content.firstElementChild);
+  });
 
   // Sends the queue in order, once per item; a network failure stops and
   // keeps the rest for later.
@@ -804,6 +919,7 @@
     if (flushing || !navigator.onLine) return;
     flushing = true;
     var sentAny = false;
+    var weighed = false;
     try {
       var q;
       while ((q = load()).length) {
@@ -812,6 +928,9 @@
         var body = new URLSearchParams(item.body);
         // The answer keeps the rows open on the page open.
         body.set("open", openRows().join(","));
+        // A weigh-in is answered with Home's live part (its trend), from
+        // wherever it was typed; the Weight page reads itself again after.
+        if (item.path === WEIGH_IN) body.set("from", "home");
         try {
           res = await fetch(item.path, {
             method: "POST", body: body.toString(), credentials: "same-origin", redirect: "manual",
@@ -847,6 +966,7 @@
         var row = rowOf(item.row);
         if (res.ok) {
           sentAny = true;
+          if (item.path === WEIGH_IN) weighed = true;
           fresh(item, res, html);
           var left = load();
           (item.rows || [item.row]).forEach(function (id) {
@@ -859,7 +979,8 @@
         // the row when shown; on a folded routine its message is the note.
         var tpl = document.createElement("template");
         tpl.innerHTML = html;
-        var freshRow = tpl.content.querySelector("[data-row]");
+        // A weigh-in's or a folded routine's tick's answer is Home's live part: its first row is not theirs.
+        var freshRow = tpl.content.firstElementChild && tpl.content.firstElementChild.matches("[data-row]") ? tpl.content.firstElementChild : null;
         var why = tpl.content.querySelector('[role="alert"]');
         var text = "Not saved: " + (why ? why.textContent.trim() : "this changed or is gone.");
         if (row && freshRow) {
@@ -875,6 +996,9 @@
     } finally {
       flushing = false;
       if (sentAny) keepHome();
+      // The Weight page shows a synced weigh-in as its own save does: the
+      // saved note with the trend, and the weigh-in in its list.
+      if (weighed && location.pathname === "/weight") location.replace("/weight?saved=1#weigh-in");
     }
   }
 
