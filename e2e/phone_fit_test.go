@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,13 @@ func TestRoutinesOfTheDemoFitsUnder2500PxAndOpensWithToday(t *testing.T) {
 	if first != "today" {
 		t.Errorf("Routines opens with %q, want today", first)
 	}
+	// The README's screenshot of Routines (`make screenshots` writes it into docs/).
+	shot := get(tb, "screenshot", chromedp.CaptureScreenshot())
+	path := filepath.Join(screenshotDir(t), "routines-390.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of Routines at 390×844: %s", path)
 }
 
 func TestDoneTitlesWrapLikeOtherRows(t *testing.T) {
