@@ -609,6 +609,9 @@
     q.push(item);
     if (!store(q)) return false;
     setNote(shownOf(rows) || id, describe(item), "waiting");
+    // The queue holds what the form held now: keep.js forgets its copy,
+    // so a reload does not restore it as unsaved typing (and reopen its rows).
+    if (elt && elt.dispatchEvent) elt.dispatchEvent(new CustomEvent("hearth:queued", { bubbles: true }));
     return true;
   }
 
