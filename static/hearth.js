@@ -691,7 +691,9 @@
     }).then(function (res) {
       if (gatewayError(res.status, res.headers.get("Content-Security-Policy"))) throw new Error("gateway " + res.status);
       markReachable();
-      if (res.redirected) {
+      // A refusal comes through a redirect too (hearth answers every owner
+      // form's POST with one): only a taken weigh-in's leads to a new page.
+      if (res.redirected && res.status !== 422) {
         location.assign(res.url + (new URL(res.url).pathname === "/weight" ? "#weigh-in" : ""));
         return;
       }
