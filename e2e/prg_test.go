@@ -41,6 +41,18 @@ func (tb *tab) shows(what, sel string) {
 	pollAcross(tb, what+": shows "+sel, `document.querySelector(`+jsString(sel)+`) ? "yes" : ""`)
 }
 
+// tapAndWait taps sel, a control that leaves the page, and waits for
+// waitSel on the page it leads to. The tap is the element's click() in the
+// page: chromedp's Click waits on the document it clicked in, and with the
+// back/forward cache on, the document left is frozen into the cache (and
+// one restored from it is lost to chromedp's DOM queries), so it would
+// never answer.
+func (tb *tab) tapAndWait(what, sel, waitSel string) {
+	tb.t.Helper()
+	tb.do(what, chromedp.Evaluate[chromedp.Void](`document.querySelector(`+jsString(sel)+`).click(); true`))
+	pollAcross(tb, what+": shows "+waitSel, `document.readyState === "complete" && document.querySelector(`+jsString(waitSel)+`) ? "yes" : ""`)
+}
+
 // historySteps numbers the history steps of a run.
 var historySteps atomic.Int64
 
@@ -84,11 +96,10 @@ func TestNoFormIsPostedAgainByAReloadOrBack(t *testing.T) {
 	tb.do("check a file",
 		chromedp.Navigate(p.URL+"/weight"),
 		chromedp.SetUploadFiles(css(`#file`), []string{file}),
-		chromedp.Click(css(`.import-form button[type="submit"]`)),
-		chromedp.WaitVisible(css(`[data-testid="import-confirm"] button`)),
 	)
+	tb.tapAndWait("check it", `.import-form button[type="submit"]`, `[data-testid="import-confirm"] button`)
 	tb.again(p, "the import's check", `[data-testid="import-confirm"] button`)
-	tb.do("import", chromedp.Click(css(`[data-testid="import-confirm"] button`)), chromedp.WaitVisible(css(`#import-answer:not(:has(form))`)))
+	tb.tapAndWait("import", `[data-testid="import-confirm"] button`, `#import-answer:not(:has(form))`)
 	tb.again(p, "the import's answer", `#import-answer:not(:has(form))`)
 
 	// A draft's review and its send.
@@ -97,11 +108,10 @@ func TestNoFormIsPostedAgainByAReloadOrBack(t *testing.T) {
 		chromedp.Navigate(ana),
 		chromedp.WaitVisible(css(`#draft-draft-ana-hike`)),
 		chromedp.Click(css(`#draft-draft-ana-hike input[value="yes-short"]`)),
-		chromedp.Click(css(`[data-testid="review"]`)),
-		chromedp.WaitVisible(css(`[data-testid="review-summary"]`)),
 	)
+	tb.tapAndWait("review it", `[data-testid="review"]`, `[data-testid="review-summary"]`)
 	tb.again(p, "a draft's review", `[data-testid="confirm"]`)
-	tb.do("send it", chromedp.Click(css(`[data-testid="confirm"]`)), chromedp.WaitVisible(css(`[data-testid="send-sent"]`)))
+	tb.tapAndWait("send it", `[data-testid="confirm"]`, `[data-testid="send-sent"]`)
 	tb.again(p, "a draft's send", `[data-testid="send-sent"]`)
 
 	// The own-reply composer's review and its send.
@@ -110,11 +120,10 @@ func TestNoFormIsPostedAgainByAReloadOrBack(t *testing.T) {
 		chromedp.Navigate(p.URL+"/messages/"+url.PathEscape(beepertest.TomasChatID)),
 		chromedp.WaitVisible(css(`[data-testid="composer"]`)),
 		chromedp.SendKeys(css(`[data-testid="own-body"]`), own),
-		chromedp.Click(css(`[data-testid="own-review"]`)),
-		chromedp.WaitVisible(css(`[data-testid="review-own"]`)),
 	)
+	tb.tapAndWait("review it", `[data-testid="own-review"]`, `[data-testid="review-own"]`)
 	tb.again(p, "an own reply's review", `[data-testid="confirm"]`)
-	tb.do("send it", chromedp.Click(css(`[data-testid="confirm"]`)), chromedp.WaitVisible(css(`[data-testid="send-sent"]`)))
+	tb.tapAndWait("send it", `[data-testid="confirm"]`, `[data-testid="send-sent"]`)
 	tb.again(p, "an own reply's send", `[data-testid="send-sent"]`)
 	// Back to the review once it is sent: read again (the review is never
 	// kept by the browser), so it shows the one send's outcome, no Send.

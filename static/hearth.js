@@ -609,6 +609,9 @@
     q.push(item);
     if (!store(q)) return false;
     setNote(shownOf(rows) || id, describe(item), "waiting");
+    // The queue holds what the form held now: keep.js forgets its copy,
+    // so a reload does not restore it as unsaved typing (and reopen its rows).
+    if (elt && elt.dispatchEvent) elt.dispatchEvent(new CustomEvent("hearth:queued", { bubbles: true }));
     return true;
   }
 
@@ -688,7 +691,9 @@
     }).then(function (res) {
       if (gatewayError(res.status, res.headers.get("Content-Security-Policy"))) throw new Error("gateway " + res.status);
       markReachable();
-      if (res.redirected) {
+      // A refusal comes through a redirect too (hearth answers every owner
+      // form's POST with one): only a taken weigh-in's leads to a new page.
+      if (res.redirected && res.status !== 422) {
         location.assign(res.url + (new URL(res.url).pathname === "/weight" ? "#weigh-in" : ""));
         return;
       }

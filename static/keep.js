@@ -255,6 +255,13 @@
     });
   });
 
+  // An action the offline part queued (hearth.js): the queue holds what
+  // its form held and says so on the row, so the device copy is done with.
+  document.addEventListener("hearth:queued", function (e) {
+    var form = e.target.closest && e.target.closest("form");
+    if (form) keptFields(form).map(keyOf).forEach(forget);
+  });
+
   function saved(f, status, editRevision, html, row) {
     var again = saving.get(f) === "again";
     saving.delete(f);
