@@ -51,32 +51,41 @@ func browser(t *testing.T) context.Context {
 			browserErr = fmt.Errorf("chromium not found (make test installs Debian's chromium): %w", err)
 			return
 		}
-		opts := append(chromedp.DefaultExecAllocatorOptions[:],
-			chromedp.ExecPath(path),
-			chromedp.NoSandbox,
-			chromedp.DisableGPU,
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.Flag("disable-quic", true),
-			chromedp.WindowSize(390, 844),
-		)
-		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		ctx, cancel := chromedp.NewContext(alloc)
-		// The browser context carries no timeout: per-step timeouts derive from tabs.
-		if err := chromedp.Do(ctx); err != nil {
-			cancel()
-			cancelAlloc()
+		ctx, cancel, err := startChromium(path)
+		if err != nil {
 			browserErr = err
 			return
 		}
 		browserCtx = ctx
-		browserCancel = func() { cancel(); cancelAlloc() }
+		browserCancel = cancel
 	})
 	if browserErr != nil {
 		t.Fatal(browserErr)
 	}
 	return browserCtx
+}
+
+// startChromium starts a headless Chromium at 390×844 with extra flags.
+// Its context carries no timeout: per-step timeouts derive from tabs.
+func startChromium(path string, extra ...chromedp.ExecAllocatorOption) (context.Context, func(), error) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.WindowSize(390, 844),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(opts, extra...)...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		cancelAlloc()
+		return nil, nil, err
+	}
+	return ctx, func() { cancel(); cancelAlloc() }, nil
 }
 
 func closeBrowser() {

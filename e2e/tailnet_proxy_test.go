@@ -212,27 +212,13 @@ func phoneBrowser(t *testing.T) context.Context {
 			phoneErr = fmt.Errorf("chromium not found (make test installs Debian's chromium): %w", err)
 			return
 		}
-		opts := append(chromedp.DefaultExecAllocatorOptions[:],
-			chromedp.ExecPath(path),
-			chromedp.NoSandbox,
-			chromedp.DisableGPU,
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.Flag("disable-quic", true),
-			chromedp.Flag("ignore-certificate-errors", true),
-			chromedp.WindowSize(390, 844),
-		)
-		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		ctx, cancel := chromedp.NewContext(alloc)
-		if err := chromedp.Do(ctx); err != nil {
-			cancel()
-			cancelAlloc()
+		ctx, cancel, err := startChromium(path, chromedp.Flag("ignore-certificate-errors", true))
+		if err != nil {
 			phoneErr = err
 			return
 		}
 		phoneCtx = ctx
-		phoneCancel = func() { cancel(); cancelAlloc() }
+		phoneCancel = cancel
 	})
 	if phoneErr != nil {
 		t.Fatal(phoneErr)
