@@ -207,3 +207,36 @@ func TestSendWhoseAnswerIsLostSaysItMayHaveGoneAndASecondTapSendsNothingMore(t *
 		t.Fatalf("Beeper has %+v after a second tap, want %q once", mine, body)
 	}
 }
+
+// A page form that is not a send (here Routines') is refused in place too
+// when hearth does not answer: the owner stays on the page with what was
+// there, never on the browser's error page.
+func TestARoutinesFormWithHearthUnreachableIsRefusedInPlace(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
+	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	tb.login()
+	tb.do("open Routines", chromedp.Navigate(line.URL+"/routines"), chromedp.WaitVisible(css(`main form[method="post"]`)))
+	get(tb, "Routines loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
+	for _, c := range []struct {
+		name string
+		cut  func()
+	}{
+		{"connection refused", func() { line.set(true) }},
+		{"proxy 502", func() { line.setGateway(http.StatusBadGateway); line.set(false) }},
+	} {
+		c.cut()
+		tb.do("a Routines form with hearth unreachable: "+c.name,
+			chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('[data-testid="unreachable-refused"]').forEach(p => p.remove());
+				document.querySelector('main form[method="post"]').requestSubmit()`),
+			chromedp.WaitReady(css(`[data-testid="unreachable-refused"]`)),
+		)
+		refused := get(tb, "refusal", chromedp.Evaluate[string](`document.querySelector('[data-testid="unreachable-refused"]').textContent`))
+		if !strings.Contains(refused, "hearth could not be reached; nothing was sent") {
+			t.Errorf("%s: refusal %q", c.name, refused)
+		}
+		if p := get(tb, "still on Routines", chromedp.Evaluate[string](`location.pathname + (document.querySelector("h1") || {}).textContent`)); p != "/routinesRoutines" {
+			t.Errorf("%s: the page is %q after the refusal, want Routines", c.name, p)
+		}
+	}
+}

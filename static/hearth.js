@@ -426,7 +426,10 @@
   // send) go through fetch here, so a failure is said in place instead of
   // the browser's error page. The hand-off is left to the browser: it
   // leaves for the Beeper app.
-  var fetched = /^\/messages\/[^/]+\/(review|send|reconcile|not-sent|remind|no-reply-needed)$/;
+  // Page forms that go through fetch, so hearth not answering is said in
+  // place: Messages', Routines' (trials, outcomes, proposals), a schedule's
+  // cancel and approval, a run's resolve. (The Weight page has its own.)
+  var fetched = /^\/(messages\/[^/]+\/(review|send|reconcile|not-sent|remind|no-reply-needed)|routines\/.+|schedules\/[^/]+\/(cancel|approve)|runs\/[^/]+\/resolve)$/;
 
   // gatewayError tells a proxy's answer that stands in for a hearth that does
   // not answer from hearth's own (every one of which carries its CSP).
@@ -752,7 +755,8 @@
         refuse(form, "hearth could not be reached; nothing was sent. Try again when it answers.");
       } else {
         refuse(form, "hearth did not answer after this left the phone, so this phone cannot tell whether it went through. " +
-          (/\/send$/.test(pathOf(form)) ? "Sending again is safe: hearth sends it at most once." : "Look at the conversation before trying again."));
+          (/\/send$/.test(pathOf(form)) ? "Sending again is safe: hearth sends it at most once." :
+            /^\/messages\//.test(pathOf(form)) ? "Look at the conversation before trying again." : "Reload the page to see whether it was done before trying again."));
       }
       markUnreachable();
     }).finally(function () {
