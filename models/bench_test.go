@@ -162,3 +162,27 @@ func BenchmarkAgentContext(b *testing.B) {
 	}
 	benchPair(b, read(big), read(small))
 }
+
+// BenchmarkHomeAfterFiveYearsOfDailyWeighIns reads Home on a day with a
+// weigh-in saved, over five years of daily readings: today's trend is read
+// from the last TrendWindow, so the figure stays that of a young history.
+func BenchmarkHomeAfterFiveYearsOfDailyWeighIns(b *testing.B) {
+	s, clock := newTestStore(b)
+	ctx := context.Background()
+	now := clock.Now()
+	var rs []WeightReading
+	for day := 5 * 365; day >= 1; day-- {
+		rs = append(rs, WeightReading{Line: len(rs) + 2, At: now.Add(-time.Duration(day) * 24 * time.Hour), Value: 80 + float64(day%7)/10, Unit: "kg"})
+	}
+	if _, err := s.ImportWeights(ctx, "generic", rs, false); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.RecordWeighIn(ctx, "", 80.2); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := s.Home(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -62,7 +62,7 @@ func plansWeighIn(rows []HomeRow) bool {
 
 // quickWeight is today's weigh-in for Home's first screen.
 func quickWeight(tx *gorm.DB, now time.Time, day Day, planned bool) (*QuickWeight, error) {
-	d, err := weightTrend(tx, day.Zone)
+	d, err := recentWeightTrend(tx, day.Zone, now)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func attachTrend(tx *gorm.DB, now time.Time, rows []HomeRow) error {
 	if err != nil {
 		return err
 	}
-	d, err := weightTrend(tx, day.Zone)
+	d, err := recentWeightTrend(tx, day.Zone, now)
 	if err != nil {
 		return err
 	}

@@ -97,11 +97,20 @@ func (s *Store) RecordWeighIn(ctx context.Context, clientKey string, value float
 	} else if m, err = s.recordOwnWeighIn(ctx, clientKey, value); err != nil {
 		return WeighIn{}, err
 	}
-	d, err := s.WeightHistory(ctx)
+	now := s.clock()
+	var d WeightData
+	err = s.read(ctx, func(tx *gorm.DB) error {
+		day, err := ownerDay(tx, now, "")
+		if err != nil {
+			return err
+		}
+		d, err = recentWeightTrend(tx, day.Zone, now)
+		return err
+	})
 	if err != nil {
-		return WeighIn{}, err
+		return WeighIn{}, fmt.Errorf("models: record weigh-in: %w", err)
 	}
-	note, _ := d.TrendNoteAt(s.clock())
+	note, _ := d.TrendNoteAt(now)
 	return WeighIn{Measurement: m, Trend: note}, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
@@ -224,5 +226,79 @@ func TestAWeighInReplayedAfterItFilledTheDaysStepIsTheSameWeighIn(t *testing.T) 
 	}
 	if _, err := s.RecordWeighIn(ctx, "not a key", 80); !errors.Is(err, ErrInvalidInput) {
 		t.Fatalf("a malformed key: %v, want invalid input", err)
+	}
+}
+
+// TestTodaysTrendReadsOnlyTheRecentWindowAndMatchesTheWholeHistory: after
+// two years of daily readings, a weigh-in's trend and Home's are read from
+// the last TrendWindow alone and agree with the whole history's to a
+// ten-thousandth; a correction of a reading older than the window stays
+// with its reading.
+func TestTodaysTrendReadsOnlyTheRecentWindowAndMatchesTheWholeHistory(t *testing.T) {
+	s, clock := newTestStore(t)
+	ctx := context.Background()
+	now := clock.Now()
+	var rs []WeightReading
+	for day := 730; day >= 1; day-- {
+		v := 95 - 15*float64(730-day)/730 + 0.6*math.Sin(float64(day))
+		rs = append(rs, WeightReading{Line: len(rs) + 2, At: now.Add(-time.Duration(day) * 24 * time.Hour), Value: math.Round(v*10) / 10, Unit: "kg"})
+	}
+	if _, err := s.ImportWeights(ctx, "generic", rs, false); err != nil {
+		t.Fatal(err)
+	}
+	old := Measurement{}
+	if err := s.rdb.Where("metric = ?", WeightMetric).Order("recorded_at").Offset(400).Take(&old).Error; err != nil {
+		t.Fatal(err)
+	}
+	correction := Measurement{Metric: WeightMetric, Unit: "kg", Value: old.Value + 1, RecordedAt: now.Add(-time.Hour), Source: "entered"}
+	if err := s.db.Exec("INSERT INTO measurements (metric, unit, value, supersedes_id, revision, recorded_at, source) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		correction.Metric, correction.Unit, correction.Value, old.ID, old.Revision, correction.RecordedAt, correction.Source).Error; err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.RecordWeighIn(ctx, "", 80.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := s.WeightHistory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := whole.TrendNoteAt(now)
+	if math.Abs(w.Trend.Value-full.Value) > 1e-4 || w.Trend.Change == nil || math.Abs(*w.Trend.Change-*full.Change) > 1e-4 {
+		t.Fatalf("windowed trend %+v (change %v), whole history %+v (change %v)", w.Trend, *w.Trend.Change, full, *full.Change)
+	}
+	if q := mustHome(t, s).Weight; q == nil || q.Today == nil || math.Abs(q.Today.Value-full.Value) > 1e-4 {
+		t.Fatalf("Home's trend %+v, want %.4f", q, full.Value)
+	}
+	var recent WeightData
+	s.read(ctx, func(tx *gorm.DB) error {
+		recent, err = recentWeightTrend(tx, time.UTC, now)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(recent.Entries); n > int(TrendWindow/(24*time.Hour))+1 {
+		t.Fatalf("read %d weigh-ins for today's trend, want at most the window's %d days", n, TrendWindow/(24*time.Hour))
+	}
+	for _, e := range recent.Entries {
+		if e.Value == correction.Value && e.At.Equal(correction.RecordedAt) {
+			t.Fatalf("the correction of a reading from %s shows as today's weigh-in", old.RecordedAt.Format(time.DateOnly))
+		}
+	}
+}
+
+// TestHomeKnowsTheLastWeighInAfterAPauseLongerThanTheTrendWindow: a
+// weigh-in older than TrendWindow is still Home's last one.
+func TestHomeKnowsTheLastWeighInAfterAPauseLongerThanTheTrendWindow(t *testing.T) {
+	s, clock := newTestStore(t)
+	ctx := context.Background()
+	long := clock.Now().Add(-TrendWindow - 30*24*time.Hour)
+	if _, err := s.ImportWeights(ctx, "generic", []WeightReading{{Line: 2, At: long, Value: 84.3, Unit: "kg"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	mustPublish(t, s, newPub("run-1", 1).Add("activities", task("call-mum")))
+	if q := mustHome(t, s).Weight; q == nil || q.Last == nil || q.Last.Value != 84.3 || q.Today != nil {
+		t.Fatalf("quick weight after a pause: %+v", q)
 	}
 }

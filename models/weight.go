@@ -78,7 +78,7 @@ func (s *Store) WeightHistory(ctx context.Context) (WeightData, error) {
 			return err
 		}
 		d.Zone = day.Zone
-		if d.Entries, err = weightEntries(tx); err != nil {
+		if d.Entries, err = weightEntries(tx, time.Time{}); err != nil {
 			return err
 		}
 		if d.Goal, err = weightGoal(tx); err != nil {
@@ -145,22 +145,41 @@ func (d WeightData) TrendNoteAt(now time.Time) (TrendNote, bool) {
 	return n, true
 }
 
-// weightTrend reads the weight history's trend (no goal, no forecast) in zone.
-func weightTrend(tx *gorm.DB, zone *time.Location) (WeightData, error) {
+// TrendWindow is how far back Home reads the weight history for today's
+// trend: an entry older than 12 τ moves the trend by under e⁻¹² (six
+// millionths) of its distance from it, far below the 0.1 shown, so Home's
+// read stays the same size after years of daily or imported readings.
+const TrendWindow = 12 * TrendTau
+
+// recentWeightTrend is the trend (no goal, no forecast) in zone over the
+// weigh-ins of the TrendWindow before now; the whole history when none
+// falls in it, so the newest weigh-in is still known after a long pause.
+func recentWeightTrend(tx *gorm.DB, zone *time.Location, now time.Time) (WeightData, error) {
 	d := WeightData{Unit: "kg", Zone: zone}
 	var err error
-	if d.Entries, err = weightEntries(tx); err != nil {
+	if d.Entries, err = weightEntries(tx, now.Add(-TrendWindow)); err != nil {
 		return WeightData{}, err
+	}
+	if len(d.Entries) == 0 {
+		if d.Entries, err = weightEntries(tx, time.Time{}); err != nil {
+			return WeightData{}, err
+		}
 	}
 	d.smooth()
 	return d, nil
 }
 
-// weightEntries groups weight rows into weigh-ins: a correction chain's
-// current value at the time of its first row, newest first.
-func weightEntries(tx *gorm.DB) ([]WeightEntry, error) {
+// weightEntries groups the weight rows recorded since (all when zero) into
+// weigh-ins: a correction chain's current value at the time of its first
+// row, newest first. A correction whose chain began before since is left
+// out with its chain.
+func weightEntries(tx *gorm.DB, since time.Time) ([]WeightEntry, error) {
 	var rows []Measurement
-	if err := tx.Where("metric = ?", WeightMetric).Order("id").Find(&rows).Error; err != nil {
+	q := tx.Where("metric = ?", WeightMetric)
+	if !since.IsZero() {
+		q = q.Where("recorded_at >= ?", since)
+	}
+	if err := q.Order("id").Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	root := map[int64]int{} // row ID → index of its chain's entry
@@ -173,6 +192,9 @@ func weightEntries(tx *gorm.DB) ([]WeightEntry, error) {
 				e.ID, e.Value, e.Unit, e.RecordedAt = m.ID, m.Value, m.Unit, m.RecordedAt
 				root[m.ID] = i
 				continue
+			}
+			if !since.IsZero() {
+				continue // its chain began before since
 			}
 		}
 		root[m.ID] = len(entries)

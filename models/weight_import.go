@@ -342,7 +342,7 @@ func (s *Store) ImportWeights(ctx context.Context, format string, readings []Wei
 		if err != nil {
 			return err
 		}
-		entries, err := weightEntries(tx)
+		entries, err := weightEntries(tx, time.Time{})
 		if err != nil {
 			return err
 		}
