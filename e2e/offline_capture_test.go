@@ -67,13 +67,7 @@ func TestAWeightTypedIntoHomesOwnFieldWithoutHearthWaitsAndSyncsOnceWithTheTrend
 				chromedp.Click(css(`[data-testid="first-action"] [data-testid="weigh-in-save"]`)),
 				chromedp.WaitVisible(css(`[data-testid="first-action"] [data-testid="sync-note"]`)),
 			)
-			note := get(tb, "waiting", chromedp.Text(css(`[data-testid="first-action"] [data-testid="sync-note"]`)))
-			if !strings.Contains(note, "Waiting to sync: "+value) {
-				t.Errorf("the field says %q, want it waiting with %s", note, value)
-			}
-			if n := tb.queueLength(); n != 1 {
-				t.Fatalf("%d actions queued, want 1", n)
-			}
+			weightWaits(t, tb, `[data-testid="first-action"] [data-testid="sync-note"]`, value)
 			if n := get(tb, "refusals", chromedp.Evaluate[int](`document.querySelectorAll('[data-offline-refused]').length`)); n != 0 {
 				t.Errorf("%d refusals shown for a weight that waits", n)
 			}
@@ -84,11 +78,7 @@ func TestAWeightTypedIntoHomesOwnFieldWithoutHearthWaitsAndSyncsOnceWithTheTrend
 			if !strings.Contains(trend, value+" kg") || !strings.Contains(trend, "Trend ") {
 				t.Errorf("after sync Home says %q, want the saved %s kg and the trend", trend, value)
 			}
-			var v float64
-			fmt.Sscan(value, &v)
-			if n := weighInsOf(t, srv, v); n != 1 {
-				t.Errorf("%d weigh-ins of %s saved, want exactly one", n, value)
-			}
+			savedOnce(t, srv, value)
 		})
 	}
 }
@@ -112,13 +102,7 @@ func TestAWeightTypedOnTheWeightPageWithoutHearthWaitsAndSyncsOnceWithTheTrend(t
 			if p := get(tb, "still the page", chromedp.Evaluate[string](`location.pathname`)); p != "/weight" {
 				t.Fatalf("the page is %q, want /weight kept", p)
 			}
-			note := get(tb, "waiting", chromedp.Text(css(`.weigh-in-form [data-testid="sync-note"]`)))
-			if !strings.Contains(note, "Waiting to sync: "+value) {
-				t.Errorf("the field says %q, want it waiting with %s", note, value)
-			}
-			if n := tb.queueLength(); n != 1 {
-				t.Fatalf("%d actions queued, want 1", n)
-			}
+			weightWaits(t, tb, `.weigh-in-form [data-testid="sync-note"]`, value)
 			w.up(tb, line)
 			// The page reads itself again once the weigh-in synced.
 			eventually(tb, "saved note", `!!document.querySelector('[data-testid="weigh-in-saved"]') && `+queueSynced, 30*time.Second)
@@ -130,11 +114,7 @@ func TestAWeightTypedOnTheWeightPageWithoutHearthWaitsAndSyncsOnceWithTheTrend(t
 			if !strings.Contains(entries, value) {
 				t.Errorf("the entries %q do not list the saved %s", entries, value)
 			}
-			var v float64
-			fmt.Sscan(value, &v)
-			if n := weighInsOf(t, srv, v); n != 1 {
-				t.Errorf("%d weigh-ins of %s saved, want exactly one", n, value)
-			}
+			savedOnce(t, srv, value)
 		})
 	}
 }
@@ -364,5 +344,28 @@ func TestFromAColdStartOfflineHomesWeightFieldAndAFoldedRoutinesTickWaitAndSyncO
 	}
 	if n := get(tb, "stale notes", chromedp.Evaluate[int](`document.querySelectorAll('[data-stale-note]:not([hidden])').length`)); n != 0 {
 		t.Errorf("%d rows say they changed elsewhere after the owner's own queued entries synced", n)
+	}
+}
+
+// weightWaits checks that the weight typed as value waits, said at the
+// note sel, as the one queued action.
+func weightWaits(t *testing.T, tb *tab, sel, value string) {
+	t.Helper()
+	note := get(tb, "waiting", chromedp.Text(css(sel)))
+	if !strings.Contains(note, "Waiting to sync: "+value) {
+		t.Errorf("the field says %q, want it waiting with %s", note, value)
+	}
+	if n := tb.queueLength(); n != 1 {
+		t.Fatalf("%d actions queued, want 1", n)
+	}
+}
+
+// savedOnce checks that the weigh-in of value was saved exactly once.
+func savedOnce(t *testing.T, srv *server, value string) {
+	t.Helper()
+	var v float64
+	fmt.Sscan(value, &v)
+	if n := weighInsOf(t, srv, v); n != 1 {
+		t.Errorf("%d weigh-ins of %s saved, want exactly one", n, value)
 	}
 }

@@ -34,13 +34,16 @@ func sentByOwner(t *testing.T, beeperURL string) []beeper.Message {
 	return mine
 }
 
-func TestSendWithHearthUnreachableIsRefusedInPlaceAndNothingIsSent(t *testing.T) {
+// reviewAnaReplyBehindACable starts the demo with a fake Beeper behind a
+// cable the test can cut, and opens the review of body as the reply to
+// Ana, loaded.
+func reviewAnaReplyBehindACable(t *testing.T, body string) (*tab, *cable, string) {
+	t.Helper()
 	beeperURL := startFakeBeeper(t)
 	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", beeperURL)
 	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
 	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
 	tb.login()
-	body := "Saturday works! Trailhead at 8."
 	tb.do("review a reply",
 		chromedp.Navigate(line.URL+"/messages/%21ana-okafor:beeper.local"),
 		chromedp.WaitVisible(css(`#draft-draft-ana-hike`)),
@@ -50,6 +53,12 @@ func TestSendWithHearthUnreachableIsRefusedInPlaceAndNothingIsSent(t *testing.T)
 		chromedp.WaitVisible(css(`[data-testid="review-summary"]`)),
 	)
 	get(tb, "review loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
+	return tb, line, beeperURL
+}
+
+func TestSendWithHearthUnreachableIsRefusedInPlaceAndNothingIsSent(t *testing.T) {
+	body := "Saturday works! Trailhead at 8."
+	tb, line, beeperURL := reviewAnaReplyBehindACable(t, body)
 
 	for _, c := range []struct {
 		name string
@@ -169,21 +178,8 @@ func TestHomeOpensFromTheCopyBehindAProxyAnswering502AndItsRowsStillWork(t *test
 }
 
 func TestSendWhoseAnswerIsLostSaysItMayHaveGoneAndASecondTapSendsNothingMore(t *testing.T) {
-	beeperURL := startFakeBeeper(t)
-	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", beeperURL)
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
 	body := "Saturday works! See you at 8."
-	tb.do("review a reply",
-		chromedp.Navigate(line.URL+"/messages/%21ana-okafor:beeper.local"),
-		chromedp.WaitVisible(css(`#draft-draft-ana-hike`)),
-		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="conversation-body"]').value = ""`),
-		chromedp.SendKeys(css(`[data-testid="conversation-body"]`), body),
-		chromedp.Click(css(`[data-testid="review"]`)),
-		chromedp.WaitVisible(css(`[data-testid="review-summary"]`)),
-	)
-	get(tb, "review loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
+	tb, line, beeperURL := reviewAnaReplyBehindACable(t, body)
 
 	line.setLoseAnswers(true)
 	tb.do("send, its answer lost",
