@@ -41,19 +41,14 @@ type DryRunConflict struct {
 // reports what it would change. Syntax and validation errors are returned as
 // Publish returns them; conflicts are reported, not returned.
 func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte) (DryRunReport, error) {
-	r, hash, err := contract.ParseAndHash(body)
-	if err != nil {
+	r, hash, err := contract.CheckResult(body)
+	var invalid *contract.ValidationError
+	if err != nil && !errors.As(err, &invalid) {
 		var syntax *strictjson.SyntaxError
-		var invalid *contract.ValidationError
-		if errors.As(err, &syntax) || errors.As(err, &invalid) {
+		if errors.As(err, &syntax) {
 			return DryRunReport{}, err
 		}
 		return DryRunReport{}, fmt.Errorf("models: dry run: %w", err)
-	}
-	v := &contract.Validator{}
-	r.ValidateShape(v)
-	if len(v.Errs) > 0 {
-		return DryRunReport{}, &contract.ValidationError{Errors: v.Errs}
 	}
 	rep := DryRunReport{RunID: r.RunID, DryRun: true, ExpectedRevision: r.ExpectedRevision, Changes: map[string]CollectionDiff{}, Conflicts: []DryRunConflict{}}
 	err = s.read(ctx, func(tx *gorm.DB) error {
@@ -69,12 +64,13 @@ func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte
 					Message: "this runId was already published with different content"})
 			}
 		}
-		if errs, err := resolveReferences(&r, tx); err != nil {
+		errs, err := resolveReferences(&r, tx)
+		if err != nil {
 			return err
-		} else if len(errs) > 0 {
-			return &contract.ValidationError{Errors: errs}
 		}
-		var err error
+		if refused := invalid.Join(errs); refused != nil {
+			return refused
+		}
 		if rep.CurrentRevision, err = workspaceRevision(tx); err != nil {
 			return err
 		}

@@ -21,37 +21,25 @@ import (
 // Errors: *strictjson.SyntaxError, *ValidationError, ErrIdempotencyConflict,
 // *RevisionConflictError; anything else is transient.
 func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (receipt contract.PublishReceipt, replayed bool, err error) {
-	r, hash, parseErr := contract.ParseAndHash(body)
-	var syntax *strictjson.SyntaxError
-	if errors.As(parseErr, &syntax) {
-		return contract.PublishReceipt{}, false, parseErr
-	}
-	var invalidShape *contract.ValidationError
-	if parseErr != nil && !errors.As(parseErr, &invalidShape) {
-		return contract.PublishReceipt{}, false, fmt.Errorf("models: publish: %w", parseErr)
-	}
-	// A shape error without a readable runId cannot be a replay.
-	if parseErr != nil && !ids.Valid(r.RunID) {
-		return contract.PublishReceipt{}, false, parseErr
-	}
+	r, hash, checkErr := contract.CheckResult(body)
 	var invalid *contract.ValidationError
-	if parseErr != nil {
-		invalid = parseErr.(*contract.ValidationError)
-	} else {
-		v := &contract.Validator{}
-		r.ValidateShape(v)
-		if len(v.Errs) > 0 {
-			invalid = &contract.ValidationError{Errors: v.Errs}
+	if checkErr != nil && !errors.As(checkErr, &invalid) {
+		var syntax *strictjson.SyntaxError
+		if errors.As(checkErr, &syntax) {
+			return contract.PublishReceipt{}, false, checkErr
 		}
+		return contract.PublishReceipt{}, false, fmt.Errorf("models: publish: %w", checkErr)
 	}
 
 	_, err = s.commit(ctx, func(t *txn) error {
 		// Replay is checked before validation and the revision so a retry
-		// still succeeds after later edits.
+		// still succeeds after later edits. A runId that is not an ID was
+		// never stored, so it cannot be a replay.
 		var prior Receipt
-		err := t.Where("publisher = ? AND run_id = ?", publisher, r.RunID).Limit(1).Find(&prior).Error
-		if err != nil {
-			return err
+		if ids.Valid(r.RunID) {
+			if err := t.Where("publisher = ? AND run_id = ?", publisher, r.RunID).Limit(1).Find(&prior).Error; err != nil {
+				return err
+			}
 		}
 		if prior.RunID != "" {
 			if prior.PayloadHash != hash {
@@ -61,13 +49,14 @@ func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (rec
 			replayed = true
 			return nil
 		}
-		if invalid != nil {
-			return invalid
-		}
-		if errs, err := resolveReferences(&r, t.DB); err != nil {
+		// References are resolved even when the shape is refused, so one
+		// refusal names every problem.
+		errs, err := resolveReferences(&r, t.DB)
+		if err != nil {
 			return err
-		} else if len(errs) > 0 {
-			return &contract.ValidationError{Errors: errs}
+		}
+		if refused := invalid.Join(errs); refused != nil {
+			return refused
 		}
 		current, err := workspaceRevision(t.DB)
 		if err != nil {

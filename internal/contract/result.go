@@ -1,7 +1,7 @@
 package contract
 
 import (
-	"encoding/json"
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -187,6 +187,9 @@ type CompletedRequest struct {
 // ValidationError lists every problem that makes a publication unacceptable.
 type ValidationError struct {
 	Errors []strictjson.FieldError
+	// omitted counts the decoder's problems past its bound; Errors then
+	// ends with a note saying so.
+	omitted int
 }
 
 func (e *ValidationError) Error() string {
@@ -196,35 +199,150 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("invalid result: %s: %s (and %d more)", e.Errors[0].Path, e.Errors[0].Message, len(e.Errors)-1)
 }
 
+// Join adds the store's reference errors to a publication's refusal (e may
+// be nil) and returns the refusal, or nil when there is nothing to refuse.
+// See joinErrors for what is kept and in which order.
+func (e *ValidationError) Join(refs []strictjson.FieldError) *ValidationError {
+	if e == nil {
+		if len(refs) == 0 {
+			return nil
+		}
+		return &ValidationError{Errors: joinErrors(refs)}
+	}
+	if len(refs) == 0 {
+		return e
+	}
+	found := e.Errors
+	if e.omitted > 0 {
+		found = found[:len(found)-1]
+	}
+	return newValidationError(e.omitted, found, refs)
+}
+
+// newValidationError joins classes of errors and notes how many the decoder omitted.
+func newValidationError(omitted int, classes ...[]strictjson.FieldError) *ValidationError {
+	errs := joinErrors(classes...)
+	if omitted > 0 {
+		errs = append(errs, strictjson.FieldError{Path: "", Message: fmt.Sprintf("%d more errors omitted; fix the errors above and resubmit", omitted)})
+	}
+	return &ValidationError{Errors: errs, omitted: omitted}
+}
+
+// joinErrors merges classes of errors (decoding, shape, references) into
+// one list sorted by path, so one refusal names every problem hearth can
+// find. An error at or under a path an earlier class already reported is
+// dropped: it is that same fault seen again through a value that did not
+// bind (a wrong type leaves an empty string that is also "not an ID").
+// Errors at the same path keep their class order.
+func joinErrors(classes ...[]strictjson.FieldError) []strictjson.FieldError {
+	var out []strictjson.FieldError
+	reported := map[string]bool{}
+	for _, class := range classes {
+		earlier := len(out)
+		for _, fe := range class {
+			if !reportedAtOrAbove(reported, fe.Path) {
+				out = append(out, fe)
+			}
+		}
+		for _, fe := range out[earlier:] {
+			reported[fe.Path] = true
+		}
+	}
+	slices.SortStableFunc(out, func(a, b strictjson.FieldError) int { return comparePaths(a.Path, b.Path) })
+	return out
+}
+
+// reportedAtOrAbove reports whether JSON Pointer p or one that contains it is in reported.
+func reportedAtOrAbove(reported map[string]bool, p string) bool {
+	for {
+		if reported[p] {
+			return true
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			return false
+		}
+		p = p[:i]
+	}
+}
+
+// comparePaths orders JSON Pointers segment by segment, array indexes by
+// number, so /activities/2 comes before /activities/10 as in the document.
+func comparePaths(a, b string) int {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := range min(len(as), len(bs)) {
+		x, y := as[i], bs[i]
+		if x == y {
+			continue
+		}
+		if isIndex(x) && isIndex(y) {
+			if c := cmp.Compare(len(x), len(y)); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(x, y)
+	}
+	return cmp.Compare(len(as), len(bs))
+}
+
+// isIndex reports whether a pointer segment is an array index.
+func isIndex(s string) bool {
+	if s == "" || (len(s) > 1 && s[0] == '0') {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 var (
 	hashPattern    = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 	occurrencePatt = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}@[A-Za-z0-9_+/-]{1,64}$`)
 )
 
-// ParseResult decodes a publication strictly. It returns
-// *strictjson.SyntaxError (400) or *ValidationError (422); on a validation
-// error the Result holds only the runId, if it could be read. It does not
-// look at stored state; Publish validates references.
+// ParseResult decodes a publication strictly, without validating its
+// shape. It returns *strictjson.SyntaxError (400) or *ValidationError (422);
+// on a validation error the Result holds every value that bound.
 func ParseResult(body []byte) (Result, error) {
-	r, _, err := ParseAndHash(body)
+	var r Result
+	_, err := strictjson.DecodeAndHashPartial(body, &r)
+	var shape *strictjson.ShapeError
+	if errors.As(err, &shape) {
+		return r, &ValidationError{Errors: shape.Errors, omitted: shape.Omitted}
+	}
 	return r, err
 }
 
-// ParseAndHash parses once and returns the result with its canonical payload
-// hash. A well-formed body that breaks the schema still gets its hash and
-// runId, so it can be checked against an earlier receipt before it is rejected.
-func ParseAndHash(body []byte) (Result, string, error) {
+// CheckResult decodes a publication strictly and validates its shape, and
+// returns the result with its canonical payload hash. A well-formed body
+// that breaks the contract still gets its hash and everything that bound
+// (its runId among it), so it can be checked against an earlier receipt
+// and its references resolved before it is refused. The *ValidationError
+// holds decoding errors (unknown fields, wrong types, missing fields) and
+// shape errors together; the store adds reference errors with Join.
+func CheckResult(body []byte) (Result, string, error) {
 	var r Result
-	hash, err := strictjson.DecodeAndHash(body, &r)
+	hash, err := strictjson.DecodeAndHashPartial(body, &r)
 	var shape *strictjson.ShapeError
-	if errors.As(err, &shape) {
-		var id struct {
-			RunID string `json:"runId"`
-		}
-		json.Unmarshal(body, &id) // lenient on purpose: only the runId matters here
-		return Result{RunID: id.RunID}, hash, &ValidationError{Errors: shape.Errors}
+	if err != nil && !errors.As(err, &shape) {
+		return Result{}, hash, err
 	}
-	return r, hash, err
+	v := &Validator{}
+	r.ValidateShape(v)
+	if shape == nil {
+		if len(v.Errs) == 0 {
+			return r, hash, nil
+		}
+		return r, hash, newValidationError(0, v.Errs)
+	}
+	decoded := shape.Errors
+	if shape.Omitted > 0 {
+		decoded = decoded[:len(decoded)-1]
+	}
+	return r, hash, newValidationError(shape.Omitted, decoded, v.Errs)
 }
 
 // Validator collects field errors with JSON Pointer paths. The store
@@ -537,6 +655,9 @@ func (a *ActivityIn) validatePayload(v *Validator, path string) {
 	if !ok {
 		v.Enum(path+"/kind", a.Kind, ActivityKinds)
 		return
+	}
+	if !a.Payload.Present() {
+		return // the decoder reported it missing
 	}
 	if err := a.Payload.Bind(target); err != nil {
 		var shape *strictjson.ShapeError

@@ -271,6 +271,9 @@ func (d *RoutineDefinitionIn) validateSteps(v *Validator, path string) {
 			v.Enum(sp+"/kind", st.Kind, StepKinds)
 			continue
 		}
+		if !st.Payload.Present() {
+			continue // the decoder reported it missing
+		}
 		if err := st.Payload.Bind(target); err != nil {
 			if shape, ok := err.(*strictjson.ShapeError); ok {
 				v.Errs = append(v.Errs, shape.Errors...)

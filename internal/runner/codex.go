@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"time"
 
 	"hearth/internal/termsafe"
 )
@@ -37,14 +40,74 @@ type Codex struct {
 // is not offered: a job needs to read, at most to write the life folder.
 var CodexSandboxes = []string{"read-only", "workspace-write"}
 
-// args is the `codex exec` command line for one invocation. No
-// credential is ever in it: Codex finds its own login in CODEX_HOME.
-func (c *Codex) args(work, schemaFile, lastFile, lifeDir string) []string {
-	args := []string{"exec", "--skip-git-repo-check", "--ephemeral", "--color", "never", "-C", work, "-s", c.Sandbox}
+// args is the `codex exec` command line for one invocation, or `codex
+// exec resume SESSION` for a repair that continues the refused
+// invocation's session. No credential is ever in it: Codex finds its own
+// login in CODEX_HOME. Sessions are recorded (no --ephemeral) so that a
+// repair can resume one; the runner deletes them when the run ends.
+func (c *Codex) args(work, schemaFile, lastFile, lifeDir, session string) []string {
+	args := []string{"exec", "--skip-git-repo-check", "--color", "never", "-C", work, "-s", c.Sandbox}
 	if c.Sandbox == "workspace-write" && lifeDir != "" {
 		args = append(args, "--add-dir", lifeDir) // the life folder, for the owner's corrections
 	}
+	if session != "" {
+		args = append(args, "resume", session)
+	}
 	return append(args, "--output-schema", schemaFile, "-o", lastFile, "--json", "-")
+}
+
+// errSessionGone means `codex exec resume` found no session to continue
+// (it ended before starting a thread); the repair starts a new one.
+var errSessionGone = errors.New("the codex session to resume is gone")
+
+// sessionID is the shape of a Codex session (thread) id the runner passes
+// back to Codex: a UUID, which never reads as an option.
+var sessionID = regexp.MustCompile(`^[0-9A-Fa-f][0-9A-Fa-f-]{0,63}$`)
+
+// codexSession is the session (thread) id of `codex exec --json`'s
+// thread.started event, or "" when Codex started none.
+func codexSession(events []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(events))
+	sc.Buffer(make([]byte, 64*1024), len(events)+1)
+	for sc.Scan() {
+		var ev struct {
+			Type     string `json:"type"`
+			ThreadID string `json:"thread_id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == "thread.started" && sessionID.MatchString(ev.ThreadID) {
+			return ev.ThreadID
+		}
+	}
+	return ""
+}
+
+// deleteSession deletes a recorded session in CODEX_HOME with `codex
+// delete --force`: its rollout file (CODEX_HOME/sessions/YYYY/MM/DD/
+// rollout-*-ID.jsonl) and Codex's rows for it hold what the model read,
+// message text included.
+func (c *Codex) deleteSession(ctx context.Context, env []string, id string) error {
+	if !sessionID.MatchString(id) {
+		return fmt.Errorf("not a session id: %q", id)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.Bin, "delete", "--force", id)
+	cmd.Env = env
+	var stderr agentLog
+	stderr.out = io.Discard
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		// Codex prints its error, then a backtrace: the error is the line that says why.
+		why := stderr.lastLine()
+		for _, line := range strings.Split(string(stderr.tail), "\n") {
+			if strings.HasPrefix(line, "Error:") {
+				why = line
+				break
+			}
+		}
+		return fmt.Errorf("codex delete: %v: %s", err, truncate(why, 300))
+	}
+	return nil
 }
 
 // files writes what a Codex invocation needs beside the work dir (so

@@ -111,7 +111,7 @@ func TestTheCodexPresetRunsCodexExecWithThePromptOnStdinAndReadsTheLastMessage(t
 	}
 	argv := strings.Split(strings.TrimSpace(readRec(t, rec, "argv")), "\n")
 	work := filepath.Join(r.state, "work", j.PubRunID)
-	want := []string{"exec", "--skip-git-repo-check", "--ephemeral", "--color", "never", "-C", work, "-s", "read-only",
+	want := []string{"exec", "--skip-git-repo-check", "--color", "never", "-C", work, "-s", "read-only",
 		"--output-schema", filepath.Join(work+".codex", "output-schema.json"), "-o", filepath.Join(work+".codex", "last-message.json"), "--json", "-"}
 	if !slices.Equal(argv, want) {
 		t.Fatalf("argv\n %q\nwant\n %q", argv, want)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,21 +40,37 @@ func useOf(u agentUsage, took time.Duration) *invocationUse {
 // holds its usage and why, until hearth has the invocation and the run's end.
 const phaseFailed = "failed"
 
-// repairPrompt is the prompt of an invocation after a refusal: the run's
-// prompt, then the refused publication's errors. With no errors it is the
-// run's prompt unchanged.
-func repairPrompt(base string, errs []contract.RefusalError) string {
+// repairPrompt is the prompt of an invocation after a refusal. Resumed
+// in the refused invocation's Codex session, where the run's prompt and
+// the refused answer already are, it is the refused publication's errors
+// alone. Started cold, it is the run's prompt, then the errors and the
+// file holding the refused publication (refusedFile, when there is one).
+// With no errors it is the run's prompt unchanged. It never quotes the
+// refused publication: its text may come from the owner's messages.
+func repairPrompt(base string, errs []contract.RefusalError, refusedFile string, resumed bool) string {
 	if len(errs) == 0 {
 		return base
 	}
 	var b strings.Builder
-	b.WriteString(base)
-	if base != "" && !strings.HasSuffix(base, "\n") {
+	if !resumed {
+		b.WriteString(base)
+		if base != "" && !strings.HasSuffix(base, "\n") {
+			b.WriteByte('\n')
+		}
 		b.WriteByte('\n')
 	}
-	b.WriteString("\n## Your last publication was refused\n\n")
+	b.WriteString("## Your last publication was refused\n\n")
 	b.WriteString("hearth refused your last publication (HTTP 422 invalid_result) and stored nothing of it. ")
-	b.WriteString("Read the context file again (it may have changed), then print one corrected publication that fixes every error below. ")
+	switch {
+	case resumed:
+		b.WriteString("Print one corrected publication, whole, that fixes every error below and keeps what was right. ")
+		b.WriteString("This invocation has its own runId and context file (see Run below); read the context again where you need it (it may have changed). ")
+	case refusedFile != "":
+		fmt.Fprintf(&b, "The refused publication is in %s: read it, then print one corrected publication, whole, that fixes every error below. ", refusedFile)
+		b.WriteString("Read the context file again where you need it (it may have changed). ")
+	default:
+		b.WriteString("Read the context file again (it may have changed), then print one corrected publication that fixes every error below. ")
+	}
 	b.WriteString("Each error gives a JSON Pointer path into your publication, what hearth expected there and what it found (values are described, not repeated).\n\n")
 	for _, e := range errs {
 		fmt.Fprintf(&b, "- path %s: expected %s; found %s\n", orNone(e.Path, "(the whole publication)"), orNone(e.Expected, "(not stated)"), orNone(e.Found, "(not stated)"))
@@ -61,6 +79,61 @@ func repairPrompt(base string, errs []contract.RefusalError) string {
 		fmt.Fprintf(&b, "\nOnly the first %d errors are listed; check the rest of the publication the same way.\n", contract.MaxRefusalErrors)
 	}
 	return b.String()
+}
+
+// resumeSession is the Codex session an invocation continues: after a
+// refusal, the latest session the run recorded (the refused invocation's);
+// otherwise none, and the invocation starts a new one.
+func resumeSession(j runJournal) string {
+	if len(j.RepairErrors) == 0 || len(j.CodexSessions) == 0 {
+		return ""
+	}
+	return j.CodexSessions[len(j.CodexSessions)-1]
+}
+
+// withSession is sessions with id last, if id is a session not yet there.
+func withSession(sessions []string, id string) []string {
+	if id == "" || slices.Contains(sessions, id) {
+		return sessions
+	}
+	return append(sessions, id)
+}
+
+// refusedFile is where the refused publication a repair fixes is kept
+// (DATA/runner/failed/), or "" when there is none: the refusal is always
+// of the invocation before this one.
+func (r *Runner) refusedFile(j runJournal) string {
+	if len(j.RepairErrors) == 0 || j.Invocation < 2 {
+		return ""
+	}
+	path := filepath.Join(r.state, "failed", contract.PublicationRunID(j.RunID, j.Invocation-1)+".json")
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
+}
+
+// deleteSessions deletes the Codex sessions of a run that has ended:
+// Codex keeps them in CODEX_HOME (sessions/ and its thread database) with
+// everything the model read, and nothing resumes them after the run.
+func (r *Runner) deleteSessions(j runJournal) {
+	if r.codex == nil || len(j.CodexSessions) == 0 {
+		return
+	}
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HEARTH_TOKEN=") {
+			env = append(env, kv)
+		}
+	}
+	if r.codexHome != "" {
+		env = append(env, "CODEX_HOME="+r.codexHome)
+	}
+	for _, id := range j.CodexSessions {
+		if err := r.codex.deleteSession(context.Background(), env, id); err != nil {
+			r.log.Warn("a Codex session of the run was not deleted", "run", j.RunID, "session", id, "err", err)
+		}
+	}
 }
 
 func orNone(s, none string) string {
@@ -169,6 +242,7 @@ func readUsage(work string) agentUsage {
 	var u agentUsage
 	if b, err := os.ReadFile(codexEventsFile(work)); err == nil {
 		u.Tokens, _ = codexEvents(b)
+		u.Session = codexSession(b)
 	} else if b, err := os.ReadFile(filepath.Join(work, "usage.json")); err == nil {
 		json.Unmarshal(b, &u)
 	}

@@ -13,7 +13,7 @@ func TestARepairPromptCarriesEachErrorAfterTheRunsPromptAndNoRefusedText(t *test
 	if len(errs) != 2 {
 		t.Fatalf("errors %+v", errs)
 	}
-	p := repairPrompt("Write today's brief.", errs)
+	p := repairPrompt("Write today's brief.", errs, "", false)
 	for _, want := range []string{"Write today's brief.\n", "path /replyDrafts/0/candidates/0: expected at most 10 characters; found a text of more than ",
 		`path /activities/1/kind: expected one of: task, reply; found "chore"`} {
 		if !strings.Contains(p, want) {
@@ -23,7 +23,7 @@ func TestARepairPromptCarriesEachErrorAfterTheRunsPromptAndNoRefusedText(t *test
 	if strings.Contains(p, "Thursday") {
 		t.Errorf("the prompt carries the refused text:\n%s", p)
 	}
-	if repairPrompt("Write today's brief.", nil) != "Write today's brief." {
+	if repairPrompt("Write today's brief.", nil, "/state/failed/x-1.json", true) != "Write today's brief." {
 		t.Error("a prompt without errors changed")
 	}
 	// Another 4xx, or a 422 that is not the validation envelope, is not repaired.

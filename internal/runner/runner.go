@@ -56,6 +56,9 @@ type runJournal struct {
 	// WakeReasons and WakeMarks say why a watch run was woken; the prompt carries them.
 	WakeReasons []string `json:"wakeReasons,omitempty"`
 	WakeMarks   int      `json:"wakeMarks,omitempty"`
+	// CodexSessions are the Codex sessions the run recorded, the latest
+	// last (a repair resumes it); they are deleted when the run ends.
+	CodexSessions []string `json:"codexSessions,omitempty"`
 }
 
 // Journal phases.
@@ -379,10 +382,16 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 		}
 		started := time.Now()
 		inv := j
-		inv.Prompt = repairPrompt(j.Prompt, j.RepairErrors)
+		inv.Prompt = repairPrompt(j.Prompt, j.RepairErrors, r.refusedFile(j), resumeSession(j) != "")
 		out, use, err := r.invoke(ctx, inv, ctxBody, ac.Revision)
+		if errors.Is(err, errSessionGone) {
+			r.log.Info("the Codex session to repair in is gone: starting a new one with the refused publication", "run", j.PubRunID)
+			inv.CodexSessions, inv.Prompt = nil, repairPrompt(j.Prompt, j.RepairErrors, r.refusedFile(j), false)
+			out, use, err = r.invoke(ctx, inv, ctxBody, ac.Revision)
+		}
 		took := time.Since(started)
 		j.Use = useOf(use, took)
+		j.CodexSessions = withSession(j.CodexSessions, use.Session)
 		// What the provider said of the login is news for the Runs page: a
 		// refusal, or an answer after one.
 		if refused := (*authRefused)(nil); errors.As(err, &refused) {
@@ -418,6 +427,9 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 type agentUsage struct {
 	Tokens  *int64   `json:"tokens"`
 	CostUSD *float64 `json:"costUsd"`
+	// Session is the Codex session the invocation recorded, read from the
+	// same events as its tokens; not usage, and never from an agent command.
+	Session string `json:"-"`
 }
 
 // invoke runs the agent (the command, or Codex) with the context, the
@@ -444,14 +456,14 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	cctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	var cmd *exec.Cmd
-	var lastFile string
+	var lastFile, session string
 	if r.codex != nil {
 		schemaFile, last, err := r.codex.files(work)
 		if err != nil {
 			return nil, agentUsage{}, err
 		}
-		lastFile = last
-		cmd = exec.CommandContext(cctx, r.codex.Bin, r.codex.args(work, schemaFile, lastFile, r.agentDir)...)
+		lastFile, session = last, resumeSession(j)
+		cmd = exec.CommandContext(cctx, r.codex.Bin, r.codex.args(work, schemaFile, lastFile, r.agentDir, session)...)
 		cmd.Dir = work
 	} else {
 		cmd = exec.CommandContext(cctx, "sh", "-c", r.agentCmd)
@@ -500,6 +512,8 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		return nil, use, fmt.Errorf("no result within the %s deadline; the agent was stopped", deadline)
 	case ctx.Err() != nil:
 		return nil, use, ctx.Err()
+	case r.codex != nil && session != "" && err != nil && use.Session == "":
+		return nil, use, errSessionGone
 	case r.codex != nil:
 		return r.codex.outcome(err, work, lastFile, use, stderr.lastLine())
 	case err != nil:
@@ -604,6 +618,7 @@ func (r *Runner) finish(j runJournal, outcome, detail string, rc *contract.Publi
 	if status >= 400 {
 		return apiclient.Response{Status: status, Body: body}.Err()
 	}
+	r.deleteSessions(j)
 	os.Remove(r.journalPath(j.RunID))
 	r.out = append(r.out, run)
 	if outcome == contract.RunFailed {
@@ -646,6 +661,7 @@ func (r *Runner) Recover(ctx context.Context) error {
 		case phaseInvoking:
 			// Usage the stopped agent already reported still counts.
 			j.Use = r.leftoverUsage(j)
+			j.CodexSessions = withSession(j.CodexSessions, readUsage(filepath.Join(r.state, "work", j.PubRunID)).Session)
 			if err = r.reportInvocation(j, contract.InvocationUnknown, nil); err == nil {
 				removeWork(filepath.Join(r.state, "work", j.PubRunID))
 				err = r.finish(j, contract.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil)

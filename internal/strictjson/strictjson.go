@@ -48,6 +48,9 @@ func (e *SyntaxError) Error() string {
 // ShapeError lists every structural problem in a well-formed body (HTTP 422).
 type ShapeError struct {
 	Errors []FieldError
+	// Omitted counts the problems past the bound on the list; when it is
+	// not zero, the last of Errors is a note saying so, at path "".
+	Omitted int
 }
 
 // Error summarises the first few problems; the full list is in Errors.
@@ -86,6 +89,9 @@ func (r Raw) Bind(v any) error {
 // Path returns the JSON Pointer of the held value, so callers can report errors of their own at it.
 func (r Raw) Path() string { return r.path }
 
+// Present reports whether a value was bound; a missing field leaves its Raw absent.
+func (r Raw) Present() bool { return r.d != nil }
+
 // IsObject reports whether the held value is a JSON object, the usual shape for a payload.
 func (r Raw) IsObject() bool { return r.d != nil && r.d.nodes[r.n].kind == kindObject }
 
@@ -106,6 +112,18 @@ func Decode(data []byte, v any) error {
 
 // DecodeAndHash does Decode(data, v) and Hash(data) from one parse, returning the hash alongside a *ShapeError but "" with a *SyntaxError.
 func DecodeAndHash(data []byte, v any) (hash string, err error) {
+	return decodeAndHash(data, v, false)
+}
+
+// DecodeAndHashPartial is DecodeAndHash that keeps what bound: with a
+// *ShapeError, v holds every value that bound and the zero value where one
+// did not, so a caller can go on to check the rest and report every
+// problem at once. With a *SyntaxError, v is unchanged.
+func DecodeAndHashPartial(data []byte, v any) (hash string, err error) {
+	return decodeAndHash(data, v, true)
+}
+
+func decodeAndHash(data []byte, v any, partial bool) (hash string, err error) {
 	rv, err := target(v)
 	if err != nil {
 		return "", err
@@ -123,7 +141,7 @@ func DecodeAndHash(data []byte, v any) (hash string, err error) {
 	// fails: a well-formed but invalid body still needs its hash for the
 	// caller's idempotency check.
 	hash = hashTree(d, len(data), false)
-	return hash, bindInto(d, uint32(len(d.nodes)-1), "", rv)
+	return hash, bindRoot(d, uint32(len(d.nodes)-1), "", rv, partial)
 }
 
 // Canonical returns the RFC 8785 (JCS) canonical form of a well-formed JSON document.
@@ -301,6 +319,12 @@ func checkType(t reflect.Type, visiting map[reflect.Type]bool) error {
 
 // bindInto binds node i into a copy of *v and stores it only on success, so v is untouched on error.
 func bindInto(d *document, i uint32, path string, rv reflect.Value) error {
+	return bindRoot(d, i, path, rv, false)
+}
+
+// bindRoot binds node i into a copy of *v and stores it on success, or also
+// on a shape error when partial is set.
+func bindRoot(d *document, i uint32, path string, rv reflect.Value, partial bool) error {
 	tmp := reflect.New(rv.Type().Elem()).Elem()
 	tmp.Set(rv.Elem())
 	b := binderPool.Get().(*binder)
@@ -311,11 +335,14 @@ func bindInto(d *document, i uint32, path string, rv reflect.Value) error {
 	if b.omitted > 0 {
 		b.errs = append(b.errs, FieldError{Path: "", Message: fmt.Sprintf("%d more errors omitted; fix the errors above and resubmit", b.omitted)})
 	}
+	var err error
 	if len(b.errs) > 0 {
-		return &ShapeError{Errors: b.errs}
+		err = &ShapeError{Errors: b.errs, Omitted: b.omitted}
 	}
-	rv.Elem().Set(tmp)
-	return nil
+	if err == nil || partial {
+		rv.Elem().Set(tmp)
+	}
+	return err
 }
 
 // binder collects shape errors. The path of the value being bound is kept as
