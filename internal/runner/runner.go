@@ -53,6 +53,15 @@ type runJournal struct {
 	// RepairErrors are the last refused publication's errors, given to the next invocation.
 	RepairErrors []contract.RefusalError `json:"repairErrors,omitempty"`
 	Failure      string                  `json:"failure,omitempty"` // phase failed: why
+	// RetryNote is what the next invocation is told of a failed one, in
+	// words; empty when no retry can fix it. RetryWait: back off first.
+	RetryNote string `json:"retryNote,omitempty"`
+	RetryWait bool   `json:"retryWait,omitempty"`
+	// Tried says why each earlier invocation published nothing; Failures
+	// counts the failed ones, ProviderFailures those that back off.
+	Tried            []string `json:"tried,omitempty"`
+	Failures         int      `json:"failures,omitempty"`
+	ProviderFailures int      `json:"providerFailures,omitempty"`
 	// WakeReasons and WakeMarks say why a watch run was woken; the prompt carries them.
 	WakeReasons []string `json:"wakeReasons,omitempty"`
 	WakeMarks   int      `json:"wakeMarks,omitempty"`
@@ -80,6 +89,9 @@ type Config struct {
 	Retries []time.Duration
 	// WakeWait is how long each wake-up poll asks hearth to wait; 0 means WakePollWait.
 	WakeWait time.Duration
+	// AgentBackoff are the waits before an invocation after a provider
+	// error; nil means DefaultAgentBackoff.
+	AgentBackoff []time.Duration
 }
 
 // Runner carries out runs for one `hearth run`.
@@ -96,13 +108,15 @@ type Runner struct {
 	agentStderr io.Writer
 	retries     []time.Duration
 	wakeWait    time.Duration // how long each wake-up poll asks hearth to wait
-	out         []contract.RunView
+	// agentBackoff are the waits before an invocation after a provider error (nil: DefaultAgentBackoff).
+	agentBackoff []time.Duration
+	out          []contract.RunView
 }
 
 // New is a runner with cfg, its state directories made (0700).
 func New(cfg Config) (*Runner, error) {
 	r := &Runner{client: cfg.Client, agentCmd: cfg.AgentCmd, agentDir: cfg.AgentDir, codexHome: cfg.CodexHome, codex: cfg.Codex,
-		state: cfg.State, log: cfg.Log, retries: cfg.Retries, wakeWait: cfg.WakeWait}
+		state: cfg.State, log: cfg.Log, retries: cfg.Retries, wakeWait: cfg.WakeWait, agentBackoff: cfg.AgentBackoff}
 	if r.retries == nil {
 		r.retries = apiclient.DefaultRetries
 	}
@@ -358,6 +372,9 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 			return err
 		}
 		if status >= 400 {
+			if j.Failures > 0 {
+				return r.finish(j, contract.RunFailed, triedDetail(j, apiclient.EnvelopeCode(body)), nil)
+			}
 			if len(j.RepairErrors) > 0 {
 				return r.finish(j, contract.RunFailed, exhaustedDetail(j), nil)
 			}
@@ -375,11 +392,12 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 			return err
 		}
 		if status >= 400 {
-			return r.failInvocation(j, fmt.Sprintf("could not read the context (HTTP %d)", status))
+			_, err := r.failInvocation(ctx, &j, invocationFailure{detail: fmt.Sprintf("could not read the context (HTTP %d)", status)})
+			return err
 		}
 		started := time.Now()
 		inv := j
-		inv.Prompt = repairPrompt(j.Prompt, j.RepairErrors)
+		inv.Prompt = retryPrompt(repairPrompt(j.Prompt, j.RepairErrors), j.RetryNote)
 		out, use, err := r.invoke(ctx, inv, ctxBody, ac.Revision)
 		took := time.Since(started)
 		j.Use = useOf(use, took)
@@ -390,19 +408,22 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 		} else if err == nil && r.codex != nil {
 			r.reportHealth(contract.HealthOK, "the model provider answered the last invocation")
 		}
+		if err == nil {
+			out, err = shapePublication(out, j.PubRunID, j.Job, ac.Revision)
+		}
 		if err != nil {
 			r.log.Warn("agent failed", "job", j.Job, "run", j.PubRunID, "err", err, "took", took.Round(time.Millisecond))
-			return r.failInvocation(j, "agent: "+err.Error())
+			if again, err := r.failInvocation(ctx, &j, failureOf(err)); err != nil || !again {
+				return err
+			}
+			continue
 		}
-		pub, err := shapePublication(out, j.PubRunID, j.Job, ac.Revision)
-		if err != nil {
-			return r.failInvocation(j, err.Error())
-		}
+		pub := out
 		pending := r.pendingPath(j.PubRunID)
 		if err := writePrivate(pending, pub); err != nil {
 			return err
 		}
-		j.Phase = phasePublishing
+		j.Phase, j.RetryNote, j.RetryWait = phasePublishing, "", false
 		if err := r.save(j); err != nil {
 			return err
 		}
@@ -497,15 +518,16 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	use := readUsage(work)
 	switch {
 	case cctx.Err() == context.DeadlineExceeded:
-		return nil, use, fmt.Errorf("no result within the %s deadline; the agent was stopped", deadline)
+		return nil, use, &deadlineHit{deadline}
 	case ctx.Err() != nil:
 		return nil, use, ctx.Err()
 	case r.codex != nil:
 		return r.codex.outcome(err, work, lastFile, use, stderr.lastLine())
 	case err != nil:
-		return nil, use, fmt.Errorf("exited: %v", err)
+		return nil, use, &agentExited{fmt.Errorf("exited: %v", err)}
 	case stdout.Len() > maxAgentOutput:
-		return nil, use, fmt.Errorf("printed more than %d bytes", maxAgentOutput)
+		return nil, use, &notPublication{detail: fmt.Sprintf("printed more than %d bytes", maxAgentOutput),
+			words: fmt.Sprintf("Your last output was over %d bytes. Print one publication, within that size.", maxAgentOutput)}
 	}
 	return stdout.Bytes(), use, nil
 }
@@ -533,7 +555,7 @@ func shapePublication(out []byte, runID, job string, revision int64) ([]byte, er
 	dec.UseNumber()
 	var pub map[string]any
 	if err := dec.Decode(&pub); err != nil || pub == nil {
-		return nil, errors.New("the agent did not print a JSON object")
+		return nil, notAPublication("the agent's output", out, errors.New("the agent did not print a JSON object"))
 	}
 	pub["runId"], pub["jobKey"], pub["expectedRevision"] = runID, job, revision
 	return json.Marshal(pub)
@@ -571,6 +593,7 @@ func (r *Runner) publish(j *runJournal, pub []byte) (bool, error) {
 			return true, err
 		}
 		j.RepairErrors = nil // the result was valid: the next one regenerates, it does not repair
+		j.Tried = append(j.Tried, fmt.Sprintf("invocation %d: a revision conflict", j.Invocation))
 		return false, r.retire(j, false)
 	case resp.Status == http.StatusUnprocessableEntity:
 		if errs := refusalErrors(resp.Body); errs != nil {
@@ -579,6 +602,7 @@ func (r *Runner) publish(j *runJournal, pub []byte) (bool, error) {
 				return true, err
 			}
 			j.RepairErrors = errs
+			j.Tried = append(j.Tried, fmt.Sprintf("invocation %d: hearth refused its publication (%d error(s), the first at %s)", j.Invocation, len(errs), orNone(errs[0].Path, "the root")))
 			return false, r.retire(j, true)
 		}
 	}
@@ -651,7 +675,10 @@ func (r *Runner) Recover(ctx context.Context) error {
 				err = r.finish(j, contract.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil)
 			}
 		case phaseFailed:
-			err = r.endFailed(j)
+			var again bool
+			if again, err = r.afterFailure(ctx, &j); err == nil && again {
+				err = r.execute(ctx, j)
+			}
 		case phasePublishing:
 			var pub []byte
 			if pub, err = os.ReadFile(r.pendingPath(j.PubRunID)); err != nil {
