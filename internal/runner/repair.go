@@ -184,8 +184,9 @@ func (u agentUsage) bounded() agentUsage {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// removeWork removes an invocation's work dir and the Codex files beside it.
+// removeWork removes an invocation's work dir and the files beside it (Codex's, its group's ID).
 func removeWork(work string) {
 	os.RemoveAll(work)
 	os.RemoveAll(work + ".codex")
+	os.Remove(work + ".pgid")
 }

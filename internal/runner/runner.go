@@ -21,8 +21,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -478,8 +478,12 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		cmd = exec.CommandContext(cctx, "sh", "-c", r.agentCmd)
 		cmd.Dir = r.agentDir
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	group, err := startGroup(work + ".pgid")
+	if err != nil {
+		return nil, agentUsage{}, err
+	}
+	defer group.end()
+	group.join(cmd)
 	env := []string{}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "HEARTH_TOKEN=") && !strings.HasPrefix(kv, "HEARTH_AGENT_CMD=") {
@@ -513,7 +517,10 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	} else {
 		cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
 	}
-	err := cmd.Run()
+	// Pdeathsig fires when the thread that started the agent exits: keep it until the agent is reaped.
+	runtime.LockOSThread()
+	err = cmd.Run()
+	runtime.UnlockOSThread()
 	stderr.finish()
 	use := readUsage(work)
 	switch {
@@ -671,7 +678,9 @@ func (r *Runner) Recover(ctx context.Context) error {
 			// Usage the stopped agent already reported still counts.
 			j.Use = r.leftoverUsage(j)
 			if err = r.reportInvocation(j, contract.InvocationUnknown, nil); err == nil {
-				removeWork(filepath.Join(r.state, "work", j.PubRunID))
+				if !removeWorkWhenIdle(filepath.Join(r.state, "work", j.PubRunID)) {
+					r.log.Warn("the stopped invocation's agent is still alive; its work dir is left alone", "run", j.PubRunID)
+				}
 				err = r.finish(j, contract.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil)
 			}
 		case phaseFailed:
@@ -699,6 +708,7 @@ func (r *Runner) Recover(ctx context.Context) error {
 			r.log.Warn("recovered run ended badly", "run", j.RunID, "err", err)
 		}
 	}
+	r.sweepWork()
 	return nil
 }
 
