@@ -177,6 +177,13 @@ func (r *Runner) afterFailure(ctx context.Context, j *runJournal) (bool, error) 
 	if err := r.save(*j); err != nil {
 		return false, err
 	}
+	budget := j.Budget
+	if budget <= 0 {
+		budget = contract.MaxRunInvocations
+	}
+	if j.Invocation >= budget {
+		return true, nil // hearth grants no further invocation: the run ends at once, saying why for each
+	}
 	if !j.RetryWait {
 		r.log.Info("the invocation published nothing: invoking the agent again", "run", j.PubRunID)
 		return true, nil

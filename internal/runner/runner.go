@@ -62,6 +62,8 @@ type runJournal struct {
 	Tried            []string `json:"tried,omitempty"`
 	Failures         int      `json:"failures,omitempty"`
 	ProviderFailures int      `json:"providerFailures,omitempty"`
+	// Budget is the run's invocations as hearth granted them at its start.
+	Budget int `json:"budget,omitempty"`
 	// WakeReasons and WakeMarks say why a watch run was woken; the prompt carries them.
 	WakeReasons []string `json:"wakeReasons,omitempty"`
 	WakeMarks   int      `json:"wakeMarks,omitempty"`
@@ -341,7 +343,7 @@ func (r *Runner) claim(ctx context.Context, j runJournal) error {
 	if j.Trigger == contract.TriggerSchedule {
 		j.Prompt = start.Prompt
 	}
-	j.Phase, j.Deadline = phaseStarted, start.DeadlineSecs
+	j.Phase, j.Deadline, j.Budget = phaseStarted, start.DeadlineSecs, start.MaxInvocations
 	if err := r.save(j); err != nil {
 		return err
 	}
