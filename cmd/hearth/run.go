@@ -19,6 +19,7 @@ import (
 	"hearth/internal/contract/schema"
 	"hearth/internal/ids"
 	"hearth/internal/runner"
+	"hearth/models"
 )
 
 // cmdRun is `hearth run`: its flags, checked before anything runs, then
@@ -38,8 +39,12 @@ func cmdRun(args []string) error {
 	codexBin := fs.String("codex-bin", envOr("HEARTH_CODEX_BIN", "codex"), "with --agent codex: the codex executable (HEARTH_CODEX_BIN)")
 	codexSandbox := fs.String("codex-sandbox", "read-only", "with --agent codex: the sandbox of the commands Codex runs: read-only or workspace-write (the life folder writable)")
 	backoffFlag := fs.String("agent-backoff", "30s,2m", "the waits before invoking the agent again after it failed with an error (a provider error after Codex's own retries): the first, then each later one; each at most the run's deadline")
+	failedDays := fs.Int("failed-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "refused publications kept in DATA/runner/failed (they may hold text derived from messages) are removed after this many days, at each start; 0 keeps them all")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *failedDays < 0 {
+		return usageError("--failed-days %d: want 0 (keep them all) or more", *failedDays)
 	}
 	backoff, err := parseBackoff(*backoffFlag)
 	if err != nil {
@@ -109,7 +114,8 @@ func cmdRun(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	r, err := runner.New(runner.Config{Client: client, AgentCmd: *agentCmd, AgentDir: *agentDir, CodexHome: *codexHome,
-		Codex: codex, State: filepath.Join(*dir, "runner"), Log: log, AgentBackoff: backoff})
+		Codex: codex, State: filepath.Join(*dir, "runner"), Log: log, AgentBackoff: backoff,
+		FailedRetention: time.Duration(*failedDays) * 24 * time.Hour})
 	if err != nil {
 		return err
 	}

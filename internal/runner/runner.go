@@ -94,6 +94,8 @@ type Config struct {
 	// AgentBackoff are the waits before an invocation after a provider
 	// error; nil means DefaultAgentBackoff.
 	AgentBackoff []time.Duration
+	// FailedRetention is how long a refused publication stays in failed/; 0 keeps them all.
+	FailedRetention time.Duration
 }
 
 // Runner carries out runs for one `hearth run`.
@@ -112,13 +114,16 @@ type Runner struct {
 	wakeWait    time.Duration // how long each wake-up poll asks hearth to wait
 	// agentBackoff are the waits before an invocation after a provider error (nil: DefaultAgentBackoff).
 	agentBackoff []time.Duration
-	out          []contract.RunView
+	// failedRetention is how long a refused publication stays in failed/ (0: for good).
+	failedRetention time.Duration
+	out             []contract.RunView
 }
 
 // New is a runner with cfg, its state directories made (0700).
 func New(cfg Config) (*Runner, error) {
 	r := &Runner{client: cfg.Client, agentCmd: cfg.AgentCmd, agentDir: cfg.AgentDir, codexHome: cfg.CodexHome, codex: cfg.Codex,
-		state: cfg.State, log: cfg.Log, retries: cfg.Retries, wakeWait: cfg.WakeWait, agentBackoff: cfg.AgentBackoff}
+		state: cfg.State, log: cfg.Log, retries: cfg.Retries, wakeWait: cfg.WakeWait, agentBackoff: cfg.AgentBackoff,
+		failedRetention: cfg.FailedRetention}
 	if r.retries == nil {
 		r.retries = apiclient.DefaultRetries
 	}
@@ -655,7 +660,9 @@ func truncate(s string, n int) string {
 // Recover finishes what the last runner left: a run that never invoked
 // the agent goes on; one stopped mid-invocation is reported unknown and
 // never rerun; a result still pending is sent again, the same bytes.
+// Refused publications past the retention go first.
 func (r *Runner) Recover(ctx context.Context) error {
+	r.pruneFailed(time.Now())
 	entries, err := os.ReadDir(filepath.Join(r.state, "runs"))
 	if err != nil {
 		return err
