@@ -110,8 +110,9 @@ func TestACodexRunWhoseThreeInvocationsFailSaysWhyForEach(t *testing.T) {
 	if rev != before || len(runs) != 1 || runs[0].state != "failed" || !strings.Contains(runs[0].text, "3 agent invocation(s)") {
 		t.Fatalf("revision %d (was %d), runs %+v: want one failed run of three invocations", rev, before, runs)
 	}
-	for _, want := range []string{"no invocation is left", "invocation 1: agent: codex's final message is not a publication",
-		"invocation 2: agent: codex's final message is not a publication", "invocation 3: agent: codex exited with status 1"} {
+	for _, want := range []string{"no invocation is left", "invocation 1: agent: codex's final message is not a publication: it did not start with a JSON object",
+		"invocation 2: agent: codex's final message is not a publication: it ended before its JSON object was complete",
+		"invocation 3: agent: codex exited with status 1"} {
 		if !strings.Contains(runs[0].detail, want) {
 			t.Errorf("the run's detail lacks %q:\n%s", want, runs[0].detail)
 		}

@@ -83,8 +83,9 @@ func failureOf(err error) invocationFailure {
 }
 
 // notAPublication describes a final message (out) that cause refused as a
-// publication: the detail keeps cause, the words for the next prompt say
-// only what kind of thing was wrong.
+// publication by what kind of thing was wrong, for the run and for the
+// next prompt alike: a parser's error may quote the message, so it is not
+// repeated.
 func notAPublication(what string, out []byte, cause error) error {
 	var why string
 	s := bytes.TrimSpace(out)
@@ -108,7 +109,7 @@ func notAPublication(what string, out []byte, cause error) error {
 		}
 	}
 	return &notPublication{
-		detail: fmt.Sprintf("%s is not a publication: %v", what, cause),
+		detail: fmt.Sprintf("%s is not a publication: %s", what, strings.TrimSuffix(why, ".")),
 		words: "Your last final message was not a publication: " + why + " " +
 			"Print exactly one JSON object in the output schema's form as your final message, with nothing before or after it, and complete.",
 	}

@@ -251,6 +251,10 @@ func TestAFinalMessageThatIsNotAPublicationIsDescribedNotRepeated(t *testing.T) 
 		if !ok || !strings.Contains(np.words, c.words) || strings.Contains(np.words, "Thursday") {
 			t.Errorf("%s: words %q: want %q and none of the message", c.name, np.words, c.words)
 		}
+		// The run's detail describes it the same way; a parser's error may quote the message ("invalid character 'A'").
+		if !strings.HasPrefix(np.detail, "codex's final message is not a publication: ") || strings.Contains(np.detail, "Thursday") || strings.Contains(np.detail, "character") {
+			t.Errorf("%s: detail %q: want a description, none of the message", c.name, np.detail)
+		}
 	}
 }
 
