@@ -303,7 +303,7 @@ func TestRunnerExitCodes(t *testing.T) {
 	}{
 		{"no mode", nil, nil, 1},
 		{"two modes", nil, []string{"--due", "--job", "x"}, 1},
-		{"agent fails", []string{"FAKE_AGENT_MODE=fail"}, []string{"--job", "daily-brief"}, 1},
+		{"agent fails", []string{"FAKE_AGENT_MODE=fail"}, []string{"--job", "daily-brief", "--agent-backoff", "0s"}, 1},
 		{"agent prints garbage", []string{"FAKE_AGENT_MODE=garbage"}, []string{"--job", "daily-brief"}, 1},
 		{"nothing due", nil, []string{"--due"}, 0},
 	} {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -13,10 +14,12 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"hearth/internal/contract/schema"
 	"hearth/internal/ids"
 	"hearth/internal/runner"
+	"hearth/models"
 )
 
 // cmdRun is `hearth run`: its flags, checked before anything runs, then
@@ -35,8 +38,17 @@ func cmdRun(args []string) error {
 	codexHome := fs.String("codex-home", os.Getenv("CODEX_HOME"), "CODEX_HOME for the agent")
 	codexBin := fs.String("codex-bin", envOr("HEARTH_CODEX_BIN", "codex"), "with --agent codex: the codex executable (HEARTH_CODEX_BIN)")
 	codexSandbox := fs.String("codex-sandbox", "read-only", "with --agent codex: the sandbox of the commands Codex runs: read-only or workspace-write (the life folder writable)")
+	backoffFlag := fs.String("agent-backoff", "30s,2m", "the waits before invoking the agent again after it failed with an error (a provider error after Codex's own retries): the first, then each later one; each at most the run's deadline")
+	failedDays := fs.Int("failed-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "refused publications kept in DATA/runner/failed (they may hold text derived from messages) are removed after this many days, at each start; 0 keeps them all")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *failedDays < 0 {
+		return usageError("--failed-days %d: want 0 (keep them all) or more", *failedDays)
+	}
+	backoff, err := parseBackoff(*backoffFlag)
+	if err != nil {
+		return usageError("--agent-backoff %q: %v", *backoffFlag, err)
 	}
 	modes := 0
 	for _, on := range []bool{*due, *job != "", *watch} {
@@ -80,7 +92,6 @@ func cmdRun(args []string) error {
 		return usageError("--prompt-file goes with --job")
 	}
 	var prompt string
-	var err error
 	if *promptFile != "" {
 		b, err := os.ReadFile(*promptFile)
 		if err != nil {
@@ -103,7 +114,8 @@ func cmdRun(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	r, err := runner.New(runner.Config{Client: client, AgentCmd: *agentCmd, AgentDir: *agentDir, CodexHome: *codexHome,
-		Codex: codex, State: filepath.Join(*dir, "runner"), Log: log})
+		Codex: codex, State: filepath.Join(*dir, "runner"), Log: log, AgentBackoff: backoff,
+		FailedRetention: time.Duration(*failedDays) * 24 * time.Hour})
 	if err != nil {
 		return err
 	}
@@ -146,4 +158,17 @@ func detailSuffix(d string) string {
 		return ""
 	}
 	return ": " + d
+}
+
+// parseBackoff reads --agent-backoff: comma-separated durations, none negative.
+func parseBackoff(s string) ([]time.Duration, error) {
+	out := []time.Duration{}
+	for _, f := range strings.Split(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(f))
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("want durations such as 30s,2m")
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }

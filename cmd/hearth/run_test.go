@@ -22,6 +22,9 @@ func TestTheAgentFlagsAreCheckedBeforeAnythingRuns(t *testing.T) {
 		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-bin", filepath.Join(data, "no-codex")}, "install Codex, or pass --codex-bin"},
 		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-sandbox", "danger-full-access"}, "read-only, workspace-write"},
 		{[]string{"--job", "weekly-digest", "--agent-cmd", "true"}, "has daily-brief, messages, requests, routine-review): pass --prompt-file"},
+		{[]string{"--job", "daily-brief", "--agent-cmd", "true", "--agent-backoff", "30s,soon"}, "want durations such as 30s,2m"},
+		{[]string{"--job", "daily-brief", "--agent-cmd", "true", "--agent-backoff", "-1s"}, "want durations such as 30s,2m"},
+		{[]string{"--job", "daily-brief", "--agent-cmd", "true", "--failed-days", "-1"}, "want 0 (keep them all) or more"},
 	} {
 		err := cmdRun(append(c.args, "--data", data, "--url", "http://127.0.0.1:1"))
 		var xe *exitError

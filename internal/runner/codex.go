@@ -136,9 +136,12 @@ func codexEventsFile(work string) string {
 
 // codexEvents reads `codex exec --json`'s event stream: the tokens of
 // every completed turn (input + output; cached input is part of input,
-// reasoning part of output), and the last error Codex reported. Other
+// reasoning part of output), and the error that ended it: the turn's
+// failure, else Codex's last top-level error. Items of type "error" are
+// warnings (unknown model metadata, say) and never the failure. Other
 // events (the messages and commands) are not kept.
 func codexEvents(stdout []byte) (tokens *int64, lastError string) {
+	failed := false // a turn.failed was read: its message is the error
 	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	sc.Buffer(make([]byte, 64*1024), len(stdout)+1)
 	for sc.Scan() {
@@ -167,10 +170,11 @@ func codexEvents(stdout []byte) (tokens *int64, lastError string) {
 			}
 		case "turn.failed":
 			if ev.Error != nil && ev.Error.Message != "" {
-				lastError = ev.Error.Message
+				lastError, failed = ev.Error.Message, true
 			}
 		case "error":
-			if ev.Message != "" {
+			// Also a notice of a retry ("Reconnecting... 1/5"): the turn's failure outranks it.
+			if ev.Message != "" && !failed {
 				lastError = ev.Message
 			}
 		}
@@ -199,21 +203,23 @@ func (c *Codex) outcome(runErr error, work, lastFile string, use agentUsage, std
 		if providerRefusal.MatchString(why) {
 			return nil, use, &authRefused{errors.New(msg)}
 		}
-		return nil, use, errors.New(msg)
+		return nil, use, &agentExited{errors.New(msg)}
 	}
 	if runErr != nil {
 		return nil, use, fmt.Errorf("codex did not run: %v", runErr)
 	}
 	out, err := os.ReadFile(lastFile)
 	if err != nil || len(bytes.TrimSpace(out)) == 0 {
-		return nil, use, errors.New("codex ended without a final message (a refusal or an empty answer); nothing to publish")
+		return nil, use, &notPublication{detail: "codex ended without a final message (a refusal or an empty answer); nothing to publish",
+			words: "Your last invocation ended without a final message (an empty answer or a refusal). Print one publication as your final message."}
 	}
 	if len(out) > maxAgentOutput {
-		return nil, use, fmt.Errorf("codex's final message is over %d bytes", maxAgentOutput)
+		return nil, use, &notPublication{detail: fmt.Sprintf("codex's final message is over %d bytes", maxAgentOutput),
+			words: fmt.Sprintf("Your last final message was over %d bytes. Print one publication, within that size.", maxAgentOutput)}
 	}
 	pub, err := c.FromStrict(out)
 	if err != nil {
-		return nil, use, fmt.Errorf("codex's final message is not a publication: %v", err)
+		return nil, use, notAPublication("codex's final message", out, err)
 	}
 	return pub, use, nil
 }

@@ -208,23 +208,6 @@ func renameIfPresent(from, to string) error {
 	return nil
 }
 
-// failInvocation ends the run after a failed invocation: journal, report, finish.
-func (r *Runner) failInvocation(j runJournal, detail string) error {
-	j.Phase, j.Failure = phaseFailed, detail
-	if err := r.save(j); err != nil {
-		return err
-	}
-	return r.endFailed(j)
-}
-
-// endFailed reports a failed invocation and its run (also on recovery).
-func (r *Runner) endFailed(j runJournal) error {
-	if err := r.reportInvocation(j, contract.InvocationFailed, nil); err != nil {
-		return err
-	}
-	return r.finish(j, contract.RunFailed, j.Failure, nil)
-}
-
 // leftoverUsage is what an agent stopped with the runner reported, if
 // anything: reported usage counts even when the outcome is unknown.
 func (r *Runner) leftoverUsage(j runJournal) *invocationUse {
@@ -275,8 +258,9 @@ func (u agentUsage) bounded() agentUsage {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// removeWork removes an invocation's work dir and the Codex files beside it.
+// removeWork removes an invocation's work dir and the files beside it (Codex's, its group's ID).
 func removeWork(work string) {
 	os.RemoveAll(work)
 	os.RemoveAll(work + ".codex")
+	os.Remove(work + ".pgid")
 }

@@ -21,8 +21,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -53,6 +53,17 @@ type runJournal struct {
 	// RepairErrors are the last refused publication's errors, given to the next invocation.
 	RepairErrors []contract.RefusalError `json:"repairErrors,omitempty"`
 	Failure      string                  `json:"failure,omitempty"` // phase failed: why
+	// RetryNote is what the next invocation is told of a failed one, in
+	// words; empty when no retry can fix it. RetryWait: back off first.
+	RetryNote string `json:"retryNote,omitempty"`
+	RetryWait bool   `json:"retryWait,omitempty"`
+	// Tried says why each earlier invocation published nothing; Failures
+	// counts the failed ones, ProviderFailures those that back off.
+	Tried            []string `json:"tried,omitempty"`
+	Failures         int      `json:"failures,omitempty"`
+	ProviderFailures int      `json:"providerFailures,omitempty"`
+	// Budget is the run's invocations as hearth granted them at its start.
+	Budget int `json:"budget,omitempty"`
 	// WakeReasons and WakeMarks say why a watch run was woken; the prompt carries them.
 	WakeReasons []string `json:"wakeReasons,omitempty"`
 	WakeMarks   int      `json:"wakeMarks,omitempty"`
@@ -83,6 +94,11 @@ type Config struct {
 	Retries []time.Duration
 	// WakeWait is how long each wake-up poll asks hearth to wait; 0 means WakePollWait.
 	WakeWait time.Duration
+	// AgentBackoff are the waits before an invocation after a provider
+	// error; nil means DefaultAgentBackoff.
+	AgentBackoff []time.Duration
+	// FailedRetention is how long a refused publication stays in failed/; 0 keeps them all.
+	FailedRetention time.Duration
 }
 
 // Runner carries out runs for one `hearth run`.
@@ -99,13 +115,18 @@ type Runner struct {
 	agentStderr io.Writer
 	retries     []time.Duration
 	wakeWait    time.Duration // how long each wake-up poll asks hearth to wait
-	out         []contract.RunView
+	// agentBackoff are the waits before an invocation after a provider error (nil: DefaultAgentBackoff).
+	agentBackoff []time.Duration
+	// failedRetention is how long a refused publication stays in failed/ (0: for good).
+	failedRetention time.Duration
+	out             []contract.RunView
 }
 
 // New is a runner with cfg, its state directories made (0700).
 func New(cfg Config) (*Runner, error) {
 	r := &Runner{client: cfg.Client, agentCmd: cfg.AgentCmd, agentDir: cfg.AgentDir, codexHome: cfg.CodexHome, codex: cfg.Codex,
-		state: cfg.State, log: cfg.Log, retries: cfg.Retries, wakeWait: cfg.WakeWait}
+		state: cfg.State, log: cfg.Log, retries: cfg.Retries, wakeWait: cfg.WakeWait, agentBackoff: cfg.AgentBackoff,
+		failedRetention: cfg.FailedRetention}
 	if r.retries == nil {
 		r.retries = apiclient.DefaultRetries
 	}
@@ -330,7 +351,7 @@ func (r *Runner) claim(ctx context.Context, j runJournal) error {
 	if j.Trigger == contract.TriggerSchedule {
 		j.Prompt = start.Prompt
 	}
-	j.Phase, j.Deadline = phaseStarted, start.DeadlineSecs
+	j.Phase, j.Deadline, j.Budget = phaseStarted, start.DeadlineSecs, start.MaxInvocations
 	if err := r.save(j); err != nil {
 		return err
 	}
@@ -361,6 +382,9 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 			return err
 		}
 		if status >= 400 {
+			if j.Failures > 0 {
+				return r.finish(j, contract.RunFailed, triedDetail(j, apiclient.EnvelopeCode(body)), nil)
+			}
 			if len(j.RepairErrors) > 0 {
 				return r.finish(j, contract.RunFailed, exhaustedDetail(j), nil)
 			}
@@ -378,15 +402,16 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 			return err
 		}
 		if status >= 400 {
-			return r.failInvocation(j, fmt.Sprintf("could not read the context (HTTP %d)", status))
+			_, err := r.failInvocation(ctx, &j, invocationFailure{detail: fmt.Sprintf("could not read the context (HTTP %d)", status)})
+			return err
 		}
 		started := time.Now()
 		inv := j
-		inv.Prompt = repairPrompt(j.Prompt, j.RepairErrors, r.refusedFile(j), resumeSession(j) != "")
+		inv.Prompt = retryPrompt(repairPrompt(j.Prompt, j.RepairErrors, r.refusedFile(j), resumeSession(j) != ""), j.RetryNote)
 		out, use, err := r.invoke(ctx, inv, ctxBody, ac.Revision)
 		if errors.Is(err, errSessionGone) {
 			r.log.Info("the Codex session to repair in is gone: starting a new one with the refused publication", "run", j.PubRunID)
-			inv.CodexSessions, inv.Prompt = nil, repairPrompt(j.Prompt, j.RepairErrors, r.refusedFile(j), false)
+			inv.CodexSessions, inv.Prompt = nil, retryPrompt(repairPrompt(j.Prompt, j.RepairErrors, r.refusedFile(j), false), j.RetryNote)
 			out, use, err = r.invoke(ctx, inv, ctxBody, ac.Revision)
 		}
 		took := time.Since(started)
@@ -399,19 +424,22 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 		} else if err == nil && r.codex != nil {
 			r.reportHealth(contract.HealthOK, "the model provider answered the last invocation")
 		}
+		if err == nil {
+			out, err = shapePublication(out, j.PubRunID, j.Job, ac.Revision)
+		}
 		if err != nil {
 			r.log.Warn("agent failed", "job", j.Job, "run", j.PubRunID, "err", err, "took", took.Round(time.Millisecond))
-			return r.failInvocation(j, "agent: "+err.Error())
+			if again, err := r.failInvocation(ctx, &j, failureOf(err)); err != nil || !again {
+				return err
+			}
+			continue
 		}
-		pub, err := shapePublication(out, j.PubRunID, j.Job, ac.Revision)
-		if err != nil {
-			return r.failInvocation(j, err.Error())
-		}
+		pub := out
 		pending := r.pendingPath(j.PubRunID)
 		if err := writePrivate(pending, pub); err != nil {
 			return err
 		}
-		j.Phase = phasePublishing
+		j.Phase, j.RetryNote, j.RetryWait = phasePublishing, "", false
 		if err := r.save(j); err != nil {
 			return err
 		}
@@ -469,8 +497,12 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		cmd = exec.CommandContext(cctx, "sh", "-c", r.agentCmd)
 		cmd.Dir = r.agentDir
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	group, err := startGroup(work + ".pgid")
+	if err != nil {
+		return nil, agentUsage{}, err
+	}
+	defer group.end()
+	group.join(cmd)
 	env := []string{}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "HEARTH_TOKEN=") && !strings.HasPrefix(kv, "HEARTH_AGENT_CMD=") {
@@ -504,12 +536,15 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	} else {
 		cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
 	}
-	err := cmd.Run()
+	// Pdeathsig fires when the thread that started the agent exits: keep it until the agent is reaped.
+	runtime.LockOSThread()
+	err = cmd.Run()
+	runtime.UnlockOSThread()
 	stderr.finish()
 	use := readUsage(work)
 	switch {
 	case cctx.Err() == context.DeadlineExceeded:
-		return nil, use, fmt.Errorf("no result within the %s deadline; the agent was stopped", deadline)
+		return nil, use, &deadlineHit{deadline}
 	case ctx.Err() != nil:
 		return nil, use, ctx.Err()
 	case r.codex != nil && session != "" && err != nil && use.Session == "":
@@ -517,9 +552,10 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	case r.codex != nil:
 		return r.codex.outcome(err, work, lastFile, use, stderr.lastLine())
 	case err != nil:
-		return nil, use, fmt.Errorf("exited: %v", err)
+		return nil, use, &agentExited{fmt.Errorf("exited: %v", err)}
 	case stdout.Len() > maxAgentOutput:
-		return nil, use, fmt.Errorf("printed more than %d bytes", maxAgentOutput)
+		return nil, use, &notPublication{detail: fmt.Sprintf("printed more than %d bytes", maxAgentOutput),
+			words: fmt.Sprintf("Your last output was over %d bytes. Print one publication, within that size.", maxAgentOutput)}
 	}
 	return stdout.Bytes(), use, nil
 }
@@ -547,7 +583,7 @@ func shapePublication(out []byte, runID, job string, revision int64) ([]byte, er
 	dec.UseNumber()
 	var pub map[string]any
 	if err := dec.Decode(&pub); err != nil || pub == nil {
-		return nil, errors.New("the agent did not print a JSON object")
+		return nil, notAPublication("the agent's output", out, errors.New("the agent did not print a JSON object"))
 	}
 	pub["runId"], pub["jobKey"], pub["expectedRevision"] = runID, job, revision
 	return json.Marshal(pub)
@@ -585,6 +621,7 @@ func (r *Runner) publish(j *runJournal, pub []byte) (bool, error) {
 			return true, err
 		}
 		j.RepairErrors = nil // the result was valid: the next one regenerates, it does not repair
+		j.Tried = append(j.Tried, fmt.Sprintf("invocation %d: a revision conflict", j.Invocation))
 		return false, r.retire(j, false)
 	case resp.Status == http.StatusUnprocessableEntity:
 		if errs := refusalErrors(resp.Body); errs != nil {
@@ -593,6 +630,7 @@ func (r *Runner) publish(j *runJournal, pub []byte) (bool, error) {
 				return true, err
 			}
 			j.RepairErrors = errs
+			j.Tried = append(j.Tried, fmt.Sprintf("invocation %d: hearth refused its publication (%d error(s), the first at %s)", j.Invocation, len(errs), orNone(errs[0].Path, "the root")))
 			return false, r.retire(j, true)
 		}
 	}
@@ -637,7 +675,9 @@ func truncate(s string, n int) string {
 // Recover finishes what the last runner left: a run that never invoked
 // the agent goes on; one stopped mid-invocation is reported unknown and
 // never rerun; a result still pending is sent again, the same bytes.
+// Refused publications past the retention go first.
 func (r *Runner) Recover(ctx context.Context) error {
+	r.pruneFailed(time.Now())
 	entries, err := os.ReadDir(filepath.Join(r.state, "runs"))
 	if err != nil {
 		return err
@@ -663,11 +703,16 @@ func (r *Runner) Recover(ctx context.Context) error {
 			j.Use = r.leftoverUsage(j)
 			j.CodexSessions = withSession(j.CodexSessions, readUsage(filepath.Join(r.state, "work", j.PubRunID)).Session)
 			if err = r.reportInvocation(j, contract.InvocationUnknown, nil); err == nil {
-				removeWork(filepath.Join(r.state, "work", j.PubRunID))
+				if !removeWorkWhenIdle(filepath.Join(r.state, "work", j.PubRunID)) {
+					r.log.Warn("the stopped invocation's agent is still alive; its work dir is left alone", "run", j.PubRunID)
+				}
 				err = r.finish(j, contract.RunUnknown, fmt.Sprintf("the runner stopped during agent invocation %d; its outcome is unknown and it is not rerun", j.Invocation), nil)
 			}
 		case phaseFailed:
-			err = r.endFailed(j)
+			var again bool
+			if again, err = r.afterFailure(ctx, &j); err == nil && again {
+				err = r.execute(ctx, j)
+			}
 		case phasePublishing:
 			var pub []byte
 			if pub, err = os.ReadFile(r.pendingPath(j.PubRunID)); err != nil {
@@ -688,6 +733,7 @@ func (r *Runner) Recover(ctx context.Context) error {
 			r.log.Warn("recovered run ended badly", "run", j.RunID, "err", err)
 		}
 	}
+	r.sweepWork()
 	return nil
 }
 
