@@ -35,6 +35,7 @@ func cmdRun(args []string) error {
 	codexHome := fs.String("codex-home", os.Getenv("CODEX_HOME"), "CODEX_HOME for the agent")
 	codexBin := fs.String("codex-bin", envOr("HEARTH_CODEX_BIN", "codex"), "with --agent codex: the codex executable (HEARTH_CODEX_BIN)")
 	codexSandbox := fs.String("codex-sandbox", "read-only", "with --agent codex: the sandbox of the commands Codex runs: read-only or workspace-write (the life folder writable)")
+	pricesFile := fs.String("prices", "", "with --agent codex: a JSON price file, USD per 1M tokens by model, over the built-in OpenAI prices (see docs/schedules-and-runner.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -67,10 +68,17 @@ func cmdRun(args []string) error {
 			return usageError("--agent codex: %v (install Codex, or pass --codex-bin)", err)
 		}
 		strict, _ := schema.Committed(schema.StrictResult)
-		codex = &runner.Codex{Bin: bin, Sandbox: *codexSandbox, StrictSchema: strict, FromStrict: schema.FromStrict}
+		prices, err := runner.LoadPrices(*pricesFile)
+		if err != nil {
+			return usageError("--prices: %v", err)
+		}
+		codex = &runner.Codex{Bin: bin, Sandbox: *codexSandbox, StrictSchema: strict, FromStrict: schema.FromStrict, Prices: prices}
 		*agentCmd = ""
 	default:
 		return usageError("--agent %q: the one preset is codex; other agents go in --agent-cmd", *agentName)
+	}
+	if *pricesFile != "" && codex == nil {
+		return usageError("--prices goes with --agent codex (an agent command reports its own cost)")
 	}
 	if *job != "" && !ids.Valid(*job) {
 		// The job names the run, and the run its journal file.
