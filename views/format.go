@@ -573,6 +573,24 @@ func heldWords(held []string) string {
 	return words + "-priority scheduled"
 }
 
+// tokenTiersWords is tiersWords for the daily token cap:
+// "Held: low. Waiting starts for normal at 150000 tokens, high at 200000 tokens."
+func tokenTiersWords(costs models.CostPolicy, tokens float64) string {
+	held := costs.HeldByTokens(tokens)
+	var next []string
+	for _, pr := range models.Priorities[len(held):] {
+		next = append(next, fmt.Sprintf("%s at %.0f tokens", pr, costs.TokenLimit(pr)))
+	}
+	out := ""
+	if len(held) > 0 {
+		out = "Held: " + strings.Join(held, ", ") + ". "
+	}
+	if len(next) > 0 {
+		out += "Waiting starts for " + strings.Join(next, ", ") + "."
+	}
+	return out
+}
+
 // tiersWords says which priorities wait today and where the others will:
 // "Held: low. Normal waits at $7.50, high at $10.00."
 func tiersWords(costs models.CostPolicy, spent float64) string {
