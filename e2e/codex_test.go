@@ -50,6 +50,8 @@ type responses struct {
 	before   func(n int64)        // runs before the answer (an owner acting mid-run)
 	tokens   [2]int64             // input and output tokens each answer reports
 
+	usage func(n int64) map[string]any // the nth answer's usage, in the API's fields, instead of tokens'
+
 	mu       sync.Mutex
 	problems []string // what it refused, for the failure message
 	inputs   []string // every request's input text, in order
@@ -147,8 +149,11 @@ func (r *responses) serve(w http.ResponseWriter, req *http.Request) {
 	event(map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	event(map[string]any{"type": "response.output_item.done", "item": map[string]any{"type": "message", "role": "assistant",
 		"content": []any{map[string]any{"type": "output_text", "text": r.answer(n)}}}})
-	event(map[string]any{"type": "response.completed", "response": map[string]any{"id": id,
-		"usage": map[string]any{"input_tokens": r.tokens[0], "output_tokens": r.tokens[1], "total_tokens": r.tokens[0] + r.tokens[1]}}})
+	usage := map[string]any{"input_tokens": r.tokens[0], "output_tokens": r.tokens[1], "total_tokens": r.tokens[0] + r.tokens[1]}
+	if r.usage != nil {
+		usage = r.usage(n)
+	}
+	event(map[string]any{"type": "response.completed", "response": map[string]any{"id": id, "usage": usage}})
 }
 
 // collectStrings gathers every string in a decoded JSON value.
