@@ -465,8 +465,9 @@ func TestACodexFailureIsRecordedWithItsExitStatus(t *testing.T) {
 	}
 }
 
-// TestWithoutACodexLoginScheduledWorkIsHeldNotBurned: `codex login status`
-// (the real CLI) finds no login, so `hearth run --due` claims nothing, no
+// TestWithoutACodexLoginScheduledWorkIsHeldNotBurned: Codex's own check
+// (the real CLI) finds no credential (its provider takes OpenAI's, and
+// none is stored or in the environment), so `hearth run --due` claims nothing, no
 // occurrence is used and nothing is counted; Runs says "not logged in"
 // with the fix and Home says scheduled runs are held. After `codex login`
 // the same occurrence runs.
@@ -476,6 +477,7 @@ func TestWithoutACodexLoginScheduledWorkIsHeldNotBurned(t *testing.T) {
 	var date, zone string
 	api := startResponses(t, prompt, func(n int64) string { return strictBrief(date, zone, "Written after the login.") })
 	o := newCodexOwner(t, api)
+	writeFile(t, o.codexHome, "config.toml", []byte(openAIAuthConfig(api)), 0o600)
 	o.codex(t, "", "logout")
 	_, date, zone, _, _ = o.context()
 	ops := newScheduleCLI(t, o.srv, "ops", "schedules:admin")

@@ -538,7 +538,7 @@ func healthWords(h models.AgentHealthView) string {
 // healthFix is what the operator does about a missing or refused login.
 func healthFix(h models.AgentHealthView) string {
 	if h.Agent == "codex" {
-		return "Run `codex login` as the user hearth's runner runs as (with the runner's CODEX_HOME); held runs then go under the usual catch-up rule."
+		return "Run `codex login` as the user hearth's runner runs as (with the runner's CODEX_HOME), or give the runner CODEX_API_KEY or the configured provider's env_key; held runs then go under the usual catch-up rule."
 	}
 	return "Log the agent in again as the user hearth's runner runs as; held runs then go under the usual catch-up rule."
 }
