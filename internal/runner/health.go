@@ -8,9 +8,12 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/BurntSushi/toml"
 
 	"hearth/internal/contract"
 )
@@ -123,14 +126,21 @@ func (c *Codex) doctor(ctx context.Context, codexHome string) (doctorReport, boo
 }
 
 // login says whether Codex can authenticate: its own machine-readable
-// check where it has one, else an API key in the environment, else
-// `codex login status`. A ChatGPT login counts until the provider
-// refuses it (an invocation's 401/403 reports refused at once).
+// check where it has one; else the configured provider's env_key when it
+// names one, else an API key in the environment, else `codex login
+// status`. A ChatGPT login counts until the provider refuses it (an
+// invocation's 401/403 reports refused at once).
 func (c *Codex) login(ctx context.Context, codexHome string) (state, detail string, err error) {
 	if rep, ok := c.doctor(ctx, codexHome); ok {
 		if state, detail, ok := rep.auth(); ok {
 			return state, detail, nil
 		}
+	}
+	if provider, key := providerKey(codexHome); key != "" {
+		if os.Getenv(key) != "" {
+			return contract.HealthOK, fmt.Sprintf("the configured provider %s's env_key %s is set", provider, key), nil
+		}
+		return contract.HealthNeedsLogin, fmt.Sprintf("the configured provider %s's env_key %s is not set", provider, key), nil
 	}
 	for _, k := range []string{"CODEX_API_KEY", "OPENAI_API_KEY"} {
 		if os.Getenv(k) != "" {
@@ -138,6 +148,33 @@ func (c *Codex) login(ctx context.Context, codexHome string) (state, detail stri
 		}
 	}
 	return c.loginStatus(ctx, codexHome)
+}
+
+// providerKey is the model provider config.toml in codexHome (else
+// $CODEX_HOME, else ~/.codex) selects and the environment variable it
+// takes its key from: "" when it names none (OpenAI's own credentials) or
+// the file does not say.
+func providerKey(codexHome string) (provider, envKey string) {
+	if codexHome == "" {
+		codexHome = os.Getenv("CODEX_HOME")
+	}
+	if codexHome == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", ""
+		}
+		codexHome = filepath.Join(home, ".codex")
+	}
+	var cfg struct {
+		ModelProvider  string `toml:"model_provider"`
+		ModelProviders map[string]struct {
+			EnvKey string `toml:"env_key"`
+		} `toml:"model_providers"`
+	}
+	if _, err := toml.DecodeFile(filepath.Join(codexHome, "config.toml"), &cfg); err != nil {
+		return "", ""
+	}
+	return cfg.ModelProvider, cfg.ModelProviders[cfg.ModelProvider].EnvKey
 }
 
 // loginStatus runs `codex login status` in the runner's CODEX_HOME: exit 0

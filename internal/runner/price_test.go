@@ -150,6 +150,16 @@ func TestWithoutCodexsOwnCheckAnAPIKeyInTheEnvironmentCounts(t *testing.T) {
 	if state, detail, err := (&Codex{Bin: bin}).login(context.Background(), dir); err != nil || state != contract.HealthOK || detail != "CODEX_API_KEY is set" {
 		t.Fatalf("CODEX_API_KEY: %q %q %v, want ok", state, detail, err)
 	}
+	// A provider with its own env_key takes that key, not OpenAI's.
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("model = \"m\"\nmodel_provider = \"local\"\n\n[model_providers.local]\nname = \"Local\"\nbase_url = \"http://127.0.0.1:1/v1\"\nenv_key = \"LOCAL_KEY\"\n"), 0o600)
+	t.Setenv("LOCAL_KEY", "")
+	if state, detail, err := (&Codex{Bin: bin}).login(context.Background(), dir); err != nil || state != contract.HealthNeedsLogin || detail != "the configured provider local's env_key LOCAL_KEY is not set" {
+		t.Fatalf("a provider's env_key unset: %q %q %v, want needs_login", state, detail, err)
+	}
+	t.Setenv("LOCAL_KEY", "k")
+	if state, _, err := (&Codex{Bin: bin}).login(context.Background(), dir); err != nil || state != contract.HealthOK {
+		t.Fatalf("a provider's env_key set: %q %v, want ok", state, err)
+	}
 }
 
 func TestTheDoctorsModelIsTheConfiguredOneOrTheVersionsDefault(t *testing.T) {
