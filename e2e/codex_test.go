@@ -50,6 +50,8 @@ type responses struct {
 	before   func(n int64)        // runs before the answer (an owner acting mid-run)
 	tokens   [2]int64             // input and output tokens each answer reports
 
+	usage func(n int64) map[string]any // the nth answer's usage, in the API's fields, instead of tokens'
+
 	mu       sync.Mutex
 	problems []string // what it refused, for the failure message
 	inputs   []string // every request's input text, in order
@@ -147,8 +149,11 @@ func (r *responses) serve(w http.ResponseWriter, req *http.Request) {
 	event(map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	event(map[string]any{"type": "response.output_item.done", "item": map[string]any{"type": "message", "role": "assistant",
 		"content": []any{map[string]any{"type": "output_text", "text": r.answer(n)}}}})
-	event(map[string]any{"type": "response.completed", "response": map[string]any{"id": id,
-		"usage": map[string]any{"input_tokens": r.tokens[0], "output_tokens": r.tokens[1], "total_tokens": r.tokens[0] + r.tokens[1]}}})
+	usage := map[string]any{"input_tokens": r.tokens[0], "output_tokens": r.tokens[1], "total_tokens": r.tokens[0] + r.tokens[1]}
+	if r.usage != nil {
+		usage = r.usage(n)
+	}
+	event(map[string]any{"type": "response.completed", "response": map[string]any{"id": id, "usage": usage}})
 }
 
 // collectStrings gathers every string in a decoded JSON value.
@@ -460,8 +465,9 @@ func TestACodexFailureIsRecordedWithItsExitStatus(t *testing.T) {
 	}
 }
 
-// TestWithoutACodexLoginScheduledWorkIsHeldNotBurned: `codex login status`
-// (the real CLI) finds no login, so `hearth run --due` claims nothing, no
+// TestWithoutACodexLoginScheduledWorkIsHeldNotBurned: Codex's own check
+// (the real CLI) finds no credential (its provider takes OpenAI's, and
+// none is stored or in the environment), so `hearth run --due` claims nothing, no
 // occurrence is used and nothing is counted; Runs says "not logged in"
 // with the fix and Home says scheduled runs are held. After `codex login`
 // the same occurrence runs.
@@ -471,6 +477,7 @@ func TestWithoutACodexLoginScheduledWorkIsHeldNotBurned(t *testing.T) {
 	var date, zone string
 	api := startResponses(t, prompt, func(n int64) string { return strictBrief(date, zone, "Written after the login.") })
 	o := newCodexOwner(t, api)
+	writeFile(t, o.codexHome, "config.toml", []byte(openAIAuthConfig(api)), 0o600)
 	o.codex(t, "", "logout")
 	_, date, zone, _, _ = o.context()
 	ops := newScheduleCLI(t, o.srv, "ops", "schedules:admin")

@@ -83,6 +83,10 @@ type Config struct {
 	// agent cost reached it (USD) times their priority's tier; 0 means no
 	// cap. Runs the owner starts still go.
 	DailyCostCap float64
+	// DailyTokenCap holds them the same way once the day's reported
+	// tokens reached it times their tier, for agents whose cost is not
+	// known; 0 means no token cap.
+	DailyTokenCap int64
 	// CostTiers are the multiples of the cap at which low, normal and high
 	// priority runs wait; zero means models.DefaultCostTiers.
 	CostTiers [3]float64
@@ -91,9 +95,9 @@ type Config struct {
 	JobPriorities map[string]string
 }
 
-// costs is the cost policy the cap, tiers and priorities make.
+// costs is the cost policy the caps, tiers and priorities make.
 func (cfg Config) costs() models.CostPolicy {
-	return models.CostPolicy{Cap: cfg.DailyCostCap, Tiers: cfg.CostTiers, Jobs: cfg.JobPriorities}
+	return models.CostPolicy{Cap: cfg.DailyCostCap, TokenCap: cfg.DailyTokenCap, Tiers: cfg.CostTiers, Jobs: cfg.JobPriorities}
 }
 
 // Server holds what every area's handlers share: the configuration, the

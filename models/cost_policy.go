@@ -29,6 +29,10 @@ var DefaultJobPriorities = map[string]string{"daily-brief": PriorityHigh}
 type CostPolicy struct {
 	// Cap is USD a day in the owner's day; 0 means no cap.
 	Cap float64
+	// TokenCap is reported tokens a day in the owner's day, beside Cap,
+	// for agents whose cost is not known (a model with no price); 0 means
+	// no token cap. The same tiers apply.
+	TokenCap int64
 	// Tiers are the multiples of Cap at which low, normal and high
 	// priority runs are held; all zero means DefaultCostTiers.
 	Tiers [3]float64
@@ -48,14 +52,38 @@ func (p CostPolicy) Priority(job string) string {
 	return PriorityNormal
 }
 
-// Limit is the day's reported cost at which runs of priority wait.
-func (p CostPolicy) Limit(priority string) float64 {
+// tier is priority's multiple of the caps.
+func (p CostPolicy) tier(priority string) float64 {
 	tiers := p.Tiers
 	if tiers == [3]float64{} {
 		tiers = DefaultCostTiers
 	}
-	i := max(slices.Index(Priorities, priority), 0)
-	return p.Cap * tiers[i]
+	return tiers[max(slices.Index(Priorities, priority), 0)]
+}
+
+// Limit is the day's reported cost at which runs of priority wait.
+func (p CostPolicy) Limit(priority string) float64 {
+	return p.Cap * p.tier(priority)
+}
+
+// TokenLimit is the day's reported tokens at which runs of priority wait.
+func (p CostPolicy) TokenLimit(priority string) float64 {
+	return float64(p.TokenCap) * p.tier(priority)
+}
+
+// HeldByTokens lists the priorities whose runs wait at tokens reported
+// today, lowest first.
+func (p CostPolicy) HeldByTokens(tokens float64) []string {
+	if p.TokenCap <= 0 {
+		return nil
+	}
+	var out []string
+	for _, pr := range Priorities {
+		if tokens >= p.TokenLimit(pr) {
+			out = append(out, pr)
+		}
+	}
+	return out
 }
 
 // Held lists the priorities whose runs wait at spent, lowest first.

@@ -125,20 +125,33 @@ func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStar
 		if len(prior) == 1 {
 			return retriedStart(t, &out, prior[0], runner, in)
 		}
-		if in.Trigger != contract.TriggerManual && costs.Cap > 0 {
+		if in.Trigger != contract.TriggerManual && (costs.Cap > 0 || costs.TokenCap > 0) {
 			day, err := ownerDay(t.DB, t.now, "")
 			if err != nil {
 				return err
 			}
-			spent, err := costSince(t.DB, day.Start)
-			if err != nil {
-				return err
-			}
 			priority := costs.Priority(in.Job)
-			if limit := costs.Limit(priority); spent >= limit {
-				out.Hold, out.Reason = contract.HoldCostCap, fmt.Sprintf("today's reported agent cost $%.2f reached $%.2f, where %s-priority runs wait (the cap is $%.2f); they wait until tomorrow, runs you start still go",
-					spent, limit, priority, costs.Cap)
-				return nil
+			if costs.Cap > 0 {
+				spent, err := costSince(t.DB, day.Start)
+				if err != nil {
+					return err
+				}
+				if limit := costs.Limit(priority); spent >= limit {
+					out.Hold, out.Reason = contract.HoldCostCap, fmt.Sprintf("today's reported agent cost $%.2f reached $%.2f, where %s-priority runs wait (the cap is $%.2f); they wait until tomorrow, runs you start still go",
+						spent, limit, priority, costs.Cap)
+					return nil
+				}
+			}
+			if costs.TokenCap > 0 {
+				tokens, err := tokensSince(t.DB, day.Start)
+				if err != nil {
+					return err
+				}
+				if limit := costs.TokenLimit(priority); tokens >= limit {
+					out.Hold, out.Reason = contract.HoldTokenCap, fmt.Sprintf("today's reported agent tokens %.0f reached %.0f, where %s-priority runs wait (the token cap is %d); they wait until tomorrow, runs you start still go",
+						tokens, limit, priority, costs.TokenCap)
+					return nil
+				}
 			}
 		}
 		run := Run{ID: in.RunID, Job: in.Job, TriggerKind: in.Trigger, Runner: runner, State: contract.RunRunning, StartedAt: t.now, UpdatedAt: t.now}
@@ -332,6 +345,14 @@ func costSince(tx *gorm.DB, start time.Time) (float64, error) {
 	return sum, err
 }
 
+// tokensSince sums the tokens runs started since start reported, as
+// costSince sums their cost (TOTAL: a float, never an integer overflow).
+func tokensSince(tx *gorm.DB, start time.Time) (float64, error) {
+	var sum float64
+	err := tx.Model(&Run{}).Where("started_at >= ?", start).Select("TOTAL(tokens)").Scan(&sum).Error
+	return sum, err
+}
+
 // RunsView is the Runs page: recent runs, the outstanding and recent
 // schedule occurrences, the last accepted publication and how fresh its
 // sources were.
@@ -346,6 +367,7 @@ type RunsView struct {
 	SourcesObservedAt *time.Time
 	LastFailure       *contract.RunView // the newest failed or unknown run after the last success
 	CostToday         float64
+	TokensToday       float64
 	Backups           BackupHealth
 	// Agents is each agent's login health, as its runner last reported it.
 	Agents []AgentHealthView
@@ -412,7 +434,10 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 		if v.Agents, err = agentHealth(tx); err != nil {
 			return err
 		}
-		v.CostToday, err = costSince(tx, v.Day.Start)
+		if v.CostToday, err = costSince(tx, v.Day.Start); err != nil {
+			return err
+		}
+		v.TokensToday, err = tokensSince(tx, v.Day.Start)
 		return err
 	})
 	if err != nil {
@@ -449,6 +474,11 @@ type RunNotice struct {
 	Cap     float64
 	// Held are the priorities whose scheduled and watch runs wait today.
 	Held []string
+	// TokensHeld are the priorities the daily token cap holds today, at
+	// Tokens reported of TokenCap.
+	TokensHeld []string
+	Tokens     float64
+	TokenCap   int64
 	// BackupFailed is the newest backup drill when it failed.
 	BackupFailed *BackupDrillView
 	// AuthHeld is an agent whose login is missing or refused: its
@@ -485,12 +515,21 @@ func (s *Store) HomeRunNotice(ctx context.Context, costs CostPolicy) (RunNotice,
 		if n.WatchFailing, err = watchFailing(tx); err != nil {
 			return err
 		}
-		if costs.Cap <= 0 {
+		if costs.Cap <= 0 && costs.TokenCap <= 0 {
 			return nil
 		}
 		day, err := ownerDay(tx, s.clock(), "")
 		if err != nil {
 			return err
+		}
+		if costs.TokenCap > 0 {
+			if n.Tokens, err = tokensSince(tx, day.Start); err != nil {
+				return err
+			}
+			n.TokenCap, n.TokensHeld = costs.TokenCap, costs.HeldByTokens(n.Tokens)
+		}
+		if costs.Cap <= 0 {
+			return nil
 		}
 		if n.Spent, err = costSince(tx, day.Start); err != nil {
 			return err

@@ -538,7 +538,7 @@ func healthWords(h models.AgentHealthView) string {
 // healthFix is what the operator does about a missing or refused login.
 func healthFix(h models.AgentHealthView) string {
 	if h.Agent == "codex" {
-		return "Run `codex login` as the user hearth's runner runs as (with the runner's CODEX_HOME); held runs then go under the usual catch-up rule."
+		return "Run `codex login` as the user hearth's runner runs as (with the runner's CODEX_HOME), or give the runner CODEX_API_KEY or the configured provider's env_key; held runs then go under the usual catch-up rule."
 	}
 	return "Log the agent in again as the user hearth's runner runs as; held runs then go under the usual catch-up rule."
 }
@@ -571,6 +571,24 @@ func heldWords(held []string) string {
 		words += "- and " + held[1]
 	}
 	return words + "-priority scheduled"
+}
+
+// tokenTiersWords is tiersWords for the daily token cap:
+// "Held: low. Waiting starts for normal at 150000 tokens, high at 200000 tokens."
+func tokenTiersWords(costs models.CostPolicy, tokens float64) string {
+	held := costs.HeldByTokens(tokens)
+	var next []string
+	for _, pr := range models.Priorities[len(held):] {
+		next = append(next, fmt.Sprintf("%s at %.0f tokens", pr, costs.TokenLimit(pr)))
+	}
+	out := ""
+	if len(held) > 0 {
+		out = "Held: " + strings.Join(held, ", ") + ". "
+	}
+	if len(next) > 0 {
+		out += "Waiting starts for " + strings.Join(next, ", ") + "."
+	}
+	return out
 }
 
 // tiersWords says which priorities wait today and where the others will:

@@ -40,6 +40,7 @@ func cmdRun(args []string) error {
 	codexSandbox := fs.String("codex-sandbox", "read-only", "with --agent codex: the sandbox of the commands Codex runs: read-only or workspace-write (the life folder writable)")
 	backoffFlag := fs.String("agent-backoff", "30s,2m", "the waits before invoking the agent again after it failed with an error (a provider error after Codex's own retries): the first, then each later one; each at most the run's deadline")
 	failedDays := fs.Int("failed-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "refused publications kept in DATA/runner/failed (they may hold text derived from messages) are removed after this many days, at each start; 0 keeps them all")
+	pricesFile := fs.String("prices", "", "with --agent codex: a JSON price file, USD per 1M tokens by model, over the built-in OpenAI prices (see docs/schedules-and-runner.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -79,10 +80,17 @@ func cmdRun(args []string) error {
 			return usageError("--agent codex: %v (install Codex, or pass --codex-bin)", err)
 		}
 		strict, _ := schema.Committed(schema.StrictResult)
-		codex = &runner.Codex{Bin: bin, Sandbox: *codexSandbox, StrictSchema: strict, FromStrict: schema.FromStrict}
+		prices, err := runner.LoadPrices(*pricesFile)
+		if err != nil {
+			return usageError("--prices: %v", err)
+		}
+		codex = &runner.Codex{Bin: bin, Sandbox: *codexSandbox, StrictSchema: strict, FromStrict: schema.FromStrict, Prices: prices}
 		*agentCmd = ""
 	default:
 		return usageError("--agent %q: the one preset is codex; other agents go in --agent-cmd", *agentName)
+	}
+	if *pricesFile != "" && codex == nil {
+		return usageError("--prices goes with --agent codex (an agent command reports its own cost)")
 	}
 	if *job != "" && !ids.Valid(*job) {
 		// The job names the run, and the run its journal file.

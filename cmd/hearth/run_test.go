@@ -12,6 +12,8 @@ func TestTheAgentFlagsAreCheckedBeforeAnythingRuns(t *testing.T) {
 	t.Setenv("HEARTH_CODEX_BIN", "")
 	t.Setenv("HEARTH_AGENT_CMD", "")
 	data := t.TempDir()
+	badPrices := filepath.Join(t.TempDir(), "prices.json")
+	os.WriteFile(badPrices, []byte(`{"models":{"gpt-6.2-sol":{"input":2,"output":10}}}`), 0o600)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -21,6 +23,8 @@ func TestTheAgentFlagsAreCheckedBeforeAnythingRuns(t *testing.T) {
 		{[]string{"--job", "daily-brief", "--agent", "codex", "--agent-cmd", "true"}, "say one"},
 		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-bin", filepath.Join(data, "no-codex")}, "install Codex, or pass --codex-bin"},
 		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-sandbox", "danger-full-access"}, "read-only, workspace-write"},
+		{[]string{"--job", "daily-brief", "--agent-cmd", "true", "--prices", badPrices}, "--prices goes with --agent codex"},
+		{[]string{"--job", "daily-brief", "--agent", "codex", "--codex-bin", "/bin/true", "--prices", badPrices}, "model gpt-6.2-sol: no cachedInput price"},
 		{[]string{"--job", "weekly-digest", "--agent-cmd", "true"}, "has daily-brief, messages, requests, routine-review): pass --prompt-file"},
 		{[]string{"--job", "daily-brief", "--agent-cmd", "true", "--agent-backoff", "30s,soon"}, "want durations such as 30s,2m"},
 		{[]string{"--job", "daily-brief", "--agent-cmd", "true", "--agent-backoff", "-1s"}, "want durations such as 30s,2m"},

@@ -47,7 +47,8 @@ func cmdServe(args []string) error {
 	backupDir := fs.String("backup-dir", "", "where serve's backups go (default DATA/backups)")
 	observationDays := fs.Int("observation-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "consumed observations older than this many days lose their payloads, once a day (0 keeps them all)")
 	costCap := fs.Float64("daily-cost-cap", 0, "USD: scheduled and watch runs wait once the day's reported agent cost reaches it times their priority's tier (0: no cap); runs the owner starts still go")
-	costTiers := fs.String("cost-tiers", "1,1.5,2", "multiples of --daily-cost-cap at which low, normal and high priority runs wait")
+	tokenCap := fs.Int64("daily-token-cap", 0, "tokens: scheduled and watch runs also wait once the day's reported agent tokens reach it times their priority's tier, for agents whose cost is not known (0: no token cap)")
+	costTiers := fs.String("cost-tiers", "1,1.5,2", "multiples of --daily-cost-cap (and --daily-token-cap) at which low, normal and high priority runs wait")
 	priorities := map[string]string{}
 	fs.Func("priority", "JOB=low|normal|high: a job's priority under the cost cap (repeatable; daily-brief is high, others normal)", func(v string) error {
 		job, pr, ok := strings.Cut(v, "=")
@@ -141,6 +142,9 @@ func cmdServe(args []string) error {
 	if *costCap < 0 {
 		return usageError("--daily-cost-cap must not be negative")
 	}
+	if *tokenCap < 0 {
+		return usageError("--daily-token-cap must not be negative")
+	}
 	tiers, err := parseCostTiers(*costTiers)
 	if err != nil {
 		return usageError("--cost-tiers: %v", err)
@@ -148,7 +152,7 @@ func cmdServe(args []string) error {
 	if err := (models.CostPolicy{Tiers: tiers, Jobs: priorities}).Check(); err != nil {
 		return usageError("%v", err)
 	}
-	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap, CostTiers: tiers, JobPriorities: priorities}
+	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap, DailyTokenCap: *tokenCap, CostTiers: tiers, JobPriorities: priorities}
 	if client != nil {
 		cfg.Beeper = client
 	}

@@ -28,6 +28,8 @@ const (
 	MaxReportedCostUSD    = 1_000_000
 	// HoldCostCap holds an autonomous run once the day's reported cost reached the cap.
 	HoldCostCap = "cost_cap"
+	// HoldTokenCap holds an autonomous run once the day's reported tokens reached the token cap.
+	HoldTokenCap = "token_cap"
 )
 
 // Invocation outcomes (issue 16): how one agent invocation of a run ended.

@@ -34,6 +34,12 @@ type Codex struct {
 	StrictSchema []byte
 	// FromStrict turns Codex's strict answer into a publication (schema.FromStrict).
 	FromStrict func(strict []byte) ([]byte, error)
+	// Prices price each invocation's tokens (LoadPrices); nil is DefaultPrices.
+	Prices Prices
+
+	// model is the model Codex uses in this CODEX_HOME, as its own check
+	// said (checkLogin); "" until then, or when it could not tell.
+	model string
 }
 
 // CodexSandboxes are the sandbox modes the preset accepts. danger-full-access
@@ -134,24 +140,29 @@ func codexEventsFile(work string) string {
 	return filepath.Join(work+".codex", "events.jsonl")
 }
 
+// codexReport is what an invocation's event stream says: the tokens of
+// every completed turn, and the error that ended it.
+type codexReport struct {
+	turns     int
+	tokens    codexTokens
+	lastError string
+}
+
 // codexEvents reads `codex exec --json`'s event stream: the tokens of
-// every completed turn (input + output; cached input is part of input,
-// reasoning part of output), and the error that ended it: the turn's
-// failure, else Codex's last top-level error. Items of type "error" are
-// warnings (unknown model metadata, say) and never the failure. Other
-// events (the messages and commands) are not kept.
-func codexEvents(stdout []byte) (tokens *int64, lastError string) {
+// every completed turn, and the error that ended it: the turn's failure,
+// else Codex's last top-level error. Items of type "error" are warnings
+// (unknown model metadata, say) and never the failure. Other events (the
+// messages and commands) are not kept.
+func codexEvents(stdout []byte) codexReport {
+	var rep codexReport
 	failed := false // a turn.failed was read: its message is the error
 	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	sc.Buffer(make([]byte, 64*1024), len(stdout)+1)
 	for sc.Scan() {
 		var ev struct {
-			Type  string `json:"type"`
-			Usage *struct {
-				InputTokens  int64 `json:"input_tokens"`
-				OutputTokens int64 `json:"output_tokens"`
-			} `json:"usage"`
-			Message string `json:"message"`
+			Type    string       `json:"type"`
+			Usage   *codexTokens `json:"usage"`
+			Message string       `json:"message"`
 			Error   *struct {
 				Message string `json:"message"`
 			} `json:"error"`
@@ -162,24 +173,36 @@ func codexEvents(stdout []byte) (tokens *int64, lastError string) {
 		switch ev.Type {
 		case "turn.completed":
 			if ev.Usage != nil {
-				sum := ev.Usage.InputTokens + ev.Usage.OutputTokens
-				if tokens != nil {
-					sum += *tokens
-				}
-				tokens = &sum
+				rep.turns++
+				rep.tokens = rep.tokens.plus(*ev.Usage)
 			}
 		case "turn.failed":
 			if ev.Error != nil && ev.Error.Message != "" {
-				lastError, failed = ev.Error.Message, true
+				rep.lastError, failed = ev.Error.Message, true
 			}
 		case "error":
 			// Also a notice of a retry ("Reconnecting... 1/5"): the turn's failure outranks it.
 			if ev.Message != "" && !failed {
-				lastError = ev.Message
+				rep.lastError = ev.Message
 			}
 		}
 	}
-	return tokens, lastError
+	return rep
+}
+
+// usage is an invocation's usage from its event stream: its tokens, and
+// their cost when the model's price is known.
+func (c *Codex) usage(events []byte) agentUsage {
+	rep := codexEvents(events)
+	if rep.turns == 0 {
+		return agentUsage{}
+	}
+	total := rep.tokens.total()
+	prices := c.Prices
+	if prices == nil {
+		prices = DefaultPrices
+	}
+	return agentUsage{Tokens: &total, CostUSD: prices.Cost(c.model, rep.tokens)}
 }
 
 // outcome turns a finished `codex exec` into the publication or the
@@ -191,7 +214,7 @@ func (c *Codex) outcome(runErr error, work, lastFile string, use agentUsage, std
 	if errors.As(runErr, &exit) {
 		var why string
 		if b, err := os.ReadFile(codexEventsFile(work)); err == nil {
-			_, why = codexEvents(b)
+			why = codexEvents(b).lastError
 		}
 		if why == "" {
 			why = stderrTail

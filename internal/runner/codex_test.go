@@ -29,6 +29,7 @@ import (
 // refuse exits 0 leaving the -o file empty; hang sleeps after a
 // turn.completed event, until it is killed.
 const fakeCodex = `#!/bin/sh
+if [ "$1" = doctor ]; then printf '%s' "$FAKE_CODEX_DOCTOR"; exit 0; fi
 rec=$FAKE_CODEX_REC
 mkdir -p "$rec"
 for a in "$@"; do printf '%s\n' "$a"; done > "$rec/argv"

@@ -2,39 +2,190 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/BurntSushi/toml"
+
 	"hearth/internal/contract"
 )
 
-// ErrNeedsLogin means the agent's own check found no login: scheduled work
-// was not claimed (no occurrence used, nothing counted, no cost) and waits
-// for the next run after a login, under the usual catch-up rule.
-var ErrNeedsLogin = errors.New("codex is not logged in (run `codex login` as this user, with this CODEX_HOME): scheduled work is held")
+// ErrNeedsLogin means the agent's own check found no credential it can
+// use: scheduled work was not claimed (no occurrence used, nothing
+// counted, no cost) and waits for the next run after a login, under the
+// usual catch-up rule; a job the owner asked for is not run.
+var ErrNeedsLogin = errors.New("codex is not logged in")
 
-// loginCheckTimeout bounds `codex login status`, which reads CODEX_HOME
-// and makes no network call.
+// needsLogin is ErrNeedsLogin with Codex's words and what was held.
+type needsLogin struct {
+	detail string // Codex's own words
+	held   string // what the runner did not do
+}
+
+func (e *needsLogin) Error() string {
+	return fmt.Sprintf("codex is not logged in (%s): %s; run `codex login` as this user with this CODEX_HOME, or give the runner CODEX_API_KEY (or the configured provider's env_key)",
+		e.detail, e.held)
+}
+
+func (e *needsLogin) Is(target error) bool { return target == ErrNeedsLogin }
+
+// loginCheckTimeout bounds Codex's own check (`codex doctor`, which also
+// probes the provider's endpoints, or `codex login status`).
 const loginCheckTimeout = 30 * time.Second
 
+// pinnedDefaultModels is the model each Codex version uses when its
+// config names none (`codex doctor` says "<default>"): the one a request
+// carries. A version not listed has no known default, so its invocations
+// record tokens and no cost.
+var pinnedDefaultModels = map[string]string{"0.171.0": "gpt-6.2-sol"}
+
+// doctorReport is the part of `codex doctor --json` the runner reads.
+type doctorReport struct {
+	CodexVersion string                 `json:"codexVersion"`
+	Checks       map[string]doctorCheck `json:"checks"`
+}
+
+// doctorCheck is one check of `codex doctor --json`.
+type doctorCheck struct {
+	Status      string         `json:"status"` // ok, warning, fail
+	Summary     string         `json:"summary"`
+	Remediation *string        `json:"remediation"`
+	Details     map[string]any `json:"details"`
+}
+
+// auth is the report's credential check as a login state: ok when Codex
+// can authenticate in this CODEX_HOME and environment (a stored login or
+// API key, CODEX_API_KEY or OPENAI_API_KEY, or the configured provider's
+// env_key); false when the report has no such check.
+func (d doctorReport) auth() (state, detail string, ok bool) {
+	c, ok := d.Checks["auth.credentials"]
+	if !ok || c.Status == "" {
+		return "", "", false
+	}
+	detail = "codex doctor: " + c.Summary
+	if c.Status != "fail" {
+		return contract.HealthOK, detail, true
+	}
+	if c.Remediation != nil && *c.Remediation != "" {
+		detail += ". " + strings.TrimSuffix(*c.Remediation, ".")
+	}
+	return contract.HealthNeedsLogin, detail, true
+}
+
+// model is the model Codex will use, as the report's config check says:
+// "" when it cannot tell.
+func (d doctorReport) model() string {
+	m, _ := d.Checks["config.load"].Details["model"].(string)
+	if m == "<default>" {
+		return pinnedDefaultModels[d.CodexVersion]
+	}
+	return m
+}
+
+// checkEnv is the environment Codex's own check runs in: the one `codex
+// exec` gets (hearth's token left out), in the runner's CODEX_HOME.
+func checkEnv(codexHome string) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HEARTH_TOKEN=") && !strings.HasPrefix(kv, "HEARTH_AGENT_CMD=") {
+			env = append(env, kv)
+		}
+	}
+	if codexHome != "" {
+		env = append(env, "CODEX_HOME="+codexHome)
+	}
+	return env
+}
+
+// doctor runs `codex doctor --json` and reads its report; ok is false
+// when this Codex has no such command or its report is unreadable. It
+// exits 1 when any check fails, which says nothing about the login, so
+// only the report counts. It learns the model Codex uses, for pricing.
+func (c *Codex) doctor(ctx context.Context, codexHome string) (doctorReport, bool) {
+	cctx, cancel := context.WithTimeout(ctx, loginCheckTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, c.Bin, "doctor", "--json")
+	cmd.Env = checkEnv(codexHome)
+	out, _ := cmd.Output()
+	var rep doctorReport
+	if json.Unmarshal(out, &rep) != nil || rep.Checks == nil {
+		return doctorReport{}, false
+	}
+	if m := rep.model(); m != "" {
+		c.model = m
+	}
+	return rep, true
+}
+
+// login says whether Codex can authenticate: its own machine-readable
+// check where it has one; else the configured provider's env_key when it
+// names one, else an API key in the environment, else `codex login
+// status`. A ChatGPT login counts until the provider refuses it (an
+// invocation's 401/403 reports refused at once).
+func (c *Codex) login(ctx context.Context, codexHome string) (state, detail string, err error) {
+	if rep, ok := c.doctor(ctx, codexHome); ok {
+		if state, detail, ok := rep.auth(); ok {
+			return state, detail, nil
+		}
+	}
+	if provider, key := providerKey(codexHome); key != "" {
+		if os.Getenv(key) != "" {
+			return contract.HealthOK, fmt.Sprintf("the configured provider %s's env_key %s is set", provider, key), nil
+		}
+		return contract.HealthNeedsLogin, fmt.Sprintf("the configured provider %s's env_key %s is not set", provider, key), nil
+	}
+	for _, k := range []string{"CODEX_API_KEY", "OPENAI_API_KEY"} {
+		if os.Getenv(k) != "" {
+			return contract.HealthOK, k + " is set", nil
+		}
+	}
+	return c.loginStatus(ctx, codexHome)
+}
+
+// providerKey is the model provider config.toml in codexHome (else
+// $CODEX_HOME, else ~/.codex) selects and the environment variable it
+// takes its key from: "" when it names none (OpenAI's own credentials) or
+// the file does not say.
+func providerKey(codexHome string) (provider, envKey string) {
+	if codexHome == "" {
+		codexHome = os.Getenv("CODEX_HOME")
+	}
+	if codexHome == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", ""
+		}
+		codexHome = filepath.Join(home, ".codex")
+	}
+	var cfg struct {
+		ModelProvider  string `toml:"model_provider"`
+		ModelProviders map[string]struct {
+			EnvKey string `toml:"env_key"`
+		} `toml:"model_providers"`
+	}
+	if _, err := toml.DecodeFile(filepath.Join(codexHome, "config.toml"), &cfg); err != nil {
+		return "", ""
+	}
+	return cfg.ModelProvider, cfg.ModelProviders[cfg.ModelProvider].EnvKey
+}
+
 // loginStatus runs `codex login status` in the runner's CODEX_HOME: exit 0
-// when a login or an API key is configured, 1 and "Not logged in"
-// otherwise. Any other failure (codex missing, a crash) is an error: the
-// check said nothing about the login.
+// when a login or an API key is stored, 1 and "Not logged in" otherwise.
+// Any other failure (codex missing, a crash) is an error: the check said
+// nothing about the login.
 func (c *Codex) loginStatus(ctx context.Context, codexHome string) (state, detail string, err error) {
 	cctx, cancel := context.WithTimeout(ctx, loginCheckTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, c.Bin, "login", "status")
-	cmd.Env = os.Environ()
-	if codexHome != "" {
-		cmd.Env = append(cmd.Env, "CODEX_HOME="+codexHome)
-	}
+	cmd.Env = checkEnv(codexHome)
 	out, runErr := cmd.CombinedOutput()
 	text := lastLines(string(out), 2)
 	var exit *exec.ExitError
@@ -58,26 +209,34 @@ func lastLines(s string, n int) string {
 	return strings.Join(keep[max(0, len(keep)-n):], " ")
 }
 
-// checkLogin asks the agent whether it is logged in, tells hearth, and
-// says whether scheduled work may be claimed. Only the Codex preset has a
-// check; another agent command is taken as logged in. A check that could
-// not run is logged and does not hold work (the run itself will say why
-// it fails).
-func (r *Runner) checkLogin(ctx context.Context) bool {
+// checkLogin asks the agent whether it can authenticate and tells hearth;
+// with no credential it is a *needsLogin naming held, and nothing may be
+// claimed or invoked. Only the Codex preset has a check; another agent
+// command is taken as logged in. A check that could not run is logged
+// and holds nothing (the run itself will say why it fails).
+func (r *Runner) checkLogin(ctx context.Context, held string) error {
 	if r.codex == nil {
-		return true
+		return nil
 	}
-	state, detail, err := r.codex.loginStatus(ctx, r.codexHome)
+	state, detail, err := r.codex.login(ctx, r.codexHome)
 	if err != nil {
 		r.log.Warn("could not check the agent's login", "err", err)
-		return true
+		return nil
 	}
 	r.reportHealth(state, detail)
 	if state == contract.HealthNeedsLogin {
-		r.log.Warn("codex is not logged in: scheduled work is held; run `codex login` as this user", "codexHome", r.codexHome)
-		return false
+		r.log.Warn("codex is not logged in: "+held+"; run `codex login` as this user, or give the runner an API key", "codexHome", r.codexHome, "check", detail)
+		return &needsLogin{detail: detail, held: held}
 	}
-	return true
+	return nil
+}
+
+// learnModel asks Codex which model it uses, for pricing, unless its
+// login check already said.
+func (r *Runner) learnModel(ctx context.Context) {
+	if r.codex != nil && r.codex.model == "" {
+		r.codex.doctor(ctx, r.codexHome)
+	}
 }
 
 // reportHealth tells hearth what the runner learned about the login. A

@@ -211,7 +211,7 @@ func renameIfPresent(from, to string) error {
 // leftoverUsage is what an agent stopped with the runner reported, if
 // anything: reported usage counts even when the outcome is unknown.
 func (r *Runner) leftoverUsage(j runJournal) *invocationUse {
-	u := readUsage(filepath.Join(r.state, "work", j.PubRunID))
+	u := readUsage(filepath.Join(r.state, "work", j.PubRunID), r.codex)
 	if u.Tokens == nil && u.CostUSD == nil {
 		return nil
 	}
@@ -221,10 +221,13 @@ func (r *Runner) leftoverUsage(j runJournal) *invocationUse {
 // readUsage is the usage an invocation in work reported: Codex's
 // turn.completed events under the Codex preset, else what an agent
 // command wrote to HEARTH_USAGE_FILE.
-func readUsage(work string) agentUsage {
+func readUsage(work string, codex *Codex) agentUsage {
 	var u agentUsage
 	if b, err := os.ReadFile(codexEventsFile(work)); err == nil {
-		u.Tokens, _ = codexEvents(b)
+		if codex == nil {
+			codex = &Codex{} // a Codex invocation recovered by a command agent's runner: no model known
+		}
+		u = codex.usage(b)
 		u.Session = codexSession(b)
 	} else if b, err := os.ReadFile(filepath.Join(work, "usage.json")); err == nil {
 		json.Unmarshal(b, &u)

@@ -269,11 +269,11 @@ func TestCodexWarningsAreNeverAnInvocationsFailure(t *testing.T) {
 		}
 		return b
 	}
-	tokens, why := codexEvents(read("codex-events-warning-ok.jsonl"))
-	if why != "" || tokens == nil || *tokens != 12 {
-		t.Fatalf("a completed turn with a warning item: error %q, tokens %v; want no error and 12 tokens", why, tokens)
+	rep := codexEvents(read("codex-events-warning-ok.jsonl"))
+	if why, tokens := rep.lastError, rep.tokens.total(); why != "" || rep.turns != 1 || tokens != 12 {
+		t.Fatalf("a completed turn with a warning item: error %q, tokens %d; want no error and 12 tokens", why, tokens)
 	}
-	_, why = codexEvents(read("codex-events-500-storm.jsonl"))
+	why := codexEvents(read("codex-events-500-storm.jsonl")).lastError
 	if want := "We’re currently experiencing high demand, which may cause temporary errors."; why != want {
 		t.Fatalf("a 500 storm's error %q, want the turn's failure %q (not a retry notice or the warning)", why, want)
 	}
@@ -282,7 +282,7 @@ func TestCodexWarningsAreNeverAnInvocationsFailure(t *testing.T) {
 {"type":"error","message":"Reconnecting... 1/5"}
 {"type":"item.completed","item":{"id":"item_9","type":"error","message":"Model metadata not found"}}
 `
-	if _, why = codexEvents([]byte(stream)); why != "unexpected status 502" {
+	if why = codexEvents([]byte(stream)).lastError; why != "unexpected status 502" {
 		t.Fatalf("error %q, want the turn's failure", why)
 	}
 }

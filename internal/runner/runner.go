@@ -208,8 +208,8 @@ func newRunID(job string) string {
 // RunDue runs every due schedule once, after the agent's login check: with
 // no login it claims nothing and returns ErrNeedsLogin.
 func (r *Runner) RunDue(ctx context.Context) error {
-	if !r.checkLogin(ctx) {
-		return ErrNeedsLogin
+	if err := r.checkLogin(ctx, "scheduled work is held"); err != nil {
+		return err
 	}
 	var rep contract.DueReport
 	if err := r.get("/api/schedules/due", &rep); err != nil {
@@ -254,7 +254,7 @@ func (r *Runner) pollWake(ctx context.Context) (wakeAnswer, error) {
 // job comes leased: its run acknowledges the lease once it started, so a
 // wake-up lost before then is offered again when the lease expires.
 func (r *Runner) Watch(ctx context.Context) error {
-	r.checkLogin(ctx)
+	r.checkLogin(ctx, "scheduled work is held")
 	for ctx.Err() == nil {
 		wake, err := r.pollWake(ctx)
 		if err != nil {
@@ -280,7 +280,7 @@ func (r *Runner) Watch(ctx context.Context) error {
 				r.log.Warn("run failed", "job", j.JobKey, "err", err)
 			}
 		}
-		if len(wake.Schedules) > 0 && !r.checkLogin(ctx) {
+		if len(wake.Schedules) > 0 && r.checkLogin(ctx, "scheduled work is held") != nil {
 			// Held: the occurrences stay due and the next poll offers them
 			// again; wait one poll's length before checking the login again.
 			select {
@@ -310,8 +310,12 @@ func (r *Runner) ackWake(j runJournal) {
 	}
 }
 
-// RunManual runs job now at the owner's request, with prompt.
+// RunManual runs job now at the owner's request, with prompt, after the
+// agent's login check: with no login it starts nothing and says so.
 func (r *Runner) RunManual(ctx context.Context, job, prompt string) error {
+	if err := r.checkLogin(ctx, "the job was not run"); err != nil {
+		return err
+	}
 	return r.runJob(ctx, runJournal{Job: job, Trigger: contract.TriggerManual, Prompt: prompt})
 }
 
@@ -541,7 +545,7 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	err = cmd.Run()
 	runtime.UnlockOSThread()
 	stderr.finish()
-	use := readUsage(work)
+	use := readUsage(work, r.codex)
 	switch {
 	case cctx.Err() == context.DeadlineExceeded:
 		return nil, use, &deadlineHit{deadline}
@@ -693,6 +697,7 @@ func (r *Runner) Recover(ctx context.Context) error {
 			continue
 		}
 		r.log.Info("recovering an interrupted run", "run", j.RunID, "phase", j.Phase)
+		r.learnModel(ctx) // its invocations are priced
 		switch j.Phase {
 		case phaseClaiming:
 			err = r.claim(ctx, j)
@@ -701,7 +706,7 @@ func (r *Runner) Recover(ctx context.Context) error {
 		case phaseInvoking:
 			// Usage the stopped agent already reported still counts.
 			j.Use = r.leftoverUsage(j)
-			j.CodexSessions = withSession(j.CodexSessions, readUsage(filepath.Join(r.state, "work", j.PubRunID)).Session)
+			j.CodexSessions = withSession(j.CodexSessions, readUsage(filepath.Join(r.state, "work", j.PubRunID), r.codex).Session)
 			if err = r.reportInvocation(j, contract.InvocationUnknown, nil); err == nil {
 				if !removeWorkWhenIdle(filepath.Join(r.state, "work", j.PubRunID)) {
 					r.log.Warn("the stopped invocation's agent is still alive; its work dir is left alone", "run", j.PubRunID)
