@@ -26,6 +26,7 @@ import (
 const resumableCodex = `#!/bin/sh
 rec=$FAKE_CODEX_REC
 mkdir -p "$rec" "$CODEX_HOME/sessions"
+if [ "$1" = doctor ]; then printf '%s' "$FAKE_CODEX_DOCTOR"; exit 0; fi
 if [ "$1" = delete ]; then
   [ "$2" = --force ] && [ -f "$CODEX_HOME/sessions/$3" ] || { echo "Error: no session $3" >&2; exit 1; }
   rm "$CODEX_HOME/sessions/$3"
@@ -114,6 +115,7 @@ func resumeRunner(t *testing.T, h *fakeHearth) (r *Runner, rec, home string) {
 	}
 	rec = filepath.Join(dir, "rec")
 	t.Setenv("FAKE_CODEX_REC", rec)
+	t.Setenv("FAKE_CODEX_DOCTOR", `{"codexVersion":"0.171.0","checks":{"auth.credentials":{"status":"ok","summary":"auth is configured"},"config.load":{"status":"ok","details":{"model":"<default>"}}}}`)
 	return r, rec, home
 }
 
