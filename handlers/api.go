@@ -24,7 +24,7 @@ type agentStore interface {
 	CompactContext(ctx context.Context) (contract.AgentContext, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
 	Publish(ctx context.Context, publisher string, body []byte) (contract.PublishReceipt, bool, error)
-	PublishDryRun(ctx context.Context, publisher string, body []byte) (models.DryRunReport, error)
+	PublishDryRun(ctx context.Context, publisher string, body []byte) (contract.DryRunReport, error)
 }
 
 // agentHandlers answer the agent's context reads and publications.

@@ -25,30 +25,22 @@ type observationsHandlers struct {
 // observationRejected is the message of a 422 for one observation.
 const observationRejected = "the observation was rejected; nothing was stored. Fix every error listed and post again"
 
-// itemError is the error of one batch item: the single POST's envelope
-// without the requestId, which belongs to the whole batch.
-type itemError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Details any    `json:"details,omitempty"`
-}
-
 // observationRefusal maps an observation's contract error to the status and
 // envelope the single POST answers; ok is false for any other error.
-func observationRefusal(err error) (status int, e itemError, ok bool) {
+func observationRefusal(err error) (status int, e contract.ObservationItemError, ok bool) {
 	var invalid *contract.ValidationError
 	var dup *contract.DuplicateObservationError
 	switch {
 	case errors.As(err, &invalid):
-		return fiber.StatusUnprocessableEntity, itemError{"invalid_request", observationRejected, fiber.Map{"errors": invalid.Errors}}, true
+		return fiber.StatusUnprocessableEntity, contract.ObservationItemError{Code: "invalid_request", Message: observationRejected, Details: fiber.Map{"errors": invalid.Errors}}, true
 	case errors.As(err, &dup):
 		msg := "an identical payload is already pending for this (source, ref); nothing was written"
 		if dup.Status == contract.ObservationConsumed {
 			msg = "an identical payload for this (source, ref) was already consumed by a publication; nothing was written"
 		}
-		return fiber.StatusConflict, itemError{"duplicate", msg, dup}, true
+		return fiber.StatusConflict, contract.ObservationItemError{Code: "duplicate", Message: msg, Details: dup}, true
 	}
-	return 0, itemError{}, false
+	return 0, contract.ObservationItemError{}, false
 }
 
 // postObservation is POST /api/observations: 200 with the action and the
@@ -67,51 +59,27 @@ func (s *observationsHandlers) postObservation(c *fiber.Ctx) error {
 		})
 }
 
-// batchItem is one result of POST /api/observations/batch.
-type batchItem struct {
-	Index         int        `json:"index"`
-	Status        int        `json:"status"`
-	Action        string     `json:"action,omitempty"`
-	ContentHash   string     `json:"contentHash,omitempty"`
-	ObservationID int64      `json:"observationId,omitempty"`
-	Error         *itemError `json:"error,omitempty"`
-}
-
-// batchCounts sums a batch's outcomes, for fetchers that report counts.
-type batchCounts struct {
-	Created   int `json:"created"`
-	Modified  int `json:"modified"`
-	Duplicate int `json:"duplicate"`
-	Invalid   int `json:"invalid"`
-}
-
 // postObservations is POST /api/observations/batch: up to 500 observations
 // in one transaction, answered per item with what the single POST would say.
 func (s *observationsHandlers) postObservations(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the batch was rejected; nothing was stored. Fix every error listed and post again"},
-		func(body []byte) (batchAnswer, int, error) {
+		func(body []byte) (contract.ObservationBatchAnswer, int, error) {
 			outcomes, err := s.store.RecordObservations(c.UserContext(), identityOf(c).agent.ID, body)
 			if err != nil {
-				return batchAnswer{}, 0, err
+				return contract.ObservationBatchAnswer{}, 0, err
 			}
 			answer, err := batchAnswerOf(outcomes)
 			return answer, fiber.StatusOK, err
 		})
 }
 
-// batchAnswer is the body of POST /api/observations/batch.
-type batchAnswer struct {
-	Results []batchItem `json:"results"`
-	Counts  batchCounts `json:"counts"`
-}
-
 // batchAnswerOf answers each outcome as the single POST would; an error
 // that is no refusal fails the whole answer.
-func batchAnswerOf(outcomes []models.ObservationOutcome) (batchAnswer, error) {
-	results := make([]batchItem, len(outcomes))
-	var counts batchCounts
+func batchAnswerOf(outcomes []models.ObservationOutcome) (contract.ObservationBatchAnswer, error) {
+	results := make([]contract.ObservationBatchItem, len(outcomes))
+	var counts contract.ObservationBatchCounts
 	for i, o := range outcomes {
-		results[i] = batchItem{Index: i, Status: fiber.StatusOK}
+		results[i] = contract.ObservationBatchItem{Index: i, Status: fiber.StatusOK}
 		if status, e, ok := observationRefusal(o.Err); ok {
 			results[i].Status, results[i].Error = status, &e
 			if status == fiber.StatusConflict {
@@ -122,7 +90,7 @@ func batchAnswerOf(outcomes []models.ObservationOutcome) (batchAnswer, error) {
 			continue
 		}
 		if o.Err != nil {
-			return batchAnswer{}, o.Err
+			return contract.ObservationBatchAnswer{}, o.Err
 		}
 		results[i].Action, results[i].ContentHash, results[i].ObservationID = o.Receipt.Action, o.Receipt.ContentHash, o.Receipt.ObservationID
 		if o.Receipt.Action == contract.ActionCreated {
@@ -131,5 +99,5 @@ func batchAnswerOf(outcomes []models.ObservationOutcome) (batchAnswer, error) {
 			counts.Modified++
 		}
 	}
-	return batchAnswer{results, counts}, nil
+	return contract.ObservationBatchAnswer{Results: results, Counts: counts}, nil
 }

@@ -11,46 +11,20 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// DryRunReport says what a publication would change, without writing it or
-// storing a receipt: per collection how many items would be created and
-// updated, and the conflicts a real publish would meet.
-type DryRunReport struct {
-	RunID            string                    `json:"runId"`
-	DryRun           bool                      `json:"dryRun"`
-	Valid            bool                      `json:"valid"`
-	ExpectedRevision int64                     `json:"expectedRevision"`
-	CurrentRevision  int64                     `json:"currentRevision"`
-	Replay           bool                      `json:"replay"`
-	Changes          map[string]CollectionDiff `json:"changes"`
-	Conflicts        []DryRunConflict          `json:"conflicts"`
-}
-
-// CollectionDiff counts the items of one collection a publication touches.
-type CollectionDiff struct {
-	Created int `json:"created"`
-	Updated int `json:"updated"`
-}
-
-// DryRunConflict is a conflict a real publish would answer with 409.
-type DryRunConflict struct {
-	Code    string `json:"code"` // idempotency_conflict, revision_conflict
-	Message string `json:"message"`
-}
-
 // PublishDryRun validates a publication fully, in one read transaction, and
 // reports what it would change. Syntax and validation errors are returned as
 // Publish returns them; conflicts are reported, not returned.
-func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte) (DryRunReport, error) {
+func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte) (contract.DryRunReport, error) {
 	r, hash, err := contract.CheckResult(body)
 	var invalid *contract.ValidationError
 	if err != nil && !errors.As(err, &invalid) {
 		var syntax *strictjson.SyntaxError
 		if errors.As(err, &syntax) {
-			return DryRunReport{}, err
+			return contract.DryRunReport{}, err
 		}
-		return DryRunReport{}, fmt.Errorf("models: dry run: %w", err)
+		return contract.DryRunReport{}, fmt.Errorf("models: dry run: %w", err)
 	}
-	rep := DryRunReport{RunID: r.RunID, DryRun: true, ExpectedRevision: r.ExpectedRevision, Changes: map[string]CollectionDiff{}, Conflicts: []DryRunConflict{}}
+	rep := contract.DryRunReport{RunID: r.RunID, DryRun: true, ExpectedRevision: r.ExpectedRevision, Changes: map[string]contract.CollectionDiff{}, Conflicts: []contract.DryRunConflict{}}
 	err = s.read(ctx, func(tx *gorm.DB) error {
 		var prior Receipt
 		if err := tx.Where("publisher = ? AND run_id = ?", publisher, r.RunID).Limit(1).Find(&prior).Error; err != nil {
@@ -60,7 +34,7 @@ func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte
 			if prior.PayloadHash == hash {
 				rep.Replay = true
 			} else {
-				rep.Conflicts = append(rep.Conflicts, DryRunConflict{Code: "idempotency_conflict",
+				rep.Conflicts = append(rep.Conflicts, contract.DryRunConflict{Code: "idempotency_conflict",
 					Message: "this runId was already published with different content"})
 			}
 		}
@@ -75,20 +49,20 @@ func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte
 			return err
 		}
 		if rep.CurrentRevision != r.ExpectedRevision && !rep.Replay {
-			rep.Conflicts = append(rep.Conflicts, DryRunConflict{Code: "revision_conflict",
+			rep.Conflicts = append(rep.Conflicts, contract.DryRunConflict{Code: "revision_conflict",
 				Message: fmt.Sprintf("expectedRevision %d, current %d", r.ExpectedRevision, rep.CurrentRevision)})
 		}
 		return diff(&r, tx, rep.Changes)
 	})
 	if err != nil {
-		return DryRunReport{}, classify("dry run", err)
+		return contract.DryRunReport{}, classify("dry run", err)
 	}
 	rep.Valid = true
 	return rep, nil
 }
 
 // diff counts, per collection, the published IDs that are new or stored.
-func diff(r *contract.Result, tx *gorm.DB, out map[string]CollectionDiff) error {
+func diff(r *contract.Result, tx *gorm.DB, out map[string]contract.CollectionDiff) error {
 	ids := func(n int, id func(int) string) []string {
 		s := make([]string, n)
 		for i := range s {
@@ -110,9 +84,9 @@ func diff(r *contract.Result, tx *gorm.DB, out map[string]CollectionDiff) error 
 		if err != nil {
 			return err
 		}
-		out[c.name] = CollectionDiff{Created: len(c.ids) - len(found), Updated: len(found)}
+		out[c.name] = contract.CollectionDiff{Created: len(c.ids) - len(found), Updated: len(found)}
 	}
-	defs := CollectionDiff{}
+	defs := contract.CollectionDiff{}
 	for _, d := range r.RoutineDefinitions {
 		var n int64
 		if err := tx.Table("routine_definitions").Where("routine_id = ? AND revision = ?", d.ID, d.Revision).Count(&n).Error; err != nil {
@@ -126,10 +100,10 @@ func diff(r *contract.Result, tx *gorm.DB, out map[string]CollectionDiff) error 
 	}
 	out["routineDefinitions"] = defs
 	if r.Brief != nil {
-		out["brief"] = CollectionDiff{Updated: 1}
+		out["brief"] = contract.CollectionDiff{Updated: 1}
 	}
-	out["retractions"] = CollectionDiff{Updated: len(r.Retractions)}
-	out["completedRequests"] = CollectionDiff{Updated: len(r.CompletedRequests)}
-	out["consumedObservations"] = CollectionDiff{Updated: len(r.ConsumedObservations)}
+	out["retractions"] = contract.CollectionDiff{Updated: len(r.Retractions)}
+	out["completedRequests"] = contract.CollectionDiff{Updated: len(r.CompletedRequests)}
+	out["consumedObservations"] = contract.CollectionDiff{Updated: len(r.ConsumedObservations)}
 	return nil
 }

@@ -70,7 +70,8 @@ var mcpTools = []mcpTool{
 				"collection": map[string]any{"type": "string", "enum": contract.ContextCollections, "description": "a collection to page instead of the whole context"},
 				"cursor":     map[string]any{"type": "string", "description": "the nextCursor that collection gave; leave out for its first page"},
 			}, nil),
-			Annotations: &mcp.ToolAnnotations{Title: "Read hearth's agent context", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &falseHint}},
+			OutputSchema: contextOutputSchema(),
+			Annotations:  &mcp.ToolAnnotations{Title: "Read hearth's agent context", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &falseHint}},
 		rules: func(a mcpArgs) []argError {
 			var errs []argError
 			if a.has("compact") && a.has("full") && a.boolean("compact", true) == a.boolean("full", false) {
@@ -104,8 +105,9 @@ var mcpTools = []mcpTool{
 	},
 	{
 		tool: &mcp.Tool{Name: "publish_result", Title: "Publish a result to hearth",
-			Description: "Publish a result (POST /api/agent-results). result is the publication; its schema is this tool's result property (also the resource hearth://schema/agent-result.json), and hearth checks more than the schema says (references between items, listed in its description). Set dryRun to validate fully and see what would change without writing. A retry with the same runId and bytes is a replay; a revision_conflict means read the context again and publish with a new runId. A refusal is a tool error carrying hearth's envelope; its JSON Pointers are into result.",
-			InputSchema: resultInputSchema(),
+			Description:  "Publish a result (POST /api/agent-results). result is the publication; its schema is this tool's result property (also the resource hearth://schema/agent-result.json), and hearth checks more than the schema says (references between items, listed in its description). Set dryRun to validate fully and see what would change without writing. A retry with the same runId and bytes is a replay; a revision_conflict means read the context again and publish with a new runId. A refusal is a tool error carrying hearth's envelope; its JSON Pointers are into result.",
+			InputSchema:  resultInputSchema(),
+			OutputSchema: publishOutputSchema(),
 			// A replay of the same runId and bytes changes nothing; a
 			// publication can retract and replace what earlier ones wrote.
 			Annotations: &mcp.ToolAnnotations{Title: "Publish a result to hearth", DestructiveHint: &trueHint, IdempotentHint: true, OpenWorldHint: &falseHint}},
@@ -119,17 +121,19 @@ var mcpTools = []mcpTool{
 	},
 	{
 		tool: &mcp.Tool{Name: "list_requests", Title: "List the owner's requests",
-			Description: "List the owner's requests (pending, and those settled in the last 14 days) from the agent context.",
-			InputSchema: objectSchema(map[string]any{"cursor": map[string]any{"type": "string", "description": "the nextCursor of the previous page"}}, nil),
-			Annotations: &mcp.ToolAnnotations{Title: "List the owner's requests", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &falseHint}},
+			Description:  "List the owner's requests (pending, and those settled in the last 14 days) from the agent context.",
+			InputSchema:  objectSchema(map[string]any{"cursor": map[string]any{"type": "string", "description": "the nextCursor of the previous page"}}, nil),
+			OutputSchema: requestsOutputSchema(),
+			Annotations:  &mcp.ToolAnnotations{Title: "List the owner's requests", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &falseHint}},
 		call: func(c mcpClient, a mcpArgs) (apiclient.Response, error) {
 			return c.call("GET", "/api/agent-context/requests?cursor="+url.QueryEscape(a.str("cursor")), nil)
 		},
 	},
 	{
 		tool: &mcp.Tool{Name: "post_observations", Title: "Record observations in hearth",
-			Description: "Record what fetchers saw (POST /api/observations/batch, up to 500): each {source, ref, changeType, actor: \"agent\", payload {kind, providerId, raw}} (the resource hearth://schema/agent-observation.json); hearth computes the content hash and answers per item created, modified, duplicate or invalid.",
-			InputSchema: observationsInputSchema(),
+			Description:  "Record what fetchers saw (POST /api/observations/batch, up to 500): each {source, ref, changeType, actor: \"agent\", payload {kind, providerId, raw}} (the resource hearth://schema/agent-observation.json); hearth computes the content hash and answers per item created, modified, duplicate or invalid.",
+			InputSchema:  observationsInputSchema(),
+			OutputSchema: observationsOutputSchema(),
 			// The same batch again is answered duplicate item by item.
 			Annotations: &mcp.ToolAnnotations{Title: "Record observations in hearth", DestructiveHint: &falseHint, IdempotentHint: true, OpenWorldHint: &falseHint}},
 		call: func(c mcpClient, a mcpArgs) (apiclient.Response, error) {
@@ -363,16 +367,9 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// toolFailure is a tool error's body: hearth's envelope with the HTTP
-// status, or the same shape for an argument hearth never saw.
-type toolFailure struct {
-	Status    int             `json:"status,omitempty"`
-	Code      string          `json:"code"`
-	Message   string          `json:"message"`
-	Argument  string          `json:"argument,omitempty"`
-	Details   json.RawMessage `json:"details,omitempty"`
-	RequestID string          `json:"requestId,omitempty"`
-}
+// toolFailure is a tool error's body (contract.ToolFailure, whose schema
+// every tool's output schema admits beside its answers).
+type toolFailure contract.ToolFailure
 
 // result is the tool error: a first line for a reader, then the failure as
 // JSON (also the structured content) for a program.

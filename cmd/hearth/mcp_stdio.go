@@ -84,34 +84,88 @@ func readMCPLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
+// maxMCPDepth is how deep a message may nest, as the SDK's decoder allows.
+const maxMCPDepth = 1000
+
 // malformedMCP is the JSON-RPC error answering line, or nil when line is
 // one JSON-RPC message. Batches are refused: MCP 2025-06-18 dropped them,
 // and the SDK ends a session that sends one.
 func malformedMCP(line []byte) []byte {
+	// Depth first: past 10000 levels encoding/json calls the line invalid,
+	// and "not JSON" would misname the fault.
+	if depth := jsonDepth(line); depth > maxMCPDepth {
+		return jsonrpcError(idOf(line), -32600, fmt.Sprintf("invalid request: the message is nested %d deep; at most %d", depth, maxMCPDepth))
+	}
 	if !json.Valid(line) {
 		return jsonrpcError(nil, -32700, "parse error: the message is not JSON")
 	}
 	if line[0] != '{' {
 		return jsonrpcError(nil, -32600, "invalid request: a message is one JSON-RPC object (batches are not supported)")
 	}
+	var head struct {
+		ID json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(line, &head)
+	id := idOf(line)
+	// The SDK would take a null id for a notification (never answered)
+	// and truncate 1.5 to 1 (answered under another id).
+	if head.ID != nil && id == nil {
+		return jsonrpcError(nil, -32600, "invalid request: an id is a string or an integer, found "+string(head.ID))
+	}
 	if _, err := jsonrpc.DecodeMessage(line); err != nil {
-		var head struct {
-			ID json.RawMessage `json:"id"`
-		}
-		json.Unmarshal(line, &head)
-		var id any
-		if json.Unmarshal(head.ID, &id) == nil {
-			switch id.(type) {
-			case string, float64:
-			default:
-				head.ID = nil
-			}
-		} else {
-			head.ID = nil
-		}
-		return jsonrpcError(head.ID, -32600, "invalid request: "+err.Error())
+		return jsonrpcError(id, -32600, "invalid request: "+err.Error())
 	}
 	return nil
+}
+
+// idOf is line's id when it can be read and is a string or an integer
+// (MCP's rule), else nil: an error answers it, or null.
+func idOf(line []byte) json.RawMessage {
+	var head struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &head) != nil {
+		return nil
+	}
+	var id any
+	if json.Unmarshal(head.ID, &id) != nil {
+		return nil
+	}
+	switch id.(type) {
+	case string:
+		return head.ID
+	case float64:
+		if !bytes.ContainsAny(head.ID, ".eE") {
+			return head.ID
+		}
+	}
+	return nil
+}
+
+// jsonDepth is how deeply line's arrays and objects nest, strings skipped;
+// it reads malformed lines too, so a deep one is named for its depth.
+func jsonDepth(line []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range line {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && b == '\\':
+			escaped = true
+		case inString && b == '"':
+			inString = false
+		case inString:
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // jsonrpcError is a JSON-RPC 2.0 error response line; a nil id is null.

@@ -111,9 +111,17 @@ func cmdRun(args []string) error {
 			return usageError("%v", err)
 		}
 	}
-	if *agentDir != "" {
-		if *agentDir, err = filepath.Abs(*agentDir); err != nil {
-			return err
+	// The agent runs in another directory (its work dir, or --agent-dir),
+	// so every path the runner hands it is made absolute here.
+	paths := []*string{agentDir, codexHome, dir}
+	if codex != nil {
+		paths = append(paths, &codex.Bin)
+	}
+	for _, p := range paths {
+		if *p != "" {
+			if *p, err = filepath.Abs(*p); err != nil {
+				return err
+			}
 		}
 	}
 	client, err := cf.client()

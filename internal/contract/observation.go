@@ -97,3 +97,36 @@ func (r *Result) validateConsumed(v *Validator) {
 		seen[id] = true
 	}
 }
+
+// ObservationBatchAnswer is the body of POST /api/observations/batch: each
+// item answered as the single POST would, and the outcomes summed.
+type ObservationBatchAnswer struct {
+	Results []ObservationBatchItem `json:"results"`
+	Counts  ObservationBatchCounts `json:"counts"`
+}
+
+// ObservationBatchItem is one item's outcome in a batch.
+type ObservationBatchItem struct {
+	Index         int                   `json:"index"`
+	Status        int                   `json:"status"`
+	Action        string                `json:"action,omitempty"`
+	ContentHash   string                `json:"contentHash,omitempty"`
+	ObservationID int64                 `json:"observationId,omitempty"`
+	Error         *ObservationItemError `json:"error,omitempty"`
+}
+
+// ObservationBatchCounts sums a batch's outcomes, for fetchers that report counts.
+type ObservationBatchCounts struct {
+	Created   int `json:"created"`
+	Modified  int `json:"modified"`
+	Duplicate int `json:"duplicate"`
+	Invalid   int `json:"invalid"`
+}
+
+// ObservationItemError is the error of one batch item: the single POST's
+// envelope without the requestId, which belongs to the whole batch.
+type ObservationItemError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Details any    `json:"details,omitempty"`
+}

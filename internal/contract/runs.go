@@ -129,5 +129,31 @@ type PublishReceipt struct {
 	ReceivedAt time.Time `json:"receivedAt"`
 }
 
+// DryRunReport is the answer of POST /api/agent-results?dryRun=true: what a
+// publication would change, without writing it or storing a receipt: per collection how many items would be created and
+// updated, and the conflicts a real publish would meet.
+type DryRunReport struct {
+	RunID            string                    `json:"runId"`
+	DryRun           bool                      `json:"dryRun"`
+	Valid            bool                      `json:"valid"`
+	ExpectedRevision int64                     `json:"expectedRevision"`
+	CurrentRevision  int64                     `json:"currentRevision"`
+	Replay           bool                      `json:"replay"`
+	Changes          map[string]CollectionDiff `json:"changes"`
+	Conflicts        []DryRunConflict          `json:"conflicts"`
+}
+
+// CollectionDiff counts the items of one collection a publication touches.
+type CollectionDiff struct {
+	Created int `json:"created"`
+	Updated int `json:"updated"`
+}
+
+// DryRunConflict is a conflict a real publish would answer with 409.
+type DryRunConflict struct {
+	Code    string `json:"code"` // idempotency_conflict, revision_conflict
+	Message string `json:"message"`
+}
+
 // PublicationRunID is the runId invocation n of run publishes under.
 func PublicationRunID(runID string, n int) string { return fmt.Sprintf("%s-%d", runID, n) }

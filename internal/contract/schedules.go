@@ -21,10 +21,11 @@ type ScheduleIn struct {
 	NotifyOnSuccess *bool     `json:"notifyOnSuccess"`
 }
 
-// LimitsIn are a create's optional Budget A limits.
+// LimitsIn are a create's optional Budget A limits, each optional alone.
+// Unset ones are left out when encoded: the decoder refuses null.
 type LimitsIn struct {
-	MaxInvocations  *int `json:"maxInvocations"`
-	DeadlineSeconds *int `json:"deadlineSeconds"`
+	MaxInvocations  *int `json:"maxInvocations,omitempty"`
+	DeadlineSeconds *int `json:"deadlineSeconds,omitempty"`
 }
 
 // DueReport is GET /api/schedules/due: what Evaluate would admit at Now.

@@ -15,7 +15,8 @@ const StrictResult = "agent-result.strict.json"
 
 // names are the committed documents in a stable order, the strict form
 // included (schemagen's test holds them to what it generates).
-var names = []string{"agent-context.json", "agent-observation.json", "agent-request.json", "agent-result.json", StrictResult}
+var names = []string{"agent-context.json", "agent-observation-batch-answer.json", "agent-observation.json", "agent-request.json",
+	"agent-result-dry-run.json", "agent-result-receipt.json", "agent-result.json", StrictResult, "agent-tool-failure.json"}
 
 // Names lists the committed documents in a stable order.
 func Names() []string { return append([]string(nil), names...) }

@@ -27,16 +27,22 @@ import (
 
 // Documents are the schemas reflected from Go types, by file name; hearth
 // serves them under /api/schema/ beside the derived schema.StrictResult.
+// The answers (context, receipts, dry-run report, a tool's failure) make
+// hearth mcp's tools' output schemas.
 var Documents = map[string]any{
-	"agent-result.json":      contract.Result{},
-	"agent-request.json":     contract.RequestIn{},
-	"agent-context.json":     contract.AgentContext{},
-	"agent-observation.json": contract.ObservationIn{},
+	"agent-result.json":                   contract.Result{},
+	"agent-request.json":                  contract.RequestIn{},
+	"agent-context.json":                  contract.AgentContext{},
+	"agent-observation.json":              contract.ObservationIn{},
+	"agent-result-receipt.json":           contract.PublishReceipt{},
+	"agent-result-dry-run.json":           contract.DryRunReport{},
+	"agent-observation-batch-answer.json": contract.ObservationBatchAnswer{},
+	"agent-tool-failure.json":             contract.ToolFailure{},
 }
 
 // reads are the documents hearth decodes: they carry the decoder's bounds.
-// The context is what hearth writes (its own occurrences have hearth: IDs
-// no publication may use), so it is left as reflected.
+// The context and the answers are what hearth writes (its own occurrences
+// have hearth: IDs no publication may use), so they are left as reflected.
 var reads = map[string]bool{"agent-result.json": true, "agent-request.json": true, "agent-observation.json": true}
 
 // Generate writes document name: reflected from its Go type, then made to
