@@ -17,6 +17,8 @@ var kitWords = map[string]string{
 	"isSender": "raw", "sortKey": "raw", "timestamp": "raw",
 	"pending": "a request's status", "null": "JSON", "true": "JSON", "bool": "JSON",
 	"short": "a candidate style, free text", "warm": "a candidate style, free text",
+	"parts": "the runner's context/index.json (internal/runner/context_parts.go)", "file": "index.json", "tokens": "index.json",
+	"page": "index.json and a page", "pages": "index.json and a page", "collection": "a page of the context dir",
 }
 
 // TestTheKitNamesOnlyFieldsTheContractHas keeps AGENTS.md and the prompts
