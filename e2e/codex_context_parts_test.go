@@ -186,10 +186,17 @@ func TestAMessagesRunReadsEveryContextPartWholeThroughCodex(t *testing.T) {
 	// complete and under 6,000 o200k tokens.
 	got := map[string]int{}
 	var read []string
+	files := map[string]bool{} // the files the model read
+	var index map[string]json.RawMessage
 	for id, out := range model.outputs {
 		cmd := model.commands[id]
+		file := cmd[strings.LastIndex(cmd, "/")+1:]
+		files[file] = true
+		if file == "index.json" {
+			json.Unmarshal([]byte(toolBody(out)), &index)
+		}
 		tokens, _ := enc.Count(toolBody(out))
-		read = append(read, fmt.Sprintf("%s (%d o200k tokens)", cmd[strings.LastIndex(cmd, "/")+1:], tokens))
+		read = append(read, fmt.Sprintf("%s (%d o200k tokens)", file, tokens))
 		if tokens > 6000 {
 			t.Errorf("%q is %d o200k tokens, over a part's 6,000", cmd, tokens)
 		}
@@ -207,14 +214,33 @@ func TestAMessagesRunReadsEveryContextPartWholeThroughCodex(t *testing.T) {
 		}
 		name := part.Collection
 		if name == "" {
-			name = strings.TrimSuffix(cmd[strings.LastIndex(cmd, "/")+1:], ".json")
+			name = strings.TrimSuffix(file, ".json")
 		}
 		got[name] += len(part.Items)
 	}
 	slices.Sort(read)
 	t.Logf("the model ran %d commands: %v", len(read), read)
+	// Every part the index lists was read, and every field of the
+	// context is in the index or a part.
+	var parts []struct {
+		Name string `json:"name"`
+		File string `json:"file"`
+	}
+	if err := json.Unmarshal(index["parts"], &parts); err != nil || len(parts) == 0 {
+		t.Fatalf("the model got no index.json with parts (%v); it read %v", err, read)
+	}
+	inParts := map[string]bool{}
+	for _, p := range parts {
+		inParts[p.Name] = true
+		if p.File != "" && !files[p.File] {
+			t.Errorf("the index lists %s, which the model never read", p.File)
+		}
+	}
 	// Every item of every collection reached it.
 	for name, raw := range want {
+		if index[name] == nil && !inParts[name] {
+			t.Errorf("%s is neither in index.json nor a part", name)
+		}
 		var c struct {
 			Items *[]json.RawMessage `json:"items"`
 		}
