@@ -30,9 +30,10 @@ func approxTokens(n int) int {
 }
 
 // maxInlineBytes is the largest non-collection field the index carries
-// itself (revision, generatedAt, today, weightGoal, lastPublication); a
-// larger one (the brief, jobFates) is a part of its own.
-const maxInlineBytes = 400
+// itself (revision, generatedAt, today, weightGoal, lastPublication, a
+// brief of a few sentences), saving the model a command; a larger one (a
+// long brief, jobFates of several jobs) is a part of its own.
+const maxInlineBytes = 1000
 
 // contextPart is one entry of index.json's parts.
 type contextPart struct {
