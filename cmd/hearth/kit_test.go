@@ -19,6 +19,7 @@ var kitWords = map[string]string{
 	"short": "a candidate style, free text", "warm": "a candidate style, free text",
 	"parts": "the runner's context/index.json (internal/runner/context_parts.go)", "file": "index.json", "tokens": "index.json",
 	"page": "index.json and a page", "pages": "index.json and a page", "collection": "a page of the context dir",
+	"available": "a userState's state (models.StateAvailable), the one the compact context leaves out",
 }
 
 // TestTheKitNamesOnlyFieldsTheContractHas keeps AGENTS.md and the prompts
