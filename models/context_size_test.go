@@ -94,10 +94,11 @@ func contextTokens(t testing.TB, read func(context.Context) (contract.AgentConte
 	return len(b), n
 }
 
-// Budgets of issue 16, in o200k tokens.
+// Budgets in o200k tokens: the full context under 8,000; the compact one,
+// which most jobs read, at most 5,500.
 const (
 	fullContextBudget    = 8000
-	compactContextBudget = 6000
+	compactContextBudget = 5500
 )
 
 func TestATypicalDaysContextFitsItsTokenBudget(t *testing.T) {
@@ -108,7 +109,7 @@ func TestATypicalDaysContextFitsItsTokenBudget(t *testing.T) {
 	if full >= fullContextBudget {
 		t.Errorf("a typical day's full context is %d tokens, over the %d budget", full, fullContextBudget)
 	}
-	if compact >= compactContextBudget {
+	if compact > compactContextBudget {
 		t.Errorf("a typical day's compact context is %d tokens, over the %d budget", compact, compactContextBudget)
 	}
 	if compact >= full {
@@ -130,7 +131,7 @@ func TestTheDocsQuoteTheTypicalDaysContextSizeAsMeasured(t *testing.T) {
 	compactBytes, compact := contextTokens(t, s.CompactContext)
 	kb := func(n int) string { return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) }
 	measured := fmt.Sprintf("full %s KB, %s tokens; compact %s KB, %s tokens", kb(fullBytes), thousands(full), kb(compactBytes), thousands(compact))
-	for _, doc := range []string{"../docs/agent-api.md"} {
+	for _, doc := range []string{"../docs/agent-api.md", "../docs/figures.md"} {
 		b, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)
