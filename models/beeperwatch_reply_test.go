@@ -93,6 +93,13 @@ func validContext(t *testing.T, s *Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	contextValidates(t, ac)
+}
+
+// contextValidates fails the test when ac does not validate against the
+// committed JSON Schema of the agent context.
+func contextValidates(t *testing.T, ac contract.AgentContext) {
+	t.Helper()
 	b, _ := schema.Committed("agent-context.json")
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {

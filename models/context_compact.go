@@ -14,7 +14,9 @@ import (
 // day, but for reminders still ahead; decisions on activities but for the
 // last day's undos and what they undid). A collection that lost items
 // says so with "truncated": true and a nextCursor that reads it in full from
-// its start, at the same revision.
+// its start, at the same revision. Of the items it keeps, it leaves out
+// values that say nothing: people's updatedAt and an activity's default
+// userState (available, never decided).
 func (s *Store) CompactContext(ctx context.Context) (contract.AgentContext, error) {
 	ac, err := s.AgentContext(ctx)
 	if err != nil {
@@ -46,6 +48,14 @@ func (s *Store) CompactContext(ctx context.Context) (contract.AgentContext, erro
 		}
 	}
 	keep(&ac.ActivityDecisions, contract.CollectionActivityDecisions, rev, func(d contract.ActivityDecisionView) bool { return undone[d.ID] })
+	for i := range ac.People.Items {
+		ac.People.Items[i].UpdatedAt = time.Time{}
+	}
+	for i, a := range ac.Activities.Items {
+		if a.UserState == (contract.UserStateView{State: StateAvailable}) {
+			ac.Activities.Items[i].UserState = contract.UserStateView{}
+		}
+	}
 	return ac, nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"hearth/internal/apiclient"
 	"hearth/internal/contract"
+	"hearth/models"
 )
 
 type clientFlags struct {
@@ -173,6 +174,9 @@ func printContext(w io.Writer, ac contract.AgentContext) {
 	printf(w, "\nactivities: %d%s\n", len(ac.Activities.Items), more(ac.Activities.Truncated))
 	for _, a := range ac.Activities.Items {
 		state := a.UserState.State
+		if state == "" { // the compact context leaves out the default
+			state = models.StateAvailable
+		}
 		if a.Retracted != nil {
 			state = "retracted"
 		}

@@ -17,6 +17,9 @@ var kitWords = map[string]string{
 	"isSender": "raw", "sortKey": "raw", "timestamp": "raw",
 	"pending": "a request's status", "null": "JSON", "true": "JSON", "bool": "JSON",
 	"short": "a candidate style, free text", "warm": "a candidate style, free text",
+	"parts": "the runner's context/index.json (internal/runner/context_parts.go)", "file": "index.json", "tokens": "index.json",
+	"page": "index.json and a page", "pages": "index.json and a page", "collection": "a page of the context dir",
+	"available": "a userState's state (models.StateAvailable), the one the compact context leaves out",
 }
 
 // TestTheKitNamesOnlyFieldsTheContractHas keeps AGENTS.md and the prompts

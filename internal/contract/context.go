@@ -80,12 +80,14 @@ type BriefView struct {
 
 // PersonView is a stored person projection.
 type PersonView struct {
-	ID          string    `json:"id"`
-	Name        string    `json:"name"`
-	Context     string    `json:"context"`
-	EvidenceIDs []string  `json:"evidenceIds"`
-	Revision    int64     `json:"revision"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Context     string   `json:"context"`
+	EvidenceIDs []string `json:"evidenceIds"`
+	Revision    int64    `json:"revision"`
+	// UpdatedAt is always set in the full context; the compact one leaves
+	// it out (revision already tells a change, and nothing sends it back).
+	UpdatedAt time.Time `json:"updatedAt,omitzero" jsonschema_description:"when the person last changed; left out of the compact context (revision tells a change), always present in the full one"`
 }
 
 // ActivityView is an agent suggestion with the owner's state beside it.
@@ -102,7 +104,9 @@ type ActivityView struct {
 	Payload        json.RawMessage `json:"payload"`
 	Revision       int64           `json:"revision"`
 	Retracted      *RetractedView  `json:"retracted,omitempty"`
-	UserState      UserStateView   `json:"userState"`
+	// UserState is always set in the full context; the compact one leaves
+	// out the default (available, never decided), which says nothing.
+	UserState UserStateView `json:"userState,omitzero" jsonschema_description:"the owner's state; left out of the compact context when it is the default: available, never decided (no until, note or at); always present in the full one"`
 }
 
 // RecommendView is where an activity sits on Home.

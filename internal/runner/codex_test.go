@@ -122,7 +122,7 @@ func TestTheCodexPresetRunsCodexExecWithThePromptOnStdinAndReadsTheLastMessage(t
 		!strings.Contains(stdin, "- context file: "+filepath.Join(work, "context.json")+"\n") || !strings.Contains(stdin, "- life folder: "+r.agentDir+"\n") {
 		t.Fatalf("stdin:\n%s", stdin)
 	}
-	if files := strings.Fields(readRec(t, rec, "workfiles")); !slices.Equal(files, []string{"AGENTS.md", "context.json", "prompt.txt"}) {
+	if files := strings.Fields(readRec(t, rec, "workfiles")); !slices.Equal(files, []string{"AGENTS.md", "context", "context.json", "prompt.txt"}) {
 		t.Fatalf("the work dir holds %v", files)
 	}
 	env := readRec(t, rec, "env")

@@ -29,16 +29,18 @@ func contextPath(job string) string {
 
 // runPrompt is the prompt the agent receives: the kit's, the schedule's
 // or the owner's prompt, then a Run section naming the job, the runId to
-// publish under, the files and, for a wake-up, why it came. Reasons are
+// publish under, the context (its dir of parts, and whole), the life
+// folder and, for a wake-up, why it came. Reasons are
 // job keys, chat names and counts (wake), never message text.
-func runPrompt(j runJournal, contextFile, lifeDir string, revision int64) string {
+func runPrompt(j runJournal, contextFile, contextDir, lifeDir string, revision int64) string {
 	var b strings.Builder
 	if p := strings.TrimRight(j.Prompt, "\n"); p != "" {
 		b.WriteString(p)
 		b.WriteString("\n\n")
 	}
 	b.WriteString("## Run\n\n")
-	fmt.Fprintf(&b, "- job: %s\n- runId: %s\n- expectedRevision: %d\n- trigger: %s\n- context file: %s\n", j.Job, j.PubRunID, revision, j.Trigger, contextFile)
+	fmt.Fprintf(&b, "- job: %s\n- runId: %s\n- expectedRevision: %d\n- trigger: %s\n- context dir: %s (cat index.json, then each part you need: one command per file)\n- context file: %s\n",
+		j.Job, j.PubRunID, revision, j.Trigger, contextDir, contextFile)
 	if lifeDir != "" {
 		fmt.Fprintf(&b, "- life folder: %s\n", lifeDir)
 	}

@@ -475,7 +475,11 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	}
 	defer removeWork(work)
 	ctxFile, promptFile, usageFile := filepath.Join(work, "context.json"), filepath.Join(work, "prompt.txt"), filepath.Join(work, "usage.json")
-	prompt := []byte(runPrompt(j, ctxFile, r.agentDir, revision))
+	ctxDir := filepath.Join(work, "context")
+	if err := writeContextDir(ctxDir, contextJSON); err != nil {
+		return nil, agentUsage{}, err
+	}
+	prompt := []byte(runPrompt(j, ctxFile, ctxDir, r.agentDir, revision))
 	for name, data := range map[string][]byte{ctxFile: contextJSON, promptFile: prompt, filepath.Join(work, "AGENTS.md"): agent.Instructions()} {
 		if err := writePrivate(name, data); err != nil {
 			return nil, agentUsage{}, err
@@ -513,7 +517,7 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "HEARTH_CONTEXT_FILE="+ctxFile, "HEARTH_PROMPT_FILE="+promptFile, "HEARTH_USAGE_FILE="+usageFile,
+	env = append(env, "HEARTH_CONTEXT_FILE="+ctxFile, "HEARTH_CONTEXT_DIR="+ctxDir, "HEARTH_PROMPT_FILE="+promptFile, "HEARTH_USAGE_FILE="+usageFile,
 		"HEARTH_RUN_ID="+j.PubRunID, "HEARTH_JOB="+j.Job, fmt.Sprintf("HEARTH_EXPECTED_REVISION=%d", revision))
 	if r.codexHome != "" {
 		env = append(env, "CODEX_HOME="+r.codexHome)
