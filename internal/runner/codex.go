@@ -20,7 +20,7 @@ import (
 
 // The Codex preset (`hearth run --agent codex`) runs the real `codex exec`
 // for a job: the prompt on stdin, the run's work dir as its root (with the
-// kit's AGENTS.md, context.json and prompt.txt), hearth's strict output
+// kit's AGENTS.md, context.json, context/ and prompt.txt), hearth's strict output
 // schema, and the last message in a file the runner reads as the
 // publication. stdout (`--json` events) is only read for usage.
 
@@ -117,7 +117,7 @@ func (c *Codex) deleteSession(ctx context.Context, env []string, id string) erro
 }
 
 // files writes what a Codex invocation needs beside the work dir (so
-// the agent's root holds only AGENTS.md, context.json and prompt.txt): a
+// the agent's root holds only AGENTS.md, context.json, context/ and prompt.txt): a
 // private copy of the strict schema and the last-message file's path.
 func (c *Codex) files(work string) (schemaFile, lastFile string, err error) {
 	dir := work + ".codex"

@@ -67,9 +67,9 @@ func repairPrompt(base string, errs []contract.RefusalError, refusedFile string,
 		b.WriteString("This invocation has its own runId and context file (see Run below); read the context again where you need it (it may have changed). ")
 	case refusedFile != "":
 		fmt.Fprintf(&b, "The refused publication is in %s: read it, then print one corrected publication, whole, that fixes every error below. ", refusedFile)
-		b.WriteString("Read the context file again where you need it (it may have changed). ")
+		b.WriteString("Read the context again where you need it (index.json, then the parts; it may have changed). ")
 	default:
-		b.WriteString("Read the context file again (it may have changed), then print one corrected publication that fixes every error below. ")
+		b.WriteString("Read the context again (index.json, then the parts you need; it may have changed), then print one corrected publication that fixes every error below. ")
 	}
 	b.WriteString("Each error gives a JSON Pointer path into your publication, what hearth expected there and what it found (values are described, not repeated).\n\n")
 	for _, e := range errs {

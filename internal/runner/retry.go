@@ -143,7 +143,7 @@ func retryPrompt(base, note string) string {
 	}
 	b.WriteString("\n## Your last invocation published nothing\n\n")
 	b.WriteString(note)
-	b.WriteString(" Read the context file again (it may have changed).\n")
+	b.WriteString(" Read the context again (index.json, then the parts you need; it may have changed).\n")
 	return b.String()
 }
 
