@@ -674,22 +674,45 @@
     if (!enqueue(path, body, form)) refuse(form, "This phone has no room to keep it; try again when you are back online.");
   }, true);
 
+  // sending starts the one send of a page form fetch posts, or returns
+  // null: a second tap while the first is on its way is the same send.
+  // data-typing holds the live reload of the page while it is on its way;
+  // a minute without an answer aborts it. done ends it, however it ended.
+  function sending(form, submitter) {
+    if (form.dataset.submitting) return null;
+    form.dataset.submitting = "true";
+    form.dataset.typing = "true";
+    var ctrl = new AbortController();
+    var timer = setTimeout(function () { ctrl.abort(); }, 60000);
+    return {
+      body: new URLSearchParams(new FormData(form, submitter)),
+      signal: ctrl.signal,
+      done: function () {
+        clearTimeout(timer);
+        delete form.dataset.submitting;
+        delete form.dataset.typing;
+      },
+    };
+  }
+
+  // answered says hearth answered form: keep.js forgets what the device
+  // kept of it, as it does once a plain form is answered.
+  function answered(form) {
+    form.dispatchEvent(new CustomEvent("hearth:sent", { bubbles: true }));
+  }
+
   // submitOrQueue posts the Weight page's weigh-in through fetch with a
   // client key: hearth's answer is shown as the page (the saved note a
   // redirect leads to, or the refusal); when hearth does not answer it is
   // queued like a row's weight. No health check first: a send whose answer
   // was lost is queued too, and its replay is a no-op on the server.
   function submitOrQueue(form, submitter) {
-    if (form.dataset.submitting) return;
-    form.dataset.submitting = "true";
-    // data-typing holds the live reload of the first part while it is on its way.
-    form.dataset.typing = "true";
-    var ctrl = new AbortController();
-    var timer = setTimeout(function () { ctrl.abort(); }, 60000);
-    var body = new URLSearchParams(new FormData(form, submitter));
+    var send = sending(form, submitter);
+    if (!send) return;
+    var body = send.body;
     body.set("clientKey", newKey());
     fetch(WEIGH_IN, {
-      method: "POST", body: body, credentials: "same-origin", signal: ctrl.signal,
+      method: "POST", body: body, credentials: "same-origin", signal: send.signal,
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
     }).then(function (res) {
       if (gatewayError(res.status, res.headers.get("Content-Security-Policy"))) throw new Error("gateway " + res.status);
@@ -697,6 +720,7 @@
       // A refusal comes through a redirect too (hearth answers every owner
       // form's POST with one): only a taken weigh-in's leads to a new page.
       if (res.redirected && res.status !== 422) {
+        answered(form);
         location.assign(res.url + (new URL(res.url).pathname === "/weight" ? "#weigh-in" : ""));
         return;
       }
@@ -710,16 +734,13 @@
           if (field) field.focus();
           return;
         }
+        answered(form);
         showPage(res, html);
       });
     }).catch(function () {
       markUnreachable();
       if (!enqueue(WEIGH_IN, body, form)) refuse(form, "This phone has no room to keep it; try again when hearth answers.");
-    }).finally(function () {
-      clearTimeout(timer);
-      delete form.dataset.submitting;
-      delete form.dataset.typing;
-    });
+    }).finally(send.done);
   }
 
   // submitByFetch posts a page form and shows hearth's answer as the page
@@ -727,29 +748,26 @@
   // hearth does not answer, the form says so in place and stays. It asks
   // /healthz first: only a POST that never left the phone is certainly not
   // sent (a connection lost after it left, or no answer in time, may hide
-  // a send that happened). A second tap while the first is on its way is
-  // the same send: it is ignored.
+  // a send that happened).
   function submitByFetch(form, submitter) {
-    if (form.dataset.submitting) return;
-    // data-typing holds the live reload of the first part while it is on its way.
-    form.dataset.submitting = "true";
-    form.dataset.typing = "true";
-    var ctrl = new AbortController();
-    var timer = setTimeout(function () { ctrl.abort(); }, 60000);
-    var body = new URLSearchParams(new FormData(form, submitter));
+    var send = sending(form, submitter);
+    if (!send) return;
     var left = false;
-    function answered(res) {
+    function fromHearth(res) {
       if (gatewayError(res.status, res.headers.get("Content-Security-Policy"))) throw new Error("gateway " + res.status);
       return res;
     }
-    fetch("/healthz", { cache: "no-store", credentials: "same-origin", signal: ctrl.signal }).then(answered).then(function () {
+    fetch("/healthz", { cache: "no-store", credentials: "same-origin", signal: send.signal }).then(fromHearth).then(function () {
       left = true;
       return fetch(new URL(form.getAttribute("action"), location.href).href, {
-        method: "POST", body: body, credentials: "same-origin", signal: ctrl.signal,
+        method: "POST", body: send.body, credentials: "same-origin", signal: send.signal,
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
       });
-    }).then(answered).then(function (res) {
-      return res.text().then(function (html) { showPage(res, html); });
+    }).then(fromHearth).then(function (res) {
+      return res.text().then(function (html) {
+        answered(form);
+        showPage(res, html);
+      });
     }).catch(function () {
       if (!left) {
         refuse(form, "hearth could not be reached; nothing was sent. Try again when it answers.");
@@ -759,11 +777,7 @@
             /^\/messages\//.test(pathOf(form)) ? "Look at the conversation before trying again." : "Reload the page to see whether it was done before trying again."));
       }
       markUnreachable();
-    }).finally(function () {
-      clearTimeout(timer);
-      delete form.dataset.submitting;
-      delete form.dataset.typing;
-    });
+    }).finally(send.done);
   }
 
   // showPage shows hearth's answer. A redirect (every owner form answers

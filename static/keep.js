@@ -123,6 +123,9 @@
       }
       var changed = (e.version || "") !== (f.dataset.keepVersion || "");
       f.value = e.value;
+      // Text put back out of sight is as good as lost: the disclosures
+      // around it (Earlier days, a correction, pasted text) open.
+      for (var d = f.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) d.open = true;
       // hearth.js keeps a field with input through a live update.
       f.dispatchEvent(new Event("input", { bubbles: true }));
       if (changed) {
@@ -253,6 +256,17 @@
     xhr.addEventListener("load", function () {
       if (xhr.status >= 200 && xhr.status < 300) keys.forEach(forget);
     });
+  });
+
+  // A form hearth.js sent through fetch and hearth answered: its answer
+  // is the next page read, as for a plain form.
+  document.addEventListener("hearth:sent", function (e) {
+    var form = e.target.closest && e.target.closest("form");
+    var keys = form ? keptFields(form).map(keyOf) : [];
+    if (!keys.length) return;
+    try {
+      sessionStorage.setItem(SENT, JSON.stringify(keys));
+    } catch (err) {}
   });
 
   // An action the offline part queued (hearth.js): the queue holds what
