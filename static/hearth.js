@@ -1065,3 +1065,20 @@
   // A queue left by a lost connection without an offline event is retried.
   var syncTimer = setInterval(function () { if (load().length) flush(); }, 30000);
 })();
+
+// The newest decision's Undo is the bottom bar's (#undo-dock); a row shows
+// its own Undo only for an older decision. A row's answer moves the bar
+// out of band without reading the other rows: the row whose decision the
+// bar offered until then gets its Undo back here.
+(function () {
+  "use strict";
+
+  document.addEventListener("htmx:afterSettle", function () {
+    var dock = document.querySelector("#undo-dock form.undo-form");
+    var docked = dock ? dock.getAttribute("action") : "";
+    document.querySelectorAll("[data-row] .undo-offer").forEach(function (offer) {
+      var form = offer.querySelector("form.undo-form");
+      offer.hidden = !!form && form.getAttribute("action") === docked;
+    });
+  });
+})();
