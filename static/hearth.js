@@ -252,6 +252,24 @@
     }
   }
 
+  // Revisions this page's own saves committed: keep.js's autosave of a
+  // conversation's draft (a fetch, not an htmx action) names each with
+  // hearth:own-revision, often after the event for it came. The stale
+  // notice stands for the revisions it was raised for (raisedFor), or for
+  // changes an event could not name (raisedBlind); once every one of
+  // those proves to be the page's own, it is taken back.
+  var mine = {};
+  var raisedFor = {};
+  var raisedBlind = false;
+  document.addEventListener("hearth:own-revision", function (e) {
+    var r = e.detail && e.detail.revision;
+    if (!r) return;
+    mine[r] = true;
+    delete raisedFor[r];
+    var note = document.getElementById("page-stale");
+    if (note && !note.hidden && !raisedBlind && !Object.keys(raisedFor).length) note.hidden = true;
+  });
+
   // The newest revision an event told this page about: an event whose
   // changes start right after it names everything that changed since.
   var seen = 0;
@@ -281,7 +299,17 @@
       if (live()) {
         if (!leaving) catchUp(data.revision);
       } else {
-        reloadPage(data, contiguous);
+        var others = [];
+        for (var r = from + 1; r <= data.revision; r++) if (!mine[r]) others.push(r);
+        // Only this page's own saves since: nothing to show or read again.
+        if (!contiguous || others.length) {
+          reloadPage(data, contiguous);
+          var note = document.getElementById("page-stale");
+          if (note && !note.hidden) {
+            others.forEach(function (x) { raisedFor[x] = true; });
+            if (!contiguous) raisedBlind = true;
+          }
+        }
       }
     }
     if (document.body) document.body.dataset.seen = String(seen);

@@ -178,9 +178,6 @@
   var timers = new WeakMap();
   var saving = new WeakMap(); // field → a save is in flight; "again" when typed meanwhile
   var viaRow = new Map(); // row element → field, for an autosave sent by htmx
-  // Revisions this page's autosaves committed, and the newest one heard
-  // of before each event (see the conversation's notice below).
-  var mine = {};
 
   function schedule(f) {
     clearTimeout(timers.get(f));
@@ -286,9 +283,8 @@
       var e = read(k);
       if (e) write(k, { value: e.value, version: editRevision, rows: e.rows, at: e.at });
       if (editRevision !== prev) {
-        mine[editRevision] = true;
+        // hearth.js: this page's own change is no news to it.
         document.dispatchEvent(new CustomEvent("hearth:own-revision", { detail: { revision: Number(editRevision) } }));
-        explainNotice();
       }
       // The row now shows what hearth has: its version follows, so a later
       // live update for other changes keeps it without a "changed" mark.
@@ -311,37 +307,6 @@
     // Offline, unreachable, or refused: the device copy holds it; the next
     // pause in typing tries again.
     if (again) schedule(f);
-  }
-
-  // A conversation page shows "This page changed elsewhere" when the draft
-  // it shows changed while the owner types (hearth.js), which the page's
-  // own autosave does too. That notice is taken back when the only
-  // revision it was raised for is this page's own autosave, and the
-  // revision before it was already heard of (so none was missed).
-  var notice = document.getElementById("page-stale");
-  var lastSeen = Number(document.body.dataset.seen || document.body.dataset.revision || 0);
-  var prevSeen = lastSeen;
-  var raised = null;
-
-  function explainNotice() {
-    if (!notice || notice.hidden || !raised) return;
-    if (mine[raised.at] && raised.prev >= raised.at - 1) {
-      notice.hidden = true;
-      raised = null;
-    }
-  }
-
-  if (notice && !document.getElementById("live")) {
-    new MutationObserver(function () {
-      var s = Number(document.body.dataset.seen || 0);
-      if (s > lastSeen) {
-        prevSeen = lastSeen;
-        lastSeen = s;
-      }
-      if (!notice.hidden && !raised) raised = { at: lastSeen, prev: prevSeen };
-      if (notice.hidden) raised = null;
-      explainNotice();
-    }).observe(document.body, { attributes: true, attributeFilter: ["data-seen", "hidden"], subtree: true });
   }
 
   // --- forgetting ---
