@@ -152,3 +152,61 @@ func TestASavedEditorForgetsItsKeptText(t *testing.T) {
 		})
 	}
 }
+
+// refusedSaves are saves hearth refuses: what was typed must stay kept.
+var refusedSaves = []keptField{
+	{name: "weight goal", path: "/weight", sel: "#goal", text: "sixty", submit: `#goal-form button[type="submit"]:not([name])`},
+	{name: "routine note", path: "/routines", sel: `[data-testid="past-outcome-reason"]`, text: "Recorded for a day long gone",
+		fill:   `(function(){var f=document.querySelector('[data-testid="past-outcome"]');var d=f.querySelector('[name="date"]');if(d.tagName==="SELECT"){var o=document.createElement("option");o.value="2001-01-01";d.appendChild(o)}d.value="2001-01-01";return true})()`,
+		submit: `[data-testid="past-outcome"] [data-testid="past-outcome-save"]`},
+}
+
+func TestARefusedSaveKeepsWhatWasTyped(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	for _, f := range refusedSaves {
+		t.Run(f.name, func(t *testing.T) {
+			tb := &tab{t: t, ctx: tb.ctx, srv: srv}
+			tb.navigate(f.path)
+			tb.showField(f.sel)
+			tb.typeInto(f.sel, f.text)
+			keys := tb.keptKeys(f.sel)
+			if f.fill != "" {
+				tb.do("fill the form", chromedp.Evaluate[chromedp.Void](f.fill))
+			}
+			tb.do("mark the page", chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.before = "true"; true`))
+			tb.do("save", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).click(); true`, f.submit)))
+			eventually(tb, "hearth's refusal shown", `!document.documentElement.dataset.before && document.readyState === "complete" && !!document.querySelector('main [role="alert"]')`, navigationDeadline)
+			tb.navigate(f.path)
+			if n := tb.stillKept(keys); n != len(keys) {
+				t.Errorf("after hearth refused the save, %d of %d copies are kept on the device", n, len(keys))
+			}
+			tb.showField(f.sel)
+			if got := tb.valueOf(f.sel); got != f.text {
+				t.Errorf("back on %s after the refusal the field holds %q, want %q", f.path, got, f.text)
+			}
+		})
+	}
+}
+
+func TestASaveTakenFromTheRefusalPageForgetsTheRefusedText(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.navigate("/weight")
+	tb.typeInto("#goal", "sixty")
+	tb.do("save", chromedp.Evaluate[chromedp.Void](`document.querySelector('#goal-form button[type="submit"]:not([name])').click(); true`))
+	eventually(tb, "hearth's refusal shown", `location.pathname !== "/weight" && document.readyState === "complete" && !!document.querySelector('main [role="alert"]')`, navigationDeadline)
+	// Corrected and saved from the refusal's page.
+	tb.typeInto("#goal", "61.5")
+	tb.do("save again", chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.before = "true"; document.querySelector('#goal-form button[type="submit"]:not([name])').click(); true`))
+	eventually(tb, "hearth's answer shown", `!document.documentElement.dataset.before && document.readyState === "complete" && !document.querySelector('main [role="alert"]')`, navigationDeadline)
+	tb.navigate("/weight")
+	if got := tb.valueOf("#goal"); got != "61.5" {
+		t.Errorf("the goal field holds %q after the corrected save, want 61.5", got)
+	}
+	if note := tb.restoredNote("#goal"); note != "" {
+		t.Errorf("after the corrected save the Weight page says %q", note)
+	}
+}

@@ -723,10 +723,11 @@
     };
   }
 
-  // answered says hearth answered form: keep.js forgets what the device
-  // kept of it, as it does once a plain form is answered.
-  function answered(form) {
-    form.dispatchEvent(new CustomEvent("hearth:sent", { bubbles: true }));
+  // answered says hearth took form (res, after its redirect, is not a
+  // refusal): keep.js forgets what the device kept of it, as it does once
+  // a plain form is answered.
+  function answered(form, res) {
+    if (res.ok) form.dispatchEvent(new CustomEvent("hearth:sent", { bubbles: true }));
   }
 
   // submitOrQueue posts the Weight page's weigh-in through fetch with a
@@ -748,7 +749,7 @@
       // A refusal comes through a redirect too (hearth answers every owner
       // form's POST with one): only a taken weigh-in's leads to a new page.
       if (res.redirected && res.status !== 422) {
-        answered(form);
+        answered(form, res);
         location.assign(res.url + (new URL(res.url).pathname === "/weight" ? "#weigh-in" : ""));
         return;
       }
@@ -762,7 +763,7 @@
           if (field) field.focus();
           return;
         }
-        answered(form);
+        answered(form, res);
         showPage(res, html);
       });
     }).catch(function () {
@@ -793,7 +794,7 @@
       });
     }).then(fromHearth).then(function (res) {
       return res.text().then(function (html) {
-        answered(form);
+        answered(form, res);
         showPage(res, html);
       });
     }).catch(function () {

@@ -15,15 +15,21 @@
   "use strict";
 
   var PREFIX = "hearth.keep:";
-  // sessionStorage: keys of fields whose plain form was just submitted;
-  // the next page read (the form's answer) forgets them.
+  // sessionStorage: the fields (nameOf) whose plain form was just
+  // submitted; the next page read (the form's answer) forgets them.
   var SENT = "hearth.keep.sent";
   var MAX_AGE = 14 * 24 * 3600 * 1000;
   // A pause in typing this long saves a reply to hearth.
   var AUTOSAVE_AFTER = 800;
 
   function keyOf(f) {
-    return PREFIX + location.pathname + "|" + f.id + "|" + f.dataset.keep;
+    return PREFIX + location.pathname + nameOf(f);
+  }
+
+  // nameOf is a field's key without its page: the same field on another
+  // page (its form's refusal, shown at /answers/ID) has the same name.
+  function nameOf(f) {
+    return "|" + f.id + "|" + f.dataset.keep;
   }
 
   function read(k) {
@@ -255,16 +261,20 @@
     });
   });
 
-  // A form hearth.js sent through fetch and hearth answered: its answer
-  // is the next page read, as for a plain form.
+  // A form hearth.js sent through fetch and hearth took: its answer is
+  // the next page read, as for a plain form.
   document.addEventListener("hearth:sent", function (e) {
     var form = e.target.closest && e.target.closest("form");
-    var keys = form ? keptFields(form).map(keyOf) : [];
-    if (!keys.length) return;
-    try {
-      sessionStorage.setItem(SENT, JSON.stringify(keys));
-    } catch (err) {}
+    if (form) markSent(form);
   });
+
+  function markSent(form) {
+    var names = keptFields(form).map(nameOf);
+    if (!names.length) return;
+    try {
+      sessionStorage.setItem(SENT, JSON.stringify(names));
+    } catch (err) {}
+  }
 
   // An action the offline part queued (hearth.js): the queue holds what
   // its form held and says so on the row, so the device copy is done with.
@@ -356,18 +366,24 @@
     }
     // htmx (and the offline queue) take their forms themselves: prevented here.
     if (e.defaultPrevented || (form.getAttribute("method") || "").toLowerCase() !== "post") return;
-    var keys = keptFields(form).map(keyOf);
-    if (!keys.length) return;
-    try {
-      sessionStorage.setItem(SENT, JSON.stringify(keys));
-    } catch (err) {}
+    markSent(form);
   });
 
   function start() {
-    // A page read after a plain form was sent is that form's answer.
+    // A page read after a plain form was sent is that form's answer: what
+    // the form held is saved, unless hearth refused it (the answer's
+    // status, after the redirect): then the device keeps it for the form's
+    // own page, should the owner leave the refusal. Taken, it is forgotten
+    // on every page that kept it (a refusal's text kept for the form's page).
     try {
-      JSON.parse(sessionStorage.getItem(SENT) || "[]").forEach(forget);
+      var nav = performance.getEntriesByType("navigation")[0];
+      var names = JSON.parse(sessionStorage.getItem(SENT) || "[]");
       sessionStorage.removeItem(SENT);
+      if (!(nav && nav.responseStatus >= 400)) {
+        keptKeys().forEach(function (k) {
+          if (names.some(function (n) { return k.slice(-n.length) === n; })) forget(k);
+        });
+      }
     } catch (err) {}
     restore(document);
     reopen();
