@@ -4,9 +4,9 @@
 // The key is the page, the field and the record (data-keep); the record's
 // version when typed (data-keep-version) goes with the text. When the field
 // is shown again without that text, the text is put back with a quiet
-// "Restored" note (saying so when the record changed since); Home opens
-// the rows again that held it. The copy is forgotten once its form was
-// sent and answered, and on logout. A reply is a draft hearth stores: its
+// "Restored" note (saying so when the record changed since), opening the
+// disclosures and, on Home, the rows around it. The copy is forgotten once
+// hearth took its form (a refusal keeps it), and on logout. A reply is a draft hearth stores: its
 // text is also saved there as the owner's edit while typing
 // (data-autosave), naming the edit it started from, so it never overwrites
 // a newer edit made elsewhere. On Back the back/forward cache keeps the
