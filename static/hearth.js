@@ -81,7 +81,8 @@
       return;
     }
     var active = document.activeElement && document.activeElement.matches("input, textarea, select") ? document.activeElement : null;
-    var typed = document.querySelector("[data-typing]");
+    // A field typed in, or a form fetch is sending (hearth.js's sending).
+    var typed = document.querySelector("[data-typing], [data-submitting]");
     if (!active && !typed && !leaving && !showsAnswer()) {
       location.reload();
       return;
@@ -704,12 +705,12 @@
 
   // sending starts the one send of a page form fetch posts, or returns
   // null: a second tap while the first is on its way is the same send.
-  // data-typing holds the live reload of the page while it is on its way;
-  // a minute without an answer aborts it. done ends it, however it ended.
+  // data-submitting also holds the live reload of the page while it is on
+  // its way; a minute without an answer aborts it. done ends it, however
+  // it ended.
   function sending(form, submitter) {
     if (form.dataset.submitting) return null;
     form.dataset.submitting = "true";
-    form.dataset.typing = "true";
     var ctrl = new AbortController();
     var timer = setTimeout(function () { ctrl.abort(); }, 60000);
     return {
@@ -718,7 +719,6 @@
       done: function () {
         clearTimeout(timer);
         delete form.dataset.submitting;
-        delete form.dataset.typing;
       },
     };
   }
