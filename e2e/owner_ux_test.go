@@ -80,7 +80,8 @@ func TestCompleteThenUndoReopensTheRowAndTheAgentSeesBoth(t *testing.T) {
 	if w := get(tb, "undo word", chromedp.Text(css(row+` [data-testid="undo-word"]`))); w != "Done" {
 		t.Errorf("undo bar says %q, want Done", w)
 	}
-	tb.do("undo", chromedp.Click(css(row+` [data-testid="undo"]`)))
+	// The newest decision's Undo is the bottom bar's.
+	tb.do("undo", chromedp.Click(css(`#undo-dock [data-testid="undo"]`)))
 	eventually(tb, "row open again", `(function(){var r=document.querySelector('`+row+`');return !!r&&r.dataset.state==="available"&&!r.closest('[data-testid="done-today"]')&&!r.querySelector('[data-testid="undo-bar"]')})()`, 10*time.Second)
 	ds := decisionsFor(t, srv, "book-bike-service")
 	if len(ds) != 2 || ds[0]["cause"] != "home" || ds[0]["state"] != "completed" || ds[1]["cause"] != "undo" ||

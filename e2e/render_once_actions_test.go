@@ -108,10 +108,11 @@ func TestEveryOwnActionRendersOnceAndAChangeElsewhereIsReadOnce(t *testing.T) {
 	tb.expand("book-bike-service", "task")
 	tap("complete a task", 1, "",
 		chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="complete"]`)),
-		chromedp.WaitVisible(css(`[data-testid="done-today"] `+rowSel("book-bike-service")+` [data-testid="undo"]`)),
+		chromedp.WaitVisible(css(`[data-testid="done-today"] `+rowSel("book-bike-service")+` [data-testid="undo-word"]`)),
 	)
+	// The newest decision's Undo is the bottom bar's.
 	tap("undo it", 0, "",
-		chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="undo"]`)),
+		chromedp.Click(css(`#undo-dock [data-testid="undo"]`)),
 		chromedp.WaitVisible(css(`section `+rowSel("book-bike-service")+`[data-state="available"]`)),
 	)
 

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 
 	"github.com/gofiber/fiber/v2"
+
+	"hearth/views"
 )
 
 // answerCacheSize bounds the form answers kept for post/redirect/get. One
@@ -54,12 +56,13 @@ type pageAnswer struct {
 }
 
 // showAnswer shows a kept form answer with the status it was answered
-// with; one no longer kept says so and leads Home.
+// with; one no longer kept is gone for good (410), and says where to look.
 func (s *Server) showAnswer(c *fiber.Ctx) error {
 	a, ok := answerOf[pageAnswer](s.answers, c.Params("answer"))
 	if !ok {
-		return s.render(c, fiber.StatusNotFound, formError("This answer is no longer kept",
-			[]string{"hearth restarted since, or many forms were sent after it. Nothing was done again; open the page and look there."}, "/"))
+		return s.render(c, fiber.StatusGone, viewOf(views.Gone("This answer is gone",
+			"This answer is no longer kept: hearth restarted since, or many forms were sent after it.",
+			"Nothing was done again. What was saved is on its own page: Home, Messages, Routines or Weight.")))
 	}
 	return sendHTML(c, a.status, a.html)
 }

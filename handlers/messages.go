@@ -346,7 +346,7 @@ func (s *messagesHandlers) reviewSaved(c *fiber.Ctx) error {
 	if id := c.Query("answer"); id != "" {
 		own, ok := answerOf[ownReview](s.answers, id)
 		if !ok {
-			return s.renderConversation(c, fiber.StatusNotFound, &views.EditorProblem{DraftID: c.Query("draftId"),
+			return s.renderConversation(c, fiber.StatusGone, &views.EditorProblem{DraftID: c.Query("draftId"),
 				Message: "This review is no longer kept (hearth restarted since); nothing was sent. Review the reply again."})
 		}
 		// Sent from this review already: its outcome, never a second Send.

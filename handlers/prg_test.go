@@ -49,7 +49,7 @@ func TestAnImportsAnswerPageShowsItAgainOnReloadWithoutImportingAgain(t *testing
 		t.Fatalf("the check after the import: %q", txt)
 	}
 	gone := ta.get("/weight/import/not-kept", "", cookie)
-	if gone.status != http.StatusNotFound {
+	if gone.status != http.StatusGone {
 		t.Fatalf("an answer not kept: %s", gone)
 	}
 	has(t, gone.doc(t), `[data-testid="import-gone"]`)

@@ -223,7 +223,7 @@ func (s *weightHandlers) showImport(c *fiber.Ctx) error {
 	}
 	check, ok := answerOf[importCheck](s.answers, id)
 	if !ok {
-		return s.renderWeight(c, fiber.StatusNotFound, views.WeightForm{ImportGone: true})
+		return s.renderWeight(c, fiber.StatusGone, views.WeightForm{ImportGone: true})
 	}
 	d, format, readings, refused, err := s.checkImport(c, check.CSV)
 	if err != nil || refused {

@@ -81,7 +81,8 @@
       return;
     }
     var active = document.activeElement && document.activeElement.matches("input, textarea, select") ? document.activeElement : null;
-    var typed = document.querySelector("[data-typing]");
+    // A field typed in, or a form fetch is sending (hearth.js's sending).
+    var typed = document.querySelector("[data-typing], [data-submitting]");
     if (!active && !typed && !leaving && !showsAnswer()) {
       location.reload();
       return;
@@ -252,6 +253,24 @@
     }
   }
 
+  // Revisions this page's own saves committed: keep.js's autosave of a
+  // conversation's draft (a fetch, not an htmx action) names each with
+  // hearth:own-revision, often after the event for it came. The stale
+  // notice stands for the revisions it was raised for (raisedFor), or for
+  // changes an event could not name (raisedBlind); once every one of
+  // those proves to be the page's own, it is taken back.
+  var mine = {};
+  var raisedFor = {};
+  var raisedBlind = false;
+  document.addEventListener("hearth:own-revision", function (e) {
+    var r = e.detail && e.detail.revision;
+    if (!r) return;
+    mine[r] = true;
+    delete raisedFor[r];
+    var note = document.getElementById("page-stale");
+    if (note && !note.hidden && !raisedBlind && !Object.keys(raisedFor).length) note.hidden = true;
+  });
+
   // The newest revision an event told this page about: an event whose
   // changes start right after it names everything that changed since.
   var seen = 0;
@@ -281,7 +300,17 @@
       if (live()) {
         if (!leaving) catchUp(data.revision);
       } else {
-        reloadPage(data, contiguous);
+        var others = [];
+        for (var r = from + 1; r <= data.revision; r++) if (!mine[r]) others.push(r);
+        // Only this page's own saves since: nothing to show or read again.
+        if (!contiguous || others.length) {
+          reloadPage(data, contiguous);
+          var note = document.getElementById("page-stale");
+          if (note && !note.hidden) {
+            others.forEach(function (x) { raisedFor[x] = true; });
+            if (!contiguous) raisedBlind = true;
+          }
+        }
       }
     }
     if (document.body) document.body.dataset.seen = String(seen);
@@ -674,22 +703,45 @@
     if (!enqueue(path, body, form)) refuse(form, "This phone has no room to keep it; try again when you are back online.");
   }, true);
 
+  // sending starts the one send of a page form fetch posts, or returns
+  // null: a second tap while the first is on its way is the same send.
+  // data-submitting also holds the live reload of the page while it is on
+  // its way; a minute without an answer aborts it. done ends it, however
+  // it ended.
+  function sending(form, submitter) {
+    if (form.dataset.submitting) return null;
+    form.dataset.submitting = "true";
+    var ctrl = new AbortController();
+    var timer = setTimeout(function () { ctrl.abort(); }, 60000);
+    return {
+      body: new URLSearchParams(new FormData(form, submitter)),
+      signal: ctrl.signal,
+      done: function () {
+        clearTimeout(timer);
+        delete form.dataset.submitting;
+      },
+    };
+  }
+
+  // answered says hearth took form (res, after its redirect, is not a
+  // refusal): keep.js forgets what the device kept of it, as it does once
+  // a plain form is answered.
+  function answered(form, res) {
+    if (res.ok) form.dispatchEvent(new CustomEvent("hearth:sent", { bubbles: true }));
+  }
+
   // submitOrQueue posts the Weight page's weigh-in through fetch with a
   // client key: hearth's answer is shown as the page (the saved note a
   // redirect leads to, or the refusal); when hearth does not answer it is
   // queued like a row's weight. No health check first: a send whose answer
   // was lost is queued too, and its replay is a no-op on the server.
   function submitOrQueue(form, submitter) {
-    if (form.dataset.submitting) return;
-    form.dataset.submitting = "true";
-    // data-typing holds the live reload of the first part while it is on its way.
-    form.dataset.typing = "true";
-    var ctrl = new AbortController();
-    var timer = setTimeout(function () { ctrl.abort(); }, 60000);
-    var body = new URLSearchParams(new FormData(form, submitter));
+    var send = sending(form, submitter);
+    if (!send) return;
+    var body = send.body;
     body.set("clientKey", newKey());
     fetch(WEIGH_IN, {
-      method: "POST", body: body, credentials: "same-origin", signal: ctrl.signal,
+      method: "POST", body: body, credentials: "same-origin", signal: send.signal,
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
     }).then(function (res) {
       if (gatewayError(res.status, res.headers.get("Content-Security-Policy"))) throw new Error("gateway " + res.status);
@@ -697,6 +749,7 @@
       // A refusal comes through a redirect too (hearth answers every owner
       // form's POST with one): only a taken weigh-in's leads to a new page.
       if (res.redirected && res.status !== 422) {
+        answered(form, res);
         location.assign(res.url + (new URL(res.url).pathname === "/weight" ? "#weigh-in" : ""));
         return;
       }
@@ -710,16 +763,13 @@
           if (field) field.focus();
           return;
         }
+        answered(form, res);
         showPage(res, html);
       });
     }).catch(function () {
       markUnreachable();
       if (!enqueue(WEIGH_IN, body, form)) refuse(form, "This phone has no room to keep it; try again when hearth answers.");
-    }).finally(function () {
-      clearTimeout(timer);
-      delete form.dataset.submitting;
-      delete form.dataset.typing;
-    });
+    }).finally(send.done);
   }
 
   // submitByFetch posts a page form and shows hearth's answer as the page
@@ -727,29 +777,26 @@
   // hearth does not answer, the form says so in place and stays. It asks
   // /healthz first: only a POST that never left the phone is certainly not
   // sent (a connection lost after it left, or no answer in time, may hide
-  // a send that happened). A second tap while the first is on its way is
-  // the same send: it is ignored.
+  // a send that happened).
   function submitByFetch(form, submitter) {
-    if (form.dataset.submitting) return;
-    // data-typing holds the live reload of the first part while it is on its way.
-    form.dataset.submitting = "true";
-    form.dataset.typing = "true";
-    var ctrl = new AbortController();
-    var timer = setTimeout(function () { ctrl.abort(); }, 60000);
-    var body = new URLSearchParams(new FormData(form, submitter));
+    var send = sending(form, submitter);
+    if (!send) return;
     var left = false;
-    function answered(res) {
+    function fromHearth(res) {
       if (gatewayError(res.status, res.headers.get("Content-Security-Policy"))) throw new Error("gateway " + res.status);
       return res;
     }
-    fetch("/healthz", { cache: "no-store", credentials: "same-origin", signal: ctrl.signal }).then(answered).then(function () {
+    fetch("/healthz", { cache: "no-store", credentials: "same-origin", signal: send.signal }).then(fromHearth).then(function () {
       left = true;
       return fetch(new URL(form.getAttribute("action"), location.href).href, {
-        method: "POST", body: body, credentials: "same-origin", signal: ctrl.signal,
+        method: "POST", body: send.body, credentials: "same-origin", signal: send.signal,
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
       });
-    }).then(answered).then(function (res) {
-      return res.text().then(function (html) { showPage(res, html); });
+    }).then(fromHearth).then(function (res) {
+      return res.text().then(function (html) {
+        answered(form, res);
+        showPage(res, html);
+      });
     }).catch(function () {
       if (!left) {
         refuse(form, "hearth could not be reached; nothing was sent. Try again when it answers.");
@@ -759,11 +806,7 @@
             /^\/messages\//.test(pathOf(form)) ? "Look at the conversation before trying again." : "Reload the page to see whether it was done before trying again."));
       }
       markUnreachable();
-    }).finally(function () {
-      clearTimeout(timer);
-      delete form.dataset.submitting;
-      delete form.dataset.typing;
-    });
+    }).finally(send.done);
   }
 
   // showPage shows hearth's answer. A redirect (every owner form answers
@@ -1050,4 +1093,21 @@
   if (unreachable) probeTimer = setTimeout(probe, 5000);
   // A queue left by a lost connection without an offline event is retried.
   var syncTimer = setInterval(function () { if (load().length) flush(); }, 30000);
+})();
+
+// The newest decision's Undo is the bottom bar's (#undo-dock); a row shows
+// its own Undo only for an older decision. A row's answer moves the bar
+// out of band without reading the other rows: the row whose decision the
+// bar offered until then gets its Undo back here.
+(function () {
+  "use strict";
+
+  document.addEventListener("htmx:afterSettle", function () {
+    var dock = document.querySelector("#undo-dock form.undo-form");
+    var docked = dock ? dock.getAttribute("action") : "";
+    document.querySelectorAll("[data-row] .undo-offer").forEach(function (offer) {
+      var form = offer.querySelector("form.undo-form");
+      offer.hidden = !!form && form.getAttribute("action") === docked;
+    });
+  });
 })();

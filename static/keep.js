@@ -4,9 +4,9 @@
 // The key is the page, the field and the record (data-keep); the record's
 // version when typed (data-keep-version) goes with the text. When the field
 // is shown again without that text, the text is put back with a quiet
-// "Restored" note (saying so when the record changed since); Home opens
-// the rows again that held it. The copy is forgotten once its form was
-// sent and answered, and on logout. A reply is a draft hearth stores: its
+// "Restored" note (saying so when the record changed since), opening the
+// disclosures and, on Home, the rows around it. The copy is forgotten once
+// hearth took its form (a refusal keeps it), and on logout. A reply is a draft hearth stores: its
 // text is also saved there as the owner's edit while typing
 // (data-autosave), naming the edit it started from, so it never overwrites
 // a newer edit made elsewhere. On Back the back/forward cache keeps the
@@ -15,15 +15,21 @@
   "use strict";
 
   var PREFIX = "hearth.keep:";
-  // sessionStorage: keys of fields whose plain form was just submitted;
-  // the next page read (the form's answer) forgets them.
+  // sessionStorage: the fields (nameOf) whose plain form was just
+  // submitted; the next page read (the form's answer) forgets them.
   var SENT = "hearth.keep.sent";
   var MAX_AGE = 14 * 24 * 3600 * 1000;
   // A pause in typing this long saves a reply to hearth.
   var AUTOSAVE_AFTER = 800;
 
   function keyOf(f) {
-    return PREFIX + location.pathname + "|" + f.id + "|" + f.dataset.keep;
+    return PREFIX + location.pathname + nameOf(f);
+  }
+
+  // nameOf is a field's key without its page: the same field on another
+  // page (its form's refusal, shown at /answers/ID) has the same name.
+  function nameOf(f) {
+    return "|" + f.id + "|" + f.dataset.keep;
   }
 
   function read(k) {
@@ -123,6 +129,9 @@
       }
       var changed = (e.version || "") !== (f.dataset.keepVersion || "");
       f.value = e.value;
+      // Text put back out of sight is as good as lost: the disclosures
+      // around it (Earlier days, a correction, pasted text) open.
+      for (var d = f.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) d.open = true;
       // hearth.js keeps a field with input through a live update.
       f.dispatchEvent(new Event("input", { bubbles: true }));
       if (changed) {
@@ -175,9 +184,6 @@
   var timers = new WeakMap();
   var saving = new WeakMap(); // field → a save is in flight; "again" when typed meanwhile
   var viaRow = new Map(); // row element → field, for an autosave sent by htmx
-  // Revisions this page's autosaves committed, and the newest one heard
-  // of before each event (see the conversation's notice below).
-  var mine = {};
 
   function schedule(f) {
     clearTimeout(timers.get(f));
@@ -255,6 +261,21 @@
     });
   });
 
+  // A form hearth.js sent through fetch and hearth took: its answer is
+  // the next page read, as for a plain form.
+  document.addEventListener("hearth:sent", function (e) {
+    var form = e.target.closest && e.target.closest("form");
+    if (form) markSent(form);
+  });
+
+  function markSent(form) {
+    var names = keptFields(form).map(nameOf);
+    if (!names.length) return;
+    try {
+      sessionStorage.setItem(SENT, JSON.stringify(names));
+    } catch (err) {}
+  }
+
   // An action the offline part queued (hearth.js): the queue holds what
   // its form held and says so on the row, so the device copy is done with.
   document.addEventListener("hearth:queued", function (e) {
@@ -272,9 +293,8 @@
       var e = read(k);
       if (e) write(k, { value: e.value, version: editRevision, rows: e.rows, at: e.at });
       if (editRevision !== prev) {
-        mine[editRevision] = true;
+        // hearth.js: this page's own change is no news to it.
         document.dispatchEvent(new CustomEvent("hearth:own-revision", { detail: { revision: Number(editRevision) } }));
-        explainNotice();
       }
       // The row now shows what hearth has: its version follows, so a later
       // live update for other changes keeps it without a "changed" mark.
@@ -297,37 +317,6 @@
     // Offline, unreachable, or refused: the device copy holds it; the next
     // pause in typing tries again.
     if (again) schedule(f);
-  }
-
-  // A conversation page shows "This page changed elsewhere" when the draft
-  // it shows changed while the owner types (hearth.js), which the page's
-  // own autosave does too. That notice is taken back when the only
-  // revision it was raised for is this page's own autosave, and the
-  // revision before it was already heard of (so none was missed).
-  var notice = document.getElementById("page-stale");
-  var lastSeen = Number(document.body.dataset.seen || document.body.dataset.revision || 0);
-  var prevSeen = lastSeen;
-  var raised = null;
-
-  function explainNotice() {
-    if (!notice || notice.hidden || !raised) return;
-    if (mine[raised.at] && raised.prev >= raised.at - 1) {
-      notice.hidden = true;
-      raised = null;
-    }
-  }
-
-  if (notice && !document.getElementById("live")) {
-    new MutationObserver(function () {
-      var s = Number(document.body.dataset.seen || 0);
-      if (s > lastSeen) {
-        prevSeen = lastSeen;
-        lastSeen = s;
-      }
-      if (!notice.hidden && !raised) raised = { at: lastSeen, prev: prevSeen };
-      if (notice.hidden) raised = null;
-      explainNotice();
-    }).observe(document.body, { attributes: true, attributeFilter: ["data-seen", "hidden"], subtree: true });
   }
 
   // --- forgetting ---
@@ -377,18 +366,24 @@
     }
     // htmx (and the offline queue) take their forms themselves: prevented here.
     if (e.defaultPrevented || (form.getAttribute("method") || "").toLowerCase() !== "post") return;
-    var keys = keptFields(form).map(keyOf);
-    if (!keys.length) return;
-    try {
-      sessionStorage.setItem(SENT, JSON.stringify(keys));
-    } catch (err) {}
+    markSent(form);
   });
 
   function start() {
-    // A page read after a plain form was sent is that form's answer.
+    // A page read after a plain form was sent is that form's answer: what
+    // the form held is saved, unless hearth refused it (the answer's
+    // status, after the redirect): then the device keeps it for the form's
+    // own page, should the owner leave the refusal. Taken, it is forgotten
+    // on every page that kept it (a refusal's text kept for the form's page).
     try {
-      JSON.parse(sessionStorage.getItem(SENT) || "[]").forEach(forget);
+      var nav = performance.getEntriesByType("navigation")[0];
+      var names = JSON.parse(sessionStorage.getItem(SENT) || "[]");
       sessionStorage.removeItem(SENT);
+      if (!(nav && nav.responseStatus >= 400)) {
+        keptKeys().forEach(function (k) {
+          if (names.some(function (n) { return k.slice(-n.length) === n; })) forget(k);
+        });
+      }
     } catch (err) {}
     restore(document);
     reopen();

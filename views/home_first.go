@@ -110,6 +110,14 @@ func openSteps(r models.HomeRow) []models.HomeRow {
 	return out
 }
 
+// decision is the decision u offers to undo, or 0 for none.
+func (u *undoItem) decision() int64 {
+	if u == nil {
+		return 0
+	}
+	return u.Offer.DecisionID
+}
+
 // undoTestID names the bar's content: a move off Home keeps its own name.
 func undoTestID(u *undoItem) string {
 	if u.Moved {
