@@ -24,7 +24,7 @@ unit:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /e2e)
 
 e2e: chromium
-	$(GO) test -count=1 ./e2e/...
+	$(GO) test -count=1 -timeout=30m ./e2e/...
 
 ## chromium: the browser tests need Debian's chromium; install it when missing
 chromium:
