@@ -26,7 +26,7 @@ func previewOf(c beeper.Chat) (chatPreview, bool) {
 	if m == nil || m.IsHidden {
 		return chatPreview{}, false
 	}
-	p := chatPreview{Sender: outside(m.SenderName), Text: strings.Join(strings.Fields(outside(m.Text)), " ")}
+	p := chatPreview{Sender: outside(m.SenderName), Text: strings.Join(strings.Fields(outside(m.Words())), " ")}
 	switch {
 	case m.IsSender:
 		p.Sender = "You"
@@ -39,8 +39,10 @@ func previewOf(c beeper.Chat) (chatPreview, bool) {
 	switch {
 	case m.IsDeleted:
 		p.Text = "deleted a message"
+	case m.Kind() == beeper.TypeReaction:
+		p.Text = strings.TrimSpace("reacted " + p.Text)
 	case p.Text == "":
-		p.Text = messageKindWords(m.Type)
+		p.Text = "sent a message"
 	}
 	// The row shows one line; the rest would only be cut off by CSS.
 	if r := []rune(p.Text); len(r) > 140 {
@@ -49,23 +51,40 @@ func previewOf(c beeper.Chat) (chatPreview, bool) {
 	return p, true
 }
 
-// messageKindWords names a message without text by its kind.
-func messageKindWords(kind string) string {
-	switch kind {
-	case "IMAGE":
-		return "sent a photo"
-	case "VIDEO":
-		return "sent a video"
-	case "VOICE", "AUDIO":
-		return "sent a voice message"
-	case "FILE":
-		return "sent a file"
-	case "STICKER":
-		return "sent a sticker"
-	case "LOCATION":
-		return "sent a location"
-	case "REACTION":
-		return "reacted"
+// shownMessage is a message as a conversation shows it, with the
+// reactions to it ("👍 Ana Okafor").
+type shownMessage struct {
+	beeper.Message
+	Reactions []string
+}
+
+// conversationOf is msgs (oldest first) as a conversation shows them: a
+// reaction under the message it answers, not as a message of its own (one
+// to a message on another page shows with that page); a hidden message
+// (Beeper hides it from display) left out.
+func conversationOf(msgs []beeper.Message) []shownMessage {
+	out := make([]shownMessage, 0, len(msgs))
+	at := map[string]int{}
+	for _, m := range msgs {
+		if m.IsHidden || m.Kind() == beeper.TypeReaction {
+			continue
+		}
+		at[m.ID] = len(out)
+		out = append(out, shownMessage{Message: m})
 	}
-	return "sent a message"
+	for _, m := range msgs {
+		i, ok := at[m.LinkedMessageID]
+		if m.IsHidden || m.IsDeleted || m.Kind() != beeper.TypeReaction || !ok {
+			continue
+		}
+		who := outside(m.SenderName)
+		switch {
+		case m.IsSender:
+			who = "You"
+		case who == "":
+			who = outside(m.SenderID)
+		}
+		out[i].Reactions = append(out[i].Reactions, strings.TrimSpace(outside(m.Text)+" "+who))
+	}
+	return out
 }
