@@ -141,11 +141,17 @@ func (w *Watch) pass(ctx context.Context) (int, error) {
 		last, seen := cur.LastSortKey(c.ID)
 		var msgs, changed []beeper.Message
 		switch {
-		case cur.Since == nil:
+		case cur.Since == nil && (c.Preview == nil || c.Preview.Counts()):
 			// Baseline: the newest message the chat list shows.
 			if c.Preview != nil {
 				msgs = []beeper.Message{*c.Preview}
 			}
+		case cur.Since == nil:
+			// A reaction or notice is the newest: the newest page shows
+			// the message before it, which may be owed a reply.
+			var page beeper.MessagePage
+			page, err = w.b.Messages(ctx, c.ID, beeper.MessagesQuery{})
+			msgs = page.Items
 		case seen:
 			msgs, changed, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return m.SortKey.Compare(beeper.SortKey(last)) > 0 })
 		default:

@@ -236,3 +236,19 @@ func TestAnEditOfAMessageHearthNeverRecordedRecordsNothing(t *testing.T) {
 		t.Errorf("%d observations from an edit of history before the watch began, want none", n)
 	}
 }
+
+// The first pass reads only each chat's newest message; when that is a
+// reaction, the question before it must still be the one owed.
+func TestABaselineWhoseNewestMessageIsAReactionStillOwesTheQuestionBeforeIt(t *testing.T) {
+	s, now := newTestStoreWith(t, models.Options{OwedAfter: time.Minute})
+	b := beepertest.Start(t, nil, beepertest.WithClock(now.Now))
+	b.Add(beepertest.AnaChatID, beeper.Message{SenderID: beepertest.SelfID, Type: beeper.TypeReaction, Text: "❤️", LinkedMessageID: "m-ana-1"})
+	w := NewWatch(s, b.Client, WatchOptions{})
+	if n, err := w.Tick(context.Background()); err != nil || n != 0 {
+		t.Fatalf("baseline recorded %d, %v", n, err)
+	}
+	now.Advance(3 * time.Hour)
+	if text, owed := owedText(t, s, beepertest.AnaChatID); !owed || text != "And what time should we meet? I'd like an early start." {
+		t.Errorf("after a baseline ending in the owner's reaction Ana's chat is owed=%v (%q); want her last question owed", owed, text)
+	}
+}
