@@ -99,6 +99,9 @@ type Message struct {
 	IsHidden        bool      `json:"isHidden,omitempty"`
 	// Attachments are the message's media, if any (a photo, a voice note, a file).
 	Attachments []Attachment `json:"attachments,omitempty"`
+	// Reactions are the reactions to the message, where Beeper lists them
+	// on it rather than (or as well as) as REACTION messages.
+	Reactions []Reaction `json:"reactions,omitempty"`
 	// SendStatus is set when the bridge reported on a message the owner sent.
 	SendStatus *SendStatus `json:"sendStatus,omitempty"`
 }
@@ -138,6 +141,16 @@ type Attachment struct {
 	IsSticker   bool    `json:"isSticker,omitempty"`
 	IsVoiceNote bool    `json:"isVoiceNote,omitempty"`
 	SrcURL      string  `json:"srcURL,omitempty"`
+}
+
+// Reaction is one participant's reaction to a message (SDK 5's Reaction):
+// ReactionKey is an emoji when Emoji is set, else a network's key or shortcode.
+type Reaction struct {
+	ID            string `json:"id"`
+	ParticipantID string `json:"participantID"`
+	ReactionKey   string `json:"reactionKey"`
+	Emoji         bool   `json:"emoji,omitempty"`
+	ImgURL        string `json:"imgURL,omitempty"`
 }
 
 // Send statuses as SDK 5 spells SendStatus.Status.

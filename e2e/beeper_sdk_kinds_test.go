@@ -73,6 +73,9 @@ func TestOfficialBeeperSDKReadsEveryMessageKindTheFakeServes(t *testing.T) {
 			t.Errorf("hearth reads the %s (%s) as counts=%v %q; want counts=%v %q", name, m.Kind(), m.Counts(), m.Words(), w.counts, w.words)
 		}
 	}
+	if m, _ := b.Client.Message(t.Context(), beepertest.AnaChatID, ids["photo"]); len(m.Reactions) != 1 || m.Reactions[0].ReactionKey != "😍" || m.Reactions[0].ParticipantID != beepertest.SelfID {
+		t.Errorf("hearth's client reads the photo's reactions as %+v", m.Reactions)
+	}
 	if m, _ := b.Client.Message(t.Context(), beepertest.AnaChatID, ids["edited"]); m.EditedTimestamp.IsZero() {
 		t.Error("hearth's client lost the edit's time")
 	}

@@ -1,6 +1,8 @@
 package views
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"hearth/beeper"
@@ -60,9 +62,11 @@ type shownMessage struct {
 
 // conversationOf is msgs (oldest first) as a conversation shows them: a
 // reaction under the message it answers, not as a message of its own (one
-// to a message on another page shows with that page); a hidden message
-// (Beeper hides it from display) left out.
-func conversationOf(msgs []beeper.Message) []shownMessage {
+// to a message on another page shows with that page), whether Beeper sent
+// it as a REACTION message or in the message's reactions (named from
+// people, the chat's participants); a hidden message (Beeper hides it
+// from display) left out.
+func conversationOf(msgs []beeper.Message, people []beeper.User) []shownMessage {
 	out := make([]shownMessage, 0, len(msgs))
 	at := map[string]int{}
 	for _, m := range msgs {
@@ -71,6 +75,12 @@ func conversationOf(msgs []beeper.Message) []shownMessage {
 		}
 		at[m.ID] = len(out)
 		out = append(out, shownMessage{Message: m})
+	}
+	react := func(i int, key, who string) {
+		r := strings.TrimSpace(outside(key) + " " + who)
+		if !slices.Contains(out[i].Reactions, r) { // Beeper may report one both ways
+			out[i].Reactions = append(out[i].Reactions, r)
+		}
 	}
 	for _, m := range msgs {
 		i, ok := at[m.LinkedMessageID]
@@ -84,7 +94,21 @@ func conversationOf(msgs []beeper.Message) []shownMessage {
 		case who == "":
 			who = outside(m.SenderID)
 		}
-		out[i].Reactions = append(out[i].Reactions, strings.TrimSpace(outside(m.Text)+" "+who))
+		react(i, m.Text, who)
+	}
+	for i := range out {
+		for _, r := range out[i].Message.Reactions {
+			who := outside(r.ParticipantID)
+			for _, u := range people {
+				if u.ID == r.ParticipantID {
+					who = cmp.Or(outside(u.FullName), outside(u.Username), who)
+					if u.IsSelf {
+						who = "You"
+					}
+				}
+			}
+			react(i, r.ReactionKey, who)
+		}
 	}
 	return out
 }

@@ -1143,7 +1143,7 @@ func Conversation(d ConversationData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, m := range conversationOf(d.Messages) {
+			for _, m := range conversationOf(d.Messages, d.Chat.Participants.Items) {
 				templ_7745c5c3_Err = message(m.Message, m.Reactions, d.Chat.Type == beeper.ChatGroup, d.Day).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

@@ -100,6 +100,7 @@ type fakeMessage struct {
 func (m *fakeMessage) out() beeper.Message {
 	msg := m.Message
 	msg.Attachments = slices.Clone(msg.Attachments)
+	msg.Reactions = slices.Clone(msg.Reactions)
 	if msg.SendStatus != nil {
 		st := *msg.SendStatus
 		st.DeliveredToUsers = slices.Clone(st.DeliveredToUsers)
@@ -305,7 +306,7 @@ func (f *Fake) Incoming(chatID, senderID, text string) beeper.Message {
 // Add injects msg as the newest message of chatID, from msg.SenderID (the
 // owner's when it is SelfID): the fake gives it its ID (unless msg has
 // one), sort key, account, chat and time. Type, Text, Attachments,
-// LinkedMessageID and the isHidden and isDeleted flags are kept as given,
+// Reactions, LinkedMessageID and the isHidden and isDeleted flags are kept as given,
 // so every shape SDK 5 declares (a reaction, a notice, a photo without a
 // caption) can be served. It counts as unread unless the owner sent it,
 // or it is a reaction, hidden or deleted. An unknown chat returns the zero Message.
@@ -326,6 +327,7 @@ func (f *Fake) Add(chatID string, msg beeper.Message) beeper.Message {
 	m.ID = cmp.Or(msg.ID, m.ID)
 	m.Type = cmp.Or(msg.Type, m.Type)
 	m.Attachments = slices.Clone(msg.Attachments)
+	m.Reactions = slices.Clone(msg.Reactions)
 	m.IsHidden, m.IsDeleted = msg.IsHidden, msg.IsDeleted
 	if !m.IsSender && m.Type != beeper.TypeReaction && !m.IsHidden && !m.IsDeleted {
 		m.IsUnread = true

@@ -42,6 +42,13 @@ function checkAttachment(a, w) {
   for (const k of ['isGif', 'isSticker', 'isVoiceNote']) optBool(a[k], `${w}.${k}`);
 }
 
+// shared.d.ts Reaction
+function checkReaction(r, w) {
+  for (const k of ['id', 'participantID', 'reactionKey']) str(r[k], `${w}.${k}`);
+  optBool(r.emoji, `${w}.emoji`);
+  optStr(r.imgURL, `${w}.imgURL`);
+}
+
 // shared.d.ts Message, the fields a message's kind is read from
 function checkMessage(m, w) {
   for (const k of ['id', 'accountID', 'chatID', 'senderID', 'sortKey']) str(m[k], `${w}.${k}`);
@@ -53,6 +60,10 @@ function checkMessage(m, w) {
   if (m.attachments !== undefined) {
     assert.ok(Array.isArray(m.attachments), `${w}.attachments must be an array`);
     m.attachments.forEach((a, i) => checkAttachment(a, `${w}.attachments[${i}]`));
+  }
+  if (m.reactions !== undefined) {
+    assert.ok(Array.isArray(m.reactions), `${w}.reactions must be an array`);
+    m.reactions.forEach((r, i) => checkReaction(r, `${w}.reactions[${i}]`));
   }
 }
 
@@ -77,7 +88,11 @@ ids.deleted = await add({ text: 'typo' });
 await control('/_fake/edit', { chatId: ANA, messageId: ids.deleted, deleted: true });
 ids.edited = await add({ text: 'Meet at 7?' });
 await control('/_fake/edit', { chatId: ANA, messageId: ids.edited, text: 'Meet at 8?' });
-ids.photo = await add({ type: 'IMAGE', attachments: [{ type: 'img', fileName: 'IMG_0412.jpg', mimeType: 'image/jpeg', fileSize: 204800 }] });
+ids.photo = await add({
+  type: 'IMAGE',
+  attachments: [{ type: 'img', fileName: 'IMG_0412.jpg', mimeType: 'image/jpeg', fileSize: 204800 }],
+  reactions: [{ id: SELF, participantID: SELF, reactionKey: '😍', emoji: true }],
+});
 ids.captioned = await add({ type: 'IMAGE', text: 'The view from the top!', attachments: [{ type: 'img' }] });
 ids.voice = await add({ type: 'VOICE', attachments: [{ type: 'audio', duration: 42, isVoiceNote: true, mimeType: 'audio/ogg' }] });
 ids.video = await add({ type: 'VIDEO', attachments: [{ type: 'video', duration: 12.5 }] });
@@ -103,6 +118,7 @@ assert.equal(got('deleted').isDeleted, true);
 assert.equal(got('edited').text, 'Meet at 8?');
 assert.ok(Date.parse(got('edited').editedTimestamp) >= Date.parse(got('edited').timestamp), 'an edit is no older than its message');
 assert.equal(got('photo').attachments[0].fileName, 'IMG_0412.jpg');
+assert.deepEqual(got('photo').reactions.map((r) => r.reactionKey), ['😍'], 'a reaction listed on the message it answers');
 assert.equal(got('voice').attachments[0].duration, 42);
 assert.equal(got('voice').attachments[0].isVoiceNote, true);
 assert.equal(got('mine').isSender, true);
