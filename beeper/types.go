@@ -97,8 +97,60 @@ type Message struct {
 	EditedTimestamp time.Time `json:"editedTimestamp,omitzero"`
 	IsDeleted       bool      `json:"isDeleted,omitempty"`
 	IsHidden        bool      `json:"isHidden,omitempty"`
+	// Attachments are the message's media, if any (a photo, a voice note, a file).
+	Attachments []Attachment `json:"attachments,omitempty"`
+	// Reactions are the reactions to the message, where Beeper lists them
+	// on it rather than (or as well as) as REACTION messages.
+	Reactions []Reaction `json:"reactions,omitempty"`
 	// SendStatus is set when the bridge reported on a message the owner sent.
 	SendStatus *SendStatus `json:"sendStatus,omitempty"`
+}
+
+// Message types as SDK 5 spells Message.Type.
+const (
+	TypeText     = "TEXT"
+	TypeNotice   = "NOTICE"
+	TypeImage    = "IMAGE"
+	TypeVideo    = "VIDEO"
+	TypeVoice    = "VOICE"
+	TypeAudio    = "AUDIO"
+	TypeFile     = "FILE"
+	TypeSticker  = "STICKER"
+	TypeLocation = "LOCATION"
+	TypeReaction = "REACTION"
+)
+
+// Attachment types as SDK 5 spells Attachment.Type.
+const (
+	AttachmentImage   = "img"
+	AttachmentVideo   = "video"
+	AttachmentAudio   = "audio"
+	AttachmentUnknown = "unknown"
+)
+
+// Attachment is one medium of a message (SDK 5's Attachment); Duration is
+// in seconds, for audio and video.
+type Attachment struct {
+	Type        string  `json:"type"`
+	ID          string  `json:"id,omitempty"`
+	Duration    float64 `json:"duration,omitempty"`
+	FileName    string  `json:"fileName,omitempty"`
+	FileSize    float64 `json:"fileSize,omitempty"`
+	MimeType    string  `json:"mimeType,omitempty"`
+	IsGif       bool    `json:"isGif,omitempty"`
+	IsSticker   bool    `json:"isSticker,omitempty"`
+	IsVoiceNote bool    `json:"isVoiceNote,omitempty"`
+	SrcURL      string  `json:"srcURL,omitempty"`
+}
+
+// Reaction is one participant's reaction to a message (SDK 5's Reaction):
+// ReactionKey is an emoji when Emoji is set, else a network's key or shortcode.
+type Reaction struct {
+	ID            string `json:"id"`
+	ParticipantID string `json:"participantID"`
+	ReactionKey   string `json:"reactionKey"`
+	Emoji         bool   `json:"emoji,omitempty"`
+	ImgURL        string `json:"imgURL,omitempty"`
 }
 
 // Send statuses as SDK 5 spells SendStatus.Status.

@@ -30,7 +30,28 @@ type WatchedMessage struct {
 	SortKey         string
 	IsSender        bool
 	LinkedMessageID string
+	// Type is Beeper's message type (TEXT, IMAGE, REACTION, ...), and Text
+	// its words: media described, with the caption if any.
+	Type string
+	// Aside marks a message that does not count in the conversation
+	// (beeper.Message.Counts is false): a reaction, a notice, a hidden or
+	// deleted message never makes a reply owed, wakes the job, makes a
+	// draft stale or answers one.
+	Aside    bool
+	Deleted  bool
+	EditedAt time.Time
+	// Change marks a message the watch saw before that was since edited
+	// or deleted: not a new message.
+	Change bool
 }
+
+// records reports whether m, new, becomes an observation: what counts, and
+// reactions (the agent may read a thumbs-up as an answer); not notices,
+// hidden or deleted messages.
+func (m WatchedMessage) records() bool { return !m.Aside || m.Type == messageReaction }
+
+// messageReaction is Beeper's type of a reaction (beeper.TypeReaction).
+const messageReaction = "REACTION"
 
 // WatchedChat is one chat the watch read: what it shows of the chat, and
 // its messages newer than the cursor (on a baseline, the chat list's newest).
@@ -100,7 +121,10 @@ type chatWatch struct {
 	LastSortKey         string
 	LastIncomingSortKey string
 	LastIncomingAt      *time.Time
-	UpdatedAt           time.Time
+	// LastSaidSortKey is the newest message that counts (not WatchedMessage.Aside),
+	// whoever sent it: a reply is owed while it is the last incoming one.
+	LastSaidSortKey string
+	UpdatedAt       time.Time
 	// Title, Muted and LastIncomingText let hearth list owed replies
 	// without asking Beeper.
 	Title            string
@@ -135,28 +159,48 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 			row.Title, row.Muted = n.Title, n.Muted
 			var incoming, mine []WatchedMessage
 			for _, m := range n.Messages {
+				var invalid *contract.ValidationError
+				if m.Change {
+					if m.SortKey == row.LastIncomingSortKey && !m.Deleted {
+						row.LastIncomingText = m.Text
+					}
+					if baseline {
+						continue
+					}
+					if err := recordChange(t, n, m); errors.As(err, &invalid) {
+						refused = append(refused, err.Error())
+					} else if err != nil {
+						return err
+					}
+					continue
+				}
 				if sortkey.Compare(m.SortKey, row.LastSortKey) > 0 {
 					row.LastSortKey = m.SortKey
 				}
-				if !m.IsSender && sortkey.Compare(m.SortKey, row.LastIncomingSortKey) > 0 {
+				if !m.Aside && sortkey.Compare(m.SortKey, row.LastSaidSortKey) > 0 {
+					row.LastSaidSortKey = m.SortKey
+				}
+				if !m.Aside && !m.IsSender && sortkey.Compare(m.SortKey, row.LastIncomingSortKey) > 0 {
 					row.LastIncomingSortKey = m.SortKey
 					row.LastIncomingAt = incomingAt(m.Timestamp)
 					row.LastIncomingText = m.Text
 				}
-				if baseline {
+				if baseline || !m.records() {
 					continue
 				}
-				var invalid *contract.ValidationError
-				if err := recordMessage(t, n, m); errors.As(err, &invalid) {
+				if err := recordMessage(t, n, m, contract.ChangeCreated); errors.As(err, &invalid) {
 					refused = append(refused, err.Error())
 					continue
 				} else if err != nil {
 					return err
 				}
 				recorded++
-				if m.IsSender {
+				switch {
+				case m.Aside:
+					// A reaction is for the agent to read; it asks nothing.
+				case m.IsSender:
 					mine = append(mine, m)
-				} else {
+				default:
 					incoming = append(incoming, m)
 				}
 			}
@@ -197,14 +241,30 @@ func (s *Store) RecordWatchFailure(cause error) {
 	})
 }
 
-// recordMessage records one message as an observation hearth made; a
-// message already recorded unchanged is skipped.
-func recordMessage(t *txn, chat WatchedChat, m WatchedMessage) error {
+// recordChange records an edit or deletion of a message hearth recorded
+// as a new version of its observation (changeType modified or deleted), so
+// the agent reads what the message says now. A message hearth never
+// recorded (history from before the watch, a notice) stays unrecorded.
+func recordChange(t *txn, chat WatchedChat, m WatchedMessage) error {
+	var n int64
+	if err := t.Model(&Observation{}).Where("source = ? AND ref = ?", "beeper:"+chat.AccountID, m.ID).Limit(1).Count(&n).Error; err != nil || n == 0 {
+		return err
+	}
+	change := contract.ChangeModified
+	if m.Deleted {
+		change = contract.ChangeDeleted
+	}
+	return recordMessage(t, chat, m, change)
+}
+
+// recordMessage records one message as an observation hearth made, with
+// change as its changeType; a message already recorded unchanged is skipped.
+func recordMessage(t *txn, chat WatchedChat, m WatchedMessage, change string) error {
 	raw, err := messageRaw(chat, m)
 	if err != nil {
 		return fmt.Errorf("message %s: %w", m.ID, err)
 	}
-	body, _ := json.Marshal(map[string]any{"source": "beeper:" + chat.AccountID, "ref": m.ID, "changeType": contract.ChangeCreated, "actor": contract.ActorAgent,
+	body, _ := json.Marshal(map[string]any{"source": "beeper:" + chat.AccountID, "ref": m.ID, "changeType": change, "actor": contract.ActorAgent,
 		"payload": map[string]any{"kind": "message", "providerId": chat.AccountID, "raw": raw}})
 	var in contract.ObservationIn
 	if _, err := strictjson.DecodeAndHash(body, &in); err != nil {
@@ -235,6 +295,15 @@ const maxMessageNameBytes = 1 << 10
 // sizes in bytes, so the agent knows it has only the start.
 func messageRaw(chat WatchedChat, m WatchedMessage) (json.RawMessage, error) {
 	raw := map[string]any{"chatId": chat.ID, "timestamp": m.Timestamp, "sortKey": m.SortKey, "isSender": m.IsSender, "text": m.Text}
+	if m.Type != "" {
+		raw["type"] = m.Type
+	}
+	if !m.EditedAt.IsZero() {
+		raw["editedAt"] = m.EditedAt.UTC()
+	}
+	if m.Deleted {
+		raw["deleted"] = true
+	}
 	for key, value := range map[string]string{"chatTitle": chat.Title, "senderId": m.SenderID, "senderName": m.SenderName, "replyTo": m.LinkedMessageID} {
 		keepCut(raw, key, value, maxMessageNameBytes)
 	}

@@ -513,7 +513,7 @@ func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
 // is applied exactly here.
 func owedReplies(tx *gorm.DB, now time.Time, day Day, after time.Duration) ([]OwedReply, error) {
 	var rows []chatWatch
-	if err := tx.Where("last_incoming_sort_key <> '' AND last_incoming_sort_key = last_sort_key AND muted = 0 AND last_incoming_at >= ?",
+	if err := tx.Where("last_incoming_sort_key <> '' AND last_incoming_sort_key = last_said_sort_key AND muted = 0 AND last_incoming_at >= ?",
 		now.Add(-OwedWindow-24*time.Hour).UTC()).Find(&rows).Error; err != nil {
 		return nil, err
 	}

@@ -150,7 +150,7 @@ func TestOwedRepliesKeepToTheirWindowInEveryZoneTheTimeCameIn(t *testing.T) {
 				if waited < OwedWindow {
 					want = append(want, id)
 				}
-				if err := tx.Create(&chatWatch{ChatID: id, AccountID: beepertest.AccountID, LastSortKey: "1", LastIncomingSortKey: "1",
+				if err := tx.Create(&chatWatch{ChatID: id, AccountID: beepertest.AccountID, LastSortKey: "1", LastSaidSortKey: "1", LastIncomingSortKey: "1",
 					LastIncomingAt: &at, UpdatedAt: now.Now()}).Error; err != nil {
 					return err
 				}

@@ -1,6 +1,8 @@
 package views
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"hearth/beeper"
@@ -26,7 +28,7 @@ func previewOf(c beeper.Chat) (chatPreview, bool) {
 	if m == nil || m.IsHidden {
 		return chatPreview{}, false
 	}
-	p := chatPreview{Sender: outside(m.SenderName), Text: strings.Join(strings.Fields(outside(m.Text)), " ")}
+	p := chatPreview{Sender: outside(m.SenderName), Text: strings.Join(strings.Fields(outside(m.Words())), " ")}
 	switch {
 	case m.IsSender:
 		p.Sender = "You"
@@ -39,8 +41,10 @@ func previewOf(c beeper.Chat) (chatPreview, bool) {
 	switch {
 	case m.IsDeleted:
 		p.Text = "deleted a message"
+	case m.Kind() == beeper.TypeReaction:
+		p.Text = strings.TrimSpace("reacted " + p.Text)
 	case p.Text == "":
-		p.Text = messageKindWords(m.Type)
+		p.Text = "sent a message"
 	}
 	// The row shows one line; the rest would only be cut off by CSS.
 	if r := []rune(p.Text); len(r) > 140 {
@@ -49,23 +53,62 @@ func previewOf(c beeper.Chat) (chatPreview, bool) {
 	return p, true
 }
 
-// messageKindWords names a message without text by its kind.
-func messageKindWords(kind string) string {
-	switch kind {
-	case "IMAGE":
-		return "sent a photo"
-	case "VIDEO":
-		return "sent a video"
-	case "VOICE", "AUDIO":
-		return "sent a voice message"
-	case "FILE":
-		return "sent a file"
-	case "STICKER":
-		return "sent a sticker"
-	case "LOCATION":
-		return "sent a location"
-	case "REACTION":
-		return "reacted"
+// shownMessage is a message as a conversation shows it, with the
+// reactions to it ("👍 Ana Okafor").
+type shownMessage struct {
+	beeper.Message
+	Reactions []string
+}
+
+// conversationOf is msgs (oldest first) as a conversation shows them: a
+// reaction under the message it answers, not as a message of its own (one
+// to a message on another page shows with that page), whether Beeper sent
+// it as a REACTION message or in the message's reactions (named from
+// people, the chat's participants); a hidden message (Beeper hides it
+// from display) left out.
+func conversationOf(msgs []beeper.Message, people []beeper.User) []shownMessage {
+	out := make([]shownMessage, 0, len(msgs))
+	at := map[string]int{}
+	for _, m := range msgs {
+		if m.IsHidden || m.Kind() == beeper.TypeReaction {
+			continue
+		}
+		at[m.ID] = len(out)
+		out = append(out, shownMessage{Message: m})
 	}
-	return "sent a message"
+	react := func(i int, key, who string) {
+		r := strings.TrimSpace(outside(key) + " " + who)
+		if !slices.Contains(out[i].Reactions, r) { // Beeper may report one both ways
+			out[i].Reactions = append(out[i].Reactions, r)
+		}
+	}
+	for _, m := range msgs {
+		i, ok := at[m.LinkedMessageID]
+		if m.IsHidden || m.IsDeleted || m.Kind() != beeper.TypeReaction || !ok {
+			continue
+		}
+		who := outside(m.SenderName)
+		switch {
+		case m.IsSender:
+			who = "You"
+		case who == "":
+			who = outside(m.SenderID)
+		}
+		react(i, m.Text, who)
+	}
+	for i := range out {
+		for _, r := range out[i].Message.Reactions {
+			who := outside(r.ParticipantID)
+			for _, u := range people {
+				if u.ID == r.ParticipantID {
+					who = cmp.Or(outside(u.FullName), outside(u.Username), who)
+					if u.IsSelf {
+						who = "You"
+					}
+				}
+			}
+			react(i, r.ReactionKey, who)
+		}
+	}
+	return out
 }

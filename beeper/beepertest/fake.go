@@ -6,6 +6,7 @@
 package beepertest
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,6 +99,8 @@ type fakeMessage struct {
 // out is the message as the API shows it, sharing nothing with the fake's state.
 func (m *fakeMessage) out() beeper.Message {
 	msg := m.Message
+	msg.Attachments = slices.Clone(msg.Attachments)
+	msg.Reactions = slices.Clone(msg.Reactions)
 	if msg.SendStatus != nil {
 		st := *msg.SendStatus
 		st.DeliveredToUsers = slices.Clone(st.DeliveredToUsers)
@@ -300,6 +303,62 @@ func (f *Fake) Incoming(chatID, senderID, text string) beeper.Message {
 	return m.out()
 }
 
+// Add injects msg as the newest message of chatID, from msg.SenderID (the
+// owner's when it is SelfID): the fake gives it its ID (unless msg has
+// one), sort key, account, chat and time. Type, Text, Attachments,
+// Reactions, LinkedMessageID and the isHidden and isDeleted flags are kept as given,
+// so every shape SDK 5 declares (a reaction, a notice, a photo without a
+// caption) can be served. It counts as unread unless the owner sent it,
+// or it is a reaction, hidden or deleted. An unknown chat returns the zero Message.
+func (f *Fake) Add(chatID string, msg beeper.Message) beeper.Message {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.chats[chatID]
+	if !ok {
+		return beeper.Message{}
+	}
+	from := beeper.User{ID: msg.SenderID}
+	for _, u := range c.chat.Participants.Items {
+		if u.ID == msg.SenderID {
+			from = u
+		}
+	}
+	m := f.appendLocked(c, from, msg.Text, msg.LinkedMessageID, f.now().UTC())
+	m.ID = cmp.Or(msg.ID, m.ID)
+	m.Type = cmp.Or(msg.Type, m.Type)
+	m.Attachments = slices.Clone(msg.Attachments)
+	m.Reactions = slices.Clone(msg.Reactions)
+	m.IsHidden, m.IsDeleted = msg.IsHidden, msg.IsDeleted
+	if !m.IsSender && m.Type != beeper.TypeReaction && !m.IsHidden && !m.IsDeleted {
+		m.IsUnread = true
+		c.chat.UnreadCount++
+	}
+	return m.out()
+}
+
+// Edit changes a message's text as its sender's edit would: editedTimestamp
+// is now, and the chat's activity moves so a watch reads the chat again.
+// deleted marks it deleted instead (its text gone).
+func (f *Fake) Edit(chatID, messageID, text string, deleted bool) (beeper.Message, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.chats[chatID]
+	if !ok {
+		return beeper.Message{}, fmt.Errorf("beepertest: no chat %s", chatID)
+	}
+	m := c.find(messageID)
+	if m == nil {
+		return beeper.Message{}, fmt.Errorf("beepertest: no message %s in %s", messageID, chatID)
+	}
+	at := f.now().UTC().Truncate(time.Millisecond)
+	m.Text, m.EditedTimestamp = text, at
+	if deleted {
+		m.Text, m.IsDeleted, m.Attachments = "", true, nil
+	}
+	c.chat.LastActivity = at
+	return m.out(), nil
+}
+
 // Sends returns a copy of every send the fake accepted.
 func (f *Fake) Sends() []RecordedSend {
 	f.mu.Lock()
@@ -385,6 +444,12 @@ const (
 	SendStatusPath = "/_fake/send-status"
 	// ChatPath takes {chatId, title, text} and calls AddChat.
 	ChatPath = "/_fake/chat"
+	// MessagePath takes {chatId, msg} (msg a Message as the API spells it:
+	// senderID, type, text, attachments, linkedMessageID, isHidden,
+	// isDeleted) and calls Add.
+	MessagePath = "/_fake/message"
+	// EditPath takes {chatId, messageId, text, deleted} and calls Edit.
+	EditPath = "/_fake/edit"
 )
 
 // ServeHTTP answers the Beeper Desktop API routes hearth uses.
@@ -914,7 +979,8 @@ func (f *Fake) serveControl(w http.ResponseWriter, r *http.Request) {
 	}
 	var in struct {
 		ChatID, SenderID, Text, MessageID, Status, Message, Title string
-		Hold                                                      bool
+		Hold, Deleted                                             bool
+		Msg                                                       beeper.Message
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&in); err != nil {
 		w.WriteHeader(http.StatusBadRequest)
@@ -935,6 +1001,20 @@ func (f *Fake) serveControl(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		out = f.AddChat(in.ChatID, in.Title, in.Text)
+	case MessagePath:
+		m := f.Add(in.ChatID, in.Msg)
+		if m.ID == "" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		out = m
+	case EditPath:
+		m, err := f.Edit(in.ChatID, in.MessageID, in.Text, in.Deleted)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		out = m
 	case HoldSendsPath:
 		f.HoldSends(in.Hold)
 		out = map[string]bool{"hold": in.Hold}

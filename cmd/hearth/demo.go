@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hearth/beeper"
+	"hearth/beeper/beepertest"
 	"hearth/internal/beeperflow"
 	"hearth/internal/contract"
 	"hearth/models"
@@ -292,4 +293,13 @@ func (l *demoLife) windDown(ctx context.Context, day time.Time) error {
 		}
 	}
 	return nil
+}
+
+// demoBeeper is the fake Beeper of the demo: its fictional chats, and the
+// owner's heart on Ana's hike invitation, shown under it; a reaction
+// answers nothing, so her question about the time is still owed.
+func demoBeeper(token string, now func() time.Time) *beepertest.Fake {
+	f := beepertest.New(token, beepertest.WithClock(now))
+	f.Add(beepertest.AnaChatID, beeper.Message{SenderID: beepertest.SelfID, Type: beeper.TypeReaction, Text: "❤️", LinkedMessageID: "m-ana-1"})
+	return f
 }

@@ -14,7 +14,8 @@ import (
 // value of the schemas, and why they are true anyway.
 var kitWords = map[string]string{
 	"chatTitle": "a key of a Beeper message observation's raw (models/beeperwatch.go)", "senderName": "raw",
-	"isSender": "raw", "sortKey": "raw", "timestamp": "raw",
+	"isSender": "raw", "sortKey": "raw", "timestamp": "raw", "type": "raw", "replyTo": "raw",
+	"modified": "an observation's changeType (contract.ChangeTypes)", "deleted": "an observation's changeType",
 	"pending": "a request's status", "null": "JSON", "true": "JSON", "bool": "JSON",
 	"short": "a candidate style, free text", "warm": "a candidate style, free text",
 	"parts": "the runner's context/index.json (internal/runner/context_parts.go)", "file": "index.json", "tokens": "index.json",

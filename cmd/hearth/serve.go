@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"hearth/beeper"
-	"hearth/beeper/beepertest"
 	"hearth/handlers"
 	"hearth/internal/beeperflow"
 	"hearth/models"
@@ -439,7 +438,7 @@ func beeperClient(baseURL, tokenFile string, demo bool, now func() time.Time, lo
 			return nil, err
 		}
 		const token = "fake-beeper-token"
-		go http.Serve(ln, beepertest.New(token, beepertest.WithClock(now)))
+		go http.Serve(ln, demoBeeper(token, now))
 		baseURL = "http://" + ln.Addr().String()
 		log.Info("demo Beeper (fake) listening", "url", baseURL)
 		return beeper.NewClient(baseURL, token), nil

@@ -100,7 +100,8 @@ func ConfirmSend(ctx context.Context, st Store, m Messenger, cmd models.SendComm
 	}
 	var newer []beeper.Message
 	for _, msg := range page.Items {
-		if msg.SortKey.Compare(beeper.SortKey(cmd.SourceMessageRevision)) > 0 && !msg.IsSender {
+		// A reaction, a notice, a hidden or deleted message asks for no new reply.
+		if msg.SortKey.Compare(beeper.SortKey(cmd.SourceMessageRevision)) > 0 && !msg.IsSender && msg.Counts() {
 			newer = append(newer, msg)
 		}
 	}

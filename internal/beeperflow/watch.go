@@ -139,24 +139,30 @@ func (w *Watch) pass(ctx context.Context) (int, error) {
 			read.Newest = &t
 		}
 		last, seen := cur.LastSortKey(c.ID)
-		var msgs []beeper.Message
+		var msgs, changed []beeper.Message
 		switch {
-		case cur.Since == nil:
+		case cur.Since == nil && (c.Preview == nil || c.Preview.Counts()):
 			// Baseline: the newest message the chat list shows.
 			if c.Preview != nil {
 				msgs = []beeper.Message{*c.Preview}
 			}
+		case cur.Since == nil:
+			// A reaction or notice is the newest: the newest page shows
+			// the message before it, which may be owed a reply.
+			var page beeper.MessagePage
+			page, err = w.b.Messages(ctx, c.ID, beeper.MessagesQuery{})
+			msgs = page.Items
 		case seen:
-			msgs, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return m.SortKey.Compare(beeper.SortKey(last)) > 0 })
+			msgs, changed, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return m.SortKey.Compare(beeper.SortKey(last)) > 0 })
 		default:
 			// A chat not seen before: its messages since the last pass are new.
 			from := cur.Since.Add(-newChatSlack)
-			msgs, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return !m.Timestamp.Before(from) })
+			msgs, changed, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return !m.Timestamp.Before(from) })
 		}
 		if err != nil {
 			return 0, err
 		}
-		read.Chats = append(read.Chats, watched(c, msgs))
+		read.Chats = append(read.Chats, watched(c, msgs, changed))
 	}
 	recorded, err := w.store.RecordWatch(ctx, cur, read)
 	if err != nil {
@@ -170,12 +176,21 @@ func (w *Watch) pass(ctx context.Context) (int, error) {
 	return recorded, nil
 }
 
-// watched is a chat and its new messages as the store records them.
-func watched(c beeper.Chat, msgs []beeper.Message) models.WatchedChat {
+// watched is a chat, its new messages and the earlier ones edited or
+// deleted, as the store records them: media as words (beeper.Message.Words),
+// and whether each counts (beeper.Message.Counts).
+func watched(c beeper.Chat, msgs, changed []beeper.Message) models.WatchedChat {
 	out := models.WatchedChat{ID: c.ID, AccountID: c.AccountID, Title: c.Title, Muted: c.IsMuted}
-	for _, m := range msgs {
+	add := func(m beeper.Message, change bool) {
 		out.Messages = append(out.Messages, models.WatchedMessage{ID: m.ID, SenderID: m.SenderID, SenderName: m.SenderName,
-			Text: m.Text, Timestamp: m.Timestamp, SortKey: string(m.SortKey), IsSender: m.IsSender, LinkedMessageID: m.LinkedMessageID})
+			Text: m.Words(), Timestamp: m.Timestamp, SortKey: string(m.SortKey), IsSender: m.IsSender, LinkedMessageID: m.LinkedMessageID,
+			Type: m.Kind(), Aside: !m.Counts(), Deleted: m.IsDeleted, EditedAt: m.EditedTimestamp, Change: change})
+	}
+	for _, m := range msgs {
+		add(m, false)
+	}
+	for _, m := range changed {
+		add(m, true)
 	}
 	return out
 }
@@ -213,20 +228,27 @@ func (w *Watch) changedChats(ctx context.Context, since *time.Time) ([]beeper.Ch
 
 // newMessages reads a chat's messages back from the newest while isNew
 // holds, however many pages that takes, and returns the new ones oldest
-// first: a pass after a busy hour must not lose the older messages.
-func (w *Watch) newMessages(ctx context.Context, chatID string, isNew func(beeper.Message) bool) ([]beeper.Message, error) {
-	var out []beeper.Message
+// first: a pass after a busy hour must not lose the older messages. It
+// also returns the older messages on the pages read that were edited or
+// deleted: an edit moves the chat's activity but not the message's sort
+// key, so it shows among the messages already seen (the store records a
+// change only to a message it recorded, and only once).
+func (w *Watch) newMessages(ctx context.Context, chatID string, isNew func(beeper.Message) bool) (fresh, changed []beeper.Message, err error) {
 	q := beeper.MessagesQuery{}
 	for {
 		page, err := w.b.Messages(ctx, chatID, q)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		reached := false
 		for _, m := range page.Items {
-			if isNew(m) {
-				out = append(out, m)
-			} else {
+			switch {
+			case isNew(m):
+				fresh = append(fresh, m)
+			case m.IsDeleted || !m.EditedTimestamp.IsZero():
+				changed = append(changed, m)
+				reached = true
+			default:
 				reached = true
 			}
 		}
@@ -234,12 +256,15 @@ func (w *Watch) newMessages(ctx context.Context, chatID string, isNew func(beepe
 			break
 		}
 		if page.OldestCursor == q.Cursor {
-			return nil, fmt.Errorf("messages of %s: %w", chatID, errCursorStuck)
+			return nil, nil, fmt.Errorf("messages of %s: %w", chatID, errCursorStuck)
 		}
 		q = beeper.MessagesQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
 	}
-	slices.SortFunc(out, func(a, b beeper.Message) int { return a.SortKey.Compare(b.SortKey) })
-	return slices.CompactFunc(out, func(a, b beeper.Message) bool { return a.ID == b.ID }), nil
+	bySortKey := func(a, b beeper.Message) int { return a.SortKey.Compare(b.SortKey) }
+	sameID := func(a, b beeper.Message) bool { return a.ID == b.ID }
+	slices.SortFunc(fresh, bySortKey)
+	slices.SortFunc(changed, bySortKey)
+	return slices.CompactFunc(fresh, sameID), slices.CompactFunc(changed, sameID), nil
 }
 
 // The store is the one implementation; this keeps the interfaces honest.
