@@ -337,9 +337,11 @@
 
   window.addEventListener("pagehide", disconnect);
   document.addEventListener("freeze", disconnect);
+  // First opened by the page's first pageshow, which follows its load:
+  // the stream does not compete with what the first paint needs.
   window.addEventListener("pageshow", connect);
   document.addEventListener("resume", connect);
-  connect();
+  if (document.readyState === "complete") connect();
 
   // A refused form is marked aria-invalid on its field: move the focus
   // there, so the owner is at the message (read with the field) and the value.
@@ -393,8 +395,14 @@
 (function () {
   "use strict";
 
-  if ("serviceWorker" in navigator) {
+  // Registered once the page has loaded: the worker's install (the shell,
+  // and Home with its rows' fragments) then does not compete with the page.
+  function register() {
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+  }
+  if ("serviceWorker" in navigator) {
+    if (document.readyState === "complete") register();
+    else window.addEventListener("load", register);
   }
 
   function worker(message) {
@@ -1050,4 +1058,26 @@
   if (unreachable) probeTimer = setTimeout(probe, 5000);
   // A queue left by a lost connection without an offline event is retried.
   var syncTimer = setInterval(function () { if (load().length) flush(); }, 30000);
+})();
+
+// --- after load ---
+// The scripts named by this one's data-after-load (replies.js, keep.js:
+// they answer the owner's typing) load once the page has loaded, in order,
+// each run in a task of its own: not before the first paint, and not in
+// the long task that ends the page's parse.
+(function () {
+  "use strict";
+
+  var me = document.currentScript;
+  var later = ((me && me.dataset.afterLoad) || "").split(" ").filter(Boolean);
+  function loadLater() {
+    later.forEach(function (src) {
+      var s = document.createElement("script");
+      s.src = src;
+      s.async = false;
+      document.head.appendChild(s);
+    });
+  }
+  if (document.readyState === "complete") loadLater();
+  else window.addEventListener("load", loadLater);
 })();
