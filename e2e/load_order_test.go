@@ -13,9 +13,27 @@ import (
 
 // startRecorder notes, in every later document of the tab, the document's
 // readyState when the page registers its service worker and when it opens
-// its event stream (window.__starts).
+// its event stream (window.__starts), and in which task each read of the
+// origin's storage came (window.__reads): "DOMContentLoaded" or "load" for
+// the task that dispatched that event (load's task also dispatches
+// pageshow), else "later".
 const startRecorder = `(function () {
   var starts = window.__starts = [];
+  var reads = window.__reads = [];
+  var during = "";
+  function mark(name) {
+    return function () {
+      during = name;
+      setTimeout(function () { during = ""; }, 0);
+    };
+  }
+  document.addEventListener("DOMContentLoaded", mark("DOMContentLoaded"), true);
+  window.addEventListener("load", mark("load"), true);
+  var getItem = Storage.prototype.getItem;
+  Storage.prototype.getItem = function (k) {
+    reads.push(during || "later");
+    return getItem.call(this, k);
+  };
   var sw = navigator.serviceWorker;
   if (sw) {
     var register = sw.register.bind(sw);
@@ -44,20 +62,24 @@ const loadOrder = `JSON.stringify((function () {
     var name = new URL(r.name).pathname.replace("/static/", "");
     if (/\.js$/.test(name)) scripts[name] = r.startTime >= nav.loadEventStart && nav.loadEventStart > 0;
   });
-  return { loaded: nav.loadEventStart > 0, scripts: scripts, starts: window.__starts || [] };
+  return { loaded: nav.loadEventStart > 0, scripts: scripts, starts: window.__starts || [], reads: window.__reads || [] };
 })())`
 
 type pageStarts struct {
 	Loaded  bool            `json:"loaded"`
 	Scripts map[string]bool `json:"scripts"` // script name: requested after the load event
 	Starts  []string        `json:"starts"`
+	Reads   []string        `json:"reads"` // the task of each storage read
 }
 
 // The first paint and the page's own parse come first: what only answers
 // the owner's typing (replies.js, keep.js), the live event stream and the
 // service worker (whose install reads Home and its rows) start once the
 // page has loaded, and still start. htmx and hearth.js, which the page's
-// controls need from the first tap, load with the page.
+// controls need from the first tap, load with the page. The origin's
+// storage (the offline queue, kept typing), whose first read opens it, is
+// read in a task of its own, never in the ones that dispatch
+// DOMContentLoaded or load, and still read.
 func TestOwnerPagesStartTypingScriptsStreamAndWorkerOnlyAfterTheLoadEvent(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
@@ -110,6 +132,17 @@ func TestOwnerPagesStartTypingScriptsStreamAndWorkerOnlyAfterTheLoadEvent(t *tes
 			if s != "worker complete" && s != "stream complete" {
 				t.Errorf("%s: %q: started before the load event (readyState not complete)", path, s)
 			}
+		}
+		later := 0
+		for _, r := range got.Reads {
+			if r == "later" {
+				later++
+			} else {
+				t.Errorf("%s: storage read in the task that dispatched %s", path, r)
+			}
+		}
+		if later == 0 {
+			t.Errorf("%s: the offline queue and kept typing were never read", path)
 		}
 		if worker != 1 || stream != 1 {
 			t.Errorf("%s: registered the worker %d times and opened the stream %d times, want once each (%v)", path, worker, stream, got.Starts)
