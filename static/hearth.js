@@ -366,9 +366,11 @@
 
   window.addEventListener("pagehide", disconnect);
   document.addEventListener("freeze", disconnect);
+  // First opened by the page's first pageshow, which follows its load:
+  // the stream does not compete with what the first paint needs.
   window.addEventListener("pageshow", connect);
   document.addEventListener("resume", connect);
-  connect();
+  if (document.readyState === "complete") connect();
 
   // A refused form is marked aria-invalid on its field: move the focus
   // there, so the owner is at the message (read with the field) and the value.
@@ -422,8 +424,14 @@
 (function () {
   "use strict";
 
-  if ("serviceWorker" in navigator) {
+  // Registered once the page has loaded: the worker's install (the shell,
+  // and Home with its rows' fragments) then does not compete with the page.
+  function register() {
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+  }
+  if ("serviceWorker" in navigator) {
+    if (document.readyState === "complete") register();
+    else window.addEventListener("load", register);
   }
 
   function worker(message) {
@@ -1083,9 +1091,14 @@
   window.addEventListener("offline", showBanner);
   document.addEventListener("htmx:afterSettle", markQueued);
   document.addEventListener("hearth:refreshed", markQueued);
+  // In a task of its own: the queue's first read opens this origin's
+  // storage, which on a first load cost as much as the rest of the page's
+  // start-up in the task that ends it (Lighthouse's Total Blocking Time).
   window.addEventListener("pageshow", function () {
-    markQueued();
-    flush();
+    setTimeout(function () {
+      markQueued();
+      flush();
+    }, 0);
   });
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", showBanner);
   else showBanner();
@@ -1110,4 +1123,26 @@
       offer.hidden = !!form && form.getAttribute("action") === docked;
     });
   });
+})();
+
+// --- after load ---
+// The scripts named by this one's data-after-load (replies.js, keep.js:
+// they answer the owner's typing) load once the page has loaded, in order,
+// each run in a task of its own: not before the first paint, and not in
+// the long task that ends the page's parse.
+(function () {
+  "use strict";
+
+  var me = document.currentScript;
+  var later = ((me && me.dataset.afterLoad) || "").split(" ").filter(Boolean);
+  function loadLater() {
+    later.forEach(function (src) {
+      var s = document.createElement("script");
+      s.src = src;
+      s.async = false;
+      document.head.appendChild(s);
+    });
+  }
+  if (document.readyState === "complete") loadLater();
+  else window.addEventListener("load", loadLater);
 })();

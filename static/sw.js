@@ -47,8 +47,28 @@ self.addEventListener("message", function (e) {
 });
 
 // keepHome reads Home and keeps it, or forgets the copy when the session is
-// gone. It never fails: without hearth the copy stays as it was.
+// gone. It never fails: without hearth the copy stays as it was. One read
+// at a time: asked again meanwhile (a first visit's page asks while the
+// install reads), it reads once more after, since what changed Home may
+// have come after that read began.
+var keeping = null;
+var keepAgain = false;
 function keepHome() {
+  if (keeping) {
+    keepAgain = true;
+    return keeping;
+  }
+  keeping = readHome().then(function () {
+    keeping = null;
+    if (keepAgain) {
+      keepAgain = false;
+      return keepHome();
+    }
+  });
+  return keeping;
+}
+
+function readHome() {
   return fetch("/", { credentials: "same-origin", redirect: "manual", cache: "no-store" }).then(function (res) {
     if (res.type === "opaqueredirect" || res.status === 401) return forgetHome();
     if (res.ok && res.type === "basic") return keep(res);
