@@ -576,28 +576,20 @@ func heldWords(held []string) string {
 // tokenTiersWords is tiersWords for the daily token cap:
 // "Held: low. Waiting starts for normal at 150000 tokens, high at 200000 tokens."
 func tokenTiersWords(costs models.CostPolicy, tokens float64) string {
-	held := costs.HeldByTokens(tokens)
-	var next []string
-	for _, pr := range models.Priorities[len(held):] {
-		next = append(next, fmt.Sprintf("%s at %.0f tokens", pr, costs.TokenLimit(pr)))
-	}
-	out := ""
-	if len(held) > 0 {
-		out = "Held: " + strings.Join(held, ", ") + ". "
-	}
-	if len(next) > 0 {
-		out += "Waiting starts for " + strings.Join(next, ", ") + "."
-	}
-	return out
+	return waitWords(costs.HeldByTokens(tokens), func(pr string) string { return fmt.Sprintf("%.0f tokens", costs.TokenLimit(pr)) })
 }
 
 // tiersWords says which priorities wait today and where the others will:
-// "Held: low. Normal waits at $7.50, high at $10.00."
+// "Held: low. Waiting starts for normal at $7.50, high at $10.00."
 func tiersWords(costs models.CostPolicy, spent float64) string {
-	held := costs.Held(spent)
+	return waitWords(costs.Held(spent), func(pr string) string { return fmt.Sprintf("$%.2f", costs.Limit(pr)) })
+}
+
+// waitWords names the held priorities, then where each other one waits.
+func waitWords(held []string, limit func(priority string) string) string {
 	var next []string
 	for _, pr := range models.Priorities[len(held):] {
-		next = append(next, fmt.Sprintf("%s at $%.2f", pr, costs.Limit(pr)))
+		next = append(next, pr+" at "+limit(pr))
 	}
 	out := ""
 	if len(held) > 0 {
