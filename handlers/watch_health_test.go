@@ -24,7 +24,7 @@ func TestHomeAndMessagesSayWhenTheWatchKeepsFailing(t *testing.T) {
 	if got := has(t, ta.get("/messages", "", cookie).doc(t), `[data-testid="watch-status"]`); got.AttrOr("data-ok", "") != "true" {
 		t.Fatalf("a healthy watch: %q", got.Text())
 	}
-	ta.store.RecordWatchFailure(errors.New("models: watch: database is locked"))
+	ta.store.RecordWatchFailure(errors.New("models: watch: database is locked"), "")
 	status := has(t, ta.get("/messages", "", cookie).doc(t), `[data-testid="watch-status"]`)
 	if status.AttrOr("data-ok", "") != "false" || !strings.Contains(status.Text(), "database is locked") {
 		t.Fatalf("after a failed pass Messages says %q (ok %q)", status.Text(), status.AttrOr("data-ok", ""))
@@ -33,7 +33,7 @@ func TestHomeAndMessagesSayWhenTheWatchKeepsFailing(t *testing.T) {
 		t.Fatal("Home raised the alarm over one failed pass")
 	}
 	for range models.WatchFailingAfter - 1 {
-		ta.store.RecordWatchFailure(errors.New("models: watch: database is locked"))
+		ta.store.RecordWatchFailure(errors.New("models: watch: database is locked"), "")
 	}
 	ta.clock.Advance(time.Minute) // Home is cached per minute; the watch's health does not bump the revision
 	if got := has(t, ta.get("/", "", cookie).doc(t), `[data-testid="watch-failing"]`).Text(); !strings.Contains(got, "new messages are not being seen") {

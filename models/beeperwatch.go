@@ -224,6 +224,9 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 		if len(refused) > 0 {
 			note = fmt.Sprintf("left out %d message(s) no observation can carry; the first: %s", len(refused), refused[0])
 		}
+		if err := closeGaps(t); err != nil {
+			return err
+		}
 		return t.Model(&watchStatus{ID: 1}).Updates(map[string]any{"since": read.Newest, "last_ok_at": t.now, "last_error": note, "failures": 0}).Error
 	})
 	if err != nil {
@@ -234,11 +237,33 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 
 // RecordWatchFailure notes a pass that failed (Beeper did not answer, or
 // the store refused it), for the health line on Messages and, once
-// WatchFailingAfter passes in a row failed, the notice on Home.
-func (s *Store) RecordWatchFailure(cause error) {
-	_ = s.write(context.Background(), func(tx *gorm.DB) error {
-		return tx.Model(&watchStatus{ID: 1}).Updates(map[string]any{"last_error": cause.Error(), "failures": gorm.Expr("failures + 1")}).Error
+// WatchFailingAfter passes in a row failed, the notice on Home. unseen is
+// what kept Beeper from view (a contract.Coverage* word), or "" when Beeper
+// answered and the failure was hearth's own: it opens a coverage gap,
+// which the next pass that works closes.
+func (s *Store) RecordWatchFailure(cause error, unseen string) {
+	_, _ = s.commit(context.Background(), func(t *txn) error {
+		if unseen != "" {
+			if err := openGap(t, unseen); err != nil {
+				return err
+			}
+		}
+		return t.Model(&watchStatus{ID: 1}).Updates(map[string]any{"last_error": cause.Error(), "failures": gorm.Expr("failures + 1")}).Error
 	})
+}
+
+// CoverageGaps lists the spans since since when the watch could not see
+// Beeper (those still open included), oldest first.
+func (s *Store) CoverageGaps(ctx context.Context, since time.Time) ([]contract.CoverageGapView, error) {
+	var out []contract.CoverageGapView
+	err := s.read(ctx, func(tx *gorm.DB) (err error) {
+		out, err = coverageSince(tx, since)
+		return err
+	})
+	if err != nil {
+		return nil, classify("coverage gaps", err)
+	}
+	return out, nil
 }
 
 // recordChange records an edit or deletion of a message hearth recorded

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"hearth/internal/contract"
 	"testing"
 	"time"
 
@@ -71,7 +72,7 @@ func TestRecordWatchTakesABaselineThenRecordsNewMessagesAndMarksTheJob(t *testin
 	if _, ok, _ := s.NextWakeAt(ctx); !ok {
 		t.Fatal("a message from someone else did not mark the job")
 	}
-	s.RecordWatchFailure(errors.New("beeper: unavailable"))
+	s.RecordWatchFailure(errors.New("beeper: unavailable"), contract.CoverageUnreachable)
 	if h, _ := s.WatchStatus(ctx); h.Failures != 1 || h.LastError != "beeper: unavailable" {
 		t.Fatalf("health after a failure %+v", h)
 	}

@@ -36,7 +36,7 @@ type WatchStore interface {
 	Store
 	WatchCursor(ctx context.Context) (models.WatchCursor, error)
 	RecordWatch(ctx context.Context, cur models.WatchCursor, read models.WatchRead) (int, error)
-	RecordWatchFailure(cause error)
+	RecordWatchFailure(cause error, unseen string)
 }
 
 // ChatReader is the part of the Beeper client the watch reads with: chats,
@@ -113,11 +113,12 @@ func (w *Watch) Run(ctx context.Context) {
 // Tick reads once and returns how many new messages it recorded. The first
 // tick sets the baseline (each chat's newest message) and records nothing:
 // history before the watch started is read from Beeper, not replayed. A
-// failed pass, whatever failed, is recorded for the watch's health line.
+// failed pass, whatever failed, is recorded for the watch's health line,
+// and one Beeper did not answer opens a coverage gap.
 func (w *Watch) Tick(ctx context.Context) (int, error) {
 	n, err := w.pass(ctx)
 	if err != nil && ctx.Err() == nil {
-		w.store.RecordWatchFailure(err)
+		w.store.RecordWatchFailure(err, unseen(err))
 	}
 	return n, err
 }

@@ -59,6 +59,26 @@ type AgentContext struct {
 	// published and what became of it (a job with no run in a window has
 	// no entry for it).
 	JobFates []WorkFates `json:"jobFates,omitempty"`
+	// CoverageGaps are the spans of the last 14 days when hearth could not
+	// see Beeper, oldest first: messages from then may be missing. Left
+	// out when there was none.
+	CoverageGaps []CoverageGapView `json:"coverageGaps,omitempty"`
+}
+
+// What a coverage gap's watch saw fail (CoverageGapView.What).
+const (
+	CoverageUnreachable  = "unreachable"   // no answer: Beeper closed, asleep, or the network down
+	CoverageTimeout      = "timeout"       // Beeper did not answer in time
+	CoverageTokenRefused = "token-refused" // Beeper refused the token (401, 403)
+	CoverageBeeperError  = "beeper-error"  // Beeper answered with a failure of its own (5xx)
+)
+
+// CoverageGapView is one span when hearth could not see Beeper: from the
+// first failed read to the next that worked (To null: still going).
+type CoverageGapView struct {
+	From time.Time  `json:"from"`
+	To   *time.Time `json:"to"`
+	What string     `json:"what" jsonschema:"enum=unreachable,enum=timeout,enum=token-refused,enum=beeper-error"`
 }
 
 // Page is a bounded slice of a collection; NextCursor continues it.
