@@ -376,6 +376,9 @@ type RunsView struct {
 	// JobFates sums them per job over each of FateWindows (the agent
 	// context carries the same).
 	JobFates []contract.WorkFates
+	// Coverage are the spans of the last coverageDays when hearth could
+	// not see Beeper, oldest first (the agent context carries the same).
+	Coverage []contract.CoverageGapView
 }
 
 // maxRunsShown bounds the Runs page.
@@ -434,6 +437,9 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 		if v.Agents, err = agentHealth(tx); err != nil {
 			return err
 		}
+		if v.Coverage, err = coverageSince(tx, v.Day.Start.AddDate(0, 0, -coverageDays)); err != nil {
+			return err
+		}
 		if v.CostToday, err = costSince(tx, v.Day.Start); err != nil {
 			return err
 		}
@@ -487,6 +493,9 @@ type RunNotice struct {
 	// WatchFailing is the Beeper watch's health when its last
 	// WatchFailingAfter passes all failed: new messages are not being seen.
 	WatchFailing *WatchHealth
+	// Coverage are today's spans when hearth could not see Beeper (one
+	// still open included): replies from then may be missing.
+	Coverage []contract.CoverageGapView
 }
 
 // HomeRunNotice reads the notice Home shows, if any.
@@ -515,12 +524,15 @@ func (s *Store) HomeRunNotice(ctx context.Context, costs CostPolicy) (RunNotice,
 		if n.WatchFailing, err = watchFailing(tx); err != nil {
 			return err
 		}
-		if costs.Cap <= 0 && costs.TokenCap <= 0 {
-			return nil
-		}
 		day, err := ownerDay(tx, s.clock(), "")
 		if err != nil {
 			return err
+		}
+		if n.Coverage, err = coverageSince(tx, day.Start); err != nil {
+			return err
+		}
+		if costs.Cap <= 0 && costs.TokenCap <= 0 {
+			return nil
 		}
 		if costs.TokenCap > 0 {
 			if n.Tokens, err = tokensSince(tx, day.Start); err != nil {
