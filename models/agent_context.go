@@ -143,7 +143,10 @@ func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error)
 		if out.LastPublication, err = lastPublication(tx); err != nil {
 			return err
 		}
-		out.JobFates, err = jobFates(tx, now)
+		if out.JobFates, err = jobFates(tx, now); err != nil {
+			return err
+		}
+		out.CoverageGaps, err = coverageSince(tx, now.AddDate(0, 0, -coverageDays))
 		return err
 	})
 	if err != nil {

@@ -74,10 +74,10 @@ const (
 )
 
 // CoverageGapView is one span when hearth could not see Beeper: from the
-// first failed read to the next that worked (To null: still going).
+// first failed read to the next that worked (no To: still going).
 type CoverageGapView struct {
 	From time.Time  `json:"from"`
-	To   *time.Time `json:"to"`
+	To   *time.Time `json:"to,omitempty"`
 	What string     `json:"what" jsonschema:"enum=unreachable,enum=timeout,enum=token-refused,enum=beeper-error"`
 }
 
