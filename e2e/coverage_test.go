@@ -1,0 +1,76 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"hearth/internal/contract"
+)
+
+// fakeBeeperAt runs `hearth fake-beeper` on addr as its own process; stop
+// kills it (Beeper closed), and a later call on the same addr starts it again.
+func fakeBeeperAt(t *testing.T, addr string) (stop func()) {
+	t.Helper()
+	cmd := exec.Command(hearthBin, "fake-beeper", "--addr", addr, "--token", "e2e-token")
+	cmd.Env = cleanEnv()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// TestHomeSaysBeeperWasNotVisibleWhileItsProcessWasStopped stops the fake
+// Beeper serve's watch reads, then starts it again on the same address:
+// Home says Beeper is not visible while it is away and, once it is back,
+// the span it was not visible; the agent context carries the span.
+func TestHomeSaysBeeperWasNotVisibleWhileItsProcessWasStopped(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	stop := fakeBeeperAt(t, addr)
+	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", "http://"+addr,
+		"--watch-interval", "200ms", "--wake-debounce", "0s")
+	owner := watchHasRead(t, srv.URL)
+	agent := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
+	gapText := func() string {
+		return strings.Join(owner.mustPage(http.MethodGet, "/", nil).Find(`[data-testid="coverage-gap"]`).Map(func(_ int, s *goquery.Selection) string { return s.Text() }), " | ")
+	}
+	if got := gapText(); got != "" {
+		t.Fatalf("Home speaks of a gap before any: %q", got)
+	}
+
+	stop()
+	if !waitUntil(20*time.Second, func() bool { return strings.Contains(gapText(), "Beeper has not been visible since") }) {
+		t.Fatalf("Home never said Beeper is away: %q\n%s", gapText(), srv.log.String())
+	}
+	fakeBeeperAt(t, addr)
+	if !waitUntil(30*time.Second, func() bool { return strings.Contains(gapText(), "Beeper was not visible from") }) {
+		t.Fatalf("Home never said the span once Beeper was back: %q\n%s", gapText(), srv.log.String())
+	}
+	if got := gapText(); !strings.Contains(got, "replies may be missing") || strings.Count(got, "|") != 0 {
+		t.Fatalf("Home: %q; want one span", got)
+	}
+	var ac struct {
+		CoverageGaps []contract.CoverageGapView `json:"coverageGaps"`
+	}
+	if err := json.Unmarshal(agent.contextJSON(t), &ac); err != nil {
+		t.Fatal(err)
+	}
+	if len(ac.CoverageGaps) != 1 || ac.CoverageGaps[0].To == nil || ac.CoverageGaps[0].What != contract.CoverageUnreachable || !ac.CoverageGaps[0].To.After(ac.CoverageGaps[0].From) {
+		t.Fatalf("the agent context's gaps: %+v", ac.CoverageGaps)
+	}
+}
