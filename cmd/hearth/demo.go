@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -154,10 +155,28 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *demoClock,
 			return err
 		}
 	}
+	if err := life.beeperAway(ctx, time.Date(today.Year(), today.Month(), today.Day()-2, 0, 0, 0, 0, loc)); err != nil {
+		return err
+	}
 	// Today's occurrences exist before the first page or context read, as
 	// on any later start.
 	clock.set(now)
 	_, err = store.EnsureOccurrences(ctx)
+	return err
+}
+
+// beeperAway is a night Beeper was closed, from 03:10 to 05:40 of day:
+// Runs lists it among what hearth could not see. The read that ends it
+// reads no chats and sets no cursor, so the watch still takes its baseline.
+func (l *demoLife) beeperAway(ctx context.Context, day time.Time) error {
+	l.clock.set(l.at(day, 3, 10))
+	l.store.RecordWatchFailure(errors.New("beeper: GET /v1/chats: connection refused"), contract.CoverageUnreachable)
+	l.clock.set(l.at(day, 5, 40))
+	cur, err := l.store.WatchCursor(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = l.store.RecordWatch(ctx, cur, models.WatchRead{Job: "messages"})
 	return err
 }
 
