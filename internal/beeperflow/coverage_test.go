@@ -78,3 +78,20 @@ func TestAFailureOfHearthsOwnOpensNoCoverageGap(t *testing.T) {
 		t.Fatalf("a rate limit is %q: it only delays the read", got)
 	}
 }
+
+func TestABeeperThatAnswersTooLateIsRecordedAsATimeout(t *testing.T) {
+	s, now, _, w := watchFixture(t, time.Minute)
+	ctx := context.Background()
+	// A Beeper of its own, slow, read through a client with a short timeout.
+	b := beepertest.Start(t, nil, beepertest.WithClock(now.Now))
+	w.b = beeper.NewClient(b.URL, beepertest.Token, beeper.WithTimeout(50*time.Millisecond))
+	b.Fake.SetDelay(time.Second)
+	from := now.Now()
+	if _, err := w.Tick(ctx); err == nil {
+		t.Fatal("a read past the client's timeout worked")
+	}
+	gaps, err := s.CoverageGaps(ctx, from)
+	if err != nil || len(gaps) != 1 || gaps[0].What != contract.CoverageTimeout {
+		t.Fatalf("gaps %+v, %v: want one, a timeout", gaps, err)
+	}
+}
