@@ -52,7 +52,7 @@ type messagesHandlers struct {
 // Beeper is the part of the Beeper Desktop client the Messages pages use.
 type Beeper interface {
 	beeperflow.Messenger
-	beeperflow.Focuser
+	beeperflow.Composer
 	Chats(ctx context.Context, q beeper.ChatsQuery) (beeper.ChatPage, error)
 	Chat(ctx context.Context, chatID string) (beeper.Chat, error)
 	MarkRead(ctx context.Context, chatID, messageID string) (beeper.Chat, error)
