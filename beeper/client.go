@@ -236,6 +236,35 @@ func (c *Client) Archive(ctx context.Context, chatID string, archived bool) erro
 	return err
 }
 
+// SetDraft puts text in the chat's composer (PATCH /v1/chats/{chatID},
+// Desktop API v4.2.808) and returns the chat as it is afterwards. Beeper
+// takes it only while the composer is empty, so the owner's own typing is
+// never overwritten; older versions answer 404 or 405.
+func (c *Client) SetDraft(ctx context.Context, chatID, text string) (Chat, error) {
+	if strings.TrimSpace(text) == "" {
+		return Chat{}, errors.New("beeper: set draft: empty text")
+	}
+	return c.patchDraft(ctx, chatID, &ChatDraft{Text: text})
+}
+
+// ClearDraft empties the chat's composer, text and attachments ({draft: null}).
+func (c *Client) ClearDraft(ctx context.Context, chatID string) (Chat, error) {
+	return c.patchDraft(ctx, chatID, nil)
+}
+
+func (c *Client) patchDraft(ctx context.Context, chatID string, d *ChatDraft) (Chat, error) {
+	var chat Chat
+	p, err := chatPath(chatID)
+	if err != nil {
+		return chat, err
+	}
+	body := struct {
+		Draft *ChatDraft `json:"draft"`
+	}{d}
+	_, err = c.do(ctx, http.MethodPatch, p, nil, body, &chat)
+	return chat, err
+}
+
 // Focus opens Beeper Desktop on the owner's computer, on a chat (and
 // message) when given, with DraftText in its message field: the owner
 // finishes and sends it there. It sends nothing.

@@ -78,6 +78,15 @@ type Chat struct {
 	UnreadMentionsCount    int          `json:"unreadMentionsCount,omitempty"`
 	Description            string       `json:"description,omitempty"`
 	Preview                *Message     `json:"preview,omitempty"`
+	// Draft is what the chat's composer holds (Desktop API v4.2.808 and
+	// later); nil when it is empty or the Beeper version does not say.
+	Draft *ChatDraft `json:"draft,omitempty"`
+}
+
+// ChatDraft is a chat's composer draft. Beeper keeps Text as Matrix HTML,
+// converted from the plain text or Markdown it was given.
+type ChatDraft struct {
+	Text string `json:"text"`
 }
 
 // Message is one message in a chat; LinkedMessageID is the message it replies to.

@@ -52,7 +52,7 @@ type messagesHandlers struct {
 // Beeper is the part of the Beeper Desktop client the Messages pages use.
 type Beeper interface {
 	beeperflow.Messenger
-	beeperflow.Focuser
+	beeperflow.Composer
 	Chats(ctx context.Context, q beeper.ChatsQuery) (beeper.ChatPage, error)
 	Chat(ctx context.Context, chatID string) (beeper.Chat, error)
 	MarkRead(ctx context.Context, chatID, messageID string) (beeper.Chat, error)
@@ -164,7 +164,7 @@ func (s *messagesHandlers) conversationPage(c *fiber.Ctx, status int, chatID str
 		return s.notFound(c, "no such chat")
 	}
 	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chat, AskID: newRequestID(), Problem: problem, Compose: c.Query("compose"),
-		HandedOff: c.Query("handedOff") == "own", AskRefused: ask}
+		HandedOff: views.HandedOffAs(c.Query("handedOff")), AskRefused: ask}
 	before := c.Query("before")
 	if err == nil {
 		var page beeper.MessagePage
@@ -546,16 +546,18 @@ type handOffForm struct {
 	AccountID string `form:"accountId"`
 }
 
-// handOff opens Beeper Desktop on the chat with the editor's text, to
-// finish there, and records it as handed off, never as sent; then the
-// conversation again, which says so at the draft.
+// handOff puts the editor's text in the chat's Beeper composer (or, on an
+// older Beeper, opens the chat with it), to finish there, and records it
+// as handed off, never as sent; then the conversation again, which says
+// how it went. Text already in the composer is never overwritten: the
+// refusal offers the text to copy instead.
 func (s *messagesHandlers) handOff(c *fiber.Ctx) error {
 	var f handOffForm
 	if err := c.BodyParser(&f); err != nil {
 		return s.unreadableForm(c)
 	}
 	chatID := pathParam(c, "chat")
-	_, err := beeperflow.HandOffToBeeper(c.UserContext(), s.store, s.cfg.Beeper, models.HandOff{ChatID: chatID, AccountID: f.AccountID, DraftID: f.Draft, Form: f.wording()})
+	res, err := beeperflow.HandOffToBeeper(c.UserContext(), s.store, s.cfg.Beeper, models.HandOff{ChatID: chatID, AccountID: f.AccountID, DraftID: f.Draft, Form: f.wording()})
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return s.notFound(c, "no such draft in this chat")
@@ -563,18 +565,23 @@ func (s *messagesHandlers) handOff(c *fiber.Ctx) error {
 		return s.refusedPage(c, fiber.StatusConflict, "Not opened", "This draft belongs to another chat; nothing was opened.", chatID)
 	case errors.Is(err, models.ErrInvalidInput):
 		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft, Message: cmp.Or(replyProblem(models.NormalizeNewlines(f.Body)), emptyReply), Input: f.Body})
+	case errors.Is(err, beeperflow.ErrComposerBusy):
+		return s.renderConversation(c, fiber.StatusConflict, &views.EditorProblem{DraftID: f.Draft, Message: composerBusy, Input: f.Body, Copy: true})
 	case err != nil:
 		s.beeperState(err)
 		return s.renderConversation(c, fiber.StatusServiceUnavailable, &views.EditorProblem{DraftID: f.Draft,
-			Message: "Beeper did not open it: " + beeperProblem(err) + ". Nothing was handed off or sent.", Input: f.Body})
+			Message: "Beeper did not take it: " + beeperProblem(err) + ". Nothing was handed off or sent.", Input: f.Body})
 	}
-	// A draft says so itself (its outcome); the composer has no record to show.
-	next := "/messages/" + url.PathEscape(chatID) + "#draft-" + f.Draft
-	if f.Draft == "" {
-		next = "/messages/" + url.PathEscape(chatID) + "?handedOff=own#compose"
+	into := views.HandedOffComposer
+	if res.Focused {
+		into = views.HandedOffFocus
 	}
-	return c.Redirect(next, fiber.StatusSeeOther)
+	return c.Redirect("/messages/"+url.PathEscape(chatID)+"?handedOff="+into+"#handed-off", fiber.StatusSeeOther)
 }
+
+// composerBusy is a hand-off Beeper refused because its composer holds text.
+const composerBusy = "Beeper's message field for this chat already has text in it (perhaps something you are typing there), " +
+	"so hearth left it alone and put nothing in. Copy this text and paste it where you want it, or empty the field in Beeper and try again."
 
 // decisionForm is an owner decision about an owed reply.
 type decisionForm struct {

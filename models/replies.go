@@ -265,6 +265,10 @@ type HandOffPlan struct {
 	Body      string
 	// Candidate is the draft's candidate the text is, if any.
 	Candidate string
+	// Composer, when set, is the text Beeper's composer took for the chat
+	// (as Beeper reported it): hearth takes it back out when the chat
+	// moves on. Empty when Beeper was only opened with the text.
+	Composer string
 }
 
 // PrepareHandOff checks a hand-off before Beeper is asked to open it: an
@@ -311,6 +315,11 @@ func (s *Store) RecordHandOff(ctx context.Context, h HandOffPlan) (OwnerActionRe
 		}
 		if err := recordReplyAction(t, h.ChatID, h.AccountID, drafts, ReplyAction{Action: ActionHandedOff, Body: h.Body}); err != nil {
 			return err
+		}
+		if h.Composer != "" {
+			if err := recordComposerHandOff(t, h.ChatID, h.Composer); err != nil {
+				return err
+			}
 		}
 		acts, err := openReplyActivities(t, drafts)
 		if err != nil {

@@ -80,4 +80,21 @@
     hideAsk(p);
     p.body.focus();
   });
+
+  // "Copy the text" of a hand-off Beeper refused: the editor's text to the
+  // clipboard, said in the status beside the button.
+  document.addEventListener("click", function (e) {
+    var btn = e.target.closest && e.target.closest("[data-copy]");
+    if (!btn) return;
+    var body = document.getElementById(btn.dataset.copy);
+    var said = btn.parentNode.querySelector("[data-copied]");
+    if (!body || !navigator.clipboard) {
+      if (said) said.textContent = "Select the text above and copy it.";
+      return;
+    }
+    navigator.clipboard.writeText(body.value).then(
+      function () { if (said) said.textContent = "Copied."; },
+      function () { if (said) said.textContent = "Could not copy: select the text above and copy it."; }
+    );
+  });
 })();

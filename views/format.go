@@ -418,7 +418,7 @@ func outcomeWords(o contract.DraftOutcomeView, day models.Day) string {
 	case models.DraftReplaced:
 		return "You answered with your own reply (" + at + ")."
 	case models.DraftHandedOff:
-		return "Opened in Beeper with this text (" + at + "); finish it there. hearth did not send it."
+		return "Handed to Beeper with this text (" + at + "); finish it there. hearth did not send it."
 	case models.DraftDeclined:
 		return "You said no reply is needed (" + at + ")."
 	}

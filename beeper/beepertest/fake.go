@@ -82,6 +82,8 @@ type Fake struct {
 	sendDelay time.Duration
 	dropSend  bool
 	holdSends bool
+	// noChatUpdate: a Beeper before v4.2.808 (WithoutChatUpdate).
+	noChatUpdate bool
 }
 
 type fakeChat struct {
@@ -546,6 +548,8 @@ func (f *Fake) handleLocked(r *http.Request) reply {
 		switch {
 		case len(seg) == 2 && get:
 			return reply{status: http.StatusOK, body: c.chat}
+		case len(seg) == 2 && r.Method == http.MethodPatch:
+			return f.updateChatLocked(c, r)
 		case len(seg) == 3 && seg[2] == "read" && post:
 			return f.markReadLocked(c, r)
 		case len(seg) == 3 && seg[2] == "archive" && post:

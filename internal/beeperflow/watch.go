@@ -120,6 +120,9 @@ func (w *Watch) Tick(ctx context.Context) (int, error) {
 	if err != nil && ctx.Err() == nil {
 		w.store.RecordWatchFailure(err, unseen(err))
 	}
+	if err == nil {
+		w.withdrawHandOffs(ctx)
+	}
 	return n, err
 }
 
