@@ -1,14 +1,7 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"hearth/beeper/beepertest"
 )
@@ -19,25 +12,11 @@ import (
 // hearth's client read the same messages as hearth understands them.
 func TestOfficialBeeperSDKReadsEveryMessageKindTheFakeServes(t *testing.T) {
 	t.Parallel()
-	sdk := beeperSDK(t)
 	b := beepertest.Start(t, nil, beepertest.WithPageSize(4))
-	script, err := filepath.Abs(filepath.Join("testdata", "beeper_sdk_kinds.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	node := exec.CommandContext(ctx, "node", script)
-	node.Env = cleanEnv("BEEPER_BASE_URL="+b.URL, "BEEPER_ACCESS_TOKEN="+beepertest.Token, "HEARTH_BEEPER_SDK_DIR="+sdk)
-	var stdout, stderr bytes.Buffer
-	node.Stdout, node.Stderr = &stdout, &stderr
-	if err := node.Run(); err != nil {
-		t.Fatalf("the SDK %s and the fake disagree on message kinds (node %s: %v):\n%s%s", beeperSDKVersion, script, err, stderr.String(), stdout.String())
-	}
 	var ids map[string]string
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &ids); err != nil || len(ids) == 0 {
-		t.Fatalf("the script's results %q: %v", stdout.String(), err)
+	runBeeperSDK(t, b.URL, "beeper_sdk_kinds.mjs", "the fake, on message kinds", &ids)
+	if len(ids) == 0 {
+		t.Fatal("the script reported no messages")
 	}
 
 	// hearth's client reads each as hearth must take it: whether it asks

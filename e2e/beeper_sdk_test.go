@@ -23,28 +23,38 @@ func beeperSDK(t *testing.T) string {
 	return npmPackage{name: "@beeper/desktop-api", version: beeperSDKVersion, cache: "beeper-sdk-" + beeperSDKVersion}.install(t)
 }
 
-func TestOfficialBeeperSDKAgreesWithTheFake(t *testing.T) {
-	t.Parallel()
+// runBeeperSDK runs testdata/script with the official SDK against the fake
+// Beeper at baseURL and decodes the script's last line into out; a script
+// that fails means the SDK and what it drives (named by what) disagree.
+func runBeeperSDK(t *testing.T, baseURL, script, what string, out any) {
+	t.Helper()
 	sdk := beeperSDK(t)
-	// Two items a page, so the SDK's own pagination has to follow cursors.
-	b := beepertest.Start(t, nil, beepertest.WithPageSize(2))
-	script, err := filepath.Abs(filepath.Join("testdata", "beeper_sdk_conformance.mjs"))
+	path, err := filepath.Abs(filepath.Join("testdata", script))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	node := exec.CommandContext(ctx, "node", script)
-	node.Env = cleanEnv("BEEPER_BASE_URL="+b.URL, "BEEPER_ACCESS_TOKEN="+beepertest.Token, "HEARTH_BEEPER_SDK_DIR="+sdk)
+	node := exec.CommandContext(ctx, "node", path)
+	node.Env = cleanEnv("BEEPER_BASE_URL="+baseURL, "BEEPER_ACCESS_TOKEN="+beepertest.Token, "HEARTH_BEEPER_SDK_DIR="+sdk)
 	var stdout, stderr bytes.Buffer
 	node.Stdout, node.Stderr = &stdout, &stderr
 	if err := node.Run(); err != nil {
-		t.Fatalf("the SDK %s and the fake disagree (node %s: %v):\n%s%s", beeperSDKVersion, script, err, stderr.String(), stdout.String())
+		t.Fatalf("the SDK %s and %s disagree (node %s: %v):\n%s%s", beeperSDKVersion, what, path, err, stderr.String(), stdout.String())
 	}
-	var got struct{ PendingMessageID, FinalMessageID, FailedMessageID, QuickMessageID string }
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil || got.FinalMessageID == "" {
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), out); err != nil {
 		t.Fatalf("the script's results %q: %v", stdout.String(), err)
+	}
+}
+
+func TestOfficialBeeperSDKAgreesWithTheFake(t *testing.T) {
+	t.Parallel()
+	b := beepertest.Start(t, nil, beepertest.WithPageSize(2))
+	var got struct{ PendingMessageID, FinalMessageID, FailedMessageID, QuickMessageID string }
+	runBeeperSDK(t, b.URL, "beeper_sdk_conformance.mjs", "the fake", &got)
+	if got.FinalMessageID == "" {
+		t.Fatal("the script reported no final message")
 	}
 
 	// hearth's own client reads the same state the SDK left behind.
