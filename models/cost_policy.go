@@ -77,13 +77,7 @@ func (p CostPolicy) HeldByTokens(tokens float64) []string {
 	if p.TokenCap <= 0 {
 		return nil
 	}
-	var out []string
-	for _, pr := range Priorities {
-		if tokens >= p.TokenLimit(pr) {
-			out = append(out, pr)
-		}
-	}
-	return out
+	return heldWhere(func(pr string) bool { return tokens >= p.TokenLimit(pr) })
 }
 
 // Held lists the priorities whose runs wait at spent, lowest first.
@@ -91,9 +85,14 @@ func (p CostPolicy) Held(spent float64) []string {
 	if p.Cap <= 0 {
 		return nil
 	}
+	return heldWhere(func(pr string) bool { return spent >= p.Limit(pr) })
+}
+
+// heldWhere lists the priorities that reached their limit, lowest first.
+func heldWhere(reached func(priority string) bool) []string {
 	var out []string
 	for _, pr := range Priorities {
-		if spent >= p.Limit(pr) {
+		if reached(pr) {
 			out = append(out, pr)
 		}
 	}
