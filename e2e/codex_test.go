@@ -564,7 +564,7 @@ func TestCodexRunsAWokenMessagesJobWithTheWakeUpReasons(t *testing.T) {
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
+	t.Cleanup(func() { stopRunner(watch) })
 	watchHasRead(t, srv.URL)
 	const secret = "a sentence only the context file holds"
 	injectMessage(t, beeperURL, secret)

@@ -115,7 +115,7 @@ func TestAWatchRunPromptCarriesTheWakeUpReasonsNotTheMessages(t *testing.T) {
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
+	t.Cleanup(func() { stopRunner(watch) })
 	watchHasRead(t, srv.URL)
 	const secret = "the secret text of a message"
 	injectMessage(t, beeperURL, secret)

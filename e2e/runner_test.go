@@ -342,7 +342,7 @@ func TestRunWatchWakesOnceForABurstOfMessages(t *testing.T) {
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
+	t.Cleanup(func() { stopRunner(watch) })
 	// The watch's first read sets its baseline: wait for it, on the Messages page.
 	watchHasRead(t, srv.URL)
 	for i := range 20 {

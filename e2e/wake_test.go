@@ -86,7 +86,7 @@ func TestRunWatchGetsTheWakeUpAnAbandonedPollLeftBehind(t *testing.T) {
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
+	t.Cleanup(func() { stopRunner(watch) })
 	if !waitUntil(30*time.Second, func() bool { return len(f.invocations()) == 1 }) {
 		t.Fatalf("the agent ran %v: the wake-up the abandoned poll left behind was lost\nrunner:\n%s", f.invocations(), stderr)
 	}

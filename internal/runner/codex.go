@@ -102,7 +102,7 @@ func (c *Codex) deleteSession(ctx context.Context, env []string, id string) erro
 	var stderr agentLog
 	stderr.out = io.Discard
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := runGuarded(cmd); err != nil {
 		// Codex prints its error, then a backtrace: the error is the line that says why.
 		why := stderr.lastLine()
 		for _, line := range strings.Split(string(stderr.tail), "\n") {

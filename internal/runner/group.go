@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,7 +40,8 @@ type agentGroup struct {
 	hold  *os.File // the runner's end of the guard's pipe
 }
 
-// startGroup starts the guard of a new process group and records its ID in pgidFile.
+// startGroup starts the guard of a new process group and records its ID
+// in pgidFile (none when pgidFile is "").
 func startGroup(pgidFile string) (*agentGroup, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -54,6 +56,9 @@ func startGroup(pgidFile string) (*agentGroup, error) {
 		return nil, fmt.Errorf("the agent's guard did not start: %w", err)
 	}
 	g := &agentGroup{guard: guard, hold: pw}
+	if pgidFile == "" {
+		return g, nil
+	}
 	if err := writePrivate(pgidFile, []byte(strconv.Itoa(g.pgid()))); err != nil {
 		g.end()
 		return nil, err
@@ -68,6 +73,30 @@ func (g *agentGroup) pgid() int { return g.guard.Process.Pid }
 func (g *agentGroup) join(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: g.pgid(), Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-g.pgid(), syscall.SIGKILL) }
+}
+
+// run joins cmd to the group and runs it. The starting thread stays
+// locked until cmd is reaped: Pdeathsig fires when that thread exits, and
+// Go may otherwise retire it.
+func (g *agentGroup) run(cmd *exec.Cmd) error {
+	g.join(cmd)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return cmd.Run()
+}
+
+// runGuarded runs one of the runner's own short Codex commands (doctor,
+// login status, delete) in a guarded group of its own, so it dies with the
+// runner as the agent does: npm's codex is a Node wrapper whose native
+// child a parent-death signal alone would not reach, and an orphaned
+// `codex delete` goes on writing in CODEX_HOME.
+func runGuarded(cmd *exec.Cmd) error {
+	g, err := startGroup("")
+	if err != nil {
+		return err
+	}
+	defer g.end()
+	return g.run(cmd)
 }
 
 // end kills whatever is left of the group, the guard last of all, and reaps the guard.

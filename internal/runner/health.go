@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,9 +115,11 @@ func (c *Codex) doctor(ctx context.Context, codexHome string) (doctorReport, boo
 	defer cancel()
 	cmd := exec.CommandContext(cctx, c.Bin, "doctor", "--json")
 	cmd.Env = checkEnv(codexHome)
-	out, _ := cmd.Output()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	runGuarded(cmd)
 	var rep doctorReport
-	if json.Unmarshal(out, &rep) != nil || rep.Checks == nil {
+	if json.Unmarshal(out.Bytes(), &rep) != nil || rep.Checks == nil {
 		return doctorReport{}, false
 	}
 	if m := rep.model(); m != "" {
@@ -186,7 +189,10 @@ func (c *Codex) loginStatus(ctx context.Context, codexHome string) (state, detai
 	defer cancel()
 	cmd := exec.CommandContext(cctx, c.Bin, "login", "status")
 	cmd.Env = checkEnv(codexHome)
-	out, runErr := cmd.CombinedOutput()
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	runErr := runGuarded(cmd)
+	out := buf.Bytes()
 	text := lastLines(string(out), 2)
 	var exit *exec.ExitError
 	switch {

@@ -120,15 +120,7 @@ func (r *Runner) deleteSessions(j runJournal) {
 	if r.codex == nil || len(j.CodexSessions) == 0 {
 		return
 	}
-	env := []string{}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HEARTH_TOKEN=") {
-			env = append(env, kv)
-		}
-	}
-	if r.codexHome != "" {
-		env = append(env, "CODEX_HOME="+r.codexHome)
-	}
+	env := checkEnv(r.codexHome)
 	for _, id := range j.CodexSessions {
 		if err := r.codex.deleteSession(context.Background(), env, id); err != nil {
 			r.log.Warn("a Codex session of the run was not deleted", "run", j.RunID, "session", id, "err", err)

@@ -21,7 +21,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -510,7 +509,6 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		return nil, agentUsage{}, err
 	}
 	defer group.end()
-	group.join(cmd)
 	env := []string{}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "HEARTH_TOKEN=") && !strings.HasPrefix(kv, "HEARTH_AGENT_CMD=") {
@@ -544,10 +542,7 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	} else {
 		cmd.Stdout = &limitedWriter{w: &stdout, n: maxAgentOutput + 1}
 	}
-	// Pdeathsig fires when the thread that started the agent exits: keep it until the agent is reaped.
-	runtime.LockOSThread()
-	err = cmd.Run()
-	runtime.UnlockOSThread()
+	err = group.run(cmd)
 	stderr.finish()
 	use := readUsage(work, r.codex)
 	switch {
