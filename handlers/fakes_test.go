@@ -82,6 +82,10 @@ func (g goalNotStored) WeightHistory(context.Context) (models.WeightData, error)
 	return models.WeightData{Unit: "kg"}, nil
 }
 
+func (g goalNotStored) RoutineKeeping(context.Context, string) (models.RoutineKeeping, error) {
+	return models.RoutineKeeping{}, nil
+}
+
 func (g goalNotStored) SetWeightGoal(context.Context, *contract.WeightGoal) error { return g.err }
 
 func TestWeightGoalThatCouldNotBeStoredIsANotSavedPage(t *testing.T) {

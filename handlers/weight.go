@@ -21,6 +21,7 @@ type weightStore interface {
 	Today(ctx context.Context) (models.Day, error)
 	clock
 	WeightHistory(ctx context.Context) (models.WeightData, error)
+	RoutineKeeping(ctx context.Context, routineID string) (models.RoutineKeeping, error)
 	SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) error
 	ImportWeights(ctx context.Context, format string, readings []models.WeightReading, dryRun bool) (models.WeightImport, error)
 	ExportCSV(ctx context.Context, name string) (models.ExportTable, error)
@@ -96,9 +97,16 @@ func (s *weightHandlers) renderWeight(c *fiber.Ctx, status int, form views.Weigh
 }
 
 // renderWeightOf renders the weight page from history already read (a
-// refused form changed nothing since).
+// refused form changed nothing since), with its weeks compared by the
+// routine the query names (?routine=).
 func (s *weightHandlers) renderWeightOf(c *fiber.Ctx, status int, d models.WeightData, form views.WeightForm) error {
-	return s.render(c, status, viewOf(views.Weight(views.WeightPage{Data: d, Now: s.store.Now(), Form: form})))
+	k, err := s.store.RoutineKeeping(c.UserContext(), c.Query("routine"))
+	if err != nil {
+		return err
+	}
+	now := s.store.Now()
+	weeks, split := models.WeightWeeks(d, k, now)
+	return s.render(c, status, viewOf(views.Weight(views.WeightPage{Data: d, Now: now, Form: form, Weeks: weeks, Split: split, Routines: k.Choices})))
 }
 
 // saveWeightGoal sets or clears the owner's weight goal, in the page's unit.

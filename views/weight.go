@@ -15,6 +15,10 @@ type WeightPage struct {
 	Data models.WeightData
 	Now  time.Time
 	Form WeightForm
+	// Weeks are the ended weeks, newest first, compared by Split's routine, one of Routines.
+	Weeks    []models.WeightWeek
+	Split    models.WeightSplit
+	Routines []models.RoutineChoice
 }
 
 // WeightForm is the state of the page's forms after a POST.
@@ -259,4 +263,15 @@ func goalInput(p WeightPage) string {
 		return p.Form.Goal
 	}
 	return goalValue(p.Data)
+}
+
+// weeksWord is "1 week", "3 weeks".
+func weeksWord(n int) string { return fmt.Sprint(n) + " " + wPlural(n, "week") }
+
+// weekDone is a week's routine days, "5 of 7 days" ("not planned" for none).
+func weekDone(w models.WeightWeek) string {
+	if w.Planned == 0 {
+		return "not planned"
+	}
+	return fmt.Sprintf("%d of %d %s", w.Done, w.Planned, wPlural(w.Planned, "day"))
 }

@@ -13,6 +13,23 @@ import (
 // returns its weight history and exports.
 func demoHistory(t *testing.T, now time.Time) (models.WeightData, models.ExportTable, models.ExportTable) {
 	t.Helper()
+	w, store := demoStore(t, now)
+	ctx := context.Background()
+	occ, err := store.ExportCSV(ctx, models.ExportOccurrences)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sends, err := store.ExportCSV(ctx, models.ExportSends)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, occ, sends
+}
+
+// demoStore seeds a fresh store as `serve --demo` would at now and returns
+// its weight history and the store.
+func demoStore(t *testing.T, now time.Time) (models.WeightData, *models.Store) {
+	t.Helper()
 	ctx := context.Background()
 	clock := &demoClock{}
 	clock.set(now)
@@ -36,15 +53,7 @@ func demoHistory(t *testing.T, now time.Time) (models.WeightData, models.ExportT
 	if err != nil {
 		t.Fatal(err)
 	}
-	occ, err := store.ExportCSV(ctx, models.ExportOccurrences)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sends, err := store.ExportCSV(ctx, models.ExportSends)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w, occ, sends
+	return w, store
 }
 
 func TestDemoHistoryIsSixWeeksBeforeTodayAndTheSameEachTime(t *testing.T) {
