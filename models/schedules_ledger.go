@@ -17,9 +17,9 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// The schedules ledger (issue 10, Store B): definition files under
-// DATA/schedules hold the prompt and the rule (package schedules); the
-// tables of migration 00007 hold what a file never grants. Services here
+// The schedules ledger (Store B of docs/schedules-and-runner.md): definition
+// files under DATA/schedules hold the prompt and the rule (package
+// schedule); the tables of migration 00009 hold what a file never grants. Services here
 // own their transactions. Adding, cancelling, approving and quarantining a
 // schedule change what the owner and the agent see, so they go through
 // commit and bump the workspace revision; occurrence bookkeeping (claims,

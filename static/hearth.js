@@ -6,7 +6,7 @@
 // races the owner: nothing is reloaded or swapped while a navigation or a
 // request of the owner's is under way, and a page showing a form's answer
 // (data-form-answer: a dry run, a review, a refusal) is never reloaded
-// under them (issue 27).
+// under them: the reload would cancel the request or lose the answer.
 (function () {
   "use strict";
 
@@ -409,7 +409,7 @@
   }
 })();
 
-// --- offline entry (issue 17 point 13, issue 27; owned by the offline work) ---
+// --- offline entry ---
 // The service worker (/sw.js) keeps the shell and the last Home. Here a
 // weight, task tick, skip or move to later made without hearth (offline,
 // or online with hearth unreachable: Tailscale or the server down, a proxy
