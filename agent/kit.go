@@ -1,7 +1,9 @@
 // Package agent is hearth's job kit: the instructions an agent finds in a
-// job's working directory (AGENTS.md) and one prompt per job
-// (prompts/<job>.md). It is embedded, so an installed hearth carries the
-// kit its runner hands to Codex.
+// job's working directory (job-instructions.md here, written there as
+// AGENTS.md) and one prompt per job (prompts/<job>.md). It is embedded, so
+// an installed hearth carries the kit its runner hands to Codex. The
+// instructions are not named AGENTS.md in the source tree, where a coding
+// agent editing hearth would take them for its own.
 package agent
 
 import (
@@ -11,14 +13,18 @@ import (
 	"strings"
 )
 
-//go:embed AGENTS.md prompts/*.md
+//go:embed job-instructions.md prompts/*.md
 var files embed.FS
 
-// Instructions is AGENTS.md: what the context file holds, how to cite
-// evidence, stable IDs, what never to invent, how completions are proven
-// and what the one answer is.
+// InstructionsFile is the name the runner gives the kit's instructions in a
+// job's work dir: the file Codex reads there as its instructions.
+const InstructionsFile = "AGENTS.md"
+
+// Instructions is the job's instructions, written as InstructionsFile: what
+// the context file holds, how to cite evidence, stable IDs, what never to
+// invent, how completions are proven and what the one answer is.
 func Instructions() []byte {
-	b, _ := files.ReadFile("AGENTS.md")
+	b, _ := files.ReadFile("job-instructions.md")
 	return b
 }
 

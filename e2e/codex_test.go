@@ -38,8 +38,9 @@ func codexBinDir(t *testing.T) string {
 // responses is a scripted OpenAI Responses endpoint on loopback. Like the
 // real API it refuses a text.format schema that breaks strict mode; it
 // also refuses a request that does not carry the job's prompt and the
-// kit's AGENTS.md. Otherwise it answers with the publication answer(n)
-// returns for the nth request, unless fail(n) gives an HTTP status.
+// kit's instructions, which the runner writes as AGENTS.md for Codex to
+// read. Otherwise it answers with the publication answer(n) returns for
+// the nth request, unless fail(n) gives an HTTP status.
 type responses struct {
 	t        *testing.T
 	URL      string
@@ -124,7 +125,7 @@ func (r *responses) serve(w http.ResponseWriter, req *http.Request) {
 	r.inputs = append(r.inputs, all)
 	r.mu.Unlock()
 	if !strings.Contains(all, r.prompt) || !strings.Contains(all, "# hearth job: instructions for the agent") {
-		r.refuse(w, http.StatusBadRequest, "invalid_request", "the request does not carry the job's prompt and the kit's AGENTS.md")
+		r.refuse(w, http.StatusBadRequest, "invalid_request", "the request does not carry the job's prompt and the kit's instructions (AGENTS.md)")
 		return
 	}
 	if r.before != nil {

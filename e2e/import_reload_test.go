@@ -19,8 +19,8 @@ func inView(sel string) string {
 		return (r.top >= 0 && r.top < innerHeight) || e === document.activeElement || e.contains(document.activeElement)})()`
 }
 
-// Issue 27 defect 1: the live update for the import's own revision
-// reloaded the dry-run page, which cancelled the confirm navigation and
+// The live update for the import's own revision once reloaded the dry-run
+// page, which cancelled the confirm navigation and
 // posted the dry run again, so the page said nothing was imported.
 func TestImportAtLatencyReportsTheTrueCountAtTheTop(t *testing.T) {
 	_, p, tb := startTailnet(t, "--demo")

@@ -335,8 +335,8 @@ func TestLogoutForgetsWhatWasTypedAndBackShowsNoOwnerPage(t *testing.T) {
 }
 
 // TestTwentyBackAndForwardLoadsAreRestoredFromTheCache walks the tabs and
-// goes Back and Forward twenty times, as the count did (none of 20
-// came from the back/forward cache while pages were no-store).
+// goes Back and Forward twenty times (none of 20 came from the
+// back/forward cache while pages were no-store).
 func TestTwentyBackAndForwardLoadsAreRestoredFromTheCache(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)

@@ -32,7 +32,7 @@ func savedShows(row, value string) string {
 	return `(function(){var s=document.querySelector('` + rowSel(row) + ` [data-testid="measurement-saved"]');return !!s&&s.textContent.indexOf("` + value + `")>=0})()`
 }
 
-// Issue 18 point 4, for every owner action on Home: a tap whose answer is
+// For every owner action on Home: a tap whose answer is
 // all its commit changed on Home (a draft's edit, a weight corrected,
 // feedback, a tick, an Undo answered with the live part) makes the page
 // read Home's live fragment no time at all; a tap whose effects reach past

@@ -18,7 +18,7 @@ const liveReads = `window.__liveReads = 0; (function () {
 	};
 })(); true`
 
-// Issue 18 point 4: a tick on a routine's step is answered by the routine's
+// A tick on a routine's step is answered by the routine's
 // row with the tick's revision, and the live event for that revision does
 // not make the page read and render all of Home again; a change made
 // elsewhere still does.

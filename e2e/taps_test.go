@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Issue 17, point 4 (fewer taps): a routine's step ticked with one tap on
+// Fewer taps: a routine's step ticked with one tap on
 // its collapsed row, nested steps at full width, no "to do" on every row,
 // skipped not in the success colour.
 

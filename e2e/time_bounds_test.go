@@ -18,7 +18,7 @@ import (
 )
 
 // TestServeStartsOverAScheduleAddItCannotComplete puts a data dir into the
-// state issue 14 found (an add whose intent and file an older hearth
+// state an older hearth could leave (an add whose intent and file it
 // wrote, but whose ledger row it could not: the receipt's nextDueAt in
 // Pacific/Kiritimati is in year 10000), then starts the real server: it
 // must start, show the schedule quarantined with its reason, and take
@@ -94,7 +94,7 @@ func TestServeStartsOverAScheduleAddItCannotComplete(t *testing.T) {
 	far := `{"requestKey":"k-far2","id":"far2","job":"far","at":"` + at + `","zone":"` + zone + `","prompt":"Say hello."}`
 	status, b, err := ops.do(http.MethodPost, "/api/schedules", []byte(far))
 	if err != nil || status != http.StatusUnprocessableEntity || !strings.Contains(string(b), `"path":"/at"`) {
-		t.Fatalf("the issue's request: %d %s %v", status, b, err)
+		t.Fatalf("a schedule due after year 9999: %d %s %v", status, b, err)
 	}
 	if exists(filepath.Join(defs, "far2.md")) {
 		t.Error("the refused request wrote a file")

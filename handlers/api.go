@@ -215,7 +215,8 @@ func (s *agentHandlers) publishResult(c *fiber.Ctx) error {
 }
 
 // dryRunResult validates a publication fully and answers what it would
-// change, writing nothing and storing no receipt (issue 11).
+// change, writing nothing and storing no receipt, so the same runId can
+// publish it afterwards.
 func (s *agentHandlers) dryRunResult(c *fiber.Ctx, body []byte) error {
 	report, err := s.store.PublishDryRun(c.UserContext(), identityOf(c).agent.ID, body)
 	return respond(c, writeSpec{invalidCode: "invalid_result",

@@ -120,7 +120,7 @@ func reportLatencies(b *testing.B, base string, cookie *http.Cookie, url func(ba
 //   - miss: each request names a different (absent) open row, so the page
 //     cache never answers, with nothing committed in between;
 //   - after-commit: each request follows an owner's decision on one of
-//     today's rows (issue 19's figure), as when Home reloads live. The
+//     today's rows (the figure docs/figures.md quotes), as when Home reloads live. The
 //     clock moves 10 s per decision: on a frozen clock every decision of
 //     the run stayed inside the 10-minute Undo window, and Home's read of
 //     the undo offers grew with b.N.
@@ -190,7 +190,7 @@ func throughputWith(b *testing.B, client *http.Client, url string, cookie *http.
 
 // BenchmarkPeopleThroughput loads People and Home as BenchmarkHomeThroughput
 // does, on the same data, and reports People's requests per second beside
-// Home's (issue 19's target: at least half). Both are served between
+// Home's (the target: at least half). Both are served between
 // commits, from the page cache.
 func BenchmarkPeopleThroughput(b *testing.B) {
 	ta, cookie := benchHome(b)
@@ -208,8 +208,8 @@ func BenchmarkPeopleThroughput(b *testing.B) {
 
 // BenchmarkContextThroughput loads the agent context (full) and Home as
 // BenchmarkHomeThroughput does, on the same data, between commits, and
-// reports the context's requests per second beside Home's (issue 19's
-// target: at least half).
+// reports the context's requests per second beside Home's (the target:
+// at least half).
 func BenchmarkContextThroughput(b *testing.B) {
 	ta, cookie := benchHome(b)
 	base := ta.listen()

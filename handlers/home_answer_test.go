@@ -22,7 +22,7 @@ func (ta *testApp) liveBeside(row, open string, cookie *http.Cookie) string {
 	}
 	d := parseHTML(ta.t, r)
 	d.Find(`li[data-row][data-id="` + row + `"]`).Remove()
-	// The bottom bar's Undo comes with a decision's answer, out of band (see undoDockOf).
+	// The bottom bar's Undo comes with a decision's answer, out of band (see undoDockAfter).
 	d.Find(`#undo-dock`).Remove()
 	d.Find("#live").RemoveAttr("data-revision")
 	html, err := d.Html()

@@ -41,8 +41,9 @@ type routinesHandlers struct {
 	home  *homeHandlers
 }
 
-// The Routines page (issue 9): plain forms answered by 303, a refused
-// form by the page again with its message beside that form.
+// The Routines page: plain forms answered by 303 (post/redirect/get, so a
+// reload never posts twice), a refused form by the page again with its
+// message beside that form.
 
 // showRoutines serves the Routines page from the page cache, keyed by
 // revision and minute like Home: a page of twenty routines with a year of

@@ -33,7 +33,7 @@ func TestScheduleCreateRefusesInstantsOutsideTheBoundBeforeWriting(t *testing.T)
 			})
 		}
 	}
-	// The issue's request: nothing is journalled, so later writes work.
+	// A schedule due after year 9999: nothing is journalled, so later writes work.
 	r := ta.schedReq(http.MethodPost, "/api/schedules", ops, nil,
 		`{"requestKey":"k-far","id":"far","job":"j","at":"9999-12-31T12:00:00Z","zone":"Pacific/Kiritimati","prompt":"x"}`)
 	wantFieldError(t, r, "invalid_request", "/at", "out of range")

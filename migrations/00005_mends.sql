@@ -1,5 +1,5 @@
 -- +goose Up
--- Mends of issue 8.
+-- Mends: a routine settles as partial when it was not wholly done.
 -- A routine some of whose steps were skipped or dismissed settles as
 -- 'partial', never as 'completed' (docs/contract.md: partial completion
 -- is recorded honestly). SQLite cannot alter a CHECK, so the table is rebuilt.

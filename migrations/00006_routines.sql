@@ -1,5 +1,5 @@
 -- +goose Up
--- Routines (issue 9; docs/routines.md): three
+-- Routines (docs/routines.md): three
 -- levels kept apart. Definitions are the agent's, one row per revision and
 -- never overwritten; trials are the owner's decision; occurrences and their
 -- outcomes are execution history, of which hearth holds the only copy.

@@ -1,5 +1,5 @@
 -- +goose Up
--- Agent-written input (issue 11; docs/contract.md, Observations): what the agent's fetchers saw at
+-- Agent-written input (docs/contract.md, Observations): what the agent's fetchers saw at
 -- a provider, one row per version of (source, ref). The log is append-only:
 -- a changed payload is a new row with a new id, so an id always names one
 -- payload, and a publication consumes exactly the versions it cites. No

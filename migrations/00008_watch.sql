@@ -1,5 +1,5 @@
 -- +goose Up
--- The Beeper watch (issue 11): what it last saw in each chat, so it records
+-- The Beeper watch: what it last saw in each chat, so it records
 -- only new messages as observations and can tell a reply draft is stale.
 CREATE TABLE beeper_watch (
     chat_id                TEXT PRIMARY KEY,

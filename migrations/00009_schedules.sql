@@ -1,5 +1,5 @@
 -- +goose Up
--- Schedules (issue 10, Store B). Definition files under DATA/schedules hold
+-- Schedules (Store B). Definition files under DATA/schedules hold
 -- the prompt and the rule; this ledger holds what a file never grants: who
 -- created the schedule, who approved which canonical fingerprint (with the
 -- canonical snapshot itself, which file data never replaces), its state, the

@@ -1,5 +1,5 @@
 -- +goose Up
--- The runner's runs (issue 10): one row per run of a job, whatever started
+-- The runner's runs: one row per run of a job, whatever started
 -- it (a schedule's occurrence, the owner, a wake-up), with its agent
 -- invocations (at most three), outcome, duration and reported usage.
 CREATE TABLE runs (

@@ -1,5 +1,5 @@
 -- +goose Up
--- Wake-ups are leased, not taken (issue 14): a poll whose answer never
+-- Wake-ups are leased, not taken: a poll whose answer never
 -- reached the runner had deleted the job, and its input was never handled.
 -- A lease hides the job from other polls until it is acknowledged (the run
 -- that handles it started: the marks it covered are cleared) or expires

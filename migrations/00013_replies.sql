@@ -1,5 +1,5 @@
 -- +goose Up
--- The reply workflow (issue 15).
+-- The reply workflow.
 --
 -- A reply the owner writes has no draft, so sends.draft_id becomes
 -- optional: SQLite cannot drop NOT NULL in place, so the table is copied.

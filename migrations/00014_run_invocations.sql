@@ -1,5 +1,5 @@
 -- +goose Up
--- Each agent invocation of a run (issue 16): the runner reports it as soon
+-- Each agent invocation of a run: the runner reports it as soon
 -- as it knows how it ended, so its usage counts towards the daily cost cap
 -- even if the run later ends unknown or failed, and a refused publication's
 -- errors (JSON Pointer path, expected, a redacted found: never message

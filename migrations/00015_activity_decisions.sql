@@ -1,5 +1,5 @@
 -- +goose Up
--- Owner-owned: every change of an owner state (issue 17), append-only.
+-- Owner-owned: every change of an owner state, append-only.
 -- activity_states keeps the current decision; this keeps how it came to be,
 -- so an Undo is a new row (cause 'undo', undoes_id: the decision it
 -- reverts) and never a deletion, and the agent reads both. prior_* is the

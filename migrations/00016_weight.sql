@@ -1,5 +1,5 @@
 -- +goose Up
--- The weight page and its import (issue 17).
+-- The weight page and its import.
 --
 -- An imported reading belongs to no activity, so measurements.activity_id
 -- becomes optional and source says where a row came from ('entered' on

@@ -1,5 +1,5 @@
 -- +goose Up
--- Offline entry (issue 17): an owner action queued on the phone carries a
+-- Offline entry: an owner action queued on the phone carries a
 -- client key, made when the owner acted, so sending it again (a retry, a
 -- second tab, a reply lost on the way back) is answered as the first send
 -- was and changes nothing. action is the action's canonical form: the same

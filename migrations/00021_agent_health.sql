@@ -1,5 +1,5 @@
 -- +goose Up
--- Agent health (issue 20): what the runner last learned about its agent's
+-- Agent health: what the runner last learned about its agent's
 -- login, one row per agent. 'needs_login': the agent's own check (for
 -- Codex, `codex login status`) found no login, and the runner holds
 -- scheduled work; 'refused': the model provider refused the credential

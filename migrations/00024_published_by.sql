@@ -1,5 +1,5 @@
 -- +goose Up
--- What a run's work became (issue 20): each activity and reply draft
+-- What a run's work became: each activity and reply draft
 -- records the publication that first published it, (publisher,
 -- published_run_id) as its receipt is keyed. A re-publication of the same
 -- ID keeps the first: the item is the work of the run that introduced it.

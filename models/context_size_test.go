@@ -17,9 +17,9 @@ import (
 	"hearth/internal/contract"
 )
 
-// typicalDay publishes issue 11's typical day: 50 activities, 20 people and
-// 10 reply drafts with realistic text lengths, and the owner's morning (10
-// settled, 3 weights saved).
+// typicalDay publishes the typical day docs/agent-api.md sizes the context
+// by: 50 activities, 20 people and 10 reply drafts with realistic text
+// lengths, and the owner's morning (10 settled, 3 weights saved).
 func typicalDay(t testing.TB) *Store {
 	t.Helper()
 	s, _ := newTestStore(t)

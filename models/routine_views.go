@@ -272,7 +272,7 @@ func proposalDecisions(tx *gorm.DB) (map[string]Request, error) {
 	return out, nil
 }
 
-// Proposal decisions (issue 9).
+// Proposal decisions: the owner's answer to a routine review's proposed change.
 const (
 	DecisionAdopt  = "adopt"
 	DecisionModify = "modify"

@@ -547,7 +547,7 @@ func occurrenceRule(tx *gorm.DB, routineID string) (*frozenRule, error) {
 	return &r, nil
 }
 
-// ruleMet reports whether completed step activities satisfy a frozen rule.
+// met reports whether completed step activities satisfy a frozen rule.
 func (r frozenRule) met(completed map[string]bool) bool {
 	if r.Kind == contract.RuleMinSteps {
 		return len(completed) >= r.N

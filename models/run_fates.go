@@ -12,7 +12,8 @@ import (
 	"hearth/internal/contract"
 )
 
-// What a run's work became (issue 20). Every activity and reply draft
+// What a run's work became, so the owner can judge a job by what it
+// produced. Every activity and reply draft
 // records the publication that first published it (migration 00024); a
 // runner publishes as <run>-<invocation>, so a run's items are those of
 // its publications, found by index, never guessed from times. An item's

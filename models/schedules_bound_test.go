@@ -62,7 +62,7 @@ func (d oldDefinition) writeFile(t *testing.T, s *Store) {
 	}
 }
 
-// journalAdd leaves the state issue 14 found: the intent and the file of an
+// journalAdd leaves the state an older hearth could leave: the intent and the file of an
 // add whose ledger row could not be written (its receipt's nextDueAt, in
 // the schedule's zone, is in year 10000, which JSON cannot write).
 func (d oldDefinition) journalAdd(t *testing.T, s *Store, payload string) {

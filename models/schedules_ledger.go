@@ -17,14 +17,15 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// The schedules ledger (issue 10, Store B): definition files under
-// DATA/schedules hold the prompt and the rule (package schedules); the
-// tables of migration 00007 hold what a file never grants. Services here
-// own their transactions. Adding, cancelling, approving and quarantining a
-// schedule change what the owner and the agent see, so they go through
-// commit and bump the workspace revision; occurrence bookkeeping (claims,
-// attempts, outcomes) does not, so a runner's own records never turn the
-// agent's publication into a revision_conflict.
+// The schedules ledger (Store B of docs/schedules-and-runner.md): definition
+// files under DATA/schedules hold the prompt and the rule (package
+// schedule); the tables of migration 00009 hold what a file never grants.
+// Services here own their transactions. Adding, cancelling, approving and
+// quarantining a schedule change what the owner and the agent see, so they
+// go through commit and bump the workspace revision; occurrence
+// bookkeeping (claims, attempts, outcomes) and the add's journalled intent
+// do not, so a runner's own records never turn the agent's publication
+// into a revision_conflict.
 
 // Schedule states are schedule.Status values; occurrence states are these.
 const (
@@ -118,7 +119,7 @@ type ScheduleOccurrence struct {
 var outstandingStates = []string{OccurrenceAdmitted, OccurrenceRunning, OccurrenceUnknown}
 
 // outstanding reports whether o keeps its schedule busy (the partial unique
-// index of migration 00007 says the same).
+// index of migration 00009 says the same).
 func (o ScheduleOccurrence) outstanding() bool {
 	switch o.State {
 	case OccurrenceAdmitted, OccurrenceRunning:

@@ -38,7 +38,7 @@ type Admission struct {
 // decision: the outstanding occurrence expires (or turns unknown when an
 // attempt is still running), the admitted one is inserted with LastDueAt,
 // NextDueAt is stored, and a schedule with nothing left is marked expired.
-// The partial unique index of migration 00007 keeps a second outstanding
+// The partial unique index of migration 00009 keeps a second outstanding
 // occurrence out even against another process, so concurrent claims admit
 // exactly once. Occurrence bookkeeping does not bump the revision.
 func (s *Store) ClaimSchedule(ctx context.Context, id, claimant string) (Admission, error) {

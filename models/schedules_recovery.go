@@ -36,7 +36,7 @@ type scheduleJournal struct {
 	CreatedAt   time.Time
 }
 
-// TableName is the singular table of migration 00007.
+// TableName is the singular table of migration 00009.
 func (scheduleJournal) TableName() string { return "schedule_journal" }
 
 // backupCopy is the row `hearth backup` writes into its copy only.
@@ -46,7 +46,7 @@ type backupCopy struct {
 	Source  string
 }
 
-// TableName is the singular table of migration 00007.
+// TableName is the singular table of migration 00009.
 func (backupCopy) TableName() string { return "backup_copy" }
 
 func (s *Store) pauseAt(point string) {

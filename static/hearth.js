@@ -6,7 +6,7 @@
 // races the owner: nothing is reloaded or swapped while a navigation or a
 // request of the owner's is under way, and a page showing a form's answer
 // (data-form-answer: a dry run, a review, a refusal) is never reloaded
-// under them (issue 27).
+// under them: the reload would cancel the request or lose the answer.
 (function () {
   "use strict";
 
@@ -409,7 +409,7 @@
   }
 })();
 
-// --- offline entry (issue 17 point 13, issue 27; owned by the offline work) ---
+// --- offline entry ---
 // The service worker (/sw.js) keeps the shell and the last Home. Here a
 // weight, task tick, skip or move to later made without hearth (offline,
 // or online with hearth unreachable: Tailscale or the server down, a proxy
@@ -459,13 +459,12 @@
   var WEIGH_FIELD = "weigh-in-field";
   var REFUSED = "You are offline, so this was not sent. Only a weight, a tick or a skip waits for the connection; try this again when you are back online.";
   var UNREACHABLE = "hearth could not be reached; nothing was sent. Only a weight, a tick or a skip waits for hearth; try this again when it answers.";
-  // The plain page forms of Messages (review, send and what follows a
-  // send) go through fetch here, so a failure is said in place instead of
-  // the browser's error page. The hand-off is left to the browser: it
-  // leaves for the Beeper app.
   // Page forms that go through fetch, so hearth not answering is said in
-  // place: Messages', Routines' (trials, outcomes, proposals), a schedule's
-  // cancel and approval, a run's resolve. (The Weight page has its own.)
+  // place instead of the browser's error page: Messages' (review, send and
+  // what follows a send; the hand-off is left to the browser, as it leaves
+  // for the Beeper app), Routines' (trials, outcomes, proposals), a
+  // schedule's cancel and approval, a run's resolve. (The Weight page has
+  // its own.)
   var fetched = /^\/(messages\/[^/]+\/(review|send|reconcile|not-sent|remind|no-reply-needed)|routines\/.+|schedules\/[^/]+\/(cancel|approve)|runs\/[^/]+\/resolve)$/;
 
   // gatewayError tells a proxy's answer that stands in for a hearth that does

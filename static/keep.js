@@ -1,4 +1,4 @@
-// keep.js: nothing typed is lost (issue 27). A field marked data-keep (a
+// keep.js: nothing typed is lost. A field marked data-keep (a
 // reply, a weight, a note, a correction) is kept on this device as it is
 // typed: localStorage, so it outlives a reload, a crashed or closed tab.
 // The key is the page, the field and the record (data-keep); the record's

@@ -1,4 +1,4 @@
-// replies.js: a reply editor's suggestions (issue 15). Choosing a
+// replies.js: a reply editor's suggestions. Choosing a
 // suggestion puts its text in the editor; when the owner has edited the
 // text, hearth asks before replacing it and, told to keep it, goes back to
 // the suggestion chosen before. Without JavaScript the server resolves the

@@ -6,7 +6,8 @@ import (
 	"hearth/internal/contract"
 )
 
-// Issue 17, point 4 (fewer taps): what a row's head says and offers.
+// What a row's head says and offers, so a collapsed row can be acted on
+// in one tap.
 
 // headState is the state word of a row's head: none for open work (a "to
 // do" on every row said nothing), the outcome or the wait otherwise.

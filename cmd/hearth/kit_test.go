@@ -23,10 +23,10 @@ var kitWords = map[string]string{
 	"available": "a userState's state (models.StateAvailable), the one the compact context leaves out",
 }
 
-// TestTheKitNamesOnlyFieldsTheContractHas keeps AGENTS.md and the prompts
-// true to the contract: every field name they quote in backticks (or
-// dotted path of them) is a property or enum value of the publication,
-// context or request schema.
+// TestTheKitNamesOnlyFieldsTheContractHas keeps the job's instructions and
+// the prompts true to the contract: every field name they quote in
+// backticks (or dotted path of them) is a property or enum value of the
+// publication, context or request schema.
 func TestTheKitNamesOnlyFieldsTheContractHas(t *testing.T) {
 	known := map[string]bool{}
 	var walk func(v any)
@@ -62,7 +62,7 @@ func TestTheKitNamesOnlyFieldsTheContractHas(t *testing.T) {
 		}
 		walk(doc)
 	}
-	texts := map[string]string{"AGENTS.md": string(agent.Instructions())}
+	texts := map[string]string{"job-instructions.md": string(agent.Instructions())}
 	for _, job := range agent.Jobs() {
 		texts[job], _ = agent.Prompt(job)
 	}

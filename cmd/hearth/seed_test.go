@@ -54,7 +54,7 @@ func TestASeededDayIsTheOwnersDayItClaims(t *testing.T) {
 	sent := exportByDay(t, store, models.ExportSends, "created_at", func(r map[string]string) bool { return r["status"] == "sent" })
 	total := seedStats{}
 	for _, d := range days {
-		// The day: a publication every hour or so, ~50 activities,
+		// A typical day of use: a publication every hour or so, ~50 activities,
 		// ~200 Beeper messages, ~5 sends, a few measurements, routine outcomes.
 		if d.Publications != seedLastHour-seedFirstHour+1 {
 			t.Errorf("%s: %d publications, want one an hour from %d to %d", d.Date, d.Publications, seedFirstHour, seedLastHour)

@@ -13,7 +13,7 @@ import (
 	"hearth/models"
 )
 
-// recordedTexts reads the raw payloads the watch recorded for chatID, in
+// recordedRaws reads the raw payloads the watch recorded for chatID, in
 // the order they were recorded.
 func recordedRaws(t *testing.T, s *models.Store, chatID string) []map[string]any {
 	t.Helper()

@@ -48,7 +48,7 @@ type AgentContext struct {
 	// days, oldest first, each with the state it replaced: a decision on
 	// Home and its undo are two items (cause "undo", undoes: the first).
 	ActivityDecisions Page[ActivityDecisionView] `json:"activityDecisions"`
-	// Routines (issue 9): current definitions, recent trials, the last 14
+	// Routines: current definitions, recent trials, the last 14
 	// days of occurrences with outcomes, and each recent trial's counts.
 	RoutineDefinitions Page[RoutineContextView] `json:"routineDefinitions"`
 	Trials             Page[TrialView]          `json:"trials"`

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Routine collections of the agent context (issue 9).
+// Routine collections of the agent context.
 const (
 	CollectionRoutineDefinitions = "routineDefinitions"
 	CollectionTrials             = "trials"

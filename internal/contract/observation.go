@@ -6,7 +6,7 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// Bounds of an observation (issue 11; docs/agent-api.md, Observations).
+// Bounds of an observation (docs/agent-api.md, Observations).
 const (
 	MaxObservationBatch     = 500
 	MaxSourceLen            = 128

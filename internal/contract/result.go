@@ -51,7 +51,8 @@ type Result struct {
 	ReplyDrafts       []ReplyDraftIn     `json:"replyDrafts"`
 	Retractions       []RetractionIn     `json:"retractions"`
 	CompletedRequests []CompletedRequest `json:"completedRequests"`
-	// Routine definitions and reviews (issue 9) may be omitted, never null.
+	// Routine definitions and reviews may be omitted (a publication from
+	// before routines stays valid), never null.
 	RoutineDefinitions []RoutineDefinitionIn `json:"routineDefinitions,omitempty"`
 	Reviews            []ReviewIn            `json:"reviews,omitempty"`
 	// ConsumedObservations are pending observations this publication has

@@ -20,7 +20,7 @@ const (
 	MaxRoutineRevision    = 1_000_000
 )
 
-// Routine trigger kinds, events, statuses and completion rules (issue 9).
+// Routine trigger kinds, events, statuses and completion rules.
 const (
 	TriggerDaily  = "daily"
 	TriggerWeekly = "weekly"

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Run triggers and states (issue 10).
+// Run triggers and states.
 const (
 	TriggerSchedule = "schedule"
 	TriggerManual   = "manual"
@@ -32,7 +32,7 @@ const (
 	HoldTokenCap = "token_cap"
 )
 
-// Invocation outcomes (issue 16): how one agent invocation of a run ended.
+// Invocation outcomes: how one agent invocation of a run ended.
 const (
 	InvocationPublished = "published" // hearth accepted its publication
 	InvocationConflict  = "conflict"  // a revision conflict: the next invocation reads again

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/agent"
 	"hearth/internal/apiclient"
 	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
@@ -44,6 +45,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 ls "$work" > "$rec/workfiles"
+cp "$work/AGENTS.md" "$rec/AGENTS.md" 2>/dev/null
 cp "$schema" "$rec/schema.json"
 echo '{"type":"thread.started","thread_id":"t"}'
 case "$FAKE_CODEX_MODE" in
@@ -125,6 +127,9 @@ func TestTheCodexPresetRunsCodexExecWithThePromptOnStdinAndReadsTheLastMessage(t
 	if files := strings.Fields(readRec(t, rec, "workfiles")); !slices.Equal(files, []string{"AGENTS.md", "context", "context.json", "prompt.txt"}) {
 		t.Fatalf("the work dir holds %v", files)
 	}
+	if got := readRec(t, rec, "AGENTS.md"); got != string(agent.Instructions()) {
+		t.Fatalf("the work dir's AGENTS.md is not the kit's instructions:\n%.200s", got)
+	}
 	env := readRec(t, rec, "env")
 	if !strings.Contains(env, "CODEX_HOME="+r.codexHome+"\n") || strings.Contains(env, "hearth_secret_token") {
 		t.Fatalf("environment: want CODEX_HOME, never hearth's token:\n%s", env)
@@ -158,7 +163,7 @@ func TestACodexFailureSaysItsExitStatusAndARefusalPublishesNothing(t *testing.T)
 	j := runJournal{RunID: "daily-brief-2", PubRunID: "daily-brief-2-1", Job: "daily-brief", Trigger: "manual"}
 	t.Setenv("FAKE_CODEX_MODE", "fail")
 	_, _, err := r.invoke(context.Background(), j, []byte(`{"revision":1}`), 1)
-	// A 401 from the provider is a refused login (issue 20), with Codex's words.
+	// A 401 from the provider is a refused login, with Codex's words.
 	var refused *authRefused
 	if !errors.As(err, &refused) || refused.err.Error() != "codex exited with status 3: unexpected status 401 Unauthorized" ||
 		err.Error() != "codex exited with status 3: unexpected status 401 Unauthorized (the model provider refused the login)" {

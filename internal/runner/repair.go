@@ -18,7 +18,7 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// Repair instead of failure (issue 16): a publication hearth refuses (422
+// Repair instead of failure, so one wrong field does not cost a whole run: a publication hearth refuses (422
 // invalid_result) is given back to the agent, within the run's invocation
 // budget, as its errors: path, expected and a redacted found, never the
 // refused values themselves. Each invocation's end is reported to hearth

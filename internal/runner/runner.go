@@ -1,5 +1,5 @@
 // Package runner is `hearth run`: it drives the external agent for
-// hearth's jobs (issue 10). It claims work through hearth's API, invokes
+// hearth's jobs. It claims work through hearth's API, invokes
 // the configured agent command (or Codex), keeps the result in a private
 // file until hearth acknowledges it, journals each step so a restarted
 // runner recovers, and never invokes the agent again for work whose
@@ -464,9 +464,10 @@ type agentUsage struct {
 }
 
 // invoke runs the agent (the command, or Codex) with the context, the
-// kit's AGENTS.md and the prompt in a private work dir, the prompt also on
-// stdin, the deadline of the run, and credentials only in its environment
-// (never hearth's token: the runner publishes, not the agent).
+// kit's instructions (as AGENTS.md, where Codex reads them) and the prompt
+// in a private work dir, the prompt also on stdin, the deadline of the run,
+// and credentials only in its environment (never hearth's token: the runner
+// publishes, not the agent).
 func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, revision int64) ([]byte, agentUsage, error) {
 	work := filepath.Join(r.state, "work", j.PubRunID)
 	if err := os.MkdirAll(work, 0o700); err != nil {
@@ -479,7 +480,7 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 		return nil, agentUsage{}, err
 	}
 	prompt := []byte(runPrompt(j, ctxFile, ctxDir, r.agentDir, revision))
-	for name, data := range map[string][]byte{ctxFile: contextJSON, promptFile: prompt, filepath.Join(work, "AGENTS.md"): agent.Instructions()} {
+	for name, data := range map[string][]byte{ctxFile: contextJSON, promptFile: prompt, filepath.Join(work, agent.InstructionsFile): agent.Instructions()} {
 		if err := writePrivate(name, data); err != nil {
 			return nil, agentUsage{}, err
 		}

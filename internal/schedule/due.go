@@ -15,7 +15,7 @@ const MaxSkips = 100
 // Status is a schedule's state in the ledger; only active schedules admit.
 type Status string
 
-// The ledger states of issue 10.
+// The ledger states of a schedule (docs/schedules-and-runner.md).
 const (
 	StatusActive         Status = "active"
 	StatusCancelled      Status = "cancelled"

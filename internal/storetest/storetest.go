@@ -5,7 +5,7 @@
 // Read, Find), and a holder of SQLite's write lock.
 //
 // It imports no hearth package, on purpose. Package models' own tests
-// (package models, which reach unexported seams such as recordPendingSend)
+// (package models, which reach unexported seams such as commit and markDirty)
 // cannot import a package that imports models, and moving them to
 // models_test would cost them those seams. So the kit takes the one
 // models-specific step, opening and migrating a store, as a callback

@@ -397,7 +397,7 @@ func TestTheBasePublicationIsValidForBoth(t *testing.T) {
 
 func TestTheSchemaAndTheServerRefuseTheSameInvalidPublications(t *testing.T) {
 	if len(invalidCorpus) < 60 {
-		t.Fatalf("%d invalid publications; issue 16 asks for at least 60", len(invalidCorpus))
+		t.Fatalf("%d invalid publications; want at least 60", len(invalidCorpus))
 	}
 	s := dryRunStore(t)
 	seen := map[string]bool{}
