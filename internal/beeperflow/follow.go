@@ -2,9 +2,11 @@ package beeperflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"hearth/beeper"
 	"hearth/models"
 )
 
@@ -21,7 +23,8 @@ type FollowStore interface {
 // bare "seen" is dated now, the first time hearth read it. The answer is
 // not read here: the watch records it from the chat's new messages. It
 // returns how many sends learnt something; a message Beeper cannot read
-// now is read again on the next pass.
+// now is read again on the next pass, and one it does not know (older
+// versions look up no pending IDs) is skipped without an error.
 func FollowSends(ctx context.Context, st FollowStore, m MessageReader) (int, error) {
 	sends, err := st.FollowedSends(ctx)
 	if err != nil {
@@ -34,6 +37,9 @@ func FollowSends(ctx context.Context, st FollowStore, m MessageReader) (int, err
 		if err != nil {
 			if ctx.Err() != nil {
 				return changed, ctx.Err()
+			}
+			if errors.Is(err, beeper.ErrNotFound) {
+				continue // an older Beeper that cannot look the message up: nothing to learn, nothing to warn of
 			}
 			if firstErr == nil {
 				firstErr = fmt.Errorf("follow send %d: %w", sd.ID, err)

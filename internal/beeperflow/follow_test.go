@@ -81,3 +81,46 @@ func TestTheWatchFollowsASendToDeliveredSeenAndAnswered(t *testing.T) {
 		t.Fatalf("a receipt after the answer moved seen to %v", got.SeenAt)
 	}
 }
+
+// oneMessage answers every message read with msg, or err.
+type oneMessage struct {
+	msg beeper.Message
+	err error
+}
+
+func (o oneMessage) Messages(context.Context, string, beeper.MessagesQuery) (beeper.MessagePage, error) {
+	return beeper.MessagePage{}, nil
+}
+
+func (o oneMessage) Message(context.Context, string, string) (beeper.Message, error) {
+	return o.msg, o.err
+}
+
+func TestFollowingRecordsNothingBeeperDidNotReport(t *testing.T) {
+	for name, c := range map[string]struct {
+		reader  oneMessage
+		wantErr bool
+	}{
+		"a message Beeper does not know": {oneMessage{err: beeper.ErrNotFound}, false},
+		"Beeper unreachable":             {oneMessage{err: beeper.ErrUnavailable}, true},
+		"still sending, no receipt":      {oneMessage{msg: beeper.Message{SendStatus: &beeper.SendStatus{Status: beeper.StatusPending}}}, false},
+		"sent, delivered to nobody yet":  {oneMessage{msg: beeper.Message{SendStatus: &beeper.SendStatus{Status: beeper.StatusSuccess}, Seen: beeper.SeenFlag(false)}}, false},
+		"a receipt in a shape not known": {oneMessage{msg: beeper.Message{Seen: beeper.SeenBy(nil)}}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, _, _, client, _ := kindsFixture(t, time.Minute)
+			ctx := context.Background()
+			if _, err := ConfirmSend(ctx, s, client, confirm("key-follow")); err != nil {
+				t.Fatal(err)
+			}
+			rev := mustRevision(t, s)
+			n, err := FollowSends(ctx, s, c.reader)
+			if n != 0 || (err != nil) != c.wantErr {
+				t.Fatalf("FollowSends = %d, %v; want 0 and an error: %v", n, err, c.wantErr)
+			}
+			if f := followedSend(t, s, "key-follow").Followed; f != nil || mustRevision(t, s) != rev {
+				t.Fatalf("followed %+v, revision %d -> %d; want nothing recorded", f, rev, mustRevision(t, s))
+			}
+		})
+	}
+}
