@@ -2,6 +2,8 @@ package beeper
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -79,6 +81,28 @@ func TestDeliveredNeedsSuccessDeliveredToSomeone(t *testing.T) {
 		got, ok := Message{SendStatus: c.st}.Delivered(first)
 		if ok != c.ok || !got.Equal(c.want) {
 			t.Errorf("%s: Delivered = %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestSeenReadsTheSDKsRecordedMessages(t *testing.T) {
+	first := time.Date(2026, 5, 7, 12, 0, 0, 0, time.UTC)
+	for file, want := range map[string]time.Time{
+		"message-success.json":        time.Date(2026, 5, 7, 9, 17, 0, 0, time.UTC), // per user: the earliest reader with a time
+		"message-fail-retriable.json": time.Date(2026, 5, 7, 9, 21, 41, 0, time.UTC),
+		"message-pending.json":        {},
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m Message
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		at, seen := m.Seen.When(first)
+		if seen != !want.IsZero() || !at.Equal(want) {
+			t.Errorf("%s: seen %v at %v; want %v", file, seen, at, want)
 		}
 	}
 }
