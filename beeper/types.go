@@ -113,6 +113,8 @@ type Message struct {
 	Reactions []Reaction `json:"reactions,omitempty"`
 	// SendStatus is set when the bridge reported on a message the owner sent.
 	SendStatus *SendStatus `json:"sendStatus,omitempty"`
+	// Seen is the message's read receipts, when the network reports them.
+	Seen Seen `json:"seen,omitzero"`
 }
 
 // Message types as SDK 5 spells Message.Type.

@@ -125,6 +125,9 @@ func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error)
 		if out.ReplyDecisions, err = replyDecisionPage(tx, now, first); err != nil {
 			return err
 		}
+		if out.ChatReplies, err = chatReplies(tx, now); err != nil {
+			return err
+		}
 		if out.ActivityDecisions, err = activityDecisionPage(tx, now, first); err != nil {
 			return err
 		}
@@ -459,7 +462,7 @@ func sendPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.S
 		r = r.effective(now)
 		views[i] = contract.SendView{ID: r.ID, SendKey: r.SendKey, DraftID: string(r.DraftID), OwnReply: r.Own(), ActivityID: deref(r.ActivityID), AccountID: r.AccountID,
 			ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID, Body: r.Body, Status: r.Status, PendingMessageID: r.PendingMessageID,
-			Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+			Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Origin: r.Origin(), Followed: followedView(r)}
 	}
 	return page(contract.CollectionSends, from, views, func(v contract.SendView) string { return fmt.Sprint(v.ID) }), nil
 }

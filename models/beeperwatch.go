@@ -219,6 +219,9 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 			if err := answeredInBeeper(t, n, mine); err != nil {
 				return err
 			}
+			if err := answerSends(t, n.ID, incoming); err != nil {
+				return err
+			}
 		}
 		note := ""
 		if len(refused) > 0 {

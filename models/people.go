@@ -33,6 +33,9 @@ type PersonEntry struct {
 	// Corrections are the owner's crm-edit requests about the person,
 	// pending or changed within ContextHistory, newest first.
 	Corrections []contract.RequestView
+	// Replies is how the person answered the owner's replies over
+	// ReplyRateWindow; zero when none was sent.
+	Replies ReplyStats
 }
 
 // evidenceChunk bounds the source ref IDs bound in one evidence query.
@@ -105,6 +108,16 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 		for _, d := range drafts {
 			if i, ok := index[deref(d.PersonID)]; ok {
 				v.People[i].Drafts = append(v.People[i].Drafts, draftRow{ReplyDraft: d}.view())
+			}
+		}
+
+		sent, err := sentReplies(tx, now.Add(-ReplyRateWindow))
+		if err != nil {
+			return err
+		}
+		for id, st := range replyStats(sent, func(r sentReply) string { return deref(r.PersonID) }) {
+			if i, ok := index[id]; ok {
+				v.People[i].Replies = st
 			}
 		}
 

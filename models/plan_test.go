@@ -236,6 +236,7 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		{"ChatDrafts", func() error { _, err := s.ChatDrafts(ctx, "chat-100"); return err }},
 		{"ChatDraft", func() error { _, err := s.ChatDraft(ctx, "chat-100", "d100"); return err }},
 		{"People", func() error { _, err := s.People(ctx); return err }},
+		{"FollowedSends", func() error { _, err := s.FollowedSends(ctx); return err }},
 		{"OwedReplies", func() error { _, err := s.OwedReplies(ctx); return err }},
 		{"Routines", func() error { _, err := s.Routines(ctx); return err }},
 		{"Runs", func() error { _, err := s.Runs(ctx); return err }},

@@ -43,6 +43,11 @@ type Send struct {
 	// WrittenCandidateID is the agent's candidate a draft send used word
 	// for word; empty when the owner's words differ (or for an own reply).
 	WrittenCandidateID string
+	// DeliveredAt, SeenAt and AnsweredAt are what became of the reply
+	// after it went out (sends_followed.go); nil: not (yet) known.
+	DeliveredAt *time.Time
+	SeenAt      *time.Time
+	AnsweredAt  *time.Time
 }
 
 // Own reports whether the send is the owner's own reply (no draft).

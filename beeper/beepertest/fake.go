@@ -254,6 +254,24 @@ func (f *Fake) SetSendStatus(chatID, messageID, status, message string) (beeper.
 	return m.out(), nil
 }
 
+// SetSeen sets the read receipts of one of the owner's sends, found by its
+// pending or final ID, as the network reports them (beeper.SeenFlag,
+// SeenTime, SeenBy).
+func (f *Fake) SetSeen(chatID, messageID string, seen beeper.Seen) (beeper.Message, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.chats[chatID]
+	if !ok {
+		return beeper.Message{}, fmt.Errorf("beepertest: no chat %s", chatID)
+	}
+	m := c.find(messageID)
+	if m == nil || !m.IsSender {
+		return beeper.Message{}, fmt.Errorf("beepertest: no message of the owner %s in %s", messageID, chatID)
+	}
+	m.Seen = seen
+	return m.out(), nil
+}
+
 // othersThan are the IDs of the chat's members but userID: whom a send is delivered to.
 func (c *fakeChat) othersThan(userID string) []string {
 	var ids []string
@@ -452,6 +470,9 @@ const (
 	MessagePath = "/_fake/message"
 	// EditPath takes {chatId, messageId, text, deleted} and calls Edit.
 	EditPath = "/_fake/edit"
+	// SeenPath takes {chatId, messageId, seen} (seen as SDK 5 spells it:
+	// true, a timestamp, or a map of user ID to either) and calls SetSeen.
+	SeenPath = "/_fake/seen"
 )
 
 // ServeHTTP answers the Beeper Desktop API routes hearth uses.
@@ -985,6 +1006,7 @@ func (f *Fake) serveControl(w http.ResponseWriter, r *http.Request) {
 		ChatID, SenderID, Text, MessageID, Status, Message, Title string
 		Hold, Deleted                                             bool
 		Msg                                                       beeper.Message
+		Seen                                                      beeper.Seen
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&in); err != nil {
 		w.WriteHeader(http.StatusBadRequest)
@@ -1022,6 +1044,13 @@ func (f *Fake) serveControl(w http.ResponseWriter, r *http.Request) {
 	case HoldSendsPath:
 		f.HoldSends(in.Hold)
 		out = map[string]bool{"hold": in.Hold}
+	case SeenPath:
+		m, err := f.SetSeen(in.ChatID, in.MessageID, in.Seen)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		out = m
 	case SendStatusPath:
 		m, err := f.SetSendStatus(in.ChatID, in.MessageID, in.Status, in.Message)
 		if err != nil {

@@ -78,22 +78,27 @@ func (c *demoClock) set(t time.Time) {
 }
 
 // demoOutbox stands in for Beeper while the history is written: every send
-// is accepted and delivered at once.
+// is accepted, delivered at once and read a few minutes later.
 type demoOutbox struct{}
+
+// demoMessageID is the Beeper message of every send of the history.
+const demoMessageID = "demo-sent"
 
 // Messages reads an empty chat: nothing newer than what the owner saw.
 func (demoOutbox) Messages(context.Context, string, beeper.MessagesQuery) (beeper.MessagePage, error) {
 	return beeper.MessagePage{}, nil
 }
 
-// Message knows no message: a send is settled by Send's answer.
-func (demoOutbox) Message(context.Context, string, string) (beeper.Message, error) {
-	return beeper.Message{}, beeper.ErrNotFound
+// Message is the owner's sent message: delivered, and seen by the time
+// anyone asks again (dated when hearth first reads it).
+func (demoOutbox) Message(_ context.Context, chatID, messageID string) (beeper.Message, error) {
+	return beeper.Message{ID: messageID, ChatID: chatID, IsSender: true, Seen: beeper.SeenFlag(true),
+		SendStatus: &beeper.SendStatus{Status: beeper.StatusSuccess, DeliveredToUsers: []string{"@someone:beeper.local"}}}, nil
 }
 
-// Send accepts and delivers at once (no pending ID: sent).
-func (demoOutbox) Send(context.Context, string, beeper.SendRequest) (beeper.SendResult, error) {
-	return beeper.SendResult{}, nil
+// Send accepts the message under demoMessageID.
+func (demoOutbox) Send(_ context.Context, chatID string, _ beeper.SendRequest) (beeper.SendResult, error) {
+	return beeper.SendResult{ChatID: chatID, PendingMessageID: demoMessageID}, nil
 }
 
 // demoSends are the fictional replies of the history, sent in turn. None
@@ -243,11 +248,17 @@ func (l *demoLife) startWork(ctx context.Context, day time.Time, kg func() float
 	return err
 }
 
-// send confirms one reply at moment at through the in-process outbox.
+// send confirms one reply at moment at through the in-process outbox, and
+// follows it as the watch would: delivered and seen six minutes on.
 func (l *demoLife) send(ctx context.Context, at time.Time, cmd models.SendCommand) error {
 	l.clock.set(at)
 	if _, err := beeperflow.ConfirmSend(ctx, l.store, demoOutbox{}, cmd); err != nil {
 		return fmt.Errorf("send %s: %w", cmd.SendKey, err)
+	}
+	// The watch's next pass, a few minutes on, finds it delivered and seen.
+	l.clock.set(at.Add(6 * time.Minute))
+	if _, err := beeperflow.FollowSends(ctx, l.store, demoOutbox{}); err != nil {
+		return fmt.Errorf("follow %s: %w", cmd.SendKey, err)
 	}
 	return nil
 }

@@ -37,6 +37,8 @@ type WatchStore interface {
 	WatchCursor(ctx context.Context) (models.WatchCursor, error)
 	RecordWatch(ctx context.Context, cur models.WatchCursor, read models.WatchRead) (int, error)
 	RecordWatchFailure(cause error, unseen string)
+	FollowedSends(ctx context.Context) ([]models.Send, error)
+	RecordFollow(ctx context.Context, id int64, f models.SendFollow) (models.Send, error)
 }
 
 // ChatReader is the part of the Beeper client the watch reads with: chats,
@@ -135,6 +137,12 @@ func (w *Watch) pass(ctx context.Context) (int, error) {
 	chats, err := w.changedChats(ctx, cur.Since)
 	if err != nil {
 		return 0, err
+	}
+	// What became of sent replies is read on the same pass, only for those
+	// still followed (unanswered, within 14 days), and before this pass
+	// records an answer: a receipt that came with the answer is not lost.
+	if _, err := FollowSends(ctx, w.store, w.b); err != nil {
+		w.opts.Log.Warn("beeper watch: following sent replies", "err", err)
 	}
 	read := models.WatchRead{Newest: cur.Since, Job: w.opts.Job, Debounce: w.opts.Debounce}
 	for _, c := range chats {

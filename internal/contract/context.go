@@ -44,6 +44,9 @@ type AgentContext struct {
 	// ReplyDecisions are the owner's decisions about chats' replies in the
 	// last 14 days: no reply needed, remind later, handed off, own reply.
 	ReplyDecisions Page[ReplyDecisionView] `json:"replyDecisions"`
+	// ChatReplies is, per chat the owner sent replies to in the last 90
+	// days, how they were answered (ChatRepliesView); absent when none.
+	ChatReplies []ChatRepliesView `json:"chatReplies,omitempty"`
 	// ActivityDecisions are the changes of owner states in the last 14
 	// days, oldest first, each with the state it replaced: a decision on
 	// Home and its undo are two items (cause "undo", undoes: the first).
@@ -211,6 +214,46 @@ type SendView struct {
 	Error            string    `json:"error,omitempty"`
 	CreatedAt        time.Time `json:"createdAt"`
 	UpdatedAt        time.Time `json:"updatedAt"`
+	// Origin is whose words went out: the draft as the agent wrote it,
+	// the owner's edit of it, or the owner's own words (no draft).
+	Origin string `json:"origin,omitempty" jsonschema:"enum=as-drafted,enum=edited,enum=own-words"`
+	// Followed is what became of a sent reply, as Beeper reported it, until
+	// it was answered or 14 days passed; absent while nothing is known.
+	Followed *SendFollowedView `json:"followed,omitempty"`
+}
+
+// SendFollowedView is what became of a sent reply after it went out, as
+// facts: delivered (Beeper's send status), seen (a read receipt, when the
+// network reports them) and answered (the first message from the other
+// side after it that is not a reaction, notice, hidden or deleted), each
+// absent while unknown.
+type SendFollowedView struct {
+	DeliveredAt *time.Time `json:"deliveredAt,omitempty"`
+	SeenAt      *time.Time `json:"seenAt,omitempty"`
+	AnsweredAt  *time.Time `json:"answeredAt,omitempty"`
+	// AnsweredAfterMinutes is how long after the send the answer came.
+	AnsweredAfterMinutes *int `json:"answeredAfterMinutes,omitempty"`
+}
+
+// ChatRepliesView is how a chat answered the owner's replies over the last
+// 90 days: replies sent, how many got an answer, and the median minutes to
+// an answer, with each origin's share, so the agent can learn which
+// drafts get answered.
+type ChatRepliesView struct {
+	ChatID        string `json:"chatId"`
+	PersonID      string `json:"personId,omitempty"`
+	Sent          int    `json:"sent"`
+	Answered      int    `json:"answered"`
+	MedianMinutes *int   `json:"medianAnswerMinutes,omitempty"`
+	// ByOrigin counts sent and answered replies per origin (as-drafted, edited, own-words).
+	ByOrigin []OriginRepliesView `json:"byOrigin,omitempty"`
+}
+
+// OriginRepliesView is one origin's replies of a chat and how many were answered.
+type OriginRepliesView struct {
+	Origin   string `json:"origin" jsonschema:"enum=as-drafted,enum=edited,enum=own-words"`
+	Sent     int    `json:"sent"`
+	Answered int    `json:"answered"`
 }
 
 // PublicationView describes the newest accepted publication.
