@@ -2,11 +2,14 @@ package handlers_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // statements records the SQL statements a store runs while on.
@@ -96,4 +99,47 @@ func TestATickOnHomeRunsAtMostTwelveStatements(t *testing.T) {
 		}
 		t.Logf("undo ran %d statements", len(ran))
 	})
+}
+
+// BenchmarkAnOwnerActionOnAHomeRow measures an owner action on one of
+// Home's rows as the page sends it (htmx, a client key), answered by its
+// row: one of today's tasks set in progress and back, on benchHome's
+// data. It reports the server's time (Server-Timing) and the round trip.
+func BenchmarkAnOwnerActionOnAHomeRow(b *testing.B) {
+	ta, cookie := benchHome(b)
+	base := ta.listen()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	defer client.CloseIdleConnections() // so the server's shutdown does not wait out its keep-alives
+	var server, trip []time.Duration
+	for i := 0; b.Loop(); i++ {
+		ta.clock.Advance(10 * time.Second)
+		form := url.Values{"state": {[]string{"in_progress", "available"}[i/40%2]}, "clientKey": {fmt.Sprintf("ck-bench-%08d", i)}}
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("%s/activities/today-%02d/state", base, 10+i%40), strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("HX-Request", "true")
+		req.AddCookie(cookie)
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		trip = append(trip, time.Since(start))
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("action: %d", resp.StatusCode)
+		}
+		var ms float64
+		fmt.Sscanf(resp.Header.Get("Server-Timing"), "app;dur=%g", &ms)
+		server = append(server, time.Duration(ms*float64(time.Millisecond)))
+	}
+	for _, m := range []struct {
+		name string
+		d    []time.Duration
+	}{{"server", server}, {"trip", trip}} {
+		slices.Sort(m.d)
+		b.ReportMetric(float64(m.d[len(m.d)/2].Microseconds()), m.name+"-p50-µs")
+		b.ReportMetric(float64(m.d[len(m.d)*99/100].Microseconds()), m.name+"-p99-µs")
+	}
 }
