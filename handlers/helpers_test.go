@@ -65,6 +65,8 @@ type appSetup struct {
 	busy     time.Duration
 	owner    bool
 	template *storetest.Template
+	// statement hears each SQL statement the store runs (withStatements).
+	statement func(sql string)
 }
 
 // appOption changes how newTestApp builds the app.
@@ -106,7 +108,7 @@ func newTestApp(t testing.TB, opts ...appOption) *testApp {
 	dir := t.TempDir()
 	tmpl.CopyTo(t, models.DatabasePath(dir))
 	clock := storetest.NewClock(testNow)
-	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now, BusyTimeout: setup.busy})
+	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now, BusyTimeout: setup.busy, Statement: setup.statement})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

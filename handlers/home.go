@@ -12,7 +12,6 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
-	"hearth/internal/contract"
 	"hearth/models"
 	"hearth/views"
 )
@@ -27,11 +26,10 @@ type homeStore interface {
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
 	UndoDecision(ctx context.Context, decisionID int64) (models.UndoResult, error)
 	SetActivityStateOnce(ctx context.Context, clientKey, activityID, state, until, note string) (models.OwnerActionResult, error)
-	RecordMeasurementOnce(ctx context.Context, clientKey, activityID string, value float64) (models.Measurement, error)
+	RecordMeasurementOnce(ctx context.Context, clientKey, activityID string, value float64) (models.SavedMeasurement, error)
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
 	People(ctx context.Context) (models.PeopleView, error)
 	Writes() int64
-	AnswerRow(ctx context.Context, id string, rev int64) (models.RowAnswer, error)
 }
 
 // homeHandlers serve Home, its rows, the owner's actions on them, and People.
@@ -168,23 +166,21 @@ func (s *homeHandlers) renderRow(c *fiber.Ctx, status int, id string, st views.R
 	}})
 }
 
-// afterActionAt answers a successful owner action that committed rev (0:
-// nothing): the updated row for htmx (answerRow), 303 back to Home for a
-// plain form.
-func (s *homeHandlers) afterActionAt(c *fiber.Ctx, id string, rev int64) error {
+// afterAction answers a successful owner action on row id with what its
+// commit changed (a, read by the service in the action's transaction; rev
+// the revision it committed, 0: nothing): the row for htmx, 303 back to
+// Home for a plain form.
+func (s *homeHandlers) afterAction(c *fiber.Ctx, id string, a models.RowAnswer, rev int64) error {
 	// An action from Home's first screen or a collapsed routine's tick
 	// (answer=live) may change more than its row: the first action, the
 	// routine's progress. Its answer is the live part.
 	if c.FormValue("answer") == "live" && isHTMX(c) {
 		return s.renderLive(c, fiber.StatusOK, liveOpen(c), "")
 	}
-	// One read answers both questions below: has the row left for Later,
-	// and is it a routine's step (which a plain form lands inside).
-	row, day, err := s.store.HomeRow(c.UserContext(), id)
-	found := err == nil
+	found := a.Row.ID != ""
 	// A row dismissed or deferred past today has left its group for Later:
 	// show it there, with its Undo.
-	if found && movedToLater(row, day) {
+	if found && a.MovedToLater() {
 		if !isHTMX(c) {
 			return c.Redirect("/?open="+url.QueryEscape(id)+"#later-"+url.PathEscape(id), fiber.StatusSeeOther)
 		}
@@ -195,16 +191,19 @@ func (s *homeHandlers) afterActionAt(c *fiber.Ctx, id string, rev int64) error {
 	// A step's tick (expanded=false) leaves it collapsed: one tap, nothing opens.
 	expand := c.FormValue("expanded") != "false"
 	if !isHTMX(c) {
-		parent := ""
-		if found {
-			parent = row.ParentID
-		}
-		return redirectToRow(c, id, parent, expand)
+		return redirectToRow(c, id, a.Acted.ParentID, expand)
 	}
-	if found && rev != 0 {
-		return s.answerRow(c, id, expand, rev)
+	if !found {
+		return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
 	}
-	return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
+	if rev != 0 && a.Alone {
+		return s.answerRow(c, id, expand, rev, a)
+	}
+	st := views.RowState{Expanded: expand, Open: openSet(c), Now: s.store.Now(), Day: a.Day}
+	if expand {
+		st.Open[id] = true
+	}
+	return s.render(c, fiber.StatusOK, viewOf(views.Row(a.Acted, st)))
 }
 
 // revisionHeader names the revision an owner action committed when its
@@ -212,20 +211,11 @@ func (s *homeHandlers) afterActionAt(c *fiber.Ctx, id string, rev int64) error {
 // live event for that revision as seen instead of re-reading all of Home.
 const revisionHeader = "Hearth-Revision"
 
-// answerRow answers an owner action on a Home row that committed rev.
-// When the store says the row (for a routine's step, its routine: the step
-// and the routine's progress) is all that commit changed on Home
-// (models.RowAnswer.Alone), that row is the answer, rendered once, with
-// rev in revisionHeader. Otherwise it is the acted-on row as before, and
-// the live refresh that follows brings the rest of Home.
-func (s *homeHandlers) answerRow(c *fiber.Ctx, id string, expand bool, rev int64) error {
-	a, err := s.store.AnswerRow(c.UserContext(), id, rev)
-	if err != nil || !a.Alone {
-		if err != nil && !errors.Is(err, models.ErrNotFound) {
-			s.log.Warn("answer row", "err", err, "requestId", requestIDOf(c))
-		}
-		return s.renderRow(c, fiber.StatusOK, id, views.RowState{Expanded: expand, Open: openSet(c)})
-	}
+// answerRow answers an owner action on a Home row that committed rev and
+// whose row (for a routine's step, its routine: the step and the
+// routine's progress) is all that commit changed on Home (a.Alone): that
+// row is the answer, rendered once, with rev in revisionHeader.
+func (s *homeHandlers) answerRow(c *fiber.Ctx, id string, expand bool, rev int64, a models.RowAnswer) error {
 	// The rows open on the page (hearth.js sends them) stay open; the
 	// acted-on row is open exactly when its form asked (a tick leaves a
 	// step collapsed), and a step's routine is open around it.
@@ -259,22 +249,6 @@ func redirectToRow(c *fiber.Ctx, id, parent string, expand bool) error {
 		return c.Redirect("/?open="+url.QueryEscape(open)+"#row-"+url.PathEscape(id), fiber.StatusSeeOther)
 	}
 	return c.Redirect(rowPageURL(id, expand), fiber.StatusSeeOther)
-}
-
-// movedToLater reports whether a row's decision took it off Home to Later.
-// A routine's step stays with its routine, which the owner is working in,
-// and a routine stays in place with its outcome (and feedback).
-func movedToLater(r models.HomeRow, day models.Day) bool {
-	if r.ParentID != "" || r.Kind == contract.KindRoutine {
-		return false
-	}
-	switch r.UserState.State {
-	case models.StateDismissed:
-		return true
-	case models.StateDeferred:
-		return r.UserState.Until > day.Date
-	}
-	return false
 }
 
 // actionError maps an owner action's failure to a row re-rendered with the
@@ -345,7 +319,7 @@ func (s *homeHandlers) setActivityState(c *fiber.Ctx) error {
 		// The note goes back into its field (a routine's reason) with the message.
 		return s.actionError(c, id, err, note)
 	}
-	return s.afterActionAt(c, id, res.Revision)
+	return s.afterAction(c, id, res.Answer, res.Revision)
 }
 
 // plainDecimal is what the owner types: ASCII digits with at most one
@@ -376,7 +350,7 @@ func (s *homeHandlers) saveMeasurement(c *fiber.Ctx) error {
 	if err != nil {
 		return s.actionError(c, id, err, input)
 	}
-	return s.afterActionAt(c, id, m.Revision)
+	return s.afterAction(c, id, m.Answer, m.Revision)
 }
 
 // saveDraftEdit saves a Home reply row's editor as the owner's edit (the
@@ -394,7 +368,7 @@ func (s *homeHandlers) saveDraftEdit(c *fiber.Ctx) error {
 	id := c.Params("id")
 	body := c.FormValue("body")
 	form := models.WordingForm{Body: body, Candidate: c.FormValue("candidate"),
-		ShownBody: c.FormValue("shownBody"), ShownCandidate: c.FormValue("shownCandidate")}
+		ShownBody: c.FormValue("shownBody"), ShownCandidate: c.FormValue("shownCandidate"), Activity: activity}
 	if c.FormValue("autosave") == "1" {
 		return s.autosaveDraftEdit(c, id, activity, form)
 	}
@@ -419,7 +393,7 @@ func (s *homeHandlers) saveDraftEdit(c *fiber.Ctx) error {
 	if activity == "" {
 		return c.Redirect("/", fiber.StatusSeeOther)
 	}
-	return s.afterActionAt(c, activity, w.Revision)
+	return s.afterAction(c, activity, w.Answer, w.Revision)
 }
 
 // autosaveDraftEdit is saveDraftEdit's autosave: a status and headers for
@@ -447,7 +421,7 @@ func (s *homeHandlers) autosaveDraftEdit(c *fiber.Ctx, id, activity string, form
 	}
 	c.Set("Hearth-Edit-Revision", strconv.FormatInt(edit, 10))
 	if activity != "" && isHTMX(c) {
-		return s.afterActionAt(c, activity, w.Revision)
+		return s.afterAction(c, activity, w.Answer, w.Revision)
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }

@@ -343,5 +343,5 @@ func (s *routinesHandlers) recordFeedback(c *fiber.Ctx) error {
 	case err != nil:
 		return err
 	}
-	return s.home.afterActionAt(c, row, res.Revision)
+	return s.home.afterAction(c, row, res.Answer, res.Revision)
 }

@@ -67,26 +67,27 @@ func spendClientKey(t *txn, key, action string, rev int64) error {
 	return t.Create(&OwnerClientKey{Key: key, Action: action, Revision: rev, CreatedAt: t.now}).Error
 }
 
-// SetActivityStateOnce is SetActivityState sent with the owner's client key
-// (empty: none, as SetActivityState). A replay of the same action answers
-// the revision it committed and changes nothing, even if the state changed
+// SetActivityStateOnce is SetActivityState as Home's rows send it: with
+// the owner's client key (empty: none) and answered with the row
+// (OwnerActionResult.Answer). A replay of the same action answers the
+// revision it committed and changes nothing, even if the state changed
 // since; the key with another action is ErrClientKeyConflict.
 func (s *Store) SetActivityStateOnce(ctx context.Context, clientKey, activityID, state, until, note string) (OwnerActionResult, error) {
 	if err := checkClientKey(clientKey); err != nil {
 		return OwnerActionResult{}, err
 	}
-	return s.setActivityState(ctx, clientKey, activityID, state, until, note)
+	return s.setActivityState(ctx, clientKey, activityID, state, until, note, true)
 }
 
-// RecordMeasurementOnce is RecordMeasurement sent with the owner's client
-// key (empty: none). A replay of the same value answers the measurement it
-// saved and adds no correction; the key with another action is
-// ErrClientKeyConflict.
-func (s *Store) RecordMeasurementOnce(ctx context.Context, clientKey, activityID string, value float64) (Measurement, error) {
+// RecordMeasurementOnce is RecordMeasurement as Home's rows send it: with
+// the owner's client key (empty: none) and answered with the row. A replay
+// of the same value answers the measurement it saved and adds no
+// correction; the key with another action is ErrClientKeyConflict.
+func (s *Store) RecordMeasurementOnce(ctx context.Context, clientKey, activityID string, value float64) (SavedMeasurement, error) {
 	if err := checkClientKey(clientKey); err != nil {
-		return Measurement{}, err
+		return SavedMeasurement{}, err
 	}
-	return s.recordMeasurement(ctx, clientKey, activityID, value)
+	return s.recordMeasurement(ctx, clientKey, activityID, value, true)
 }
 
 func measurementAction(activityID string, value float64) string {

@@ -10,6 +10,8 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"hearth/internal/contract"
 )
 
 // Workspace is the one row holding the workspace revision: every commit
@@ -40,6 +42,35 @@ type txn struct {
 	// recounts name the routine counts the transaction changes, for the
 	// metrics memo (routine_memo.go).
 	recounts []recount
+	// brief and today are the brief and the owner's day at now, read once
+	// per transaction (ownerDay); read says they are.
+	brief *contract.BriefView
+	today Day
+	read  bool
+	// home is what the transaction wrote that Home shows (answerIn).
+	home homeWrites
+}
+
+// ownerDay is the owner's day at the transaction's now, the brief read
+// once however many writes of the transaction need it.
+func (t *txn) ownerDay() (Day, error) {
+	if err := t.readBrief(); err != nil {
+		return Day{}, err
+	}
+	return t.today, nil
+}
+
+// readBrief reads the brief (and so the owner's day) the first time.
+func (t *txn) readBrief() error {
+	if t.read {
+		return nil
+	}
+	b, err := briefView(t.DB)
+	if err != nil {
+		return err
+	}
+	t.brief, t.today, t.read = b, briefDay(b, t.now), true
+	return nil
 }
 
 // bump increments the workspace revision once per transaction and returns

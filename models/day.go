@@ -50,9 +50,19 @@ func ownerDay(tx *gorm.DB, now time.Time, occurrenceKey string) (Day, error) {
 
 // briefDay is ownerDay(tx, now, "") from the brief already read (nil
 // before any brief), without reading it again.
-func briefDay(brief *contract.BriefView, now time.Time) Day {
+func briefDay(brief *contract.BriefView, now time.Time) Day { return dayFor(brief, now, "") }
+
+// dayFor is ownerDay(tx, now, occurrenceKey) from the brief already read.
+func dayFor(brief *contract.BriefView, now time.Time, occurrenceKey string) Day {
+	var zones []string
 	if brief != nil {
-		if loc, err := schedule.LoadZone(brief.TimeZone); err == nil {
+		zones = append(zones, brief.TimeZone)
+	}
+	if _, zone, ok := strings.Cut(occurrenceKey, "@"); ok {
+		zones = append(zones, zone)
+	}
+	for _, z := range zones {
+		if loc, err := schedule.LoadZone(z); err == nil {
 			return DayOf(now, loc)
 		}
 	}

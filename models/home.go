@@ -233,8 +233,8 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		if err != nil {
 			return err
 		}
-		rows = slices.DeleteFunc(rows, func(r activityRow) bool { return !onHomeToday(r, v.Day) })
-		tops, err := decorate(tx, rows, now)
+		rows = slices.DeleteFunc(rows, func(r activityRow) bool { return !r.place(v.Day).OnHome() })
+		tops, err := decorate(tx, rows, now, v.Day, nil)
 		if err != nil {
 			return err
 		}
@@ -331,83 +331,152 @@ func briefSettled(text string, tops []HomeRow, later []LaterItem) []BriefMention
 // HomeRow reads one activity as Home shows it (a routine with its steps),
 // with the owner's day its controls compute dates from.
 func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, Day, error) {
-	var out HomeRow
-	var day Day
-	err := s.read(ctx, func(tx *gorm.DB) (err error) {
-		out, day, _, err = homeRowAt(tx, id, s.clock())
+	var r homeRowRead
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		brief, err := briefView(tx)
+		if err != nil {
+			return err
+		}
+		if r, err = readHomeRow(tx, id, id, s.clock(), brief); err == nil && r.row.ID == "" {
+			err = ErrNotFound
+		}
 		return err
 	})
 	if err != nil {
 		return HomeRow{}, Day{}, classify("home row", err)
 	}
-	return out, day, nil
+	return r.row, r.day, nil
 }
 
-// homeRowAt reads activity id and its steps as Home shows them (a step
-// that is not on Home today, dismissed or deferred past today, has left its
-// routine, as onHomeToday says for Home), with the owner's day its controls
-// compute dates from; raw is every row read, those steps included.
-func homeRowAt(tx *gorm.DB, id string, now time.Time) (row HomeRow, day Day, raw []activityRow, err error) {
-	if raw, err = scanActivityRows(tx.Raw(homeRowQuery, map[string]any{"id": id})); err != nil {
-		return
-	}
-	today, err := ownerDay(tx, now, "")
+// homeRowRead is one row of Home read with what answers an action on it.
+type homeRowRead struct {
+	// row is top as Home shows it; empty when Home cannot show it.
+	row HomeRow
+	// acted is the acted-on row as its own fragment shows it.
+	acted HomeRow
+	// day is the owner's day row's controls compute dates from.
+	day Day
+	// place is where the acted-on row is on Home.
+	place Place
+	// raw is every activity read: top and all its steps.
+	raw []activityRow
+}
+
+// readHomeRow reads activity top and its steps as Home shows them (a step
+// that is not on Home today has left its routine), and acted (top or one
+// of its steps) as its own fragment shows it, on the owner's day by brief.
+func readHomeRow(tx *gorm.DB, top, acted string, now time.Time, brief *contract.BriefView) (homeRowRead, error) {
+	var out homeRowRead
+	raw, extras, err := scanHomeRowRows(tx.Raw(homeRowQuery, map[string]any{"id": top, "since": now.Add(-UndoWindow).UTC()}))
 	if err != nil {
-		return
+		return out, err
 	}
-	rows := slices.DeleteFunc(slices.Clone(raw), func(r activityRow) bool { return r.ID != id && !onHomeToday(r, today) })
-	tops, err := decorate(tx, rows, now)
+	out.raw = raw
+	today := briefDay(brief, now)
+	rows := slices.DeleteFunc(slices.Clone(raw), func(r activityRow) bool { return r.ID != top && !r.place(today).OnHome() })
+	tops, err := decorate(tx, rows, now, today, extras.saved)
 	if err != nil {
-		return
+		return out, err
 	}
-	offers, err := undoOffers(tx, now)
-	if err != nil {
-		return
-	}
-	attachUndo(tops, offers)
-	i := slices.IndexFunc(tops, func(r HomeRow) bool { return r.ID == id })
+	attachUndo(tops, extras.offers)
+	i := slices.IndexFunc(tops, func(r HomeRow) bool { return r.ID == top })
 	if i < 0 {
-		return row, day, raw, ErrNotFound
+		return out, nil
 	}
-	day, err = ownerDay(tx, now, tops[i].OccurrenceKey)
-	return tops[i], day, raw, err
+	out.row, out.day = tops[i], dayFor(brief, now, tops[i].OccurrenceKey)
+	j := slices.IndexFunc(raw, func(r activityRow) bool { return r.ID == acted })
+	if j < 0 {
+		return homeRowRead{raw: raw}, nil
+	}
+	out.place = raw[j].place(today)
+	if acted == top {
+		out.acted = out.row
+		return out, nil
+	}
+	if k := slices.IndexFunc(out.row.Children, func(r HomeRow) bool { return r.ID == acted }); k >= 0 {
+		out.acted = out.row.Children[k]
+		return out, nil
+	}
+	// The step has left its routine (dismissed, or off Home today).
+	alone, err := decorate(tx, raw[j:j+1], now, today, extras.saved)
+	if err != nil {
+		return out, err
+	}
+	attachUndo(alone, extras.offers)
+	out.acted = alone[0]
+	return out, nil
 }
 
 // homeRowQuery reads one activity and its steps the way homeWindow reads
-// Home, so both scan with scanActivityRows.
-const homeRowQuery = `SELECT a.*, COALESCE(p.name, ''), s.state, s.until, s.note, s.updated_at
+// Home, with what decorate and attachUndo would read apart: each one's
+// undo offer (its newest decision, when made on Home since @since) and a
+// measurement's saved value (its newest for the current occurrence).
+const homeRowQuery = `SELECT a.*, COALESCE(p.name, ''), s.state, s.until, s.note, s.updated_at,
+		d.id, d.state, d.until, d.created_at,
+		m.id, m.occurrence_key, m.metric, m.unit, m.value, m.supersedes_id, m.recorded_at
 	FROM (SELECT ` + homeColumns + ` FROM activities WHERE (id = @id OR parent_id = @id) AND retracted_at IS NULL) AS a
 	LEFT JOIN activity_states s ON s.activity_id = a.id
-	LEFT JOIN people p ON p.id = a.person_id`
+	LEFT JOIN people p ON p.id = a.person_id
+	LEFT JOIN activity_decisions d ON d.id = (SELECT MAX(x.id) FROM activity_decisions x WHERE x.activity_id = a.id)
+		AND d.cause = '` + CauseHome + `' AND d.created_at >= @since
+	LEFT JOIN measurements m ON a.kind = '` + contract.KindMeasurement + `'
+		AND m.id = (SELECT MAX(y.id) FROM measurements y WHERE y.activity_id = a.id AND y.occurrence_key = a.occurrence_key)`
 
-// onHomeToday keeps today's occurrences (by the key's date, read as a day
-// of the owner's zone), undated open work, what was settled today, and what
-// was deferred to today. Dismissed rows and rows deferred past today stay
-// off Home; a dated occurrence deferred to a date returns on that date
-// only, and an undated one from that date on.
-func onHomeToday(r activityRow, day Day) bool {
-	date, _, _ := strings.Cut(r.OccurrenceKey, "@")
-	state := ""
-	if r.State != nil {
-		state = *r.State
+// rowExtras are homeRowQuery's undo offers and saved values, by activity.
+type rowExtras struct {
+	offers map[string]*UndoOffer
+	saved  map[string]*contract.MeasurementView
+}
+
+// scanHomeRowRows scans homeRowQuery: scanActivityRows' columns, then the extras.
+func scanHomeRowRows(q *gorm.DB) ([]activityRow, rowExtras, error) {
+	ex := rowExtras{offers: map[string]*UndoOffer{}, saved: map[string]*contract.MeasurementView{}}
+	rows, err := q.Rows()
+	if err != nil {
+		return nil, ex, err
 	}
-	switch state {
-	case StateDismissed:
-		return false
-	case StateCompleted, StatePartial, StateSkipped:
-		return r.StateAt != nil && !r.StateAt.Before(day.Start)
-	case StateDeferred:
-		if date == "" {
-			return deref(r.Until) <= day.Date
+	defer rows.Close()
+	var out []activityRow
+	for rows.Next() {
+		var r activityRow
+		var stateAt, offerAt, savedAt sql.NullTime
+		var state, until, note, offerState, offerUntil, savedKey, savedMetric, savedUnit sql.NullString
+		var offerID, savedID, supersedes sql.NullInt64
+		var value sql.NullFloat64
+		if err := rows.Scan(&r.ID, &r.Kind, &r.Title, &r.Detail, &r.PersonID, &r.ParentID, &r.DraftID, &r.OccurrenceKey,
+			&r.Section, &r.Rank, &r.Reason, &r.Payload, &r.PersonName, &state, &until, &note, &stateAt,
+			&offerID, &offerState, &offerUntil, &offerAt,
+			&savedID, &savedKey, &savedMetric, &savedUnit, &value, &supersedes, &savedAt); err != nil {
+			return nil, ex, err
 		}
-		return deref(r.Until) == day.Date
+		if state.Valid {
+			r.State, r.Until, r.Note = &state.String, &until.String, &note.String
+		}
+		if stateAt.Valid {
+			r.StateAt = &stateAt.Time
+		}
+		if offerID.Valid {
+			ex.offers[r.ID] = &UndoOffer{DecisionID: offerID.Int64, State: offerState.String, Until: offerUntil.String, At: offerAt.Time}
+		}
+		if savedID.Valid {
+			m := Measurement{ID: savedID.Int64, ActivityID: r.ID, OccurrenceKey: savedKey.String, Metric: savedMetric.String,
+				Unit: savedUnit.String, Value: value.Float64, RecordedAt: savedAt.Time}
+			if supersedes.Valid {
+				m.SupersedesID = &supersedes.Int64
+			}
+			v := measurementView(m)
+			ex.saved[r.ID] = &v
+		}
+		out = append(out, r)
 	}
-	return date == "" || date == day.Date
+	return out, ex, rows.Err()
 }
 
 // decorate turns activity rows (with person names, from scanActivityRows)
-// into Home rows: drafts, measurements, and routine steps nested under their routine.
-func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error) {
+// into Home rows of day: drafts, measurements, and routine steps nested
+// under their routine. saved are the measurements' saved values when
+// already read (nil: read them here).
+func decorate(tx *gorm.DB, rows []activityRow, now time.Time, day Day, saved map[string]*contract.MeasurementView) ([]HomeRow, error) {
 	var draftIDs, metrics, measured []string
 	for _, r := range rows {
 		if r.DraftID != nil {
@@ -443,9 +512,10 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 	if err != nil {
 		return nil, err
 	}
-	saved, err := savedMeasurements(tx, measured)
-	if err != nil {
-		return nil, err
+	if saved == nil {
+		if saved, err = savedMeasurements(tx, measured); err != nil {
+			return nil, err
+		}
 	}
 
 	all := make([]HomeRow, len(rows))
@@ -472,7 +542,7 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time) ([]HomeRow, error)
 		all[i] = h
 		index[r.ID] = i
 	}
-	if err := attachTrend(tx, now, all); err != nil {
+	if err := attachTrend(tx, now, day, all); err != nil {
 		return nil, err
 	}
 	var tops []HomeRow

@@ -82,7 +82,7 @@ func quickWeight(tx *gorm.DB, now time.Time, day Day, planned bool) (*QuickWeigh
 
 // attachTrend gives each weight row with today's value saved the trend
 // after it, so the save says what it did to the trend.
-func attachTrend(tx *gorm.DB, now time.Time, rows []HomeRow) error {
+func attachTrend(tx *gorm.DB, now time.Time, day Day, rows []HomeRow) error {
 	var saved []*MeasurementSummary
 	for i := range rows {
 		if m := rows[i].Measurement; m != nil && m.Metric == WeightMetric && m.Saved != nil {
@@ -91,10 +91,6 @@ func attachTrend(tx *gorm.DB, now time.Time, rows []HomeRow) error {
 	}
 	if len(saved) == 0 {
 		return nil
-	}
-	day, err := ownerDay(tx, now, "")
-	if err != nil {
-		return err
 	}
 	d, err := recentWeightTrend(tx, day.Zone, now)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"hearth/internal/contract"
 	"hearth/internal/instant"
@@ -21,6 +22,9 @@ type OwnerActionResult struct {
 	// Unchanged is set when the action changed nothing (the same wording
 	// saved again): Revision is then the current one, not the action's.
 	Unchanged bool
+	// Answer is the action's row as Home shows it after the commit, read
+	// in its transaction, from the services Home's rows call.
+	Answer RowAnswer
 }
 
 // ErrCompletedElsewhere means the owner asked to mark complete a kind whose
@@ -42,10 +46,12 @@ func (e *FieldError) Unwrap() error { return ErrInvalidInput }
 // measurement completes by saving a value and a reply by a confirmed send,
 // so completed is refused for both; partial applies to routines only.
 func (s *Store) SetActivityState(ctx context.Context, activityID, state, until, note string) (OwnerActionResult, error) {
-	return s.setActivityState(ctx, "", activityID, state, until, note)
+	return s.setActivityState(ctx, "", activityID, state, until, note, false)
 }
 
-func (s *Store) setActivityState(ctx context.Context, clientKey, activityID, state, until, note string) (OwnerActionResult, error) {
+// setActivityState is SetActivityState with the owner's client key; with
+// answer, its result carries Home's answer (a Home row's action).
+func (s *Store) setActivityState(ctx context.Context, clientKey, activityID, state, until, note string, answer bool) (OwnerActionResult, error) {
 	if !slices.Contains(States, state) {
 		return OwnerActionResult{}, fmt.Errorf("models: state must be one of %s: %w", strings.Join(States, ", "), ErrInvalidInput)
 	}
@@ -64,30 +70,31 @@ func (s *Store) setActivityState(ctx context.Context, clientKey, activityID, sta
 		return OwnerActionResult{}, &FieldError{Field: "note", Message: fmt.Sprintf("The reason is longer than %d characters.", contract.MaxReasonLen)}
 	}
 	action := stateAction(activityID, state, until, note)
-	var replay int64
-	rev, err := s.commit(ctx, func(t *txn) error {
-		var err error
-		if replay, err = replayed(t, clientKey, action); err != nil || replay != 0 {
+	var out OwnerActionResult
+	_, err := s.commit(ctx, func(t *txn) error {
+		replay, err := replayed(t, clientKey, action)
+		if err != nil {
 			return err
 		}
-		var a Activity
-		if err := t.Select("id, kind").Where("id = ?", activityID).Take(&a).Error; err != nil {
-			return notFound(err)
+		f, err := readDecisionFacts(t.DB, activityID)
+		if err != nil {
+			return err
+		}
+		if replay != 0 {
+			// The answer the first send had: its revision, the row as it is now.
+			out.Revision = replay
+			return answerInto(t, answer, &out.Answer, activityID, f.ParentID)
 		}
 		switch {
-		case state == StateCompleted && a.Kind == contract.KindMeasurement:
+		case state == StateCompleted && f.Kind == contract.KindMeasurement:
 			return fmt.Errorf("a measurement is completed by saving its value, not by marking it complete: %w", ErrCompletedElsewhere)
-		case state == StateCompleted && a.Kind == contract.KindReply:
+		case state == StateCompleted && f.Kind == contract.KindReply:
 			return fmt.Errorf("a reply is completed by a confirmed send, not by marking it complete: %w", ErrCompletedElsewhere)
-		case state == StatePartial && a.Kind != contract.KindRoutine:
-			return fmt.Errorf("only a routine can be partly done; a %s is completed, skipped or dismissed: %w", a.Kind, ErrInvalidInput)
-		case state == StateDismissed && note == "" && a.Kind == contract.KindRoutine:
+		case state == StatePartial && f.Kind != contract.KindRoutine:
+			return fmt.Errorf("only a routine can be partly done; a %s is completed, skipped or dismissed: %w", f.Kind, ErrInvalidInput)
+		case state == StateDismissed && note == "" && f.Occurrence != nil:
 			// For a routine occurrence, dismissed means not applicable, which leaves the denominator: say why.
-			if rule, err := occurrenceRule(t.DB, activityID); err != nil {
-				return err
-			} else if rule != nil {
-				return &FieldError{Field: "note", Message: "Not applicable needs a reason: say why."}
-			}
+			return &FieldError{Field: "note", Message: "Not applicable needs a reason: say why."}
 		}
 		rev, err := t.bump()
 		if err != nil {
@@ -96,22 +103,24 @@ func (s *Store) setActivityState(ctx context.Context, clientKey, activityID, sta
 		if err := spendClientKey(t, clientKey, action, rev); err != nil {
 			return err
 		}
-		return decideBy(t, ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: t.now}, CauseHome, nil)
+		st := ActivityState{ActivityID: activityID, State: state, Until: until, Note: note, Revision: rev, UpdatedAt: t.now}
+		if err := decideWith(t, f, st, CauseHome, nil); err != nil {
+			return err
+		}
+		out.Revision = rev
+		return answerInto(t, answer, &out.Answer, activityID, f.ParentID)
 	})
 	if err != nil {
 		return OwnerActionResult{}, classify("set activity state", err)
 	}
-	if replay != 0 {
-		return OwnerActionResult{Revision: replay}, nil
-	}
-	return OwnerActionResult{Revision: rev}, nil
+	return out, nil
 }
 
 // SaveDraftEdit stores the owner's wording of a reply draft. Saving the
 // wording already stored changes nothing and keeps the revision, so opening
 // the review screen again does not make the agent's next publish stale.
 func (s *Store) SaveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string) (OwnerActionResult, error) {
-	return s.saveDraftEdit(ctx, draftID, body, selectedCandidateID, nil)
+	return s.saveDraftEdit(ctx, draftID, body, selectedCandidateID, nil, "")
 }
 
 // ErrEditChanged means the owner's edit of a draft is no longer the one an
@@ -120,45 +129,62 @@ var ErrEditChanged = errors.New("this reply was edited elsewhere since it was op
 
 // saveDraftEdit is SaveDraftEdit; with since set, only while the stored
 // edit is still the one at that revision (0: none yet), so an autosave
-// never overwrites a newer edit made elsewhere.
-func (s *Store) saveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string, since *int64) (OwnerActionResult, error) {
+// never overwrites a newer edit made elsewhere. With activity (a Home
+// row), the result carries that row's answer.
+func (s *Store) saveDraftEdit(ctx context.Context, draftID, body, selectedCandidateID string, since *int64, activity string) (OwnerActionResult, error) {
 	if err := checkReplyBody(body); err != nil {
 		return OwnerActionResult{}, err
 	}
+	var answer RowAnswer
 	rev, err := s.commit(ctx, func(t *txn) error {
-		if err := mustExist(t.DB, &ReplyDraft{}, draftID); err != nil {
+		if err := saveDraftEditIn(t, draftID, body, selectedCandidateID, since); err != nil || activity == "" {
 			return err
 		}
-		var prior []DraftEdit
-		if err := t.Where("draft_id = ?", draftID).Limit(1).Find(&prior).Error; err != nil {
+		var a []Activity
+		if err := t.Select("parent_id").Where("id = ?", activity).Limit(1).Find(&a).Error; err != nil || len(a) == 0 {
 			return err
 		}
-		if since != nil {
-			var at int64
-			if len(prior) == 1 {
-				at = prior[0].Revision
-			}
-			if at != *since {
-				return ErrEditChanged
-			}
-		}
-		if len(prior) == 1 && prior[0].Body == body && prior[0].SelectedCandidateID == selectedCandidateID {
-			return nil
-		}
-		rev, err := t.bump()
-		if err != nil {
-			return err
-		}
-		t.touch("draft:" + draftID)
-		return t.Save(&DraftEdit{DraftID: draftID, Body: body, SelectedCandidateID: selectedCandidateID, Revision: rev, UpdatedAt: t.now}).Error
+		var err error
+		answer, err = answerIn(t, activity, a[0].ParentID)
+		return err
 	})
 	if err != nil {
 		return OwnerActionResult{}, classify("save draft edit", err)
 	}
 	if rev == 0 {
-		return OwnerActionResult{Revision: s.LatestRevision(), Unchanged: true}, nil
+		return OwnerActionResult{Revision: s.LatestRevision(), Unchanged: true, Answer: answer}, nil
 	}
-	return OwnerActionResult{Revision: rev}, nil
+	return OwnerActionResult{Revision: rev, Answer: answer}, nil
+}
+
+// saveDraftEditIn is saveDraftEdit's write inside t.
+func saveDraftEditIn(t *txn, draftID, body, selectedCandidateID string, since *int64) error {
+	if err := mustExist(t.DB, &ReplyDraft{}, draftID); err != nil {
+		return err
+	}
+	var prior []DraftEdit
+	if err := t.Where("draft_id = ?", draftID).Limit(1).Find(&prior).Error; err != nil {
+		return err
+	}
+	if since != nil {
+		var at int64
+		if len(prior) == 1 {
+			at = prior[0].Revision
+		}
+		if at != *since {
+			return ErrEditChanged
+		}
+	}
+	if len(prior) == 1 && prior[0].Body == body && prior[0].SelectedCandidateID == selectedCandidateID {
+		return nil
+	}
+	rev, err := t.bump()
+	if err != nil {
+		return err
+	}
+	t.touch("draft:" + draftID)
+	t.home.drafts = append(t.home.drafts, draftID)
+	return t.Save(&DraftEdit{DraftID: draftID, Body: body, SelectedCandidateID: selectedCandidateID, Revision: rev, UpdatedAt: t.now}).Error
 }
 
 // MeasurementBounds are the accepted values per unit; anything outside is a typo.
@@ -168,20 +194,35 @@ var MeasurementBounds = map[string][2]float64{"kg": {20, 400}, "lb": {44, 880}}
 // Saving again for the same occurrence adds a correction that supersedes the
 // earlier row; history is kept.
 func (s *Store) RecordMeasurement(ctx context.Context, activityID string, value float64) (Measurement, error) {
-	return s.recordMeasurement(ctx, "", activityID, value)
+	m, err := s.recordMeasurement(ctx, "", activityID, value, false)
+	return m.Measurement, err
 }
 
-func (s *Store) recordMeasurement(ctx context.Context, clientKey, activityID string, value float64) (Measurement, error) {
-	var m Measurement
+// SavedMeasurement is a value saved on Home, with Home's answer (the
+// row, read in the same transaction).
+type SavedMeasurement struct {
+	Measurement
+	Answer RowAnswer
+}
+
+func (s *Store) recordMeasurement(ctx context.Context, clientKey, activityID string, value float64, answer bool) (SavedMeasurement, error) {
+	var out SavedMeasurement
+	m := &out.Measurement
 	action := measurementAction(activityID, value)
 	_, err := s.commit(ctx, func(t *txn) error {
+		var a Activity
 		if replay, err := replayed(t, clientKey, action); err != nil {
 			return err
 		} else if replay != 0 {
 			// The answer the first send had: the row saved at that revision.
-			return t.Where("activity_id = ? AND revision = ?", activityID, replay).Take(&m).Error
+			if err := t.Where("activity_id = ? AND revision = ?", activityID, replay).Take(m).Error; err != nil {
+				return err
+			}
+			if err := t.Select("parent_id").Where("id = ?", activityID).Take(&a).Error; err != nil {
+				return notFound(err)
+			}
+			return answerInto(t, answer, &out.Answer, activityID, a.ParentID)
 		}
-		var a Activity
 		if err := t.Where("id = ?", activityID).Take(&a).Error; err != nil {
 			return notFound(err)
 		}
@@ -205,32 +246,35 @@ func (s *Store) recordMeasurement(ctx context.Context, clientKey, activityID str
 		if err != nil {
 			return err
 		}
-		m = Measurement{ActivityID: activityID, OccurrenceKey: a.OccurrenceKey, Metric: p.Metric, Unit: p.Unit, Value: value, Revision: rev, RecordedAt: t.now}
+		*m = Measurement{ActivityID: activityID, OccurrenceKey: a.OccurrenceKey, Metric: p.Metric, Unit: p.Unit, Value: value, Revision: rev, RecordedAt: t.now}
 		if prior.ID != 0 {
 			m.SupersedesID = &prior.ID
 		}
-		if err := t.Create(&m).Error; err != nil {
+		if err := t.Create(m).Error; err != nil {
 			return err
 		}
+		t.home.metrics = append(t.home.metrics, p.Metric)
 		if err := spendClientKey(t, clientKey, action, rev); err != nil {
 			return err
 		}
 		if err := decideBy(t, ActivityState{ActivityID: activityID, State: StateCompleted, Revision: rev, UpdatedAt: t.now}, CauseValue, nil); err != nil {
 			return err
 		}
-		if p.Metric != WeightMetric {
-			return nil
+		if p.Metric == WeightMetric {
+			day, err := t.ownerDay()
+			if err != nil {
+				return err
+			}
+			if err := creditWeighIns(t, day, rev); err != nil {
+				return err
+			}
 		}
-		day, err := ownerDay(t.DB, t.now, "")
-		if err != nil {
-			return err
-		}
-		return creditWeighIns(t, day, rev)
+		return answerInto(t, answer, &out.Answer, activityID, a.ParentID)
 	})
 	if err != nil {
-		return Measurement{}, classify("record measurement", err)
+		return SavedMeasurement{}, classify("record measurement", err)
 	}
-	return m, nil
+	return out, nil
 }
 
 // metricName is a metric as a sentence starts with it.
@@ -263,16 +307,17 @@ func mustExist(tx *gorm.DB, model any, id string) error {
 // decide records an owner decision made outside Home (cause owner): see decideBy.
 func decide(t *txn, st ActivityState) error { return decideBy(t, st, CauseOwner, nil) }
 
-// applyDecision stores the owner's state for an activity inside t, keeps
-// closed_at in step with it (unless the agent retracted the row), settles
-// the routine the activity is a step of when this was its last open step,
-// and names what changed.
-func applyDecision(t *txn, st ActivityState) error {
-	if err := t.Save(&st).Error; err != nil {
+// applyDecision stores the owner's state for an activity (f, its facts)
+// inside t, keeps closed_at in step with it (unless the agent retracted the
+// row), settles the routine the activity is a step of when this was its
+// last open step, and names what changed.
+func applyDecision(t *txn, f decisionFacts, st ActivityState) error {
+	// One upsert: Save's UPDATE then INSERT was two statements for a first decision.
+	if err := t.Clauses(clause.OnConflict{UpdateAll: true}).Create(&st).Error; err != nil {
 		return err
 	}
 	t.touch("activity:" + st.ActivityID)
-	if err := recordOccurrenceOutcome(t, st); err != nil {
+	if err := recordOccurrenceOutcome(t, f.Occurrence, st); err != nil {
 		return err
 	}
 	closed := gorm.Expr("retracted_at")
@@ -282,38 +327,37 @@ func applyDecision(t *txn, st ActivityState) error {
 	if err := t.Model(&Activity{}).Where("id = ?", st.ActivityID).Update("closed_at", closed).Error; err != nil {
 		return err
 	}
-	return settleRoutineIfDone(t, st.ActivityID, st.Revision)
+	return settleRoutineIfDone(t, f, st.Revision)
 }
 
-// settleRoutineIfDone settles the routine that activityID is a step of once
-// none of its steps is open, with the outcome its steps earned (docs/contract.md,
-// Routines: partial completion is recorded honestly, never as full completion).
-// Dismissed steps have left the routine; of the rest, completed means every
-// one was completed, partial that some were and others were skipped, and
-// skipped that none was. A routine the owner already settled keeps the
-// owner's word.
-func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
-	var parent *string
-	if err := t.Model(&Activity{}).Select("parent_id").Where("id = ?", activityID).Scan(&parent).Error; err != nil || parent == nil {
-		return err
+// settleRoutineIfDone settles the routine that a step (f, its facts) is a
+// step of once none of its steps is open, with the outcome its steps earned
+// (docs/contract.md, Routines: partial completion is recorded honestly,
+// never as full completion). Dismissed steps have left the routine; of the
+// rest, completed means every one was completed, partial that some were
+// and others were skipped, and skipped that none was. A routine the owner
+// already settled keeps the owner's word.
+func settleRoutineIfDone(t *txn, f decisionFacts, rev int64) error {
+	if f.ParentID == nil {
+		return nil
 	}
+	parent := *f.ParentID
 	// An occurrence settles by its frozen rule, reading its own steps.
-	rule, err := occurrenceRule(t.DB, *parent)
-	if err != nil {
-		return err
-	}
-	if rule != nil {
+	if rule := f.ParentRule; rule != nil {
 		// A step's state or value changes its routine's step counts.
 		t.touchRoutine(rule.routine, rule.revision, rule.date)
-		return settleOccurrence(t, *parent, *rule, rev)
+		return settleOccurrence(t, parent, *rule, f.ParentState, rev)
+	}
+	if settled(f.ParentState) {
+		return nil
 	}
 	var steps []struct {
 		State string
 		N     int
 	}
-	err = t.Raw(`SELECT COALESCE(s.state, 'available') AS state, COUNT(*) AS n FROM activities a
+	err := t.Raw(`SELECT COALESCE(s.state, 'available') AS state, COUNT(*) AS n FROM activities a
 		LEFT JOIN activity_states s ON s.activity_id = a.id
-		WHERE a.parent_id = ? AND a.retracted_at IS NULL GROUP BY 1`, *parent).Scan(&steps).Error
+		WHERE a.parent_id = ? AND a.retracted_at IS NULL GROUP BY 1`, parent).Scan(&steps).Error
 	if err != nil {
 		return err
 	}
@@ -329,10 +373,6 @@ func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 			return nil // a step is still open
 		}
 	}
-	var decided int64
-	if err := t.Model(&ActivityState{}).Where("activity_id = ? AND state IN ?", *parent, settledStates).Count(&decided).Error; err != nil || decided > 0 {
-		return err
-	}
 	outcome, note := StateCompleted, "every step completed"
 	switch {
 	case completed == 0:
@@ -340,14 +380,18 @@ func settleRoutineIfDone(t *txn, activityID string, rev int64) error {
 	case notDone > 0:
 		outcome, note = StatePartial, fmt.Sprintf("%d of %d steps completed", completed, completed+notDone)
 	}
-	return decideBy(t, ActivityState{ActivityID: *parent, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now}, CauseRule, nil)
+	return decideBy(t, ActivityState{ActivityID: parent, State: outcome, Note: note, Revision: rev, UpdatedAt: t.now}, CauseRule, nil)
 }
 
 // settleOccurrence settles a routine occurrence by its frozen rule: as soon
 // as the rule is met it is completed (optional steps may stay open); once no
 // step is open and the rule is not met it is partial when some step was
-// completed, skipped when none was. An outcome the owner recorded stands.
-func settleOccurrence(t *txn, routineID string, rule frozenRule, rev int64) error {
+// completed, skipped when none was. An outcome the owner recorded (current,
+// the routine's state) stands.
+func settleOccurrence(t *txn, routineID string, rule frozenRule, current string, rev int64) error {
+	if settled(current) || current == StateDeferred {
+		return nil
+	}
 	var rows []struct {
 		ID    string
 		State string
@@ -364,13 +408,6 @@ func settleOccurrence(t *txn, routineID string, rule frozenRule, rev int64) erro
 		case !settled(r.State):
 			open++
 		}
-	}
-	var current []string
-	if err := t.Model(&ActivityState{}).Where("activity_id = ?", routineID).Pluck("state", &current).Error; err != nil {
-		return err
-	}
-	if len(current) == 1 && (settled(current[0]) || current[0] == StateDeferred) {
-		return nil
 	}
 	outcome, note := "", ""
 	switch {

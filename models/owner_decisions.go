@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -63,19 +65,95 @@ type ActivityDecision struct {
 // decision an undo reverts). The row names the state it replaced, which is
 // what an undo restores.
 func decideBy(t *txn, st ActivityState, cause string, undoes *int64) error {
-	var prior []ActivityState
-	if err := t.Where("activity_id = ?", st.ActivityID).Limit(1).Find(&prior).Error; err != nil {
+	f, err := readDecisionFacts(t.DB, st.ActivityID)
+	if err != nil {
 		return err
 	}
+	return decideWith(t, f, st, cause, undoes)
+}
+
+// decisionFacts is what a decision on an activity needs to know of it,
+// read in one statement: its kind and parent, its current state, its own
+// routine occurrence (a routine occurrence's activity), and its parent's
+// occurrence rule and state (the routine a step's decision may settle).
+type decisionFacts struct {
+	Kind     string
+	ParentID *string
+	// Prior is the current state; nil before any.
+	Prior *ActivityState
+	// Occurrence is set on a routine occurrence's activity.
+	Occurrence *RoutineOccurrence
+	// ParentRule is the parent's frozen rule when the parent is a routine
+	// occurrence; ParentState the parent's current state ("" before any).
+	ParentRule  *frozenRule
+	ParentState string
+}
+
+// decisionFactsQuery reads decisionFacts; a missing activity has no row.
+const decisionFactsQuery = `SELECT a.kind, a.parent_id, s.state, s.until, s.note, s.updated_at,
+		o.id, o.routine_id, o.revision, o.local_date,
+		po.rule, po.routine_id, po.revision, po.local_date, ps.state
+	FROM activities a
+	LEFT JOIN activity_states s ON s.activity_id = a.id
+	LEFT JOIN routine_occurrences o ON o.activity_id = a.id
+	LEFT JOIN routine_occurrences po ON a.parent_id IS NOT NULL AND po.activity_id = a.parent_id
+	LEFT JOIN activity_states ps ON a.parent_id IS NOT NULL AND ps.activity_id = a.parent_id
+	WHERE a.id = ? LIMIT 1`
+
+// readDecisionFacts reads activity id's decisionFacts: ErrNotFound when
+// there is no such activity.
+func readDecisionFacts(tx *gorm.DB, id string) (decisionFacts, error) {
+	rows, err := tx.Raw(decisionFactsQuery, id).Rows()
+	if err != nil {
+		return decisionFacts{}, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return decisionFacts{}, err
+		}
+		return decisionFacts{}, ErrNotFound
+	}
+	var f decisionFacts
+	var state, until, note, occID, occRoutine, occDate, rule, ruleRoutine, ruleDate, parentState sql.NullString
+	var stateAt sql.NullTime
+	var occRev, ruleRev sql.NullInt64
+	if err := rows.Scan(&f.Kind, &f.ParentID, &state, &until, &note, &stateAt, &occID, &occRoutine, &occRev, &occDate,
+		&rule, &ruleRoutine, &ruleRev, &ruleDate, &parentState); err != nil {
+		return decisionFacts{}, err
+	}
+	if state.Valid {
+		f.Prior = &ActivityState{ActivityID: id, State: state.String, Until: until.String, Note: note.String, UpdatedAt: stateAt.Time}
+	}
+	if occID.Valid {
+		f.Occurrence = &RoutineOccurrence{ID: occID.String, RoutineID: occRoutine.String, Revision: occRev.Int64, LocalDate: occDate.String, ActivityID: id}
+	}
+	if rule.Valid {
+		var r frozenRule
+		if err := json.Unmarshal([]byte(rule.String), &r); err != nil {
+			return decisionFacts{}, err
+		}
+		r.routine, r.revision, r.date = ruleRoutine.String, ruleRev.Int64, ruleDate.String
+		f.ParentRule = &r
+	}
+	f.ParentState = parentState.String
+	return f, rows.Err()
+}
+
+// decideWith is decideBy with the activity's facts already read (f).
+func decideWith(t *txn, f decisionFacts, st ActivityState, cause string, undoes *int64) error {
 	row := ActivityDecision{ActivityID: st.ActivityID, State: st.State, Until: st.Until, Note: st.Note, Cause: cause,
 		UndoesID: undoes, Revision: st.Revision, CreatedAt: t.now.UTC()}
-	if len(prior) == 1 {
-		row.PriorState, row.PriorUntil, row.PriorNote = &prior[0].State, prior[0].Until, prior[0].Note
+	d := homeDecision{activityID: st.ActivityID, state: st.State, until: st.Until, at: t.now}
+	if p := f.Prior; p != nil {
+		row.PriorState, row.PriorUntil, row.PriorNote = &p.State, p.Until, p.Note
+		d.prior, d.priorUntil, d.priorAt = p.State, p.Until, &p.UpdatedAt
 	}
 	if err := t.Create(&row).Error; err != nil {
 		return err
 	}
-	return applyDecision(t, st)
+	t.home.decisions = append(t.home.decisions, d)
+	return applyDecision(t, f, st)
 }
 
 // UndoResult is what an undo reverted.

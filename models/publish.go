@@ -544,6 +544,7 @@ func apply(r *contract.Result, t *txn, publisher string) error {
 		if err := tx.Save(&row).Error; err != nil {
 			return err
 		}
+		t.read = false // the owner's day is read anew from this brief
 		t.touch("brief")
 	}
 	rows = rows[:0]

@@ -216,7 +216,7 @@ func (s *Store) RemindLater(ctx context.Context, d ChatDecision) (OwnerActionRes
 		return OwnerActionResult{}, &FieldError{Field: "until", Message: "Enter a date from 2000-01-01 to 2199-12-31, as YYYY-MM-DD."}
 	}
 	rev, err := s.commit(ctx, func(t *txn) error {
-		day, err := ownerDay(t.DB, t.now, "")
+		day, err := t.ownerDay()
 		if err != nil {
 			return err
 		}
@@ -364,6 +364,9 @@ type WordingForm struct {
 	// Since, when set (an autosave), is the revision of the owner's edit
 	// the editor holds (0: none): a different stored edit is ErrEditChanged.
 	Since *int64
+	// Activity is the Home row the editor is on (empty: none): the save
+	// then answers with that row (Wording.Answer), read in its transaction.
+	Activity string
 }
 
 // Wording is what the owner chose to send from a draft's editor.
@@ -380,6 +383,8 @@ type Wording struct {
 	// Revision is the revision the save committed; 0 when the wording
 	// was already stored.
 	Revision int64
+	// Answer is WordingForm.Activity's row as Home shows it after the save.
+	Answer RowAnswer
 }
 
 // NormalizeNewlines turns a form's CRLF line ends into the LF the agent wrote.
@@ -429,10 +434,11 @@ func (s *Store) SaveDraftWording(ctx context.Context, draftID string, f WordingF
 	}
 	w := ChosenWording(rows[0].view(), f)
 	w.ChatID = rows[0].ChatID
-	res, err := s.saveDraftEdit(ctx, draftID, w.Body, w.Candidate, f.Since)
+	res, err := s.saveDraftEdit(ctx, draftID, w.Body, w.Candidate, f.Since, f.Activity)
 	if err != nil {
 		return w, err
 	}
+	w.Answer = res.Answer
 	if !res.Unchanged {
 		w.Revision = res.Revision
 	}

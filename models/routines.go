@@ -164,7 +164,7 @@ func (s *Store) StartTrial(ctx context.Context, cmd TrialCommand) (RoutineTrial,
 		if def.Status == contract.RoutineRetired {
 			return &FieldError{Field: "revision", Message: fmt.Sprintf("Version %d is retired: choose another.", cmd.Revision)}
 		}
-		day, err := ownerDay(t.DB, t.now, "")
+		day, err := t.ownerDay()
 		if err != nil {
 			return err
 		}
@@ -246,7 +246,7 @@ func (s *Store) EndTrial(ctx context.Context, trialID int64) error {
 		if tr.State != "active" {
 			return ErrTrialNotActive
 		}
-		day, err := ownerDay(t.DB, t.now, "")
+		day, err := t.ownerDay()
 		if err != nil {
 			return err
 		}
@@ -293,7 +293,7 @@ func (s *Store) ExtendTrial(ctx context.Context, trialID int64, days int) error 
 		if err := t.Save(&tr).Error; err != nil {
 			return err
 		}
-		day, err := ownerDay(t.DB, t.now, "")
+		day, err := t.ownerDay()
 		if err != nil {
 			return err
 		}
@@ -332,7 +332,7 @@ func (s *Store) EnsureOccurrences(ctx context.Context) (created int, err error) 
 		return 0, err
 	}
 	_, err = s.commit(ctx, func(t *txn) error {
-		day, err := ownerDay(t.DB, t.now, "")
+		day, err := t.ownerDay()
 		if err != nil {
 			return err
 		}
@@ -402,7 +402,7 @@ func (s *Store) TriggerEvent(ctx context.Context, event string) (int, error) {
 	}
 	created := 0
 	_, err := s.commit(ctx, func(t *txn) error {
-		day, err := ownerDay(t.DB, t.now, "")
+		day, err := t.ownerDay()
 		if err != nil {
 			return err
 		}
@@ -509,16 +509,15 @@ var stateOutcomes = map[string]string{
 }
 
 // recordOccurrenceOutcome appends the outcome an owner state means when
-// st's activity is an occurrence's routine activity. It runs inside decide,
+// st's activity is an occurrence's routine activity (o; nil for any other
+// activity). It runs inside decide,
 // so every way of settling a routine (its steps, Skip, Not applicable, a
 // correction) leaves the same history.
-func recordOccurrenceOutcome(t *txn, st ActivityState) error {
-	var occ []RoutineOccurrence
-	if err := t.Where("activity_id = ?", st.ActivityID).Limit(1).Find(&occ).Error; err != nil || len(occ) == 0 {
-		return err
+func recordOccurrenceOutcome(t *txn, o *RoutineOccurrence, st ActivityState) error {
+	if o == nil {
+		return nil
 	}
-	o := occ[0]
-	day, err := ownerDay(t.DB, t.now, "")
+	day, err := t.ownerDay()
 	if err != nil {
 		return err
 	}
@@ -564,15 +563,21 @@ func (r frozenRule) met(completed map[string]bool) bool {
 // helped: yes, no, unsure) to an occurrence's current outcome, as a new
 // row so history is kept. An empty value keeps the earlier answer.
 func (s *Store) RecordFeedback(ctx context.Context, occurrenceID, effort, helped string) error {
-	_, err := s.RecordFeedbackAt(ctx, occurrenceID, effort, helped)
+	_, err := s.recordFeedback(ctx, occurrenceID, effort, helped, false)
 	return err
 }
 
-// RecordFeedbackAt is RecordFeedback reporting the revision it committed.
+// RecordFeedbackAt is RecordFeedback as Home's occurrence row sends it:
+// answered with the revision it committed and the row (its Answer).
 func (s *Store) RecordFeedbackAt(ctx context.Context, occurrenceID, effort, helped string) (OwnerActionResult, error) {
+	return s.recordFeedback(ctx, occurrenceID, effort, helped, true)
+}
+
+func (s *Store) recordFeedback(ctx context.Context, occurrenceID, effort, helped string, answer bool) (OwnerActionResult, error) {
 	if !slices.Contains([]string{"", "easy", "ok", "hard"}, effort) || !slices.Contains([]string{"", "yes", "no", "unsure"}, helped) {
 		return OwnerActionResult{}, fmt.Errorf("models: effort is easy, ok or hard; helped is yes, no or unsure: %w", ErrInvalidInput)
 	}
+	var out OwnerActionResult
 	rev, err := s.commit(ctx, func(t *txn) error {
 		var occ RoutineOccurrence
 		if err := t.Take(&occ, "id = ?", occurrenceID).Error; err != nil {
@@ -599,12 +604,17 @@ func (s *Store) RecordFeedbackAt(ctx context.Context, occurrenceID, effort, help
 		}
 		t.touch("activity:" + occ.ActivityID)
 		t.touchRoutine(occ.RoutineID, occ.Revision, occ.LocalDate)
-		return t.Create(&row).Error
+		t.home.feedback = append(t.home.feedback, occ.ActivityID)
+		if err := t.Create(&row).Error; err != nil {
+			return err
+		}
+		return answerInto(t, answer, &out.Answer, occ.ActivityID, nil)
 	})
 	if err != nil && !errors.Is(err, ErrNoOutcomeYet) {
 		return OwnerActionResult{}, classify("record feedback", err)
 	}
-	return OwnerActionResult{Revision: rev}, err
+	out.Revision = rev
+	return out, err
 }
 
 // PastOutcomeCommand records the outcome of an earlier day of the current
@@ -635,7 +645,7 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 		return &FieldError{Field: "date", Message: "Enter a date from 2000-01-01 to 2199-12-31, as YYYY-MM-DD."}
 	}
 	_, err := s.commit(ctx, func(t *txn) error {
-		day, err := ownerDay(t.DB, t.now, "")
+		day, err := t.ownerDay()
 		if err != nil {
 			return err
 		}

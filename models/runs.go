@@ -126,7 +126,7 @@ func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStar
 			return retriedStart(t, &out, prior[0], runner, in)
 		}
 		if in.Trigger != contract.TriggerManual && (costs.Cap > 0 || costs.TokenCap > 0) {
-			day, err := ownerDay(t.DB, t.now, "")
+			day, err := t.ownerDay()
 			if err != nil {
 				return err
 			}

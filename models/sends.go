@@ -543,7 +543,7 @@ func (s *Store) LatestSend(ctx context.Context, draftID string) (Send, bool, err
 // routineReplySteps are today's open reply steps of routine occurrences
 // that a send to chatID completes: those naming that chat, or no chat.
 func routineReplySteps(t *txn, chatID string) ([]string, error) {
-	day, err := ownerDay(t.DB, t.now, "")
+	day, err := t.ownerDay()
 	if err != nil {
 		return nil, err
 	}

@@ -146,6 +146,10 @@ type Options struct {
 	// a crash or power loss mid-seed can lose or corrupt the seeded file,
 	// which is thrown away and seeded again.
 	SeedWithoutSync bool
+	// Statement is test-only: when set, it is called with each SQL
+	// statement the store's pools run (transaction control left out), so a
+	// test can count what a request costs (docs/figures.md).
+	Statement func(sql string)
 }
 
 // DefaultBusyTimeout is Options.BusyTimeout's default: long enough for a
@@ -199,6 +203,31 @@ func openGorm(dsn string, clock func() time.Time) (*gorm.DB, *sql.DB, error) {
 	}
 	sqlDB, err := db.DB()
 	return db, sqlDB, err
+}
+
+// onStatement calls fn after every statement GORM runs on dbs.
+func onStatement(fn func(sql string), dbs ...*gorm.DB) error {
+	call := func(tx *gorm.DB) {
+		if tx.Statement.SQL.Len() > 0 {
+			fn(tx.Statement.SQL.String())
+		}
+	}
+	for _, db := range dbs {
+		cb := db.Callback()
+		for _, err := range []error{
+			cb.Query().After("gorm:query").Register("hearth:statement", call),
+			cb.Row().After("gorm:row").Register("hearth:statement", call),
+			cb.Raw().After("gorm:raw").Register("hearth:statement", call),
+			cb.Create().After("gorm:create").Register("hearth:statement", call),
+			cb.Update().After("gorm:update").Register("hearth:statement", call),
+			cb.Delete().After("gorm:delete").Register("hearth:statement", call),
+		} {
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Open opens (creating if needed) the database in dataDir, applies pending
@@ -280,6 +309,12 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 		return nil, fmt.Errorf("models: open readers %s: %w", path, err)
 	}
 	s.rsqlDB.SetMaxOpenConns(4)
+	if opts.Statement != nil {
+		if err := onStatement(opts.Statement, s.db, s.rdb); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("models: open: %w", err)
+		}
+	}
 	rev, err := s.Revision(ctx)
 	if err != nil {
 		s.Close()

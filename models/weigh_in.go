@@ -91,9 +91,11 @@ func (s *Store) RecordWeighIn(ctx context.Context, clientKey string, value float
 	}
 	var m Measurement
 	if step != "" {
-		if m, err = s.recordMeasurement(ctx, clientKey, step, value); err != nil {
+		saved, err := s.recordMeasurement(ctx, clientKey, step, value, false)
+		if err != nil {
 			return WeighIn{}, err
 		}
+		m = saved.Measurement
 	} else if m, err = s.recordOwnWeighIn(ctx, clientKey, value); err != nil {
 		return WeighIn{}, err
 	}
@@ -153,7 +155,7 @@ func (s *Store) recordOwnWeighIn(ctx context.Context, clientKey string, value fl
 		if err := spendClientKey(t, clientKey, action, rev); err != nil {
 			return err
 		}
-		day, err := ownerDay(t.DB, t.now, "")
+		day, err := t.ownerDay()
 		if err != nil {
 			return err
 		}
