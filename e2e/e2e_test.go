@@ -60,10 +60,12 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	hearthBin = filepath.Join(dir, "hearth")
-	build := exec.Command("go", "build", "-o", hearthBin, "./cmd/hearth")
+	// hearthtest: the binary honours serve's test hooks (HEARTH_TEST_NOW,
+	// HEARTH_TEST_PAUSE_AT), which an ordinary build refuses.
+	build := exec.Command("go", "build", "-tags", "hearthtest", "-o", hearthBin, "./cmd/hearth")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/hearth: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "e2e: go build -tags hearthtest ./cmd/hearth: %v\n%s", err, out)
 		return 1
 	}
 	fakeAgentBin = filepath.Join(dir, "fakeagent")

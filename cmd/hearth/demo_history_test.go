@@ -14,7 +14,7 @@ import (
 func demoHistory(t *testing.T, now time.Time) (models.WeightData, models.ExportTable, models.ExportTable) {
 	t.Helper()
 	ctx := context.Background()
-	clock := &demoClock{}
+	clock := &serveClock{}
 	clock.set(now)
 	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
 	if err != nil {
