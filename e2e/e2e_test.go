@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/poll"
 	"hearth/internal/storetest"
 )
 
@@ -202,24 +203,20 @@ func (s *server) running() bool {
 func (s *server) waitHealthy(tb testing.TB) {
 	tb.Helper()
 	client := &http.Client{Timeout: time.Second}
-	deadline := time.Now().Add(healthTimeout)
-	for {
+	poll.Eventually(tb, healthTimeout, func() (bool, string) {
 		resp, err := client.Get(s.URL + "/healthz")
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK && string(body) == "ok" {
-				return
+				return true, ""
 			}
 		}
 		if !s.running() {
 			tb.Fatalf("hearth serve exited before it was healthy: %s", s.cmd.ProcessState)
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("hearth serve on %s not healthy after %s (last error %v)", s.URL, healthTimeout, err)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("hearth serve on %s not healthy (last error %v)", s.URL, err)
+	})
 }
 
 // terminate sends SIGTERM and returns the exit code and how long the exit
