@@ -416,14 +416,6 @@ type receipt struct {
 	ReceivedAt time.Time `json:"receivedAt"`
 }
 
-// envelope is every API error body.
-type envelope struct {
-	Code      string          `json:"code"`
-	Message   string          `json:"message"`
-	Details   json.RawMessage `json:"details"`
-	RequestID string          `json:"requestId"`
-}
-
 // publication is an encoded publication and the activity IDs it upserts.
 type publication struct {
 	RunID       string
