@@ -10,6 +10,7 @@ import (
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
 	"hearth/internal/contract"
+	"hearth/internal/poll"
 )
 
 // TestServeTakesAReactionNoticeHiddenAndDeletedMessageAsNoneToAnswer runs
@@ -38,7 +39,7 @@ func TestServeTakesAReactionNoticeHiddenAndDeletedMessageAsNoneToAnswer(t *testi
 	add(beeper.Message{ID: "m-photo", Type: beeper.TypeImage, Attachments: []beeper.Attachment{{Type: beeper.AttachmentImage, FileName: "IMG_0412.jpg"}}})
 
 	texts := map[string]string{}
-	if !waitUntil(20*time.Second, func() bool {
+	if !poll.Within(20*time.Second, func() bool {
 		var ac struct {
 			Observations struct{ Items []contract.ObservationView } `json:"observations"`
 		}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hearth/internal/poll"
 )
 
 // The runner's own short Codex commands (the login check, `codex delete`
@@ -56,7 +58,7 @@ func TestASIGKILLedRunnerLeavesNoCodexDeleteBehind(t *testing.T) {
 		}
 		return false
 	}
-	if !waitUntil(90*time.Second, deleting) {
+	if !poll.Within(90*time.Second, deleting) {
 		runner.Process.Kill()
 		runner.Wait()
 		t.Fatalf("the runner never ran codex delete\n%s", stderr.String())
@@ -64,7 +66,7 @@ func TestASIGKILLedRunnerLeavesNoCodexDeleteBehind(t *testing.T) {
 
 	runner.Process.Signal(syscall.SIGKILL)
 	runner.Wait()
-	if !waitUntil(15*time.Second, func() bool { return len(survivors(marker, env)) == 0 }) {
+	if !poll.Within(15*time.Second, func() bool { return len(survivors(marker, env)) == 0 }) {
 		t.Fatalf("after the runner's SIGKILL these outlived it:\n%v", survivors(marker, env))
 	}
 }

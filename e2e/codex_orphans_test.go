@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hearth/internal/poll"
 )
 
 // startToolThenHang is a scripted Responses endpoint whose model first
@@ -123,14 +125,10 @@ func TestASIGKILLedRunnerLeavesNoCodexProcessBehind(t *testing.T) {
 	runner.Process.Signal(syscall.SIGKILL)
 	runner.Wait()
 	var left map[int]string
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if left = survivors(marker, env); len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the runner's SIGKILL these outlived it:\n%v", left)
-		}
-	}
+	poll.Eventually(t, 15*time.Second, func() (bool, string) {
+		left = survivors(marker, env)
+		return len(left) == 0, fmt.Sprintf("after the runner's SIGKILL these outlived it:\n%v", left)
+	})
 
 	// The next runner reports the run unknown and removes its work dir: nothing uses it.
 	res := o.run("--due")

@@ -22,6 +22,7 @@ import (
 
 	"hearth/agent"
 	"hearth/internal/contract/schema/strictmode"
+	"hearth/internal/poll"
 )
 
 // codexVersion is the Codex CLI the preset is proven against.
@@ -570,13 +571,11 @@ func TestCodexRunsAWokenMessagesJobWithTheWakeUpReasons(t *testing.T) {
 	const secret = "a sentence only the context file holds"
 	injectMessage(t, beeperURL, secret)
 	var runs []runRow
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if runs = o.runs(); len(runs) == 1 && runs[0].state != "running" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no finished watch run; runs %+v, endpoint refused %v", runs, api.problems)
-		}
+	if !poll.Within(60*time.Second, func() bool {
+		runs = o.runs()
+		return len(runs) == 1 && runs[0].state != "running"
+	}) {
+		t.Fatalf("no finished watch run; runs %+v, endpoint refused %v", runs, api.problems)
 	}
 	in := api.input(1)
 	if runs[0].state != "succeeded" || api.requests.Load() != 1 || !strings.Contains(in, "- job: messages") || !strings.Contains(in, "new message(s) in") {

@@ -11,6 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"hearth/internal/contract"
+	"hearth/internal/poll"
 )
 
 // fakeBeeperAt runs `hearth fake-beeper` on addr as its own process; stop
@@ -55,11 +56,11 @@ func TestHomeSaysBeeperWasNotVisibleWhileItsProcessWasStopped(t *testing.T) {
 	}
 
 	stop()
-	if !waitUntil(20*time.Second, func() bool { return strings.Contains(gapText(), "Beeper has not been visible since") }) {
+	if !poll.Within(20*time.Second, func() bool { return strings.Contains(gapText(), "Beeper has not been visible since") }) {
 		t.Fatalf("Home never said Beeper is away: %q\n%s", gapText(), srv.log.String())
 	}
 	fakeBeeperAt(t, addr)
-	if !waitUntil(30*time.Second, func() bool { return strings.Contains(gapText(), "Beeper was not visible from") }) {
+	if !poll.Within(30*time.Second, func() bool { return strings.Contains(gapText(), "Beeper was not visible from") }) {
 		t.Fatalf("Home never said the span once Beeper was back: %q\n%s", gapText(), srv.log.String())
 	}
 	if got := gapText(); !strings.Contains(got, "replies may be missing") || strings.Count(got, "|") != 0 {

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/poll"
 	"hearth/internal/storetest"
 )
 
@@ -60,10 +61,12 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	hearthBin = filepath.Join(dir, "hearth")
-	build := exec.Command("go", "build", "-o", hearthBin, "./cmd/hearth")
+	// hearthtest: the binary honours serve's test hooks (HEARTH_TEST_NOW,
+	// HEARTH_TEST_PAUSE_AT), which an ordinary build refuses.
+	build := exec.Command("go", "build", "-tags", "hearthtest", "-o", hearthBin, "./cmd/hearth")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/hearth: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "e2e: go build -tags hearthtest ./cmd/hearth: %v\n%s", err, out)
 		return 1
 	}
 	fakeAgentBin = filepath.Join(dir, "fakeagent")
@@ -200,24 +203,20 @@ func (s *server) running() bool {
 func (s *server) waitHealthy(tb testing.TB) {
 	tb.Helper()
 	client := &http.Client{Timeout: time.Second}
-	deadline := time.Now().Add(healthTimeout)
-	for {
+	poll.Eventually(tb, healthTimeout, func() (bool, string) {
 		resp, err := client.Get(s.URL + "/healthz")
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK && string(body) == "ok" {
-				return
+				return true, ""
 			}
 		}
 		if !s.running() {
 			tb.Fatalf("hearth serve exited before it was healthy: %s", s.cmd.ProcessState)
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("hearth serve on %s not healthy after %s (last error %v)", s.URL, healthTimeout, err)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("hearth serve on %s not healthy (last error %v)", s.URL, err)
+	})
 }
 
 // terminate sends SIGTERM and returns the exit code and how long the exit
@@ -415,14 +414,6 @@ type receipt struct {
 	RunID      string    `json:"runId"`
 	Revision   int64     `json:"revision"`
 	ReceivedAt time.Time `json:"receivedAt"`
-}
-
-// envelope is every API error body.
-type envelope struct {
-	Code      string          `json:"code"`
-	Message   string          `json:"message"`
-	Details   json.RawMessage `json:"details"`
-	RequestID string          `json:"requestId"`
 }
 
 // publication is an encoded publication and the activity IDs it upserts.

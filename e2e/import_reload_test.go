@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"hearth/internal/poll"
 )
 
 // inView is true when the element of sel is on screen (top in the
@@ -61,19 +63,17 @@ func TestImportAtLatencyReportsTheTrueCountAtTheTop(t *testing.T) {
 // navigations (a Poll stops with the page it started on).
 func pollAcross(tb *tab, what, expr string) string {
 	tb.t.Helper()
-	deadline := time.Now().Add(stepTimeout)
-	for {
+	var v string
+	var err error
+	if !poll.Within(stepTimeout, func() bool {
 		ctx, cancel := context.WithTimeout(tb.ctx, time.Second)
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+		v, err = chromedp.Run(ctx, chromedp.Evaluate[string](expr))
 		cancel()
-		if err == nil && v != "" {
-			return v
-		}
-		if time.Now().After(deadline) {
-			tb.fail(what, fmt.Errorf("not there after %s (last error %v)", stepTimeout, err))
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil && v != ""
+	}) {
+		tb.fail(what, fmt.Errorf("not there after %s (last error %v)", stepTimeout, err))
 	}
+	return v
 }
 
 // jsString quotes s as a JavaScript string literal.

@@ -12,6 +12,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"hearth/internal/poll"
 )
 
 // restores counts, across every document of a tab, the pages Chromium showed
@@ -204,13 +206,9 @@ func TestAReplyEditIsSavedAsTheOwnersEditWhileTyping(t *testing.T) {
 	const typed = "Saturday works, typed and never submitted"
 	tb.typeInto(anaBody, typed)
 	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
-	deadline := time.Now().Add(navigationDeadline)
-	for !strings.Contains(string(client.contextJSON(t)), typed) {
-		if time.Now().After(deadline) {
-			t.Fatal("the typed reply never reached hearth as the owner's edit")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	poll.Eventually(t, navigationDeadline, func() (bool, string) {
+		return strings.Contains(string(client.contextJSON(t)), typed), "the typed reply never reached hearth as the owner's edit"
+	})
 	// Saving while typing is the page's own change: the row is not marked
 	// as changed elsewhere, and the text stays as typed.
 	if get(tb, "stale mark", chromedp.Evaluate[bool](`!!document.querySelector('`+rowSel(anaReply)+`[data-stale="true"]')`)) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hearth/agent"
+	"hearth/internal/poll"
 )
 
 // prompts reads the prompts the fake agent received on stdin, in order.
@@ -119,11 +120,9 @@ func TestAWatchRunPromptCarriesTheWakeUpReasonsNotTheMessages(t *testing.T) {
 	watchHasRead(t, srv.URL)
 	const secret = "the secret text of a message"
 	injectMessage(t, beeperURL, secret)
-	for deadline := time.Now().Add(30 * time.Second); len(f.invocations()) == 0; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the watch never ran the agent")
-		}
-	}
+	poll.Eventually(t, 30*time.Second, func() (bool, string) {
+		return len(f.invocations()) > 0, "the watch never ran the agent"
+	})
 	got := prompts(t, log)
 	kit, _ := agent.Prompt("messages")
 	if len(got) != 1 || !strings.HasPrefix(got[0], strings.TrimSpace(kit)) {

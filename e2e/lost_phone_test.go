@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"hearth/internal/poll"
 	"hearth/models"
 )
 
@@ -30,13 +31,10 @@ func (tb *tab) keepHome() {
 // waitHomeForgotten waits until the phone holds no copy of Home.
 func (tb *tab) waitHomeForgotten() {
 	tb.t.Helper()
-	deadline := time.Now().Add(revocationDeadline)
-	for get(tb, "Home kept", chromedp.Evaluate[bool](`caches.has("hearth-home")`, chromedp.EvalAwaitPromise)) {
-		if time.Now().After(deadline) {
-			tb.t.Fatalf("the phone still keeps Home %s after logout-all, online", revocationDeadline)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	poll.Eventually(tb.t, revocationDeadline, func() (bool, string) {
+		return !get(tb, "Home kept", chromedp.Evaluate[bool](`caches.has("hearth-home")`, chromedp.EvalAwaitPromise)),
+			"the phone still keeps Home after logout-all, online"
+	})
 }
 
 // assertNoHomeOffline unplugs the phone and opens Home: it is not there.
@@ -76,21 +74,14 @@ func (tb *tab) sessionCookie() *http.Cookie {
 func waitSessionRefused(t *testing.T, base string, c *http.Cookie) {
 	t.Helper()
 	hc := &http.Client{Timeout: httpTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	deadline := time.Now().Add(revocationDeadline)
-	for {
+	poll.Eventually(t, revocationDeadline, func() (bool, string) {
 		req, _ := http.NewRequest(http.MethodGet, base+"/more", nil)
 		req.AddCookie(c)
 		resp, err := hc.Do(req)
 		must(t, err)
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusSeeOther {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server still admits the session %s after logout-all", revocationDeadline)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return resp.StatusCode == http.StatusSeeOther, "the server still admits the session after logout-all"
+	})
 }
 
 // TestLogoutAllDropsTheKeptHomeFromAnOpenPhone: the lost phone is online

@@ -10,20 +10,20 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"hearth/internal/poll"
 )
 
 // bannerOf waits (a hang detector, not a timing claim) for serve --demo's
 // banner to end with its pointer to the docs, and returns the output so far.
 func bannerOf(t *testing.T, srv *server) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		out := srv.log.String()
-		if strings.Contains(out, "docs/operations.md") || time.Now().After(deadline) {
-			return out
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var out string
+	poll.Within(10*time.Second, func() bool {
+		out = srv.log.String()
+		return strings.Contains(out, "docs/operations.md")
+	})
+	return out
 }
 
 func TestDemoBannerSaysHowToOpenTheDemoOnAPhone(t *testing.T) {

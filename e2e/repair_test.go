@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
+
+	"hearth/internal/poll"
 )
 
 // The fake agent's refused field holds these words of a message.
@@ -121,8 +124,7 @@ func TestEarlierInvocationsUsageCountsWhenTheRunEndsUnknown(t *testing.T) {
 	cmd := f.startRunner([]string{"FAKE_AGENT_MODE=conflict-then-sleep", "FAKE_AGENT_URL=" + f.srv.URL, "FAKE_AGENT_OWN_TOKEN=" + other,
 		"FAKE_AGENT_PID_FILE=" + pidFile}, "", "--job", "daily-brief")
 	// Wait for the second invocation (it sleeps), then kill the runner and it.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	poll.Eventually(t, 20*time.Second, func() (bool, string) {
 		if len(f.invocations()) == 2 {
 			if b, err := os.ReadFile(pidFile); err == nil {
 				if pid, err := strconv.Atoi(string(b)); err == nil && syscall.Kill(pid, 0) == nil {
@@ -130,15 +132,12 @@ func TestEarlierInvocationsUsageCountsWhenTheRunEndsUnknown(t *testing.T) {
 					cmd.Wait()
 					syscall.Kill(-pid, syscall.SIGKILL)
 					syscall.Kill(pid, syscall.SIGKILL)
-					break
+					return true, ""
 				}
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the second invocation never ran: %v", f.invocations())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("the second invocation never ran: %v", f.invocations())
+	})
 	res := f.run("", nil, "--due", "--json")
 	// The first invocation (a conflict) and the second (its usage file was written before the runner stopped) both count.
 	if res.code != 0 || !strings.Contains(res.stdout, `"state":"unknown"`) || !strings.Contains(res.stdout, `"costUsd":0.5`) {

@@ -3,12 +3,14 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"hearth/internal/contract"
+	"hearth/internal/poll"
 	"hearth/models"
 )
 
@@ -71,8 +73,7 @@ func TestSIGKILLBetweenClaimAndRunRowStrandsNothing(t *testing.T) {
 // waitDue polls GET /api/schedules/due until it lists occurrence.
 func waitDue(t *testing.T, c *agentClient, occurrence string) {
 	t.Helper()
-	deadline := time.Now().Add(healthTimeout)
-	for {
+	poll.Eventually(t, healthTimeout, func() (bool, string) {
 		status, body, err := c.do(http.MethodGet, "/api/schedules/due", nil)
 		var rep contract.DueReport
 		if err != nil || status != http.StatusOK || json.Unmarshal(body, &rep) != nil {
@@ -80,12 +81,9 @@ func waitDue(t *testing.T, c *agentClient, occurrence string) {
 		}
 		for _, d := range rep.Due {
 			if d.OccurrenceID == occurrence {
-				return
+				return true, ""
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never came due: %s", occurrence, body)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("%s never came due: %s", occurrence, body)
+	})
 }

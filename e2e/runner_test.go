@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"hearth/internal/poll"
 )
 
 // runnerFixture is a demo server, a private state dir for the runner, the
@@ -227,20 +229,16 @@ func TestSIGKILLDuringTheAgentLeavesTheRunUnknownNeverRerun(t *testing.T) {
 	cmd := f.startRunner([]string{"FAKE_AGENT_MODE=sleep", "FAKE_AGENT_PID_FILE=" + pidFile}, "", "--job", "daily-brief")
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Eventually(t, 10*time.Second, func() (bool, string) {
 		if b, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(string(b)); err == nil {
 				syscall.Kill(-pid, syscall.SIGKILL) // the agent's own process group, which the runner made
 				syscall.Kill(pid, syscall.SIGKILL)
-				break
+				return true, ""
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the agent never wrote its pid")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, "the agent never wrote its pid"
+	})
 	// A new runner with nothing due only recovers: it reports the run unknown and does not invoke the agent.
 	res := f.run("", nil, "--due", "--json")
 	if res.code != 0 || !strings.Contains(res.stdout, `"state":"unknown"`) {
@@ -355,10 +353,7 @@ func TestRunWatchWakesOnceForABurstOfMessages(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for len(f.invocations()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
+	poll.Within(30*time.Second, func() bool { return len(f.invocations()) > 0 })
 	time.Sleep(2 * time.Second) // room for a wrong second wake-up
 	if inv := f.invocations(); len(inv) != 1 || !strings.HasPrefix(inv[0], "messages-") {
 		t.Fatalf("the agent ran %v: want once, for the messages job", inv)

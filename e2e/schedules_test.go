@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"hearth/internal/contract"
+	"hearth/internal/poll"
 	"hearth/models"
 )
 
@@ -257,16 +258,15 @@ func TestScheduleCLIUnavailableOrInvalidAnswerExitsTwo(t *testing.T) {
 // waitForLog waits until the server's output contains s.
 func waitForLog(t *testing.T, srv *server, s string) {
 	t.Helper()
-	deadline := time.Now().Add(healthTimeout)
-	for !strings.Contains(srv.log.String(), s) {
+	poll.Eventually(t, healthTimeout, func() (bool, string) {
+		if strings.Contains(srv.log.String(), s) {
+			return true, ""
+		}
 		if !srv.running() {
 			t.Fatalf("server exited before logging %q", s)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server never logged %q", s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("server never logged %q", s)
+	})
 }
 
 // ledgerSchedules reads the ledger straight from the file a killed server
@@ -513,16 +513,14 @@ func TestSchedulesPageAt390(t *testing.T) {
 	// The 303 back and the live reload the commit triggers may both
 	// navigate, so poll across navigations.
 	approved := `(function(){var r=document.querySelector('` + row + `');return !!r&&!r.querySelector('[data-testid="schedule-review"]')&&r.dataset.state==="active"})()`
-	for deadline := time.Now().Add(stepTimeout); ; {
+	var last error
+	if !poll.Within(stepTimeout, func() bool {
 		ctx, cancel := context.WithTimeout(tb.ctx, time.Second)
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](approved))
 		cancel()
-		if err == nil && ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			tb.fail("review gone after approval", fmt.Errorf("still shown (last error %v)", err))
-		}
-		time.Sleep(50 * time.Millisecond)
+		last = err
+		return err == nil && ok
+	}) {
+		tb.fail("review gone after approval", fmt.Errorf("still shown (last error %v)", last))
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/poll"
 )
 
 // ownerClient is a logged-in owner speaking HTML forms over real HTTP, as a
@@ -110,13 +111,9 @@ func TestSIGKILLBetweenBeeperAndTheOutcomeLeavesTheDraftReconcilableNotStuck(t *
 	go owner.page(http.MethodPost, conv+"/send", confirm) // answered only by the crash
 
 	fake := beeper.NewClient(beeperURL, "e2e-token", beeper.WithTimeout(2*time.Second))
-	deadline := time.Now().Add(20 * time.Second)
-	for !sentBy(t, fake, body) {
-		if time.Now().After(deadline) {
-			t.Fatal("Beeper never received the send")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Eventually(t, 20*time.Second, func() (bool, string) {
+		return sentBy(t, fake, body), "Beeper never received the send"
+	})
 	srv.kill(t)
 
 	srv = startServerIn(t, dir, env, args...)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -11,30 +12,26 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/poll"
 )
 
 // startFakeBeeper runs `hearth fake-beeper` (with extra args) as its own process and returns its URL.
-func startFakeBeeper(t *testing.T, args ...string) string {
-	t.Helper()
-	addr := freeAddr(t)
+func startFakeBeeper(tb testing.TB, args ...string) string {
+	tb.Helper()
+	addr := freeAddr(tb)
 	cmd := exec.Command(hearthBin, append([]string{"fake-beeper", "--addr", addr, "--token", "e2e-token"}, args...)...)
 	cmd.Env = cleanEnv()
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	url := "http://" + addr
 	client := beeper.NewClient(url, "e2e-token", beeper.WithTimeout(time.Second))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := client.Accounts(context.Background()); err == nil {
-			return url
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("fake Beeper did not start")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Eventually(tb, 10*time.Second, func() (bool, string) {
+		_, err := client.Accounts(tb.Context())
+		return err == nil, fmt.Sprintf("fake Beeper did not start: %v", err)
+	})
+	return url
 }
 
 func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {
@@ -90,15 +87,12 @@ func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {
 // poll does not survive a navigation, so each try is short and retried).
 func eventually(tb *tab, what, js string, within time.Duration) {
 	tb.t.Helper()
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
+	if !poll.Within(within, func() bool {
 		ctx, cancel := context.WithTimeout(tb.ctx, 500*time.Millisecond)
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
 		cancel()
-		if err == nil && ok {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil && ok
+	}) {
+		tb.fail(what, context.DeadlineExceeded)
 	}
-	tb.fail(what, context.DeadlineExceeded)
 }

@@ -11,6 +11,7 @@ import (
 
 	"hearth/beeper/beepertest"
 	"hearth/internal/contract"
+	"hearth/internal/poll"
 )
 
 // followedWords is how Messages says what became of a sent reply once it
@@ -56,13 +57,13 @@ func TestServeFollowsASentReplyToSeenAndAnswered(t *testing.T) {
 	// Ana's network reports the reply read, with its time.
 	seenAt := time.Now().UTC().Truncate(time.Millisecond)
 	fakeControl(t, beeperURL, beepertest.SeenPath, map[string]any{"chatId": beepertest.AnaChatID, "messageId": sent.PendingMessageID, "seen": seenAt})
-	if !waitUntil(20*time.Second, func() bool { f := send().Followed; return f != nil && f.SeenAt != nil }) {
+	if !poll.Within(20*time.Second, func() bool { f := send().Followed; return f != nil && f.SeenAt != nil }) {
 		t.Fatalf("the read receipt never reached hearth\n%s", srv.log.String())
 	}
 	// A reaction to the reply is no answer; Ana's words are.
 	fakeControl(t, beeperURL, beepertest.MessagePath, map[string]any{"chatId": beepertest.AnaChatID,
 		"msg": map[string]any{"id": "m-react-sent", "senderID": "@ana:beeper.local", "type": "REACTION", "text": "👍", "linkedMessageID": sent.PendingMessageID}})
-	if !waitUntil(20*time.Second, func() bool {
+	if !poll.Within(20*time.Second, func() bool {
 		var ac struct {
 			Observations struct{ Items []contract.ObservationView } `json:"observations"`
 		}
@@ -80,7 +81,7 @@ func TestServeFollowsASentReplyToSeenAndAnswered(t *testing.T) {
 		t.Fatalf("a reaction answered the reply: %+v", f)
 	}
 	injectMessage(t, beeperURL, "Perfect, see you there!")
-	if !waitUntil(20*time.Second, func() bool { return send().Followed.AnsweredAt != nil }) {
+	if !poll.Within(20*time.Second, func() bool { return send().Followed.AnsweredAt != nil }) {
 		t.Fatalf("the answer never reached hearth\n%s", srv.log.String())
 	}
 

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"hearth/internal/poll"
 )
 
 // The tailnet kit: hearth reached the way a phone reaches it through
@@ -159,18 +161,13 @@ func (p *tailnetProxy) start() {
 		return
 	}
 	var ln net.Listener
-	var err error
 	// The address was ours a moment ago; a port in TIME_WAIT is reusable
 	// for listening, but give a slow close a moment.
-	for i := 0; i < 50; i++ {
-		if ln, err = net.Listen("tcp", p.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		p.t.Fatalf("restart the tailnet proxy on %s: %v", p.addr, err)
-	}
+	poll.Eventually(p.t, time.Second, func() (bool, string) {
+		var err error
+		ln, err = net.Listen("tcp", p.addr)
+		return err == nil, fmt.Sprintf("restart the tailnet proxy on %s: %v", p.addr, err)
+	})
 	p.stopped = false
 	p.srv.Listener = tls.NewListener(ln, p.srv.TLS)
 	go p.srv.Config.Serve(p.srv.Listener)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hearth/internal/poll"
 )
 
 // injectMessage has the fake Beeper receive a message from Ana.
@@ -29,16 +31,6 @@ func injectMessage(t *testing.T, beeperURL, text string) {
 	}
 }
 
-// waitUntil polls cond every 50 ms until it holds or bound passes.
-func waitUntil(bound time.Duration, cond func() bool) bool {
-	for deadline := time.Now().Add(bound); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
-
 // finishedWakePolls counts the /api/agent-wake requests serve logged as finished.
 func (s *server) finishedWakePolls() int {
 	return strings.Count(s.log.String(), "route=/api/agent-wake ")
@@ -49,7 +41,7 @@ func (s *server) finishedWakePolls() int {
 func watchHasRead(t *testing.T, base string) *ownerClient {
 	t.Helper()
 	owner := loginOwner(t, base)
-	if !waitUntil(20*time.Second, func() bool {
+	if !poll.Within(20*time.Second, func() bool {
 		return owner.mustPage(http.MethodGet, "/messages", nil).Find(`[data-testid="watch-status"][data-ok="true"]`).Length() == 1
 	}) {
 		t.Fatal("the Beeper watch never read")
@@ -72,12 +64,12 @@ func TestRunWatchGetsTheWakeUpAnAbandonedPollLeftBehind(t *testing.T) {
 		resp.Body.Close()
 		t.Fatalf("the poll answered %d with nothing dirty", resp.StatusCode)
 	}
-	if !waitUntil(10*time.Second, func() bool { return srv.finishedWakePolls() == 1 }) {
+	if !poll.Within(10*time.Second, func() bool { return srv.finishedWakePolls() == 1 }) {
 		t.Error("serve kept the abandoned poll open")
 	}
 	injectMessage(t, beeperURL, "are you free on Sunday?")
 	// Once the message's wake-up is due, an abandoned poll still open would have it.
-	waitUntil(20*time.Second, func() bool { return srv.finishedWakePolls() == 1 })
+	poll.Within(20*time.Second, func() bool { return srv.finishedWakePolls() == 1 })
 
 	stderr := &logBuffer{}
 	watch := exec.Command(hearthBin, "run", "--watch", "--agent-cmd", fakeAgentBin, "--data", f.state, "--url", srv.URL, "--credential-file", f.token)
@@ -87,13 +79,13 @@ func TestRunWatchGetsTheWakeUpAnAbandonedPollLeftBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stopRunner(watch) })
-	if !waitUntil(30*time.Second, func() bool { return len(f.invocations()) == 1 }) {
+	if !poll.Within(30*time.Second, func() bool { return len(f.invocations()) == 1 }) {
 		t.Fatalf("the agent ran %v: the wake-up the abandoned poll left behind was lost\nrunner:\n%s", f.invocations(), stderr)
 	}
 	// The run acknowledged its lease, so the next message wakes the runner
 	// again now, not when the lease would have expired.
 	injectMessage(t, beeperURL, "or Monday?")
-	if !waitUntil(30*time.Second, func() bool { return len(f.invocations()) == 2 }) {
+	if !poll.Within(30*time.Second, func() bool { return len(f.invocations()) == 2 }) {
 		t.Fatalf("the agent ran %v after a second message: want a second run\nrunner:\n%s", f.invocations(), stderr)
 	}
 	for _, id := range f.invocations() {

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"hearth/beeper"
 )
 
 // The years benchmarks compare a seeded week with seeded years of one
@@ -55,28 +53,6 @@ func seededCopy(b *testing.B, env string) string {
 	return dst
 }
 
-// yearsBeeper runs `hearth fake-beeper` for Messages.
-func yearsBeeper(b *testing.B) string {
-	b.Helper()
-	addr := freeAddr(b)
-	cmd := exec.Command(hearthBin, "fake-beeper", "--addr", addr, "--token", "e2e-token")
-	cmd.Env = cleanEnv()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	u := "http://" + addr
-	client := beeper.NewClient(u, "e2e-token", beeper.WithTimeout(time.Second))
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := client.Accounts(b.Context()); err == nil {
-			return u
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("fake Beeper did not start")
-		}
-	}
-}
-
 // serveSeeded starts hearth serve on dir as deployed (pruning and the
 // routine warm-up on), the Beeper watch off so both sides stay still.
 func serveSeeded(b *testing.B, dir, beeperURL string) *server {
@@ -105,7 +81,7 @@ func ownerSession(b *testing.B, base string) *http.Client {
 func yearsSides(b *testing.B) (week, years *yearsSide) {
 	b.Helper()
 	weekDir, yearsDir := seededCopy(b, envYearsWeek), seededCopy(b, envYearsData)
-	beeperURL := yearsBeeper(b)
+	beeperURL := startFakeBeeper(b)
 	side := func(name, dir string) *yearsSide {
 		srv := serveSeeded(b, dir, beeperURL)
 		tok, err := os.ReadFile(filepath.Join(dir, "agent.token"))
@@ -290,7 +266,7 @@ const yearsStarts = 3
 // restarts after a clean stop.
 func BenchmarkYearsStartup(b *testing.B) {
 	weekDir, yearsDir := seededCopy(b, envYearsWeek), seededCopy(b, envYearsData)
-	beeperURL := yearsBeeper(b)
+	beeperURL := startFakeBeeper(b)
 	start := func(dir string) (healthy, routines time.Duration) {
 		t0 := time.Now()
 		srv := serveSeeded(b, dir, beeperURL)

@@ -15,6 +15,7 @@ import (
 	"github.com/r3labs/sse/v2"
 
 	"hearth/handlers"
+	"hearth/internal/poll"
 	"hearth/static"
 )
 
@@ -369,13 +370,9 @@ func TestEventsStreamRevisionsAndForgetDisconnectedSubscribers(t *testing.T) {
 		t.Fatalf("subscribers %d", hub.Subscribers())
 	}
 	cancel()
-	deadline := time.Now().Add(5 * time.Second)
-	for hub.Subscribers() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("subscriber still registered 5 s after disconnect")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Eventually(t, 5*time.Second, func() (bool, string) {
+		return hub.Subscribers() == 0, "subscriber still registered after disconnect"
+	})
 }
 
 func TestPeopleListsPublishedPeople(t *testing.T) {

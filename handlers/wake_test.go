@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hearth/handlers"
+	"hearth/internal/poll"
 	"hearth/models"
 )
 
@@ -135,16 +136,6 @@ func wakeRequestsLogged(t *testing.T, logs *logBuffer) []float64 {
 	return out
 }
 
-// eventually polls cond until it holds or a generous bound passes.
-func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
-
 func TestWakeSurvivesAnAbandonedPoll(t *testing.T) {
 	ta, logs := newLoggedApp(t)
 	token := ta.agentToken()
@@ -156,14 +147,14 @@ func TestWakeSurvivesAnAbandonedPoll(t *testing.T) {
 		resp.Body.Close()
 		t.Fatalf("the poll answered %d with nothing dirty", resp.StatusCode)
 	}
-	if !eventually(func() bool { return len(wakeRequestsLogged(t, logs)) == 1 }) {
+	if !poll.Within(10*time.Second, func() bool { return len(wakeRequestsLogged(t, logs)) == 1 }) {
 		t.Errorf("the server kept polling for a client that had left")
 	} else if st := wakeRequestsLogged(t, logs); st[0] != 499 {
 		t.Errorf("the abandoned poll was logged with status %v, want 499", st[0])
 	}
 	// A message arrives after the client left.
 	ta.mark("messages", "1 new message in Ana Okafor", 0)
-	eventually(func() bool { return len(wakeRequestsLogged(t, logs)) == 1 })
+	poll.Within(10*time.Second, func() bool { return len(wakeRequestsLogged(t, logs)) == 1 })
 	var body wakeBody
 	r := ta.doNet(wakeRequest(token, "0"))
 	if r.status != http.StatusOK || json.Unmarshal(r.body, &body) != nil || len(body.Jobs) != 1 || body.Jobs[0].JobKey != "messages" {

@@ -28,15 +28,6 @@ func replyFixture(t *testing.T, wrap func(*beepertest.Fake) http.Handler) (*Stor
 	return s, now, b.Fake, b.Client
 }
 
-func latestSend(t *testing.T, s *Store, draftID string) Send {
-	t.Helper()
-	sd, ok, err := s.LatestSend(context.Background(), draftID)
-	if err != nil || !ok {
-		t.Fatalf("latest send of %s: %v, %v", draftID, ok, err)
-	}
-	return sd
-}
-
 func contextDraft(t *testing.T, ac contract.AgentContext, id string) contract.DraftView {
 	t.Helper()
 	return storetest.MustFind(t, "draft", ac.ReplyDrafts.Items, id, func(d contract.DraftView) string { return d.ID })

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"text/template"
 	"time"
 
@@ -50,32 +49,6 @@ const demoHistoryDays = 42
 // demoSeed fixes the demo's random history, so every fresh demo looks the same
 // (relative to its first day).
 const demoSeed = 17
-
-// demoClock is the store's clock under --demo: the real time (moved by
-// offset, which only HEARTH_TEST_NOW sets), except while the demo writes
-// its history, when it stands at the moment being written, so every row
-// is dated as if the owner had used hearth for six weeks.
-type demoClock struct {
-	mu     sync.Mutex
-	at     time.Time
-	offset time.Duration
-}
-
-// Now is the moment being written, else the (offset) real time.
-func (c *demoClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.at.IsZero() {
-		return time.Now().Add(c.offset)
-	}
-	return c.at
-}
-
-func (c *demoClock) set(t time.Time) {
-	c.mu.Lock()
-	c.at = t
-	c.mu.Unlock()
-}
 
 // demoOutbox stands in for Beeper while the history is written: every send
 // is accepted, delivered at once and read a few minutes later.
@@ -119,7 +92,7 @@ var demoSends = []struct{ chat, body string }{
 // routine on most weekdays with its weigh-in (a slow loss with day-to-day
 // noise, no weigh-in at weekends), and a reply sent every few days. The
 // history ends yesterday, so today looks as any other morning.
-func seedDemoHistory(ctx context.Context, store *models.Store, clock *demoClock, now time.Time) error {
+func seedDemoHistory(ctx context.Context, store *models.Store, clock *serveClock, now time.Time) error {
 	defer clock.set(time.Time{})
 	loc, err := time.LoadLocation(demoZone)
 	if err != nil {
@@ -193,7 +166,7 @@ var demoRoutines = []string{"evening-wind-down", "start-of-work", "weekly-review
 // seed is the same life. The demo's history and `hearth seed` share it.
 type demoLife struct {
 	store *models.Store
-	clock *demoClock
+	clock *serveClock
 	rng   *rand.Rand
 	loc   *time.Location
 }

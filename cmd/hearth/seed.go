@@ -123,7 +123,7 @@ type seedPlan struct {
 // It returns what each day's generator wrote, by day.
 func seedYears(ctx context.Context, out io.Writer, dir string, plan seedPlan, now time.Time) ([]seedStats, error) {
 	start := time.Now()
-	clock := &demoClock{}
+	clock := &serveClock{}
 	loc, err := time.LoadLocation(demoZone)
 	if err != nil {
 		return nil, err

@@ -77,18 +77,20 @@ func cmdServe(args []string) error {
 	// A damaged database is refused here rather than found by the owner's
 	// next look at a damaged table; a file exactly as the last clean
 	// shutdown left it is not read again (docs/decisions.md).
-	// Under --demo the clock can stand in the past while the demo writes its history.
-	clock := &demoClock{}
-	var now func() time.Time
-	if *demo {
-		now = clock.Now
-	}
-	if offset, err := testNow(log); err != nil {
+	// serve's one clock: the store, and through it every handler and the
+	// watch, reads the time from it. Under --demo it stands in the past while
+	// the demo writes its history; HEARTH_TEST_NOW moves it.
+	clock := &serveClock{}
+	offset, err := testNow(log)
+	if err != nil {
 		return err
-	} else if offset != 0 {
-		clock.offset, now = offset, clock.Now
 	}
-	store, err := models.Open(ctx, *dir, models.Options{Pause: testPause(log), Init: *initDB, QuickCheck: true, OwedAfter: *owedAfter, Clock: now})
+	clock.offset = offset
+	pause, err := testPause(log)
+	if err != nil {
+		return err
+	}
+	store, err := models.Open(ctx, *dir, models.Options{Pause: pause, Init: *initDB, QuickCheck: true, OwedAfter: *owedAfter, Clock: clock.Now})
 	if err != nil {
 		return err
 	}
@@ -251,11 +253,14 @@ func closeChecked(store *models.Store, log *slog.Logger) {
 // models.Pause* name): at that point of a schedule add or cancel, or of a
 // schedule run's start, serve logs "paused at POINT" and blocks that
 // request forever, so the e2e crash tests can SIGKILL it there.
-// Unset, it does nothing; nothing but tests should set it.
-func testPause(log *slog.Logger) func(string) {
+// Unset, it is nil; set in a binary not built for tests, it is refused.
+func testPause(log *slog.Logger) (func(string), error) {
 	at := os.Getenv("HEARTH_TEST_PAUSE_AT")
 	if at == "" {
-		return nil
+		return nil, nil
+	}
+	if err := testHook("HEARTH_TEST_PAUSE_AT"); err != nil {
+		return nil, err
 	}
 	log.Warn("HEARTH_TEST_PAUSE_AT is set: schedule writes will block (test only)", "point", at)
 	return func(point string) {
@@ -263,17 +268,20 @@ func testPause(log *slog.Logger) func(string) {
 			log.Warn("paused at " + point)
 			select {}
 		}
-	}
+	}, nil
 }
 
 // testNow is the test-only hook of HEARTH_TEST_NOW=RFC3339: serve's clock
 // starts at that instant and runs on from it, so the date-sensitive e2e
 // tests see every weekday and DST change day on any day they run. Unset,
-// it is zero; nothing but tests should set it.
+// it is zero; set in a binary not built for tests, it is refused.
 func testNow(log *slog.Logger) (time.Duration, error) {
 	at := os.Getenv("HEARTH_TEST_NOW")
 	if at == "" {
 		return 0, nil
+	}
+	if err := testHook("HEARTH_TEST_NOW"); err != nil {
+		return 0, err
 	}
 	t, err := time.Parse(time.RFC3339, at)
 	if err != nil {
@@ -281,6 +289,16 @@ func testNow(log *slog.Logger) (time.Duration, error) {
 	}
 	log.Warn("HEARTH_TEST_NOW is set: the clock is moved (test only)", "now", at)
 	return time.Until(t), nil
+}
+
+// testHook refuses a test hook's variable unless this binary was built for
+// tests: an owner's server must not run on a moved clock or block its
+// writes because a variable was left set.
+func testHook(name string) error {
+	if testBuild {
+		return nil
+	}
+	return usageError("%s is a test hook: this hearth was not built for tests (go build -tags hearthtest); unset it", name)
 }
 
 func demoTokenPath(dir string) string { return filepath.Join(dir, "agent.token") }
@@ -394,7 +412,7 @@ func ensureOnce(ctx context.Context, store occurrenceEnsurer, log *slog.Logger) 
 // DIR/agent.token, mode 0600) and a fictional publication, through the same
 // services the real surfaces use, and six weeks of fictional history
 // (seedDemoHistory). A data dir with data is left alone.
-func loadDemo(ctx context.Context, store *models.Store, dir string, clock *demoClock) error {
+func loadDemo(ctx context.Context, store *models.Store, dir string, clock *serveClock) error {
 	has, err := store.HasOwner(ctx)
 	if err != nil {
 		return err

@@ -40,10 +40,8 @@ func newTestStoreWith(t testing.TB, opts models.Options) (*models.Store, *storet
 type pub = storetest.Doc
 
 // newPub returns a valid publication of job daily-brief with one life
-// source ref, life-1, and no items; draft cites life-1.
+// source ref, life-1, and no items.
 var newPub = storetest.DailyBrief
-
-func draft(id string, bodies ...string) map[string]any { return storetest.Draft(id, bodies, "life-1") }
 
 // mustPublish publishes and fails the test on any error.
 func mustPublish(t testing.TB, s *models.Store, p pub) contract.PublishReceipt {

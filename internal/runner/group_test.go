@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hearth/internal/apiclient"
+	"hearth/internal/poll"
 )
 
 // processGone says whether pid has exited (a zombie counts as gone: it runs nothing).
@@ -29,11 +30,9 @@ func processGone(pid int) bool {
 // waitGone waits until pid has exited, failing the test if it is still running after a while.
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !processGone(pid); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("%s (pid %d) outlived its invocation", what, pid)
-		}
+	if !poll.Within(10*time.Second, func() bool { return processGone(pid) }) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("%s (pid %d) outlived its invocation", what, pid)
 	}
 }
 

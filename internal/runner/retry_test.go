@@ -18,6 +18,7 @@ import (
 
 	"hearth/internal/apiclient"
 	"hearth/internal/contract/schema"
+	"hearth/internal/poll"
 )
 
 // fakeHost is the part of hearth's API a run's execution calls: it grants
@@ -195,17 +196,12 @@ func TestAStoppedRunnerDuringTheBackoffLeavesTheRunToInvokeAgain(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.execute(ctx, startedRun()) }()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	poll.Eventually(t, 20*time.Second, func() (bool, string) {
 		h.mu.Lock()
 		n := len(h.reports)
 		h.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first invocation was never reported")
-		}
-	}
+		return n == 1, "the first invocation was never reported"
+	})
 	cancel() // SIGTERM during the wait
 	if err := <-done; err == nil {
 		t.Fatal("a runner stopped during the backoff said nothing")

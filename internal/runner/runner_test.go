@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hearth/internal/apiclient"
+	"hearth/internal/poll"
 )
 
 // syncBuffer is a log the runner writes while the test waits.
@@ -65,10 +66,8 @@ func TestIdleWatchPollsAreQuiet(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Watch(ctx) }()
-	for deadline := time.Now().Add(30 * time.Second); answered.Load() < 3; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d polls, %d answered in 30 s\n%s", polls.Load(), answered.Load(), logs)
-		}
+	if !poll.Within(30*time.Second, func() bool { return answered.Load() >= 3 }) {
+		t.Fatalf("%d polls, %d answered in 30 s\n%s", polls.Load(), answered.Load(), logs)
 	}
 	cancel()
 	select {
