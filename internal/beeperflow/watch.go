@@ -122,6 +122,7 @@ func (w *Watch) Tick(ctx context.Context) (int, error) {
 	}
 	if err == nil {
 		w.withdrawHandOffs(ctx)
+		w.sendDue(ctx)
 	}
 	return n, err
 }
