@@ -125,8 +125,9 @@ func TestASendLaterIsHeldWhenTheChatMovedOnAndShownBackOnHome(t *testing.T) {
 	fakeControl(t, beeperURL, beepertest.IncomingPath, map[string]string{"chatId": beepertest.AnaChatID, "senderId": "@ana:beeper.local", "text": "Wait, can we make it Sunday?"})
 	time.Sleep(time.Until(due)) // the restarted hearth finds it due
 	srv = startLaterServer(t, beeperURL, srv.DataDir)
+	// The session outlives the restart (cookies do not name the port).
 	home := newTab(t, srv)
-	home.login()
+	home.do("open Home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		home.do("reload Home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
@@ -160,8 +161,9 @@ func TestASendLaterSurvivesARestartOfHearthAndGoesOnce(t *testing.T) {
 		t.Fatalf("sent %d times before the restart", n)
 	}
 	srv = startLaterServer(t, beeperURL, srv.DataDir)
+	// The session outlives the restart (cookies do not name the port).
 	home := newTab(t, srv)
-	home.login()
+	home.do("open Home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
 	waitRowState(t, home, srv, "reply-ana-hike", "completed", 30*time.Second)
 	if n := ownSendsOf(t, beeperURL, laterBody); n != 1 {
 		t.Fatalf("the fake Beeper has the reply %d times, want once", n)
