@@ -223,4 +223,7 @@ func TestSendingNowCancelsTheDraftsSendLater(t *testing.T) {
 	if n := mustSendDue(t, s, client); n != 0 || len(fake.Sends()) != 1 {
 		t.Fatalf("the send later went too: %d, fake got %+v", n, fake.Sends())
 	}
+	if st, _ := scheduleState(t, s); st != "" {
+		t.Fatalf("the send later of a reply sent at once shows as %q, want cancelled", st)
+	}
 }
