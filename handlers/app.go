@@ -203,6 +203,8 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Post("/messages/:chat/no-reply-needed", owner(msgs.decideNoReply)...)
 	app.Post("/messages/:chat/remind", owner(msgs.remindLater)...)
 	app.Post("/messages/:chat/send", owner(msgs.needBeeper, msgs.confirmSend)...)
+	app.Post("/messages/:chat/send-later", owner(msgs.needBeeper, msgs.scheduleSend)...)
+	app.Post("/messages/:chat/send-later/cancel", owner(msgs.cancelScheduledSend)...)
 	app.Get("/messages/:chat/sends/:key", owner(msgs.needBeeper, msgs.showSend)...)
 	app.Post("/messages/:chat/reconcile", owner(msgs.needBeeper, msgs.reconcileSend)...)
 	app.Post("/messages/:chat/not-sent", owner(msgs.needBeeper, msgs.markNotSent)...)

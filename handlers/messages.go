@@ -39,7 +39,9 @@ type messagesStore interface {
 	RecentRequests(ctx context.Context, since time.Time) ([]contract.RequestView, error)
 	DecideNoReplyNeeded(ctx context.Context, d models.ChatDecision) (models.OwnerActionResult, error)
 	RemindLater(ctx context.Context, d models.ChatDecision) (models.OwnerActionResult, error)
-	beeperflow.Store // the send and hand-off run there, around Beeper calls
+	beeperflow.Store         // the send and hand-off run there, around Beeper calls
+	beeperflow.ScheduleStore // and a send for later
+	CancelScheduledSend(ctx context.Context, chatID, sendKey string) (models.ScheduledSend, error)
 }
 
 // messagesHandlers serve Messages: chats, review and the confirmed send.
@@ -418,6 +420,7 @@ func (s *messagesHandlers) renderReviewKeyed(c *fiber.Ctx, status int, chatID st
 	if d.Day, err = s.store.Today(ctx); err != nil {
 		return err
 	}
+	d.Later = laterDefault(s.store.Now(), d.Day)
 	if n := len(newer); n > 0 {
 		d.SourceRevision = string(newer[n-1].SortKey)
 	}

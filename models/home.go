@@ -67,6 +67,8 @@ type HomeRow struct {
 	Done, Total int
 	Measurement *MeasurementSummary
 	Draft       *contract.DraftView
+	// Scheduled is the draft's send for later (ChatDraft.Scheduled).
+	Scheduled *ScheduledSend
 	// Occurrence is set on the routine activity of a routine occurrence
 	// (ID hearth:<routine>@<occasion>): its outcome and feedback.
 	Occurrence *OccurrenceOutcome
@@ -508,6 +510,10 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time, day Day, saved map
 			drafts[views[i].ID] = &views[i]
 		}
 	}
+	scheduled, err := latestSchedules(tx, draftIDs)
+	if err != nil {
+		return nil, err
+	}
 	recent, err := recentMeasurements(tx, metrics)
 	if err != nil {
 		return nil, err
@@ -523,7 +529,7 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time, day Day, saved map
 	for i, r := range rows {
 		h := HomeRow{ActivityView: r.view(), PersonName: r.PersonName}
 		if r.DraftID != nil {
-			h.Draft = drafts[*r.DraftID]
+			h.Draft, h.Scheduled = drafts[*r.DraftID], scheduled[*r.DraftID]
 		}
 		if r.Kind == contract.KindMeasurement {
 			var p contract.MeasurementPayload

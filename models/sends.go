@@ -210,6 +210,11 @@ func (s *Store) PendingSend(ctx context.Context, draft SendTarget, cmd SendComma
 			if len(ids) == 1 {
 				activity = &ids[0]
 			}
+			// Sent now, a send of the draft still waiting for its time would be a second one.
+			if err := t.Model(&ScheduledSend{}).Where("draft_id = ? AND state = ?", draft.DraftID, ScheduleWaiting).
+				Updates(map[string]any{"state": ScheduleCancelled, "note": "sent at once instead", "updated_at": t.now}).Error; err != nil {
+				return err
+			}
 			var candidates []contract.CandidateIn
 			_ = json.Unmarshal([]byte(draft.candidates), &candidates)
 			for _, c := range candidates {
@@ -381,6 +386,9 @@ type ChatDraft struct {
 	ActivityID string
 	State      contract.UserStateView
 	LastSend   *Send
+	// Scheduled is the draft's send for later, while it waits or goes, or
+	// once held because the chat moved on.
+	Scheduled *ScheduledSend
 }
 
 // Sent reports whether the draft's reply went out.
@@ -481,10 +489,14 @@ func draftDetails(tx *gorm.DB, now time.Time, rows []draftRow) ([]ChatDraft, err
 	if err := attachOutcomes(tx, views); err != nil {
 		return nil, err
 	}
+	scheduled, err := latestSchedules(tx, ids)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]ChatDraft, len(rows))
 	byID := make(map[string]*ChatDraft, len(rows))
 	for i := range rows {
-		out[i] = ChatDraft{DraftView: views[i], State: contract.UserStateView{State: StateAvailable}}
+		out[i] = ChatDraft{DraftView: views[i], State: contract.UserStateView{State: StateAvailable}, Scheduled: scheduled[views[i].ID]}
 		byID[out[i].ID] = &out[i]
 	}
 	for _, a := range acts {

@@ -98,14 +98,7 @@ func ConfirmSend(ctx context.Context, st Store, m Messenger, cmd models.SendComm
 	if err != nil {
 		return models.Send{}, fmt.Errorf("models: send: read chat: %w", err)
 	}
-	var newer []beeper.Message
-	for _, msg := range page.Items {
-		// A reaction, a notice, a hidden or deleted message asks for no new reply.
-		if msg.SortKey.Compare(beeper.SortKey(cmd.SourceMessageRevision)) > 0 && !msg.IsSender && msg.Counts() {
-			newer = append(newer, msg)
-		}
-	}
-	if len(newer) > 0 {
+	if newer := newerIncoming(page.Items, cmd.SourceMessageRevision); len(newer) > 0 {
 		return models.Send{}, &StaleDraftError{Newer: newer}
 	}
 	if target.AccountID == "" && len(page.Items) > 0 {

@@ -124,6 +124,7 @@ func (w *Watch) Tick(ctx context.Context) (int, error) {
 	}
 	if err == nil {
 		w.withdrawHandOffs(ctx)
+		w.sendDue(ctx)
 	}
 	return n, err
 }

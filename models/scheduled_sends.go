@@ -1,0 +1,327 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Scheduled send states (migrations/00029_scheduled_sends.sql).
+const (
+	ScheduleWaiting   = "scheduled"
+	ScheduleSending   = "sending"
+	ScheduleWent      = "went"
+	ScheduleHeld      = "held"
+	ScheduleCancelled = "cancelled"
+)
+
+// MaxScheduleAhead bounds how far ahead a send may be scheduled: today or
+// tomorrow in the owner's zone, never more than two days.
+const MaxScheduleAhead = 48 * time.Hour
+
+// Scheduled send refusals; none of them scheduled or sent anything.
+var (
+	// ErrAlreadyScheduled means the draft has a send scheduled already.
+	ErrAlreadyScheduled = errors.New("this draft already has a send scheduled")
+	// ErrNotCancellable means the scheduled send is no longer waiting (it
+	// is going, went, was held or cancelled).
+	ErrNotCancellable = errors.New("this scheduled send is no longer waiting")
+)
+
+// ScheduledSend is a reviewed reply confirmed to send at DueAt, with the
+// chat and the draft as they were at the confirmation.
+type ScheduledSend struct {
+	ID                int64 `gorm:"primaryKey"`
+	SendKey           string
+	DraftID           string
+	ChatID            string
+	Body              string
+	IncomingMessageID string
+	IncomingSortKey   string
+	OwnMessageID      string
+	OwnSortKey        string
+	DraftRevision     int64
+	EditRevision      int64
+	DueAt             time.Time
+	State             string
+	Note              string
+	Revision          int64
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// TableName is scheduled_sends.
+func (ScheduledSend) TableName() string { return "scheduled_sends" }
+
+// Waiting reports whether the send is still to go and can be cancelled.
+func (sc ScheduledSend) Waiting() bool { return sc.State == ScheduleWaiting }
+
+// Shown reports whether Home and Messages show it beside its draft: while
+// it waits or goes, and once held, until the owner looks again.
+func (sc ScheduledSend) Shown() bool {
+	return sc.State == ScheduleWaiting || sc.State == ScheduleSending || sc.State == ScheduleHeld
+}
+
+// ChatPosition is what the chat looked like at a confirmation: its newest
+// incoming message that counts and the owner's newest own message.
+type ChatPosition struct {
+	IncomingMessageID, IncomingSortKey string
+	OwnMessageID, OwnSortKey           string
+}
+
+// ScheduleCommand is the owner's confirmation of a reviewed draft reply to
+// send at DueAt rather than now.
+type ScheduleCommand struct {
+	SendCommand
+	DueAt time.Time
+	Chat  ChatPosition
+}
+
+// ScheduleSend records a confirmed send for later, with the draft's
+// revision and the owner's edit as they are now. The same send key again
+// returns the schedule it made (a double submit schedules once). Only a
+// draft's reply can wait (an own reply has no draft to compare); a time
+// not after now or more than MaxScheduleAhead ahead is ErrInvalidInput, a
+// draft already sent ErrDraftAlreadySent, one with a send in flight
+// ErrSendInFlight, one with a waiting schedule ErrAlreadyScheduled.
+func (s *Store) ScheduleSend(ctx context.Context, target SendTarget, cmd ScheduleCommand) (ScheduledSend, error) {
+	if target.DraftID == "" {
+		return ScheduledSend{}, fmt.Errorf("models: only a draft's reply can be sent later: %w", ErrInvalidInput)
+	}
+	var sc ScheduledSend
+	_, err := s.commit(ctx, func(t *txn) error {
+		if err := t.Where("send_key = ?", cmd.SendKey).Limit(1).Find(&sc).Error; err != nil || sc.ID != 0 {
+			return err
+		}
+		if !cmd.DueAt.After(t.now) || cmd.DueAt.Sub(t.now) > MaxScheduleAhead {
+			return fmt.Errorf("models: a send can wait until later today or tomorrow: %w", ErrInvalidInput)
+		}
+		if err := sendable(t, target.DraftID); err != nil {
+			return err
+		}
+		var waiting int64
+		if err := t.Model(&ScheduledSend{}).Where("draft_id = ? AND state IN ?", target.DraftID, []string{ScheduleWaiting, ScheduleSending}).
+			Count(&waiting).Error; err != nil {
+			return err
+		}
+		if waiting > 0 {
+			return ErrAlreadyScheduled
+		}
+		draftRev, editRev, live, err := draftVersion(t.DB, target.DraftID)
+		if err != nil {
+			return err
+		}
+		if !live {
+			return ErrNotFound
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		sc = ScheduledSend{SendKey: cmd.SendKey, DraftID: target.DraftID, ChatID: target.ChatID, Body: cmd.Body,
+			IncomingMessageID: cmd.Chat.IncomingMessageID, IncomingSortKey: cmd.Chat.IncomingSortKey,
+			OwnMessageID: cmd.Chat.OwnMessageID, OwnSortKey: cmd.Chat.OwnSortKey,
+			DraftRevision: draftRev, EditRevision: editRev, DueAt: cmd.DueAt.UTC(), State: ScheduleWaiting,
+			Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}
+		t.touch("draft:" + target.DraftID)
+		return t.Create(&sc).Error
+	})
+	if err != nil {
+		if errors.Is(err, ErrInvalidInput) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyScheduled) ||
+			errors.Is(err, ErrSendInFlight) || errors.Is(err, ErrDraftAlreadySent) {
+			return ScheduledSend{}, err
+		}
+		return ScheduledSend{}, fmt.Errorf("models: schedule send: %w", err)
+	}
+	return sc, nil
+}
+
+// sendable refuses a draft that was sent or has a send pending or unknown,
+// as PendingSend does.
+func sendable(t *txn, draftID string) error {
+	var statuses []string
+	if err := t.Model(&Send{}).Where("draft_id = ? AND status IN ?", draftID, []string{SendPending, SendUnknown, SendSent}).
+		Distinct().Pluck("status", &statuses).Error; err != nil {
+		return err
+	}
+	for _, st := range statuses {
+		if st == SendSent {
+			return ErrDraftAlreadySent
+		}
+	}
+	if len(statuses) > 0 {
+		return ErrSendInFlight
+	}
+	return nil
+}
+
+// draftVersion is a draft's revision and its owner edit's (0 for none);
+// live is false for a draft retracted or settled (sent, replaced, declined).
+func draftVersion(tx *gorm.DB, draftID string) (draftRev, editRev int64, live bool, err error) {
+	var rows []struct {
+		Revision     int64
+		EditRevision *int64
+		Live         bool
+	}
+	if err := tx.Raw(`SELECT d.revision, e.revision AS edit_revision, (d.retracted_at IS NULL AND d.settled_at IS NULL) AS live
+		FROM reply_drafts d LEFT JOIN draft_edits e ON e.draft_id = d.id WHERE d.id = ?`, draftID).Scan(&rows).Error; err != nil {
+		return 0, 0, false, err
+	}
+	if len(rows) == 0 {
+		return 0, 0, false, nil
+	}
+	if e := rows[0].EditRevision; e != nil {
+		editRev = *e
+	}
+	return rows[0].Revision, editRev, rows[0].Live, nil
+}
+
+// DueScheduledSends lists the scheduled sends whose time has come and that
+// have not gone or been held: waiting ones, and ones claimed but not
+// finished (hearth stopped in between), oldest first.
+func (s *Store) DueScheduledSends(ctx context.Context) ([]ScheduledSend, error) {
+	var rows []ScheduledSend
+	if err := s.rdb.WithContext(ctx).Where("state IN ? AND due_at <= ?", []string{ScheduleWaiting, ScheduleSending}, s.clock().UTC()).
+		Order("due_at, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("models: due scheduled sends: %w", err)
+	}
+	return rows, nil
+}
+
+// ClaimScheduledSend takes a due scheduled send out of the owner's hands
+// (no Cancel once it is going) and checks its draft: a draft retracted,
+// settled, published again or edited since the confirmation holds the
+// send, said in note. claimed is false when the send is no longer due
+// (cancelled, held, went); then sc is as stored.
+func (s *Store) ClaimScheduledSend(ctx context.Context, id int64) (sc ScheduledSend, claimed bool, err error) {
+	_, err = s.commit(ctx, func(t *txn) error {
+		if err := t.Take(&sc, id).Error; err != nil {
+			return err
+		}
+		if sc.State != ScheduleWaiting && sc.State != ScheduleSending {
+			return nil
+		}
+		draftRev, editRev, live, err := draftVersion(t.DB, sc.DraftID)
+		if err != nil {
+			return err
+		}
+		next, note := ScheduleSending, ""
+		switch {
+		case !live:
+			next, note = ScheduleHeld, "the reply was settled or withdrawn since you confirmed"
+		case draftRev != sc.DraftRevision || editRev != sc.EditRevision:
+			next, note = ScheduleHeld, "the draft changed since you confirmed"
+		}
+		claimed = next == ScheduleSending
+		if sc.State == next {
+			return nil
+		}
+		return setScheduleState(t, &sc, next, note)
+	})
+	if err != nil {
+		return ScheduledSend{}, false, fmt.Errorf("models: claim scheduled send: %w", err)
+	}
+	return sc, claimed, nil
+}
+
+// setScheduleState moves sc to state with note, in t.
+func setScheduleState(t *txn, sc *ScheduledSend, state, note string) error {
+	rev, err := t.bump()
+	if err != nil {
+		return err
+	}
+	sc.State, sc.Note, sc.Revision, sc.UpdatedAt = state, note, rev, t.now
+	t.touch("draft:" + sc.DraftID)
+	return t.Save(sc).Error
+}
+
+// HoldScheduledSend holds a claimed send that will not go (the chat moved
+// on), said in note, for the owner to look again.
+func (s *Store) HoldScheduledSend(ctx context.Context, id int64, note string) (ScheduledSend, error) {
+	return s.finishSchedule(ctx, id, ScheduleHeld, note)
+}
+
+// ScheduledSendWent records that a claimed send was handed to the send path
+// (its outcome is the send's, under the same key).
+func (s *Store) ScheduledSendWent(ctx context.Context, id int64) (ScheduledSend, error) {
+	return s.finishSchedule(ctx, id, ScheduleWent, "")
+}
+
+func (s *Store) finishSchedule(ctx context.Context, id int64, state, note string) (ScheduledSend, error) {
+	var sc ScheduledSend
+	_, err := s.commit(ctx, func(t *txn) error {
+		if err := t.Take(&sc, id).Error; err != nil {
+			return err
+		}
+		// A send found under its key finishes a schedule left waiting too.
+		if sc.State != ScheduleSending && (state != ScheduleWent || sc.State != ScheduleWaiting) {
+			return nil // cancelled, or finished by another pass
+		}
+		return setScheduleState(t, &sc, state, note)
+	})
+	if err != nil {
+		return ScheduledSend{}, fmt.Errorf("models: scheduled send: %w", err)
+	}
+	return sc, nil
+}
+
+// CancelScheduledSend is the owner's Cancel of a send still waiting: it
+// never goes. One already going, gone, held or cancelled is
+// ErrNotCancellable (and returned as it is); an unknown one, or one of
+// another chat, ErrNotFound.
+func (s *Store) CancelScheduledSend(ctx context.Context, chatID, sendKey string) (ScheduledSend, error) {
+	var sc ScheduledSend
+	_, err := s.commit(ctx, func(t *txn) error {
+		if err := t.Where("send_key = ? AND chat_id = ?", sendKey, chatID).Take(&sc).Error; err != nil {
+			return err
+		}
+		if sc.State != ScheduleWaiting {
+			return ErrNotCancellable
+		}
+		return setScheduleState(t, &sc, ScheduleCancelled, "cancelled by you")
+	})
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return ScheduledSend{}, ErrNotFound
+	case errors.Is(err, ErrNotCancellable):
+		return sc, err
+	case err != nil:
+		return ScheduledSend{}, fmt.Errorf("models: cancel scheduled send: %w", err)
+	}
+	return sc, nil
+}
+
+// ScheduledSendByKey returns the scheduled send made under a send key.
+func (s *Store) ScheduledSendByKey(ctx context.Context, key string) (ScheduledSend, bool, error) {
+	var rows []ScheduledSend
+	if err := s.rdb.WithContext(ctx).Where("send_key = ?", key).Limit(1).Find(&rows).Error; err != nil {
+		return ScheduledSend{}, false, fmt.Errorf("models: scheduled send: %w", err)
+	}
+	if len(rows) == 0 {
+		return ScheduledSend{}, false, nil
+	}
+	return rows[0], true, nil
+}
+
+// latestSchedules maps drafts to their newest scheduled send that is
+// Shown (waiting, going, or held), for Home and Messages.
+func latestSchedules(tx *gorm.DB, draftIDs []string) (map[string]*ScheduledSend, error) {
+	out := map[string]*ScheduledSend{}
+	if len(draftIDs) == 0 {
+		return out, nil
+	}
+	var rows []ScheduledSend
+	if err := tx.Raw(`SELECT * FROM scheduled_sends WHERE id IN (SELECT MAX(id) FROM scheduled_sends WHERE draft_id IN ? GROUP BY draft_id)`, draftIDs).
+		Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		if rows[i].Shown() {
+			out[rows[i].DraftID] = &rows[i]
+		}
+	}
+	return out, nil
+}
