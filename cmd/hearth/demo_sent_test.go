@@ -11,7 +11,7 @@ import (
 func TestTheDemosRecentRepliesShowAsDeliveredAndSeen(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 9, 29, 7, 0, 0, 0, time.UTC)
-	clock := &demoClock{}
+	clock := &serveClock{}
 	clock.set(now)
 	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
 	if err != nil {
