@@ -79,12 +79,20 @@ const (
 	pushPreview = 60
 )
 
-// pushKinds are the activity kinds that need the owner and are notified,
-// with the words a notification and More use.
+// pushKinds are the kinds of items that need the owner and are notified,
+// with the words a notification and More use: two activity kinds, and runs
+// whose outcome is unknown until the owner looks.
 var pushKinds = map[string]struct{ title, plural string }{
 	"reply": {"Reply draft to review", "reply drafts"},
 	"task":  {"The agent raised a task", "tasks the agent raised"},
+	kindRun: {"A run needs a look", "runs that need a look"},
 }
+
+// kindRun is the push kind of a run that ended unknown (not an activity kind).
+const kindRun = "run"
+
+// activityKinds are pushKinds' activity kinds.
+var activityKinds = []string{"reply", "task"}
 
 // QuietHours are the owner's quiet hours, "HH:MM" in the owner's zone;
 // Start == End means none.
@@ -314,7 +322,7 @@ func pushPolicies(tx *gorm.DB, now time.Time) (map[string]pushPolicy, error) {
 	var items []pushItem
 	err := tx.Table("activities").Select("id, kind, title, draft_id, created_at").
 		Where("kind IN ? AND parent_id IS NULL AND created_at >= ? AND created_at < ?",
-			slices.Sorted(mapKeys(pushKinds)), now.Add(-pushLearnWindow).UTC(), now.Add(-pushActWithin).UTC()).
+			activityKinds, now.Add(-pushLearnWindow).UTC(), now.Add(-pushActWithin).UTC()).
 		Scan(&items).Error
 	if err != nil {
 		return nil, err
@@ -323,11 +331,29 @@ func pushPolicies(tx *gorm.DB, now time.Time) (map[string]pushPolicy, error) {
 	if err != nil {
 		return nil, err
 	}
+	runs, err := unknownRuns(tx, tx.Where("state = 'unknown' AND ((finished_at >= ? AND finished_at < ?) OR (finished_at IS NULL AND updated_at >= ? AND updated_at < ?))",
+		now.Add(-pushLearnWindow).UTC(), now.Add(-pushActWithin).UTC(), now.Add(-pushLearnWindow).UTC(), now.Add(-pushActWithin).UTC()))
+	if err != nil {
+		return nil, err
+	}
+	// Keyed by push key: a run and an activity may share an ID.
+	actedByKey := map[string]time.Time{}
+	for _, it := range items {
+		if at, ok := acted[it.ID]; ok {
+			actedByKey[it.key()] = at
+		}
+	}
+	for _, r := range runs {
+		items = append(items, r.item)
+		if r.resolvedAt != nil {
+			actedByKey[r.item.key()] = *r.resolvedAt
+		}
+	}
 	judged := map[string]int{}
 	quick := map[string][]time.Duration{}
 	for _, it := range items {
 		judged[it.Kind]++
-		if at, ok := acted[it.ID]; ok && at.Sub(it.CreatedAt) <= pushActWithin {
+		if at, ok := actedByKey[it.key()]; ok && at.Sub(it.CreatedAt) <= pushActWithin {
 			quick[it.Kind] = append(quick[it.Kind], max(at.Sub(it.CreatedAt), 0))
 		}
 	}
@@ -395,6 +421,61 @@ func openPushItems(tx *gorm.DB, q *gorm.DB) ([]pushItem, error) {
 
 func activityPushKey(id string) string { return "activity:" + id }
 
+// key is the item's push_notifications key.
+func (it pushItem) key() string {
+	if it.Kind == kindRun {
+		return "run:" + it.ID
+	}
+	return activityPushKey(it.ID)
+}
+
+// url opens the item in place: an activity's row on Home, a run on Runs.
+func (it pushItem) url() string {
+	if it.Kind == kindRun {
+		return "/runs#run-" + url.PathEscape(it.ID)
+	}
+	return "/activities/" + url.PathEscape(it.ID)
+}
+
+// body is the notification's text: the item's title cut short, or for a
+// run its job.
+func (it pushItem) body() string {
+	if it.Kind == kindRun {
+		return preview(it.Title+": how it ended is unknown", pushPreview)
+	}
+	return preview(it.Title, pushPreview)
+}
+
+// unknownRun is a run whose outcome is unknown, as a push item (its job as
+// title, when it ended as its appearance), with when the owner resolved it.
+type unknownRun struct {
+	item       pushItem
+	resolvedAt *time.Time
+}
+
+// unknownRuns reads the runs q selects.
+func unknownRuns(tx *gorm.DB, q *gorm.DB) ([]unknownRun, error) {
+	var rows []struct {
+		ID         string
+		Job        string
+		FinishedAt *time.Time
+		UpdatedAt  time.Time
+		ResolvedAt *time.Time
+	}
+	if err := q.Table("runs").Select("id, job, finished_at, updated_at, resolved_at").Order("id").Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make([]unknownRun, 0, len(rows))
+	for _, r := range rows {
+		at := r.UpdatedAt
+		if r.FinishedAt != nil {
+			at = *r.FinishedAt
+		}
+		out = append(out, unknownRun{item: pushItem{ID: r.ID, Kind: kindRun, Title: r.Job, CreatedAt: at}, resolvedAt: r.ResolvedAt})
+	}
+	return out, nil
+}
+
 // PlanPushes decides, in one commit, what to notify now and records it, so
 // an item is considered once: new items waiting on the owner are sent
 // (kinds the owner acts on), muted (kinds they do not) or held (quiet
@@ -443,11 +524,19 @@ func (s *Store) PlanPushes(ctx context.Context) ([]PushOut, error) {
 		inQuiet := quiet.Contains(local)
 		fresh, err := openPushItems(t.DB, t.Table("activities AS a").Select("a.id, a.kind, a.title, a.draft_id, a.created_at").
 			Where("a.kind IN ? AND a.parent_id IS NULL AND a.closed_at IS NULL AND a.retracted_at IS NULL AND a.created_at >= ?",
-				slices.Sorted(mapKeys(pushKinds)), since.UTC()).
+				activityKinds, since.UTC()).
 			Where("NOT EXISTS (SELECT 1 FROM push_notifications p WHERE p.item_key = 'activity:' || a.id)").
 			Order("a.created_at, a.id"))
 		if err != nil {
 			return err
+		}
+		runs, err := unknownRuns(t.DB, t.Where("state = 'unknown' AND resolved_at IS NULL AND (finished_at >= ? OR (finished_at IS NULL AND updated_at >= ?))", since.UTC(), since.UTC()).
+			Where("NOT EXISTS (SELECT 1 FROM push_notifications p WHERE p.item_key = 'run:' || runs.id)"))
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			fresh = append(fresh, r.item)
 		}
 		policies := map[string]pushPolicy{}
 		if len(fresh) > 0 {
@@ -457,8 +546,8 @@ func (s *Store) PlanPushes(ctx context.Context) ([]PushOut, error) {
 		}
 		for _, it := range fresh {
 			pol := policies[it.Kind]
-			row := PushNotification{ItemKey: activityPushKey(it.ID), Kind: it.Kind, Title: pushKinds[it.Kind].title,
-				Body: preview(it.Title, pushPreview), URL: "/activities/" + url.PathEscape(it.ID),
+			row := PushNotification{ItemKey: it.key(), Kind: it.Kind, Title: pushKinds[it.Kind].title,
+				Body: it.body(), URL: it.url(),
 				Reason: pol.reason, CreatedAt: t.now.UTC(), UpdatedAt: t.now.UTC()}
 			switch {
 			case !pol.on:
@@ -501,18 +590,33 @@ func (s *Store) digest(t *txn, local time.Time, subs []PushSubscription) (*PushO
 	if len(held) == 0 {
 		return nil, nil
 	}
-	ids := make([]string, 0, len(held))
+	var ids, runIDs []string
 	for _, h := range held {
-		ids = append(ids, strings.TrimPrefix(h.ItemKey, "activity:"))
-	}
-	open, err := openPushItems(t.DB, t.Table("activities").Select("id, kind, title, draft_id, created_at").
-		Where("id IN ? AND closed_at IS NULL AND retracted_at IS NULL", ids))
-	if err != nil {
-		return nil, err
+		if id, ok := strings.CutPrefix(h.ItemKey, "run:"); ok {
+			runIDs = append(runIDs, id)
+		} else {
+			ids = append(ids, strings.TrimPrefix(h.ItemKey, "activity:"))
+		}
 	}
 	waiting := map[string]bool{}
-	for _, it := range open {
-		waiting[activityPushKey(it.ID)] = true
+	if len(ids) > 0 {
+		open, err := openPushItems(t.DB, t.Table("activities").Select("id, kind, title, draft_id, created_at").
+			Where("id IN ? AND closed_at IS NULL AND retracted_at IS NULL", ids))
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range open {
+			waiting[it.key()] = true
+		}
+	}
+	if len(runIDs) > 0 {
+		runs, err := unknownRuns(t.DB, t.Where("id IN ? AND state = 'unknown' AND resolved_at IS NULL", runIDs))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range runs {
+			waiting[r.item.key()] = true
+		}
 	}
 	at := local.Format("15:04")
 	counts := map[string]int{}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
@@ -266,5 +267,36 @@ func TestQuietHoursSpanMidnightAndEqualMeansNone(t *testing.T) {
 	}
 	if (QuietHours{Start: "07:00", End: "07:00"}).Contains(at(7, 0)) {
 		t.Error("equal start and end is quiet")
+	}
+}
+
+func TestPushNotifiesANewRunThatNeedsALookAndMutesRunsLeftForDays(t *testing.T) {
+	s, clock := newTestStore(t)
+	ctx := context.Background()
+	clock.Set(time.Date(2026, 9, 29, 12, 0, 0, 0, time.UTC))
+	subscribe(t, s, "https://push.example/sub-1")
+	unknown := func(id string) {
+		t.Helper()
+		startRun(t, s, "r", contract.RunStartIn{RunID: id, Job: "daily-brief", Trigger: contract.TriggerManual}, 0)
+		if _, err := s.FinishRun(ctx, "r", id, contract.RunFinishIn{Outcome: contract.RunUnknown}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unknown("run-a")
+	outs := plan(t, s)
+	if len(outs) != 1 || outs[0].Key != "run:run-a" {
+		t.Fatalf("planned %v, want run:run-a", keys(outs))
+	}
+	if p := outs[0].Payload; p.Title != "A run needs a look" || p.URL != "/runs#run-run-a" || p.Body != "daily-brief: how it ended is unknown" {
+		t.Errorf("payload %+v", p)
+	}
+	// Never resolved within a day: runs that need a look stop being sent.
+	clock.Advance(2 * 24 * time.Hour)
+	unknown("run-b")
+	if outs := plan(t, s); len(outs) != 0 {
+		t.Fatalf("planned %v for a kind the owner leaves for days", keys(outs))
+	}
+	if row := pushRow(t, s, "run:run-b"); row.Status != PushMuted {
+		t.Errorf("run-b %+v, want muted", row)
 	}
 }
