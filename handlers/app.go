@@ -53,6 +53,7 @@ type stores struct {
 	runs         runsStore
 	routines     routinesStore
 	weight       weightStore
+	push         pushStore
 }
 
 // Config holds what the app needs besides the store.
@@ -93,6 +94,9 @@ type Config struct {
 	// JobPriorities set jobs' priorities (low, normal, high); others are
 	// models.DefaultJobPriorities', else normal.
 	JobPriorities map[string]string
+	// PushPublicKey is the VAPID public key phones subscribe with; ""
+	// leaves notifications off (More says so, subscribing answers 503).
+	PushPublicKey string
 }
 
 // costs is the cost policy the caps, tiers and priorities make.
@@ -136,7 +140,7 @@ func New(store *models.Store, cfg Config) *fiber.App {
 // storesOf gives every area the one store.
 func storesOf(store *models.Store) stores {
 	return stores{health: store, identity: store, events: store, pages: store, home: store, messages: store,
-		requests: store, agent: store, wake: store, observations: store, schedules: store, runs: store, routines: store, weight: store}
+		requests: store, agent: store, wake: store, observations: store, schedules: store, runs: store, routines: store, weight: store, push: store}
 }
 
 // newApp is New over each area's store.
@@ -159,6 +163,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	runs := &runsHandlers{Server: s, store: st.runs}
 	routines := &routinesHandlers{Server: s, store: st.routines, home: home}
 	weight := &weightHandlers{Server: s, store: st.weight, home: home}
+	push := &pushHandlers{Server: s, store: st.push}
 	app := fiber.New(fiber.Config{
 		AppName:               "hearth",
 		BodyLimit:             maxRequestBytes,
@@ -187,7 +192,10 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Get("/", owner(home.showHome)...)
 	app.Get("/home/live", owner(home.showLive)...)
 	app.Get("/people", owner(home.showPeople)...)
-	app.Get("/more", owner(pages.showMore)...)
+	app.Get("/more", owner(push.showMore)...)
+	app.Post("/more/quiet-hours", owner(push.saveQuietHours)...)
+	app.Post("/api/push-subscriptions", owner(push.subscribe)...)
+	app.Post("/api/push-subscriptions/remove", owner(push.unsubscribe)...)
 	app.Get("/weight", owner(weight.showWeight)...)
 	app.Post("/weight/goal", owner(weight.saveWeightGoal)...)
 	app.Post("/weight/entries", owner(weight.saveWeighIn)...)

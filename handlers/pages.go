@@ -18,7 +18,7 @@ type pagesStore interface {
 	Logout(ctx context.Context, token string) error
 }
 
-// pagesHandlers log the owner in and out and serve More.
+// pagesHandlers log the owner in and out.
 type pagesHandlers struct {
 	*Server
 	store pagesStore
@@ -68,9 +68,4 @@ func (s *pagesHandlers) logout(c *fiber.Ctx) error {
 	// this session: the browser drops them (and the worker) with the cookie.
 	c.Set("Clear-Site-Data", `"cache", "storage"`)
 	return c.Redirect("/login", fiber.StatusSeeOther)
-}
-
-// showMore is the More tab: the pages that are not tabs, and signing out.
-func (s *pagesHandlers) showMore(c *fiber.Ctx) error {
-	return s.render(c, fiber.StatusOK, viewOf(views.More(s.store.LatestRevision())))
 }

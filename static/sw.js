@@ -228,3 +228,28 @@ self.addEventListener("fetch", function (e) {
     return gatewayError(res) ? offlinePage() : res;
   }, offlinePage));
 });
+
+// Web Push (static/push.js subscribes): show what hearth sent; a tap opens
+// the item in place, in an open hearth window when there is one.
+self.addEventListener("push", function (e) {
+  var data = {};
+  try { data = e.data ? e.data.json() : {}; } catch (err) { data = {}; }
+  e.waitUntil(self.registration.showNotification(data.title || "hearth", {
+    body: data.body || "",
+    tag: data.tag || undefined,
+    icon: "/static/icon-192.png",
+    data: { url: data.url || "/" }
+  }));
+});
+
+self.addEventListener("notificationclick", function (e) {
+  e.notification.close();
+  var target = new URL((e.notification.data && e.notification.data.url) || "/", self.location.origin);
+  if (target.origin !== self.location.origin) target = new URL("/", self.location.origin);
+  e.waitUntil(self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(function (wins) {
+    for (var i = 0; i < wins.length; i++) {
+      if ("navigate" in wins[i]) return wins[i].navigate(target.href).then(function (w) { return w && w.focus(); });
+    }
+    return self.clients.openWindow(target.href);
+  }));
+});

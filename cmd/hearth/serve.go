@@ -20,6 +20,7 @@ import (
 	"hearth/beeper"
 	"hearth/handlers"
 	"hearth/internal/beeperflow"
+	"hearth/internal/pushflow"
 	"hearth/models"
 )
 
@@ -47,6 +48,7 @@ func cmdServe(args []string) error {
 	observationDays := fs.Int("observation-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "consumed observations older than this many days lose their payloads, once a day (0 keeps them all)")
 	costCap := fs.Float64("daily-cost-cap", 0, "USD: scheduled and watch runs wait once the day's reported agent cost reaches it times their priority's tier (0: no cap); runs the owner starts still go")
 	tokenCap := fs.Int64("daily-token-cap", 0, "tokens: scheduled and watch runs also wait once the day's reported agent tokens reach it times their priority's tier, for agents whose cost is not known (0: no token cap)")
+	pushSubject := fs.String("push-subject", envOr("HEARTH_PUSH_SUBJECT", pushflow.DefaultSubject), "the VAPID contact (mailto: or https:) push services may use to reach you (HEARTH_PUSH_SUBJECT); \"off\" turns Web Push off")
 	costTiers := fs.String("cost-tiers", "1,1.5,2", "multiples of --daily-cost-cap (and --daily-token-cap) at which low, normal and high priority runs wait")
 	priorities := map[string]string{}
 	fs.Func("priority", "JOB=low|normal|high: a job's priority under the cost cap (repeatable; daily-brief is high, others normal)", func(v string) error {
@@ -139,7 +141,19 @@ func cmdServe(args []string) error {
 		return err
 	}
 	hub := handlers.NewHub()
-	store.SetNotifier(hub)
+	var sender *pushflow.Sender
+	var pushKey string
+	if *pushSubject != "off" {
+		keys, err := pushflow.LoadKeys(*dir)
+		if err != nil {
+			return err
+		}
+		pushKey = keys.Public
+		sender = pushflow.New(store, keys, pushflow.Options{Subject: *pushSubject, Log: log})
+		store.SetNotifier(notifiers{hub, sender})
+	} else {
+		store.SetNotifier(hub)
+	}
 	if *costCap < 0 {
 		return usageError("--daily-cost-cap must not be negative")
 	}
@@ -153,7 +167,7 @@ func cmdServe(args []string) error {
 	if err := (models.CostPolicy{Tiers: tiers, Jobs: priorities}).Check(); err != nil {
 		return usageError("%v", err)
 	}
-	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap, DailyTokenCap: *tokenCap, CostTiers: tiers, JobPriorities: priorities}
+	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap, DailyTokenCap: *tokenCap, CostTiers: tiers, JobPriorities: priorities, PushPublicKey: pushKey}
 	if client != nil {
 		cfg.Beeper = client
 	}
@@ -189,6 +203,15 @@ func cmdServe(args []string) error {
 		}
 		ensureOccurrencesEvery(tickCtx, store, time.Minute, log)
 	}()
+	// Notifications are sent in the background, after the commits that
+	// made them, never inside a request's transaction.
+	pushed := make(chan struct{})
+	go func() {
+		defer close(pushed)
+		if sender != nil {
+			sender.Run(tickCtx)
+		}
+	}()
 	pruned := make(chan struct{})
 	go func() {
 		defer close(pruned)
@@ -204,6 +227,7 @@ func cmdServe(args []string) error {
 	defer func() {
 		stopTicker()
 		<-ticked
+		<-pushed
 		<-pruned
 		<-backedUp
 	}()
@@ -552,4 +576,15 @@ func demoBanner(url string, listen net.Addr, hosts []string, dir string) string 
 		"    anyone on that network reaches the login page, and the phone gets no offline copy.\n"+
 		"  More in docs/operations.md (systemd and tailscale serve).\n\n", port, port, port)
 	return b.String()
+}
+
+// notifiers tells each of its listeners of a commit, in order: the SSE hub,
+// then the push sender (which only wakes its own goroutine).
+type notifiers []models.Notifier
+
+// Committed implements models.Notifier.
+func (ns notifiers) Committed(revision int64, changed []string) {
+	for _, n := range ns {
+		n.Committed(revision, changed)
+	}
 }
