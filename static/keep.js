@@ -117,7 +117,11 @@
       met.add(f);
       var k = keyOf(f);
       var e = read(k);
-      if (!e) return;
+      if (!e) {
+        // Typed before this script ran (it loads once the page is idle).
+        if (f.value !== f.defaultValue) keep(f);
+        return;
+      }
       if (Date.now() - e.at > MAX_AGE) {
         forget(k);
         return;
@@ -327,9 +331,11 @@
   // which are stopped: no stream opens for a page that is leaving.
   var OWNER = "hearth.keep.owner";
   var ownerPage = !!document.querySelector('header.bar nav[aria-label="Main"]');
-  try {
-    if (ownerPage) sessionStorage.setItem(OWNER, "1");
-  } catch (err) {}
+  function markOwner() {
+    try {
+      if (ownerPage) sessionStorage.setItem(OWNER, "1");
+    } catch (err) {}
+  }
   function leaveIfSignedOut(e) {
     var signedIn = true;
     try {
@@ -370,6 +376,7 @@
   });
 
   function start() {
+    markOwner();
     // A page read after a plain form was sent is that form's answer: what
     // the form held is saved, unless hearth refused it (the answer's
     // status, after the redirect): then the device keeps it for the form's
@@ -408,7 +415,9 @@
     reopen();
   });
   // After htmx has read the page (its DOMContentLoaded listener came
-  // first), so a row's head opens it in place.
-  if (document.readyState === "complete") start();
-  else document.addEventListener("DOMContentLoaded", start);
+  // first), so a row's head opens it in place; in a task after this
+  // script's own, since the first read opens the origin's storage, and
+  // the two together made one long task on a phone's CPU.
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else setTimeout(start, 0);
 })();
