@@ -480,6 +480,7 @@
     e.preventDefault();
     e.stopPropagation();
     held.push({ form: form, submitter: e.submitter || null });
+    loadTyping();
     loadOffline();
   }, true);
 
