@@ -81,7 +81,7 @@
       return;
     }
     var active = document.activeElement && document.activeElement.matches("input, textarea, select") ? document.activeElement : null;
-    // A field typed in, or a form fetch is sending (hearth.js's sending).
+    // A field typed in, or a form fetch is sending (offline.js's sending).
     var typed = document.querySelector("[data-typing], [data-submitting]");
     if (!active && !typed && !leaving && !showsAnswer()) {
       location.reload();

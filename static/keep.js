@@ -265,7 +265,7 @@
     });
   });
 
-  // A form hearth.js sent through fetch and hearth took: its answer is
+  // A form offline.js sent through fetch and hearth took: its answer is
   // the next page read, as for a plain form.
   document.addEventListener("hearth:sent", function (e) {
     var form = e.target.closest && e.target.closest("form");
@@ -280,7 +280,7 @@
     } catch (err) {}
   }
 
-  // An action the offline part queued (hearth.js): the queue holds what
+  // An action the offline part queued (offline.js): the queue holds what
   // its form held and says so on the row, so the device copy is done with.
   document.addEventListener("hearth:queued", function (e) {
     var form = e.target.closest && e.target.closest("form");
