@@ -147,7 +147,7 @@ func (tb *tab) hold(suffix string) (held <-chan struct{}, release func()) {
 	}
 }
 
-// offline.js loads once the page is idle; a form posted before it ran is
+// offline.js loads once the page has loaded; a form posted before it ran is
 // held, not lost nor sent around it as a plain form (which, with hearth
 // unreachable, ends on the browser's error page), and sent through
 // offline.js once it has: one POST, a fetch.

@@ -91,8 +91,7 @@ func TestOwnerPagesStartTypingScriptsStreamAndWorkerOnlyAfterTheLoadEvent(t *tes
 	for _, path := range []string{"/", "/routines", "/weight"} {
 		tb.do("open "+path, chromedp.Navigate(srv.URL+path))
 		// Everything this page starts has started: the later scripts are
-		// requested, the stream is open and the worker registered (by
-		// offline.js, the last of the later scripts).
+		// requested, the stream is open and the worker registered.
 		eventually(tb, path+" settled", `(function () {
 			var r = performance.getEntriesByType("resource").map(function (e) { return e.name; });
 			var s = window.__starts || [];

@@ -429,12 +429,14 @@
 
 // --- after load ---
 // What the first paint and the first tap do not need loads once the page
-// has loaded, when the main thread is idle (or after a second at most),
-// each script run in a task of its own: replies.js and keep.js (they
-// answer the owner's typing, data-after-load) and offline.js (the offline
-// and unreachable part, and the service worker's registration,
-// data-offline). Evaluated with the page, their start-up made the long
-// tasks Lighthouse counts as Total Blocking Time on a phone's CPU.
+// has loaded, each script run in a task of its own: replies.js and
+// keep.js (they answer the owner's typing, data-after-load), then
+// offline.js (the offline and unreachable part, data-offline). Evaluated
+// with the page, they made the long task that ends its parse, which
+// Lighthouse counts as Total Blocking Time on a phone's CPU. The service
+// worker is registered here too, once the page has loaded: its install
+// (the shell, and Home with its rows' fragments) then does not compete
+// with the page.
 (function () {
   "use strict";
 
@@ -450,16 +452,15 @@
     document.head.appendChild(s);
   }
 
-  // offline.js is needed at once when the page is already without hearth
-  // (offline, or the worker's copy of Home), at the owner's first touch
-  // (a tap may meet hearth unreachable), and by a form posted before it
-  // ran: that submit is held and made again once it has (it queues, or
-  // refuses in place, what hearth does not answer).
-  var offline = 0; // 0 not asked for, 1 loading, 2 run (or failed: forms then go as plain forms)
+  // A form posted before offline.js ran (a tap before the page's load
+  // ended) is held and made again once it has: offline.js queues, or
+  // refuses in place, what hearth does not answer.
+  var offline = offlineSrc ? 0 : 2; // 0 not asked for, 1 loading, 2 run (or failed: forms then go as plain forms)
   var held = [];
-  function loadOffline() {
-    if (offline || !offlineSrc) return;
+  function loadAll() {
+    if (offline) return;
     offline = 1;
+    later.forEach(function (src) { add(src); });
     add(offlineSrc, function () {
       offline = 2;
       held.splice(0).forEach(function (h) {
@@ -472,7 +473,6 @@
       });
     });
   }
-  if (!offlineSrc) offline = 2;
   document.addEventListener("submit", function (e) {
     var form = e.target;
     if (offline === 2 || !(form instanceof HTMLFormElement) || (form.getAttribute("method") || "get").toLowerCase() !== "post") return;
@@ -480,34 +480,12 @@
     e.preventDefault();
     e.stopPropagation();
     held.push({ form: form, submitter: e.submitter || null });
-    loadTyping();
-    loadOffline();
+    loadAll();
   }, true);
 
-  var typing = false;
-  function loadTyping() {
-    if (typing) return;
-    typing = true;
-    later.forEach(function (src) { add(src); });
-  }
-  // The owner's first touch or key loads everything at once.
-  ["pointerdown", "keydown"].forEach(function (type) {
-    window.addEventListener(type, function () {
-      loadTyping();
-      loadOffline();
-    }, { capture: true, passive: true, once: true });
-  });
-
-  function idle(f) {
-    if (window.requestIdleCallback) requestIdleCallback(f, { timeout: 1000 });
-    else setTimeout(f, 50);
-  }
   function start() {
-    if (!navigator.onLine || (document.body && document.body.dataset.offlineCopy)) loadOffline();
-    idle(function () {
-      loadTyping();
-      idle(loadOffline);
-    });
+    if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+    loadAll();
   }
   if (document.readyState === "complete") start();
   else window.addEventListener("load", start);

@@ -118,7 +118,7 @@
       var k = keyOf(f);
       var e = read(k);
       if (!e) {
-        // Typed before this script ran (it loads once the page is idle).
+        // Typed before this script ran (it loads once the page has loaded).
         if (f.value !== f.defaultValue) keep(f);
         return;
       }

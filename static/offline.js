@@ -1,9 +1,9 @@
 // offline.js: offline entry, loaded by hearth.js once the page has loaded
-// and the main thread is idle (at once on a page shown without hearth, at
-// the owner's first touch, or for a form posted before it ran). The service worker (/sw.js) keeps the shell and the last Home. Here a
-// weight, task tick, skip or move to later made without hearth (offline,
-// or online with hearth unreachable: Tailscale or the server down, a proxy
-// answering 502/503/504) is queued on this device (localStorage, cleared
+// (hearth.js registers the service worker then too). The service worker
+// (/sw.js) keeps the shell and the last Home. Here a weight, task tick,
+// skip or move to later made without hearth (offline, or online with
+// hearth unreachable: Tailscale or the server down, a proxy answering
+// 502/503/504) is queued on this device (localStorage, cleared
 // with the session on logout), shown on its row as waiting to sync, and
 // sent once hearth answers again. Each action carries a client key made
 // when the owner acted, so a send that did reach the server, sent again,
@@ -13,17 +13,6 @@
 // kept with Home.
 (function () {
   "use strict";
-
-  // Registered once the page has loaded (this script runs after that): the
-  // worker's install (the shell, and Home with its rows' fragments) then
-  // does not compete with the page.
-  function register() {
-    navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
-  }
-  if ("serviceWorker" in navigator) {
-    if (document.readyState === "complete") register();
-    else window.addEventListener("load", register);
-  }
 
   function worker(message) {
     if (!("serviceWorker" in navigator)) return;
