@@ -74,6 +74,9 @@ func TestASavedWeighInForgetsItsKeptText(t *testing.T) {
 			tb.navigate(f.path)
 			tb.showField(f.sel)
 			tb.typeInto(f.sel, f.text)
+			// keep.js runs once the page has loaded: what was typed before is kept then.
+			eventually(tb, "the typed weight kept on the device", fieldJS(f.sel,
+				`Object.keys(localStorage).some(function(k){return k.indexOf("hearth.keep:")===0 && k.indexOf("|"+f.id+"|")>0})`), navigationDeadline)
 			keys := tb.keptKeys(f.sel)
 			if len(keys) != 1 {
 				t.Fatalf("typing kept %d copies on the device, want 1", len(keys))

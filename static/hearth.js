@@ -483,9 +483,14 @@
     loadAll();
   }, true);
 
-  function start() {
+  // The registration in a task of its own: the first one starts the
+  // worker, which with the scripts' insertion made one long task.
+  function register() {
     if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
+  }
+  function start() {
     loadAll();
+    setTimeout(register, 0);
   }
   if (document.readyState === "complete") start();
   else window.addEventListener("load", start);
