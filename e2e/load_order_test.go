@@ -73,9 +73,9 @@ type pageStarts struct {
 }
 
 // The first paint and the page's own parse come first: what only answers
-// the owner's typing (replies.js, keep.js), the live event stream and the
-// service worker (whose install reads Home and its rows) start once the
-// page has loaded, and still start. htmx and hearth.js, which the page's
+// the owner's typing (replies.js, keep.js), the offline part (offline.js),
+// the live event stream and the service worker (whose install reads Home
+// and its rows) start once the page has loaded, and still start. htmx and hearth.js, which the page's
 // controls need from the first tap, load with the page. The origin's
 // storage (the offline queue, kept typing), whose first read opens it, is
 // read in a task of its own, never in the ones that dispatch
@@ -91,12 +91,12 @@ func TestOwnerPagesStartTypingScriptsStreamAndWorkerOnlyAfterTheLoadEvent(t *tes
 	for _, path := range []string{"/", "/routines", "/weight"} {
 		tb.do("open "+path, chromedp.Navigate(srv.URL+path))
 		// Everything this page starts has started: the later scripts are
-		// requested and the stream is open (the worker registers in the
-		// same load listener as the scripts, before them).
+		// requested, the stream is open and the worker registered.
 		eventually(tb, path+" settled", `(function () {
 			var r = performance.getEntriesByType("resource").map(function (e) { return e.name; });
+			var s = window.__starts || [];
 			return document.readyState === "complete" && r.some(function (n) { return n.indexOf("/static/keep.js") >= 0; }) &&
-				(window.__starts || []).some(function (s) { return s.indexOf("stream ") === 0; });
+				s.some(function (x) { return x.indexOf("stream ") === 0; }) && s.some(function (x) { return x.indexOf("worker ") === 0; });
 		})()`, navigationDeadline)
 		var got pageStarts
 		if err := json.Unmarshal([]byte(get(tb, path+" load order", chromedp.Evaluate[string](loadOrder))), &got); err != nil {
@@ -105,7 +105,7 @@ func TestOwnerPagesStartTypingScriptsStreamAndWorkerOnlyAfterTheLoadEvent(t *tes
 		if !got.Loaded {
 			t.Fatalf("%s: no load event", path)
 		}
-		for _, name := range []string{"replies.js", "keep.js"} {
+		for _, name := range []string{"replies.js", "keep.js", "offline.js"} {
 			after, ok := got.Scripts[name]
 			if !ok {
 				t.Errorf("%s: %s was never loaded (scripts: %v)", path, name, got.Scripts)

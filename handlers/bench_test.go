@@ -240,8 +240,8 @@ func BenchmarkPeopleRender(b *testing.B) {
 
 // BenchmarkHomeFirstLoadBytes reports the gzip bytes of a first Home load:
 // the HTML (the stylesheet is inline in it) and every script it loads, the
-// ones hearth.js loads after the page's load event (replies.js, keep.js)
-// included; later-js-B is those alone.
+// ones hearth.js loads after the page's load event (replies.js, keep.js,
+// offline.js) included; later-js-B is those alone.
 func BenchmarkHomeFirstLoadBytes(b *testing.B) {
 	ta, cookie := benchHome(b)
 	base := ta.listen()
@@ -253,7 +253,7 @@ func BenchmarkHomeFirstLoadBytes(b *testing.B) {
 		for _, f := range []string{"htmx-2.0.11.min.js", "hearth.js"} {
 			js += fetch(b, client, base+static.URL(f), nil, gzip)
 		}
-		for _, f := range []string{"replies.js", "keep.js"} {
+		for _, f := range []string{"replies.js", "keep.js", "offline.js"} {
 			later += fetch(b, client, base+static.URL(f), nil, gzip)
 		}
 		js += later

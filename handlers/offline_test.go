@@ -86,7 +86,7 @@ func TestServiceWorkerIsServedAtTheRootWithTheShellList(t *testing.T) {
 	if !strings.Contains(r.header.Get("Content-Security-Policy"), "script-src 'self'") {
 		t.Errorf("CSP missing on the worker")
 	}
-	for _, want := range []string{"/static/hearth.css?v=", "/static/hearth.js?v=", "/static/htmx-2.0.11.min.js?v="} {
+	for _, want := range []string{"/static/hearth.css?v=", "/static/hearth.js?v=", "/static/offline.js?v=", "/static/htmx-2.0.11.min.js?v="} {
 		if !strings.Contains(string(r.body), want) {
 			t.Errorf("the shell list lacks %s", want)
 		}

@@ -117,7 +117,11 @@
       met.add(f);
       var k = keyOf(f);
       var e = read(k);
-      if (!e) return;
+      if (!e) {
+        // Typed before this script ran (it loads once the page has loaded).
+        if (f.value !== f.defaultValue) keep(f);
+        return;
+      }
       if (Date.now() - e.at > MAX_AGE) {
         forget(k);
         return;
@@ -261,7 +265,7 @@
     });
   });
 
-  // A form hearth.js sent through fetch and hearth took: its answer is
+  // A form offline.js sent through fetch and hearth took: its answer is
   // the next page read, as for a plain form.
   document.addEventListener("hearth:sent", function (e) {
     var form = e.target.closest && e.target.closest("form");
@@ -276,7 +280,7 @@
     } catch (err) {}
   }
 
-  // An action the offline part queued (hearth.js): the queue holds what
+  // An action the offline part queued (offline.js): the queue holds what
   // its form held and says so on the row, so the device copy is done with.
   document.addEventListener("hearth:queued", function (e) {
     var form = e.target.closest && e.target.closest("form");
@@ -327,9 +331,11 @@
   // which are stopped: no stream opens for a page that is leaving.
   var OWNER = "hearth.keep.owner";
   var ownerPage = !!document.querySelector('header.bar nav[aria-label="Main"]');
-  try {
-    if (ownerPage) sessionStorage.setItem(OWNER, "1");
-  } catch (err) {}
+  function markOwner() {
+    try {
+      if (ownerPage) sessionStorage.setItem(OWNER, "1");
+    } catch (err) {}
+  }
   function leaveIfSignedOut(e) {
     var signedIn = true;
     try {
@@ -370,6 +376,7 @@
   });
 
   function start() {
+    markOwner();
     // A page read after a plain form was sent is that form's answer: what
     // the form held is saved, unless hearth refused it (the answer's
     // status, after the redirect): then the device keeps it for the form's
@@ -408,7 +415,9 @@
     reopen();
   });
   // After htmx has read the page (its DOMContentLoaded listener came
-  // first), so a row's head opens it in place.
-  if (document.readyState === "complete") start();
-  else document.addEventListener("DOMContentLoaded", start);
+  // first), so a row's head opens it in place; in a task after this
+  // script's own, since the first read opens the origin's storage, and
+  // the two together made one long task on a phone's CPU.
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else setTimeout(start, 0);
 })();

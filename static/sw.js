@@ -5,7 +5,7 @@
 // later; for a routine, its steps' too), so Home opens without hearth
 // (offline, or hearth unreachable) and those rows open there with their
 // controls. It never answers from its copy while hearth answers: pages
-// and fragments are network first. It queues nothing itself: hearth.js
+// and fragments are network first. It queues nothing itself: offline.js
 // keeps the owner's queued actions.
 //
 // When Home is kept: at install (beside it, not holding it back) when
