@@ -7,7 +7,7 @@ ADDR    ?= 127.0.0.1:8080
 # such as the tailnet name of tailscale serve; the demo's banner says how.
 HOSTS   ?=
 
-.PHONY: build run test unit fuzz e2e chromium bench bench-years lint generate schema check-generated clean lighthouse screenshots
+.PHONY: build run test unit fuzz e2e chromium bench bench-years lint generate schema check-generated deps clean lighthouse screenshots
 
 build: generate
 	$(GO) build -o $(BIN) ./cmd/hearth
@@ -101,19 +101,34 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## generate: templ's code; -log-level warn keeps its watch-mode progress
-## lines ("Post-generation event received … needsBrowserReload") out of make run
+## generate: templ's code, by the templ that go.mod's tool line pins (go get
+## -tool github.com/a-h/templ/cmd/templ@vX moves it with the library); no
+## version in the output, so a templ upgrade alone changes no committed file;
+## -log-level warn keeps its progress lines out of make run
+TEMPL_FLAGS := -include-version=false -log-level warn
 generate:
-	@$(GO) tool templ generate -include-version=false -log-level warn
+	@$(GO) tool templ generate $(TEMPL_FLAGS)
 
 ## schema: regenerate the committed JSON Schemas of the agent contract (internal/contract/schema)
 schema:
 	$(GO) run ./internal/contract/schema/gen
 
-## check-generated: fail when committed templ output is stale
-check-generated: generate schema
-	@git diff --exit-code -- views || (echo "generated templ code is out of date: run make generate and commit"; exit 1)
+## check-generated: fail when committed generated code is stale: templ's own
+## check (it compares and writes nothing) and the JSON Schemas, regenerated
+## and diffed
+check-generated: schema
+	@$(GO) tool templ generate -check $(TEMPL_FLAGS) || (echo "generated templ code is out of date: run make generate and commit"; exit 1)
 	@git diff --exit-code -- internal/contract/schema || (echo "the committed JSON Schemas are out of date: run make schema and commit"; exit 1)
+
+## deps: the modules go.mod requires that have a newer version served, as
+## "path current -> newest". Move them with go get path@latest, then go mod
+## tidy, make generate, make test. modernc.org/libc and modernc.org/memory
+## follow modernc.org/sqlite's go.mod, and chromedp/cdproto follows chromedp:
+## move the parent, not them. The npm packages e2e installs are pinned in
+## e2e/npm_test.go on purpose and are not listed here.
+deps:
+	@$(GO) list -m -u -f '{{if .Update}}{{.Path}} {{.Version}} -> {{.Update.Version}}{{if .Indirect}} (indirect){{end}}{{end}}' \
+		$$(awk '/^require \(/ {r = 1; next} r && /^\)/ {r = 0} r {print $$1} /^require [^(]/ {print $$2}' go.mod)
 
 clean:
 	rm -rf bin data
