@@ -126,7 +126,7 @@ func pushSection(p PushPanel) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<form method=\"post\" action=\"/more/quiet-hours\" id=\"quiet-form\" class=\"goal-form\" data-testid=\"quiet-form\"><fieldset><legend>Quiet hours (held for a morning digest)</legend><div class=\"goal-fields\"><label for=\"quiet-start\">From</label> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<form method=\"post\" action=\"/more/quiet-hours\" id=\"quiet-form\" class=\"goal-form\" data-testid=\"quiet-form\"><fieldset><legend>Quiet hours (held for a morning digest)</legend><div class=\"quiet-fields\"><label for=\"quiet-start\">From</label> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
