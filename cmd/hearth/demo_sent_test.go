@@ -9,27 +9,9 @@ import (
 )
 
 func TestTheDemosRecentRepliesShowAsDeliveredAndSeen(t *testing.T) {
-	ctx := context.Background()
 	now := time.Date(2026, 9, 29, 7, 0, 0, 0, time.UTC)
-	clock := &serveClock{}
-	clock.set(now)
-	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	body, err := demoResult(now, demoZone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := store.Publish(ctx, "demo", body); err != nil {
-		t.Fatal(err)
-	}
-	if err := seedDemoHistory(ctx, store, clock, now); err != nil {
-		t.Fatal(err)
-	}
-	clock.set(now)
-	ac, err := store.AgentContext(ctx)
+	_, store := demoStore(t, now)
+	ac, err := store.AgentContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
