@@ -451,23 +451,10 @@ func (s *messagesHandlers) confirmSend(c *fiber.Ctx) error {
 	body := models.NormalizeNewlines(f.Body)
 	send, err := beeperflow.ConfirmSend(c.UserContext(), s.store, s.cfg.Beeper, models.SendCommand{
 		SendKey: f.SendKey, DraftID: f.Draft, ChatID: chatID, Body: body, SourceMessageRevision: f.SourceMessageRevision})
-	var stale *beeperflow.StaleDraftError
+	if handled, rerr := s.reviewAgainOrShowPrior(c, chatID, f, body, err); handled {
+		return rerr
+	}
 	switch {
-	case errors.As(err, &stale):
-		// New messages came: the review again, with them, on its own page.
-		if f.Draft != "" {
-			if draft, derr := s.chatDraft(c, chatID, f.Draft); derr != nil || draft == nil {
-				return derr
-			}
-		}
-		id := s.answers.put(ownReview{DraftID: strings.Clone(f.Draft), Body: strings.Clone(body), SourceRevision: strings.Clone(f.SourceMessageRevision), Newer: stale.Newer, SendKey: newSendKey()})
-		return c.Redirect(reviewURL(chatID, f.Draft, "", id), fiber.StatusSeeOther)
-	case errors.Is(err, models.ErrSendInFlight), errors.Is(err, models.ErrDraftAlreadySent):
-		prior, _, lerr := s.store.LatestSend(c.UserContext(), f.Draft)
-		if lerr != nil {
-			return lerr
-		}
-		return c.Redirect(sendURL(chatID, prior.SendKey), fiber.StatusSeeOther)
 	case errors.Is(err, models.ErrDraftNotInChat):
 		return s.refusedPage(c, fiber.StatusConflict, "Not sent", "This draft belongs to another chat; nothing was sent.", chatID)
 	case errors.Is(err, beeperflow.ErrOutcomeNotRecorded):
@@ -490,6 +477,31 @@ func (s *messagesHandlers) confirmSend(c *fiber.Ctx) error {
 	// never posts the send again (the send key would make that a no-op,
 	// but the browser would first ask to resubmit).
 	return c.Redirect(sendURL(chatID, send.SendKey), fiber.StatusSeeOther)
+}
+
+// reviewAgainOrShowPrior answers the two refusals a send now and a send
+// later share: new messages came (the review again, with them, on its own
+// page) and the draft already sent or sending (that send's page). handled
+// is false for any other err.
+func (s *messagesHandlers) reviewAgainOrShowPrior(c *fiber.Ctx, chatID string, f sendForm, body string, err error) (handled bool, _ error) {
+	var stale *beeperflow.StaleDraftError
+	switch {
+	case errors.As(err, &stale):
+		if f.Draft != "" {
+			if draft, derr := s.chatDraft(c, chatID, f.Draft); derr != nil || draft == nil {
+				return true, derr
+			}
+		}
+		id := s.answers.put(ownReview{DraftID: strings.Clone(f.Draft), Body: strings.Clone(body), SourceRevision: strings.Clone(f.SourceMessageRevision), Newer: stale.Newer, SendKey: newSendKey()})
+		return true, c.Redirect(reviewURL(chatID, f.Draft, "", id), fiber.StatusSeeOther)
+	case errors.Is(err, models.ErrSendInFlight), errors.Is(err, models.ErrDraftAlreadySent):
+		prior, _, lerr := s.store.LatestSend(c.UserContext(), f.Draft)
+		if lerr != nil {
+			return true, lerr
+		}
+		return true, c.Redirect(sendURL(chatID, prior.SendKey), fiber.StatusSeeOther)
+	}
+	return false, nil
 }
 
 // showSend is the page of one send's outcome, where a send, a check and

@@ -81,20 +81,10 @@ func (s *messagesHandlers) scheduleSend(c *fiber.Ctx) error {
 	body := models.NormalizeNewlines(f.Body)
 	cmd := models.SendCommand{SendKey: f.SendKey, DraftID: f.Draft, ChatID: chatID, Body: body, SourceMessageRevision: f.SourceMessageRevision}
 	_, err = beeperflow.ScheduleSend(c.UserContext(), s.store, s.cfg.Beeper, cmd, due)
-	var stale *beeperflow.StaleDraftError
+	if handled, rerr := s.reviewAgainOrShowPrior(c, chatID, f.sendForm, body, err); handled {
+		return rerr
+	}
 	switch {
-	case errors.As(err, &stale):
-		if draft, derr := s.chatDraft(c, chatID, f.Draft); derr != nil || draft == nil {
-			return derr
-		}
-		id := s.answers.put(ownReview{DraftID: strings.Clone(f.Draft), Body: strings.Clone(body), SourceRevision: strings.Clone(f.SourceMessageRevision), Newer: stale.Newer, SendKey: newSendKey()})
-		return c.Redirect(reviewURL(chatID, f.Draft, "", id), fiber.StatusSeeOther)
-	case errors.Is(err, models.ErrSendInFlight), errors.Is(err, models.ErrDraftAlreadySent):
-		prior, _, lerr := s.store.LatestSend(c.UserContext(), f.Draft)
-		if lerr != nil {
-			return lerr
-		}
-		return c.Redirect(sendURL(chatID, prior.SendKey), fiber.StatusSeeOther)
 	case errors.Is(err, models.ErrAlreadyScheduled):
 		return s.refusedPage(c, fiber.StatusConflict, "Not scheduled", "This reply already has a send waiting for its time: cancel it first to choose another.", chatID)
 	case errors.Is(err, models.ErrDraftNotInChat):
