@@ -7,7 +7,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
-	"hearth/internal/schedule"
+	"hearth/internal/zone"
 )
 
 // Day is the owner's calendar day. It is computed here, once, in the
@@ -41,7 +41,7 @@ func ownerDay(tx *gorm.DB, now time.Time, occurrenceKey string) (Day, error) {
 		zones = append(zones, zone)
 	}
 	for _, z := range zones {
-		if loc, err := schedule.LoadZone(z); err == nil {
+		if loc, err := zone.Load(z); err == nil {
 			return DayOf(now, loc), nil
 		}
 	}
@@ -62,7 +62,7 @@ func dayFor(brief *contract.BriefView, now time.Time, occurrenceKey string) Day 
 		zones = append(zones, zone)
 	}
 	for _, z := range zones {
-		if loc, err := schedule.LoadZone(z); err == nil {
+		if loc, err := zone.Load(z); err == nil {
 			return DayOf(now, loc)
 		}
 	}

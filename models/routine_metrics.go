@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
-	"hearth/internal/schedule"
+	"hearth/internal/zone"
 )
 
 // routineMetrics computes the metrics of routineID@revision over [from, to]
@@ -281,10 +281,10 @@ func countOutcome(m *contract.RoutineMetrics, do contract.DayOutcome) {
 
 // occasionEnd is when an occasion's day ends in its zone (the
 // occurrence's, else the owner's): from then on no outcome means unrecorded.
-func occasionEnd(date, zone string, day Day) (time.Time, bool) {
+func occasionEnd(date, zoneName string, day Day) (time.Time, bool) {
 	loc := day.Zone
-	if zone != "" {
-		if l, err := schedule.LoadZone(zone); err == nil {
+	if zoneName != "" {
+		if l, err := zone.Load(zoneName); err == nil {
 			loc = l
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/internal/instant"
-	"hearth/internal/schedule"
+	"hearth/internal/zone"
 )
 
 // Occurrence outcomes. Unrecorded is computed (an applicable day that ended
@@ -668,7 +668,7 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 		if def.TriggerKind == contract.TriggerEvent {
 			return &FieldError{Field: "date", Message: "An event routine's days come from its event, not from a date."}
 		}
-		loc, err := schedule.LoadZone(tr.Zone)
+		loc, err := zone.Load(tr.Zone)
 		if err != nil {
 			loc = day.Zone
 		}

@@ -411,7 +411,7 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (contract.DueRe
 		case d.Admit != nil:
 			rep.Due = append(rep.Due, contract.DueItem{ScheduleID: row.ID, OccurrenceID: d.Admit.ID(), DueAt: d.Admit.DueAt.In(def.Rule.Location()),
 				ExpiresAt: d.Admit.ExpiresAt().UTC(), Job: def.Job, Zone: row.Zone, Limits: limitsView(def.Limits),
-				NotifyOnSuccess: def.NotifyOnSuccess, Prompt: def.Prompt, Fingerprint: row.ApprovedFingerprint, Skipped: nonNilSkips(d.Skipped)})
+				NotifyOnSuccess: def.NotifyOnSuccess, Prompt: def.Prompt, Fingerprint: row.ApprovedFingerprint, Skipped: skipViews(d.Skipped)})
 		case d.Hold == schedule.HoldOutstanding || d.Hold == schedule.HoldInvestigate:
 			h := contract.HeldItem{ScheduleID: row.ID, Hold: string(d.Hold)}
 			if o != nil {
@@ -423,11 +423,14 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (contract.DueRe
 	return rep, nil
 }
 
-func nonNilSkips(s []schedule.Skip) []schedule.Skip {
-	if s == nil {
-		return []schedule.Skip{}
+// skipViews are a due occurrence's skipped wall times and instants on the
+// wire (never null).
+func skipViews(s []schedule.Skip) []contract.ScheduleSkip {
+	out := make([]contract.ScheduleSkip, len(s))
+	for i, k := range s {
+		out[i] = contract.ScheduleSkip{DueAt: k.DueAt, WallTime: k.WallTime, Reason: string(k.Reason)}
 	}
-	return s
+	return out
 }
 
 // MaxNextCount is the default and the bound of `next`'s count.

@@ -11,8 +11,8 @@ import (
 
 	"hearth/internal/ids"
 	"hearth/internal/instant"
-	"hearth/internal/schedule"
 	"hearth/internal/strictjson"
+	"hearth/internal/zone"
 )
 
 // Bounds of a publication (docs/agent-api.md). The handler enforces MaxBodyBytes.
@@ -462,7 +462,7 @@ func (r *Result) ValidateShape(v *Validator) {
 	}
 	if b := r.Brief; b != nil {
 		v.date("/brief/date", b.Date)
-		if _, err := schedule.LoadZone(b.TimeZone); err != nil {
+		if _, err := zone.Load(b.TimeZone); err != nil {
 			v.Add("/brief/timeZone", "unknown time zone", "IANA time zone name like Europe/Berlin", QuoteFound(b.TimeZone))
 		}
 		v.Text("/brief/text", b.Text, MaxBriefLen, true)
@@ -624,8 +624,8 @@ func (s SourceRefIn) validateKind(v *Validator, p string) {
 // validateOccurrenceKey checks "YYYY-MM-DD@IANA/Zone", its date inside the bound.
 func validateOccurrenceKey(v *Validator, path, key string) {
 	const expected = "YYYY-MM-DD@IANA zone, like 2026-09-29@Asia/Tokyo, with " + instant.DateExpected
-	date, zone, ok := strings.Cut(key, "@")
-	_, zoneErr := schedule.LoadZone(zone)
+	date, name, ok := strings.Cut(key, "@")
+	_, zoneErr := zone.Load(name)
 	if !ok || !occurrencePatt.MatchString(key) || zoneErr != nil {
 		v.Add(path, "bad occurrence key", expected, QuoteFound(key))
 		return

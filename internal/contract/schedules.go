@@ -2,8 +2,6 @@ package contract
 
 import (
 	"time"
-
-	"hearth/internal/schedule"
 )
 
 // ScheduleIn is the body of POST /api/schedules.
@@ -38,17 +36,25 @@ type DueReport struct {
 // DueItem is one occurrence that a claim at Now would admit, with what the
 // runner needs from the approved snapshot (never from the file).
 type DueItem struct {
-	ScheduleID      string          `json:"scheduleId"`
-	OccurrenceID    string          `json:"occurrenceId"`
-	DueAt           time.Time       `json:"dueAt"`
-	ExpiresAt       time.Time       `json:"expiresAt"`
-	Job             string          `json:"job"`
-	Zone            string          `json:"zone"`
-	Limits          LimitsView      `json:"limits"`
-	NotifyOnSuccess bool            `json:"notifyOnSuccess"`
-	Prompt          string          `json:"prompt"`
-	Fingerprint     string          `json:"fingerprint"`
-	Skipped         []schedule.Skip `json:"skipped"`
+	ScheduleID      string         `json:"scheduleId"`
+	OccurrenceID    string         `json:"occurrenceId"`
+	DueAt           time.Time      `json:"dueAt"`
+	ExpiresAt       time.Time      `json:"expiresAt"`
+	Job             string         `json:"job"`
+	Zone            string         `json:"zone"`
+	Limits          LimitsView     `json:"limits"`
+	NotifyOnSuccess bool           `json:"notifyOnSuccess"`
+	Prompt          string         `json:"prompt"`
+	Fingerprint     string         `json:"fingerprint"`
+	Skipped         []ScheduleSkip `json:"skipped"`
+}
+
+// ScheduleSkip is a wall time (in a DST gap) or a due instant that will
+// not run, as the due answer says it (the schedules' own Skip, on the wire).
+type ScheduleSkip struct {
+	DueAt    time.Time `json:"dueAt,omitzero"`
+	WallTime string    `json:"wallTime,omitempty"` // "2026-03-08T02:30", for a gap
+	Reason   string    `json:"reason"`             // nonexistent, superseded or busy
 }
 
 // HeldItem is a schedule that would admit nothing now for a reason the

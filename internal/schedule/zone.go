@@ -1,10 +1,11 @@
 package schedule
 
 import (
+	"errors"
 	"strings"
-	"sync"
 	"time"
-	_ "time/tzdata" // IANA zones on a machine without /usr/share/zoneinfo
+
+	"hearth/internal/zone"
 )
 
 // ZoneSource says where a schedule's zone came from, so answers can disclose it.
@@ -17,25 +18,17 @@ const (
 	ZoneUTC      ZoneSource = "utc"      // neither given (or the client's was not a zone)
 )
 
-// zones caches loaded zones: time.LoadLocation reads the zone database on
-// every call, which showed as a sixth of Home's render time. The store and
-// the schedules share this one cache.
-var zones sync.Map // name → *time.Location
-
-// LoadZone resolves an IANA zone name. "" and "Local" are refused: a
-// schedule must not change meaning with the server's own zone.
+// LoadZone resolves an IANA zone name (internal/zone's one cache). "" and
+// "Local" are refused: a schedule must not change meaning with the
+// server's own zone.
 func LoadZone(name string) (*time.Location, error) {
-	if loc, ok := zones.Load(name); ok {
-		return loc.(*time.Location), nil
-	}
-	if name == "" || name == "Local" || len(name) > 64 || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
+	loc, err := zone.Load(name)
+	switch {
+	case errors.Is(err, zone.ErrNotAZone):
 		return nil, invalid("zone", "not an IANA zone", "an IANA zone name like Europe/Berlin", quote(name))
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
+	case err != nil:
 		return nil, invalid("zone", "unknown zone", "an IANA zone name like Europe/Berlin", quote(name))
 	}
-	zones.Store(name, loc)
 	return loc, nil
 }
 
