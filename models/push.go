@@ -381,9 +381,14 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
+// median is the middle of ds (the mean of the two middle ones for an even
+// count); ds is left as it was. Push reasons and reply rates share it.
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
 	return s[len(s)/2]
 }
 

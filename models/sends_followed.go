@@ -231,13 +231,8 @@ func replyStats(rows []sentReply, key func(sentReply) string) map[string]ReplySt
 		out[k] = st
 	}
 	for k, w := range waits {
-		slices.Sort(w)
 		st := out[k]
-		if n := len(w); n%2 == 1 {
-			st.MedianAnswer = w[n/2]
-		} else {
-			st.MedianAnswer = (w[n/2-1] + w[n/2]) / 2
-		}
+		st.MedianAnswer = median(w)
 		out[k] = st
 	}
 	return out
