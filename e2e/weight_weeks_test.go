@@ -27,7 +27,8 @@ func TestWeightWeeksAreComparedByTheRoutineTheOwnerPicksAt390(t *testing.T) {
 	tb.do("pick the weekly review",
 		chromedp.SetValue(css(`select#routine`), "weekly-review"),
 		chromedp.Click(css(`.weeks-form button[type="submit"]`)),
-		chromedp.WaitVisible(css(`[data-testid="weight-weeks"]`)),
+		// The form's page, not the one it left: the select says what was picked.
+		chromedp.WaitReady(css(`select#routine option[value="weekly-review"][selected]`)),
 	)
 	if h := header(); h != "Weekly review" {
 		t.Fatalf("after picking the weekly review the weeks are compared by %q", h)
