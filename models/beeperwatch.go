@@ -61,6 +61,10 @@ type WatchedChat struct {
 	Title     string
 	Muted     bool
 	Messages  []WatchedMessage
+	// History are earlier messages read once for the rhythm (HistoryRead):
+	// only when they were said is kept, and nothing else is done with them.
+	History     []WatchedMessage
+	HistoryRead bool
 }
 
 // WatchRead is one pass of the watch: the chats read, the newest activity
@@ -130,6 +134,8 @@ type chatWatch struct {
 	Title            string
 	Muted            bool
 	LastIncomingText string
+	// HistoryRead: the chat's earlier messages were read for the rhythm.
+	HistoryRead bool
 }
 
 func (chatWatch) TableName() string { return "beeper_watch" }
@@ -204,7 +210,11 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 					incoming = append(incoming, m)
 				}
 			}
+			row.HistoryRead = row.HistoryRead || n.HistoryRead
 			if err := t.Save(&row).Error; err != nil {
+				return err
+			}
+			if err := recordBeats(t, n); err != nil {
 				return err
 			}
 			if len(incoming) > 0 {
@@ -228,6 +238,9 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 			note = fmt.Sprintf("left out %d message(s) no observation can carry; the first: %s", len(refused), refused[0])
 		}
 		if err := closeGaps(t); err != nil {
+			return err
+		}
+		if err := pruneBeats(t); err != nil {
 			return err
 		}
 		return t.Model(&watchStatus{ID: 1}).Updates(map[string]any{"since": read.Newest, "last_ok_at": t.now, "last_error": note, "failures": 0}).Error

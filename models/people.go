@@ -36,6 +36,9 @@ type PersonEntry struct {
 	// Replies is how the person answered the owner's replies over
 	// ReplyRateWindow; zero when none was sent.
 	Replies ReplyStats
+	// Rhythm is the person's rhythm from their chats (Known false below
+	// rhythm.MinGaps silences, or with no chat).
+	Rhythm PersonRhythm
 }
 
 // evidenceChunk bounds the source ref IDs bound in one evidence query.
@@ -118,6 +121,16 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 		for id, st := range replyStats(sent, func(r sentReply) string { return deref(r.PersonID) }) {
 			if i, ok := index[id]; ok {
 				v.People[i].Replies = st
+			}
+		}
+
+		rhythms, err := personRhythms(tx, now)
+		if err != nil {
+			return err
+		}
+		for id, r := range rhythms {
+			if i, ok := index[id]; ok {
+				v.People[i].Rhythm = r
 			}
 		}
 

@@ -47,6 +47,9 @@ type AgentContext struct {
 	// ChatReplies is, per chat the owner sent replies to in the last 90
 	// days, how they were answered (ChatRepliesView); absent when none.
 	ChatReplies []ChatRepliesView `json:"chatReplies,omitempty"`
+	// Rhythms is each person's rhythm with them (PersonRhythmView), for the
+	// people with enough conversations to tell; absent when none.
+	Rhythms []PersonRhythmView `json:"rhythms,omitempty"`
 	// ActivityDecisions are the changes of owner states in the last 14
 	// days, oldest first, each with the state it replaced: a decision on
 	// Home and its undo are two items (cause "undo", undoes: the first).
