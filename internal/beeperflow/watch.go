@@ -21,6 +21,9 @@ const (
 	// baselineChatPages bounds the first pass, which records nothing: chats
 	// beyond it are taken as new when they next show activity.
 	baselineChatPages = 10
+	// historyPages bounds the one read of a chat's earlier messages for
+	// the rhythm (models.RhythmWindow keeps a year of what it finds).
+	historyPages = 4
 	// newChatSlack is how much older than the watch's cursor a new chat's
 	// message may be and still count as new: clocks differ between networks.
 	newChatSlack = time.Minute
@@ -175,7 +178,11 @@ func (w *Watch) pass(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		read.Chats = append(read.Chats, watched(c, msgs, changed))
+		wc := watched(c, msgs, changed)
+		if !cur.HistoryRead(c.ID) {
+			w.readHistory(ctx, &wc)
+		}
+		read.Chats = append(read.Chats, wc)
 	}
 	recorded, err := w.store.RecordWatch(ctx, cur, read)
 	if err != nil {
@@ -187,6 +194,28 @@ func (w *Watch) pass(ctx context.Context) (int, error) {
 		w.opts.Log.Warn("beeper watch: settling accepted sends", "err", err)
 	}
 	return recorded, nil
+}
+
+// readHistory reads, once per chat, its earlier messages back from the
+// newest (at most historyPages pages), for the rhythm alone: the store keeps
+// when each was said and by whom. A read that fails is left for the
+// chat's next activity and fails nothing else.
+func (w *Watch) readHistory(ctx context.Context, wc *models.WatchedChat) {
+	var history []beeper.Message
+	q := beeper.MessagesQuery{}
+	for range historyPages {
+		page, err := w.b.Messages(ctx, wc.ID, q)
+		if err != nil {
+			w.opts.Log.Warn("beeper watch: reading a chat's history for its rhythm", "err", err)
+			return
+		}
+		history = append(history, page.Items...)
+		if !page.HasMore || page.OldestCursor == "" || page.OldestCursor == q.Cursor {
+			break
+		}
+		q = beeper.MessagesQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
+	}
+	wc.History, wc.HistoryRead = watched(beeper.Chat{}, history, nil).Messages, true
 }
 
 // watched is a chat, its new messages and the earlier ones edited or
