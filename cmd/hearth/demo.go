@@ -139,6 +139,9 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *serveClock
 	// Today's occurrences exist before the first page or context read, as
 	// on any later start.
 	clock.set(now)
+	if err := publishDemoRhythmPeople(ctx, store, now); err != nil {
+		return err
+	}
 	_, err = store.EnsureOccurrences(ctx)
 	return err
 }
@@ -304,5 +307,6 @@ func (l *demoLife) windDown(ctx context.Context, day time.Time) error {
 func demoBeeper(token string, now func() time.Time) *beepertest.Fake {
 	f := beepertest.New(token, beepertest.WithClock(now))
 	f.Add(beepertest.AnaChatID, beeper.Message{SenderID: beepertest.SelfID, Type: beeper.TypeReaction, Text: "❤️", LinkedMessageID: "m-ana-1"})
+	addDemoRhythmChats(f, now())
 	return f
 }
