@@ -86,6 +86,9 @@ func TestARhythmFromSeededHistoryGivesExactFiguresAndSaysDrifting(t *testing.T) 
 	if len(views) != 1 || views[0] != wantView {
 		t.Fatalf("the context's rhythms %+v; want [%+v]", views, wantView)
 	}
+	if compact := storetest.Read(t, s.CompactContext); len(compact.Rhythms) != 1 || compact.Rhythms[0] != wantView {
+		t.Fatalf("the compact context's rhythms %+v; want them kept", compact.Rhythms)
+	}
 	// A message 11 days ago ends the drift: the silence is 11 days, within the 90th percentile.
 	readHistory(t, s, []WatchedMessage{said("late", now.Now().Add(-11*rhythmDay), false)})
 	if r, views = rhythmOf(t, s); r.Drifting || r.Conversations != 7 || len(views) != 1 || views[0].Drifting || views[0].SilenceDays != 11 {

@@ -24,6 +24,10 @@ const (
 	// historyPages bounds the one read of a chat's earlier messages for
 	// the rhythm (models.RhythmWindow keeps a year of what it finds).
 	historyPages = 4
+	// historyChatsPerPass bounds how many chats one pass reads back, so
+	// the first pass over hundreds of chats stays short; the others are
+	// read back on a later pass that sees them active.
+	historyChatsPerPass = 10
 	// newChatSlack is how much older than the watch's cursor a new chat's
 	// message may be and still count as new: clocks differ between networks.
 	newChatSlack = time.Minute
@@ -149,6 +153,7 @@ func (w *Watch) pass(ctx context.Context) (int, error) {
 		w.opts.Log.Warn("beeper watch: following sent replies", "err", err)
 	}
 	read := models.WatchRead{Newest: cur.Since, Job: w.opts.Job, Debounce: w.opts.Debounce}
+	histories := 0
 	for _, c := range chats {
 		if read.Newest == nil || c.LastActivity.After(*read.Newest) {
 			t := c.LastActivity
@@ -179,7 +184,8 @@ func (w *Watch) pass(ctx context.Context) (int, error) {
 			return 0, err
 		}
 		wc := watched(c, msgs, changed)
-		if !cur.HistoryRead(c.ID) {
+		if !cur.HistoryRead(c.ID) && histories < historyChatsPerPass {
+			histories++
 			w.readHistory(ctx, &wc)
 		}
 		read.Chats = append(read.Chats, wc)

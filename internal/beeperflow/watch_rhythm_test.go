@@ -2,6 +2,7 @@ package beeperflow
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -90,5 +91,36 @@ func TestTheWatchReadsAChatsHistoryOnceAndItsQuietMessagesNeitherStartNorExtendA
 	}
 	if r := storetest.Read(t, s.People).People[0].Rhythm; r.Conversations != 7 || r.Drifting || r.Silence != 0 {
 		t.Fatalf("after Lena wrote again: %+v; want 7 conversations, not drifting", r)
+	}
+}
+
+func TestOnePassReadsBackAtMostTenChatsAndTheRestWhenTheyAreNextActive(t *testing.T) {
+	ctx := context.Background()
+	s, now := newTestStore(t)
+	b := beepertest.Start(t, nil, beepertest.WithClock(now.Now))
+	for i := range 12 {
+		other := beeper.User{ID: fmt.Sprintf("@friend-%d:beeper.local", i), FullName: fmt.Sprintf("Friend %d", i)}
+		b.Fake.AddHistory(fmt.Sprintf("!friend-%d:beeper.local", i), other.FullName, other, []beeper.Message{
+			{SenderID: other.ID, Text: "Hi", Timestamp: now.Now().Add(-time.Duration(30-i) * time.Hour)},
+			{SenderID: beepertest.SelfID, Text: "Hey", Timestamp: now.Now().Add(-time.Duration(30-i)*time.Hour + time.Minute)},
+		})
+	}
+	w := NewWatch(s, b.Client, WatchOptions{})
+	if _, err := w.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, s, "SELECT COUNT(*) FROM beeper_watch WHERE history_read = 1"); n != historyChatsPerPass {
+		t.Fatalf("the first pass read back %d of 15 chats; want %d", n, historyChatsPerPass)
+	}
+	// The chats it left are read back once they are active again.
+	now.Advance(time.Minute)
+	for i := range 12 {
+		b.Fake.Incoming(fmt.Sprintf("!friend-%d:beeper.local", i), fmt.Sprintf("@friend-%d:beeper.local", i), "Still there?")
+	}
+	if _, err := w.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, s, "SELECT COUNT(*) FROM beeper_watch WHERE history_read = 0 AND chat_id LIKE '!friend-%'"); n != 0 {
+		t.Fatalf("%d of the friends' chats are still not read back after they were active", n)
 	}
 }
