@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -23,7 +24,7 @@ const RhythmWindow = 365 * 24 * time.Hour
 type chatBeat struct {
 	ChatID    string `gorm:"primaryKey"`
 	MessageID string `gorm:"primaryKey"`
-	At        time.Time
+	At        int64  // Unix seconds
 	FromOwner bool
 }
 
@@ -49,7 +50,7 @@ func recordBeats(t *txn, chat WatchedChat) error {
 		if m.Change || m.Aside || m.Deleted || m.ID == "" || !instant.InRange(at) || at.Before(t.now.Add(-RhythmWindow)) {
 			continue
 		}
-		beats = append(beats, chatBeat{ChatID: chat.ID, MessageID: m.ID, At: at, FromOwner: m.IsSender})
+		beats = append(beats, chatBeat{ChatID: chat.ID, MessageID: m.ID, At: at.Unix(), FromOwner: m.IsSender})
 	}
 	if len(beats) == 0 {
 		return nil
@@ -59,7 +60,7 @@ func recordBeats(t *txn, chat WatchedChat) error {
 
 // pruneBeats drops beats older than RhythmWindow (chat_beats_at).
 func pruneBeats(t *txn) error {
-	return t.Where("at < ?", t.now.Add(-RhythmWindow).UTC()).Delete(&chatBeat{}).Error
+	return t.Where("at < ?", t.now.Add(-RhythmWindow).Unix()).Delete(&chatBeat{}).Error
 }
 
 // PersonRhythm is one person's rhythm, as People shows it.
@@ -81,13 +82,24 @@ func personRhythms(tx *gorm.DB, now time.Time) (map[string]PersonRhythm, error) 
 	slices.Sort(chats)
 	msgs := map[string][]rhythm.Message{}
 	for chunk := range slices.Chunk(chats, evidenceChunk) {
-		var beats []chatBeat
-		if err := tx.Select("chat_id, at, from_owner").Where("chat_id IN ? AND at >= ?", chunk, now.Add(-RhythmWindow).UTC()).Find(&beats).Error; err != nil {
+		// Scanned by hand: a year of busy chats is tens of thousands of rows.
+		rows, err := tx.Raw("SELECT chat_id, at, from_owner FROM chat_beats WHERE chat_id IN ? AND at >= ?", chunk, now.Add(-RhythmWindow).Unix()).Rows()
+		if err != nil {
 			return nil, err
 		}
-		for _, b := range beats {
-			p := chatPerson[b.ChatID]
-			msgs[p] = append(msgs[p], rhythm.Message{At: b.At, FromOwner: b.FromOwner})
+		for rows.Next() {
+			var chat string
+			var at int64
+			var mine bool
+			if err := rows.Scan(&chat, &at, &mine); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			p := chatPerson[chat]
+			msgs[p] = append(msgs[p], rhythm.Message{At: time.Unix(at, 0), FromOwner: mine})
+		}
+		if err := cmp.Or(rows.Err(), rows.Close()); err != nil {
+			return nil, err
 		}
 	}
 	out := make(map[string]PersonRhythm, len(msgs))
