@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/internal/voice"
 )
 
 // PeopleView is what the People page shows, read in one transaction: every
@@ -36,6 +37,9 @@ type PersonEntry struct {
 	// Replies is how the person answered the owner's replies over
 	// ReplyRateWindow; zero when none was sent.
 	Replies ReplyStats
+	// Voice is how the owner's replies to the person differed from the
+	// agent's drafts (voice.go); nil below voice.MinCompared.
+	Voice *voice.Summary
 }
 
 // evidenceChunk bounds the source ref IDs bound in one evidence query.
@@ -118,6 +122,16 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 		for id, st := range replyStats(sent, func(r sentReply) string { return deref(r.PersonID) }) {
 			if i, ok := index[id]; ok {
 				v.People[i].Replies = st
+			}
+		}
+
+		voices, err := voiceByPerson(tx, now)
+		if err != nil {
+			return err
+		}
+		for id, sum := range voices {
+			if i, ok := index[id]; ok {
+				v.People[i].Voice = &sum
 			}
 		}
 

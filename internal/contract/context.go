@@ -47,6 +47,9 @@ type AgentContext struct {
 	// ChatReplies is, per chat the owner sent replies to in the last 90
 	// days, how they were answered (ChatRepliesView); absent when none.
 	ChatReplies []ChatRepliesView `json:"chatReplies,omitempty"`
+	// Voice is, per person, how the owner's sent replies differed from the
+	// agent's drafts (VoiceView); absent when no person has enough of them.
+	Voice []VoiceView `json:"voice,omitempty"`
 	// ActivityDecisions are the changes of owner states in the last 14
 	// days, oldest first, each with the state it replaced: a decision on
 	// Home and its undo are two items (cause "undo", undoes: the first).
