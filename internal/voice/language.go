@@ -40,18 +40,26 @@ var stopIndex = func() map[string]string {
 // written in, by counting its stop words: the language with the most, if
 // it has at least two and more than any other; else "" (too short or too
 // mixed to tell).
-func Language(s string) string {
-	counts := map[string]int{}
-	for _, w := range words(s) {
+func Language(s string) string { return language(words(s)) }
+
+// codes are Languages' codes in order, so a tie is decided the same way every time.
+var codes = func() []string {
+	cs := make([]string, 0, len(Languages))
+	for c := range Languages {
+		cs = append(cs, c)
+	}
+	slices.Sort(cs)
+	return cs
+}()
+
+// language is Language of s's words ws.
+func language(ws []string) string {
+	counts := make(map[string]int, len(codes))
+	for _, w := range ws {
 		if lang, ok := stopIndex[w]; ok {
 			counts[lang]++
 		}
 	}
-	codes := make([]string, 0, len(Languages))
-	for c := range Languages {
-		codes = append(codes, c)
-	}
-	slices.Sort(codes)
 	best, runnerUp := "", 0
 	for _, c := range codes {
 		switch n := counts[c]; {

@@ -61,15 +61,32 @@ func (d Diff) LanguageSwitched() bool {
 
 // Compare says how sent differs from draft, the text the owner started from.
 func Compare(draft, sent string) Diff {
-	d := Diff{AsWritten: draft == sent, DraftChars: chars(draft), SentChars: chars(sent)}
+	from := read(draft)
+	to := from
+	if sent != draft { // most sends go as written: read the text once
+		to = read(sent)
+	}
+	d := Diff{AsWritten: draft == sent, DraftChars: from.chars, SentChars: to.chars,
+		Greeting: change(from.greeting, to.greeting), SignOff: change(from.signOff, to.signOff),
+		DraftEmoji: from.emoji, SentEmoji: to.emoji, DraftLanguage: from.language, SentLanguage: to.language}
 	if d.DraftChars > 0 {
 		d.LengthChange = (d.SentChars - d.DraftChars) * 100 / d.DraftChars
 	}
-	d.Greeting = change(Greeting(draft), Greeting(sent))
-	d.SignOff = change(SignOff(draft), SignOff(sent))
-	d.DraftEmoji, d.SentEmoji = Emoji(draft), Emoji(sent)
-	d.DraftLanguage, d.SentLanguage = Language(draft), Language(sent)
 	return d
+}
+
+// facts are what Compare reads of one text.
+type facts struct {
+	chars             int
+	greeting, signOff string
+	emoji             int
+	language          string
+}
+
+// read reads s's facts, splitting it into words once.
+func read(s string) facts {
+	ws := words(s)
+	return facts{chars: chars(s), greeting: match(greetings, ws), signOff: SignOff(s), emoji: Emoji(s), language: language(ws)}
 }
 
 // change compares the draft's phrase with the send's ("" for none).

@@ -195,3 +195,14 @@ func TestSummariseSaysNothingBelowMinCompared(t *testing.T) {
 		t.Errorf("%d sends not summarised", MinCompared)
 	}
 }
+
+// BenchmarkCompare compares a typical chat reply with its draft: what
+// reading a person's voice costs per send, as People and the context read
+// it anew from the kept texts.
+func BenchmarkCompare(b *testing.B) {
+	draft := "Hi Ana, Saturday works for me! Shall we meet at the trailhead at 8? I'll bring snacks. Cheers, Sam"
+	sent := "Saturday works, 8 at the trailhead? I'll bring snacks 🥾"
+	for b.Loop() {
+		Compare(draft, sent)
+	}
+}
