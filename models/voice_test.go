@@ -197,6 +197,7 @@ func TestMigration31KeepsTheDraftTextOfEarlierSendsWhereItIsCertain(t *testing.T
 		{"ana", []string{"Hi Ana, thanks so much for the photos!", "Lovely photos, thanks!"}, ""},
 		{"ana", []string{"Hi Ana, count me in for Tuesday."}, ""},
 		{"ana", []string{"Hi Ana, running late."}, ""},
+		{"ana", []string{"Hi Ana, I'm on my way."}, ""},
 	})
 	ctx := context.Background()
 	clock.Advance(time.Minute)
@@ -208,11 +209,30 @@ func TestMigration31KeepsTheDraftTextOfEarlierSendsWhereItIsCertain(t *testing.T
 	sendVoice(t, s, "edited-first", "voice-2", "chat-ana", "Count me in!")
 	sendVoice(t, s, "republished", "voice-3", "chat-ana", "Late, sorry")
 	sendVoice(t, s, "own", "", "chat-ana", "Hi!")
+	republish := func(run, id string) {
+		d := draft(id, "Hello Ana, I am running late.")
+		d["personId"], d["chatId"] = "ana", "chat-ana"
+		mustPublish(t, s, newPub(run, mustRevision(t, s)).Add("replyDrafts", d))
+	}
 	// voice-3 published again after its send: its text then is not certain.
-	p := newPub("run-later", mustRevision(t, s))
-	d := draft("voice-3", "Hello Ana, I am running late.")
-	d["personId"], d["chatId"] = "ana", "chat-ana"
-	mustPublish(t, s, p.Add("replyDrafts", d))
+	clock.Advance(time.Minute)
+	republish("run-later", "voice-3")
+	// voice-4 published again between the send's claim and its outcome.
+	clock.Advance(time.Minute)
+	cmd := SendCommand{SendKey: "republished-mid", DraftID: "voice-4", ChatID: "chat-ana", Body: "On my way", SourceMessageRevision: "10"}
+	plan, err := s.PrepareSend(ctx, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed, _, err := s.PendingSend(ctx, plan.Target, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	republish("run-mid", "voice-4")
+	if _, err := s.SettleSend(ctx, claimed.ID, SendSent, "m-mid", ""); err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Dir(s.Path())
 	s.Close()
 
@@ -245,7 +265,7 @@ func TestMigration31KeepsTheDraftTextOfEarlierSendsWhereItIsCertain(t *testing.T
 		got[key] = body
 	}
 	want := map[string]string{"as-drafted": "See you at 8.", "edited-chosen": "Lovely photos, thanks!", "edited-first": "Hi Ana, count me in for Tuesday.",
-		"republished": "NULL", "own": "NULL"}
+		"republished": "NULL", "republished-mid": "NULL", "own": "NULL"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("draft texts after migration 31\n got %v\nwant %v", got, want)
 	}
