@@ -465,7 +465,7 @@ func (s *homeHandlers) peopleData(c *fiber.Ctx, personID string, refused views.A
 	cards := make([]views.PersonCard, len(v.People))
 	for i, p := range v.People {
 		cards[i] = views.PersonCard{Person: p.Person, Corrections: p.Corrections, AskID: askID(),
-			Evidence: p.Evidence, Activities: p.Activities, Drafts: p.Drafts, Replies: p.Replies, Rhythm: p.Rhythm}
+			Evidence: p.Evidence, Activities: p.Activities, Drafts: p.Drafts, Replies: p.Replies, Rhythm: p.Rhythm, Voice: p.Voice}
 		if p.Person.ID == personID {
 			cards[i].Refused = refused
 		}

@@ -131,6 +131,9 @@ func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error)
 		if out.Rhythms, err = rhythmViews(tx, now); err != nil {
 			return err
 		}
+		if out.Voice, err = voiceViews(tx, now); err != nil {
+			return err
+		}
 		if out.ActivityDecisions, err = activityDecisionPage(tx, now, first); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/internal/voice"
 )
 
 // PeopleView is what the People page shows, read in one transaction: every
@@ -39,6 +40,9 @@ type PersonEntry struct {
 	// Rhythm is the person's rhythm from their chats (Known false below
 	// rhythm.MinGaps silences, or with no chat).
 	Rhythm PersonRhythm
+	// Voice is how the owner's replies to the person differed from the
+	// agent's drafts (voice.go); nil below voice.MinCompared.
+	Voice *voice.Summary
 }
 
 // evidenceChunk bounds the source ref IDs bound in one evidence query.
@@ -131,6 +135,16 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 		for id, r := range rhythms {
 			if i, ok := index[id]; ok {
 				v.People[i].Rhythm = r
+			}
+		}
+
+		voices, err := voiceByPerson(tx, now)
+		if err != nil {
+			return err
+		}
+		for id, sum := range voices {
+			if i, ok := index[id]; ok {
+				v.People[i].Voice = &sum
 			}
 		}
 

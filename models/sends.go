@@ -48,6 +48,9 @@ type Send struct {
 	DeliveredAt *time.Time
 	SeenAt      *time.Time
 	AnsweredAt  *time.Time
+	// DraftBody is the draft text a draft send started from (voice.go);
+	// nil for an own reply.
+	DraftBody *string
 }
 
 // Own reports whether the send is the owner's own reply (no draft).
@@ -189,7 +192,7 @@ func (s *Store) PendingSend(ctx context.Context, draft SendTarget, cmd SendComma
 		if err := t.Where("send_key = ?", cmd.SendKey).Limit(1).Find(&send).Error; err != nil || send.ID != 0 {
 			return err
 		}
-		var activity *string
+		var activity, draftBody *string
 		written := ""
 		if draft.DraftID != "" {
 			var statuses []string
@@ -223,6 +226,10 @@ func (s *Store) PendingSend(ctx context.Context, draft SendTarget, cmd SendComma
 					break
 				}
 			}
+			var err error
+			if draftBody, err = sentFrom(t, draft.DraftID, candidates, cmd.Body, written); err != nil {
+				return err
+			}
 		}
 		rev, err := t.bump()
 		if err != nil {
@@ -230,7 +237,7 @@ func (s *Store) PendingSend(ctx context.Context, draft SendTarget, cmd SendComma
 		}
 		send = Send{SendKey: cmd.SendKey, DraftID: nullID(draft.DraftID), ActivityID: activity, AccountID: draft.AccountID, ChatID: draft.ChatID,
 			ReplyToMessageID: draft.ReplyToMessageID, Body: cmd.Body, SourceMessageRevision: cmd.SourceMessageRevision,
-			Status: SendPending, Revision: rev, CreatedAt: t.now, UpdatedAt: t.now, WrittenCandidateID: written}
+			Status: SendPending, Revision: rev, CreatedAt: t.now, UpdatedAt: t.now, WrittenCandidateID: written, DraftBody: draftBody}
 		t.touch(send.touchKey())
 		if err := t.Create(&send).Error; err != nil {
 			return err

@@ -129,6 +129,9 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *serveClock
 		if err := life.weeklyReview(ctx, day); err != nil {
 			return err
 		}
+		if err := life.voiceDay(ctx, day, ago); err != nil {
+			return err
+		}
 		if err := life.windDown(ctx, day); err != nil {
 			return err
 		}

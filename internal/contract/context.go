@@ -50,6 +50,9 @@ type AgentContext struct {
 	// Rhythms is each person's rhythm with them (PersonRhythmView), for the
 	// people with enough conversations to tell; absent when none.
 	Rhythms []PersonRhythmView `json:"rhythms,omitempty"`
+	// Voice is, per person, how the owner's sent replies differed from the
+	// agent's drafts (VoiceView); absent when no person has enough of them.
+	Voice []VoiceView `json:"voice,omitempty"`
 	// ActivityDecisions are the changes of owner states in the last 14
 	// days, oldest first, each with the state it replaced: a decision on
 	// Home and its undo are two items (cause "undo", undoes: the first).
