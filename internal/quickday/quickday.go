@@ -87,7 +87,10 @@ func Parse(text string, now time.Time, loc *time.Location) Result {
 	for n := min(3, len(words)-1); n >= 1; n-- {
 		if day, ok := phrase(words[len(words)-n:], today); ok {
 			rest := words[:len(words)-n]
-			if last := len(rest) - 1; strings.EqualFold(rest[last], "on") && last > 0 {
+			if last := len(rest) - 1; strings.EqualFold(rest[last], "on") {
+				if last == 0 {
+					continue // "on fri" alone: no words would be left
+				}
 				rest = rest[:last]
 			}
 			if w := lower(rest[len(rest)-1]); n == 1 && isWeekday(words[len(words)-1]) && (w == "the" || w == "a") {

@@ -45,6 +45,7 @@ func TestTypedDayWordsBecomeDatesInTheOwnersZone(t *testing.T) {
 		{"no day typed", "Europe/Berlin", "2026-12-04 10:00", "call Ana", "call Ana", ""},
 		{"a day word inside the text is the text's", "Europe/Berlin", "2026-12-04 10:00", "ask Ana about Friday's party", "ask Ana about Friday's party", ""},
 		{"the sun is not Sunday", "Europe/Berlin", "2026-12-04 10:00", "sit in the sun", "sit in the sun", ""},
+		{"a day after on alone stays the text", "Europe/Berlin", "2026-12-04 10:00", "on fri", "on fri", ""},
 		{"a day word alone stays the text", "Europe/Berlin", "2026-12-04 10:00", "tomorrow", "tomorrow", ""},
 		{"an impossible date is not a day", "Europe/Berlin", "2026-12-04 10:00", "party 31 Feb", "party 31 Feb", ""},
 		{"numbers alone are not a date", "Europe/Berlin", "2026-12-04 10:00", "buy 12 eggs", "buy 12 eggs", ""},
