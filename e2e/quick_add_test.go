@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -87,4 +88,45 @@ func TestQuickAddAt390PutsCallAnaUnderTomorrowAndInTheContextExport(t *testing.T
 	tb.do("open its edit", chromedp.Click(css(`[data-testid="mine-item"] details.mine-edit > summary`)),
 		chromedp.WaitVisible(css(`[data-testid="mine-edit-day"]`)))
 	axeViolations(tb, "Home with a quick add and its edit open")
+}
+
+// TestWordsTypedIntoQuickAddOutliveALiveRefresh types into the quick add
+// without sending it while a publication refreshes Home's live part: the
+// field keeps the words and the focus; Add then stores them and empties it.
+func TestWordsTypedIntoQuickAddOutliveALiveRefresh(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	field := css(`[data-testid="quick-add-text"]`)
+	tb.do("type without sending", chromedp.WaitVisible(field), chromedp.Focus(field), chromedp.SendKeys(field, "buy stamps"))
+	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
+	body := fmt.Sprintf(`{"runId":"live-under-quick-add","jobKey":"refresh","expectedRevision":%d,"generatedAt":%q,"sourceRefs":[],"people":[],
+		"activities":[{"id":"call-mum","kind":"task","title":"Call Mum","evidenceIds":[],"recommendation":{"section":"focus","rank":0},"payload":{}}],
+		"replyDrafts":[],"retractions":[],"completedRequests":[]}`, client.context(t).Revision, time.Now().UTC().Format(time.RFC3339))
+	if status, resp, err := client.publish([]byte(body)); err != nil || status != 201 {
+		t.Fatalf("publish: %d %s %v", status, resp, err)
+	}
+	tb.do("wait for the live refresh", chromedp.WaitVisible(css(rowSel("call-mum"))))
+	var kept struct {
+		Value   string
+		Focused bool
+	}
+	raw := get(tb, "read the field", chromedp.Evaluate[string](`(function(){
+		var f = document.querySelector('[data-testid="quick-add-text"]');
+		return JSON.stringify({Value: f.value, Focused: document.activeElement === f});
+	})()`))
+	if err := json.Unmarshal([]byte(raw), &kept); err != nil {
+		t.Fatal(err)
+	}
+	if kept.Value != "buy stamps" || !kept.Focused {
+		t.Errorf("after the live refresh the field holds %q (focused %v), want %q still being typed", kept.Value, kept.Focused, "buy stamps")
+	}
+	tb.do("add it", chromedp.Click(css(`[data-testid="quick-add-save"]`)),
+		chromedp.WaitVisible(css(`[data-testid="mine-today"] [data-testid="mine-item"]`)))
+	if v := get(tb, "field after the add", chromedp.Evaluate[string](`document.querySelector('[data-testid="quick-add-text"]').value`)); v != "" {
+		t.Errorf("the field holds %q after the add, want it empty", v)
+	}
+	if text := get(tb, "the item", chromedp.Evaluate[string](`document.querySelector('[data-testid="mine-today"] [data-testid="mine-text"]').textContent.trim()`)); text != "buy stamps" {
+		t.Errorf("today's item reads %q, want %q", text, "buy stamps")
+	}
 }
