@@ -54,6 +54,7 @@ type stores struct {
 	routines     routinesStore
 	weight       weightStore
 	push         pushStore
+	mine         mineStore
 }
 
 // Config holds what the app needs besides the store.
@@ -140,7 +141,7 @@ func New(store *models.Store, cfg Config) *fiber.App {
 // storesOf gives every area the one store.
 func storesOf(store *models.Store) stores {
 	return stores{health: store, identity: store, events: store, pages: store, home: store, messages: store,
-		requests: store, agent: store, wake: store, observations: store, schedules: store, runs: store, routines: store, weight: store, push: store}
+		requests: store, agent: store, wake: store, observations: store, schedules: store, runs: store, routines: store, weight: store, push: store, mine: store}
 }
 
 // newApp is New over each area's store.
@@ -164,6 +165,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	routines := &routinesHandlers{Server: s, store: st.routines, home: home}
 	weight := &weightHandlers{Server: s, store: st.weight, home: home}
 	push := &pushHandlers{Server: s, store: st.push}
+	mine := &mineHandlers{home: home, store: st.mine}
 	app := fiber.New(fiber.Config{
 		AppName:               "hearth",
 		BodyLimit:             maxRequestBytes,
@@ -222,6 +224,10 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Post("/activities/:id/measurement", owner(home.saveMeasurement)...)
 	app.Post("/activities/:id/bring-back", owner(home.bringBack)...)
 	app.Post("/decisions/:id/undo", owner(home.undoDecision)...)
+	app.Post("/mine", owner(mine.addOwnerItem)...)
+	app.Post("/mine/:id/done", owner(mine.tickOwnerItem)...)
+	app.Post("/mine/:id/edit", owner(mine.editOwnerItem)...)
+	app.Post("/mine/:id/remove", owner(mine.removeOwnerItem)...)
 	app.Post("/drafts/:id/edit", owner(home.saveDraftEdit)...)
 	app.Get("/routines", owner(routines.showRoutines)...)
 	// The fixed second segments come before /routines/:id/..., which would also match them.

@@ -155,6 +155,9 @@ func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error)
 		if out.JobFates, err = jobFates(tx, now); err != nil {
 			return err
 		}
+		if out.OwnerItems, err = ownerItemsInContext(tx, now); err != nil {
+			return err
+		}
 		out.CoverageGaps, err = coverageSince(tx, now.AddDate(0, 0, -coverageDays))
 		return err
 	})

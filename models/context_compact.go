@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"hearth/internal/contract"
@@ -48,6 +49,8 @@ func (s *Store) CompactContext(ctx context.Context) (contract.AgentContext, erro
 		}
 	}
 	keep(&ac.ActivityDecisions, contract.CollectionActivityDecisions, rev, func(d contract.ActivityDecisionView) bool { return undone[d.ID] })
+	// The owner's items stay but for those done before the last day.
+	ac.OwnerItems = slices.DeleteFunc(ac.OwnerItems, func(o contract.OwnerItemView) bool { return o.DoneAt != nil && o.DoneAt.Before(recent) })
 	for i := range ac.People.Items {
 		ac.People.Items[i].UpdatedAt = time.Time{}
 	}

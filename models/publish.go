@@ -221,6 +221,9 @@ func resolveReferences(r *contract.Result, tx *gorm.DB) ([]strictjson.FieldError
 	if err := resolveConsumed(r, tx, v); err != nil {
 		return nil, err
 	}
+	if err := resolveOwnerItems(r, tx, v); err != nil {
+		return nil, err
+	}
 	return v.Errs, nil
 }
 

@@ -223,6 +223,10 @@
       var fresh = tpl.content.getElementById("live");
       if (!fresh) return;
       var current = live();
+      // A kept row is moved into the fresh part, and a moved field loses
+      // the focus (on a phone, the keyboard): it is given back below.
+      var active = document.activeElement;
+      var caret = active && active.matches && active.matches("input, textarea") ? [active.selectionStart, active.selectionEnd] : null;
       editingRows(current).forEach(function (node, id) {
         var replacement = fresh.querySelector('[data-row][data-id="' + CSS.escape(id) + '"]');
         if (!replacement) return;
@@ -236,6 +240,14 @@
         replacement.replaceWith(node);
       });
       current.replaceWith(fresh);
+      if (active && active !== document.activeElement && active.isConnected && fresh.contains(active)) {
+        active.focus({ preventScroll: true });
+        if (caret) {
+          try {
+            active.setSelectionRange(caret[0], caret[1]);
+          } catch (err) {}
+        }
+      }
       // What a row answer showed is replaced by this read: only the
       // fragment's own revision counts now.
       own = {};

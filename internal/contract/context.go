@@ -72,6 +72,10 @@ type AgentContext struct {
 	// see Beeper, oldest first: messages from then may be missing. Left
 	// out when there was none.
 	CoverageGaps []CoverageGapView `json:"coverageGaps,omitempty"`
+	// OwnerItems are the tasks and notes the owner added in their own
+	// words (Home's quick add), open or done in the last 14 days; read-only
+	// for the agent. Left out when there is none.
+	OwnerItems []OwnerItemView `json:"ownerItems,omitempty"`
 }
 
 // What a coverage gap's watch saw fail (CoverageGapView.What).

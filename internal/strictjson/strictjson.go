@@ -27,7 +27,10 @@ const maxErrors = 100
 
 // FieldError is one problem at one JSON Pointer path.
 type FieldError struct {
-	Path     string `json:"path"`
+	Path string `json:"path"`
+	// Code names an error a client may act on by name (documented with
+	// it); most errors have none.
+	Code     string `json:"code,omitempty"`
 	Message  string `json:"message"`
 	Expected string `json:"expected,omitempty"`
 	Found    string `json:"found,omitempty"`
