@@ -207,6 +207,11 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 			if err := t.Save(&row).Error; err != nil {
 				return err
 			}
+			if !seen {
+				if err := compareHandOffFrom(t, n); err != nil {
+					return err
+				}
+			}
 			if len(incoming) > 0 {
 				reason := fmt.Sprintf("%d new message(s) in %s (%s)", len(incoming), n.Title, n.ID)
 				if err := markDirty(t, read.Job, reason, read.Debounce); err != nil {
