@@ -115,10 +115,15 @@ func (w *Watch) Run(ctx context.Context) {
 // Tick reads once and returns how many new messages it recorded. The first
 // tick sets the baseline (each chat's newest message) and records nothing:
 // history before the watch started is read from Beeper, not replayed. A
-// failed pass, whatever failed, is recorded for the watch's health line,
-// and one Beeper did not answer opens a coverage gap.
+// pass Beeper failed is tried once more at once: one dropped connection or
+// one error answer is not hearth losing sight of Beeper. A failed pass,
+// whatever failed, is then recorded for the watch's health line, and one
+// Beeper did not answer opens a coverage gap.
 func (w *Watch) Tick(ctx context.Context) (int, error) {
 	n, err := w.pass(ctx)
+	if err != nil && ctx.Err() == nil && unseen(err) != "" {
+		n, err = w.pass(ctx)
+	}
 	if err != nil && ctx.Err() == nil {
 		w.store.RecordWatchFailure(err, unseen(err))
 	}
