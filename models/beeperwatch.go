@@ -61,6 +61,10 @@ type WatchedChat struct {
 	Title     string
 	Muted     bool
 	Messages  []WatchedMessage
+	// Said is the newest message that counts among those the read went
+	// through (new or not), if any: where the chat's last word stands
+	// when that word was deleted.
+	Said *WatchedMessage
 }
 
 // WatchRead is one pass of the watch: the chats read, the newest activity
@@ -134,6 +138,20 @@ type chatWatch struct {
 
 func (chatWatch) TableName() string { return "beeper_watch" }
 
+// unsay moves the chat's last word back to said, the newest message that
+// still counts (nil: none was read), once its last word was deleted: a
+// deleted message asks for no reply.
+func (r *chatWatch) unsay(said *WatchedMessage) {
+	r.LastSaidSortKey = ""
+	if said == nil || said.Deleted {
+		return
+	}
+	r.LastSaidSortKey = said.SortKey
+	if !said.IsSender {
+		r.LastIncomingSortKey, r.LastIncomingAt, r.LastIncomingText = said.SortKey, incomingAt(said.Timestamp), said.Text
+	}
+}
+
 // RecordWatch commits one pass read after cur and returns how many new
 // messages it recorded. Each new message becomes an observation (source
 // beeper:<account>, ref the message ID, actor hearth); a new message from
@@ -163,6 +181,9 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 				if m.Change {
 					if m.SortKey == row.LastIncomingSortKey && !m.Deleted {
 						row.LastIncomingText = m.Text
+					}
+					if m.Deleted && m.SortKey == row.LastSaidSortKey {
+						row.unsay(n.Said)
 					}
 					if baseline {
 						continue
