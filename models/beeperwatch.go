@@ -65,6 +65,10 @@ type WatchedChat struct {
 	// only when they were said is kept, and nothing else is done with them.
 	History     []WatchedMessage
 	HistoryRead bool
+	// Said is the newest message that counts among those the read went
+	// through (new or not), if any: where the chat's last word stands
+	// when that word was deleted.
+	Said *WatchedMessage
 }
 
 // WatchRead is one pass of the watch: the chats read, the newest activity
@@ -140,6 +144,20 @@ type chatWatch struct {
 
 func (chatWatch) TableName() string { return "beeper_watch" }
 
+// unsay moves the chat's last word back to said, the newest message that
+// still counts (nil: none was read), once its last word was deleted: a
+// deleted message asks for no reply.
+func (r *chatWatch) unsay(said *WatchedMessage) {
+	r.LastSaidSortKey = ""
+	if said == nil || said.Deleted {
+		return
+	}
+	r.LastSaidSortKey = said.SortKey
+	if !said.IsSender {
+		r.LastIncomingSortKey, r.LastIncomingAt, r.LastIncomingText = said.SortKey, incomingAt(said.Timestamp), said.Text
+	}
+}
+
 // RecordWatch commits one pass read after cur and returns how many new
 // messages it recorded. Each new message becomes an observation (source
 // beeper:<account>, ref the message ID, actor hearth); a new message from
@@ -169,6 +187,9 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 				if m.Change {
 					if m.SortKey == row.LastIncomingSortKey && !m.Deleted {
 						row.LastIncomingText = m.Text
+					}
+					if m.Deleted && m.SortKey == row.LastSaidSortKey {
+						row.unsay(n.Said)
 					}
 					if baseline {
 						continue
@@ -216,6 +237,11 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 			}
 			if err := recordBeats(t, n); err != nil {
 				return err
+			}
+			if !seen {
+				if err := compareHandOffFrom(t, n); err != nil {
+					return err
+				}
 			}
 			if len(incoming) > 0 {
 				reason := fmt.Sprintf("%d new message(s) in %s (%s)", len(incoming), n.Title, n.ID)

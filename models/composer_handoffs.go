@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"hearth/internal/sortkey"
 )
 
 // ComposerHandOff is text hearth put into a chat's Beeper composer, kept
@@ -61,4 +63,25 @@ func (s *Store) ForgetComposerHandOff(ctx context.Context, h ComposerHandOff) er
 		return fmt.Errorf("models: forget composer hand-off: %w", err)
 	}
 	return nil
+}
+
+// compareHandOffFrom gives a hand-off made into chat before the watch
+// first read it (no SaidSortKey: hearth did not know the chat then) the
+// newest message of that first read that counts and is not newer than
+// the hand-off, so what was in the chat already is not it moving on.
+func compareHandOffFrom(t *txn, chat WatchedChat) error {
+	var hs []ComposerHandOff
+	if err := t.Where("chat_id = ? AND said_sort_key = ''", chat.ID).Limit(1).Find(&hs).Error; err != nil || len(hs) == 0 {
+		return err
+	}
+	h, said := hs[0], ""
+	for _, m := range chat.Messages {
+		if !m.Change && !m.Aside && !m.Timestamp.After(h.HandedAt) && sortkey.Compare(m.SortKey, said) > 0 {
+			said = m.SortKey
+		}
+	}
+	if said == "" {
+		return nil
+	}
+	return t.Model(&ComposerHandOff{}).Where("chat_id = ? AND revision = ?", h.ChatID, h.Revision).Update("said_sort_key", said).Error
 }

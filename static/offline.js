@@ -143,13 +143,20 @@
     return "ck-" + Array.from(b, function (x) { return x.toString(16).padStart(2, "0"); }).join("");
   }
 
-  function pathOf(form) {
-    var action = form.getAttribute("hx-post") || form.getAttribute("action") || "";
+  // pathOf is the path a submit of form by submitter posts to.
+  function pathOf(form, submitter) {
     try {
-      return new URL(action, location.href).pathname;
+      return new URL(actionOf(form, submitter), location.href).pathname;
     } catch (err) {
       return "";
     }
+  }
+
+  // actionOf is where a submit goes: the button's own formaction (a
+  // form's second way out, like "Continue in Beeper"), else the form's.
+  function actionOf(form, submitter) {
+    if (submitter && submitter.hasAttribute("formaction")) return submitter.getAttribute("formaction");
+    return form.getAttribute("hx-post") || form.getAttribute("action") || "";
   }
 
   // rowOf is the row a queued action is shown on; for a weigh-in no row
@@ -268,7 +275,7 @@
   document.addEventListener("submit", function (e) {
     var form = e.target;
     if (!(form instanceof HTMLFormElement) || (form.getAttribute("method") || "get").toLowerCase() !== "post") return;
-    var path = pathOf(form);
+    var path = pathOf(form, e.submitter || null);
     if (navigator.onLine) {
       if (!form.hasAttribute("hx-post") && path === WEIGH_IN) {
         e.preventDefault();
@@ -375,7 +382,7 @@
     }
     fetch("/healthz", { cache: "no-store", credentials: "same-origin", signal: send.signal }).then(fromHearth).then(function () {
       left = true;
-      return fetch(new URL(form.getAttribute("action"), location.href).href, {
+      return fetch(new URL(actionOf(form, submitter), location.href).href, {
         method: "POST", body: send.body, credentials: "same-origin", signal: send.signal,
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
       });
@@ -389,8 +396,8 @@
         refuse(form, "hearth could not be reached; nothing was sent. Try again when it answers.");
       } else {
         refuse(form, "hearth did not answer after this left the phone, so this phone cannot tell whether it went through. " +
-          (/\/send$/.test(pathOf(form)) ? "Sending again is safe: hearth sends it at most once." :
-            /^\/messages\//.test(pathOf(form)) ? "Look at the conversation before trying again." : "Reload the page to see whether it was done before trying again."));
+          (/\/send$/.test(pathOf(form, submitter)) ? "Sending again is safe: hearth sends it at most once." :
+            /^\/messages\//.test(pathOf(form, submitter)) ? "Look at the conversation before trying again." : "Reload the page to see whether it was done before trying again."));
       }
       markUnreachable();
     }).finally(send.done);

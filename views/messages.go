@@ -18,11 +18,27 @@ func networkWords(network string) string {
 }
 
 // chatPreview is a chat's last message as its list row shows it: who
-// wrote it and one line of what it says.
-type chatPreview struct{ Sender, Text string }
+// wrote it and one line of what it says. Act marks a line that says what
+// the sender did (reacted, deleted a message), not their words; a
+// notice (a bridge's or a bot's) has no sender.
+type chatPreview struct {
+	Sender, Text string
+	Act          bool
+}
+
+// sep is what stands between the sender and the text: a colon before
+// their words, nothing before what they did.
+func (p chatPreview) sep() string {
+	if p.Act {
+		return ""
+	}
+	return ":"
+}
 
 // previewOf is the chat list's preview of c (Beeper sends the newest
-// message with each chat it lists), ok false when it sent none.
+// message with each chat it lists), ok false when it sent none or the
+// message is hidden. A reaction, a notice or a deleted message is said in
+// words of what happened, never as someone's last words.
 func previewOf(c beeper.Chat) (chatPreview, bool) {
 	m := c.Preview
 	if m == nil || m.IsHidden {
@@ -40,9 +56,14 @@ func previewOf(c beeper.Chat) (chatPreview, bool) {
 	}
 	switch {
 	case m.IsDeleted:
-		p.Text = "deleted a message"
+		p.Text, p.Act = "deleted a message", true
 	case m.Kind() == beeper.TypeReaction:
-		p.Text = strings.TrimSpace("reacted " + p.Text)
+		p.Text, p.Act = strings.TrimSpace("reacted "+p.Text), true
+		if m.LinkedMessageID != "" {
+			p.Text += " to a message"
+		}
+	case m.Kind() == beeper.TypeNotice:
+		p.Sender, p.Text = "", strings.TrimSpace("Notice: "+p.Text)
 	case p.Text == "":
 		p.Text = "sent a message"
 	}

@@ -139,6 +139,9 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *serveClock
 	if err := life.beeperAway(ctx, time.Date(today.Year(), today.Month(), today.Day()-2, 0, 0, 0, 0, loc)); err != nil {
 		return err
 	}
+	if err := life.answeredAndHandedOff(ctx, time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, loc)); err != nil {
+		return err
+	}
 	// Today's occurrences exist before the first page or context read, as
 	// on any later start.
 	clock.set(now)
@@ -311,5 +314,6 @@ func demoBeeper(token string, now func() time.Time) *beepertest.Fake {
 	f := beepertest.New(token, beepertest.WithClock(now))
 	f.Add(beepertest.AnaChatID, beeper.Message{SenderID: beepertest.SelfID, Type: beeper.TypeReaction, Text: "❤️", LinkedMessageID: "m-ana-1"})
 	addDemoRhythmChats(f, now())
+	f.Type(beepertest.GroupChatID, demoHandOffText)
 	return f
 }

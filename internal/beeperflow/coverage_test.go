@@ -59,7 +59,7 @@ func TestATokenBeeperRefusesIsRecordedAsRefusedNotUnreachable(t *testing.T) {
 	}
 	// Beeper then failing in another way is a span of its own.
 	fake.SetToken(beepertest.Token)
-	fake.FailNext(503, 1)
+	fake.FailNext(503, 2) // the read and its retry
 	now.Advance(time.Minute)
 	if _, err := w.Tick(ctx); err == nil {
 		t.Fatal("a 503 read")
@@ -93,5 +93,30 @@ func TestABeeperThatAnswersTooLateIsRecordedAsATimeout(t *testing.T) {
 	gaps, err := s.CoverageGaps(ctx, from)
 	if err != nil || len(gaps) != 1 || gaps[0].What != contract.CoverageTimeout {
 		t.Fatalf("gaps %+v, %v: want one, a timeout", gaps, err)
+	}
+}
+
+func TestASingleFailedReadThatWorksOnItsRetryIsNoCoverageGap(t *testing.T) {
+	s, now, fake, w := watchFixture(t, time.Minute)
+	ctx := context.Background()
+	from := now.Now()
+	fake.FailNext(503, 1)
+	if _, err := w.Tick(ctx); err != nil {
+		t.Fatalf("a read whose retry worked failed: %v", err)
+	}
+	if gaps, err := s.CoverageGaps(ctx, from.Add(-time.Hour)); err != nil || len(gaps) != 0 {
+		t.Fatalf("one failed read was recorded as a coverage gap: %+v, %v", gaps, err)
+	}
+	if h, _ := s.WatchStatus(ctx); h.Failures != 0 {
+		t.Fatalf("one failed read counted against the watch's health: %+v", h)
+	}
+	// A read that fails on its retry too is a gap, from that read.
+	now.Advance(time.Minute)
+	fake.FailNext(503, 2)
+	if _, err := w.Tick(ctx); err == nil {
+		t.Fatal("a read that failed twice was reported as working")
+	}
+	if gaps, err := s.CoverageGaps(ctx, from.Add(-time.Hour)); err != nil || len(gaps) != 1 || gaps[0].What != contract.CoverageBeeperError || !gaps[0].From.Equal(now.Now()) {
+		t.Fatalf("after a read that failed twice: %+v, %v; want one Beeper failure from %s", gaps, err, now.Now())
 	}
 }

@@ -122,10 +122,15 @@ func (w *Watch) Run(ctx context.Context) {
 // Tick reads once and returns how many new messages it recorded. The first
 // tick sets the baseline (each chat's newest message) and records nothing:
 // history before the watch started is read from Beeper, not replayed. A
-// failed pass, whatever failed, is recorded for the watch's health line,
-// and one Beeper did not answer opens a coverage gap.
+// pass Beeper failed is tried once more at once: one dropped connection or
+// one error answer is not hearth losing sight of Beeper. A failed pass,
+// whatever failed, is then recorded for the watch's health line, and one
+// Beeper did not answer opens a coverage gap.
 func (w *Watch) Tick(ctx context.Context) (int, error) {
 	n, err := w.pass(ctx)
+	if err != nil && ctx.Err() == nil && unseen(err) != "" {
+		n, err = w.pass(ctx)
+	}
 	if err != nil && ctx.Err() == nil {
 		w.store.RecordWatchFailure(err, unseen(err))
 	}
@@ -161,6 +166,7 @@ func (w *Watch) pass(ctx context.Context) (int, error) {
 		}
 		last, seen := cur.LastSortKey(c.ID)
 		var msgs, changed []beeper.Message
+		var said *beeper.Message
 		switch {
 		case cur.Since == nil && (c.Preview == nil || c.Preview.Counts()):
 			// Baseline: the newest message the chat list shows.
@@ -174,16 +180,16 @@ func (w *Watch) pass(ctx context.Context) (int, error) {
 			page, err = w.b.Messages(ctx, c.ID, beeper.MessagesQuery{})
 			msgs = page.Items
 		case seen:
-			msgs, changed, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return m.SortKey.Compare(beeper.SortKey(last)) > 0 })
+			msgs, changed, said, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return m.SortKey.Compare(beeper.SortKey(last)) > 0 })
 		default:
 			// A chat not seen before: its messages since the last pass are new.
 			from := cur.Since.Add(-newChatSlack)
-			msgs, changed, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return !m.Timestamp.Before(from) })
+			msgs, changed, said, err = w.newMessages(ctx, c.ID, func(m beeper.Message) bool { return !m.Timestamp.Before(from) })
 		}
 		if err != nil {
 			return 0, err
 		}
-		wc := watched(c, msgs, changed)
+		wc := watched(c, msgs, changed, said)
 		if !cur.HistoryRead(c.ID) && histories < historyChatsPerPass {
 			histories++
 			w.readHistory(ctx, &wc)
@@ -221,24 +227,29 @@ func (w *Watch) readHistory(ctx context.Context, wc *models.WatchedChat) {
 		}
 		q = beeper.MessagesQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
 	}
-	wc.History, wc.HistoryRead = watched(beeper.Chat{}, history, nil).Messages, true
+	wc.History, wc.HistoryRead = watched(beeper.Chat{}, history, nil, nil).Messages, true
 }
 
 // watched is a chat, its new messages and the earlier ones edited or
 // deleted, as the store records them: media as words (beeper.Message.Words),
-// and whether each counts (beeper.Message.Counts).
-func watched(c beeper.Chat, msgs, changed []beeper.Message) models.WatchedChat {
+// and whether each counts (beeper.Message.Counts); said is the newest
+// message that counts on the pages read, if any.
+func watched(c beeper.Chat, msgs, changed []beeper.Message, said *beeper.Message) models.WatchedChat {
 	out := models.WatchedChat{ID: c.ID, AccountID: c.AccountID, Title: c.Title, Muted: c.IsMuted}
-	add := func(m beeper.Message, change bool) {
-		out.Messages = append(out.Messages, models.WatchedMessage{ID: m.ID, SenderID: m.SenderID, SenderName: m.SenderName,
+	watchedOf := func(m beeper.Message, change bool) models.WatchedMessage {
+		return models.WatchedMessage{ID: m.ID, SenderID: m.SenderID, SenderName: m.SenderName,
 			Text: m.Words(), Timestamp: m.Timestamp, SortKey: string(m.SortKey), IsSender: m.IsSender, LinkedMessageID: m.LinkedMessageID,
-			Type: m.Kind(), Aside: !m.Counts(), Deleted: m.IsDeleted, EditedAt: m.EditedTimestamp, Change: change})
+			Type: m.Kind(), Aside: !m.Counts(), Deleted: m.IsDeleted, EditedAt: m.EditedTimestamp, Change: change}
 	}
 	for _, m := range msgs {
-		add(m, false)
+		out.Messages = append(out.Messages, watchedOf(m, false))
 	}
 	for _, m := range changed {
-		add(m, true)
+		out.Messages = append(out.Messages, watchedOf(m, true))
+	}
+	if said != nil {
+		s := watchedOf(*said, false)
+		out.Said = &s
 	}
 	return out
 }
@@ -280,16 +291,21 @@ func (w *Watch) changedChats(ctx context.Context, since *time.Time) ([]beeper.Ch
 // also returns the older messages on the pages read that were edited or
 // deleted: an edit moves the chat's activity but not the message's sort
 // key, so it shows among the messages already seen (the store records a
-// change only to a message it recorded, and only once).
-func (w *Watch) newMessages(ctx context.Context, chatID string, isNew func(beeper.Message) bool) (fresh, changed []beeper.Message, err error) {
+// change only to a message it recorded, and only once). said is the newest
+// message that counts on the pages read: where the chat's last word stands
+// when that word was deleted.
+func (w *Watch) newMessages(ctx context.Context, chatID string, isNew func(beeper.Message) bool) (fresh, changed []beeper.Message, said *beeper.Message, err error) {
 	q := beeper.MessagesQuery{}
 	for {
 		page, err := w.b.Messages(ctx, chatID, q)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		reached := false
 		for _, m := range page.Items {
+			if m.Counts() && (said == nil || m.SortKey.Compare(said.SortKey) > 0) {
+				said = &m
+			}
 			switch {
 			case isNew(m):
 				fresh = append(fresh, m)
@@ -304,7 +320,7 @@ func (w *Watch) newMessages(ctx context.Context, chatID string, isNew func(beepe
 			break
 		}
 		if page.OldestCursor == q.Cursor {
-			return nil, nil, fmt.Errorf("messages of %s: %w", chatID, errCursorStuck)
+			return nil, nil, nil, fmt.Errorf("messages of %s: %w", chatID, errCursorStuck)
 		}
 		q = beeper.MessagesQuery{Cursor: page.OldestCursor, Direction: beeper.Before}
 	}
@@ -312,7 +328,7 @@ func (w *Watch) newMessages(ctx context.Context, chatID string, isNew func(beepe
 	sameID := func(a, b beeper.Message) bool { return a.ID == b.ID }
 	slices.SortFunc(fresh, bySortKey)
 	slices.SortFunc(changed, bySortKey)
-	return slices.CompactFunc(fresh, sameID), slices.CompactFunc(changed, sameID), nil
+	return slices.CompactFunc(fresh, sameID), slices.CompactFunc(changed, sameID), said, nil
 }
 
 // The store is the one implementation; this keeps the interfaces honest.

@@ -114,7 +114,7 @@ func TestAStaleDraftIsMarkedWithinOneWatchInterval(t *testing.T) {
 func TestTheWatchBacksOffWhileBeeperIsDownAndRecovers(t *testing.T) {
 	s, _, fake, w := watchFixture(t, time.Minute)
 	ctx := context.Background()
-	fake.FailNext(500, 1)
+	fake.FailNext(500, 2) // the read and its retry
 	if _, err := w.Tick(ctx); err == nil {
 		t.Fatal("a failed read was not reported")
 	}
