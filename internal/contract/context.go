@@ -66,6 +66,10 @@ type AgentContext struct {
 	// see Beeper, oldest first: messages from then may be missing. Left
 	// out when there was none.
 	CoverageGaps []CoverageGapView `json:"coverageGaps,omitempty"`
+	// SendsLater are the replies the owner confirmed to send later: those
+	// waiting, and those held or sent in the last 14 days, by due time.
+	// Left out when there is none.
+	SendsLater []SendLaterView `json:"sendsLater,omitempty"`
 }
 
 // What a coverage gap's watch saw fail (CoverageGapView.What).
