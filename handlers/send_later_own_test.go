@@ -163,3 +163,24 @@ func (ta *testApp) newestSortKey(chatID string) string {
 	}
 	return string(newest)
 }
+
+func TestAnOwnReplyForLaterCancelsFromHomeAndNeverGoes(t *testing.T) {
+	ta, cookie, fake := messagesApp(t)
+	form := ta.ownLaterForm(cookie, "On my way, see you at 8")
+	if resp := ta.post(anaPath+"/send-later", form, cookie); resp.status != http.StatusSeeOther {
+		t.Fatalf("send later answered %s", resp)
+	}
+	cancel := has(t, ta.get("/", "", cookie).doc(t), `[data-testid="own-later-item"] form[data-testid="scheduled-send"]`)
+	resp := ta.post(cancel.AttrOr("action", ""), formOf(cancel, nil), cookie)
+	if resp.status != http.StatusSeeOther || resp.header.Get("Location") != "/" {
+		t.Fatalf("Cancel on Home answered %s (to %q)", resp, resp.header.Get("Location"))
+	}
+	if n := ta.get("/", "", cookie).doc(t).Find(`[data-testid="own-later-item"]`).Length(); n != 0 {
+		t.Fatal("Home still lists the cancelled own reply")
+	}
+	sc, _, _ := ta.store.ScheduledSendByKey(context.Background(), form.Get("sendKey"))
+	ta.clock.Set(sc.DueAt)
+	if n, err := beeperflow.SendDue(context.Background(), ta.store, ta.beeper.Client); err != nil || n != 0 || len(fake.Sends()) != 0 {
+		t.Fatalf("at its time a cancelled own reply: %d went (%v), fake got %+v", n, err, fake.Sends())
+	}
+}
