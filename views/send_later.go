@@ -7,7 +7,7 @@ func laterWhose(sc models.ScheduledSend) string {
 	if sc.Own() {
 		return "Your reply:"
 	}
-	return "The draft's reply:"
+	return "Draft:"
 }
 
 // laterAnchor is where in the conversation a send for later is shown.
