@@ -42,6 +42,7 @@ type messagesStore interface {
 	beeperflow.Store         // the send and hand-off run there, around Beeper calls
 	beeperflow.ScheduleStore // and a send for later
 	CancelScheduledSend(ctx context.Context, chatID, sendKey string) (models.ScheduledSend, error)
+	ChatSchedules(ctx context.Context, chatIDs []string) (map[string][]models.ScheduledSend, error)
 }
 
 // messagesHandlers serve Messages: chats, review and the confirmed send.
@@ -140,8 +141,12 @@ func (s *messagesHandlers) renderMessages(c *fiber.Ctx, status int, refused view
 	if derr != nil {
 		return derr
 	}
+	later, lerr := s.store.ChatSchedules(c.UserContext(), chatIDs)
+	if lerr != nil {
+		return lerr
+	}
 	return s.render(c, status, viewOf(views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
-		Beeper: state, Watch: watch, Owed: owed, Day: day, Refused: refused})))
+		Beeper: state, Watch: watch, Owed: owed, Day: day, Refused: refused, Later: later})))
 }
 
 func (s *messagesHandlers) showConversation(c *fiber.Ctx) error {
@@ -192,6 +197,15 @@ func (s *messagesHandlers) conversationPage(c *fiber.Ctx, status int, chatID str
 	}
 	if d.Card, err = s.personCard(c, d.Drafts); err != nil {
 		return err
+	}
+	later, err := s.store.ChatSchedules(ctx, []string{chatID})
+	if err != nil {
+		return err
+	}
+	for i, sc := range later[chatID] {
+		if sc.Own() {
+			d.OwnLater = &later[chatID][i]
+		}
 	}
 	if d.Day, err = s.store.Today(ctx); err != nil {
 		return err

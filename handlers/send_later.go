@@ -61,9 +61,10 @@ func (f laterForm) dueAt(day models.Day) (time.Time, bool) {
 // notLater is a refused time, in the owner's words.
 const notLater = "Choose a time later today or tomorrow; nothing was scheduled or sent."
 
-// scheduleSend confirms a reviewed draft reply to send at the chosen time
-// (beeperflow.ScheduleSend), then shows the conversation, where the draft
-// says when it sends and offers Cancel. It is refused as a send now is.
+// scheduleSend confirms a reviewed reply (a draft's, or the owner's own
+// words) to send at the chosen time (beeperflow.ScheduleSend), then shows
+// the conversation, where the reply says when it sends and offers Cancel.
+// It is refused as a send now is.
 func (s *messagesHandlers) scheduleSend(c *fiber.Ctx) error {
 	var f laterForm
 	if err := c.BodyParser(&f); err != nil {
@@ -75,7 +76,7 @@ func (s *messagesHandlers) scheduleSend(c *fiber.Ctx) error {
 		return err
 	}
 	due, ok := f.dueAt(day)
-	if !ok || f.Draft == "" {
+	if !ok {
 		return s.refusedPage(c, fiber.StatusUnprocessableEntity, "Not scheduled", notLater, chatID)
 	}
 	body := models.NormalizeNewlines(f.Body)
@@ -86,7 +87,7 @@ func (s *messagesHandlers) scheduleSend(c *fiber.Ctx) error {
 	}
 	switch {
 	case errors.Is(err, models.ErrAlreadyScheduled):
-		return s.refusedPage(c, fiber.StatusConflict, "Not scheduled", "This reply already has a send waiting for its time: cancel it first to choose another.", chatID)
+		return s.refusedPage(c, fiber.StatusConflict, "Not scheduled", "A reply here already waits for its time: cancel it first to choose another.", chatID)
 	case errors.Is(err, models.ErrDraftNotInChat):
 		return s.refusedPage(c, fiber.StatusConflict, "Not scheduled", "This draft belongs to another chat; nothing was scheduled.", chatID)
 	case errors.Is(err, models.ErrNotFound):
@@ -96,6 +97,9 @@ func (s *messagesHandlers) scheduleSend(c *fiber.Ctx) error {
 	case err != nil:
 		s.beeperState(err)
 		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not scheduled", "Beeper is not answering: "+beeperProblem(err)+"; nothing was scheduled or sent.", chatID)
+	}
+	if f.Draft == "" {
+		return c.Redirect("/messages/"+url.PathEscape(chatID)+"#compose", fiber.StatusSeeOther)
 	}
 	return c.Redirect("/messages/"+url.PathEscape(chatID)+"#draft-"+url.PathEscape(f.Draft), fiber.StatusSeeOther)
 }

@@ -158,7 +158,10 @@ func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error)
 		if out.OwnerItems, err = ownerItemsInContext(tx, now); err != nil {
 			return err
 		}
-		out.CoverageGaps, err = coverageSince(tx, now.AddDate(0, 0, -coverageDays))
+		if out.CoverageGaps, err = coverageSince(tx, now.AddDate(0, 0, -coverageDays)); err != nil {
+			return err
+		}
+		out.SendsLater, err = sendsLater(tx, now)
 		return err
 	})
 	if err != nil {

@@ -170,6 +170,7 @@ var decisionTables = []struct{ key, table, order string }{
 	{"requests", "requests", "created_at"},
 	{"routineTrials", "routine_trials", "id"},
 	{"routineOutcomes", "routine_outcomes", "id"},
+	{"scheduledSends", "scheduled_sends", "id"},
 	{"settings", "owner_settings", "key"},
 }
 

@@ -39,6 +39,9 @@ type HomeView struct {
 	Events []EventTrigger
 	// Owed counts the owed replies (OwedReplies) Messages lists.
 	Owed int
+	// OwnLater are the owner's own replies for later, waiting or held (a
+	// draft's shows on its reply row).
+	OwnLater []ScheduledSend
 	// Later lists what the owner deferred past today or dismissed lately.
 	Later []LaterItem
 	// Undone is the newest undoable decision of a row that left Home
@@ -213,6 +216,9 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 			return err
 		}
 		v.Owed = len(owed)
+		if v.OwnLater, err = ownSchedules(tx); err != nil {
+			return err
+		}
 		var reqs []Request
 		if err := tx.Where("status = ? OR updated_at >= ?", contract.RequestPending, startOfDay).Order("created_at DESC, request_id").
 			Limit(50).Find(&reqs).Error; err != nil {

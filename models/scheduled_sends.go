@@ -24,20 +24,23 @@ const MaxScheduleAhead = 48 * time.Hour
 
 // Scheduled send refusals; none of them scheduled or sent anything.
 var (
-	// ErrAlreadyScheduled means the draft has a send scheduled already.
-	ErrAlreadyScheduled = errors.New("this draft already has a send scheduled")
+	// ErrAlreadyScheduled means the draft (or, for an own reply, the chat's
+	// own words) has a send scheduled already.
+	ErrAlreadyScheduled = errors.New("this reply already has a send scheduled")
 	// ErrNotCancellable means the scheduled send is no longer waiting (it
 	// is going, went, was held or cancelled).
 	ErrNotCancellable = errors.New("this scheduled send is no longer waiting")
 )
 
 // ScheduledSend is a reviewed reply confirmed to send at DueAt, with the
-// chat and the draft as they were at the confirmation.
+// chat and the draft as they were at the confirmation. Without DraftID it
+// is the owner's own reply (migrations/00036_own_sends_later.sql).
 type ScheduledSend struct {
 	ID                int64 `gorm:"primaryKey"`
 	SendKey           string
-	DraftID           string
+	DraftID           nullID
 	ChatID            string
+	ChatTitle         string
 	Body              string
 	IncomingMessageID string
 	IncomingSortKey   string
@@ -55,6 +58,17 @@ type ScheduledSend struct {
 
 // TableName is scheduled_sends.
 func (ScheduledSend) TableName() string { return "scheduled_sends" }
+
+// Own reports whether it is the owner's own reply (no draft).
+func (sc ScheduledSend) Own() bool { return sc.DraftID == "" }
+
+// touchKey names what a change of it changes for the notifier, as a send's.
+func (sc ScheduledSend) touchKey() string {
+	if sc.Own() {
+		return "chat:" + sc.ChatID
+	}
+	return "draft:" + string(sc.DraftID)
+}
 
 // Waiting reports whether the send is still to go and can be cancelled.
 func (sc ScheduledSend) Waiting() bool { return sc.State == ScheduleWaiting }
@@ -78,18 +92,24 @@ type ScheduleCommand struct {
 	SendCommand
 	DueAt time.Time
 	Chat  ChatPosition
+	// ChatTitle is the chat's name as confirmed, for Home (which does not ask Beeper).
+	ChatTitle string
 }
 
 // ScheduleSend records a confirmed send for later, with the draft's
 // revision and the owner's edit as they are now. The same send key again
-// returns the schedule it made (a double submit schedules once). Only a
-// draft's reply can wait (an own reply has no draft to compare); a time
-// not after now or more than MaxScheduleAhead ahead is ErrInvalidInput, a
-// draft already sent ErrDraftAlreadySent, one with a send in flight
-// ErrSendInFlight, one with a waiting schedule ErrAlreadyScheduled.
+// returns the schedule it made (a double submit schedules once). A target
+// without a draft is the owner's own reply, compared at its time by the
+// chat alone; a chat has one own reply waiting at a time. A time not after
+// now or more than MaxScheduleAhead ahead is ErrInvalidInput, a draft
+// already sent ErrDraftAlreadySent, one with a send in flight
+// ErrSendInFlight, a reply with a waiting schedule ErrAlreadyScheduled.
 func (s *Store) ScheduleSend(ctx context.Context, target SendTarget, cmd ScheduleCommand) (ScheduledSend, error) {
+	if target.ChatID == "" {
+		return ScheduledSend{}, fmt.Errorf("models: a reply for later names its chat: %w", ErrInvalidInput)
+	}
 	if target.DraftID == "" {
-		return ScheduledSend{}, fmt.Errorf("models: only a draft's reply can be sent later: %w", ErrInvalidInput)
+		return s.scheduleOwn(ctx, target, cmd)
 	}
 	var sc ScheduledSend
 	_, err := s.commit(ctx, func(t *txn) error {
@@ -121,12 +141,12 @@ func (s *Store) ScheduleSend(ctx context.Context, target SendTarget, cmd Schedul
 		if err != nil {
 			return err
 		}
-		sc = ScheduledSend{SendKey: cmd.SendKey, DraftID: target.DraftID, ChatID: target.ChatID, Body: cmd.Body,
+		sc = ScheduledSend{SendKey: cmd.SendKey, DraftID: nullID(target.DraftID), ChatID: target.ChatID, ChatTitle: cmd.ChatTitle, Body: cmd.Body,
 			IncomingMessageID: cmd.Chat.IncomingMessageID, IncomingSortKey: cmd.Chat.IncomingSortKey,
 			OwnMessageID: cmd.Chat.OwnMessageID, OwnSortKey: cmd.Chat.OwnSortKey,
 			DraftRevision: draftRev, EditRevision: editRev, DueAt: cmd.DueAt.UTC(), State: ScheduleWaiting,
 			Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}
-		t.touch("draft:" + target.DraftID)
+		t.touch(sc.touchKey())
 		return t.Create(&sc).Error
 	})
 	if err != nil {
@@ -135,6 +155,45 @@ func (s *Store) ScheduleSend(ctx context.Context, target SendTarget, cmd Schedul
 			return ScheduledSend{}, err
 		}
 		return ScheduledSend{}, fmt.Errorf("models: schedule send: %w", err)
+	}
+	return sc, nil
+}
+
+// scheduleOwn is ScheduleSend of the owner's own reply: no draft to check
+// or compare, one waiting per chat.
+func (s *Store) scheduleOwn(ctx context.Context, target SendTarget, cmd ScheduleCommand) (ScheduledSend, error) {
+	var sc ScheduledSend
+	_, err := s.commit(ctx, func(t *txn) error {
+		if err := t.Where("send_key = ?", cmd.SendKey).Limit(1).Find(&sc).Error; err != nil || sc.ID != 0 {
+			return err
+		}
+		if !cmd.DueAt.After(t.now) || cmd.DueAt.Sub(t.now) > MaxScheduleAhead {
+			return fmt.Errorf("models: a send can wait until later today or tomorrow: %w", ErrInvalidInput)
+		}
+		var waiting int64
+		if err := t.Model(&ScheduledSend{}).Where("chat_id = ? AND draft_id IS NULL AND state IN ?", target.ChatID, []string{ScheduleWaiting, ScheduleSending}).
+			Count(&waiting).Error; err != nil {
+			return err
+		}
+		if waiting > 0 {
+			return ErrAlreadyScheduled
+		}
+		rev, err := t.bump()
+		if err != nil {
+			return err
+		}
+		sc = ScheduledSend{SendKey: cmd.SendKey, ChatID: target.ChatID, ChatTitle: cmd.ChatTitle, Body: cmd.Body,
+			IncomingMessageID: cmd.Chat.IncomingMessageID, IncomingSortKey: cmd.Chat.IncomingSortKey,
+			OwnMessageID: cmd.Chat.OwnMessageID, OwnSortKey: cmd.Chat.OwnSortKey,
+			DueAt: cmd.DueAt.UTC(), State: ScheduleWaiting, Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}
+		t.touch(sc.touchKey())
+		return t.Create(&sc).Error
+	})
+	if err != nil {
+		if errors.Is(err, ErrInvalidInput) || errors.Is(err, ErrAlreadyScheduled) {
+			return ScheduledSend{}, err
+		}
+		return ScheduledSend{}, fmt.Errorf("models: schedule own reply: %w", err)
 	}
 	return sc, nil
 }
@@ -194,7 +253,7 @@ func (s *Store) DueScheduledSends(ctx context.Context) ([]ScheduledSend, error) 
 // ClaimScheduledSend takes a due scheduled send out of the owner's hands
 // (no Cancel once it is going) and checks its draft: a draft retracted,
 // settled, published again or edited since the confirmation holds the
-// send, said in note. claimed is false when the send is no longer due
+// send, said in note. An own reply has no draft: its text is as confirmed. claimed is false when the send is no longer due
 // (cancelled, held, went); then sc is as stored.
 func (s *Store) ClaimScheduledSend(ctx context.Context, id int64) (sc ScheduledSend, claimed bool, err error) {
 	_, err = s.commit(ctx, func(t *txn) error {
@@ -204,11 +263,14 @@ func (s *Store) ClaimScheduledSend(ctx context.Context, id int64) (sc ScheduledS
 		if sc.State != ScheduleWaiting && sc.State != ScheduleSending {
 			return nil
 		}
-		draftRev, editRev, live, err := draftVersion(t.DB, sc.DraftID)
-		if err != nil {
-			return err
-		}
 		next, note := ScheduleSending, ""
+		draftRev, editRev, live := sc.DraftRevision, sc.EditRevision, true
+		if !sc.Own() {
+			var err error
+			if draftRev, editRev, live, err = draftVersion(t.DB, string(sc.DraftID)); err != nil {
+				return err
+			}
+		}
 		switch {
 		case !live:
 			next, note = ScheduleHeld, "the reply was settled or withdrawn since you confirmed"
@@ -234,7 +296,7 @@ func setScheduleState(t *txn, sc *ScheduledSend, state, note string) error {
 		return err
 	}
 	sc.State, sc.Note, sc.Revision, sc.UpdatedAt = state, note, rev, t.now
-	t.touch("draft:" + sc.DraftID)
+	t.touch(sc.touchKey())
 	return t.Save(sc).Error
 }
 
@@ -320,8 +382,45 @@ func latestSchedules(tx *gorm.DB, draftIDs []string) (map[string]*ScheduledSend,
 	}
 	for i := range rows {
 		if rows[i].Shown() {
-			out[rows[i].DraftID] = &rows[i]
+			out[string(rows[i].DraftID)] = &rows[i]
 		}
 	}
 	return out, nil
+}
+
+// ChatSchedules maps each of chatIDs to its sends for later that are
+// Shown: per draft still live and per chat's own words, the newest one,
+// while it waits or goes, or once held until the owner looks again (a
+// draft settled, or an own reply sent since, ends that). For Messages'
+// chat list and a conversation's own reply.
+func (s *Store) ChatSchedules(ctx context.Context, chatIDs []string) (map[string][]ScheduledSend, error) {
+	out := map[string][]ScheduledSend{}
+	if len(chatIDs) == 0 {
+		return out, nil
+	}
+	var rows []ScheduledSend
+	err := s.read(ctx, func(tx *gorm.DB) error {
+		return tx.Raw(`SELECT sc.* FROM scheduled_sends sc
+			WHERE sc.id IN (SELECT MAX(id) FROM scheduled_sends WHERE chat_id IN ? GROUP BY chat_id, draft_id)
+			AND sc.state IN ? AND (sc.draft_id IS NULL OR EXISTS (SELECT 1 FROM reply_drafts d
+				WHERE d.id = sc.draft_id AND d.settled_at IS NULL AND d.retracted_at IS NULL))
+			ORDER BY sc.chat_id, sc.due_at, sc.id`, chatIDs, []string{ScheduleWaiting, ScheduleSending, ScheduleHeld}).Scan(&rows).Error
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: chat schedules: %w", err)
+	}
+	for _, r := range rows {
+		out[r.ChatID] = append(out[r.ChatID], r)
+	}
+	return out, nil
+}
+
+// ownSchedules lists every own reply for later that is Shown (ChatSchedules'
+// rule), by due time, for Home, which has no row of its own for them.
+func ownSchedules(tx *gorm.DB) ([]ScheduledSend, error) {
+	var rows []ScheduledSend
+	err := tx.Raw(`SELECT sc.* FROM scheduled_sends sc
+		WHERE sc.id IN (SELECT MAX(id) FROM scheduled_sends WHERE draft_id IS NULL GROUP BY chat_id) AND sc.state IN ?
+		ORDER BY sc.due_at, sc.id`, []string{ScheduleWaiting, ScheduleSending, ScheduleHeld}).Scan(&rows).Error
+	return rows, err
 }

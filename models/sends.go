@@ -230,6 +230,12 @@ func (s *Store) PendingSend(ctx context.Context, draft SendTarget, cmd SendComma
 			if draftBody, err = sentFrom(t, draft.DraftID, candidates, cmd.Body, written); err != nil {
 				return err
 			}
+		} else {
+			// An own reply sent now is the owner's look again at a held own reply of the chat.
+			if err := t.Model(&ScheduledSend{}).Where("chat_id = ? AND draft_id IS NULL AND state = ?", draft.ChatID, ScheduleHeld).
+				Updates(map[string]any{"state": ScheduleCancelled, "note": "you replied in your own words since", "updated_at": t.now}).Error; err != nil {
+				return err
+			}
 		}
 		rev, err := t.bump()
 		if err != nil {

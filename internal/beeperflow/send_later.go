@@ -32,10 +32,17 @@ const (
 	heldLate     = "hearth could not send it within an hour of its time"
 )
 
-// ScheduleSend confirms a reviewed draft reply to send at due rather than
-// now. It is checked as a send now is (PrepareSend; a chat with newer
-// messages than the review is a *StaleDraftError) and records what the
-// chat looks like now, for SendDue to compare at its time. Nothing is sent.
+// chatNamer is the part of a Beeper client that names a chat.
+type chatNamer interface {
+	Chat(ctx context.Context, chatID string) (beeper.Chat, error)
+}
+
+// ScheduleSend confirms a reviewed reply (a draft's, or without DraftID
+// the owner's own) to send at due rather than now. It is checked as a
+// send now is (PrepareSend; a chat with newer messages than the review is
+// a *StaleDraftError) and records what the chat looks like now, for
+// SendDue to compare at its time, and its title when m can name it.
+// Nothing is sent.
 func ScheduleSend(ctx context.Context, st ScheduleStore, m MessageReader, cmd models.SendCommand, due time.Time) (models.ScheduledSend, error) {
 	plan, err := st.PrepareSend(ctx, cmd)
 	if err != nil {
@@ -51,7 +58,13 @@ func ScheduleSend(ctx context.Context, st ScheduleStore, m MessageReader, cmd mo
 	if newer := newerIncoming(page.Items, cmd.SourceMessageRevision); len(newer) > 0 {
 		return models.ScheduledSend{}, &StaleDraftError{Newer: newer}
 	}
-	return st.ScheduleSend(ctx, plan.Target, models.ScheduleCommand{SendCommand: cmd, DueAt: due, Chat: chatPosition(page.Items)})
+	later := models.ScheduleCommand{SendCommand: cmd, DueAt: due, Chat: chatPosition(page.Items)}
+	if n, ok := m.(chatNamer); ok {
+		if chat, err := n.Chat(ctx, plan.Target.ChatID); err == nil {
+			later.ChatTitle = chat.Title // a title is for Home's words only: without it the send still waits
+		}
+	}
+	return st.ScheduleSend(ctx, plan.Target, later)
 }
 
 // newerIncoming are the messages from others after revision that ask for
@@ -112,7 +125,7 @@ func movedOn(items []beeper.Message, sc models.ScheduledSend) string {
 
 // SendDue sends the scheduled sends whose time has come, each only if the
 // chat has not moved since its confirmation (no newer incoming message
-// that counts, no own message, the draft unchanged); otherwise it holds
+// that counts, no own message, a draft unchanged); otherwise it holds
 // it, for the owner to look again. A send goes through ConfirmSend under
 // the schedule's send key, so it is sent at most once, with the same
 // pending and unknown rules as a send now, across passes and restarts. A
@@ -161,7 +174,7 @@ func sendDue(ctx context.Context, st ScheduleStore, m Messenger, sc models.Sched
 		_, err := st.HoldScheduledSend(ctx, sc.ID, why)
 		return false, err
 	}
-	_, err = ConfirmSend(ctx, st, m, models.SendCommand{SendKey: sc.SendKey, DraftID: sc.DraftID, ChatID: sc.ChatID,
+	_, err = ConfirmSend(ctx, st, m, models.SendCommand{SendKey: sc.SendKey, DraftID: string(sc.DraftID), ChatID: sc.ChatID,
 		Body: sc.Body, SourceMessageRevision: sc.IncomingSortKey})
 	var stale *StaleDraftError
 	switch {

@@ -174,7 +174,7 @@ func TestASendLaterWhoseSendWasRecordedBeforeAStopNeverGoesTwice(t *testing.T) {
 	if _, claimed, err := s.ClaimScheduledSend(context.Background(), sc.ID); err != nil || !claimed {
 		t.Fatalf("claim: %v %v", claimed, err)
 	}
-	if _, err := ConfirmSend(context.Background(), s, client, models.SendCommand{SendKey: sc.SendKey, DraftID: sc.DraftID,
+	if _, err := ConfirmSend(context.Background(), s, client, models.SendCommand{SendKey: sc.SendKey, DraftID: string(sc.DraftID),
 		ChatID: sc.ChatID, Body: sc.Body, SourceMessageRevision: sc.IncomingSortKey}); err != nil {
 		t.Fatal(err)
 	}

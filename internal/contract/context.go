@@ -76,6 +76,10 @@ type AgentContext struct {
 	// words (Home's quick add), open or done in the last 14 days; read-only
 	// for the agent. Left out when there is none.
 	OwnerItems []OwnerItemView `json:"ownerItems,omitempty"`
+	// SendsLater are the replies the owner confirmed to send later: those
+	// waiting, and those held or sent in the last 14 days, by due time.
+	// Left out when there is none.
+	SendsLater []SendLaterView `json:"sendsLater,omitempty"`
 }
 
 // What a coverage gap's watch saw fail (CoverageGapView.What).
