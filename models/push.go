@@ -130,6 +130,9 @@ type PushPayload struct {
 	Body  string `json:"body"`
 	URL   string `json:"url"`
 	Tag   string `json:"tag"`
+	// Close asks the worker to close the notification of Tag (the item was
+	// decided elsewhere) rather than show one.
+	Close bool `json:"close,omitempty"`
 }
 
 // PushOut is one notification to send to every subscription.
