@@ -62,6 +62,10 @@ func newWorkerTab(t *testing.T, srv *server) *workerTab {
 	}
 	tb.login()
 	tb.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
+	// A page loaded before the worker was active may stay uncontrolled
+	// until the worker claims it; one loaded after is controlled from the
+	// start (a tap navigates only a window the worker controls).
+	tb.do("reload under the worker", chromedp.Navigate(srv.URL+"/more"), chromedp.WaitVisible(css(`[data-testid="push"]`)))
 	get(tb.tab, "worker controls the page", chromedp.Poll[bool](`!!navigator.serviceWorker.controller`))
 	tb.do("enable ServiceWorker", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
 		_, err := cdp.Call(ctx, target, serviceworker.Enable, cdp.Empty{})
