@@ -37,25 +37,35 @@ type shown struct {
 // notifications allowed for the server's origin.
 type workerTab struct {
 	*tab
-	mu  sync.Mutex
-	reg serviceworker.RegistrationID
+	mu        sync.Mutex
+	reg       serviceworker.RegistrationID
+	activated map[serviceworker.RegistrationID]bool
+	errors    []string // what the worker reported, for a failure's message
 }
 
 func newWorkerTab(t *testing.T, srv *server) *workerTab {
 	t.Helper()
 	tb := &workerTab{tab: newTab(t, srv)}
 	tb.allow(cdpbrowser.PermissionSettingGranted)
+	tb.activated = map[serviceworker.RegistrationID]bool{}
 	if err := chromedp.Listen(tb.ctx, func(ev any) {
-		e, ok := ev.(*serviceworker.EventWorkerRegistrationUpdated)
-		if !ok {
-			return
-		}
-		for _, r := range e.Registrations {
-			if r.ScopeURL == srv.URL+"/" && !r.IsDeleted {
-				tb.mu.Lock()
-				tb.reg = r.RegistrationID
-				tb.mu.Unlock()
+		tb.mu.Lock()
+		defer tb.mu.Unlock()
+		switch e := ev.(type) {
+		case *serviceworker.EventWorkerRegistrationUpdated:
+			for _, r := range e.Registrations {
+				if r.ScopeURL == srv.URL+"/" && !r.IsDeleted {
+					tb.reg = r.RegistrationID
+				}
 			}
+		case *serviceworker.EventWorkerVersionUpdated:
+			for _, v := range e.Versions {
+				if v.Status == serviceworker.VersionStatusActivated {
+					tb.activated[v.RegistrationID] = true
+				}
+			}
+		case *serviceworker.EventWorkerErrorReported:
+			tb.errors = append(tb.errors, e.ErrorMessage.ErrorMessage)
 		}
 	}); err != nil {
 		t.Fatalf("listen: %v", err)
@@ -74,7 +84,7 @@ func newWorkerTab(t *testing.T, srv *server) *workerTab {
 	poll.Eventually(t, stepTimeout, func() (bool, string) {
 		tb.mu.Lock()
 		defer tb.mu.Unlock()
-		return tb.reg != "", "no registration of hearth's worker reported"
+		return tb.reg != "" && tb.activated[tb.reg], "no activated worker of hearth's registration reported"
 	})
 	return tb
 }
@@ -130,7 +140,9 @@ func (tb *workerTab) waitShown(tags ...string) []shown {
 		for _, n := range got {
 			have = append(have, n.Tag)
 		}
-		return sameSet(have, tags), fmt.Sprintf("shown %+v, want the tags %v", got, tags)
+		tb.mu.Lock()
+		defer tb.mu.Unlock()
+		return sameSet(have, tags), fmt.Sprintf("shown %+v, want the tags %v (the worker reported %q)", got, tags, tb.errors)
 	})
 	return got
 }
