@@ -526,9 +526,11 @@ func unknownRuns(tx *gorm.DB, q *gorm.DB) ([]unknownRun, error) {
 // an item is considered once: new items waiting on the owner are sent
 // (kinds the owner acts on), muted (kinds they do not) or held (quiet
 // hours); after quiet hours the held items still waiting go out in one
-// digest and those decided meanwhile are dropped. Nothing is planned while
-// no phone is subscribed, and only items that appeared since the first
-// subscription and within the last day are considered.
+// digest and those decided meanwhile are dropped; a notification whose
+// items were all decided since is closed on the phone (a close push with
+// its tag). Nothing is planned while no phone is subscribed, and only items
+// that appeared since the first subscription and within the last day are
+// considered.
 func (s *Store) PlanPushes(ctx context.Context) ([]PushOut, error) {
 	// The sender looks after every commit and every minute: without a
 	// phone subscribed, a read answers and the write lock is left alone.
