@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"slices"
 	"sort"
@@ -35,16 +34,46 @@ type PushSubscription struct {
 // PushNotification is one item hearth considered notifying: at most one
 // row per item, so an item is never notified twice.
 type PushNotification struct {
-	ItemKey   string `gorm:"primaryKey"`
-	Kind      string
-	Title     string
-	Body      string
-	URL       string `gorm:"column:url"`
-	Status    string
+	ItemKey string `gorm:"primaryKey"`
+	Kind    string
+	Title   string
+	Body    string
+	URL     string `gorm:"column:url"`
+	Status  string
+	// Reason is the words of rows written before the why was kept as
+	// data (below); newer rows leave it empty and the page words them.
 	Reason    string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// ShownUnder is the tag the phone shows the item under: its own key
+	// when sent alone, the digest's key when sent in one.
+	ShownUnder string
+	// DecidedAt is when hearth saw the item no longer waiting on the
+	// owner; ClosedAt when the push closing its notification was planned.
+	DecidedAt *time.Time
+	ClosedAt  *time.Time
+	// Basis is why it was sent or not (BasisNew, BasisUsual, BasisIgnored,
+	// BasisDigest); Judged is how many of the kind's items of the last four
+	// weeks it was learned from, MedianSeconds how soon the owner usually
+	// acted on them.
+	Basis         string
+	Judged        int
+	MedianSeconds int64
+	// QuietStart and QuietEnd are the quiet hours that held it;
+	// DigestClock is the owner's wall clock of the digest that sent or
+	// dropped it ("07:00").
+	QuietStart  string
+	QuietEnd    string
+	DigestClock string
 }
+
+// Why a kind is notified or not.
+const (
+	BasisNew     = "new"     // no item of the kind to learn from yet
+	BasisUsual   = "usual"   // the owner acted on some within a day
+	BasisIgnored = "ignored" // the owner acted on none within a day
+	BasisDigest  = "digest"  // the morning digest itself
+)
 
 // Statuses of a PushNotification.
 const (
@@ -80,12 +109,16 @@ const (
 )
 
 // pushKinds are the kinds of items that need the owner and are notified,
-// with the words a notification and More use: two activity kinds, and runs
-// whose outcome is unknown until the owner looks.
+// with the words of a notification and of the digest: two activity kinds,
+// runs whose outcome is unknown until the owner looks, and the tracked
+// kinds (push_items.go).
 var pushKinds = map[string]struct{ title, plural string }{
-	"reply": {"Reply draft to review", "reply drafts"},
-	"task":  {"The agent raised a task", "tasks the agent raised"},
-	kindRun: {"A run needs a look", "runs that need a look"},
+	"reply":          {"Reply draft to review", "reply drafts"},
+	"task":           {"The agent raised a task", "tasks the agent raised"},
+	kindRun:          {"A run needs a look", "runs that need a look"},
+	kindProposal:     {"A routine change to decide", "routine proposals"},
+	kindHeldSend:     {"A send for later was held", "held sends"},
+	kindHeldSchedule: {"A schedule is held", "held schedules"},
 }
 
 // kindRun is the push kind of a run that ended unknown (not an activity kind).
@@ -130,6 +163,9 @@ type PushPayload struct {
 	Body  string `json:"body"`
 	URL   string `json:"url"`
 	Tag   string `json:"tag"`
+	// Close asks the worker to close the notification of Tag (the item was
+	// decided elsewhere) rather than show one.
+	Close bool `json:"close,omitempty"`
 }
 
 // PushOut is one notification to send to every subscription.
@@ -239,13 +275,15 @@ func (s *Store) Push(ctx context.Context) (PushView, error) {
 	return v, classifyPush("push", err)
 }
 
-// pushItem is an open activity that may be notified.
+// pushItem is an item waiting on the owner that may be notified.
 type pushItem struct {
 	ID        string
 	Kind      string
 	Title     string
 	DraftID   *string
 	CreatedAt time.Time
+	// link opens a tracked kind's item (push_items.go).
+	link string
 }
 
 // actedAt is, per activity, when the owner first acted on it: a decision
@@ -308,10 +346,14 @@ func actedAt(tx *gorm.DB, items []pushItem) (map[string]time.Time, error) {
 	return out, nil
 }
 
-// pushPolicy is whether a kind is notified, and why in the owner's words.
+// pushPolicy is whether a kind is notified, and why: the basis, the
+// number of the kind's items it was learned from and how soon the owner
+// usually acted on them.
 type pushPolicy struct {
 	on     bool
-	reason string
+	basis  string
+	judged int
+	median time.Duration
 }
 
 // pushPolicies learns, per kind, from the owner's own decisions on the
@@ -351,6 +393,9 @@ func pushPolicies(tx *gorm.DB, now time.Time) (map[string]pushPolicy, error) {
 	}
 	judged := map[string]int{}
 	quick := map[string][]time.Duration{}
+	if err := learnTracked(tx, now.Add(-pushLearnWindow), now.Add(-pushActWithin), judged, quick); err != nil {
+		return nil, err
+	}
 	for _, it := range items {
 		judged[it.Kind]++
 		if at, ok := actedByKey[it.key()]; ok && at.Sub(it.CreatedAt) <= pushActWithin {
@@ -358,14 +403,14 @@ func pushPolicies(tx *gorm.DB, now time.Time) (map[string]pushPolicy, error) {
 		}
 	}
 	out := map[string]pushPolicy{}
-	for kind, words := range pushKinds {
+	for kind := range pushKinds {
 		switch {
 		case judged[kind] == 0:
-			out[kind] = pushPolicy{true, "new to hearth: " + words.plural + " are notified until it learns how you act on them"}
+			out[kind] = pushPolicy{on: true, basis: BasisNew}
 		case len(quick[kind]) == 0:
-			out[kind] = pushPolicy{false, fmt.Sprintf("not sent: you acted on none of the last four weeks' %d %s within a day", judged[kind], words.plural)}
+			out[kind] = pushPolicy{on: false, basis: BasisIgnored, judged: judged[kind]}
 		default:
-			out[kind] = pushPolicy{true, "you usually act on " + words.plural + " " + within(median(quick[kind]))}
+			out[kind] = pushPolicy{on: true, basis: BasisUsual, judged: judged[kind], median: median(quick[kind])}
 		}
 	}
 	return out, nil
@@ -390,14 +435,6 @@ func median(ds []time.Duration) time.Duration {
 		return (s[n/2-1] + s[n/2]) / 2
 	}
 	return s[len(s)/2]
-}
-
-// within is a delay in words: "within the hour", "within 3 hours".
-func within(d time.Duration) string {
-	if d <= time.Hour {
-		return "within the hour"
-	}
-	return fmt.Sprintf("within %d hours", int(math.Ceil(d.Hours())))
 }
 
 // preview is s cut to n characters at most, with an ellipsis when cut.
@@ -428,15 +465,19 @@ func activityPushKey(id string) string { return "activity:" + id }
 
 // key is the item's push_notifications key.
 func (it pushItem) key() string {
-	if it.Kind == kindRun {
-		return "run:" + it.ID
+	if p, ok := keyPrefixes[it.Kind]; ok {
+		return p + it.ID
 	}
 	return activityPushKey(it.ID)
 }
 
-// url opens the item in place: an activity's row on Home, a run on Runs.
+// url opens the item in place: an activity's row on Home, a run on Runs,
+// a tracked kind's where it is decided.
 func (it pushItem) url() string {
-	if it.Kind == kindRun {
+	switch {
+	case it.link != "":
+		return it.link
+	case it.Kind == kindRun:
 		return "/runs#run-" + url.PathEscape(it.ID)
 	}
 	return "/activities/" + url.PathEscape(it.ID)
@@ -485,9 +526,11 @@ func unknownRuns(tx *gorm.DB, q *gorm.DB) ([]unknownRun, error) {
 // an item is considered once: new items waiting on the owner are sent
 // (kinds the owner acts on), muted (kinds they do not) or held (quiet
 // hours); after quiet hours the held items still waiting go out in one
-// digest and those decided meanwhile are dropped. Nothing is planned while
-// no phone is subscribed, and only items that appeared since the first
-// subscription and within the last day are considered.
+// digest and those decided meanwhile are dropped; a notification whose
+// items were all decided since is closed on the phone (a close push with
+// its tag). Nothing is planned while no phone is subscribed, and only items
+// that appeared since the first subscription and within the last day are
+// considered.
 func (s *Store) PlanPushes(ctx context.Context) ([]PushOut, error) {
 	// The sender looks after every commit and every minute: without a
 	// phone subscribed, a read answers and the write lock is left alone.
@@ -543,6 +586,11 @@ func (s *Store) PlanPushes(ctx context.Context) ([]PushOut, error) {
 		for _, r := range runs {
 			fresh = append(fresh, r.item)
 		}
+		tracked, err := freshTracked(t.DB, since)
+		if err != nil {
+			return err
+		}
+		fresh = append(fresh, tracked...)
 		policies := map[string]pushPolicy{}
 		if len(fresh) > 0 {
 			if policies, err = pushPolicies(t.DB, t.now); err != nil {
@@ -552,31 +600,36 @@ func (s *Store) PlanPushes(ctx context.Context) ([]PushOut, error) {
 		for _, it := range fresh {
 			pol := policies[it.Kind]
 			row := PushNotification{ItemKey: it.key(), Kind: it.Kind, Title: pushKinds[it.Kind].title,
-				Body: it.body(), URL: it.url(),
-				Reason: pol.reason, CreatedAt: t.now.UTC(), UpdatedAt: t.now.UTC()}
+				Body: it.body(), URL: it.url(), Basis: pol.basis, Judged: pol.judged, MedianSeconds: int64(pol.median / time.Second),
+				CreatedAt: t.now.UTC(), UpdatedAt: t.now.UTC()}
 			switch {
 			case !pol.on:
 				row.Status = PushMuted
 			case inQuiet:
-				row.Status = PushHeld
-				row.Reason = fmt.Sprintf("held for quiet hours (%s–%s); %s", quiet.Start, quiet.End, pol.reason)
+				row.Status, row.QuietStart, row.QuietEnd = PushHeld, quiet.Start, quiet.End
 			default:
-				row.Status = PushSending
+				row.Status, row.ShownUnder = PushSending, row.ItemKey
 				outs = append(outs, PushOut{Key: row.ItemKey, Payload: row.payload(), Subscriptions: subs})
 			}
 			if err := t.Create(&row).Error; err != nil {
 				return err
 			}
 		}
-		if inQuiet {
-			return nil
-		}
-		digest, err := s.digest(t, local, subs)
-		if err != nil || digest == nil {
+		if err := markDecided(t); err != nil {
 			return err
 		}
-		outs = append(outs, *digest)
-		return nil
+		if !inQuiet {
+			digest, err := s.digest(t, local, subs)
+			if err != nil {
+				return err
+			}
+			if digest != nil {
+				outs = append(outs, *digest)
+			}
+		}
+		closing, err := closes(t, subs)
+		outs = append(outs, closing...)
+		return err
 	})
 	return outs, classifyPush("plan pushes", err)
 }
@@ -586,7 +639,8 @@ func (n PushNotification) payload() PushPayload {
 }
 
 // digest gathers the items held for quiet hours: those still waiting on
-// the owner go out in one notification, those decided meanwhile are dropped.
+// the owner go out in one notification, those decided meanwhile
+// (markDecided) are dropped.
 func (s *Store) digest(t *txn, local time.Time, subs []PushSubscription) (*PushOut, error) {
 	var held []PushNotification
 	if err := t.Where("status = ?", PushHeld).Order("created_at, item_key").Find(&held).Error; err != nil {
@@ -595,48 +649,20 @@ func (s *Store) digest(t *txn, local time.Time, subs []PushSubscription) (*PushO
 	if len(held) == 0 {
 		return nil, nil
 	}
-	var ids, runIDs []string
-	for _, h := range held {
-		if id, ok := strings.CutPrefix(h.ItemKey, "run:"); ok {
-			runIDs = append(runIDs, id)
-		} else {
-			ids = append(ids, strings.TrimPrefix(h.ItemKey, "activity:"))
-		}
-	}
-	waiting := map[string]bool{}
-	if len(ids) > 0 {
-		open, err := openPushItems(t.DB, t.Table("activities").Select("id, kind, title, draft_id, created_at").
-			Where("id IN ? AND closed_at IS NULL AND retracted_at IS NULL", ids))
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range open {
-			waiting[it.key()] = true
-		}
-	}
-	if len(runIDs) > 0 {
-		runs, err := unknownRuns(t.DB, t.Where("id IN ? AND state = 'unknown' AND resolved_at IS NULL", runIDs))
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range runs {
-			waiting[r.item.key()] = true
-		}
-	}
+	key := "digest:" + t.now.UTC().Format(time.RFC3339)
 	at := local.Format("15:04")
 	counts := map[string]int{}
 	var firstURL string
 	for _, h := range held {
-		status, reason := PushDropped, "held for quiet hours, then decided before the "+at+" digest"
-		if waiting[h.ItemKey] {
-			status, reason = PushDigested, "held for quiet hours, sent in the "+at+" digest"
+		change := map[string]any{"status": PushDropped, "digest_clock": at, "updated_at": t.now.UTC()}
+		if h.DecidedAt == nil {
+			change["status"], change["shown_under"] = PushDigested, key
 			counts[h.Kind]++
 			if firstURL == "" {
 				firstURL = h.URL
 			}
 		}
-		if err := t.Model(&PushNotification{}).Where("item_key = ?", h.ItemKey).
-			Updates(map[string]any{"status": status, "reason": reason, "updated_at": t.now.UTC()}).Error; err != nil {
+		if err := t.Model(&PushNotification{}).Where("item_key = ?", h.ItemKey).Updates(change).Error; err != nil {
 			return nil, err
 		}
 	}
@@ -654,9 +680,9 @@ func (s *Store) digest(t *txn, local time.Time, subs []PushSubscription) (*PushO
 	if total == 1 {
 		url = firstURL
 	}
-	row := PushNotification{ItemKey: "digest:" + t.now.UTC().Format(time.RFC3339), Kind: "digest",
+	row := PushNotification{ItemKey: key, Kind: "digest",
 		Title: fmt.Sprintf("While you were away: %d waiting on you", total), Body: strings.Join(parts, ", "), URL: url,
-		Status: PushSending, Reason: "the morning digest of what quiet hours held back", CreatedAt: t.now.UTC(), UpdatedAt: t.now.UTC()}
+		Status: PushSending, Basis: BasisDigest, DigestClock: at, CreatedAt: t.now.UTC(), UpdatedAt: t.now.UTC()}
 	if err := t.Create(&row).Error; err != nil {
 		return nil, err
 	}
@@ -676,6 +702,10 @@ func (s *Store) SettlePush(ctx context.Context, key string, delivered bool, dead
 			if err := t.Where("endpoint IN ?", dead).Delete(&PushSubscription{}).Error; err != nil {
 				return err
 			}
+		}
+		// A close was recorded when planned (closed_at); it has no status.
+		if strings.HasPrefix(key, closePrefix) {
+			return nil
 		}
 		res := t.Model(&PushNotification{}).Where("item_key = ? AND status = ?", key, PushSending).
 			Updates(map[string]any{"status": status, "updated_at": t.now.UTC()})

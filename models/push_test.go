@@ -123,12 +123,12 @@ func TestPushNotifiesAKindTheOwnerActsOnAndNotOneTheyIgnore(t *testing.T) {
 	if len(outs[0].Subscriptions) != 1 {
 		t.Errorf("subscriptions %d, want 1", len(outs[0].Subscriptions))
 	}
-	if r := pushRow(t, s, "activity:new-reply"); r.Reason != "you usually act on reply drafts within the hour" {
-		t.Errorf("reply reason %q", r.Reason)
+	if r := pushRow(t, s, "activity:new-reply"); r.Basis != BasisUsual || r.MedianSeconds != 40*60 {
+		t.Errorf("reply row %+v, want sent as a kind acted on within 40 minutes", r)
 	}
 	muted := pushRow(t, s, "activity:new-task")
-	if muted.Status != PushMuted || !strings.Contains(muted.Reason, "acted on none") {
-		t.Errorf("task row %+v, want muted with why", muted)
+	if muted.Status != PushMuted || muted.Basis != BasisIgnored || muted.Judged != 1 {
+		t.Errorf("task row %+v, want muted: none of 1 acted on", muted)
 	}
 }
 
@@ -172,7 +172,7 @@ func TestPushHoldsQuietHoursForTheMorningDigest(t *testing.T) {
 	if outs := plan(t, s); len(outs) != 0 {
 		t.Fatalf("planned in quiet hours: %v", keys(outs))
 	}
-	if row := pushRow(t, s, "activity:night-reply"); row.Status != PushHeld || !strings.Contains(row.Reason, "held for quiet hours (22:00–07:00)") {
+	if row := pushRow(t, s, "activity:night-reply"); row.Status != PushHeld || row.QuietStart != "22:00" || row.QuietEnd != "07:00" {
 		t.Errorf("row %+v, want held", row)
 	}
 	// Decided on another device before the morning: never notified.
@@ -189,7 +189,7 @@ func TestPushHoldsQuietHoursForTheMorningDigest(t *testing.T) {
 	if p := outs[0].Payload; p.Body != "1 reply drafts" || p.URL != "/activities/night-reply" {
 		t.Errorf("digest payload %+v", p)
 	}
-	if row := pushRow(t, s, "activity:night-reply"); row.Status != PushDigested || row.Reason != "held for quiet hours, sent in the 07:00 digest" {
+	if row := pushRow(t, s, "activity:night-reply"); row.Status != PushDigested || row.DigestClock != "07:00" {
 		t.Errorf("row %+v", row)
 	}
 	if row := pushRow(t, s, "activity:night-done"); row.Status != PushDropped {

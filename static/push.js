@@ -30,7 +30,11 @@
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(sub)
     }).then(function (res) {
-      if (!res.ok) throw new Error("hearth answered " + res.status);
+      if (!res.ok) {
+        var err = new Error("hearth answered " + res.status);
+        err.hearth = true;
+        throw err;
+      }
       return res;
     });
   }
@@ -46,18 +50,51 @@
     };
   }
 
+  // A push service that does not answer leaves subscribe() pending for
+  // good (a browser without one, such as a headless one): give up in words.
+  var PUSH_SERVICE_WAIT = 15000;
+
+  function within(ms, promise, words) {
+    return new Promise(function (resolve, reject) {
+      var timer = setTimeout(function () { reject(new Error(words)); }, ms);
+      promise.then(function (v) { clearTimeout(timer); resolve(v); }, function (err) { clearTimeout(timer); reject(err); });
+    });
+  }
+
+  // notSubscribed says why subscribing failed, in words the owner can act on.
+  function notSubscribed(err) {
+    var why;
+    if (err && err.name === "NotAllowedError") {
+      why = "notifications are blocked for hearth in this browser's settings: allow them there, then try again.";
+    } else if (err && err.blocked) {
+      why = err.message;
+    } else if (err && err.hearth) {
+      why = "hearth did not keep this phone's subscription (" + err.message + "); try again.";
+    } else {
+      why = "this browser's push service could not be reached" + (err && err.message ? " (" + err.message + ")" : "") +
+        ". Try again later; on an iPhone, from hearth added to the Home Screen.";
+    }
+    state.textContent = "Not subscribed: " + why;
+  }
+
   navigator.serviceWorker.ready.then(function (reg) {
     reg.pushManager.getSubscription().then(show);
     on.addEventListener("click", function () {
+      state.textContent = "Subscribing…";
       Notification.requestPermission().then(function (perm) {
-        if (perm !== "granted") throw new Error("notifications are not allowed for hearth");
-        return reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.vapidKey) });
+        if (perm !== "granted") {
+          var err = new Error("notifications are blocked for hearth in this browser's settings: allow them there, then try again.");
+          err.blocked = true;
+          throw err;
+        }
+        return within(PUSH_SERVICE_WAIT, reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(box.dataset.vapidKey) }),
+          "it did not answer within " + PUSH_SERVICE_WAIT / 1000 + " s");
       }).then(function (sub) {
         return post("/api/push-subscriptions", sub.toJSON()).then(function () {
           state.textContent = "This phone is notified.";
           show(sub);
         });
-      }).catch(fail("Not subscribed"));
+      }).catch(notSubscribed);
     });
     off.addEventListener("click", function () {
       reg.pushManager.getSubscription().then(function (sub) {

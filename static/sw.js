@@ -234,13 +234,37 @@ self.addEventListener("fetch", function (e) {
 self.addEventListener("push", function (e) {
   var data = {};
   try { data = e.data ? e.data.json() : {}; } catch (err) { data = {}; }
-  e.waitUntil(self.registration.showNotification(data.title || "hearth", {
+  e.waitUntil(data.close ? closeShown(data) : self.registration.showNotification(data.title || "hearth", {
     body: data.body || "",
     tag: data.tag || undefined,
     icon: "/static/icon-192.png",
     data: { url: data.url || "/" }
   }));
 });
+
+// closeShown closes the notification of an item decided elsewhere. Chrome
+// lets a push show nothing only while another of the site's notifications
+// is showing or one of its windows is in view (userVisibleOnly); else it
+// shows its own "updated in the background". So then the item's
+// notification is replaced by a silent "done elsewhere" under its tag.
+function closeShown(data) {
+  if (!data.tag) return Promise.resolve();
+  return self.registration.getNotifications({ tag: data.tag }).then(function (ns) {
+    ns.forEach(function (n) { n.close(); });
+    return Promise.all([self.registration.getNotifications(), self.clients.matchAll({ type: "window", includeUncontrolled: true })]);
+  }).then(function (r) {
+    var others = r[0].filter(function (n) { return n.tag !== data.tag; });
+    var inView = r[1].some(function (w) { return w.visibilityState === "visible"; });
+    if (others.length || inView) return;
+    return self.registration.showNotification(data.title || "hearth", {
+      body: data.body || "",
+      tag: data.tag,
+      silent: true,
+      icon: "/static/icon-192.png",
+      data: { url: data.url || "/" }
+    });
+  });
+}
 
 self.addEventListener("notificationclick", function (e) {
   e.notification.close();

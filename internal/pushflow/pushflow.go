@@ -9,6 +9,8 @@ package pushflow
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,6 +160,15 @@ func (s *Sender) Once(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// Topic is the Web Push Topic of a notification's tag (RFC 8030 5.4: at
+// most 32 base64url characters, so a digest of the tag): a push service
+// keeps only the newest undelivered push of a topic, so a close replaces
+// its item's push that never reached the phone.
+func Topic(tag string) string {
+	sum := sha256.Sum256([]byte(tag))
+	return base64.RawURLEncoding.EncodeToString(sum[:])[:32]
+}
+
 // send posts out to every subscription: delivered when a push service took
 // it, dead the endpoints that answered 404 or 410 (the subscription is gone).
 func (s *Sender) send(ctx context.Context, out models.PushOut) (delivered bool, dead []string) {
@@ -168,7 +179,7 @@ func (s *Sender) send(ctx context.Context, out models.PushOut) (delivered bool, 
 	for _, sub := range out.Subscriptions {
 		resp, err := webpush.SendNotificationWithContext(ctx, msg, &webpush.Subscription{Endpoint: sub.Endpoint,
 			Keys: webpush.Keys{P256dh: sub.P256dh, Auth: sub.Auth}}, &webpush.Options{
-			HTTPClient: s.opts.Client, Subscriber: s.opts.Subject, TTL: 12 * 60 * 60, Urgency: webpush.UrgencyNormal,
+			HTTPClient: s.opts.Client, Subscriber: s.opts.Subject, TTL: 12 * 60 * 60, Urgency: webpush.UrgencyNormal, Topic: Topic(out.Payload.Tag),
 			VAPIDPublicKey: s.keys.Public, VAPIDPrivateKey: s.keys.Private,
 		})
 		if err != nil {

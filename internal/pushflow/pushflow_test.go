@@ -192,3 +192,33 @@ func TestVAPIDKeysAreMadeOnceAndKeptOwnerOnly(t *testing.T) {
 		t.Error("an empty key file was accepted")
 	}
 }
+
+func TestADecidedItemsNotificationIsClosedUnderTheSameTopic(t *testing.T) {
+	f := newFixture(t)
+	f.publish(t, reply("new-reply"))
+	f.once(t)
+	f.clock.Advance(10 * time.Minute)
+	if _, err := f.store.DecideNoReplyNeeded(context.Background(), models.ChatDecision{ChatID: "chat-new-reply", AccountID: "acc"}); err != nil {
+		t.Fatal(err)
+	}
+	f.once(t)
+	f.once(t)
+	if fails := f.service.Failures(); len(fails) > 0 {
+		t.Fatalf("the push service refused: %v", fails)
+	}
+	got := payloads(t, f.service)
+	want := models.PushPayload{Title: "Done elsewhere", Body: "Decided in hearth", URL: "/activities/new-reply", Tag: "activity:new-reply", Close: true}
+	if len(got) != 2 || got[1] != want {
+		t.Fatalf("pushes %+v, want the item's and then one close %+v", got, want)
+	}
+	msgs := f.service.Messages()
+	if msgs[0].Topic == "" || msgs[1].Topic != msgs[0].Topic {
+		t.Fatalf("topics %q and %q: want the close under the item's topic, so it replaces the item's push while undelivered", msgs[0].Topic, msgs[1].Topic)
+	}
+	// Another item has a topic of its own.
+	f.publish(t, reply("other-reply"))
+	f.once(t)
+	if msgs := f.service.Messages(); len(msgs) != 3 || msgs[2].Topic == msgs[0].Topic {
+		t.Fatalf("messages %+v, want a third under another topic", msgs)
+	}
+}

@@ -2,7 +2,8 @@
 // side of a subscription (its P-256 key pair and auth secret) and an
 // endpoint that checks each request's VAPID JWT (RFC 8292) against the
 // application server's public key and decrypts its aes128gcm payload
-// (RFC 8291) with the subscription's keys. It is written from the RFCs
+// (RFC 8291) with the subscription's keys, and refuses a Topic RFC 8030
+// does not allow. It is written from the RFCs
 // with crypto/ecdh and HKDF, independent of the library hearth sends with.
 package pushtest
 
@@ -33,10 +34,13 @@ import (
 
 var b64 = base64.RawURLEncoding
 
-// Message is one push the endpoint accepted: the decrypted payload.
+// Message is one push the endpoint accepted: the decrypted payload, and
+// its Topic (RFC 8030 5.4: a later push of the same topic replaces this one
+// while it is undelivered).
 type Message struct {
 	Plaintext []byte
 	TTL       string
+	Topic     string
 }
 
 // Service is a push endpoint on loopback for one subscription.
@@ -108,6 +112,9 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 	defer func() { s.delivered <- struct{}{} }()
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 8192))
 	err := s.checkVAPID(r)
+	if err == nil {
+		err = checkTopic(r.Header.Get("Topic"))
+	}
 	var plain []byte
 	if err == nil {
 		if r.Header.Get("Content-Encoding") != "aes128gcm" {
@@ -124,9 +131,23 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.status == http.StatusCreated {
-		s.messages = append(s.messages, Message{Plaintext: plain, TTL: r.Header.Get("TTL")})
+		s.messages = append(s.messages, Message{Plaintext: plain, TTL: r.Header.Get("TTL"), Topic: r.Header.Get("Topic")})
 	}
 	w.WriteHeader(s.status)
+}
+
+// checkTopic refuses a Topic RFC 8030 does not allow: more than 32
+// characters, or any outside the URL- and filename-safe base64 alphabet.
+func checkTopic(topic string) error {
+	if len(topic) > 32 {
+		return fmt.Errorf("Topic %q is longer than 32 characters", topic)
+	}
+	for _, c := range topic {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return fmt.Errorf("Topic %q has %q, outside the base64url alphabet", topic, c)
+		}
+	}
+	return nil
 }
 
 // checkVAPID checks Authorization: vapid t=<JWT>, k=<key> (RFC 8292): k is
