@@ -61,9 +61,12 @@ func TestTheDemoShowsAReplySeenAndAnsweredOnMessagesAndPeople(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Ana's card alone: other demo parts send older replies to others.
 	var cards []views.PersonCard
 	for _, p := range people.People {
-		cards = append(cards, views.PersonCard{Person: p.Person, Replies: p.Replies})
+		if p.Person.ID == "ana-okafor" {
+			cards = append(cards, views.PersonCard{Person: p.Person, Replies: p.Replies})
+		}
 	}
 	var b bytes.Buffer
 	if err := views.People(views.PeopleData{Now: now, People: cards}).Render(ctx, &b); err != nil {
@@ -76,7 +79,7 @@ func TestTheDemoShowsAReplySeenAndAnsweredOnMessagesAndPeople(t *testing.T) {
 	var rates []string
 	pdoc.Find(`[data-testid="person-replies"]`).Each(func(_ int, s *goquery.Selection) { rates = append(rates, strings.TrimSpace(s.Text())) })
 	if len(rates) != 1 || !regexp.MustCompile(`^Answered 1 of 1 reply \(100%\) in 90 days, typically within \d+ min$`).MatchString(rates[0]) {
-		t.Errorf("People says %q; want Ana's one reply answered, and no rate for a person the demo never replied to", rates)
+		t.Errorf("People says %q; want Ana's one reply answered", rates)
 	}
 }
 

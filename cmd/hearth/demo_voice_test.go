@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -29,8 +30,8 @@ func TestTheDemoShowsTheOwnersVoiceWithTomasAndNotWithAna(t *testing.T) {
 		}
 	}
 	for _, d := range ac.ReplyDrafts.Items {
-		if d.ID != "draft-ana-hike" {
-			t.Errorf("draft %s in the context; want only today's draft to Ana", d.ID)
+		if strings.HasPrefix(d.ID, "draft-voice-") {
+			t.Errorf("draft %s in the context; the voice drafts are older than its 14 days", d.ID)
 		}
 	}
 }
