@@ -223,6 +223,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Post("/activities/:id/bring-back", owner(home.bringBack)...)
 	app.Post("/decisions/:id/undo", owner(home.undoDecision)...)
 	app.Post("/drafts/:id/edit", owner(home.saveDraftEdit)...)
+	app.Post("/waiting/later", owner(home.setAside)...)
 	app.Get("/routines", owner(routines.showRoutines)...)
 	// The fixed second segments come before /routines/:id/..., which would also match them.
 	app.Post("/routines/events/:event", owner(routines.triggerEvent)...)

@@ -49,6 +49,8 @@ type HomeView struct {
 	// Weight is today's weigh-in as Home's first screen shows it: its own
 	// field on a day without a planned weigh-in, the trend once saved.
 	Weight *QuickWeight
+	// Waiting is the "waiting on you" list (waiting.go).
+	Waiting WaitingView
 }
 
 // HomeSection is one group of Home; Name is a recommendation section or "other".
@@ -278,7 +280,8 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		if v.Weight, err = quickWeight(tx, now, v.Day, plansWeighIn(tops)); err != nil {
 			return err
 		}
-		return nil
+		v.Waiting, err = waitingList(tx, now, v.Day)
+		return err
 	})
 	if err != nil {
 		return HomeView{}, classify("home", err)
