@@ -401,9 +401,12 @@ func requestOutcome(tx *gorm.DB, r Request, day Day) (string, error) {
 	}
 	var cited []string
 	for _, c := range chips {
-		if c.Label != "" && c.Kind == "life" {
+		switch {
+		case c.Kind == "life" && strings.HasPrefix(c.Href, "/people"):
+			cited = append(cited, c.Title+"'s notes ("+c.Label+")")
+		case c.Kind == "life":
 			cited = append(cited, c.Title+" ("+c.Label+")")
-		} else {
+		default:
 			cited = append(cited, c.Title)
 		}
 	}
@@ -433,10 +436,13 @@ func finishedSends(tx *gorm.DB, now time.Time) ([]WaitingItem, error) {
 		SendKey, ChatID, Body, PersonName string
 		DeliveredAt, AnsweredAt           *time.Time
 	}
-	err := tx.Raw(`SELECT s.send_key, s.chat_id, s.body, s.delivered_at, s.answered_at, COALESCE(p.name, '') AS person_name
+	// An own reply has no draft: the chat's title names whom it went to.
+	err := tx.Raw(`SELECT s.send_key, s.chat_id, s.body, s.delivered_at, s.answered_at,
+			COALESCE(p.name, w.title, '') AS person_name
 		FROM sends s INDEXED BY sends_sent
-		JOIN reply_drafts d ON d.id = s.draft_id
+		LEFT JOIN reply_drafts d ON d.id = s.draft_id
 		LEFT JOIN people p ON p.id = d.person_id
+		LEFT JOIN beeper_watch w ON w.chat_id = s.chat_id AND w.title <> ''
 		WHERE s.status = 'sent' AND s.created_at >= ? AND (s.delivered_at IS NOT NULL OR s.answered_at IS NOT NULL)
 		ORDER BY s.created_at DESC LIMIT ?`, now.Add(-finishedWindow).UTC(), maxFinished).Scan(&rows).Error
 	if err != nil {
