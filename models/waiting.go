@@ -208,11 +208,14 @@ func waitingActivities(tx *gorm.DB, now time.Time, day Day) ([]WaitingItem, erro
 	return out, nil
 }
 
-// waitingProposals are the routine reviews' proposals the owner has not
-// decided.
+// waitingProposals are the proposals of each routine's newest review that
+// the owner has not decided (a newer review of the routine supersedes an
+// older one's); one lookup per routine, as reviews grow with use.
 func waitingProposals(tx *gorm.DB, _ time.Time, _ Day) ([]WaitingItem, error) {
 	var reviews []RoutineReview
-	if err := tx.Order("created_at, id").Limit(maxWaitingPerKind).Find(&reviews).Error; err != nil {
+	if err := tx.Raw(`SELECT r.* FROM (SELECT DISTINCT routine_id FROM routine_definitions) d
+		JOIN routine_reviews r ON r.id = (SELECT x.id FROM routine_reviews x WHERE x.routine_id = d.routine_id ORDER BY x.window_to DESC LIMIT 1)
+		ORDER BY r.created_at, r.id LIMIT ?`, maxWaitingPerKind).Scan(&reviews).Error; err != nil {
 		return nil, err
 	}
 	if len(reviews) == 0 {
@@ -247,12 +250,12 @@ func waitingHeldSends(tx *gorm.DB, _ time.Time, _ Day) ([]WaitingItem, error) {
 		UpdatedAt                   time.Time
 		PersonName                  string
 	}
+	// Driven from the live drafts (a partial index): each one's newest send for later.
 	err := tx.Raw(`SELECT sc.id, sc.draft_id, sc.chat_id, sc.note, sc.body, sc.updated_at, COALESCE(p.name, '') AS person_name
-		FROM scheduled_sends sc
-		JOIN reply_drafts d ON d.id = sc.draft_id
+		FROM reply_drafts d INDEXED BY reply_drafts_live
+		CROSS JOIN scheduled_sends sc ON sc.id = (SELECT MAX(x.id) FROM scheduled_sends x WHERE x.draft_id = d.id)
 		LEFT JOIN people p ON p.id = d.person_id
-		WHERE sc.state = ? AND d.settled_at IS NULL AND d.retracted_at IS NULL
-			AND sc.id = (SELECT MAX(x.id) FROM scheduled_sends x WHERE x.draft_id = sc.draft_id)
+		WHERE d.settled_at IS NULL AND d.retracted_at IS NULL AND sc.state = ?
 		ORDER BY sc.updated_at LIMIT ?`, ScheduleHeld, maxWaitingPerKind).Scan(&rows).Error
 	if err != nil {
 		return nil, err
