@@ -13,7 +13,8 @@ import (
 
 // waitingPage is what the demo's "waiting on you" list shows.
 type waitingPage struct {
-	Needs, Aside, Finished   []struct{ Key, Kind, Age string }
+	Needs, Aside, Agent      []struct{ Key, Kind, Age string }
+	Finished                 []struct{ Key, Kind, Age string }
 	Section                  bool
 	ScrollWidth, ClientWidth int
 }
@@ -27,7 +28,7 @@ func (tb *tab) readWaiting() waitingPage {
 				return {Key: li.dataset.key, Kind: li.dataset.kind, Age: li.querySelector('[data-testid="waiting-age"]').textContent.trim()};
 			});
 		}
-		return JSON.stringify({Needs: items("waiting-needs"), Aside: items("waiting-aside"), Finished: items("waiting-finished"),
+		return JSON.stringify({Needs: items("waiting-needs"), Aside: items("waiting-aside"), Agent: items("waiting-agent"), Finished: items("waiting-finished"),
 			Section: !!document.querySelector('[data-testid="waiting"]'),
 			ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth});
 	})()`))
@@ -43,10 +44,11 @@ func (p waitingPage) has(group []struct{ Key, Kind, Age string }, key string) bo
 }
 
 // TestWaitingListGathersEveryKindOnHomeAt390 opens the demo's Home as the
-// owner's phone does: one list above the rows holds reply drafts, tasks,
-// routine proposals and a run that needs a look, each with its age, and
-// apart from them Finished; nothing scrolls sideways. Later on the run sets
-// it aside with the time it comes back. It saves waiting-390.png.
+// owner's phone does: one list above the rows holds a reply draft, a task
+// and a held send, each with its age, the owner's correction with the
+// agent, and apart from them Finished; nothing scrolls sideways. Later on
+// the held send sets it aside with the time it comes back. It saves
+// waiting-390.png.
 func TestWaitingListGathersEveryKindOnHomeAt390(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
@@ -60,16 +62,16 @@ func TestWaitingListGathersEveryKindOnHomeAt390(t *testing.T) {
 			t.Errorf("%s shows no age", it.Key)
 		}
 	}
-	for _, k := range []string{"reply", "task", "proposal", "run"} {
+	for _, k := range []string{"reply", "task", "held-send"} {
 		if !kinds[k] {
 			t.Errorf("the list has no %s: %+v", k, p.Needs)
 		}
 	}
-	if len(p.Finished) == 0 {
-		t.Errorf("Finished is empty on the demo")
+	if len(p.Finished) == 0 || len(p.Agent) == 0 {
+		t.Errorf("the demo shows %d finished and %d with the agent", len(p.Finished), len(p.Agent))
 	}
 	for _, it := range p.Finished {
-		if p.has(p.Needs, it.Key) || p.has(p.Aside, it.Key) {
+		if p.has(p.Needs, it.Key) || p.has(p.Aside, it.Key) || p.has(p.Agent, it.Key) {
 			t.Errorf("%s is both finished and waiting on you", it.Key)
 		}
 	}
@@ -87,6 +89,7 @@ func TestWaitingListGathersEveryKindOnHomeAt390(t *testing.T) {
 	// (which would sit over the list's middle) out of it.
 	get(tb, "open Finished", chromedp.Evaluate[bool](`(function(){
 		document.querySelector('[data-testid="waiting-finished"]').open = true;
+		document.querySelector('[data-testid="waiting-agent"]').open = true;
 		document.querySelector('header.bar').style.visibility = 'hidden'; return true })()`))
 	shot := get(tb, "screenshot", chromedp.Screenshot(css(`[data-testid="waiting"]`)))
 	path := filepath.Join(screenshotDir(t), "waiting-390.png")
@@ -96,16 +99,16 @@ func TestWaitingListGathersEveryKindOnHomeAt390(t *testing.T) {
 	t.Logf("screenshot of the waiting list at 390 px: %s (%d bytes)", path, len(shot))
 	get(tb, "tab bar back", chromedp.Evaluate[bool](`(function(){ document.querySelector('header.bar').style.visibility = ''; return true })()`))
 
-	run := p.Needs[slices.IndexFunc(p.Needs, func(it struct{ Key, Kind, Age string }) bool { return it.Kind == "run" })].Key
-	later := `[data-testid="waiting-needs"] [data-key="` + run + `"] [data-testid="waiting-later"]`
-	tb.do("tap Later on the run", chromedp.Click(css(later)), chromedp.WaitVisible(css(`[data-testid="waiting-aside"]`)))
+	held := p.Needs[slices.IndexFunc(p.Needs, func(it struct{ Key, Kind, Age string }) bool { return it.Kind == "held-send" })].Key
+	later := `[data-testid="waiting-needs"] [data-key="` + held + `"] [data-testid="waiting-later"]`
+	tb.do("tap Later on the held send", chromedp.Click(css(later)), chromedp.WaitVisible(css(`[data-testid="waiting-aside"]`)))
 	after := tb.readWaiting()
-	if after.has(after.Needs, run) || !after.has(after.Aside, run) {
-		t.Fatalf("after Later the run is in needs %v / aside %v", after.has(after.Needs, run), after.has(after.Aside, run))
+	if after.has(after.Needs, held) || !after.has(after.Aside, held) {
+		t.Fatalf("after Later the held send is in needs %v / aside %v", after.has(after.Needs, held), after.has(after.Aside, held))
 	}
 	for _, it := range after.Aside {
-		if it.Key == run && !strings.HasPrefix(it.Age, "set aside, back ") {
-			t.Errorf("the run set aside says %q, not when it comes back", it.Age)
+		if it.Key == held && !strings.HasPrefix(it.Age, "set aside, back ") {
+			t.Errorf("the held send set aside says %q, not when it comes back", it.Age)
 		}
 	}
 }

@@ -453,8 +453,11 @@ func finishedSends(tx *gorm.DB, now time.Time) ([]WaitingItem, error) {
 	}
 	out := make([]WaitingItem, 0, len(rows))
 	for _, r := range rows {
-		who := orWord(r.PersonName, "them")
-		it := WaitingItem{Key: "sent:" + r.SendKey, Kind: WaitSent, Title: "Your reply to " + who + ": “" + preview(r.Body, pushPreview) + "”",
+		to, who := "Your reply", orWord(r.PersonName, "they")
+		if r.PersonName != "" {
+			to += " to " + r.PersonName
+		}
+		it := WaitingItem{Key: "sent:" + r.SendKey, Kind: WaitSent, Title: to + ": “" + preview(r.Body, pushPreview) + "”",
 			ChatID: r.ChatID, ID: r.SendKey}
 		if r.AnsweredAt != nil {
 			it.Since, it.Detail = *r.AnsweredAt, "delivered, and "+who+" answered"

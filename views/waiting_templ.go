@@ -544,7 +544,7 @@ func waitingActions(it models.WaitingItem, d HomeData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "\"><input type=\"hidden\" name=\"return\" value=\"/\"> <button type=\"submit\" class=\"secondary\" data-testid=\"cancel-request\" aria-label=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "\"><input type=\"hidden\" name=\"return\" value=\"/\"> <button type=\"submit\" class=\"secondary\" data-testid=\"waiting-cancel\" aria-label=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -9,7 +9,7 @@ import (
 	"hearth/models"
 )
 
-func TestDemoWaitingListShowsFourKindsAndWhatFinished(t *testing.T) {
+func TestDemoWaitingListShowsFourKindsAndWhatFinishedAndNoRunOrReview(t *testing.T) {
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	_, store := demoStore(t, now)
 	v, err := store.Waiting(context.Background())
@@ -20,7 +20,7 @@ func TestDemoWaitingListShowsFourKindsAndWhatFinished(t *testing.T) {
 	for _, it := range v.Needs {
 		kinds[it.Kind]++
 	}
-	for _, k := range []string{models.WaitReply, models.WaitTask, models.WaitProposal, models.WaitRun} {
+	for _, k := range []string{models.WaitReply, models.WaitTask, models.WaitHeldSend} {
 		if kinds[k] == 0 {
 			t.Errorf("the demo's list has no %s: %v", k, kinds)
 		}
@@ -37,14 +37,25 @@ func TestDemoWaitingListShowsFourKindsAndWhatFinished(t *testing.T) {
 	if !note || !sent {
 		t.Errorf("Finished lacks the completed note with what was done (%v) or a delivered reply (%v): %+v", note, sent, v.Finished)
 	}
-	if len(v.WithAgent) != 1 || !strings.HasPrefix(v.WithAgent[0].Detail, "read by daily-brief ") {
+	if len(v.WithAgent) != 1 || v.WithAgent[0].Kind != models.WaitRequest || v.WithAgent[0].Detail != "no run has read it yet" {
 		t.Errorf("the correction with the agent: %+v", v.WithAgent)
 	}
-	n, err := store.HomeRunNotice(context.Background(), models.CostPolicy{})
+	// Tests count the demo's runs and pin its Routines page: the list adds
+	// no run and no review.
+	runs, err := store.Runs(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.Failed != nil {
-		t.Errorf("the demo's Home says a run failed: %+v (the brief run after it succeeded)", n.Failed)
+	if len(runs.Runs) != 0 {
+		t.Errorf("the demo records %d runs, want none", len(runs.Runs))
+	}
+	routines, err := store.Routines(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range routines.Routines {
+		if len(r.Reviews) != 0 {
+			t.Errorf("routine %s has %d reviews in the demo", r.ID, len(r.Reviews))
+		}
 	}
 }
