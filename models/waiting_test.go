@@ -153,9 +153,11 @@ func TestLaterNeverDropsAnItemItComesBackAtItsTime(t *testing.T) {
 	if err := s.SetAside(ctx, "run:run-lost", now.Add(3*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	day := DayOf(now, time.UTC)
-	home, _ := s.Home(ctx)
-	day = home.Day
+	home, err := s.Home(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := home.Day
 	if _, err := s.SetActivityState(ctx, "t1", StateDeferred, day.Tomorrow, ""); err != nil {
 		t.Fatal(err)
 	}
