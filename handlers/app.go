@@ -229,6 +229,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	app.Post("/mine/:id/edit", owner(mine.editOwnerItem)...)
 	app.Post("/mine/:id/remove", owner(mine.removeOwnerItem)...)
 	app.Post("/drafts/:id/edit", owner(home.saveDraftEdit)...)
+	app.Post("/waiting/later", owner(home.setAside)...)
 	app.Get("/routines", owner(routines.showRoutines)...)
 	// The fixed second segments come before /routines/:id/..., which would also match them.
 	app.Post("/routines/events/:event", owner(routines.triggerEvent)...)

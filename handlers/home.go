@@ -30,6 +30,7 @@ type homeStore interface {
 	SaveDraftWording(ctx context.Context, draftID string, f models.WordingForm) (models.Wording, error)
 	People(ctx context.Context) (models.PeopleView, error)
 	Writes() int64
+	waitingStore
 }
 
 // homeHandlers serve Home, its rows, the owner's actions on them, and People.

@@ -54,6 +54,8 @@ type HomeView struct {
 	Weight *QuickWeight
 	// Mine are the owner's own items (quick add).
 	Mine OwnerItemsView
+	// Waiting is the "waiting on you" list (waiting.go).
+	Waiting WaitingView
 }
 
 // HomeSection is one group of Home; Name is a recommendation section or "other".
@@ -286,7 +288,10 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		if v.Weight, err = quickWeight(tx, now, v.Day, plansWeighIn(tops)); err != nil {
 			return err
 		}
-		v.Mine, err = ownerItemsOnHome(tx, v.Day)
+		if v.Mine, err = ownerItemsOnHome(tx, v.Day); err != nil {
+			return err
+		}
+		v.Waiting, err = waitingList(tx, now, v.Day)
 		return err
 	})
 	if err != nil {

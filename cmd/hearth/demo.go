@@ -142,6 +142,9 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *serveClock
 	if err := life.answeredAndHandedOff(ctx, time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, loc)); err != nil {
 		return err
 	}
+	if err := seedDemoWaiting(ctx, store, clock, now); err != nil {
+		return err
+	}
 	// Today's occurrences exist before the first page or context read, as
 	// on any later start.
 	clock.set(now)
