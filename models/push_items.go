@@ -175,9 +175,10 @@ func stillWaiting(tx *gorm.DB, keys []string) (map[string]bool, error) {
 		// Held until the owner looks again: a new schedule of the draft,
 		// or the draft settled (sent, declined) or withdrawn.
 		var ids []int64
-		if err := tx.Raw(`SELECT s.id FROM scheduled_sends s JOIN reply_drafts d ON d.id = s.draft_id
-			WHERE s.id IN ? AND s.state = ? AND d.retracted_at IS NULL AND d.settled_at IS NULL
-			AND NOT EXISTS (SELECT 1 FROM scheduled_sends n WHERE n.draft_id = s.draft_id AND n.id > s.id)`, chunk, ScheduleHeld).
+		// An own reply (no draft) waits while it stays held: a new own reply in the chat cancels it.
+		if err := tx.Raw(`SELECT s.id FROM scheduled_sends s LEFT JOIN reply_drafts d ON d.id = s.draft_id
+			WHERE s.id IN ? AND s.state = ? AND (s.draft_id IS NULL OR (d.retracted_at IS NULL AND d.settled_at IS NULL
+			AND NOT EXISTS (SELECT 1 FROM scheduled_sends n WHERE n.draft_id = s.draft_id AND n.id > s.id)))`, chunk, ScheduleHeld).
 			Scan(&ids).Error; err != nil {
 			return nil, err
 		}

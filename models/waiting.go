@@ -260,7 +260,23 @@ func waitingHeldSends(tx *gorm.DB, _ time.Time, _ Day) ([]WaitingItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]WaitingItem, 0, len(rows))
+	// The owner's own replies for later have no draft: each chat's newest one, held.
+	var own []ScheduledSend
+	if err := tx.Raw(`SELECT sc.* FROM scheduled_sends sc
+		WHERE sc.id IN (SELECT MAX(id) FROM scheduled_sends WHERE draft_id IS NULL GROUP BY chat_id) AND sc.state = ?
+		ORDER BY sc.updated_at, sc.id LIMIT ?`, ScheduleHeld, maxWaitingPerKind).Scan(&own).Error; err != nil {
+		return nil, err
+	}
+	out := make([]WaitingItem, 0, len(rows)+len(own))
+	for _, sc := range own {
+		title := "Your own reply for later was held"
+		if sc.ChatTitle != "" {
+			title = "Your own reply in " + sc.ChatTitle + " was held"
+		}
+		out = append(out, WaitingItem{Key: fmt.Sprintf("held-send:%d", sc.ID), Kind: WaitHeldSend, Title: title,
+			Detail: "Not sent: " + sc.Note + ". “" + preview(sc.Body, pushPreview) + "”", Since: sc.UpdatedAt,
+			ChatID: sc.ChatID, ID: fmt.Sprint(sc.ID)})
+	}
 	for _, r := range rows {
 		title := "A reply for later was held"
 		if r.PersonName != "" {
