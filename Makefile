@@ -21,7 +21,7 @@ run: build
 test: lint check-generated unit e2e fuzz
 
 unit:
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /e2e)
+	$(GO) test -race -count=1 -timeout=30m $$($(GO) list ./... | grep -v /e2e)
 
 e2e: chromium
 	$(GO) test -count=1 -timeout=30m ./e2e/...
