@@ -8,7 +8,9 @@
 package privatefile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -34,18 +36,48 @@ func WriteAtomic(path string, data []byte) error {
 // CreateExclusive creates path with data, mode 0600, only if nothing (not
 // even a dangling link) is there; otherwise it returns an error that
 // errors.Is fs.ErrExist, and the existing file is untouched. It links the
-// temp file to its name because a rename would replace what is there.
+// temp file to its name because a rename would replace what is there. On a
+// file system without hard links (a FAT backup drive) it creates the name
+// itself with O_EXCL instead: still exclusive and synced, but a crash there
+// may leave a partial file.
 func CreateExclusive(path string, data []byte) error {
 	tmp, err := writeTemp(path, data)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
-	if err := os.Link(tmp, path); err != nil {
+	if err := link(tmp, path); errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("privatefile: %w", err)
+	} else if err != nil {
+		os.Remove(tmp)
+		return createInPlace(path, data)
 	}
 	if err := os.Remove(tmp); err != nil {
 		return fmt.Errorf("privatefile: %w", err)
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// link is os.Link; a test replaces it to stand for a file system without
+// hard links.
+var link = os.Link
+
+// createInPlace is CreateExclusive where hard links are refused.
+func createInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("privatefile: %w", err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("privatefile: write %s: %w", path, err)
 	}
 	return SyncDir(filepath.Dir(path))
 }

@@ -221,3 +221,34 @@ func TestACrashDuringAnExclusiveCreateLeavesNoFile(t *testing.T) {
 		t.Errorf("content %q", got)
 	}
 }
+
+// withoutHardLinks makes link fail as it does on a FAT file system.
+func withoutHardLinks(t *testing.T) {
+	link = func(string, string) error { return &os.LinkError{Op: "link", Err: syscall.EPERM} }
+	t.Cleanup(func() { link = os.Link })
+}
+
+func TestCreateExclusiveWithoutHardLinksStillCreatesAnOwnerOnlyFileOnce(t *testing.T) {
+	withUmask0(t)
+	withoutHardLinks(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "backup.db")
+	if err := CreateExclusive(p, []byte("copy")); err != nil {
+		t.Fatal(err)
+	}
+	if m := mode(t, p); m != 0o600 {
+		t.Errorf("mode %v, want -rw-------", m)
+	}
+	if got := read(t, p); got != "copy" {
+		t.Errorf("content %q", got)
+	}
+	if n := names(t, dir); len(n) != 1 {
+		t.Errorf("dir holds %v, want only backup.db", n)
+	}
+	if err := CreateExclusive(p, []byte("again")); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("a second create: err = %v, want exists", err)
+	}
+	if got := read(t, p); got != "copy" {
+		t.Errorf("content %q after a refused create, want the first", got)
+	}
+}
