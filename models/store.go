@@ -21,6 +21,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"hearth/internal/privatefile"
 	"hearth/internal/schedule"
 	"hearth/migrations"
 )
@@ -349,11 +350,9 @@ func prepareDatabaseFile(dataDir string, init bool) error {
 			return err
 		}
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
+	if err := privatefile.CreateExclusive(path, nil); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("models: open: %w", err)
 	}
-	f.Close()
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
 		fi, err := os.Stat(p)
 		if errors.Is(err, os.ErrNotExist) {
@@ -567,18 +566,7 @@ func markClean(path string) error {
 	if err != nil || pending {
 		return nil
 	}
-	f, err := os.OpenFile(cleanMarker(path), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("models: record a clean shutdown: %w", err)
-	}
-	_, err = f.WriteString(stamp + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := privatefile.WriteAtomic(cleanMarker(path), []byte(stamp+"\n")); err != nil {
 		return fmt.Errorf("models: record a clean shutdown: %w", err)
 	}
 	return nil
@@ -678,14 +666,13 @@ func (s *Store) Backup(ctx context.Context, dest string) (BackupReport, error) {
 	if _, err := os.Lstat(rep.SchedulesDir); err == nil {
 		return rep, fmt.Errorf("models: backup: %s already exists; choose a new file", rep.SchedulesDir)
 	}
-	f, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	err := privatefile.CreateExclusive(dest, nil)
 	if errors.Is(err, os.ErrExist) {
 		return rep, fmt.Errorf("models: backup: %s already exists; choose a new file", dest)
 	}
 	if err != nil {
 		return rep, fmt.Errorf("models: backup: %w", err)
 	}
-	f.Close()
 	fail := func(err error) (BackupReport, error) {
 		os.Remove(dest)
 		os.RemoveAll(rep.SchedulesDir)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"hearth/internal/contract"
+	"hearth/internal/privatefile"
 	"hearth/models"
 )
 
@@ -143,7 +144,7 @@ func seedYears(ctx context.Context, out io.Writer, dir string, plan seedPlan, no
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(demoTokenPath(dir), []byte(token+"\n"), 0o600); err != nil {
+	if err := privatefile.WriteAtomic(demoTokenPath(dir), []byte(token+"\n")); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(plan.seed, plan.seed))

@@ -20,6 +20,7 @@ import (
 	"hearth/beeper"
 	"hearth/handlers"
 	"hearth/internal/beeperflow"
+	"hearth/internal/privatefile"
 	"hearth/internal/pushflow"
 	"hearth/models"
 )
@@ -451,7 +452,7 @@ func loadDemo(ctx context.Context, store *models.Store, dir string, clock *serve
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(demoTokenPath(dir), []byte(token+"\n"), 0o600); err != nil {
+		if err := privatefile.WriteAtomic(demoTokenPath(dir), []byte(token+"\n")); err != nil {
 			return err
 		}
 	}

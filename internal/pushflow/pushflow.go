@@ -24,6 +24,7 @@ import (
 
 	"github.com/SherClockHolmes/webpush-go"
 
+	"hearth/internal/privatefile"
 	"hearth/models"
 )
 
@@ -48,17 +49,12 @@ func LoadKeys(dataDir string) (Keys, error) {
 			return Keys{}, fmt.Errorf("pushflow: generate VAPID keys: %w", err)
 		}
 		b, _ = json.Marshal(k)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		err := privatefile.CreateExclusive(path, b)
 		if errors.Is(err, fs.ErrExist) {
 			return LoadKeys(dataDir) // another process made them first
 		}
 		if err != nil {
 			return Keys{}, fmt.Errorf("pushflow: %w", err)
-		}
-		_, werr := f.Write(b)
-		if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
-			os.Remove(path)
-			return Keys{}, fmt.Errorf("pushflow: write %s: %w", path, err)
 		}
 		return k, nil
 	}

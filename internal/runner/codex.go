@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"hearth/internal/privatefile"
 	"hearth/internal/termsafe"
 )
 
@@ -129,7 +130,7 @@ func (c *Codex) files(work string) (schemaFile, lastFile string, err error) {
 		return "", "", errors.New("the strict output schema is not embedded")
 	}
 	schemaFile, lastFile = filepath.Join(dir, "output-schema.json"), filepath.Join(dir, "last-message.json")
-	if err := writePrivate(schemaFile, strict); err != nil {
+	if err := privatefile.WriteAtomic(schemaFile, strict); err != nil {
 		return "", "", err
 	}
 	return schemaFile, lastFile, nil

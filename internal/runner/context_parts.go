@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"hearth/internal/privatefile"
 )
 
 // The context is also written as parts, because Codex cuts a shell
@@ -233,7 +235,7 @@ func writeContextDir(dir string, contextJSON []byte) error {
 		return err
 	}
 	for name, data := range files {
-		if err := writePrivate(filepath.Join(dir, name), data); err != nil {
+		if err := privatefile.WriteAtomic(filepath.Join(dir, name), data); err != nil {
 			return err
 		}
 	}

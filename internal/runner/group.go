@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"hearth/internal/privatefile"
 )
 
 // No orphans: the agent never outlives its invocation, nor the runner.
@@ -59,7 +61,7 @@ func startGroup(pgidFile string) (*agentGroup, error) {
 	if pgidFile == "" {
 		return g, nil
 	}
-	if err := writePrivate(pgidFile, []byte(strconv.Itoa(g.pgid()))); err != nil {
+	if err := privatefile.WriteAtomic(pgidFile, []byte(strconv.Itoa(g.pgid()))); err != nil {
 		g.end()
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"hearth/internal/apiclient"
 	"hearth/internal/poll"
+	"hearth/internal/privatefile"
 )
 
 // processGone says whether pid has exited (a zombie counts as gone: it runs nothing).
@@ -78,7 +79,7 @@ func TestRecoveryNeverRemovesAWorkDirWhileItsAgentLives(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	if err := writePrivate(work+".pgid", []byte(strconv.Itoa(agent.Process.Pid))); err != nil {
+	if err := privatefile.WriteAtomic(work+".pgid", []byte(strconv.Itoa(agent.Process.Pid))); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.save(j); err != nil {

@@ -29,6 +29,7 @@ import (
 	"hearth/agent"
 	"hearth/internal/apiclient"
 	"hearth/internal/contract"
+	"hearth/internal/privatefile"
 )
 
 // maxAgentOutput bounds what the agent may print: one publication.
@@ -439,7 +440,7 @@ func (r *Runner) execute(ctx context.Context, j runJournal) error {
 		}
 		pub := out
 		pending := r.pendingPath(j.PubRunID)
-		if err := writePrivate(pending, pub); err != nil {
+		if err := privatefile.WriteAtomic(pending, pub); err != nil {
 			return err
 		}
 		j.Phase, j.RetryNote, j.RetryWait = phasePublishing, "", false
@@ -481,7 +482,7 @@ func (r *Runner) invoke(ctx context.Context, j runJournal, contextJSON []byte, r
 	}
 	prompt := []byte(runPrompt(j, ctxFile, ctxDir, r.agentDir, revision))
 	for name, data := range map[string][]byte{ctxFile: contextJSON, promptFile: prompt, filepath.Join(work, agent.InstructionsFile): agent.Instructions()} {
-		if err := writePrivate(name, data); err != nil {
+		if err := privatefile.WriteAtomic(name, data); err != nil {
 			return nil, agentUsage{}, err
 		}
 	}
@@ -687,6 +688,14 @@ func (r *Runner) Recover(ctx context.Context) error {
 		return err
 	}
 	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			// A temp journal a crash left before its rename: the step it
+			// would have named never began, so the journal beside it counts.
+			if strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), ".tmp") {
+				os.Remove(filepath.Join(r.state, "runs", e.Name()))
+			}
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(r.state, "runs", e.Name()))
 		if err != nil {
 			return err
@@ -753,34 +762,5 @@ func (r *Runner) pendingPath(pubRunID string) string {
 // save writes the journal durably before the step it names.
 func (r *Runner) save(j runJournal) error {
 	b, _ := json.Marshal(j)
-	return writePrivate(r.journalPath(j.RunID), b)
-}
-
-// writePrivate writes a 0600 file durably: a temp file, fsync, rename, fsync the dir.
-func writePrivate(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return privatefile.WriteAtomic(r.journalPath(j.RunID), b)
 }

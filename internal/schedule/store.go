@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"hearth/internal/ids"
+	"hearth/internal/privatefile"
 )
 
 // Errors of the writer. Each is distinct from a quarantine: nothing was read
@@ -206,13 +207,12 @@ func (s *Store) List() ([]string, error) {
 	return ids, nil
 }
 
-// Create writes d as definitions/<id>.md, mode 0600, atomically: a temp file
-// in the same directory is written and fsynced, then linked to its name and
-// the directory fsynced, so a crash leaves either no file or the whole one.
-// It links rather than renames because rename would silently replace an
-// existing definition, and approved definitions are immutable. Writing the
-// same definition again succeeds (a journal replay); a different one is
-// ErrExists, a retired ID ErrRetired. It returns d's fingerprint.
+// Create writes d as definitions/<id>.md, mode 0600, with
+// privatefile.CreateExclusive: a crash leaves either no file or the whole
+// one, and an existing definition is never replaced, since approved
+// definitions are immutable. Writing the same definition again succeeds (a
+// journal replay); a different one is ErrExists, a retired ID ErrRetired.
+// It returns d's fingerprint.
 func (s *Store) Create(d Definition) (string, error) {
 	data, err := d.Render()
 	if err != nil {
@@ -229,38 +229,18 @@ func (s *Store) Create(d Definition) (string, error) {
 	if _, err := os.Lstat(filepath.Join(retired, d.ID+".md")); err == nil {
 		return "", ErrRetired
 	}
-	tmp, err := os.CreateTemp(defs, ".tmp-*.partial") // never *.md, so List never sees it
-	if err != nil {
-		return "", fmt.Errorf("schedules: create %s: %w", d.ID, err)
-	}
-	defer os.Remove(tmp.Name())
-	err = tmp.Chmod(0o600)
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", fmt.Errorf("schedules: create %s: %w", d.ID, err)
-	}
 	fp := d.Fingerprint()
-	if err := os.Link(tmp.Name(), final); errors.Is(err, fs.ErrExist) {
+	if err := privatefile.CreateExclusive(final, data); errors.Is(err, fs.ErrExist) {
 		existing, lerr := s.Load(d.ID)
 		if lerr != nil || existing.Fingerprint() != fp {
 			return "", ErrExists
 		}
+		// A replayed Create may follow a crash before the link was synced.
+		if err := syncDir(defs); err != nil {
+			return "", err
+		}
 	} else if err != nil {
 		return "", fmt.Errorf("schedules: create %s: %w", d.ID, err)
-	}
-	if err := os.Remove(tmp.Name()); err != nil {
-		return "", fmt.Errorf("schedules: create %s: %w", d.ID, err)
-	}
-	if err := syncDir(defs); err != nil {
-		return "", err
 	}
 	return fp, nil
 }
@@ -318,13 +298,8 @@ func (s *Store) makeDirs(id string, dirs ...string) error {
 
 // syncDir makes a link, unlink or rename in dir durable.
 func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("schedules: sync %s: %w", dir, err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("schedules: sync %s: %w", dir, err)
+	if err := privatefile.SyncDir(dir); err != nil {
+		return fmt.Errorf("schedules: %w", err)
 	}
 	return nil
 }
@@ -379,8 +354,8 @@ func (s *Store) CopyTo(dest string) (copied int, skipped []string, err error) {
 			} else if err != nil {
 				return copied, skipped, err
 			}
-			if err := writeSynced(filepath.Join(to, e.Name()), data); err != nil {
-				return copied, skipped, err
+			if err := privatefile.CreateExclusive(filepath.Join(to, e.Name()), data); err != nil {
+				return copied, skipped, fmt.Errorf("schedules: backup: %w", err)
 			}
 			copied++
 		}
@@ -396,23 +371,4 @@ func kindOf(m fs.FileMode) string {
 		return string(QuarantineSymlink)
 	}
 	return string(QuarantineNotRegular)
-}
-
-// writeSynced creates path (which must not exist) 0600 with data, fsynced.
-func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("schedules: backup: %w", err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("schedules: backup: %w", err)
-	}
-	return nil
 }

@@ -206,7 +206,7 @@ func TestList(t *testing.T) {
 	if _, err := s.Create(other); err != nil {
 		t.Fatal(err)
 	}
-	must(t, os.WriteFile(filepath.Join(s.DefinitionsDir(), ".tmp-123.partial"), []byte("half"), 0o600)) // an interrupted write
+	must(t, os.WriteFile(filepath.Join(s.DefinitionsDir(), ".b-second.md.123.tmp"), []byte("half"), 0o600)) // a write a crash interrupted (privatefile's temp name)
 	must(t, os.WriteFile(filepath.Join(s.DefinitionsDir(), "notes.txt"), []byte("x"), 0o600))
 	ids, err := s.List()
 	if err != nil || strings.Join(ids, " ") != "a-first morning-brief" {
