@@ -213,7 +213,7 @@ func TestNothingLinksBackUp(t *testing.T) {
 		banned string
 	}{
 		{"hearth/models", `^hearth/(cmd|handlers|views|beeper|internal/beeperflow|internal/runner|internal/apiclient)(/|$)|^net/http$`},
-		{"hearth/views", `^hearth/(cmd|handlers|internal/beeperflow)(/|$)`},
+		{"hearth/views", `^hearth/(cmd|handlers|beeper|internal/beeperflow)(/|$)`},
 		{"hearth/handlers", `^hearth/cmd(/|$)`},
 	}
 	for _, r := range rules {
@@ -397,6 +397,31 @@ func TestViewsNeverQuery(t *testing.T) {
 	}
 	if named == 0 {
 		t.Fatal("views names nothing of models: the test reads nothing")
+	}
+}
+
+// TestViewsImportNoBeeperClient holds "views render their own view
+// types": no file of views (templates, their Go code, its tests) imports
+// the Beeper client or its fake; handlers map Beeper's chats and messages
+// into views' types.
+func TestViewsImportNoBeeperClient(t *testing.T) {
+	names, err := filepath.Glob("views/*.templ")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no templates in views/: %v", err)
+	}
+	goNames, _ := filepath.Glob("views/*.go")
+	fset := token.NewFileSet()
+	for _, name := range append(names, goNames...) {
+		// A .templ file opens as Go does (package, imports), which is all ImportsOnly reads.
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if path := strings.Trim(imp.Path.Value, "`\""); path == "hearth/beeper" || strings.HasPrefix(path, "hearth/beeper/") {
+				t.Errorf("%s imports %s: give the view a type of its own and map Beeper's into it in handlers", fset.Position(imp.Pos()), path)
+			}
+		}
 	}
 }
 

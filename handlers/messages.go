@@ -122,8 +122,9 @@ func (s *messagesHandlers) renderMessages(c *fiber.Ctx, status int, refused view
 	page, err := s.cfg.Beeper.Chats(c.UserContext(), beeper.ChatsQuery{})
 	state := s.beeperState(err)
 	chatIDs := make([]string, len(page.Items))
+	chats := make([]views.ChatLine, len(page.Items))
 	for i, ch := range page.Items {
-		chatIDs[i] = ch.ID
+		chatIDs[i], chats[i] = ch.ID, chatLineOf(ch)
 	}
 	people, perr := s.store.ChatPeople(c.UserContext(), chatIDs)
 	if perr != nil {
@@ -145,7 +146,7 @@ func (s *messagesHandlers) renderMessages(c *fiber.Ctx, status int, refused view
 	if lerr != nil {
 		return lerr
 	}
-	return s.render(c, status, viewOf(views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: page.Items, People: people,
+	return s.render(c, status, viewOf(views.Messages(views.MessagesData{Revision: rev, Now: s.store.Now(), Chats: chats, People: people,
 		Beeper: state, Watch: watch, Owed: owed, Day: day, Refused: refused, Later: later})))
 }
 
@@ -170,13 +171,13 @@ func (s *messagesHandlers) conversationPage(c *fiber.Ctx, status int, chatID str
 	if errors.Is(err, beeper.ErrNotFound) {
 		return s.notFound(c, "no such chat")
 	}
-	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chat, AskID: newRequestID(), Problem: problem, Compose: c.Query("compose"),
+	d := views.ConversationData{Revision: rev, Now: s.store.Now(), Chat: chatHeadOf(chat), AskID: newRequestID(), Problem: problem, Compose: c.Query("compose"),
 		HandedOff: views.HandedOffAs(c.Query("handedOff")), AskRefused: ask}
 	before := c.Query("before")
 	if err == nil {
 		var page beeper.MessagePage
 		page, err = s.cfg.Beeper.Messages(ctx, chatID, beeper.MessagesQuery{Cursor: before, Direction: beeper.Before})
-		d.Messages = page.Items
+		d.Messages, d.NewestSortKey = conversationOf(page.Items, chat.Participants.Items), newestSortKey(page.Items)
 		if page.HasMore {
 			d.OlderCursor = page.OldestCursor
 		}
@@ -190,7 +191,7 @@ func (s *messagesHandlers) conversationPage(c *fiber.Ctx, status int, chatID str
 	}
 	d.Beeper = s.beeperState(err)
 	if d.Chat.ID == "" {
-		d.Chat = beeper.Chat{ID: chatID, Title: chatID}
+		d.Chat = views.ChatHead{ID: chatID, Title: chatID}
 	}
 	if d.Drafts, err = s.store.ChatDrafts(ctx, chatID); err != nil {
 		return err
@@ -430,7 +431,10 @@ func (s *messagesHandlers) renderReviewKeyed(c *fiber.Ctx, status int, chatID st
 		return s.refusedPage(c, fiber.StatusServiceUnavailable, "Not reviewed", "Beeper is not answering: "+beeperProblem(err)+". Nothing was sent; try again later.", chatID)
 	}
 	neverKept(c)
-	d := views.ReviewData{Chat: chat, Draft: draft, Body: body, SendKey: sendKey, SourceRevision: sourceRevision, Newer: newer, Kept: kept}
+	d := views.ReviewData{Chat: chatHeadOf(chat), Draft: draft, Body: body, SendKey: sendKey, SourceRevision: sourceRevision, Kept: kept}
+	for _, m := range newer {
+		d.Newer = append(d.Newer, messageLineOf(m))
+	}
 	if d.Day, err = s.store.Today(ctx); err != nil {
 		return err
 	}
@@ -441,7 +445,8 @@ func (s *messagesHandlers) renderReviewKeyed(c *fiber.Ctx, status int, chatID st
 	if id := draft.ReplyToMessageID; id != "" {
 		// One message by ID: the replied-to message may be older than a page.
 		if m, err := s.cfg.Beeper.Message(ctx, chatID, id); err == nil {
-			d.ReplyTo = &m
+			line := messageLineOf(m)
+			d.ReplyTo = &line
 		}
 	}
 	return s.render(c, status, viewOf(views.Review(d)))
@@ -559,10 +564,10 @@ func (s *messagesHandlers) markNotSent(c *fiber.Ctx) error {
 
 func (s *messagesHandlers) renderSendResult(c *fiber.Ctx, status int, chatID string, d views.SendResultData) error {
 	chat, err := s.cfg.Beeper.Chat(c.UserContext(), chatID)
+	d.Chat = chatHeadOf(chat)
 	if err != nil {
-		chat = beeper.Chat{ID: chatID, Title: chatID}
+		d.Chat = views.ChatHead{ID: chatID, Title: chatID}
 	}
-	d.Chat = chat
 	if d.Day, err = s.store.Today(c.UserContext()); err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/a-h/templ"
 
-	"hearth/beeper"
 	"hearth/internal/contract"
 	"hearth/models"
 )
@@ -35,6 +34,10 @@ func outside(s string) string {
 		return r
 	}, s)
 }
+
+// Outside is outside for handlers that make a view's words out of text
+// from outside hearth (a chat's preview, the reactions to a message).
+func Outside(s string) string { return outside(s) }
 
 func isBidiControl(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }
 
@@ -423,14 +426,6 @@ func outcomeWords(o contract.DraftOutcomeView, day models.Day) string {
 		return "You said no reply is needed (" + at + ")."
 	}
 	return ""
-}
-
-// newestSortKey is the newest message's sort key: the revision a draft request is about.
-func newestSortKey(msgs []beeper.Message) string {
-	if len(msgs) == 0 {
-		return ""
-	}
-	return string(msgs[len(msgs)-1].SortKey)
 }
 
 // replyStateLabel says where the reply activity stands on Home.

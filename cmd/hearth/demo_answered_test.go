@@ -20,7 +20,7 @@ import (
 
 // demoConversation renders chatID's conversation as Messages shows it
 // from the demo store (the chat's messages left out: they are Beeper's).
-func demoConversation(t *testing.T, store *models.Store, chat beeper.Chat) *goquery.Document {
+func demoConversation(t *testing.T, store *models.Store, chat views.ChatHead) *goquery.Document {
 	t.Helper()
 	ctx := context.Background()
 	drafts, err := store.ChatDrafts(ctx, chat.ID)
@@ -47,7 +47,7 @@ func TestTheDemoShowsAReplySeenAndAnsweredOnMessagesAndPeople(t *testing.T) {
 	_, store := demoStore(t, now)
 	ctx := context.Background()
 
-	doc := demoConversation(t, store, beeper.Chat{ID: beepertest.AnaChatID, Title: "Ana Okafor", Type: beeper.ChatSingle})
+	doc := demoConversation(t, store, views.ChatHead{ID: beepertest.AnaChatID, Title: "Ana Okafor"})
 	followed := strings.TrimSpace(doc.Find(`[data-testid="send-followed"]`).Text())
 	if !regexp.MustCompile(`^Delivered · Seen .+ · answered .+ \(19 min\)$`).MatchString(followed) {
 		t.Errorf("Messages says under the demo's reply to Ana %q; want it delivered, seen and answered", followed)
@@ -88,7 +88,7 @@ func TestTheDemoHandsADraftToBeepersComposerWhereTheLiveWatchLeavesIt(t *testing
 	_, store := demoStore(t, now)
 	ctx := context.Background()
 
-	doc := demoConversation(t, store, beeper.Chat{ID: beepertest.GroupChatID, Title: "Climbing crew", Type: beeper.ChatGroup})
+	doc := demoConversation(t, store, views.ChatHead{ID: beepertest.GroupChatID, Title: "Climbing crew", Group: true})
 	if got := doc.Find(`[data-testid="draft-outcome"][data-kind="` + models.DraftHandedOff + `"]`).Text(); !strings.Contains(got, "Handed to Beeper") {
 		t.Errorf("Messages shows the crew's draft as %q; want it handed to Beeper", doc.Find(`[data-testid="draft"]`).Text())
 	}

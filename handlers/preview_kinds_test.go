@@ -1,4 +1,4 @@
-package views
+package handlers
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"hearth/beeper"
+	"hearth/views"
 )
 
 // A chat's preview in the list never shows a reaction, a notice, a hidden
@@ -36,7 +37,7 @@ func TestTheChatListPreviewSaysInWordsWhatAMessageThatIsNotSpeechWas(t *testing.
 	for _, c := range cases {
 		chat := beeper.Chat{ID: "!c:beeper.local", Title: "Ana Okafor", Type: beeper.ChatSingle, LastActivity: now, Preview: c.preview}
 		var b bytes.Buffer
-		if err := Messages(MessagesData{Now: now, Chats: []beeper.Chat{chat}}).Render(context.Background(), &b); err != nil {
+		if err := views.Messages(views.MessagesData{Now: now, Chats: []views.ChatLine{chatLineOf(chat)}}).Render(context.Background(), &b); err != nil {
 			t.Fatal(err)
 		}
 		doc, err := goquery.NewDocumentFromReader(&b)
