@@ -109,3 +109,26 @@ func TestMoreOfTheDemoSaysWhatWasNotifiedAndWhyAt390(t *testing.T) {
 	get(tb, "hide the tab bar", chromedp.Evaluate[bool](`(function(){ document.querySelector('header.bar').style.visibility = 'hidden'; return true })()`))
 	saveShot(t, "more-push-390.png", get(tb, "screenshot", chromedp.Screenshot(css(`[data-testid="push"]`))))
 }
+
+// TestTheDemosRoutineReviewFitsThePhoneWidthAt390: the review of the
+// retired morning run, shown with "Show the retired", keeps its proposal
+// and its form within 390 px (a reply's review summary is a two-column
+// grid of its own; a routine's review is not).
+func TestTheDemosRoutineReviewFitsThePhoneWidthAt390(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	tb.do("open Routines", chromedp.Navigate(srv.URL+"/routines"), chromedp.WaitVisible(css(`main h1`)),
+		chromedp.Click(css(`[data-testid="standing-retired"] summary`)),
+		chromedp.WaitVisible(css(`#routine-morning-run [data-testid="proposal-form"]`)))
+	raw := get(tb, "measure the review", chromedp.Evaluate[string](`JSON.stringify({
+		Right: Math.max(...[...document.querySelectorAll('#routine-morning-run [data-testid="review"] *')].map(e => e.getBoundingClientRect().right)),
+		Overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth})`))
+	var m struct{ Right, Overflow float64 }
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Right > 390 || m.Overflow > 0 {
+		t.Fatalf("the review reaches %.0f px, the page scrolls %.0f px sideways", m.Right, m.Overflow)
+	}
+}
