@@ -91,10 +91,10 @@ MIN_SEO         ?= 100
 lighthouse: build chromium
 	LH_VERSION=$(LIGHTHOUSE) RUNS=$(LIGHTHOUSE_RUNS) MIN_PERF=$(MIN_PERF) MIN_A11Y=$(MIN_A11Y) MIN_BEST=$(MIN_BEST) MIN_SEO=$(MIN_SEO) BIN=./$(BIN) ./e2e/lighthouse.sh
 
-## screenshots: the README's screenshots (Home, /weight, Routines, People (rhythm and voice), the waiting list and the quick add at
+## screenshots: the README's screenshots (Home, /weight and its weeks by routine, Routines, People (rhythm and voice), the waiting list, the quick add and More's notifications at
 ## 390×844), taken by the e2e run of a fresh demo, written into docs/
 screenshots: chromium
-	HEARTH_SCREENSHOT_DIR=$(CURDIR)/docs $(GO) test -count=1 -run '^(TestHomeDemoAt390ShowsTheBriefAndItsRows|TestWeightPageShowsTheDemoTrendAndChangesAt390|TestRoutinesOfTheDemoFitsUnder2500PxAndOpensWithToday|TestPeopleOfTheDemoSayEachRhythmAndThatJonasIsDriftingAt390|TestQuickAddAt390PutsCallAnaUnderTomorrowAndInTheContextExport|TestPeopleShowsTheOwnersVoiceWithEachPersonAt390|TestWaitingListGathersEveryKindOnHomeAt390)$$' ./e2e/
+	HEARTH_SCREENSHOT_DIR=$(CURDIR)/docs $(GO) test -count=1 -run '^(TestHomeDemoAt390ShowsTheBriefAndItsRows|TestWeightPageShowsTheDemoTrendAndChangesAt390|TestRoutinesOfTheDemoFitsUnder2500PxAndOpensWithToday|TestPeopleOfTheDemoSayEachRhythmAndThatJonasIsDriftingAt390|TestQuickAddAt390PutsCallAnaUnderTomorrowAndInTheContextExport|TestPeopleShowsTheOwnersVoiceWithEachPersonAt390|TestWaitingListGathersEveryKindOnHomeAt390|TestWeightWeeksOfTheDemoComparedByStartOfWorkAt390|TestMoreOfTheDemoSaysWhatWasNotifiedAndWhyAt390)$$' ./e2e/
 
 lint:
 	$(GO) vet ./...

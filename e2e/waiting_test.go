@@ -44,8 +44,8 @@ func (p waitingPage) has(group []struct{ Key, Kind, Age string }, key string) bo
 }
 
 // TestWaitingListGathersEveryKindOnHomeAt390 opens the demo's Home as the
-// owner's phone does: one list above the rows holds a reply draft, a task
-// and a held send, each with its age, the owner's correction with the
+// owner's phone does: one list above the rows holds a reply draft, a task,
+// a held send and a routine proposal, each with its age, the owner's correction with the
 // agent, and apart from them Finished; nothing scrolls sideways. Later on
 // the held send sets it aside with the time it comes back. It saves
 // waiting-390.png.
@@ -62,7 +62,7 @@ func TestWaitingListGathersEveryKindOnHomeAt390(t *testing.T) {
 			t.Errorf("%s shows no age", it.Key)
 		}
 	}
-	for _, k := range []string{"reply", "task", "held-send"} {
+	for _, k := range []string{"reply", "task", "held-send", "proposal"} {
 		if !kinds[k] {
 			t.Errorf("the list has no %s: %+v", k, p.Needs)
 		}

@@ -151,6 +151,9 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *serveClock
 	if err := publishDemoRhythmPeople(ctx, store, now); err != nil {
 		return err
 	}
+	if err := seedDemoPush(ctx, store, clock, now); err != nil {
+		return err
+	}
 	_, err = store.EnsureOccurrences(ctx)
 	return err
 }

@@ -14,10 +14,12 @@ import (
 // day's reply and task: a note and a correction the owner sent last night;
 // a brief publication a little later that completed the note (Finished,
 // with what it did) and drafted a thank-you to Tomas; and that thank-you,
-// confirmed to send later, held because Tomas wrote again (a held send).
-// The correction is still with the agent, and the history's sends of the
-// last week are Finished: delivered and seen. It records no run and no
-// routine review: tests pin the demo's Runs and Routines pages.
+// confirmed to send later, held because Tomas wrote again (a held send);
+// and a review of the retired morning run proposing to try it again (a
+// proposal to decide). The correction is still with the agent, and the
+// history's sends of the last week are Finished: delivered and seen. It
+// records no run, and no review Routines shows unfolded: tests pin the
+// demo's Runs and the height of its Routines page.
 func seedDemoWaiting(ctx context.Context, store *models.Store, clock *serveClock, now time.Time) error {
 	loc, err := time.LoadLocation(demoZone)
 	if err != nil {
@@ -57,6 +59,15 @@ func seedDemoWaiting(ctx context.Context, store *models.Store, clock *serveClock
 			"candidates":  []any{map[string]any{"id": "booked", "style": "warm", "body": body}},
 			"evidenceIds": []any{"life-people-tomas"}}},
 		"completedRequests": []any{map[string]any{"requestId": "demo-note-hamburg", "sourceRefIds": []any{"life-people-ana"}}},
+		// A proposal to decide, on the retired morning run: Routines keeps a
+		// retired routine's card folded, so its review adds nothing to the
+		// page's height.
+		"reviews": []any{map[string]any{"id": "demo-review-run-" + today.Format(time.DateOnly), "routineId": "morning-run", "revision": 1,
+			"window":        map[string]any{"from": today.AddDate(0, 0, -28).Format(time.DateOnly), "to": today.AddDate(0, 0, -1).Format(time.DateOnly)},
+			"observations":  []any{},
+			"uncertainties": []any{},
+			"proposals":     []any{map[string]any{"id": "knee-ok", "text": "Try the morning run again, 3 km on Tuesdays and Saturdays"}},
+			"evidenceIds":   []any{"life-health"}}},
 	}
 	raw, err := json.Marshal(pub)
 	if err != nil {

@@ -6,10 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/models"
 )
 
-func TestDemoWaitingListShowsFourKindsAndWhatFinishedAndNoRunOrReview(t *testing.T) {
+// The demo's list holds four kinds that need the owner (a reply draft, a
+// task, a held send and a routine proposal), what finished on its own, and
+// the owner's correction with the agent.
+func TestDemoWaitingListShowsFourKindsAndWhatFinishedAndNoRunOrShownReview(t *testing.T) {
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	_, store := demoStore(t, now)
 	v, err := store.Waiting(context.Background())
@@ -20,7 +24,7 @@ func TestDemoWaitingListShowsFourKindsAndWhatFinishedAndNoRunOrReview(t *testing
 	for _, it := range v.Needs {
 		kinds[it.Kind]++
 	}
-	for _, k := range []string{models.WaitReply, models.WaitTask, models.WaitHeldSend} {
+	for _, k := range []string{models.WaitReply, models.WaitTask, models.WaitHeldSend, models.WaitProposal} {
 		if kinds[k] == 0 {
 			t.Errorf("the demo's list has no %s: %v", k, kinds)
 		}
@@ -40,8 +44,9 @@ func TestDemoWaitingListShowsFourKindsAndWhatFinishedAndNoRunOrReview(t *testing
 	if len(v.WithAgent) != 1 || v.WithAgent[0].Kind != models.WaitRequest || v.WithAgent[0].Detail != "no run has read it yet" {
 		t.Errorf("the correction with the agent: %+v", v.WithAgent)
 	}
-	// Tests count the demo's runs and pin its Routines page: the list adds
-	// no run and no review.
+	// Tests count the demo's runs and pin the height of its Routines page:
+	// the list adds no run, and its one review is of the retired routine,
+	// whose card Routines keeps folded.
 	runs, err := store.Runs(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -54,8 +59,8 @@ func TestDemoWaitingListShowsFourKindsAndWhatFinishedAndNoRunOrReview(t *testing
 		t.Fatal(err)
 	}
 	for _, r := range routines.Routines {
-		if len(r.Reviews) != 0 {
-			t.Errorf("routine %s has %d reviews in the demo", r.ID, len(r.Reviews))
+		if len(r.Reviews) != 0 && (r.ID != "morning-run" || r.Standing != contract.RoutineRetired || len(r.Reviews) != 1) {
+			t.Errorf("routine %s (%s) has %d reviews in the demo; want one, of the retired morning run", r.ID, r.Standing, len(r.Reviews))
 		}
 	}
 }
