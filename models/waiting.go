@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -225,6 +226,21 @@ func waitingProposals(tx *gorm.DB, _ time.Time, _ Day) ([]WaitingItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The owner knows a routine by its title (its newest definition's).
+	ids := make([]string, 0, len(reviews))
+	for _, rv := range reviews {
+		ids = append(ids, rv.RoutineID)
+	}
+	var titles []struct{ RoutineID, Title string }
+	if err := tx.Raw(`SELECT d.routine_id, d.title FROM routine_definitions d
+		WHERE d.routine_id IN ? AND d.revision = (SELECT MAX(x.revision) FROM routine_definitions x WHERE x.routine_id = d.routine_id)`, ids).
+		Scan(&titles).Error; err != nil {
+		return nil, err
+	}
+	titleOf := make(map[string]string, len(titles))
+	for _, t := range titles {
+		titleOf[t.RoutineID] = t.Title
+	}
 	var out []WaitingItem
 	for _, rv := range reviews {
 		var props []contract.ProposalIn
@@ -234,7 +250,7 @@ func waitingProposals(tx *gorm.DB, _ time.Time, _ Day) ([]WaitingItem, error) {
 				continue
 			}
 			out = append(out, WaitingItem{Key: "proposal:" + rv.ID + "/" + p.ID, Kind: WaitProposal,
-				Title: p.Text, Detail: "proposed by the review of " + rv.RoutineID, Since: rv.CreatedAt,
+				Title: p.Text, Detail: "proposed by the review of " + cmp.Or(titleOf[rv.RoutineID], rv.RoutineID), Since: rv.CreatedAt,
 				ReviewID: rv.ID, ProposalID: p.ID, ID: rv.RoutineID})
 		}
 	}

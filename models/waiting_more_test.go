@@ -45,3 +45,11 @@ func TestAHeldOwnReplyWaitsOnTheOwnerInTheListAndInOneNotification(t *testing.T)
 	// Still held: no close, no second notification.
 	onlyKeys(t, plan(t, s))
 }
+
+func TestAProposalOnTheListNamesItsRoutineByTitle(t *testing.T) {
+	s, _ := everyWaitingKind(t)
+	it := waitingItem(t, waitingOf(t, s).Needs, "proposal:rv-1/p1")
+	if it.Detail != "proposed by the review of Morning" {
+		t.Errorf("the proposal says %q; want the routine's title, not its id", it.Detail)
+	}
+}
