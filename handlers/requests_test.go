@@ -160,15 +160,26 @@ func TestAskFormMakesOnePendingRequestAndCancelSettlesIt(t *testing.T) {
 			t.Fatalf("submit: %s %q", r, r.header.Get("Location"))
 		}
 	}
+	// Home says a request once: in the waiting list, with the agent.
 	d = ta.get("/", "", cookie).doc(t)
-	req := has(t, d, `[data-testid="request"][data-status="pending"]`)
+	req := has(t, d, `[data-testid="waiting-agent"] [data-testid="waiting-item"][data-status="pending"]`)
 	if req.Length() != 1 || !strings.Contains(req.Text(), "Book a table") {
 		t.Fatalf("pending requests on Home: %d %q", req.Length(), req.Text())
+	}
+	if n := d.Find(`main :is([data-testid="request"], #h-requests)`).Length(); n != 0 {
+		t.Errorf("Home shows the request a second time, outside the waiting list (%d elements)", n)
 	}
 	if r := ta.post("/requests/"+id+"/cancel", url.Values{"return": {"/"}}, cookie); r.status != http.StatusSeeOther {
 		t.Fatalf("cancel: %s", r)
 	}
-	has(t, ta.get("/", "", cookie).doc(t), `[data-testid="request"][data-status="cancelled"]`)
+	d = ta.get("/", "", cookie).doc(t)
+	done := has(t, d, `[data-testid="waiting-finished"] [data-testid="waiting-item"][data-status="cancelled"]`)
+	if got := done.Find(`[data-testid="waiting-detail"]`).Text(); got != "cancelled by you" {
+		t.Errorf("the cancelled request says %q, want %q", got, "cancelled by you")
+	}
+	if n := d.Find(`[data-testid="waiting-agent"] [data-testid="waiting-item"]`).Length(); n != 0 {
+		t.Errorf("the cancelled request is still with the agent (%d items)", n)
+	}
 	if r := ta.post("/requests", url.Values{"requestId": {"req-x"}, "kind": {"note"}, "text": {""}}, cookie); r.status != http.StatusUnprocessableEntity {
 		t.Fatalf("empty note: %s", r)
 	}

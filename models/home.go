@@ -33,8 +33,6 @@ type HomeView struct {
 	LastPublication *contract.PublicationView
 	Sections        []HomeSection
 	Done            []HomeRow
-	// Requests are the owner's pending requests and those settled today.
-	Requests []contract.RequestView
 	// Events are the buttons (Start work, End work) of active event routines.
 	Events []EventTrigger
 	// Owed counts the owed replies (OwedReplies) Messages lists.
@@ -220,14 +218,6 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		v.Owed = len(owed)
 		if v.OwnLater, err = ownSchedules(tx); err != nil {
 			return err
-		}
-		var reqs []Request
-		if err := tx.Where("status = ? OR updated_at >= ?", contract.RequestPending, startOfDay).Order("created_at DESC, request_id").
-			Limit(50).Find(&reqs).Error; err != nil {
-			return err
-		}
-		for _, r := range reqs {
-			v.Requests = append(v.Requests, r.view())
 		}
 		if brief != nil {
 			if v.Evidence, err = evidenceChips(tx, brief.EvidenceIDs); err != nil {

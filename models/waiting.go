@@ -71,6 +71,8 @@ type WaitingItem struct {
 	Until *time.Time
 	// What the item's existing controls post to or open.
 	ActivityID, ChatID, DraftID, ReviewID, ProposalID, RequestID, ID string
+	// Status is a request's (pending, completed, cancelled); else empty.
+	Status string
 }
 
 // Waiting reads the list in one read transaction.
@@ -346,12 +348,14 @@ func waitingRuns(tx *gorm.DB, _ time.Time, _ Day) ([]WaitingItem, error) {
 }
 
 // waitingRequests splits the owner's requests: pending ones are with the
-// agent (read by a run since, or not yet), completed ones of the last week
-// are Finished with the run that did them and what it cited.
+// agent (read by a run since, or not yet); those completed or cancelled in
+// the last week are Finished, a completed one with the run that did it and
+// what it cited.
 func waitingRequests(tx *gorm.DB, now time.Time) (withAgent, finished []WaitingItem, err error) {
 	var reqs []Request
-	if err := tx.Where("status = ? OR (status = ? AND updated_at >= ?)", contract.RequestPending, contract.RequestCompleted,
-		now.Add(-finishedWindow).UTC()).Order("created_at, request_id").Limit(contract.MaxPendingInContext).Find(&reqs).Error; err != nil {
+	if err := tx.Where("status = ? OR (status IN ? AND updated_at >= ?)", contract.RequestPending,
+		[]string{contract.RequestCompleted, contract.RequestCancelled}, now.Add(-finishedWindow).UTC()).
+		Order("created_at, request_id").Limit(contract.MaxPendingInContext).Find(&reqs).Error; err != nil {
 		return nil, nil, err
 	}
 	if len(reqs) == 0 {
@@ -362,7 +366,7 @@ func waitingRequests(tx *gorm.DB, now time.Time) (withAgent, finished []WaitingI
 		return nil, nil, err
 	}
 	for _, r := range reqs {
-		it := WaitingItem{Key: "request:" + r.RequestID, Kind: WaitRequest, Title: requestTitle(r), RequestID: r.RequestID, ID: r.RequestID}
+		it := WaitingItem{Key: "request:" + r.RequestID, Kind: WaitRequest, Title: requestTitle(r), RequestID: r.RequestID, ID: r.RequestID, Status: r.Status}
 		if r.Status == contract.RequestPending {
 			it.Since = r.CreatedAt
 			if it.Detail, err = requestProgress(tx, r, day); err != nil {
@@ -372,6 +376,12 @@ func waitingRequests(tx *gorm.DB, now time.Time) (withAgent, finished []WaitingI
 			continue
 		}
 		it.Since = r.UpdatedAt
+		if r.Status == contract.RequestCancelled {
+			// Only the owner cancels a request (Cancel, here or where it was asked).
+			it.Detail = "cancelled by you"
+			finished = append(finished, it)
+			continue
+		}
 		if it.Detail, err = requestOutcome(tx, r, day); err != nil {
 			return nil, nil, err
 		}

@@ -270,3 +270,24 @@ func TestARequestsOutcomeAppearsOnceARunCompletesIt(t *testing.T) {
 		t.Errorf("finished %q: %q, want %q", done.Title, done.Detail, want)
 	}
 }
+
+func TestACancelledRequestIsFinishedAsCancelledByYouForAWeek(t *testing.T) {
+	s, advance := everyWaitingKind(t)
+	if _, err := s.CancelRequest(context.Background(), "req-note"); err != nil {
+		t.Fatal(err)
+	}
+	v := waitingOf(t, s)
+	if slices.Contains(waitingKeys(v.WithAgent), "request:req-note") {
+		t.Fatalf("the cancelled note is still with the agent: %v", waitingKeys(v.WithAgent))
+	}
+	if got := waitingKeys(v.Finished); !slices.Equal(got, []string{"request:req-note"}) {
+		t.Fatalf("finished %v, want the cancelled note", got)
+	}
+	if it := v.Finished[0]; it.Detail != "cancelled by you" || it.Title != "Ana moved to Hamburg" || !it.Since.Equal(s.clock()) {
+		t.Errorf("finished %q: %q since %v, want %q since the cancel (%v)", it.Title, it.Detail, it.Since, "cancelled by you", s.clock())
+	}
+	advance(7*24*time.Hour + time.Minute)
+	if v := waitingOf(t, s); slices.Contains(waitingKeys(v.Finished), "request:req-note") {
+		t.Errorf("a week after the cancel it is still in Finished: %v", waitingKeys(v.Finished))
+	}
+}

@@ -255,13 +255,16 @@
       });
       return;
     }
-    // A form htmx sent and hearth took (2xx): what it held is saved.
+    // A form htmx sent and hearth took (2xx): what it held is saved. It is
+    // forgotten on readystatechange, which comes before load: htmx swaps
+    // in its onload, and the swap's restore would put the text back into
+    // the fresh, empty field.
     var form = d.elt.closest && d.elt.closest("form");
     if (!form || !d.requestConfig || d.requestConfig.verb === "get") return;
     var keys = keptFields(form).map(keyOf);
     if (!keys.length) return;
-    xhr.addEventListener("load", function () {
-      if (xhr.status >= 200 && xhr.status < 300) keys.forEach(forget);
+    xhr.addEventListener("readystatechange", function () {
+      if (xhr.readyState === XMLHttpRequest.DONE && xhr.status >= 200 && xhr.status < 300) keys.forEach(forget);
     });
   });
 
