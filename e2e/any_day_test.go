@@ -14,7 +14,7 @@ import (
 // serve's clock to (HEARTH_TEST_NOW), so the date-sensitive pages are
 // proved on every day of the week and on both of Berlin's DST change days,
 // whatever day the suite runs: Monday to Saturday of the week after the
-// autumn change (its six weeks of history cross it), the spring change
+// autumn change (its eight weeks of history cross it), the spring change
 // (Sun 28 March 2027, 02:00 → 03:00), the autumn change (Sun 31 October
 // 2027) inside its repeated hour, and a Friday a minute before midnight.
 var anyDays = []string{

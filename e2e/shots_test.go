@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,36 +21,41 @@ func saveShot(t *testing.T, name string, shot []byte) {
 	t.Logf("screenshot at 390 px: %s (%d bytes)", path, len(shot))
 }
 
-// TestWeightWeeksOfTheDemoComparedByStartOfWorkAt390 opens the demo's
-// weight page as the owner's phone does, picks the start-of-work routine
-// to compare the weeks by, and finds its weeks, the split's words and the
-// routine's days per week without sideways scroll; it saves
+// TestWeightWeeksOfTheDemoComparedByEveningWindDownAt390 opens the demo's
+// weight page as the owner's phone does, picks the evening wind-down to
+// compare the weeks by, and finds its weeks, the routine's days per week
+// and a real comparison (3 or more weeks on each side, both rates, no
+// claim of cause) without sideways scroll; it saves
 // docs/weight-weeks-390.png with the section in view.
-func TestWeightWeeksOfTheDemoComparedByStartOfWorkAt390(t *testing.T) {
+func TestWeightWeeksOfTheDemoComparedByEveningWindDownAt390(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
 	tb.login()
+	// The page opens on another routine, so the wait below sees the new page
+	// (the wind-down is the default, already selected on a plain /weight).
 	tb.do("open /weight",
-		chromedp.Navigate(srv.URL+"/weight"),
-		chromedp.WaitVisible(css(`[data-testid="weight-weeks"]`)),
-		chromedp.SetValue(css(`select#routine`), "start-of-work"),
-		chromedp.Click(css(`.weeks-form button[type="submit"]`)),
+		chromedp.Navigate(srv.URL+"/weight?routine=start-of-work"),
 		chromedp.WaitReady(css(`select#routine option[value="start-of-work"][selected]`)),
+		chromedp.SetValue(css(`select#routine`), "evening-wind-down"),
+		chromedp.Click(css(`.weeks-form button[type="submit"]`)),
+		chromedp.WaitReady(css(`select#routine option[value="evening-wind-down"][selected]`)),
 	)
 	raw := get(tb, "read the weeks", chromedp.Evaluate[string](`JSON.stringify({
 		Column: document.querySelector('[data-testid="weight-weeks"] thead th:last-child').textContent.trim(),
 		Split: document.querySelector('[data-testid="weight-split"]').textContent.replace(/\s+/g, ' ').trim(),
+		Rates: document.querySelectorAll('[data-testid="weight-split"] strong').length,
 		Days: [...document.querySelectorAll('[data-testid="weight-week"] td:last-child')].map(td => td.textContent.trim()),
 		Overflow: document.documentElement.scrollWidth > document.documentElement.clientWidth})`))
 	var page struct {
 		Column, Split string
+		Rates         int
 		Days          []string
 		Overflow      bool
 	}
 	if err := json.Unmarshal([]byte(raw), &page); err != nil {
 		t.Fatal(err)
 	}
-	if page.Column != "Start of work" || len(page.Days) < 5 || page.Overflow {
+	if page.Column != "Evening wind-down" || len(page.Days) < 6 || page.Overflow {
 		t.Fatalf("weeks compared by %q, %d weeks, sideways scroll %v", page.Column, len(page.Days), page.Overflow)
 	}
 	for _, d := range page.Days {
@@ -57,9 +63,18 @@ func TestWeightWeeksOfTheDemoComparedByStartOfWorkAt390(t *testing.T) {
 			t.Errorf("a week says %q, not how many of its days the routine was done", d)
 		}
 	}
-	// The split either compares (and claims no cause) or says why it cannot.
-	if !strings.Contains(page.Split, "Too few weeks to tell") && !strings.Contains(page.Split, "does not show that the routine made the difference") {
-		t.Errorf("the split says %q", page.Split)
+	// A real comparison: both rates, each side's weeks, and no claim of cause.
+	var kept, notKept int
+	if _, err := fmt.Sscanf(page.Split, "In the %d weeks you kept Evening wind-down", &kept); err != nil {
+		t.Fatalf("the split says %q, not a comparison: %v", page.Split, err)
+	}
+	if i := strings.Index(page.Split, "; in the "); i < 0 {
+		t.Fatalf("the split says %q, without the other weeks", page.Split)
+	} else if _, err := fmt.Sscanf(page.Split[i:], "; in the %d other weeks", &notKept); err != nil {
+		t.Fatalf("the split says %q: %v", page.Split, err)
+	}
+	if kept < 3 || notKept < 3 || page.Rates != 2 || !strings.Contains(page.Split, "does not show that the routine made the difference") {
+		t.Errorf("the split says %q (%d kept, %d not, %d rates); want both sides of 3 or more weeks and both rates", page.Split, kept, notKept, page.Rates)
 	}
 	if !get(tb, "show the weeks", chromedp.Evaluate[bool](`document.getElementById('weeks').scrollIntoView({block: 'start'}), true`)) {
 		t.Fatal("could not scroll to the weeks")

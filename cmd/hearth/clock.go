@@ -10,7 +10,7 @@ import (
 // It is the real time, moved by offset (which only HEARTH_TEST_NOW sets),
 // except while the demo writes its history, when it stands at the moment
 // being written, so every row is dated as if the owner had used hearth for
-// six weeks.
+// eight weeks.
 type serveClock struct {
 	mu     sync.Mutex
 	at     time.Time

@@ -43,8 +43,10 @@ func demoResult(now time.Time, zone string) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// demoHistoryDays is how far back the demo's fictional history reaches.
-const demoHistoryDays = 42
+// demoHistoryDays is how far back the demo's fictional history reaches:
+// eight weeks, so the weight page has at least six whole weeks to compare
+// by routine on any weekday.
+const demoHistoryDays = 56
 
 // demoSeed fixes the demo's random history, so every fresh demo looks the same
 // (relative to its first day).
@@ -85,7 +87,7 @@ var demoSends = []struct{ chat, body string }{
 	{"!tomas-lindqvist:beeper.local", "Happy to lend you the pump, it's by the door."},
 }
 
-// seedDemoHistory writes six weeks of fictional use through the owner's own
+// seedDemoHistory writes eight weeks of fictional use through the owner's own
 // services, each at its moment by clock: trials of three routines started
 // on the first day, most evenings' wind-down done (some partly or skipped,
 // with feedback), the weekly review on most Fridays, a start-of-work
@@ -103,7 +105,8 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *serveClock
 	today := now.In(loc)
 	first := time.Date(today.Year(), today.Month(), today.Day()-demoHistoryDays, 0, 0, 0, 0, loc)
 	clock.set(life.at(first, 7, 0))
-	if err := life.startTrials(ctx, 2*demoHistoryDays); err != nil {
+	// Reviewed four weeks after today (a review window is at most 90 days).
+	if err := life.startTrials(ctx, demoHistoryDays+28); err != nil {
 		return err
 	}
 	// The goal the owner set on the first day: the page shows a forecast range.
@@ -114,7 +117,7 @@ func seedDemoHistory(ctx context.Context, store *models.Store, clock *serveClock
 	for ago := demoHistoryDays; ago >= 1; ago-- {
 		day := time.Date(today.Year(), today.Month(), today.Day()-ago, 0, 0, 0, 0, loc)
 		date := day.Format(time.DateOnly)
-		// 84 kg six weeks ago, losing about 0.4 kg a week, ±0.4 kg of water and salt.
+		// 84 kg eight weeks ago, losing about 0.4 kg a week, ±0.4 kg of water and salt.
 		kg := func() float64 { return 84 - 0.06*float64(demoHistoryDays-ago) + 0.4*rng.NormFloat64() }
 		if err := life.startWork(ctx, day, kg); err != nil {
 			return err
@@ -269,9 +272,20 @@ func (l *demoLife) weeklyReview(ctx context.Context, day time.Time) error {
 	return nil
 }
 
-// windDown is the evening wind-down at about 21:45: mostly done, sometimes
-// partly or skipped with a note, now and then not recorded at all (a gap
-// in the strip), often with feedback.
+// busyWeek says whether day falls in one of the owner's busy weeks: every
+// other week, counted from a fixed Monday so the same date is always the
+// same kind of week.
+func busyWeek(day time.Time) bool {
+	d := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
+	return int(d.Sub(time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)).Hours()/24)/7%2 == 1
+}
+
+// windDown is the evening wind-down at about 21:45, often with feedback.
+// In a calm week it is done every evening but Saturday, which goes as any
+// evening may: done, partly, skipped with a note, or not recorded at all
+// (a gap in the strip). In a busy week Monday to Thursday are never done,
+// so the week is not kept (5 of 7 days) and a calm week always is: the
+// weight page has both kinds of week to compare.
 func (l *demoLife) windDown(ctx context.Context, day time.Time) error {
 	rng := l.rng
 	date := day.Format(time.DateOnly)
@@ -281,7 +295,14 @@ func (l *demoLife) windDown(ctx context.Context, day time.Time) error {
 	}
 	occID := models.OccurrenceID("evening-wind-down", date)
 	occ := models.OccurrenceActivityID(occID)
-	switch p := rng.Float64(); {
+	p := rng.Float64()
+	wd := day.Weekday()
+	if busy := busyWeek(day); busy && wd >= time.Monday && wd <= time.Thursday {
+		p = 0.68 + 0.32*p // anything but done
+	} else if !busy && wd != time.Saturday {
+		p = 0
+	}
+	switch {
 	case p < 0.68:
 		if err := l.done(ctx, occ+":phone-away"); err != nil {
 			return err

@@ -56,7 +56,7 @@ func demoStore(t *testing.T, now time.Time) (models.WeightData, *models.Store) {
 	return w, store
 }
 
-func TestDemoHistoryIsSixWeeksBeforeTodayAndTheSameEachTime(t *testing.T) {
+func TestDemoHistoryIsEightWeeksBeforeTodayAndTheSameEachTime(t *testing.T) {
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	w, occ, sends := demoHistory(t, now)
 	loc, _ := time.LoadLocation(demoZone)
@@ -65,8 +65,8 @@ func TestDemoHistoryIsSixWeeksBeforeTodayAndTheSameEachTime(t *testing.T) {
 		t.Fatalf("%d weigh-ins, 7-day %v, 30-day %v: the weight page would be bare", len(w.Entries), w.Change7, w.Change30)
 	}
 	oldest, newest := w.Entries[len(w.Entries)-1].At, w.Entries[0].At
-	if !newest.Before(today.Start) || today.Start.Sub(oldest) < 35*24*time.Hour {
-		t.Fatalf("weigh-ins from %v to %v; want about six weeks ending before today (%v)", oldest, newest, today.Start)
+	if !newest.Before(today.Start) || today.Start.Sub(oldest) < 49*24*time.Hour {
+		t.Fatalf("weigh-ins from %v to %v; want about eight weeks ending before today (%v)", oldest, newest, today.Start)
 	}
 	if *w.Change30 >= 0 {
 		t.Fatalf("30-day change %+.1f: the demo's trend is a slow loss", *w.Change30)
@@ -79,7 +79,7 @@ func TestDemoHistoryIsSixWeeksBeforeTodayAndTheSameEachTime(t *testing.T) {
 		t.Fatalf("outcomes %v: the strips need completed, partial and skipped days", outcomes)
 	}
 	if len(sends.Rows) < 8 {
-		t.Fatalf("%d sends in six weeks", len(sends.Rows))
+		t.Fatalf("%d sends in eight weeks", len(sends.Rows))
 	}
 	// A fixed seed: a second demo at the same moment is the same history.
 	w2, occ2, _ := demoHistory(t, now)

@@ -44,3 +44,23 @@ func TestDemoWeightWeeksCountTheRoutineDaysTheExportLists(t *testing.T) {
 		}
 	}
 }
+
+// The demo's weight page shows a real comparison by the evening wind-down,
+// not "too few weeks": on whatever weekday the demo starts, the wind-down
+// was kept in at least SplitMinWeeks of its comparable weeks and not kept
+// in at least as many.
+func TestDemoWeightWeeksCompareTheWindDownWithEnoughWeeksOnEachSide(t *testing.T) {
+	for day := 30; day <= 36; day++ { // Monday 30 November to Sunday 6 December
+		now := time.Date(2026, 11, day, 8, 0, 0, 0, time.UTC)
+		w, store := demoStore(t, now)
+		k, err := store.RoutineKeeping(context.Background(), "evening-wind-down")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, split := models.WeightWeeks(w, k, now)
+		if !split.Enough || split.Kept.Weeks < models.SplitMinWeeks || split.NotKept.Weeks < models.SplitMinWeeks {
+			t.Errorf("demo on %s: kept %d weeks, not kept %d, enough %v; want at least %d on each side",
+				now.Format("Mon 2 Jan"), split.Kept.Weeks, split.NotKept.Weeks, split.Enough, models.SplitMinWeeks)
+		}
+	}
+}

@@ -435,7 +435,7 @@ func ensureOnce(ctx context.Context, store occurrenceEnsurer, log *slog.Logger) 
 
 // loadDemo gives an empty data dir a passphrase, an agent credential (token in
 // DIR/agent.token, mode 0600) and a fictional publication, through the same
-// services the real surfaces use, and six weeks of fictional history
+// services the real surfaces use, and eight weeks of fictional history
 // (seedDemoHistory). A data dir with data is left alone.
 func loadDemo(ctx context.Context, store *models.Store, dir string, clock *serveClock) error {
 	has, err := store.HasOwner(ctx)
