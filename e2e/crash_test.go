@@ -278,6 +278,9 @@ func TestRestartKeepsContextIdentical(t *testing.T) {
 	dir := t.TempDir()
 	srv := startServer(t, dir, "--demo")
 	token := demoToken(t, dir)
+	// The demo settles with the watch's first read (its baseline, the
+	// chats' history behind each person's rhythm, the hand-off compared).
+	watchHasRead(t, srv.URL)
 	before := contextWithoutGeneratedAt(t, newAgentClient(srv.URL, token))
 	if code, took := srv.terminate(t); code != 0 || took > stopTimeout {
 		t.Fatalf("serve after SIGTERM: exit %d after %s, want 0 within %s", code, took, stopTimeout)
@@ -288,6 +291,7 @@ func TestRestartKeepsContextIdentical(t *testing.T) {
 	if again := demoToken(t, dir); again != token {
 		t.Errorf("restart replaced the demo token")
 	}
+	watchHasRead(t, srv.URL)
 	after := contextWithoutGeneratedAt(t, newAgentClient(srv.URL, token))
 	if !reflect.DeepEqual(before, after) {
 		b, _ := json.MarshalIndent(before, "", "  ")

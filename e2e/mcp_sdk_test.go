@@ -51,6 +51,7 @@ func TestOfficialTypeScriptMCPClientDrivesHearthMCP(t *testing.T) {
 	token := readToken(t, filepath.Join(srv.DataDir, "agent.token"))
 	client := newAgentClient(srv.URL, token)
 	// A pending observation: history the compact context leaves out.
+	had := observationCount(t, client.contextJSON(t))
 	obs := `{"source":"mail:work","ref":"m1","changeType":"created","actor":"agent","payload":{"kind":"mail","providerId":"work","raw":{"subject":"hi"}}}`
 	if status, body, err := client.do(http.MethodPost, "/api/observations", []byte(obs)); err != nil || status != 200 {
 		t.Fatalf("observation: status %d, err %v, body %s", status, err, body)
@@ -165,7 +166,7 @@ func TestOfficialTypeScriptMCPClientDrivesHearthMCP(t *testing.T) {
 		t.Errorf("get_context {}: %+v; want the compact context (the observation left out, truncated)", c)
 	}
 	for name, c := range map[string]contextShape{"compact:false": got.CompactFalse, "full:true": got.Full} {
-		if c != (contextShape{Revision: rev, Observations: 1}) {
+		if c != (contextShape{Revision: rev, Observations: had + 1}) {
 			t.Errorf("get_context %s: %+v; want the full context with the observation", name, c)
 		}
 	}

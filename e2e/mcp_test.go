@@ -79,6 +79,11 @@ func TestMCPSessionOverStdioReadsTheContextAndPublishes(t *testing.T) {
 	}
 	obs := map[string]any{"source": "mail:work", "ref": "m1", "changeType": "created", "actor": "agent",
 		"payload": map[string]any{"kind": "mail", "providerId": "work", "raw": map[string]any{"subject": "hi"}}}
+	text, isErr = call("get_context", map[string]any{"full": true})
+	if isErr {
+		t.Fatalf("get_context full: %s", text)
+	}
+	had := observationCount(t, []byte(text))
 	if text, isErr = call("post_observations", map[string]any{"observations": []any{obs, obs}}); isErr || !strings.Contains(text, `"created":1`) || !strings.Contains(text, `"duplicate":1`) {
 		t.Fatalf("post_observations: %v %s", isErr, text)
 	}
@@ -97,7 +102,7 @@ func TestMCPSessionOverStdioReadsTheContextAndPublishes(t *testing.T) {
 		t.Fatalf("get_context by default is not compact: %v, %d observations, truncated %v", isErr, len(compact.Observations.Items), compact.Observations.Truncated)
 	}
 	text, isErr = call("get_context", map[string]any{"full": true})
-	if isErr || json.Unmarshal([]byte(text), &full) != nil || len(full.Observations.Items) != 1 || full.Observations.Truncated {
+	if isErr || json.Unmarshal([]byte(text), &full) != nil || len(full.Observations.Items) != had+1 || full.Observations.Truncated {
 		t.Fatalf("get_context full: %v, %d observations, truncated %v", isErr, len(full.Observations.Items), full.Observations.Truncated)
 	}
 	text, isErr = call("get_context", map[string]any{"collection": "observations", "cursor": compact.Observations.NextCursor})

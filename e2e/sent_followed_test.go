@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,8 +100,10 @@ func TestServeFollowsASentReplyToSeenAndAnswered(t *testing.T) {
 			ana = &ac.ChatReplies[i]
 		}
 	}
-	if ana == nil || ana.Sent != 1 || ana.Answered != 1 || ana.PersonID != "ana-okafor" || ana.MedianMinutes == nil {
-		t.Errorf("the context's replies of Ana's chat: %+v; want 1 sent, 1 answered, with a median", ana)
+	// The demo's own reply to Ana was sent as drafted and answered; this one was edited.
+	if ana == nil || ana.Sent != 2 || ana.Answered != 2 || ana.PersonID != "ana-okafor" || ana.MedianMinutes == nil ||
+		!slices.Contains(ana.ByOrigin, contract.OriginRepliesView{Origin: "edited", Sent: 1, Answered: 1}) {
+		t.Errorf("the context's replies of Ana's chat: %+v; want 2 sent, 2 answered (one edited), with a median", ana)
 	}
 
 	words := strings.Join(strings.Fields(owner.mustPage(http.MethodGet, conv, nil).Find(`#draft-draft-ana-hike [data-testid="send-followed"]`).Text()), " ")
@@ -108,7 +111,7 @@ func TestServeFollowsASentReplyToSeenAndAnswered(t *testing.T) {
 		t.Errorf("Messages says %q under the sent reply; want %s", words, followedWords)
 	}
 	people := owner.mustPage(http.MethodGet, "/people", nil)
-	if got := strings.Join(strings.Fields(people.Find(`#person-ana-okafor [data-testid="person-replies"]`).Text()), " "); !strings.HasPrefix(got, "Answered 1 of 1 reply (100%) in 90 days, typically within ") {
+	if got := strings.Join(strings.Fields(people.Find(`#person-ana-okafor [data-testid="person-replies"]`).Text()), " "); !strings.HasPrefix(got, "Answered 2 of 2 replies (100%) in 90 days, typically within ") {
 		t.Errorf("People says of Ana %q; want her reply rate and typical time", got)
 	}
 }
