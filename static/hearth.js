@@ -378,10 +378,9 @@
 
   window.addEventListener("pagehide", disconnect);
   document.addEventListener("freeze", disconnect);
-  // First opened after the page's first pageshow, which follows its load,
-  // in a task of its own: the stream does not compete with what the first
-  // paint needs, nor add to the task that dispatches load and pageshow.
-  window.addEventListener("pageshow", function () { setTimeout(connect, 0); });
+  // First opened by the page's first pageshow, which follows its load:
+  // the stream does not compete with what the first paint needs.
+  window.addEventListener("pageshow", connect);
   document.addEventListener("resume", connect);
   if (document.readyState === "complete") connect();
 
@@ -441,141 +440,69 @@
 
 
 // --- after load ---
-// What the first paint does not need loads once the page has loaded, each
-// script run in a task of its own, in this order: htmx (data-htmx, on the
-// pages that use it), replies.js and keep.js (they answer the owner's
-// typing, data-after-load), then offline.js (the offline and unreachable
-// part, data-offline). Evaluated with the page, they made the long task
-// that ends its parse, which Lighthouse counts as Total Blocking Time on a
-// phone's CPU; htmx's evaluation and start-up were most of it. Each is
-// inserted in a task of its own too, and the service worker is registered
-// in one after them: its install (the shell, and Home with its rows'
-// fragments) then does not compete with the page.
-//
-// Until htmx has run, what it would answer in place is held, not lost nor
-// sent around it: a tap on a link htmx answers (a row's head) is made again
-// once it has; a form posted (a tick, a weight) once offline.js, which
-// queues or refuses in place what hearth does not answer, has run too. A
-// script that fails to load lets them go as plain links and forms.
+// What the first paint and the first tap do not need loads once the page
+// has loaded, each script run in a task of its own: replies.js and
+// keep.js (they answer the owner's typing, data-after-load), then
+// offline.js (the offline and unreachable part, data-offline). Evaluated
+// with the page, they made the long task that ends its parse, which
+// Lighthouse counts as Total Blocking Time on a phone's CPU. The service
+// worker is registered here too, once the page has loaded: its install
+// (the shell, and Home with its rows' fragments) then does not compete
+// with the page.
 (function () {
   "use strict";
 
   var me = document.currentScript;
-  var htmxSrc = (me && me.dataset.htmx) || "";
   var later = ((me && me.dataset.afterLoad) || "").split(" ").filter(Boolean);
   var offlineSrc = (me && me.dataset.offline) || "";
-
-  // Each script: 0 not asked for, 1 loading, 2 run (or failed).
-  var htmxState = htmxSrc ? 0 : 2;
-  var offline = offlineSrc ? 0 : 2;
-  var heldTaps = [];
-  var heldForms = [];
 
   function add(src, done) {
     var s = document.createElement("script");
     s.src = src;
-    // Run in the order inserted, each as soon as it has come.
     s.async = false;
     if (done) s.onload = s.onerror = done;
     document.head.appendChild(s);
   }
 
-  function replayTaps() {
-    heldTaps.splice(0).forEach(function (a) {
-      if (a.isConnected) a.click();
-    });
-  }
-
-  function replayForms() {
-    heldForms.splice(0).forEach(function (h) {
-      if (!h.form.isConnected) return;
-      try {
-        h.form.requestSubmit(h.submitter && h.submitter.isConnected ? h.submitter : null);
-      } catch (err) {
-        h.form.requestSubmit();
-      }
-    });
-  }
-
-  // steps runs each of list in a task of its own, in order (inserting a
-  // script starts its request, and its evaluation comes in a task later).
-  function steps(list) {
-    if (!list.length) return;
-    setTimeout(function () {
-      list[0]();
-      steps(list.slice(1));
-    }, 0);
-  }
-
-  // Only once the page has loaded: htmx starts on DOMContentLoaded, or at
-  // once when the document is complete; evaluated in between, it waits
-  // for a DOMContentLoaded that has passed and never starts.
-  var started = false;
+  // A form posted before offline.js ran (a tap before the page's load
+  // ended) is held and made again once it has: offline.js queues, or
+  // refuses in place, what hearth does not answer.
+  var offline = offlineSrc ? 0 : 2; // 0 not asked for, 1 loading, 2 run (or failed: forms then go as plain forms)
+  var held = [];
   function loadAll() {
-    if (started || document.readyState !== "complete") return;
-    started = true;
-    var list = [];
-    if (htmxSrc) {
-      htmxState = 1;
-      // htmx's evaluation writes its history path to sessionStorage; the
-      // tab's first use of it waits on a round trip to the browser, so
-      // that wait comes in a task of its own, before htmx's.
-      list.push(function () {
+    if (offline) return;
+    offline = 1;
+    later.forEach(function (src) { add(src); });
+    add(offlineSrc, function () {
+      offline = 2;
+      held.splice(0).forEach(function (h) {
+        if (!h.form.isConnected) return;
         try {
-          void sessionStorage.length;
-        } catch (err) {}
+          h.form.requestSubmit(h.submitter && h.submitter.isConnected ? h.submitter : null);
+        } catch (err) {
+          h.form.requestSubmit();
+        }
       });
-      list.push(function () {
-        add(htmxSrc, function () {
-          htmxState = 2;
-          replayTaps();
-        });
-      });
-    }
-    later.forEach(function (src) {
-      list.push(function () { add(src); });
     });
-    if (offlineSrc) {
-      offline = 1;
-      list.push(function () {
-        add(offlineSrc, function () {
-          offline = 2;
-          replayForms();
-        });
-      });
-    }
-    list.push(register);
-    steps(list);
   }
-
-  document.addEventListener("click", function (e) {
-    if (htmxState === 2 || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-    var a = e.target.closest ? e.target.closest("a[hx-get]") : null;
-    if (!a) return;
-    // Before htmx's listener on the link and the browser's own navigation.
-    e.preventDefault();
-    e.stopPropagation();
-    if (heldTaps.indexOf(a) < 0) heldTaps.push(a);
-    loadAll();
-  }, true);
-
   document.addEventListener("submit", function (e) {
     var form = e.target;
     if (offline === 2 || !(form instanceof HTMLFormElement) || (form.getAttribute("method") || "get").toLowerCase() !== "post") return;
     // Before htmx's listener on the form and the browser's own send.
     e.preventDefault();
     e.stopPropagation();
-    heldForms.push({ form: form, submitter: e.submitter || null });
+    held.push({ form: form, submitter: e.submitter || null });
     loadAll();
   }, true);
 
+  // The registration in a task of its own: the first one starts the
+  // worker, which with the scripts' insertion made one long task.
   function register() {
     if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
   }
-
-  // The load event's own task only asks for the next one.
   function start() {
-    setTimeout(loadAll, 0);
+    loadAll();
+    setTimeout(register, 0);
   }
   if (document.readyState === "complete") start();
   else window.addEventListener("load", start);

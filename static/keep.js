@@ -417,8 +417,8 @@
     restore(document);
     reopen();
   });
-  // After htmx has read the page (hearth.js runs htmx before this
-  // script), so a row's head opens it in place; in a task after this
+  // After htmx has read the page (its DOMContentLoaded listener came
+  // first), so a row's head opens it in place; in a task after this
   // script's own, since the first read opens the origin's storage, and
   // the two together made one long task on a phone's CPU.
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
