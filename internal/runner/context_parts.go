@@ -126,6 +126,13 @@ func contextParts(contextJSON []byte) (map[string][]byte, error) {
 			index.fields = append(index.fields, f)
 			continue
 		}
+		// A plain list longer than a part (ownerItems, rhythms, voice) is
+		// paged as a collection would be: one file would be cut by Codex.
+		var items []json.RawMessage
+		if len(f.value) > maxPartBytes && json.Unmarshal(f.value, &items) == nil {
+			index.parts = append(index.parts, collectionParts(f.name, collection{Items: items}, files)...)
+			continue
+		}
 		file := f.name + ".json"
 		files[file] = f.value
 		index.parts = append(index.parts, contextPart{Name: f.name, File: file, Tokens: approxTokens(len(f.value))})

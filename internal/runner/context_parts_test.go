@@ -159,3 +159,41 @@ func TestAContextThatIsNotAnObjectOrNamesNoFileIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A top-level list that is not a collection (ownerItems, rhythms, voice,
+// sendsLater) can outgrow a part too: it is paged like a collection, every
+// item kept, rather than written as one file Codex would cut.
+func TestALongTopLevelListIsPagedLikeACollection(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"revision":1,"ownerItems":[`)
+	const n = 200
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"own-%03d","text":"%s","addedBy":"owner","createdAt":"2026-12-04T08:00:00Z","updatedAt":"2026-12-04T08:00:00Z"}`, i, strings.Repeat("call Ana about the trail ", 4))
+	}
+	b.WriteString(`]}`)
+	files, err := contextParts([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for name, f := range files {
+		if len(f) > maxPartBytes {
+			t.Errorf("%s is %d bytes, over a part's %d", name, len(f), maxPartBytes)
+		}
+		if strings.HasPrefix(name, "ownerItems") {
+			var p struct {
+				Items []json.RawMessage `json:"items"`
+			}
+			if err := json.Unmarshal(f, &p); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			seen += len(p.Items)
+		}
+	}
+	if seen != n {
+		t.Errorf("the parts hold %d of the list's %d items", seen, n)
+	}
+}
