@@ -177,7 +177,9 @@ func (tb *tab) expand(id, kind string) {
 	control := rowSel(id) + ` [data-testid="control-` + kind + `"]`
 	get(tb, "settle before expanding "+id, chromedp.Poll[bool](htmxSettled))
 	if !get(tb, "is "+id+" open", chromedp.Evaluate[bool](`!!document.querySelector('`+control+`')`)) {
-		tb.do("expand "+id, chromedp.Click(css(rowSel(id)+` > a.row-head`)))
+		// Clicked in the page, in one task: a live refresh between finding
+		// the node and a DevTools click would leave the click a stale node.
+		tb.do("expand "+id, chromedp.Evaluate[chromedp.Void](`document.querySelector('`+rowSel(id)+` > a.row-head').click(); true`))
 	}
 	tb.do("wait for "+id+"'s control", chromedp.WaitVisible(css(control)))
 	get(tb, "settle after expanding "+id, chromedp.Poll[bool](htmxSettled))
