@@ -106,6 +106,7 @@ func (tb *workerTab) push(p any) {
 	if err != nil {
 		tb.t.Fatal(err)
 	}
+	tb.inWorker("count what the worker shows", showingHook)
 	tb.mu.Lock()
 	reg := tb.reg
 	tb.mu.Unlock()
@@ -114,6 +115,40 @@ func (tb *workerTab) push(p any) {
 			Origin: tb.srv.URL, RegistrationID: reg, Data: string(b)})
 		return err
 	}))
+}
+
+// showingHook wraps the running worker's showNotification to count those
+// not yet settled and keep the tags shown. Chromium drops from its store a
+// notification a getNotifications() call finds written but not yet counted
+// as displayed (headless Chromium's display is slow to count it), so a read
+// must wait until nothing is being shown. A worker restarted after the hook
+// loses it: waitShown then says so.
+const showingHook = `(function () {
+	if (self.__showing) return "";
+	var reg = self.registration, show = reg.showNotification.bind(reg);
+	self.__showing = {pending: 0, tags: []};
+	reg.showNotification = function (title, options) {
+		self.__showing.pending++;
+		return show(title, options).finally(function () {
+			self.__showing.pending--;
+			self.__showing.tags.push((options && options.tag) || "");
+		});
+	};
+	return "";
+})()`
+
+// settled reports whether the worker has no notification being shown and
+// has shown every tag in tags since the hook was set.
+func (tb *workerTab) settled(tags []string) (bool, string) {
+	want, _ := json.Marshal(append([]string{}, tags...))
+	got := tb.inWorker("is the worker showing", `(function () {
+		var s = self.__showing;
+		if (!s) return "the worker restarted and lost its hook";
+		if (s.pending) return s.pending + " notifications being shown";
+		var missing = `+string(want)+`.filter(function (t) { return s.tags.indexOf(t) < 0; });
+		return missing.length ? "the worker has not shown " + missing.join(", ") : "";
+	})()`)
+	return got == "", got
 }
 
 // readNotifications is what the worker's registration shows now, read in
@@ -133,6 +168,7 @@ func (tb *workerTab) readNotifications() []shown {
 // (in any order) and returns them.
 func (tb *workerTab) waitShown(tags ...string) []shown {
 	tb.t.Helper()
+	poll.Eventually(tb.t, stepTimeout, func() (bool, string) { return tb.settled(tags) })
 	var got []shown
 	poll.Eventually(tb.t, stepTimeout, func() (bool, string) {
 		got = tb.readNotifications()
