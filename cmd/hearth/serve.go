@@ -20,19 +20,16 @@ import (
 	"hearth/beeper"
 	"hearth/handlers"
 	"hearth/internal/beeperflow"
-	"hearth/internal/privatefile"
+	"hearth/internal/demo"
 	"hearth/internal/pushflow"
 	"hearth/models"
 )
-
-// demoPassphrase is the owner passphrase that --demo sets on a fresh data dir.
-const demoPassphrase = "hearth-demo"
 
 func cmdServe(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", envOr("HEARTH_ADDR", "127.0.0.1:8080"), "listen address (HEARTH_ADDR)")
 	dir := dataFlag(fs)
-	demo := fs.Bool("demo", false, "load fictional demo data and a demo login into an empty data dir")
+	withDemo := fs.Bool("demo", false, "load fictional demo data and a demo login into an empty data dir")
 	initDB := fs.Bool("init", false, "begin an empty workspace even though the data dir holds hearth state (agent.token, schedules/) beside a missing or empty hearth.db")
 	tsOwner := fs.String("tailscale-owner", os.Getenv("HEARTH_TAILSCALE_OWNER"), "trust this Tailscale login from tailscale serve on a --host name (HEARTH_TAILSCALE_OWNER)")
 	var hosts hostList
@@ -83,12 +80,11 @@ func cmdServe(args []string) error {
 	// serve's one clock: the store, and through it every handler and the
 	// watch, reads the time from it. Under --demo it stands in the past while
 	// the demo writes its history; HEARTH_TEST_NOW moves it.
-	clock := &serveClock{}
 	offset, err := testNow(log)
 	if err != nil {
 		return err
 	}
-	clock.offset = offset
+	clock := &demo.Clock{Offset: offset}
 	pause, err := testPause(log)
 	if err != nil {
 		return err
@@ -132,12 +128,12 @@ func cmdServe(args []string) error {
 	} else if n > 0 {
 		log.Warn("sends interrupted by the last stop are now unknown; reconcile them in Messages", "count", n)
 	}
-	if *demo {
-		if err := loadDemo(ctx, store, *dir, clock); err != nil {
+	if *withDemo {
+		if err := demo.Load(ctx, store, *dir, clock); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}
-	client, err := beeperClient(*beeperURL, *beeperTokenFile, *demo, clock.Now, log)
+	client, err := beeperClient(*beeperURL, *beeperTokenFile, *withDemo, clock.Now, log)
 	if err != nil {
 		return err
 	}
@@ -238,8 +234,8 @@ func cmdServe(args []string) error {
 	}
 	url := "http://" + ln.Addr().String()
 	log.Info("hearth listening", "url", url, "database", store.Path())
-	if *demo {
-		fmt.Print(demoBanner(url, ln.Addr(), hosts, *dir))
+	if *withDemo {
+		fmt.Print(demo.Banner(url, ln.Addr(), hosts, *dir))
 	}
 
 	stop := make(chan os.Signal, 1)
@@ -325,8 +321,6 @@ func testHook(name string) error {
 	}
 	return usageError("%s is a test hook: this hearth was not built for tests (go build -tags hearthtest); unset it", name)
 }
-
-func demoTokenPath(dir string) string { return filepath.Join(dir, "agent.token") }
 
 // warnOpenDataDir warns when group or others may list, enter or change the
 // data dir. hearth keeps its own files there owner-only, but a dir others
@@ -433,55 +427,17 @@ func ensureOnce(ctx context.Context, store occurrenceEnsurer, log *slog.Logger) 
 	}
 }
 
-// loadDemo gives an empty data dir a passphrase, an agent credential (token in
-// DIR/agent.token, mode 0600) and a fictional publication, through the same
-// services the real surfaces use, and eight weeks of fictional history
-// (seedDemoHistory). A data dir with data is left alone.
-func loadDemo(ctx context.Context, store *models.Store, dir string, clock *serveClock) error {
-	has, err := store.HasOwner(ctx)
-	if err != nil {
-		return err
-	}
-	if !has {
-		if err := store.SetOwnerPassphrase(ctx, demoPassphrase); err != nil {
-			return err
-		}
-	}
-	if _, err := os.Stat(demoTokenPath(dir)); errors.Is(err, os.ErrNotExist) {
-		_, token, err := store.CreateCredential(ctx, "demo-agent", models.DemoScopes)
-		if err != nil {
-			return err
-		}
-		if err := privatefile.WriteAtomic(demoTokenPath(dir), []byte(token+"\n")); err != nil {
-			return err
-		}
-	}
-	rev, err := store.Revision(ctx)
-	if err != nil || rev > 0 {
-		return err
-	}
-	now := clock.Now()
-	body, err := demoResult(now, demoZone)
-	if err != nil {
-		return err
-	}
-	if _, _, err = store.Publish(ctx, "demo", body); err != nil {
-		return err
-	}
-	return seedDemoHistory(ctx, store, clock, now)
-}
-
 // beeperClient connects to the configured Beeper Desktop API; in demo mode
 // without one it starts the fake on a free loopback port, on serve's clock. No URL and no demo
 // leaves Messages off.
-func beeperClient(baseURL, tokenFile string, demo bool, now func() time.Time, log *slog.Logger) (*beeper.Client, error) {
-	if baseURL == "" && demo {
+func beeperClient(baseURL, tokenFile string, withDemo bool, now func() time.Time, log *slog.Logger) (*beeper.Client, error) {
+	if baseURL == "" && withDemo {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
 		const token = "fake-beeper-token"
-		go http.Serve(ln, demoBeeper(token, now))
+		go http.Serve(ln, demo.Beeper(token, now))
 		baseURL = "http://" + ln.Addr().String()
 		log.Info("demo Beeper (fake) listening", "url", baseURL)
 		return beeper.NewClient(baseURL, token), nil
@@ -539,44 +495,6 @@ func parseCostTiers(v string) ([3]float64, error) {
 		tiers[i] = f
 	}
 	return tiers, nil
-}
-
-// demoBanner is what serve --demo (and so make run) prints: where the demo
-// is, its passphrase, and how to open it on a phone, which cannot reach
-// the loopback address it listens on by default (docs/operations.md).
-func demoBanner(url string, listen net.Addr, hosts []string, dir string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "\nhearth demo is running at %s\n  log in with passphrase: %s\n  agent token file: %s\n  try: HEARTH_URL=%s %s context --credential-file %s\n\n",
-		url, demoPassphrase, demoTokenPath(dir), url, os.Args[0], demoTokenPath(dir))
-	port := "8080"
-	loopback := true
-	if tcp, ok := listen.(*net.TCPAddr); ok {
-		port = strconv.Itoa(tcp.Port)
-		loopback = tcp.IP.IsLoopback()
-	}
-	var opened []string
-	for _, h := range hosts {
-		switch {
-		case strings.HasSuffix(h, ".ts.net"):
-			opened = append(opened, "https://"+h+"  (with tailscale serve running, below)")
-		case !loopback:
-			opened = append(opened, "http://"+net.JoinHostPort(h, port))
-		}
-	}
-	b.WriteString("On your phone:\n")
-	for _, u := range opened {
-		fmt.Fprintf(&b, "  open %s\n", u)
-	}
-	fmt.Fprintf(&b, "  Over Tailscale (HTTPS, works away from home): on this machine run\n"+
-		"    tailscale serve --bg --https=443 http://127.0.0.1:%s\n"+
-		"  then start the demo with this machine's tailnet name and open it on the phone:\n"+
-		"    make run HOSTS=NAME.TAILNET.ts.net   (serve --host NAME.TAILNET.ts.net)\n"+
-		"    https://NAME.TAILNET.ts.net\n"+
-		"  On the same Wi-Fi instead: make run ADDR=0.0.0.0:%s HOSTS=LAN-ADDRESS, then open\n"+
-		"    http://LAN-ADDRESS:%s. Plain HTTP: the passphrase crosses the network unencrypted,\n"+
-		"    anyone on that network reaches the login page, and the phone gets no offline copy.\n"+
-		"  More in docs/operations.md (systemd and tailscale serve).\n\n", port, port, port)
-	return b.String()
 }
 
 // notifiers tells each of its listeners of a commit, in order: the SSE hub,

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 )
 
 func TestTheDemoShowsAReactionInAnasChatThatAnswersNothing(t *testing.T) {
-	f := demoBeeper("t", func() time.Time { return beepertest.BaseTime })
+	f := Beeper("t", func() time.Time { return beepertest.BaseTime })
 	msgs := f.Messages(beepertest.AnaChatID)
 	var reactions, counting []beeper.Message
 	for _, m := range msgs {

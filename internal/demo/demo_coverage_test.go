@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 func TestDemoShowsOnePastNightBeeperWasAwayAndStillTakesTheWatchBaseline(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
-	clock := &serveClock{}
+	clock := &Clock{}
 	clock.set(now)
 	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
 	if err != nil {

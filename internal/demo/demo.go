@@ -1,4 +1,8 @@
-package main
+// Package demo writes the fictional owner's life that `hearth serve --demo`
+// shows and `hearth seed` writes for years: a publication, eight weeks of
+// history through the owner's own services, the fake Beeper's chats, and the
+// clock that stands at each moment being written.
+package demo
 
 import (
 	"bytes"
@@ -94,7 +98,7 @@ var demoSends = []struct{ chat, body string }{
 // routine on most weekdays with its weigh-in (a slow loss with day-to-day
 // noise, no weigh-in at weekends), and a reply sent every few days. The
 // history ends yesterday, so today looks as any other morning.
-func seedDemoHistory(ctx context.Context, store *models.Store, clock *serveClock, now time.Time) error {
+func seedDemoHistory(ctx context.Context, store *models.Store, clock *Clock, now time.Time) error {
 	defer clock.set(time.Time{})
 	loc, err := time.LoadLocation(demoZone)
 	if err != nil {
@@ -184,7 +188,7 @@ var demoRoutines = []string{"evening-wind-down", "start-of-work", "weekly-review
 // seed is the same life. The demo's history and `hearth seed` share it.
 type demoLife struct {
 	store *models.Store
-	clock *serveClock
+	clock *Clock
 	rng   *rand.Rand
 	loc   *time.Location
 }
@@ -334,10 +338,10 @@ func (l *demoLife) windDown(ctx context.Context, day time.Time) error {
 	return nil
 }
 
-// demoBeeper is the fake Beeper of the demo: its fictional chats, and the
+// Beeper is the fake Beeper of the demo: its fictional chats, and the
 // owner's heart on Ana's hike invitation, shown under it; a reaction
 // answers nothing, so her question about the time is still owed.
-func demoBeeper(token string, now func() time.Time) *beepertest.Fake {
+func Beeper(token string, now func() time.Time) *beepertest.Fake {
 	f := beepertest.New(token, beepertest.WithClock(now))
 	f.Add(beepertest.AnaChatID, beeper.Message{SenderID: beepertest.SelfID, Type: beeper.TypeReaction, Text: "❤️", LinkedMessageID: "m-ana-1"})
 	addDemoRhythmChats(f, now())

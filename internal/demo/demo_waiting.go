@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // history's sends of the last week are Finished: delivered and seen. It
 // records no run, and no review Routines shows unfolded: tests pin the
 // demo's Runs and the height of its Routines page.
-func seedDemoWaiting(ctx context.Context, store *models.Store, clock *serveClock, now time.Time) error {
+func seedDemoWaiting(ctx context.Context, store *models.Store, clock *Clock, now time.Time) error {
 	loc, err := time.LoadLocation(demoZone)
 	if err != nil {
 		return err

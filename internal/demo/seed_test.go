@@ -1,9 +1,8 @@
-package main
+package demo
 
 import (
 	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -37,7 +36,7 @@ func TestASeededDayIsTheOwnersDayItClaims(t *testing.T) {
 	loc, _ := time.LoadLocation(demoZone)
 	now := time.Date(2026, 11, 30, 23, 30, 0, 0, loc) // late enough for three whole days
 	dir := filepath.Join(t.TempDir(), "data")
-	days, err := seedYears(context.Background(), io.Discard, dir, seedPlan{days: 3, seed: 19, horizon: models.DefaultObservationHorizon}, now)
+	days, err := SeedYears(context.Background(), io.Discard, dir, SeedPlan{Days: 3, Seed: 19, Horizon: models.DefaultObservationHorizon}, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +51,7 @@ func TestASeededDayIsTheOwnersDayItClaims(t *testing.T) {
 	measured := exportByDay(t, store, models.ExportMeasurements, "recorded_at", nil)
 	outcomes := exportByDay(t, store, models.ExportOccurrences, "date", func(r map[string]string) bool { return r["outcome"] != "" })
 	sent := exportByDay(t, store, models.ExportSends, "created_at", func(r map[string]string) bool { return r["status"] == "sent" })
-	total := seedStats{}
+	total := SeedStats{}
 	for _, d := range days {
 		// A typical day of use: a publication every hour or so, ~50 activities,
 		// ~200 Beeper messages, ~5 sends, a few measurements, routine outcomes.
@@ -107,39 +106,13 @@ func TestASeededDayIsTheOwnersDayItClaims(t *testing.T) {
 	}
 }
 
-func TestSeedRefusesADataDirThatIsNotEmpty(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if code := run([]string{"seed", "--days", "1", "--data", dir}); code != exitRejected {
-		t.Fatalf("seed into a dir with a file: exit %d, want %d", code, exitRejected)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "hearth.db")); !os.IsNotExist(err) {
-		t.Fatalf("a refused seed left a database: %v", err)
-	}
-	// A seeded dir is not empty either: a second seed is refused, the first kept.
-	seeded := filepath.Join(t.TempDir(), "data")
-	if code := run([]string{"seed", "--days", "1", "--data", seeded}); code != exitOK {
-		t.Fatalf("first seed: exit %d", code)
-	}
-	before, _ := os.Stat(filepath.Join(seeded, "hearth.db"))
-	if code := run([]string{"seed", "--days", "1", "--data", seeded}); code != exitRejected {
-		t.Fatalf("second seed: exit %d, want %d", code, exitRejected)
-	}
-	after, _ := os.Stat(filepath.Join(seeded, "hearth.db"))
-	if before.Size() != after.Size() || !before.ModTime().Equal(after.ModTime()) {
-		t.Fatal("a refused second seed changed the database")
-	}
-}
-
 func TestASeedIsTheSameHistoryForTheSameSeedAndMoment(t *testing.T) {
 	loc, _ := time.LoadLocation(demoZone)
 	now := time.Date(2026, 11, 30, 23, 30, 0, 0, loc)
 	history := func(seed uint64) [][][]string {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), "data")
-		if _, err := seedYears(context.Background(), io.Discard, dir, seedPlan{days: 2, seed: seed}, now); err != nil {
+		if _, err := SeedYears(context.Background(), io.Discard, dir, SeedPlan{Days: 2, Seed: seed}, now); err != nil {
 			t.Fatal(err)
 		}
 		s, err := models.Open(context.Background(), dir, models.Options{Clock: func() time.Time { return now }})

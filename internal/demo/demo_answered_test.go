@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"bytes"
@@ -95,7 +95,7 @@ func TestTheDemoHandsADraftToBeepersComposerWhereTheLiveWatchLeavesIt(t *testing
 
 	// The demo's Beeper holds the text hearth put in its composer, and the
 	// live watch's first reads (its baseline, then a pass) leave it there.
-	fake := demoBeeper(beepertest.Token, func() time.Time { return now })
+	fake := Beeper(beepertest.Token, func() time.Time { return now })
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	client := beeper.NewClient(srv.URL, beepertest.Token)

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -24,7 +24,7 @@ const demoPushEndpoint = "https://push.invalid/demo-phone"
 // digest), and back to the defaults after. The phone is then
 // unsubscribed: the demo sends nothing, and a phone subscribed in it is
 // notified only of what comes after.
-func seedDemoPush(ctx context.Context, store *models.Store, clock *serveClock, now time.Time) error {
+func seedDemoPush(ctx context.Context, store *models.Store, clock *Clock, now time.Time) error {
 	loc, err := time.LoadLocation(demoZone)
 	if err != nil {
 		return err

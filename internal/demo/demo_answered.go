@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -23,7 +23,7 @@ const (
 
 // demoHandOffText is what the demo's owner handed from a draft of the
 // climbing crew into Beeper's composer, the evening before today: the
-// demo's Beeper starts with it there (demoBeeper), as Beeper Desktop keeps
+// demo's Beeper starts with it there (Beeper), as Beeper Desktop keeps
 // its composer across hearth's restarts.
 const demoHandOffText = "Happy to drive on Thursday: I can take two from Kreuzberg, leaving at 6:15."
 

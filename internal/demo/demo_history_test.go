@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func demoHistory(t *testing.T, now time.Time) (models.WeightData, models.ExportT
 func demoStore(t *testing.T, now time.Time) (models.WeightData, *models.Store) {
 	t.Helper()
 	ctx := context.Background()
-	clock := &serveClock{}
+	clock := &Clock{}
 	clock.set(now)
 	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
 	if err != nil {

@@ -1,10 +1,9 @@
-package main
+package demo
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -21,8 +20,8 @@ import (
 	"hearth/models"
 )
 
-// seedOwnerDays is how many days a seeded year has.
-const seedOwnerDays = 365.25
+// YearDays is how many days a seeded year has.
+const YearDays = 365.25
 
 // Hours of a seeded day's publications: one an hour from seven to ten in
 // the evening, each after a batch of the hour's Beeper messages.
@@ -68,69 +67,26 @@ var seedReplies = []string{"Sounds good, see you then!", "Thanks, I'll look at i
 var seedMessages = []string{"Are we still on for Saturday?", "Did you see the photos?", "Can you send me the address?",
 	"Thanks again for yesterday!", "Running late, sorry", "What time works for you?", "Look at this article", "Happy birthday!"}
 
-func cmdSeed(args []string) error {
-	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
-	dir := dataFlag(fs)
-	years := fs.Float64("years", 0, "years of use to write, ending today (a fraction is fine)")
-	days := fs.Int("days", 0, "days of use to write, ending today (instead of --years)")
-	seed := fs.Uint64("seed", 19, "the random history's seed: the same seed on the same day is the same history")
-	observationDays := fs.Int("observation-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "prune consumed observations older than this many days once a day, as serve does (0 keeps them all)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	n := *days
-	if n == 0 {
-		n = int(math.Round(*years * seedOwnerDays))
-	}
-	if n <= 0 || (*days != 0 && *years != 0) {
-		return usageError("seed needs --years N or --days N (one of them, positive)")
-	}
-	if *observationDays < 0 {
-		return usageError("--observation-days must not be negative")
-	}
-	if err := checkEmptyDir(*dir); err != nil {
-		return err
-	}
-	_, err := seedYears(context.Background(), os.Stdout, *dir, seedPlan{days: n, seed: *seed, horizon: time.Duration(*observationDays) * 24 * time.Hour}, time.Now())
-	return err
+// SeedPlan is what one seed writes.
+type SeedPlan struct {
+	Days    int
+	Seed    uint64
+	Horizon time.Duration // observation retention; 0 keeps them all
 }
 
-// checkEmptyDir refuses a data dir that holds anything: seeding writes a
-// whole history and must never mix it into a real one.
-func checkEmptyDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if len(entries) > 0 {
-		return usageError("%s is not empty: hearth seed writes only into a new or empty data dir", dir)
-	}
-	return nil
-}
-
-// seedPlan is what one seed writes.
-type seedPlan struct {
-	days    int
-	seed    uint64
-	horizon time.Duration // observation retention; 0 keeps them all
-}
-
-// seedYears writes plan.days of one owner's use ending at now into the
+// SeedYears writes plan.Days of one owner's use ending at now into the
 // empty data dir, through the store's own services at a seed clock, and
 // reports progress, the database's size and rows per table to out.
 // It returns what each day's generator wrote, by day.
-func seedYears(ctx context.Context, out io.Writer, dir string, plan seedPlan, now time.Time) ([]seedStats, error) {
+func SeedYears(ctx context.Context, out io.Writer, dir string, plan SeedPlan, now time.Time) ([]SeedStats, error) {
 	start := time.Now()
-	clock := &serveClock{}
+	clock := &Clock{}
 	loc, err := time.LoadLocation(demoZone)
 	if err != nil {
 		return nil, err
 	}
 	today := now.In(loc)
-	first := time.Date(today.Year(), today.Month(), today.Day()-plan.days+1, 0, 0, 0, 0, loc)
+	first := time.Date(today.Year(), today.Month(), today.Day()-plan.Days+1, 0, 0, 0, 0, loc)
 	clock.set(first.Add(6 * time.Hour))
 	store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now, SeedWithoutSync: true})
 	if err != nil {
@@ -147,7 +103,7 @@ func seedYears(ctx context.Context, out io.Writer, dir string, plan seedPlan, no
 	if err := privatefile.WriteAtomic(demoTokenPath(dir), []byte(token+"\n")); err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(plan.seed, plan.seed))
+	rng := rand.New(rand.NewPCG(plan.Seed, plan.Seed))
 	g := &seeder{
 		life:  &demoLife{store: store, clock: clock, rng: rng, loc: loc},
 		agent: cred.ID,
@@ -158,17 +114,17 @@ func seedYears(ctx context.Context, out io.Writer, dir string, plan seedPlan, no
 		return nil, err
 	}
 	lastReport := time.Now()
-	var perDay []seedStats
-	for i := range plan.days {
+	var perDay []SeedStats
+	for i := range plan.Days {
 		day := first.AddDate(0, 0, i)
 		before := g.stats
 		if err := g.day(ctx, day, i); err != nil {
 			return nil, fmt.Errorf("seed %s: %w", day.Format(time.DateOnly), err)
 		}
 		perDay = append(perDay, g.stats.minus(before))
-		if (i+1)%365 == 0 || i+1 == plan.days {
+		if (i+1)%365 == 0 || i+1 == plan.Days {
 			size, _ := databaseSize(dir)
-			fmt.Fprintf(out, "seeded %d of %d days (to %s): %s, database %.1f MB\n", i+1, plan.days, day.Format(time.DateOnly),
+			fmt.Fprintf(out, "seeded %d of %d days (to %s): %s, database %.1f MB\n", i+1, plan.Days, day.Format(time.DateOnly),
 				time.Since(lastReport).Round(time.Second), float64(size)/(1<<20))
 			lastReport = time.Now()
 		}
@@ -190,8 +146,8 @@ func seedYears(ctx context.Context, out io.Writer, dir string, plan seedPlan, no
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(out, "seeded %d days (%.2f years) into %s in %s\n", plan.days, float64(plan.days)/seedOwnerDays, dir, time.Since(start).Round(time.Second))
-	fmt.Fprintf(out, "database: %.1f MB (%.1f MB per year)\n", float64(size)/(1<<20), float64(size)/(1<<20)/(float64(plan.days)/seedOwnerDays))
+	fmt.Fprintf(out, "seeded %d days (%.2f years) into %s in %s\n", plan.Days, float64(plan.Days)/YearDays, dir, time.Since(start).Round(time.Second))
+	fmt.Fprintf(out, "database: %.1f MB (%.1f MB per year)\n", float64(size)/(1<<20), float64(size)/(1<<20)/(float64(plan.Days)/YearDays))
 	fmt.Fprintf(out, "rows per table:\n")
 	for _, r := range rows {
 		if r.Rows > 0 {
@@ -225,7 +181,7 @@ type seeder struct {
 	life  *demoLife
 	agent string // the credential the agent publishes with
 	now   time.Time
-	plan  seedPlan
+	plan  SeedPlan
 
 	runs     int
 	pending  []int64             // observation IDs the next publication consumes
@@ -233,7 +189,7 @@ type seeder struct {
 	requests []string            // owner requests the next publication completes
 	msgs     int
 	// stats count what was written, for the test of a seeded day.
-	stats seedStats
+	stats SeedStats
 }
 
 // seedOpen is a suggestion left open, retracted by the next morning's brief.
@@ -241,15 +197,15 @@ type seedOpen struct {
 	draftID string // a reply's draft, retracted with it
 }
 
-// seedStats counts what a seed wrote.
-type seedStats struct {
+// SeedStats counts what a seed wrote.
+type SeedStats struct {
 	Date                                                                                string // the day, for one day's counts
 	Publications, Activities, Observations, Sends, Measurements, Requests, OwnerActions int
 }
 
 // minus is what was written since before.
-func (s seedStats) minus(before seedStats) seedStats {
-	return seedStats{Date: s.Date, Publications: s.Publications - before.Publications, Activities: s.Activities - before.Activities,
+func (s SeedStats) minus(before SeedStats) SeedStats {
+	return SeedStats{Date: s.Date, Publications: s.Publications - before.Publications, Activities: s.Activities - before.Activities,
 		Observations: s.Observations - before.Observations, Sends: s.Sends - before.Sends, Measurements: s.Measurements - before.Measurements,
 		Requests: s.Requests - before.Requests, OwnerActions: s.OwnerActions - before.OwnerActions}
 }
@@ -289,9 +245,9 @@ func (g *seeder) begin(ctx context.Context, first time.Time) error {
 // day writes the i-th seeded day, up to now on today.
 func (g *seeder) day(ctx context.Context, day time.Time, i int) error {
 	s, l, rng := g.store(), g.life, g.rng()
-	if t := l.at(day, 3, 0); g.plan.horizon > 0 && g.past(t) {
+	if t := l.at(day, 3, 0); g.plan.Horizon > 0 && g.past(t) {
 		l.clock.set(t)
-		if _, err := s.PruneObservations(ctx, g.plan.horizon); err != nil {
+		if _, err := s.PruneObservations(ctx, g.plan.Horizon); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 func TestTheDemoShowsLenasSteadyRhythmAndJonasDriftingOnceTheWatchHasReadTheirChats(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
-	clock := &serveClock{}
+	clock := &Clock{}
 	clock.set(now)
 	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
 	if err != nil {
@@ -32,7 +32,7 @@ func TestTheDemoShowsLenasSteadyRhythmAndJonasDriftingOnceTheWatchHasReadTheirCh
 		t.Fatal(err)
 	}
 	clock.set(now)
-	srv := httptest.NewServer(demoBeeper("demo-token", clock.Now))
+	srv := httptest.NewServer(Beeper("demo-token", clock.Now))
 	t.Cleanup(srv.Close)
 	w := beeperflow.NewWatch(store, beeper.NewClient(srv.URL, "demo-token"), beeperflow.WatchOptions{})
 	if _, err := w.Tick(ctx); err != nil {
