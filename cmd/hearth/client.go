@@ -10,12 +10,15 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"hearth/internal/apiclient"
 	"hearth/internal/contract"
+	"hearth/internal/mcpserver"
 	"hearth/models"
 )
 
@@ -296,5 +299,24 @@ func cmdPublish(args []string) error {
 		verb = "already published (replay)"
 	}
 	printf(os.Stdout, "%s %s at revision %d (%s)\n", verb, receipt.RunID, receipt.Revision, receipt.ReceivedAt.Format(time.RFC3339))
+	return nil
+}
+
+// cmdMCP serves the MCP tools over stdio until the client disconnects.
+func cmdMCP(args []string) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	cf := addClientFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	c, err := cf.client()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := mcpserver.Serve(ctx, c, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
+		return &exitError{code: exitUnavailable, err: fmt.Errorf("mcp: %w", err)}
+	}
 	return nil
 }

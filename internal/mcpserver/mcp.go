@@ -1,16 +1,16 @@
-package main
+// Package mcpserver is `hearth mcp`: an MCP server on stdio whose tools call
+// hearth's HTTP API with the agent's own credential and whose resources are
+// the contract's JSON Schemas.
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
+	"io"
 	"net/url"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -458,21 +458,8 @@ func newMCPServer(c mcpClient) *mcp.Server {
 	return srv
 }
 
-// cmdMCP serves the MCP tools over stdio until the client disconnects.
-func cmdMCP(args []string) error {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	cf := addClientFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	c, err := cf.client()
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := newMCPServer(mcpClient{api: c}).Run(ctx, mcpStdio{in: os.Stdin, out: os.Stdout}); err != nil && ctx.Err() == nil {
-		return &exitError{code: exitUnavailable, err: fmt.Errorf("mcp: %w", err)}
-	}
-	return nil
+// Serve serves the MCP tools, calling hearth through api, on in and out
+// until ctx ends or the client disconnects.
+func Serve(ctx context.Context, api *apiclient.Client, in io.Reader, out io.Writer) error {
+	return newMCPServer(mcpClient{api: api}).Run(ctx, mcpStdio{in: in, out: out})
 }

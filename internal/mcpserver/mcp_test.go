@@ -1,9 +1,7 @@
-package main
+package mcpserver
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -78,34 +76,5 @@ func TestArgumentCheckNamesEveryFaultyArgument(t *testing.T) {
 		if !ok {
 			t.Errorf("%s %.80s: errors %q, want %d saying %q", c.tool, c.args, got, c.n, c.want)
 		}
-	}
-}
-
-func TestCredentialPathExpandsHomeAndRefusesOtherUsers(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	for _, c := range []struct{ in, want, err string }{
-		{"~/.config/hearth/token", filepath.Join(home, ".config", "hearth", "token"), ""},
-		{"~", home, ""},
-		{"/etc/hearth/token", "/etc/hearth/token", ""},
-		{"token", "token", ""},
-		{"~root/token", "", `--credential-file "~root/token": ~user paths are not expanded`},
-	} {
-		got, err := expandPath("--credential-file", c.in)
-		if got != c.want || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
-			t.Errorf("expandPath(%q) = %q, %v; want %q, %q", c.in, got, err, c.want, c.err)
-		}
-	}
-
-	// A file that is not there is named with the flag, as given and as looked for.
-	f := clientFlags{credFile: new(string)}
-	*f.credFile = "~/missing"
-	if _, err := f.token(); err == nil || !strings.Contains(err.Error(), `--credential-file "~/missing" (`+filepath.Join(home, "missing")+`): no such file`) {
-		t.Errorf("a missing ~/ file: %v", err)
-	}
-	wd, _ := os.Getwd()
-	*f.credFile = "relative/missing"
-	if _, err := f.token(); err == nil || !strings.Contains(err.Error(), `--credential-file "relative/missing": no such file`) || !strings.Contains(err.Error(), wd) {
-		t.Errorf("a missing relative file: %v", err)
 	}
 }
