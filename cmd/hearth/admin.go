@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,41 +11,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"hearth/internal/cli"
 	"hearth/models"
 )
 
 func dataFlag(fs *flag.FlagSet) *string {
-	return fs.String("data", envOr("HEARTH_DATA", "./data"), "data directory (HEARTH_DATA)")
-}
-
-// parseInterspersed parses flags that may come before or after positional
-// arguments. A bad flag exits 1; -h, after the flag package printed the
-// command's flags, exits 0.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-			return nil, &exitError{code: exitOK}
-		} else if err != nil {
-			return nil, &exitError{code: exitRejected, err: err}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
-
-// parseFlags parses a command that takes no positional arguments: the
-// prologue of most commands.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	return noArgs(rest)
+	return fs.String("data", cli.EnvOr("HEARTH_DATA", "./data"), "data directory (HEARTH_DATA)")
 }
 
 // openStore opens the data dir for an admin command; it never upgrades a live schema.
@@ -56,11 +26,11 @@ func openStore(dir string) (*models.Store, error) {
 
 func cmdOwner(args []string) error {
 	if len(args) == 0 || (args[0] != "passwd" && args[0] != "logout-all") {
-		return usageError("owner: want passwd or logout-all")
+		return cli.UsageError("owner: want passwd or logout-all")
 	}
 	fs := flag.NewFlagSet("owner "+args[0], flag.ContinueOnError)
 	dir := dataFlag(fs)
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := cli.ParseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	store, err := openStore(*dir)
@@ -78,13 +48,13 @@ func cmdOwner(args []string) error {
 		if err := store.SetOwnerPassphrase(ctx, pass); err != nil {
 			return err
 		}
-		printf(os.Stdout, "Passphrase set; every owner session was logged out.\n")
+		cli.Printf(os.Stdout, "Passphrase set; every owner session was logged out.\n")
 	case "logout-all":
 		n, err := store.LogoutAll(ctx)
 		if err != nil {
 			return err
 		}
-		printf(os.Stdout, "Ended %d owner session(s).\n", n)
+		cli.Printf(os.Stdout, "Ended %d owner session(s).\n", n)
 	}
 	return nil
 }
@@ -105,13 +75,13 @@ func readPassphrase(r io.Reader) (string, error) {
 func cmdToken(args []string) error {
 	// The subcommand is checked before the data dir is opened, so a typo creates nothing.
 	if len(args) == 0 || (args[0] != "create" && args[0] != "list" && args[0] != "revoke") {
-		return usageError("token: want create, list or revoke")
+		return cli.UsageError("token: want create, list or revoke")
 	}
 	fs := flag.NewFlagSet("token "+args[0], flag.ContinueOnError)
 	dir := dataFlag(fs)
 	name := fs.String("name", "", "credential name (create)")
 	scopes := fs.String("scopes", strings.Join(models.DefaultScopes, ","), "comma-separated scopes (create): "+strings.Join(models.AllScopes, ", "))
-	rest, err := parseInterspersed(fs, args[1:])
+	rest, err := cli.ParseInterspersed(fs, args[1:])
 	if err != nil {
 		return err
 	}
@@ -119,21 +89,21 @@ func cmdToken(args []string) error {
 	switch args[0] {
 	case "create":
 		if *name == "" {
-			return usageError("token create: want --name N")
+			return cli.UsageError("token create: want --name N")
 		}
 		if err := models.ValidateCredential(*name, strings.Split(*scopes, ",")); err != nil {
-			return usageError("token create: %v", err)
+			return cli.UsageError("token create: %v", err)
 		}
-		if err := noArgs(rest); err != nil {
+		if err := cli.NoArgs(rest); err != nil {
 			return err
 		}
 	case "list":
-		if err := noArgs(rest); err != nil {
+		if err := cli.NoArgs(rest); err != nil {
 			return err
 		}
 	case "revoke":
 		if len(rest) != 1 {
-			return usageError("token revoke: want one ID or name")
+			return cli.UsageError("token revoke: want one ID or name")
 		}
 	}
 	store, err := openStore(*dir)
@@ -148,21 +118,21 @@ func cmdToken(args []string) error {
 		if err != nil {
 			return err
 		}
-		printf(os.Stderr, "Created %s (%s) with scopes %s. The token is shown once:\n", cred.ID, cred.Name, cred.Scopes)
-		printf(os.Stdout, "%s\n", token)
+		cli.Printf(os.Stderr, "Created %s (%s) with scopes %s. The token is shown once:\n", cred.ID, cred.Name, cred.Scopes)
+		cli.Printf(os.Stdout, "%s\n", token)
 	case "list":
 		creds, err := store.Credentials(ctx)
 		if err != nil {
 			return err
 		}
 		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-		printf(w, "ID\tNAME\tSCOPES\tCREATED\tSTATUS\n")
+		cli.Printf(w, "ID\tNAME\tSCOPES\tCREATED\tSTATUS\n")
 		for _, c := range creds {
 			status := "active"
 			if c.RevokedAt != nil {
 				status = "revoked " + c.RevokedAt.Format(time.RFC3339)
 			}
-			printf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, c.Scopes, c.CreatedAt.Format(time.RFC3339), status)
+			cli.Printf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, c.Scopes, c.CreatedAt.Format(time.RFC3339), status)
 		}
 		return w.Flush()
 	case "revoke":
@@ -170,7 +140,7 @@ func cmdToken(args []string) error {
 		if err != nil {
 			return err
 		}
-		printf(os.Stdout, "Revoked %s (%s).\n", cred.ID, cred.Name)
+		cli.Printf(os.Stdout, "Revoked %s (%s).\n", cred.ID, cred.Name)
 	}
 	return nil
 }
@@ -178,12 +148,12 @@ func cmdToken(args []string) error {
 func cmdBackup(args []string) error {
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
 	dir := dataFlag(fs)
-	rest, err := parseInterspersed(fs, args)
+	rest, err := cli.ParseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 1 {
-		return usageError("backup: want one destination FILE")
+		return cli.UsageError("backup: want one destination FILE")
 	}
 	store, err := openStore(*dir)
 	if err != nil {
@@ -195,10 +165,10 @@ func cmdBackup(args []string) error {
 		return err
 	}
 	rep := d.Report
-	printf(os.Stdout, "Backed up %s to %s (integrity_check ok, %d receipts match the live database) and %d schedule definition files to %s.\n",
+	cli.Printf(os.Stdout, "Backed up %s to %s (integrity_check ok, %d receipts match the live database) and %d schedule definition files to %s.\n",
 		store.Path(), rest[0], d.Receipts, rep.DefinitionFiles, rep.SchedulesDir)
 	for _, s := range rep.Skipped {
-		printf(os.Stderr, "hearth: not copied (not a regular file): %s\n", s)
+		cli.Printf(os.Stderr, "hearth: not copied (not a regular file): %s\n", s)
 	}
 	return nil
 }
@@ -208,7 +178,7 @@ func cmdBackup(args []string) error {
 func cmdMigrate(args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	dir := dataFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	from, to, err := models.Migrate(context.Background(), *dir)
@@ -216,9 +186,9 @@ func cmdMigrate(args []string) error {
 		return err
 	}
 	if from == to {
-		printf(os.Stdout, "%s is already at version %d.\n", models.DatabasePath(*dir), to)
+		cli.Printf(os.Stdout, "%s is already at version %d.\n", models.DatabasePath(*dir), to)
 		return nil
 	}
-	printf(os.Stdout, "Migrated %s from version %d to %d.\n", models.DatabasePath(*dir), from, to)
+	cli.Printf(os.Stdout, "Migrated %s from version %d to %d.\n", models.DatabasePath(*dir), from, to)
 	return nil
 }

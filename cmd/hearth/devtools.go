@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"hearth/beeper/beepertest"
+	"hearth/internal/cli"
 	"hearth/internal/demo"
 	"hearth/models"
 )
@@ -28,7 +29,7 @@ func cmdSeed(args []string) error {
 	days := fs.Int("days", 0, "days of use to write, ending today (instead of --years)")
 	seed := fs.Uint64("seed", 19, "the random history's seed: the same seed on the same day is the same history")
 	observationDays := fs.Int("observation-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "prune consumed observations older than this many days once a day, as serve does (0 keeps them all)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	n := *days
@@ -36,10 +37,10 @@ func cmdSeed(args []string) error {
 		n = int(math.Round(*years * demo.YearDays))
 	}
 	if n <= 0 || (*days != 0 && *years != 0) {
-		return usageError("seed needs --years N or --days N (one of them, positive)")
+		return cli.UsageError("seed needs --years N or --days N (one of them, positive)")
 	}
 	if *observationDays < 0 {
-		return usageError("--observation-days must not be negative")
+		return cli.UsageError("--observation-days must not be negative")
 	}
 	if err := checkEmptyDir(*dir); err != nil {
 		return err
@@ -59,7 +60,7 @@ func checkEmptyDir(dir string) error {
 		return err
 	}
 	if len(entries) > 0 {
-		return usageError("%s is not empty: hearth seed writes only into a new or empty data dir", dir)
+		return cli.UsageError("%s is not empty: hearth seed writes only into a new or empty data dir", dir)
 	}
 	return nil
 }
@@ -70,7 +71,7 @@ func cmdFakeBeeper(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:23373", "listen address")
 	token := fs.String("token", "fake-beeper-token", "access token the fake accepts")
 	sendDelay := fs.Duration("send-delay", 0, "hold each send's answer this long after applying it (crash tests)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", *addr)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"hearth/internal/apiclient"
+	"hearth/internal/cli"
 
 	_ "time/tzdata" // IANA zones even on a machine without /usr/share/zoneinfo
 )
@@ -44,35 +44,6 @@ Exit status: 0 success (or an exact replay); 1 the command must change (usage,
 validation, auth, conflict); 2 hearth is unavailable or answered unreadably.
 `
 
-// Exit codes of every command (docs/contract.md, CLI exit codes).
-const (
-	exitOK          = 0
-	exitRejected    = 1 // usage, validation, auth or conflict: the command must change
-	exitUnavailable = 2 // transport, 5xx or an unreadable answer: retry later
-)
-
-// exitError carries a process exit code out of a subcommand.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-
-// usageError is a command used wrongly: exit 1, since retrying cannot help.
-func usageError(format string, args ...any) error {
-	return &exitError{code: exitRejected, err: fmt.Errorf(format, args...)}
-}
-
-// noArgs refuses positional arguments to a command that takes none, rather
-// than ignoring a typo.
-func noArgs(rest []string) error {
-	if len(rest) > 0 {
-		return usageError("unexpected argument %q", rest[0])
-	}
-	return nil
-}
-
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
@@ -81,56 +52,40 @@ func run(args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(os.Stderr, usage)
 		if len(args) == 0 {
-			return exitRejected
+			return cli.ExitRejected
 		}
-		return exitOK
+		return cli.ExitOK
 	}
 	cmds := map[string]func([]string) error{
 		"serve":       cmdServe,
 		"migrate":     cmdMigrate,
 		"owner":       cmdOwner,
 		"token":       cmdToken,
-		"context":     cmdContext,
-		"mcp":         cmdMCP,
+		"context":     cli.CmdContext,
+		"mcp":         cli.CmdMCP,
 		"run":         cmdRun,
-		"publish":     cmdPublish,
-		"schedule":    cmdSchedule,
+		"publish":     cli.CmdPublish,
+		"schedule":    cli.CmdSchedule,
 		"backup":      cmdBackup,
 		"seed":        cmdSeed,
 		"fake-beeper": cmdFakeBeeper,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
-		printf(os.Stderr, "hearth: unknown command \"%s\"\n\n", args[0])
+		cli.Printf(os.Stderr, "hearth: unknown command \"%s\"\n\n", args[0])
 		fmt.Fprint(os.Stderr, usage)
-		return exitRejected
+		return cli.ExitRejected
 	}
 	if err := cmd(args[1:]); err != nil {
-		var ee *exitError
+		var ee *cli.ExitError
 		if errors.As(err, &ee) {
-			if ee.err != nil {
-				fmt.Fprintln(os.Stderr, "hearth:", termText(ee.err.Error()))
+			if ee.Err != nil {
+				fmt.Fprintln(os.Stderr, "hearth:", cli.TermText(ee.Err.Error()))
 			}
-			return ee.code
+			return ee.Code
 		}
-		fmt.Fprintln(os.Stderr, "hearth:", termText(err.Error()))
-		return exitCode(err)
+		fmt.Fprintln(os.Stderr, "hearth:", cli.TermText(err.Error()))
+		return cli.ExitCode(err)
 	}
-	return exitOK
-}
-
-// exitCode is the exit status of an error that carries none: 2 when hearth
-// was unavailable or answered unreadably (a retry may succeed), else 1.
-func exitCode(err error) int {
-	if apiclient.Unavailable(err) {
-		return exitUnavailable
-	}
-	return exitRejected
-}
-
-func envOr(key, fallback string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return fallback
+	return cli.ExitOK
 }

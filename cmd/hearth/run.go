@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"hearth/internal/cli"
 	"hearth/internal/contract/schema"
 	"hearth/internal/ids"
 	"hearth/internal/runner"
@@ -26,7 +27,7 @@ import (
 // the runner (internal/runner) under its lock.
 func cmdRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	cf := addClientFlags(fs)
+	cf := cli.AddClientFlags(fs)
 	dir := dataFlag(fs)
 	due := fs.Bool("due", false, "run every schedule that is due (for a systemd timer)")
 	job := fs.String("job", "", "run this job now (the owner's request: not held by the cost cap)")
@@ -36,20 +37,20 @@ func cmdRun(args []string) error {
 	agentName := fs.String("agent", "", "a preset agent instead of --agent-cmd: codex (runs codex exec)")
 	agentDir := fs.String("agent-dir", "", "the agent's working directory (--agent-cmd); the owner's life folder, named in the prompt")
 	codexHome := fs.String("codex-home", os.Getenv("CODEX_HOME"), "CODEX_HOME for the agent")
-	codexBin := fs.String("codex-bin", envOr("HEARTH_CODEX_BIN", "codex"), "with --agent codex: the codex executable (HEARTH_CODEX_BIN)")
+	codexBin := fs.String("codex-bin", cli.EnvOr("HEARTH_CODEX_BIN", "codex"), "with --agent codex: the codex executable (HEARTH_CODEX_BIN)")
 	codexSandbox := fs.String("codex-sandbox", "read-only", "with --agent codex: the sandbox of the commands Codex runs: read-only or workspace-write (the life folder writable)")
 	backoffFlag := fs.String("agent-backoff", "30s,2m", "the waits before invoking the agent again after it failed with an error (a provider error after Codex's own retries): the first, then each later one; each at most the run's deadline")
 	failedDays := fs.Int("failed-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "refused publications kept in DATA/runner/failed (they may hold text derived from messages) are removed after this many days, at each start; 0 keeps them all")
 	pricesFile := fs.String("prices", "", "with --agent codex: a JSON price file, USD per 1M tokens by model, over the built-in OpenAI prices (see docs/schedules-and-runner.md)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *failedDays < 0 {
-		return usageError("--failed-days %d: want 0 (keep them all) or more", *failedDays)
+		return cli.UsageError("--failed-days %d: want 0 (keep them all) or more", *failedDays)
 	}
 	backoff, err := parseBackoff(*backoffFlag)
 	if err != nil {
-		return usageError("--agent-backoff %q: %v", *backoffFlag, err)
+		return cli.UsageError("--agent-backoff %q: %v", *backoffFlag, err)
 	}
 	modes := 0
 	for _, on := range []bool{*due, *job != "", *watch} {
@@ -58,57 +59,57 @@ func cmdRun(args []string) error {
 		}
 	}
 	if modes != 1 {
-		return usageError("say exactly one of --due, --job K, --watch")
+		return cli.UsageError("say exactly one of --due, --job K, --watch")
 	}
 	var codex *runner.Codex
 	switch *agentName {
 	case "":
 		if *agentCmd == "" {
-			return usageError("no agent: pass --agent codex, or --agent-cmd (or set HEARTH_AGENT_CMD)")
+			return cli.UsageError("no agent: pass --agent codex, or --agent-cmd (or set HEARTH_AGENT_CMD)")
 		}
 	case "codex":
 		explicit := false
 		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "agent-cmd" })
 		if explicit {
-			return usageError("--agent codex and --agent-cmd: say one")
+			return cli.UsageError("--agent codex and --agent-cmd: say one")
 		}
 		if !slices.Contains(runner.CodexSandboxes, *codexSandbox) {
-			return usageError("--codex-sandbox %q: want one of %s", *codexSandbox, strings.Join(runner.CodexSandboxes, ", "))
+			return cli.UsageError("--codex-sandbox %q: want one of %s", *codexSandbox, strings.Join(runner.CodexSandboxes, ", "))
 		}
 		bin, err := exec.LookPath(*codexBin)
 		if err != nil {
-			return usageError("--agent codex: %v (install Codex, or pass --codex-bin)", err)
+			return cli.UsageError("--agent codex: %v (install Codex, or pass --codex-bin)", err)
 		}
 		strict, _ := schema.Committed(schema.StrictResult)
 		prices, err := runner.LoadPrices(*pricesFile)
 		if err != nil {
-			return usageError("--prices: %v", err)
+			return cli.UsageError("--prices: %v", err)
 		}
 		codex = &runner.Codex{Bin: bin, Sandbox: *codexSandbox, StrictSchema: strict, FromStrict: schema.FromStrict, Prices: prices}
 		*agentCmd = ""
 	default:
-		return usageError("--agent %q: the one preset is codex; other agents go in --agent-cmd", *agentName)
+		return cli.UsageError("--agent %q: the one preset is codex; other agents go in --agent-cmd", *agentName)
 	}
 	if *pricesFile != "" && codex == nil {
-		return usageError("--prices goes with --agent codex (an agent command reports its own cost)")
+		return cli.UsageError("--prices goes with --agent codex (an agent command reports its own cost)")
 	}
 	if *job != "" && !ids.Valid(*job) {
 		// The job names the run, and the run its journal file.
-		return usageError("--job %q: want %s", *job, ids.Expected)
+		return cli.UsageError("--job %q: want %s", *job, ids.Expected)
 	}
 	if *promptFile != "" && *job == "" {
-		return usageError("--prompt-file goes with --job")
+		return cli.UsageError("--prompt-file goes with --job")
 	}
 	var prompt string
 	if *promptFile != "" {
 		b, err := os.ReadFile(*promptFile)
 		if err != nil {
-			return usageError("%v", err)
+			return cli.UsageError("%v", err)
 		}
 		prompt = string(b)
 	} else if *job != "" {
 		if prompt, err = runner.KitPrompt(*job); err != nil {
-			return usageError("%v", err)
+			return cli.UsageError("%v", err)
 		}
 	}
 	// The agent runs in another directory (its work dir, or --agent-dir),
@@ -124,7 +125,7 @@ func cmdRun(args []string) error {
 			}
 		}
 	}
-	client, err := cf.client()
+	client, err := cf.Client()
 	if err != nil {
 		return err
 	}
@@ -142,7 +143,7 @@ func cmdRun(args []string) error {
 				log.Info("another hearth run holds the lock; nothing to do")
 				return nil
 			}
-			return &exitError{code: exitRejected, err: err}
+			return &cli.ExitError{Code: cli.ExitRejected, Err: err}
 		}
 		return err
 	}
@@ -159,11 +160,11 @@ func cmdRun(args []string) error {
 	case *watch:
 		err = r.Watch(ctx)
 	}
-	if *cf.json {
+	if *cf.JSON {
 		json.NewEncoder(os.Stdout).Encode(map[string]any{"runs": r.Runs()})
 	} else {
 		for _, v := range r.Runs() {
-			printf(os.Stdout, "%s %s: %s (%d invocation(s))%s\n", v.Job, v.ID, v.State, v.Invocations, detailSuffix(v.Detail))
+			cli.Printf(os.Stdout, "%s %s: %s (%d invocation(s))%s\n", v.Job, v.ID, v.State, v.Invocations, detailSuffix(v.Detail))
 		}
 	}
 	return err

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hearth/internal/cli"
 )
 
 func TestTheAgentFlagsAreCheckedBeforeAnythingRuns(t *testing.T) {
@@ -31,8 +33,8 @@ func TestTheAgentFlagsAreCheckedBeforeAnythingRuns(t *testing.T) {
 		{[]string{"--job", "daily-brief", "--agent-cmd", "true", "--failed-days", "-1"}, "want 0 (keep them all) or more"},
 	} {
 		err := cmdRun(append(c.args, "--data", data, "--url", "http://127.0.0.1:1"))
-		var xe *exitError
-		if !errors.As(err, &xe) || xe.code != exitRejected || !strings.Contains(err.Error(), c.want) {
+		var xe *cli.ExitError
+		if !errors.As(err, &xe) || xe.Code != cli.ExitRejected || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("hearth run %v: %v; want a usage error saying %q", c.args, err, c.want)
 		}
 	}

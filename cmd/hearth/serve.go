@@ -20,6 +20,7 @@ import (
 	"hearth/beeper"
 	"hearth/handlers"
 	"hearth/internal/beeperflow"
+	"hearth/internal/cli"
 	"hearth/internal/demo"
 	"hearth/internal/pushflow"
 	"hearth/models"
@@ -27,7 +28,7 @@ import (
 
 func cmdServe(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addr := fs.String("addr", envOr("HEARTH_ADDR", "127.0.0.1:8080"), "listen address (HEARTH_ADDR)")
+	addr := fs.String("addr", cli.EnvOr("HEARTH_ADDR", "127.0.0.1:8080"), "listen address (HEARTH_ADDR)")
 	dir := dataFlag(fs)
 	withDemo := fs.Bool("demo", false, "load fictional demo data and a demo login into an empty data dir")
 	initDB := fs.Bool("init", false, "begin an empty workspace even though the data dir holds hearth state (agent.token, schedules/) beside a missing or empty hearth.db")
@@ -46,7 +47,7 @@ func cmdServe(args []string) error {
 	observationDays := fs.Int("observation-days", int(models.DefaultObservationHorizon/(24*time.Hour)), "consumed observations older than this many days lose their payloads, once a day (0 keeps them all)")
 	costCap := fs.Float64("daily-cost-cap", 0, "USD: scheduled and watch runs wait once the day's reported agent cost reaches it times their priority's tier (0: no cap); runs the owner starts still go")
 	tokenCap := fs.Int64("daily-token-cap", 0, "tokens: scheduled and watch runs also wait once the day's reported agent tokens reach it times their priority's tier, for agents whose cost is not known (0: no token cap)")
-	pushSubject := fs.String("push-subject", envOr("HEARTH_PUSH_SUBJECT", pushflow.DefaultSubject), "the VAPID contact (mailto: or https:) push services may use to reach you (HEARTH_PUSH_SUBJECT); \"off\" turns Web Push off")
+	pushSubject := fs.String("push-subject", cli.EnvOr("HEARTH_PUSH_SUBJECT", pushflow.DefaultSubject), "the VAPID contact (mailto: or https:) push services may use to reach you (HEARTH_PUSH_SUBJECT); \"off\" turns Web Push off")
 	costTiers := fs.String("cost-tiers", "1,1.5,2", "multiples of --daily-cost-cap (and --daily-token-cap) at which low, normal and high priority runs wait")
 	priorities := map[string]string{}
 	fs.Func("priority", "JOB=low|normal|high: a job's priority under the cost cap (repeatable; daily-brief is high, others normal)", func(v string) error {
@@ -57,20 +58,20 @@ func cmdServe(args []string) error {
 		priorities[job] = pr
 		return nil
 	})
-	if err := parseFlags(fs, args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	// Like every flag with an environment variable, --host replaces HEARTH_HOSTS.
 	if env := os.Getenv("HEARTH_HOSTS"); env != "" && len(hosts) == 0 {
 		if err := hosts.Set(env); err != nil {
-			return usageError("HEARTH_HOSTS: %v", err)
+			return cli.UsageError("HEARTH_HOSTS: %v", err)
 		}
 	}
 	if *owedAfter <= 0 {
-		return usageError("--owed-after must be positive, like 24h")
+		return cli.UsageError("--owed-after must be positive, like 24h")
 	}
 	if *tsOwner != "" && len(hosts) == 0 {
-		return usageError("--tailscale-owner needs --host NAME, the name tailscale serve answers on (like hearth.tail1234.ts.net): it forwards that name as Host, and the Tailscale login counts only with it")
+		return cli.UsageError("--tailscale-owner needs --host NAME, the name tailscale serve answers on (like hearth.tail1234.ts.net): it forwards that name as Host, and the Tailscale login counts only with it")
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx := context.Background()
@@ -152,17 +153,17 @@ func cmdServe(args []string) error {
 		store.SetNotifier(hub)
 	}
 	if *costCap < 0 {
-		return usageError("--daily-cost-cap must not be negative")
+		return cli.UsageError("--daily-cost-cap must not be negative")
 	}
 	if *tokenCap < 0 {
-		return usageError("--daily-token-cap must not be negative")
+		return cli.UsageError("--daily-token-cap must not be negative")
 	}
 	tiers, err := parseCostTiers(*costTiers)
 	if err != nil {
-		return usageError("--cost-tiers: %v", err)
+		return cli.UsageError("--cost-tiers: %v", err)
 	}
 	if err := (models.CostPolicy{Tiers: tiers, Jobs: priorities}).Check(); err != nil {
-		return usageError("%v", err)
+		return cli.UsageError("%v", err)
 	}
 	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap, DailyTokenCap: *tokenCap, CostTiers: tiers, JobPriorities: priorities, PushPublicKey: pushKey}
 	if client != nil {
@@ -306,7 +307,7 @@ func testNow(log *slog.Logger) (time.Duration, error) {
 	}
 	t, err := time.Parse(time.RFC3339, at)
 	if err != nil {
-		return 0, usageError("HEARTH_TEST_NOW: %v", err)
+		return 0, cli.UsageError("HEARTH_TEST_NOW: %v", err)
 	}
 	log.Warn("HEARTH_TEST_NOW is set: the clock is moved (test only)", "now", at)
 	return time.Until(t), nil
@@ -319,7 +320,7 @@ func testHook(name string) error {
 	if testBuild {
 		return nil
 	}
-	return usageError("%s is a test hook: this hearth was not built for tests (go build -tags hearthtest); unset it", name)
+	return cli.UsageError("%s is a test hook: this hearth was not built for tests (go build -tags hearthtest); unset it", name)
 }
 
 // warnOpenDataDir warns when group or others may list, enter or change the

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"hearth/internal/cli"
 )
 
 // A binary built without the hearthtest tag is the one owners run: a test
@@ -20,8 +22,8 @@ func TestServeRefusesTestHooksInABinaryNotBuiltForTests(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "hearthtest") {
 			t.Fatalf("testNow = %v, %v; want a refusal naming the hearthtest build tag", offset, err)
 		}
-		if exitCode(err) != exitRejected {
-			t.Errorf("exit code %d, want %d", exitCode(err), exitRejected)
+		if cli.ExitCode(err) != cli.ExitRejected {
+			t.Errorf("exit code %d, want %d", cli.ExitCode(err), cli.ExitRejected)
 		}
 	})
 	t.Run("HEARTH_TEST_PAUSE_AT", func(t *testing.T) {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -23,15 +23,15 @@ import (
 	"hearth/models"
 )
 
-// cmdSchedule is `hearth schedule add|list|cancel|due|next`: a client of the
+// CmdSchedule is `hearth schedule add|list|cancel|due|next`: a client of the
 // host API, with no direct database fallback. add and cancel need a
 // schedules:admin credential; list, due and next schedules:read.
-func cmdSchedule(args []string) error {
+func CmdSchedule(args []string) error {
 	subs := map[string]func([]string) error{
 		"add": scheduleAdd, "list": scheduleList, "cancel": scheduleCancel, "due": scheduleDue, "next": scheduleNext,
 	}
 	if len(args) == 0 || subs[args[0]] == nil {
-		return usageError("schedule: want add, list, cancel, due or next")
+		return UsageError("schedule: want add, list, cancel, due or next")
 	}
 	return subs[args[0]](args[1:])
 }
@@ -46,26 +46,26 @@ type scheduleClient struct {
 // and checks the URL and credential, in that order, so usage errors exit 1
 // before anything touches the network.
 func parseSchedule(fs *flag.FlagSet, args []string, positional int) (scheduleClient, []string, error) {
-	cf := addClientFlags(fs)
-	rest, err := parseInterspersed(fs, args)
+	cf := AddClientFlags(fs)
+	rest, err := ParseInterspersed(fs, args)
 	if err != nil {
 		return scheduleClient{}, nil, err
 	}
 	if len(rest) != positional {
 		if positional == 0 {
-			return scheduleClient{}, nil, noArgs(rest)
+			return scheduleClient{}, nil, NoArgs(rest)
 		}
-		return scheduleClient{}, nil, usageError("%s: want one schedule ID", fs.Name())
+		return scheduleClient{}, nil, UsageError("%s: want one schedule ID", fs.Name())
 	}
 	if positional == 1 && !ids.Valid(rest[0]) {
 		// It goes into the URL path, where clients and proxies may resolve "." and ".." away.
-		return scheduleClient{}, nil, usageError("%s: invalid schedule ID %q: want %s", fs.Name(), rest[0], ids.Expected)
+		return scheduleClient{}, nil, UsageError("%s: invalid schedule ID %q: want %s", fs.Name(), rest[0], ids.Expected)
 	}
-	c, err := cf.client()
+	c, err := cf.Client()
 	if err != nil {
 		return scheduleClient{}, nil, err
 	}
-	return scheduleClient{api: c, json: *cf.json}, rest, nil
+	return scheduleClient{api: c, json: *cf.JSON}, rest, nil
 }
 
 // get reads path and decodes a 200 answer into v; valid checks that the
@@ -85,7 +85,7 @@ func (sc scheduleClient) get(path string, v any, valid func() bool) ([]byte, err
 // an invalid answer (exit 2).
 func decodeAnswer(body []byte, v any, valid func() bool) error {
 	if err := json.Unmarshal(body, v); err != nil || !valid() {
-		return &exitError{code: exitUnavailable, err: fmt.Errorf("invalid answer from hearth: %.200q", body)}
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("invalid answer from hearth: %.200q", body)}
 	}
 	return nil
 }
@@ -143,11 +143,11 @@ func scheduleAdd(args []string) error {
 	}
 	switch {
 	case *job == "":
-		return usageError("schedule add: want --job K")
+		return UsageError("schedule add: want --job K")
 	case (*at == "") == (*cronExpr == ""):
-		return usageError("schedule add: want exactly one of --at T or --cron EXPR")
+		return UsageError("schedule add: want exactly one of --at T or --cron EXPR")
 	case (*prompt == "") == (*promptFile == ""):
-		return usageError("schedule add: want exactly one of --prompt-file F or --prompt TEXT")
+		return UsageError("schedule add: want exactly one of --prompt-file F or --prompt TEXT")
 	}
 	if err := instantFlags("schedule add", [2]string{"--at", *at}, [2]string{"--end-at", *endAt}); err != nil {
 		return err
@@ -162,7 +162,7 @@ func scheduleAdd(args []string) error {
 			b, err = os.ReadFile(*promptFile)
 		}
 		if err != nil {
-			return &exitError{code: exitRejected, err: err}
+			return &ExitError{Code: ExitRejected, Err: err}
 		}
 		req.Prompt = string(b)
 	}
@@ -208,7 +208,7 @@ func scheduleAdd(args []string) error {
 	if replayed {
 		verb = "already created (replay of the same request)"
 	}
-	printf(os.Stdout, "%s schedule %s (job %s), next due %s, zone %s (%s)\nrequest key %s\n",
+	Printf(os.Stdout, "%s schedule %s (job %s), next due %s, zone %s (%s)\nrequest key %s\n",
 		verb, receipt.ScheduleID, receipt.Job, timeOrNone(receipt.NextDueAt), receipt.Zone, receipt.ZoneSource, receipt.RequestKey)
 	return nil
 }
@@ -221,7 +221,7 @@ func instantFlags(cmd string, flags ...[2]string) error {
 	for _, f := range flags {
 		if f[1] != "" {
 			if _, err := schedule.ParseInstant(f[0], f[1]); err != nil {
-				return usageError("%s: %s", cmd, strings.TrimPrefix(err.Error(), "schedules: "))
+				return UsageError("%s: %s", cmd, strings.TrimPrefix(err.Error(), "schedules: "))
 			}
 		}
 	}
@@ -253,7 +253,7 @@ func scheduleList(args []string) error {
 		return nil
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	printf(w, "ID\tJOB\tSTATE\tRULE\tNEXT DUE\tZONE\n")
+	Printf(w, "ID\tJOB\tSTATE\tRULE\tNEXT DUE\tZONE\n")
 	for _, v := range *list.Schedules {
 		state := v.State
 		if v.Hold != "" {
@@ -265,7 +265,7 @@ func scheduleList(args []string) error {
 		if v.Cron != "" {
 			rule = "cron " + v.Cron
 		}
-		printf(w, "%s\t%s\t%s\t%s\t%s\t%s (%s)\n", v.ID, v.Job, state, rule, timeOrNone(v.NextDueAt), v.Zone, v.ZoneSource)
+		Printf(w, "%s\t%s\t%s\t%s\t%s\t%s (%s)\n", v.ID, v.Job, state, rule, timeOrNone(v.NextDueAt), v.Zone, v.ZoneSource)
 	}
 	return w.Flush()
 }
@@ -294,16 +294,16 @@ func scheduleCancel(args []string) error {
 	if res.AlreadyCancelled {
 		verb = "already cancelled"
 	}
-	printf(os.Stdout, "%s %s at %s\n", verb, res.ScheduleID, res.CancelledAt.Format(time.RFC3339))
+	Printf(os.Stdout, "%s %s at %s\n", verb, res.ScheduleID, res.CancelledAt.Format(time.RFC3339))
 	if o := res.StoppedOccurrence; o != nil {
-		printf(os.Stdout, "the occurrence due %s had not started; it never will\n", o.DueAt.Format(time.RFC3339))
+		Printf(os.Stdout, "the occurrence due %s had not started; it never will\n", o.DueAt.Format(time.RFC3339))
 	}
 	if o := res.RunningOccurrence; o != nil {
-		printf(os.Stdout, "NOTE: the occurrence due %s is %s (attempt %d of %d); cancel does not stop or undo it\n",
+		Printf(os.Stdout, "NOTE: the occurrence due %s is %s (attempt %d of %d); cancel does not stop or undo it\n",
 			o.DueAt.Format(time.RFC3339), o.State, o.Attempts, o.MaxAttempts)
 	}
 	if res.FileNotRetired != "" {
-		printf(os.Stdout, "NOTE: %s\n", res.FileNotRetired)
+		Printf(os.Stdout, "NOTE: %s\n", res.FileNotRetired)
 	}
 	return nil
 }
@@ -336,17 +336,17 @@ func scheduleDue(args []string) error {
 		return nil
 	}
 	if len(*rep.Due) == 0 {
-		printf(os.Stdout, "nothing due at %s\n", rep.Now.Format(time.RFC3339))
+		Printf(os.Stdout, "nothing due at %s\n", rep.Now.Format(time.RFC3339))
 	}
 	for _, d := range *rep.Due {
-		printf(os.Stdout, "due %s  %s (job %s), expires %s\n", d.DueAt.Format(time.RFC3339), d.OccurrenceID, d.Job, d.ExpiresAt.Format(time.RFC3339))
+		Printf(os.Stdout, "due %s  %s (job %s), expires %s\n", d.DueAt.Format(time.RFC3339), d.OccurrenceID, d.Job, d.ExpiresAt.Format(time.RFC3339))
 	}
 	for _, h := range *rep.Held {
-		printf(os.Stdout, "held %s: %s", h.ScheduleID, h.Hold)
+		Printf(os.Stdout, "held %s: %s", h.ScheduleID, h.Hold)
 		if h.Reason != "" {
-			printf(os.Stdout, " (%s)", h.Reason)
+			Printf(os.Stdout, " (%s)", h.Reason)
 		}
-		printf(os.Stdout, "\n")
+		Printf(os.Stdout, "\n")
 	}
 	return nil
 }
@@ -377,15 +377,15 @@ func scheduleNext(args []string) error {
 		printJSON(body)
 		return nil
 	}
-	printf(os.Stdout, "%s in %s (%s):\n", res.ScheduleID, res.Zone, res.ZoneSource)
+	Printf(os.Stdout, "%s in %s (%s):\n", res.ScheduleID, res.Zone, res.ZoneSource)
 	for _, n := range res.Next {
-		printf(os.Stdout, "  %s\n", n.DueAt.Format(time.RFC3339))
+		Printf(os.Stdout, "  %s\n", n.DueAt.Format(time.RFC3339))
 	}
 	if len(res.Next) == 0 {
-		printf(os.Stdout, "  nothing due after that\n")
+		Printf(os.Stdout, "  nothing due after that\n")
 	}
 	for _, s := range res.Skipped {
-		printf(os.Stdout, "  skipped %s: %s\n", s.WallTime, s.Reason)
+		Printf(os.Stdout, "  skipped %s: %s\n", s.WallTime, s.Reason)
 	}
 	return nil
 }

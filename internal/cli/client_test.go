@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -24,7 +24,7 @@ func TestCredentialPathExpandsHomeAndRefusesOtherUsers(t *testing.T) {
 	}
 
 	// A file that is not there is named with the flag, as given and as looked for.
-	f := clientFlags{credFile: new(string)}
+	f := ClientFlags{credFile: new(string)}
 	*f.credFile = "~/missing"
 	if _, err := f.token(); err == nil || !strings.Contains(err.Error(), `--credential-file "~/missing" (`+filepath.Join(home, "missing")+`): no such file`) {
 		t.Errorf("a missing ~/ file: %v", err)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -8,15 +8,15 @@ import (
 	"hearth/internal/termsafe"
 )
 
-// Human output goes through printf: agent text (titles, drafts, request
+// Human output goes through Printf: agent text (titles, drafts, request
 // text, error messages) reaches the operator's terminal, where an escape
 // sequence could retitle or clear it, and a newline or bidi control could
 // fake a line. --json output is written as the server sent it.
 
-// printf is fmt.Fprintf for human output: every string-kinded argument is
+// Printf is fmt.Fprintf for human output: every string-kinded argument is
 // made terminal-safe with termField first; the format, which is ours, is
 // written as is.
-func printf(w io.Writer, format string, args ...any) {
+func Printf(w io.Writer, format string, args ...any) {
 	safe := make([]any, len(args))
 	for i, a := range args {
 		safe[i] = a
@@ -31,6 +31,6 @@ func printf(w io.Writer, format string, args ...any) {
 // newline and tab included, is shown as a Go escape.
 func termField(s string) string { return termsafe.Field(s) }
 
-// termText escapes s for free text of several lines (an error message):
+// TermText escapes s for free text of several lines (an error message):
 // newlines and tabs are kept, every other control character is escaped.
-func termText(s string) string { return termsafe.Text(s) }
+func TermText(s string) string { return termsafe.Text(s) }

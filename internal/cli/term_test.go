@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -26,8 +26,8 @@ func TestTermEscapeShowsControlCharactersAsEscapes(t *testing.T) {
 			if got := termField(c.in); got != c.field {
 				t.Errorf("termField(%q) = %q, want %q", c.in, got, c.field)
 			}
-			if got := termText(c.in); got != c.text {
-				t.Errorf("termText(%q) = %q, want %q", c.in, got, c.text)
+			if got := TermText(c.in); got != c.text {
+				t.Errorf("TermText(%q) = %q, want %q", c.in, got, c.text)
 			}
 		})
 	}
@@ -38,8 +38,8 @@ type kind string
 
 func TestPrintfEscapesStringArgumentsButNotTheFormat(t *testing.T) {
 	var b bytes.Buffer
-	printf(&b, "%s\t%-6s %d %v\n", "x\x1b[2J\ny", kind("k\u202e"), 7, 1.5)
+	Printf(&b, "%s\t%-6s %d %v\n", "x\x1b[2J\ny", kind("k\u202e"), 7, 1.5)
 	if want := "x\\x1b[2J\\ny\tk\\u202e 7 1.5\n"; b.String() != want {
-		t.Errorf("printf wrote %q, want %q", b.String(), want)
+		t.Errorf("Printf wrote %q, want %q", b.String(), want)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -22,32 +22,35 @@ import (
 	"hearth/models"
 )
 
-type clientFlags struct {
+// ClientFlags are the flags of every client command: where hearth is, the
+// agent's credential, and --json.
+type ClientFlags struct {
 	url, credFile *string
-	json          *bool
+	JSON          *bool // print one JSON object on stdout
 }
 
-func addClientFlags(fs *flag.FlagSet) clientFlags {
-	return clientFlags{
-		url:      fs.String("url", envOr("HEARTH_URL", "http://127.0.0.1:8080"), "hearth base URL (HEARTH_URL)"),
+// AddClientFlags declares --url, --credential-file and --json on fs.
+func AddClientFlags(fs *flag.FlagSet) ClientFlags {
+	return ClientFlags{
+		url:      fs.String("url", EnvOr("HEARTH_URL", "http://127.0.0.1:8080"), "hearth base URL (HEARTH_URL)"),
 		credFile: fs.String("credential-file", "", "file holding the agent token (else HEARTH_TOKEN); must not be group/other-readable"),
-		json:     fs.Bool("json", false, "print one JSON object on stdout"),
+		JSON:     fs.Bool("json", false, "print one JSON object on stdout"),
 	}
 }
 
 // baseURL is --url checked up front, so a malformed one is a usage error
 // (exit 1) rather than a transport failure that is retried and exits 2.
-func (f clientFlags) baseURL() (string, error) {
+func (f ClientFlags) baseURL() (string, error) {
 	u, err := url.Parse(*f.url)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", usageError("--url %q (HEARTH_URL) is not an http:// or https:// URL", *f.url)
+		return "", UsageError("--url %q (HEARTH_URL) is not an http:// or https:// URL", *f.url)
 	}
 	return strings.TrimRight(*f.url, "/"), nil
 }
 
-// client is the client of hearth that --url and the credential name, each
+// Client is the client of hearth that --url and the credential name, each
 // checked in that order: every client command's preamble.
-func (f clientFlags) client() (*apiclient.Client, error) {
+func (f ClientFlags) Client() (*apiclient.Client, error) {
 	base, err := f.baseURL()
 	if err != nil {
 		return nil, err
@@ -60,27 +63,27 @@ func (f clientFlags) client() (*apiclient.Client, error) {
 }
 
 // token reads the agent token from --credential-file or HEARTH_TOKEN.
-func (f clientFlags) token() (string, error) {
+func (f ClientFlags) token() (string, error) {
 	if *f.credFile == "" {
 		if t := os.Getenv("HEARTH_TOKEN"); t != "" {
 			return t, nil
 		}
-		return "", &exitError{code: exitRejected, err: errors.New("no credential: set HEARTH_TOKEN or pass --credential-file")}
+		return "", &ExitError{Code: ExitRejected, Err: errors.New("no credential: set HEARTH_TOKEN or pass --credential-file")}
 	}
 	path, err := expandPath("--credential-file", *f.credFile)
 	if err != nil {
-		return "", &exitError{code: exitRejected, err: err}
+		return "", &ExitError{Code: ExitRejected, Err: err}
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return "", &exitError{code: exitRejected, err: pathError("--credential-file", *f.credFile, path, err)}
+		return "", &ExitError{Code: ExitRejected, Err: pathError("--credential-file", *f.credFile, path, err)}
 	}
 	if info.Mode().Perm()&0o077 != 0 {
-		return "", &exitError{code: exitRejected, err: fmt.Errorf("credential file %s is readable by group or others (mode %04o); chmod 600 it", path, info.Mode().Perm())}
+		return "", &ExitError{Code: ExitRejected, Err: fmt.Errorf("credential file %s is readable by group or others (mode %04o); chmod 600 it", path, info.Mode().Perm())}
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", &exitError{code: exitRejected, err: err}
+		return "", &ExitError{Code: ExitRejected, Err: err}
 	}
 	return strings.TrimSpace(string(b)), nil
 }
@@ -126,14 +129,16 @@ func unreachable(err error) error {
 	return fmt.Errorf("hearth unreachable: %w", err)
 }
 
-func cmdContext(args []string) error {
+// CmdContext is `hearth context`: the agent context, compact unless --full,
+// printed for a person or, with --json, as hearth answered it.
+func CmdContext(args []string) error {
 	fs := flag.NewFlagSet("context", flag.ContinueOnError)
-	cf := addClientFlags(fs)
+	cf := AddClientFlags(fs)
 	full := fs.Bool("full", false, "every collection in full, not the compact context (which leaves out what a cursor re-reads)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := ParseFlags(fs, args); err != nil {
 		return err
 	}
-	c, err := cf.client()
+	c, err := cf.Client()
 	if err != nil {
 		return err
 	}
@@ -152,9 +157,9 @@ func cmdContext(args []string) error {
 	}
 	var ac contract.AgentContext
 	if err := json.Unmarshal(r.Body, &ac); err != nil {
-		return &exitError{code: exitUnavailable, err: fmt.Errorf("invalid context response: %w", err)}
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("invalid context response: %w", err)}
 	}
-	if *cf.json {
+	if *cf.JSON {
 		printJSON(r.Body)
 		return nil
 	}
@@ -163,18 +168,18 @@ func cmdContext(args []string) error {
 }
 
 func printContext(w io.Writer, ac contract.AgentContext) {
-	printf(w, "revision %d (read %s)\n", ac.Revision, ac.GeneratedAt.Format(time.RFC3339))
+	Printf(w, "revision %d (read %s)\n", ac.Revision, ac.GeneratedAt.Format(time.RFC3339))
 	if p := ac.LastPublication; p != nil {
-		printf(w, "last publication: %s (%s) at revision %d, %s\n", p.RunID, p.JobKey, p.Revision, p.ReceivedAt.Format(time.RFC3339))
+		Printf(w, "last publication: %s (%s) at revision %d, %s\n", p.RunID, p.JobKey, p.Revision, p.ReceivedAt.Format(time.RFC3339))
 	}
 	if b := ac.Brief; b != nil {
-		printf(w, "\nbrief %s (%s):\n  %s\n", b.Date, b.TimeZone, b.Text)
+		Printf(w, "\nbrief %s (%s):\n  %s\n", b.Date, b.TimeZone, b.Text)
 	}
-	printf(w, "\npeople: %d%s\n", len(ac.People.Items), more(ac.People.Truncated))
+	Printf(w, "\npeople: %d%s\n", len(ac.People.Items), more(ac.People.Truncated))
 	for _, p := range ac.People.Items {
-		printf(w, "  %-24s %s\n", p.ID, p.Name)
+		Printf(w, "  %-24s %s\n", p.ID, p.Name)
 	}
-	printf(w, "\nactivities: %d%s\n", len(ac.Activities.Items), more(ac.Activities.Truncated))
+	Printf(w, "\nactivities: %d%s\n", len(ac.Activities.Items), more(ac.Activities.Truncated))
 	for _, a := range ac.Activities.Items {
 		state := a.UserState.State
 		if state == "" { // the compact context leaves out the default
@@ -183,9 +188,9 @@ func printContext(w io.Writer, ac contract.AgentContext) {
 		if a.Retracted != nil {
 			state = "retracted"
 		}
-		printf(w, "  %-12s %-11s %-28s %s\n", a.Kind, state, a.ID, a.Title)
+		Printf(w, "  %-12s %-11s %-28s %s\n", a.Kind, state, a.ID, a.Title)
 	}
-	printf(w, "\nreply drafts: %d%s\n", len(ac.ReplyDrafts.Items), more(ac.ReplyDrafts.Truncated))
+	Printf(w, "\nreply drafts: %d%s\n", len(ac.ReplyDrafts.Items), more(ac.ReplyDrafts.Truncated))
 	for _, d := range ac.ReplyDrafts.Items {
 		edited := ""
 		if d.OwnerEdit != nil {
@@ -194,35 +199,35 @@ func printContext(w io.Writer, ac contract.AgentContext) {
 		if d.Outcome != nil {
 			edited += ", " + d.Outcome.Kind
 		}
-		printf(w, "  %-24s chat %s, %d candidate(s)%s\n", d.ID, d.ChatID, len(d.Candidates), edited)
+		Printf(w, "  %-24s chat %s, %d candidate(s)%s\n", d.ID, d.ChatID, len(d.Candidates), edited)
 	}
-	printf(w, "\npending requests: %d%s\n", len(ac.Requests.Items), more(ac.Requests.Truncated))
+	Printf(w, "\npending requests: %d%s\n", len(ac.Requests.Items), more(ac.Requests.Truncated))
 	for _, r := range ac.Requests.Items {
-		printf(w, "  %-24s %-11s %s", r.RequestID, r.Kind, r.Text)
+		Printf(w, "  %-24s %-11s %s", r.RequestID, r.Kind, r.Text)
 		switch {
 		case r.EntityName != "":
-			printf(w, " (%s, %s)", r.EntityName, r.EntityID)
+			Printf(w, " (%s, %s)", r.EntityName, r.EntityID)
 		case r.EntityID != "":
-			printf(w, " (%s)", r.EntityID)
+			Printf(w, " (%s)", r.EntityID)
 		}
 		if r.Edit != nil {
-			printf(w, ` [%s → "%s"]`, r.Edit.Field, r.Edit.Value)
+			Printf(w, ` [%s → "%s"]`, r.Edit.Field, r.Edit.Value)
 		}
-		printf(w, "\n")
+		Printf(w, "\n")
 	}
-	printf(w, "\npending observations: %d%s\n", len(ac.Observations.Items), more(ac.Observations.Truncated))
+	Printf(w, "\npending observations: %d%s\n", len(ac.Observations.Items), more(ac.Observations.Truncated))
 	for _, o := range ac.Observations.Items {
-		printf(w, "  %-6d %-9s %-8s %s %s\n", o.ObservationID, o.ChangeType, o.Payload.Kind, o.Source, o.Ref)
+		Printf(w, "  %-6d %-9s %-8s %s %s\n", o.ObservationID, o.ChangeType, o.Payload.Kind, o.Source, o.Ref)
 	}
-	printf(w, "\nsends (14 days): %d%s\n", len(ac.Sends.Items), more(ac.Sends.Truncated))
+	Printf(w, "\nsends (14 days): %d%s\n", len(ac.Sends.Items), more(ac.Sends.Truncated))
 	for _, sd := range ac.Sends.Items {
 		own := ""
 		if sd.OwnReply {
 			own = " (own reply)"
 		}
-		printf(w, "  %s %-8s chat %s: \"%s\"%s\n", sd.UpdatedAt.Format("2006-01-02 15:04"), sd.Status, sd.ChatID, sd.Body, own)
+		Printf(w, "  %s %-8s chat %s: \"%s\"%s\n", sd.UpdatedAt.Format("2006-01-02 15:04"), sd.Status, sd.ChatID, sd.Body, own)
 	}
-	printf(w, "\nreply decisions (14 days): %d%s\n", len(ac.ReplyDecisions.Items), more(ac.ReplyDecisions.Truncated))
+	Printf(w, "\nreply decisions (14 days): %d%s\n", len(ac.ReplyDecisions.Items), more(ac.ReplyDecisions.Truncated))
 	for _, d := range ac.ReplyDecisions.Items {
 		detail := ""
 		if d.DraftID != "" {
@@ -231,11 +236,11 @@ func printContext(w io.Writer, ac contract.AgentContext) {
 		if d.Until != "" {
 			detail += ", until " + d.Until
 		}
-		printf(w, "  %s %-15s chat %s%s\n", d.At.Format("2006-01-02 15:04"), d.Decision, d.ChatID, detail)
+		Printf(w, "  %s %-15s chat %s%s\n", d.At.Format("2006-01-02 15:04"), d.Decision, d.ChatID, detail)
 	}
-	printf(w, "\nmeasurements (14 days): %d%s\n", len(ac.Measurements.Items), more(ac.Measurements.Truncated))
+	Printf(w, "\nmeasurements (14 days): %d%s\n", len(ac.Measurements.Items), more(ac.Measurements.Truncated))
 	for _, m := range ac.Measurements.Items {
-		printf(w, "  %s %g %s (%s)\n", m.RecordedAt.Format("2006-01-02 15:04"), m.Value, m.Unit, m.ActivityID)
+		Printf(w, "  %s %g %s (%s)\n", m.RecordedAt.Format("2006-01-02 15:04"), m.Value, m.Unit, m.ActivityID)
 	}
 }
 
@@ -246,17 +251,19 @@ func more(truncated bool) string {
 	return ""
 }
 
-func cmdPublish(args []string) error {
+// CmdPublish is `hearth publish FILE|-`: one publication, retried on a
+// transient failure, and its receipt.
+func CmdPublish(args []string) error {
 	fs := flag.NewFlagSet("publish", flag.ContinueOnError)
-	cf := addClientFlags(fs)
-	rest, err := parseInterspersed(fs, args)
+	cf := AddClientFlags(fs)
+	rest, err := ParseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 1 {
-		return usageError("publish: want one FILE or - for stdin")
+		return UsageError("publish: want one FILE or - for stdin")
 	}
-	// Not cf.client(): the publication is read between the URL's check and
+	// Not cf.Client(): the publication is read between the URL's check and
 	// the credential's, so each failure is reported in that order.
 	base, err := cf.baseURL()
 	if err != nil {
@@ -269,7 +276,7 @@ func cmdPublish(args []string) error {
 		body, err = os.ReadFile(rest[0])
 	}
 	if err != nil {
-		return &exitError{code: exitRejected, err: err}
+		return &ExitError{Code: ExitRejected, Err: err}
 	}
 	token, err := cf.token()
 	if err != nil {
@@ -284,9 +291,9 @@ func cmdPublish(args []string) error {
 	}
 	var receipt contract.PublishReceipt
 	if err := json.Unmarshal(r.Body, &receipt); err != nil || receipt.RunID == "" {
-		return &exitError{code: exitUnavailable, err: fmt.Errorf("invalid receipt from hearth: %q", r.Body)}
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("invalid receipt from hearth: %q", r.Body)}
 	}
-	if *cf.json {
+	if *cf.JSON {
 		out, _ := json.Marshal(struct {
 			contract.PublishReceipt
 			Replayed bool `json:"replayed"`
@@ -298,25 +305,25 @@ func cmdPublish(args []string) error {
 	if r.Status == http.StatusOK {
 		verb = "already published (replay)"
 	}
-	printf(os.Stdout, "%s %s at revision %d (%s)\n", verb, receipt.RunID, receipt.Revision, receipt.ReceivedAt.Format(time.RFC3339))
+	Printf(os.Stdout, "%s %s at revision %d (%s)\n", verb, receipt.RunID, receipt.Revision, receipt.ReceivedAt.Format(time.RFC3339))
 	return nil
 }
 
-// cmdMCP serves the MCP tools over stdio until the client disconnects.
-func cmdMCP(args []string) error {
+// CmdMCP serves the MCP tools over stdio until the client disconnects.
+func CmdMCP(args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	cf := addClientFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
+	cf := AddClientFlags(fs)
+	if err := ParseFlags(fs, args); err != nil {
 		return err
 	}
-	c, err := cf.client()
+	c, err := cf.Client()
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := mcpserver.Serve(ctx, c, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
-		return &exitError{code: exitUnavailable, err: fmt.Errorf("mcp: %w", err)}
+		return &ExitError{Code: ExitUnavailable, Err: fmt.Errorf("mcp: %w", err)}
 	}
 	return nil
 }
