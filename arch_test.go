@@ -267,11 +267,11 @@ func TestOnTheContractSideOnlyScheduleFilesAndTheSchemaCommandTouchFiles(t *test
 }
 
 // TestTheAPIsClientsLinkNoStore keeps the API's Go clients (the client
-// package, the runner, e2e's fake agent) away from the database: they talk
+// package, the runner, the MCP server, e2e's fake agent) away from the database: they talk
 // to hearth over HTTP only.
 func TestTheAPIsClientsLinkNoStore(t *testing.T) {
 	banned := regexp.MustCompile(`gorm|sqlite|^database/sql|^hearth/models$`)
-	for _, p := range []string{"hearth/internal/apiclient", "hearth/internal/runner", "hearth/e2e/fakeagent"} {
+	for _, p := range []string{"hearth/internal/apiclient", "hearth/internal/runner", "hearth/internal/mcpserver", "hearth/e2e/fakeagent"} {
 		if bad := linked(deps(t, p), banned); len(bad) > 0 {
 			t.Errorf("%s links %v", p, bad)
 		}
@@ -305,7 +305,7 @@ func goFiles(t *testing.T, dir string, tests bool) (*token.FileSet, []*ast.File)
 // an HTTP request or client themselves.
 func TestTheAPIsClientsBuildNoRequestsOfTheirOwn(t *testing.T) {
 	own := map[string]bool{"NewRequest": true, "NewRequestWithContext": true, "Get": true, "Post": true, "PostForm": true, "Head": true, "Client": true, "DefaultClient": true}
-	for _, dir := range []string{"cmd/hearth", "internal/runner", "e2e/fakeagent"} {
+	for _, dir := range []string{"cmd/hearth", "internal/cli", "internal/mcpserver", "internal/runner", "e2e/fakeagent"} {
 		fset, files := goFiles(t, dir, false)
 		for _, f := range files {
 			ast.Inspect(f, func(n ast.Node) bool {
