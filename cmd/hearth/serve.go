@@ -14,8 +14,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gofiber/fiber/v2"
 
 	"hearth/beeper"
 	"hearth/handlers"
@@ -26,7 +29,49 @@ import (
 	"hearth/models"
 )
 
+// cmdServe is `hearth serve`: parse and check its flags, build the store,
+// the app and everything else that can fail before anything runs, then run
+// until SIGTERM or SIGINT.
 func cmdServe(args []string) error {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	cfg, err := parseServe(args, log)
+	if err != nil {
+		return err
+	}
+	srv, err := buildServer(context.Background(), cfg, log)
+	if err != nil {
+		return err
+	}
+	defer srv.close()
+	// Signals are caught once serve is built, as before it listens: a stop
+	// while the store opens or the demo is written ends hearth at once, and
+	// the next start checks the file.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	return srv.run(ctx)
+}
+
+// serveConfig is serve's flags and test hooks, parsed and checked before
+// anything is opened.
+type serveConfig struct {
+	addr, dir string
+	demo      bool
+	store     models.Options  // Init, OwedAfter, the test pause; build adds the clock
+	offset    time.Duration   // HEARTH_TEST_NOW's move of the clock
+	app       handlers.Config // names, the Tailscale owner, the cost cap; build adds the rest
+	watch     beeperflow.WatchOptions
+
+	beeperURL, beeperTokenFile string
+	pushSubject                string
+	backupEvery                time.Duration
+	backupKeep                 int
+	backupDir                  string
+	observationHorizon         time.Duration // 0 keeps them all
+}
+
+// parseServe reads serve's flags, HEARTH_HOSTS and the test hooks, and
+// refuses a wrong one as a usage error (exit 1).
+func parseServe(args []string, log *slog.Logger) (serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", cli.EnvOr("HEARTH_ADDR", "127.0.0.1:8080"), "listen address (HEARTH_ADDR)")
 	dir := dataFlag(fs)
@@ -59,50 +104,134 @@ func cmdServe(args []string) error {
 		return nil
 	})
 	if err := cli.ParseFlags(fs, args); err != nil {
-		return err
+		return serveConfig{}, err
 	}
 	// Like every flag with an environment variable, --host replaces HEARTH_HOSTS.
 	if env := os.Getenv("HEARTH_HOSTS"); env != "" && len(hosts) == 0 {
 		if err := hosts.Set(env); err != nil {
-			return cli.UsageError("HEARTH_HOSTS: %v", err)
+			return serveConfig{}, cli.UsageError("HEARTH_HOSTS: %v", err)
 		}
 	}
 	if *owedAfter <= 0 {
-		return cli.UsageError("--owed-after must be positive, like 24h")
+		return serveConfig{}, cli.UsageError("--owed-after must be positive, like 24h")
 	}
 	if *tsOwner != "" && len(hosts) == 0 {
-		return cli.UsageError("--tailscale-owner needs --host NAME, the name tailscale serve answers on (like hearth.tail1234.ts.net): it forwards that name as Host, and the Tailscale login counts only with it")
+		return serveConfig{}, cli.UsageError("--tailscale-owner needs --host NAME, the name tailscale serve answers on (like hearth.tail1234.ts.net): it forwards that name as Host, and the Tailscale login counts only with it")
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	ctx := context.Background()
-	// A damaged database is refused here rather than found by the owner's
-	// next look at a damaged table; a file exactly as the last clean
-	// shutdown left it is not read again (docs/decisions.md).
+	if *costCap < 0 {
+		return serveConfig{}, cli.UsageError("--daily-cost-cap must not be negative")
+	}
+	if *tokenCap < 0 {
+		return serveConfig{}, cli.UsageError("--daily-token-cap must not be negative")
+	}
+	tiers, err := parseCostTiers(*costTiers)
+	if err != nil {
+		return serveConfig{}, cli.UsageError("--cost-tiers: %v", err)
+	}
+	if err := (models.CostPolicy{Tiers: tiers, Jobs: priorities}).Check(); err != nil {
+		return serveConfig{}, cli.UsageError("%v", err)
+	}
+	offset, err := testNow(log)
+	if err != nil {
+		return serveConfig{}, err
+	}
+	pause, err := testPause(log)
+	if err != nil {
+		return serveConfig{}, err
+	}
+	return serveConfig{
+		addr: *addr, dir: *dir, demo: *withDemo, offset: offset,
+		// A damaged database is refused at the start rather than found by
+		// the owner's next look at a damaged table; a file exactly as the
+		// last clean shutdown left it is not read again (docs/decisions.md).
+		store: models.Options{Pause: pause, Init: *initDB, QuickCheck: true, OwedAfter: *owedAfter},
+		app: handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, DailyCostCap: *costCap, DailyTokenCap: *tokenCap,
+			CostTiers: tiers, JobPriorities: priorities},
+		watch:     beeperflow.WatchOptions{Interval: *watchInterval, Debounce: *wakeDebounce, Job: *watchJob, Log: log},
+		beeperURL: *beeperURL, beeperTokenFile: *beeperTokenFile, pushSubject: *pushSubject,
+		backupEvery: *backupEvery, backupKeep: *backupKeep, backupDir: cmp.Or(*backupDir, filepath.Join(*dir, "backups")),
+		observationHorizon: time.Duration(*observationDays) * 24 * time.Hour,
+	}, nil
+}
+
+// server is what serve built: the store and everything that reads or
+// writes it while serve runs.
+type server struct {
+	cfg    serveConfig
+	log    *slog.Logger
+	store  *models.Store
+	hub    *handlers.Hub
+	app    *fiber.App
+	ln     net.Listener
+	beeper *beeper.Client   // nil: Messages and the watch are off
+	sender *pushflow.Sender // nil: Web Push is off
+}
+
+// buildServer opens the store on serve's one clock, finishes the writes
+// the last stop interrupted, loads the demo, and builds the app and its
+// listener; on an error it closes what it opened.
+func buildServer(ctx context.Context, cfg serveConfig, log *slog.Logger) (_ *server, err error) {
 	// serve's one clock: the store, and through it every handler and the
 	// watch, reads the time from it. Under --demo it stands in the past while
 	// the demo writes its history; HEARTH_TEST_NOW moves it.
-	offset, err := testNow(log)
+	clock := &demo.Clock{Offset: cfg.offset}
+	opts := cfg.store
+	opts.Clock = clock.Now
+	store, err := models.Open(ctx, cfg.dir, opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	clock := &demo.Clock{Offset: offset}
-	pause, err := testPause(log)
-	if err != nil {
-		return err
-	}
-	store, err := models.Open(ctx, *dir, models.Options{Pause: pause, Init: *initDB, QuickCheck: true, OwedAfter: *owedAfter, Clock: clock.Now})
-	if err != nil {
-		return err
-	}
-	defer closeChecked(store, log)
+	defer func() {
+		if err != nil {
+			closeChecked(store, log)
+		}
+	}()
 	if store.PagesChecked() {
 		log.Info("database checked (quick_check)")
 	} else {
 		log.Info("database as the last clean shutdown left it: quick_check skipped")
 	}
-	warnOpenDataDir(*dir, log)
-	// Schedule adds and cancels run inside serve's requests: finish any the
-	// last stop interrupted, notice a restored backup, check the files.
+	warnOpenDataDir(cfg.dir, log)
+	if err := recoverWrites(ctx, store, log); err != nil {
+		return nil, err
+	}
+	if cfg.demo {
+		if err := demo.Load(ctx, store, cfg.dir, clock); err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
+		}
+	}
+	s := &server{cfg: cfg, log: log, store: store, hub: handlers.NewHub()}
+	if s.beeper, err = beeperClient(cfg.beeperURL, cfg.beeperTokenFile, cfg.demo, clock.Now, log); err != nil {
+		return nil, err
+	}
+	appCfg := cfg.app
+	appCfg.Log, appCfg.Hub = log, s.hub
+	if s.beeper != nil {
+		appCfg.Beeper = s.beeper
+	}
+	if cfg.pushSubject != "off" {
+		keys, err := pushflow.LoadKeys(cfg.dir)
+		if err != nil {
+			return nil, err
+		}
+		appCfg.PushPublicKey = keys.Public
+		s.sender = pushflow.New(store, keys, pushflow.Options{Subject: cfg.pushSubject, Log: log})
+		store.SetNotifier(notifiers{s.hub, s.sender})
+	} else {
+		store.SetNotifier(s.hub)
+	}
+	s.app = handlers.New(store, appCfg)
+	if s.ln, err = net.Listen("tcp", cfg.addr); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// recoverWrites finishes what the last stop interrupted inside serve's
+// requests, and says so in the log.
+func recoverWrites(ctx context.Context, store *models.Store, log *slog.Logger) error {
+	// Schedule adds and cancels: finish any the last stop interrupted,
+	// notice a restored backup, check the files.
 	rec, err := store.RecoverSchedules(ctx)
 	if err != nil {
 		return err
@@ -122,142 +251,83 @@ func cmdServe(args []string) error {
 	if len(rec.Quarantined) > 0 {
 		log.Warn("schedules whose definition file changed outside hearth, or whose approved definition no longer reads, are quarantined", "schedules", strings.Join(rec.Quarantined, ","))
 	}
-	// Sends run inside serve's requests: one still pending now was cut off
-	// between the Beeper call and its outcome, so it is unknown until reconciled.
+	// Sends: one still pending now was cut off between the Beeper call and
+	// its outcome, so it is unknown until reconciled.
 	if n, err := store.RecoverInterruptedSends(ctx); err != nil {
 		return err
 	} else if n > 0 {
 		log.Warn("sends interrupted by the last stop are now unknown; reconcile them in Messages", "count", n)
 	}
-	if *withDemo {
-		if err := demo.Load(ctx, store, *dir, clock); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-	}
-	client, err := beeperClient(*beeperURL, *beeperTokenFile, *withDemo, clock.Now, log)
-	if err != nil {
-		return err
-	}
-	hub := handlers.NewHub()
-	var sender *pushflow.Sender
-	var pushKey string
-	if *pushSubject != "off" {
-		keys, err := pushflow.LoadKeys(*dir)
-		if err != nil {
-			return err
-		}
-		pushKey = keys.Public
-		sender = pushflow.New(store, keys, pushflow.Options{Subject: *pushSubject, Log: log})
-		store.SetNotifier(notifiers{hub, sender})
-	} else {
-		store.SetNotifier(hub)
-	}
-	if *costCap < 0 {
-		return cli.UsageError("--daily-cost-cap must not be negative")
-	}
-	if *tokenCap < 0 {
-		return cli.UsageError("--daily-token-cap must not be negative")
-	}
-	tiers, err := parseCostTiers(*costTiers)
-	if err != nil {
-		return cli.UsageError("--cost-tiers: %v", err)
-	}
-	if err := (models.CostPolicy{Tiers: tiers, Jobs: priorities}).Check(); err != nil {
-		return cli.UsageError("%v", err)
-	}
-	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap, DailyTokenCap: *tokenCap, CostTiers: tiers, JobPriorities: priorities, PushPublicKey: pushKey}
-	if client != nil {
-		cfg.Beeper = client
-	}
-	app := handlers.New(store, cfg)
-	// The watch writes to the store: it is stopped and waited for before
-	// the store closes, like the tickers below.
-	background, stopBackground := context.WithCancel(ctx)
-	watched := make(chan struct{})
-	defer func() {
-		stopBackground()
-		<-watched
-	}()
-	if client != nil && *watchInterval > 0 {
-		watch := beeperflow.NewWatch(store, client, beeperflow.WatchOptions{Interval: *watchInterval, Debounce: *wakeDebounce, Job: *watchJob, Log: log})
-		go func() {
-			defer close(watched)
-			watch.Run(background)
-		}()
-	} else {
-		close(watched)
-	}
-	// Today's routine occurrences exist at midnight even with no page open;
-	// stopped before the store closes.
-	tickCtx, stopTicker := context.WithCancel(ctx)
-	ticked := make(chan struct{})
-	go func() {
-		defer close(ticked)
-		ensureOnce(tickCtx, store, log)
-		// Counting a year of routines takes a while the first time; after
-		// this, a Routines page recounts only what commits change.
-		if _, err := store.Routines(tickCtx); err != nil && tickCtx.Err() == nil {
-			log.Warn("routine counts not warmed", "err", err)
-		}
-		ensureOccurrencesEvery(tickCtx, store, time.Minute, log)
-	}()
-	// Notifications are sent in the background, after the commits that
-	// made them, never inside a request's transaction.
-	pushed := make(chan struct{})
-	go func() {
-		defer close(pushed)
-		if sender != nil {
-			sender.Run(tickCtx)
-		}
-	}()
-	pruned := make(chan struct{})
-	go func() {
-		defer close(pruned)
-		maintainEvery(tickCtx, store, time.Duration(*observationDays)*24*time.Hour, 24*time.Hour, log)
-	}()
-	backedUp := make(chan struct{})
-	go func() {
-		defer close(backedUp)
-		if *backupEvery > 0 {
-			backupEveryInterval(tickCtx, store, cmp.Or(*backupDir, filepath.Join(*dir, "backups")), *backupKeep, *backupEvery, log)
-		}
-	}()
-	defer func() {
-		stopTicker()
-		<-ticked
-		<-pushed
-		<-pruned
-		<-backedUp
-	}()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	url := "http://" + ln.Addr().String()
-	log.Info("hearth listening", "url", url, "database", store.Path())
-	if *withDemo {
-		fmt.Print(demo.Banner(url, ln.Addr(), hosts, *dir))
-	}
+	return nil
+}
 
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+// run serves until ctx ends or the listener fails. The watch stops with
+// ctx; the event streams end next, so shutdown waits only for in-flight
+// requests; the tickers, which those requests' commits may still wake,
+// stop last. Everything that writes to the store has returned when run
+// does, before close.
+func (s *server) run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	// The tickers outlive the signal until the app has shut down.
+	tickCtx, stopTickers := context.WithCancel(context.WithoutCancel(ctx))
+	var watch, tickers sync.WaitGroup
+	defer func() {
+		cancel()
+		stopTickers()
+		tickers.Wait()
+		watch.Wait()
+	}()
+	if s.beeper != nil && s.cfg.watch.Interval > 0 {
+		w := beeperflow.NewWatch(s.store, s.beeper, s.cfg.watch)
+		watch.Go(func() { w.Run(ctx) })
+	}
+	s.startTickers(tickCtx, &tickers)
+	url := "http://" + s.ln.Addr().String()
+	s.log.Info("hearth listening", "url", url, "database", s.store.Path())
+	if s.cfg.demo {
+		fmt.Print(demo.Banner(url, s.ln.Addr(), s.cfg.app.Hosts, s.cfg.dir))
+	}
 	served := make(chan error, 1)
-	go func() { served <- app.Listener(ln) }()
+	go func() { served <- s.app.Listener(s.ln) }()
 	select {
 	case err := <-served:
 		return err
-	case sig := <-stop:
-		log.Info("shutting down", "signal", sig.String())
+	case <-ctx.Done():
+		s.log.Info("shutting down", "signal", context.Cause(ctx))
 	}
-	// Ending the event streams first lets their handlers return, so shutdown
-	// only waits for in-flight requests.
-	stopBackground()
-	hub.Close()
-	if err := app.ShutdownWithTimeout(10 * time.Second); err != nil {
+	s.hub.Close()
+	if err := s.app.ShutdownWithTimeout(10 * time.Second); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
 }
+
+// startTickers starts serve's background work on the store, each until
+// ctx ends.
+func (s *server) startTickers(ctx context.Context, wg *sync.WaitGroup) {
+	// Today's routine occurrences exist at midnight even with no page open.
+	wg.Go(func() {
+		ensureOnce(ctx, s.store, s.log)
+		// Counting a year of routines takes a while the first time; after
+		// this, a Routines page recounts only what commits change.
+		if _, err := s.store.Routines(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("routine counts not warmed", "err", err)
+		}
+		ensureOccurrencesEvery(ctx, s.store, time.Minute, s.log)
+	})
+	// Notifications are sent in the background, after the commits that
+	// made them, never inside a request's transaction.
+	if s.sender != nil {
+		wg.Go(func() { s.sender.Run(ctx) })
+	}
+	wg.Go(func() { maintainEvery(ctx, s.store, s.cfg.observationHorizon, 24*time.Hour, s.log) })
+	if s.cfg.backupEvery > 0 {
+		wg.Go(func() { backupEveryInterval(ctx, s.store, s.cfg.backupDir, s.cfg.backupKeep, s.cfg.backupEvery, s.log) })
+	}
+}
+
+// close closes the store once nothing uses it: last, after run.
+func (s *server) close() { closeChecked(s.store, s.log) }
 
 // closeChecked closes serve's store, which checks every page before it
 // records a clean stop; a failed check leaves no record, so the next start
