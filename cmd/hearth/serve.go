@@ -26,6 +26,7 @@ import (
 	"hearth/internal/cli"
 	"hearth/internal/demo"
 	"hearth/internal/pushflow"
+	"hearth/internal/upkeep"
 	"hearth/models"
 )
 
@@ -307,22 +308,24 @@ func (s *server) run(ctx context.Context) error {
 func (s *server) startTickers(ctx context.Context, wg *sync.WaitGroup) {
 	// Today's routine occurrences exist at midnight even with no page open.
 	wg.Go(func() {
-		ensureOnce(ctx, s.store, s.log)
+		upkeep.EnsureOnce(ctx, s.store, s.log)
 		// Counting a year of routines takes a while the first time; after
 		// this, a Routines page recounts only what commits change.
 		if _, err := s.store.Routines(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("routine counts not warmed", "err", err)
 		}
-		ensureOccurrencesEvery(ctx, s.store, time.Minute, s.log)
+		upkeep.EnsureOccurrencesEvery(ctx, s.store, time.Minute, s.log)
 	})
 	// Notifications are sent in the background, after the commits that
 	// made them, never inside a request's transaction.
 	if s.sender != nil {
 		wg.Go(func() { s.sender.Run(ctx) })
 	}
-	wg.Go(func() { maintainEvery(ctx, s.store, s.cfg.observationHorizon, 24*time.Hour, s.log) })
+	wg.Go(func() { upkeep.MaintainEvery(ctx, s.store, s.cfg.observationHorizon, 24*time.Hour, s.log) })
 	if s.cfg.backupEvery > 0 {
-		wg.Go(func() { backupEveryInterval(ctx, s.store, s.cfg.backupDir, s.cfg.backupKeep, s.cfg.backupEvery, s.log) })
+		wg.Go(func() {
+			upkeep.BackupEveryInterval(ctx, s.store, s.cfg.backupDir, s.cfg.backupKeep, s.cfg.backupEvery, s.log)
+		})
 	}
 }
 
@@ -403,99 +406,6 @@ func warnOpenDataDir(dir string, log *slog.Logger) {
 	}
 	log.Warn("the data dir is open to group or others; hearth's own files in it are owner-only, but run chmod 700 on it",
 		"dir", dir, "mode", fi.Mode().Perm().String())
-}
-
-// maintainEvery keeps the database in shape now and then every interval
-// until ctx ends: it drops old consumed observations' payloads (unless
-// horizon is 0, which keeps them all) and refreshes the planner's
-// statistics. A failure is logged and tried at the next tick.
-func maintainEvery(ctx context.Context, store *models.Store, horizon, every time.Duration, log *slog.Logger) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		if horizon > 0 {
-			rep, err := store.PruneObservations(ctx, horizon)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				log.Error("prune observations", "err", err)
-			case rep.Deleted+rep.Emptied > 0:
-				log.Info("pruned observations", "deleted", rep.Deleted, "emptied", rep.Emptied, "freedBytes", rep.FreedBytes)
-			}
-		}
-		if err := store.Optimize(ctx); err != nil && ctx.Err() == nil {
-			log.Error("optimize", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-// backupEveryInterval makes a verified backup every interval until ctx
-// ends; the first is due an interval after the newest drill (at once when
-// there is none), so a restart neither skips one nor takes an extra one. A
-// failed backup is recorded by the store (Home says so), logged, and tried
-// again an interval later.
-func backupEveryInterval(ctx context.Context, store *models.Store, dir string, keep int, every time.Duration, log *slog.Logger) {
-	wait := time.Duration(0)
-	if last, ok, err := store.LastBackupDrill(ctx); err != nil {
-		log.Error("backup schedule", "err", err)
-	} else if ok {
-		wait = time.Until(last.FinishedAt.Add(every))
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(max(wait, 0)):
-		}
-		if d, err := store.BackupInto(ctx, dir, keep); err != nil {
-			if ctx.Err() == nil {
-				log.Error("backup", "err", err)
-			}
-		} else {
-			log.Info("verified backup", "path", d.Path, "bytes", d.Bytes, "receipts", d.Receipts)
-		}
-		wait = every
-	}
-}
-
-// occurrenceEnsurer is the part of the store the ticker calls.
-type occurrenceEnsurer interface {
-	EnsureOccurrences(ctx context.Context) (int, error)
-}
-
-// ensureOccurrencesEvery instantiates today's routine occurrences every
-// interval until ctx ends (serve has just done so once before it starts). A failure (or a panic) is logged and
-// tried again at the next tick; it never stops serve.
-func ensureOccurrencesEvery(ctx context.Context, store occurrenceEnsurer, every time.Duration, log *slog.Logger) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		ensureOnce(ctx, store, log)
-	}
-}
-
-func ensureOnce(ctx context.Context, store occurrenceEnsurer, log *slog.Logger) {
-	defer func() {
-		if r := recover(); r != nil {
-			log.Error("ensure occurrences panicked", "panic", fmt.Sprint(r))
-		}
-	}()
-	n, err := store.EnsureOccurrences(ctx)
-	switch {
-	case err != nil && ctx.Err() == nil:
-		log.Error("ensure occurrences", "err", err)
-	case n > 0:
-		log.Info("routine occurrences instantiated", "count", n)
-	}
 }
 
 // beeperClient connects to the configured Beeper Desktop API; in demo mode
