@@ -44,7 +44,7 @@ func cmdServe(args []string) error {
 		return err
 	}
 	defer srv.close()
-	// Signals are caught once serve is built, as before it listens: a stop
+	// Signals are caught only from here, just before serve listens: a stop
 	// while the store opens or the demo is written ends hearth at once, and
 	// the next start checks the file.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
