@@ -10,7 +10,7 @@ import (
 	"hearth/beeper/beepertest"
 )
 
-// The demo's draft for Ana, as cmd/hearth/demo.json.tmpl publishes it.
+// The demo's draft for Ana, as internal/demo/demo.json.tmpl publishes it.
 const (
 	demoWarm  = "Saturday works! Shall we meet at the trailhead at 8? I'll bring snacks."
 	demoBrief = "Yes to Saturday, 8am at the trailhead?"
