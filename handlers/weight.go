@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/internal/contract"
+	"hearth/internal/weight"
 	"hearth/models"
 	"hearth/views"
 )
@@ -129,7 +130,7 @@ func (s *weightHandlers) saveWeightGoal(c *fiber.Ctx) error {
 	}
 	err = s.store.SetWeightGoal(ctx, &contract.WeightGoal{Value: v, Unit: d.Unit})
 	if errors.Is(err, models.ErrInvalidInput) {
-		b := models.MeasurementBounds[d.Unit]
+		b := weight.Bounds[d.Unit]
 		return s.renderWeightOf(c, fiber.StatusUnprocessableEntity, d, views.WeightForm{Goal: input,
 			GoalError: "Enter a goal between " + views.Num(b[0]) + " and " + views.Num(b[1]) + " " + d.Unit + "."})
 	}

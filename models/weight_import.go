@@ -15,6 +15,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/instant"
+	"hearth/internal/weight"
 )
 
 // Weight import formats.
@@ -274,7 +275,7 @@ func reading(bad *WeightImportError, line int, at time.Time, raw, unit string, n
 		bad.add(line, "weight %q is not a number like 72.4", raw)
 		return WeightReading{}, false
 	}
-	b := MeasurementBounds[unit]
+	b := weight.Bounds[unit]
 	if v < b[0] || v > b[1] {
 		bad.add(line, "weight %s %s is outside %g–%g %s", raw, unit, b[0], b[1], unit)
 		return WeightReading{}, false
@@ -349,7 +350,7 @@ func (s *Store) ImportWeights(ctx context.Context, format string, readings []Wei
 		seen := map[string]bool{}
 		for _, e := range entries {
 			for _, u := range []string{"kg", "lb"} {
-				seen[dupKey(e.At, ConvertWeight(e.Value, e.Unit, u), u, day.Zone)] = true
+				seen[dupKey(e.At, weight.Convert(e.Value, e.Unit, u), u, day.Zone)] = true
 			}
 		}
 		for _, r := range readings {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"time"
 
+	"hearth/internal/weight"
+
 	"gorm.io/gorm"
 )
 
@@ -172,8 +174,8 @@ func WeightWeeks(d WeightData, k RoutineKeeping, today time.Time) ([]WeightWeek,
 		w.Mean /= float64(w.N)
 		end := w.Start.AddDate(0, 0, 7)
 		// The trend at the week's start is the trend after the last entry before it.
-		if before, ok := TrendAt(d.Trend, w.Start.Add(-time.Nanosecond)); ok {
-			after, _ := TrendAt(d.Trend, end.Add(-time.Nanosecond))
+		if before, ok := weight.TrendAt(d.Trend, w.Start.Add(-time.Nanosecond)); ok {
+			after, _ := weight.TrendAt(d.Trend, end.Add(-time.Nanosecond))
 			w.Change, w.HasChange = after-before, true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"hearth/internal/weight"
 )
 
 // sixWeeks is a weigh-in every morning at 07:00 Berlin from Monday
@@ -27,14 +29,14 @@ func sixWeeks(t *testing.T) (WeightData, RoutineKeeping, time.Time) {
 		} else {
 			v += 0.3
 		}
-		d.Points = append(d.Points, WeightPoint{At: day, Value: v})
+		d.Points = append(d.Points, weight.Point{At: day, Value: v})
 		done := 2
 		if week%2 == 1 {
 			done = 6
 		}
 		k.Days = append(k.Days, RoutineDay{Date: day.Format(time.DateOnly), Done: i%7 < done})
 	}
-	d.Trend = Trend(d.Points, TrendTau)
+	d.Trend = weight.Trend(d.Points, weight.TrendTau)
 	return d, k, time.Date(2026, 11, 25, 12, 0, 0, 0, loc)
 }
 
@@ -78,10 +80,10 @@ func TestWeightWeeksSplitIsShownFromThreeWeeksOnEachSide(t *testing.T) {
 	// Two weeks later, with two more rising weeks of few walks.
 	for i := range 14 {
 		day := time.Date(2026, 11, 23+i, 7, 0, 0, 0, d.Zone)
-		d.Points = append(d.Points, WeightPoint{At: day, Value: d.Points[len(d.Points)-1].Value + 0.05})
+		d.Points = append(d.Points, weight.Point{At: day, Value: d.Points[len(d.Points)-1].Value + 0.05})
 		k.Days = append(k.Days, RoutineDay{Date: day.Format(time.DateOnly), Done: i%7 < 1})
 	}
-	d.Trend = Trend(d.Points, TrendTau)
+	d.Trend = weight.Trend(d.Points, weight.TrendTau)
 	_, split := WeightWeeks(d, k, time.Date(2026, 12, 9, 12, 0, 0, 0, d.Zone))
 	if split.Kept.Weeks != 3 || split.NotKept.Weeks != 4 || !split.Enough {
 		t.Fatalf("split %+v: want 3 kept against 4 not kept, enough to show", split)

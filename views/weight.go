@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"hearth/internal/weight"
 	"hearth/models"
 )
 
@@ -97,7 +98,7 @@ type chartDay struct {
 // chartDaysOf groups the points (oldest first) by the owner's day. A dot a
 // day is what 312 units of width over 91 days can show, so the chart stays
 // the same size however often the owner (or an import) weighs.
-func chartDaysOf(pts, tr []models.WeightPoint, loc *time.Location) []chartDay {
+func chartDaysOf(pts, tr []weight.Point, loc *time.Location) []chartDay {
 	var days []chartDay
 	var key string
 	var sum, n float64
@@ -193,7 +194,7 @@ func trendNow(d models.WeightData) float64 { return d.Trend[len(d.Trend)-1].Valu
 func tauDays(d models.WeightData) string { return Num(d.Tau.Hours() / 24) }
 
 // perWeek is a forecast's rate, "−0.5 kg a week".
-func perWeek(f *models.GoalForecast, unit string) string { return signed(f.PerWeek, unit) + " a week" }
+func perWeek(f *weight.GoalForecast, unit string) string { return signed(f.PerWeek, unit) + " a week" }
 
 // entryValue is an entry's value in its own unit.
 func entryValue(e models.WeightEntry) string { return Num(e.Value) + " " + e.Unit }
