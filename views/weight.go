@@ -231,7 +231,7 @@ func recentEntries(d models.WeightData) []models.WeightEntry {
 func olderEntries(d models.WeightData) int { return len(d.Entries) - len(recentEntries(d)) }
 
 // importPreview is the first rows a dry run shows.
-func importPreview(r *models.WeightImport) []models.WeightReading {
+func importPreview(r *models.WeightImport) []weight.Reading {
 	if len(r.Added) > 50 {
 		return r.Added[:50]
 	}
