@@ -22,7 +22,7 @@ type weightStore interface {
 	Today(ctx context.Context) (models.Day, error)
 	clock
 	WeightHistory(ctx context.Context) (models.WeightData, error)
-	RoutineKeeping(ctx context.Context, routineID string) (models.RoutineKeeping, error)
+	RoutineKeeping(ctx context.Context, routineID string) (weight.RoutineKeeping, error)
 	SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) error
 	ImportWeights(ctx context.Context, format string, readings []weight.Reading, dryRun bool) (models.WeightImport, error)
 	ExportCSV(ctx context.Context, name string) (models.ExportTable, error)
@@ -106,7 +106,7 @@ func (s *weightHandlers) renderWeightOf(c *fiber.Ctx, status int, d models.Weigh
 		return err
 	}
 	now := s.store.Now()
-	weeks, split := models.WeightWeeks(d, k, now)
+	weeks, split := weight.Weeks(d.Points, d.Trend, d.Zone, k, now)
 	return s.render(c, status, viewOf(views.Weight(views.WeightPage{Data: d, Now: now, Form: form, Weeks: weeks, Split: split, Routines: k.Choices})))
 }
 

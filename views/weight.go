@@ -17,9 +17,9 @@ type WeightPage struct {
 	Now  time.Time
 	Form WeightForm
 	// Weeks are the ended weeks, newest first, compared by Split's routine, one of Routines.
-	Weeks    []models.WeightWeek
-	Split    models.WeightSplit
-	Routines []models.RoutineChoice
+	Weeks    []weight.Week
+	Split    weight.Split
+	Routines []weight.RoutineChoice
 }
 
 // WeightForm is the state of the page's forms after a POST.
@@ -270,7 +270,7 @@ func goalInput(p WeightPage) string {
 func weeksWord(n int) string { return fmt.Sprint(n) + " " + wPlural(n, "week") }
 
 // weekDone is a week's routine days, "5 of 7 days" ("not planned" for none).
-func weekDone(w models.WeightWeek) string {
+func weekDone(w weight.Week) string {
 	if w.Planned == 0 {
 		return "not planned"
 	}
