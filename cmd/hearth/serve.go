@@ -20,6 +20,7 @@ import (
 	"hearth/beeper"
 	"hearth/handlers"
 	"hearth/internal/beeperflow"
+	"hearth/internal/costpolicy"
 	"hearth/internal/privatefile"
 	"hearth/internal/pushflow"
 	"hearth/models"
@@ -165,7 +166,7 @@ func cmdServe(args []string) error {
 	if err != nil {
 		return usageError("--cost-tiers: %v", err)
 	}
-	if err := (models.CostPolicy{Tiers: tiers, Jobs: priorities}).Check(); err != nil {
+	if err := (costpolicy.Policy{Tiers: tiers, Jobs: priorities}).Check(); err != nil {
 		return usageError("%v", err)
 	}
 	cfg := handlers.Config{TailscaleOwner: *tsOwner, Hosts: hosts, Log: log, Hub: hub, DailyCostCap: *costCap, DailyTokenCap: *tokenCap, CostTiers: tiers, JobPriorities: priorities, PushPublicKey: pushKey}
