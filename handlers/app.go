@@ -19,6 +19,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/models"
 	"hearth/views"
 )
@@ -90,10 +91,10 @@ type Config struct {
 	// known; 0 means no token cap.
 	DailyTokenCap int64
 	// CostTiers are the multiples of the cap at which low, normal and high
-	// priority runs wait; zero means models.DefaultCostTiers.
+	// priority runs wait; zero means costpolicy.DefaultTiers.
 	CostTiers [3]float64
 	// JobPriorities set jobs' priorities (low, normal, high); others are
-	// models.DefaultJobPriorities', else normal.
+	// costpolicy.DefaultJobPriorities', else normal.
 	JobPriorities map[string]string
 	// PushPublicKey is the VAPID public key phones subscribe with; ""
 	// leaves notifications off (More says so, subscribing answers 503).
@@ -101,8 +102,8 @@ type Config struct {
 }
 
 // costs is the cost policy the caps, tiers and priorities make.
-func (cfg Config) costs() models.CostPolicy {
-	return models.CostPolicy{Cap: cfg.DailyCostCap, TokenCap: cfg.DailyTokenCap, Tiers: cfg.CostTiers, Jobs: cfg.JobPriorities}
+func (cfg Config) costs() costpolicy.Policy {
+	return costpolicy.Policy{Cap: cfg.DailyCostCap, TokenCap: cfg.DailyTokenCap, Tiers: cfg.CostTiers, Jobs: cfg.JobPriorities}
 }
 
 // Server holds what every area's handlers share: the configuration, the

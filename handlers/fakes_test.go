@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"hearth/internal/contract"
+	"hearth/internal/weight"
 	"hearth/models"
 )
 
@@ -82,8 +83,8 @@ func (g goalNotStored) WeightHistory(context.Context) (models.WeightData, error)
 	return models.WeightData{Unit: "kg"}, nil
 }
 
-func (g goalNotStored) RoutineKeeping(context.Context, string) (models.RoutineKeeping, error) {
-	return models.RoutineKeeping{}, nil
+func (g goalNotStored) RoutineKeeping(context.Context, string) (weight.RoutineKeeping, error) {
+	return weight.RoutineKeeping{}, nil
 }
 
 func (g goalNotStored) SetWeightGoal(context.Context, *contract.WeightGoal) error { return g.err }

@@ -12,6 +12,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
+	"hearth/internal/costpolicy"
 	"hearth/models"
 	"hearth/views"
 )
@@ -21,7 +22,7 @@ type homeStore interface {
 	clock
 	Home(ctx context.Context) (models.HomeView, error)
 	HomeRow(ctx context.Context, id string) (models.HomeRow, models.Day, error)
-	HomeRunNotice(ctx context.Context, costs models.CostPolicy) (models.RunNotice, error)
+	HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (models.RunNotice, error)
 	EnsureOccurrences(ctx context.Context) (int, error)
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
 	UndoDecision(ctx context.Context, decisionID int64) (models.UndoResult, error)

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/models"
 	"hearth/views"
 )
@@ -16,7 +17,7 @@ import (
 type runsStore interface {
 	Today(ctx context.Context) (models.Day, error)
 	clock
-	StartRun(ctx context.Context, runner string, in contract.RunStartIn, costs models.CostPolicy) (contract.RunStart, error)
+	StartRun(ctx context.Context, runner string, in contract.RunStartIn, costs costpolicy.Policy) (contract.RunStart, error)
 	StartInvocation(ctx context.Context, runner, runID string) (contract.RunView, error)
 	FinishInvocation(ctx context.Context, runner, runID string, n int, in contract.InvocationFinishIn) (contract.InvocationView, error)
 	FinishRun(ctx context.Context, runner, runID string, in contract.RunFinishIn) (contract.RunView, error)

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/internal/contract"
+	"hearth/internal/weight"
 	"hearth/models"
 	"hearth/views"
 )
@@ -21,9 +22,9 @@ type weightStore interface {
 	Today(ctx context.Context) (models.Day, error)
 	clock
 	WeightHistory(ctx context.Context) (models.WeightData, error)
-	RoutineKeeping(ctx context.Context, routineID string) (models.RoutineKeeping, error)
+	RoutineKeeping(ctx context.Context, routineID string) (weight.RoutineKeeping, error)
 	SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) error
-	ImportWeights(ctx context.Context, format string, readings []models.WeightReading, dryRun bool) (models.WeightImport, error)
+	ImportWeights(ctx context.Context, format string, readings []weight.Reading, dryRun bool) (models.WeightImport, error)
 	ExportCSV(ctx context.Context, name string) (models.ExportTable, error)
 	ExportDecisions(ctx context.Context) (models.DecisionsExport, error)
 	RecordWeighIn(ctx context.Context, clientKey string, value float64) (models.WeighIn, error)
@@ -105,7 +106,7 @@ func (s *weightHandlers) renderWeightOf(c *fiber.Ctx, status int, d models.Weigh
 		return err
 	}
 	now := s.store.Now()
-	weeks, split := models.WeightWeeks(d, k, now)
+	weeks, split := weight.Weeks(d.Points, d.Trend, d.Zone, k, now)
 	return s.render(c, status, viewOf(views.Weight(views.WeightPage{Data: d, Now: now, Form: form, Weeks: weeks, Split: split, Routines: k.Choices})))
 }
 
@@ -129,7 +130,7 @@ func (s *weightHandlers) saveWeightGoal(c *fiber.Ctx) error {
 	}
 	err = s.store.SetWeightGoal(ctx, &contract.WeightGoal{Value: v, Unit: d.Unit})
 	if errors.Is(err, models.ErrInvalidInput) {
-		b := models.MeasurementBounds[d.Unit]
+		b := weight.Bounds[d.Unit]
 		return s.renderWeightOf(c, fiber.StatusUnprocessableEntity, d, views.WeightForm{Goal: input,
 			GoalError: "Enter a goal between " + views.Num(b[0]) + " and " + views.Num(b[1]) + " " + d.Unit + "."})
 	}
@@ -192,7 +193,7 @@ func (s *weightHandlers) importWeights(c *fiber.Ctx) error {
 // checkImport parses text against the owner's zone and unit; a file that
 // cannot be imported is answered here (422, every bad line named) and
 // refused is true.
-func (s *weightHandlers) checkImport(c *fiber.Ctx, text string) (d models.WeightData, format string, readings []models.WeightReading, refused bool, err error) {
+func (s *weightHandlers) checkImport(c *fiber.Ctx, text string) (d models.WeightData, format string, readings []weight.Reading, refused bool, err error) {
 	form := views.WeightForm{CSV: text}
 	switch {
 	case strings.TrimSpace(text) == "":
@@ -206,8 +207,8 @@ func (s *weightHandlers) checkImport(c *fiber.Ctx, text string) (d models.Weight
 	if d, err = s.store.WeightHistory(c.UserContext()); err != nil {
 		return d, "", nil, false, err
 	}
-	format, readings, err = models.ParseWeightCSV([]byte(text), d.Zone, d.Unit, s.store.Now())
-	var bad *models.WeightImportError
+	format, readings, err = weight.ParseCSV([]byte(text), d.Zone, d.Unit, s.store.Now())
+	var bad *weight.ImportError
 	if errors.As(err, &bad) {
 		for _, p := range bad.Problems {
 			form.ImportErrors = append(form.ImportErrors, "Line "+strconv.Itoa(p.Line)+": "+p.Message+".")

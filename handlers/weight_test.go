@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"hearth/models"
+	"hearth/internal/weight"
 )
 
 // weightCSV is a plain file of days weigh-ins ending the day before testDate,
@@ -296,10 +296,10 @@ func TestWeightPageStaysSmallWithManyReadings(t *testing.T) {
 	const n = 20_000
 	end := testNow.Add(-time.Hour)
 	step := 2 * 365 * 24 * time.Hour / n
-	readings := make([]models.WeightReading, n)
+	readings := make([]weight.Reading, n)
 	for i := range readings {
 		// Distinct values within a day, so the import's same-day-same-value rule skips none.
-		readings[i] = models.WeightReading{Line: i + 2, At: end.Add(-time.Duration(n-1-i) * step), Value: 75 + 0.01*float64(i%1000), Unit: "kg"}
+		readings[i] = weight.Reading{Line: i + 2, At: end.Add(-time.Duration(n-1-i) * step), Value: 75 + 0.01*float64(i%1000), Unit: "kg"}
 	}
 	res, err := ta.store.ImportWeights(context.Background(), "plain", readings, false)
 	if err != nil || len(res.Added) != n {

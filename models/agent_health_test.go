@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 )
 
 func TestAgentHealthReportsReplaceEachOtherAndHoldHomeUntilOK(t *testing.T) {
@@ -16,7 +17,7 @@ func TestAgentHealthReportsReplaceEachOtherAndHoldHomeUntilOK(t *testing.T) {
 	if _, err := s.ReportAgentHealth(ctx, "cred-runner", []byte(`{"agent":"codex","state":"needs_login","detail":"codex login status: Not logged in"}`)); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.HomeRunNotice(ctx, CostPolicy{})
+	n, err := s.HomeRunNotice(ctx, costpolicy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestAgentHealthReportsReplaceEachOtherAndHoldHomeUntilOK(t *testing.T) {
 	if len(runs.Agents) != 1 || runs.Agents[0].State != contract.HealthOK || !runs.Agents[0].CheckedAt.Equal(now.Now()) {
 		t.Fatalf("Runs' agents after ok = %+v", runs.Agents)
 	}
-	if n, _ = s.HomeRunNotice(ctx, CostPolicy{}); n.AuthHeld != nil {
+	if n, _ = s.HomeRunNotice(ctx, costpolicy.Policy{}); n.AuthHeld != nil {
 		t.Fatalf("Home still holds after ok: %+v", n.AuthHeld)
 	}
 	if got := mustRevision(t, s); got != rev {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hearth/internal/costpolicy"
 )
 
 func TestVerifiedBackupDrillsTheCopyAndTheRunsPageShowsIt(t *testing.T) {
@@ -42,7 +44,7 @@ func TestAFailedBackupIsRecordedAndHomeSaysSoUntilOneSucceeds(t *testing.T) {
 	if _, err := s.VerifiedBackup(ctx, filepath.Join(t.TempDir(), "missing-dir", "copy.db")); err == nil {
 		t.Fatal("a backup into a missing directory succeeded")
 	}
-	n, err := s.HomeRunNotice(ctx, CostPolicy{})
+	n, err := s.HomeRunNotice(ctx, costpolicy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestAFailedBackupIsRecordedAndHomeSaysSoUntilOneSucceeds(t *testing.T) {
 	if _, err := s.VerifiedBackup(ctx, filepath.Join(t.TempDir(), "copy.db")); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ = s.HomeRunNotice(ctx, CostPolicy{}); n.BackupFailed != nil {
+	if n, _ = s.HomeRunNotice(ctx, costpolicy.Policy{}); n.BackupFailed != nil {
 		t.Fatalf("a verified backup after the failed one left the notice: %+v", n.BackupFailed)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
+	"hearth/internal/weight"
 )
 
 // benchPair times a and base alternately b.N times and reports both and their
@@ -170,9 +171,9 @@ func BenchmarkHomeAfterFiveYearsOfDailyWeighIns(b *testing.B) {
 	s, clock := newTestStore(b)
 	ctx := context.Background()
 	now := clock.Now()
-	var rs []WeightReading
+	var rs []weight.Reading
 	for day := 5 * 365; day >= 1; day-- {
-		rs = append(rs, WeightReading{Line: len(rs) + 2, At: now.Add(-time.Duration(day) * 24 * time.Hour), Value: 80 + float64(day%7)/10, Unit: "kg"})
+		rs = append(rs, weight.Reading{Line: len(rs) + 2, At: now.Add(-time.Duration(day) * 24 * time.Hour), Value: 80 + float64(day%7)/10, Unit: "kg"})
 	}
 	if _, err := s.ImportWeights(ctx, "generic", rs, false); err != nil {
 		b.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/internal/weight"
 )
 
 // HomeView is Home's snapshot: the brief, today's activities grouped by
@@ -538,7 +539,7 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time, day Day, saved map
 		if r.Kind == contract.KindMeasurement {
 			var p contract.MeasurementPayload
 			json.Unmarshal([]byte(r.Payload), &p)
-			bounds := MeasurementBounds[p.Unit]
+			bounds := weight.Bounds[p.Unit]
 			m := &MeasurementSummary{Metric: p.Metric, Unit: p.Unit, Min: bounds[0], Max: bounds[1], Saved: saved[r.ID]}
 			for _, mv := range recent[p.Metric] {
 				m.Recent = append(m.Recent, convertUnit(mv.Value, mv.Unit, p.Unit))

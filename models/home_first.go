@@ -7,6 +7,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/internal/weight"
 )
 
 // QuickWeight is today's weigh-in as Home's first screen shows it: the
@@ -66,7 +67,7 @@ func quickWeight(tx *gorm.DB, now time.Time, day Day, planned bool) (*QuickWeigh
 	if err != nil {
 		return nil, err
 	}
-	b := MeasurementBounds[d.Unit]
+	b := weight.Bounds[d.Unit]
 	q := &QuickWeight{Planned: planned, Unit: d.Unit, Min: b[0], Max: b[1]}
 	if len(d.Entries) > 0 {
 		last := d.Entries[0]

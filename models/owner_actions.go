@@ -14,6 +14,7 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/internal/instant"
+	"hearth/internal/weight"
 )
 
 // OwnerActionResult reports the revision an owner action committed.
@@ -187,9 +188,6 @@ func saveDraftEditIn(t *txn, draftID, body, selectedCandidateID string, since *i
 	return t.Save(&DraftEdit{DraftID: draftID, Body: body, SelectedCandidateID: selectedCandidateID, Revision: rev, UpdatedAt: t.now}).Error
 }
 
-// MeasurementBounds are the accepted values per unit; anything outside is a typo.
-var MeasurementBounds = map[string][2]float64{"kg": {20, 400}, "lb": {44, 880}}
-
 // RecordMeasurement saves a value for a measurement activity's occurrence.
 // Saving again for the same occurrence adds a correction that supersedes the
 // earlier row; history is kept.
@@ -233,7 +231,7 @@ func (s *Store) recordMeasurement(ctx context.Context, clientKey, activityID str
 		if err := decodeJSON(a.Payload, &p); err != nil {
 			return err
 		}
-		bounds := MeasurementBounds[p.Unit]
+		bounds := weight.Bounds[p.Unit]
 		if math.IsNaN(value) || value < bounds[0] || value > bounds[1] {
 			return &FieldError{Field: "value", Message: fmt.Sprintf("%s must be between %g and %g %s.", metricName(p.Metric), bounds[0], bounds[1], p.Unit)}
 		}

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/internal/storetest"
 )
 
@@ -142,7 +143,7 @@ func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 	const days, perDay = 120, 8
 	for day := 0; day < days; day++ {
 		// Each day's publication is a run's (what its work became is read by run).
-		if _, err := s.StartRun(ctx, "cred-test", contract.RunStartIn{RunID: fmt.Sprintf("plan-%03d", day), Job: "daily-brief", Trigger: contract.TriggerManual}, CostPolicy{}); err != nil {
+		if _, err := s.StartRun(ctx, "cred-test", contract.RunStartIn{RunID: fmt.Sprintf("plan-%03d", day), Job: "daily-brief", Trigger: contract.TriggerManual}, costpolicy.Policy{}); err != nil {
 			t.Fatal(err)
 		}
 		p := newPub(fmt.Sprintf("plan-%03d-1", day), mustRevision(t, s))

@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/internal/schedule"
 	"hearth/internal/strictjson"
 )
@@ -100,7 +101,7 @@ var (
 // returns that run (a retried start), never a second claim. Everything is
 // validated first, and the claim and the run row are one commit: a refused
 // or failed start (or a crash in between) leaves the occurrence due.
-func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStartIn, costs CostPolicy) (contract.RunStart, error) {
+func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStartIn, costs costpolicy.Policy) (contract.RunStart, error) {
 	v := &contract.Validator{}
 	v.ID("/runId", in.RunID)
 	v.ID("/job", in.Job)
@@ -499,7 +500,7 @@ type RunNotice struct {
 }
 
 // HomeRunNotice reads the notice Home shows, if any.
-func (s *Store) HomeRunNotice(ctx context.Context, costs CostPolicy) (RunNotice, error) {
+func (s *Store) HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (RunNotice, error) {
 	var n RunNotice
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		var rows []Run

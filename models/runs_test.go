@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/internal/storetest"
 )
 
 func startRun(t *testing.T, s *Store, runner string, in contract.RunStartIn, costCap float64) contract.RunStart {
 	t.Helper()
-	st, err := s.StartRun(context.Background(), runner, in, CostPolicy{Cap: costCap})
+	st, err := s.StartRun(context.Background(), runner, in, costpolicy.Policy{Cap: costCap})
 	if err != nil {
 		t.Fatalf("StartRun(%+v): %v", in, err)
 	}
@@ -91,7 +92,7 @@ func TestTheCostCapHoldsAutonomousRunsButNotTheOwners(t *testing.T) {
 	if owner := startRun(t, s, "r", contract.RunStartIn{RunID: "run-3", Job: "brief", Trigger: contract.TriggerManual}, 1); !owner.Admitted {
 		t.Fatalf("the owner's run was held: %+v", owner)
 	}
-	n, err := s.HomeRunNotice(ctx, CostPolicy{Cap: 1})
+	n, err := s.HomeRunNotice(ctx, costpolicy.Policy{Cap: 1})
 	if err != nil || !n.CapHeld || n.Spent != 2.25 {
 		t.Fatalf("Home's notice %+v, %v", n, err)
 	}
@@ -103,7 +104,7 @@ func TestTheCostCapHoldsAutonomousRunsButNotTheOwners(t *testing.T) {
 func TestCostTiersHoldPrioritiesInOrderAsTheDaysCostRises(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
-	costs := CostPolicy{Cap: 1, Jobs: map[string]string{"tidy": PriorityLow}}
+	costs := costpolicy.Policy{Cap: 1, Jobs: map[string]string{"tidy": costpolicy.Low}}
 	run := 0
 	spend := func(usd float64) {
 		t.Helper()
@@ -136,9 +137,9 @@ func TestCostTiersHoldPrioritiesInOrderAsTheDaysCostRises(t *testing.T) {
 		held              []string
 	}{
 		{0.5, true, true, true, nil},
-		{0.5, false, true, true, []string{PriorityLow}},                                 // $1.00
-		{0.5, false, false, true, []string{PriorityLow, PriorityNormal}},                // $1.50
-		{0.5, false, false, false, []string{PriorityLow, PriorityNormal, PriorityHigh}}, // $2.00
+		{0.5, false, true, true, []string{costpolicy.Low}},                                       // $1.00
+		{0.5, false, false, true, []string{costpolicy.Low, costpolicy.Normal}},                   // $1.50
+		{0.5, false, false, false, []string{costpolicy.Low, costpolicy.Normal, costpolicy.High}}, // $2.00
 	} {
 		spend(step.spend)
 		if got := [3]bool{admitted("tidy"), admitted("messages"), admitted("daily-brief")}; got != [3]bool{step.low, step.normal, step.high} {
@@ -148,17 +149,6 @@ func TestCostTiersHoldPrioritiesInOrderAsTheDaysCostRises(t *testing.T) {
 		if err != nil || !slices.Equal(n.Held, step.held) || n.CapHeld != (len(step.held) > 0) {
 			t.Fatalf("Home's notice %+v (%v), want held %v", n, err, step.held)
 		}
-	}
-}
-
-func TestACostPolicyRefusesFallingTiersAndUnknownPriorities(t *testing.T) {
-	for _, p := range []CostPolicy{{Tiers: [3]float64{2, 1.5, 1}}, {Tiers: [3]float64{0, 1, 2}}, {Jobs: map[string]string{"x": "urgent"}}} {
-		if p.Check() == nil {
-			t.Errorf("%+v was accepted", p)
-		}
-	}
-	if err := (CostPolicy{Tiers: [3]float64{1, 1, 3}, Jobs: map[string]string{"x": PriorityLow}}).Check(); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -185,7 +175,7 @@ func TestAnUnknownRunHoldsItsScheduleUntilTheOwnerLooked(t *testing.T) {
 	if next := startRun(t, s, "r", contract.RunStartIn{RunID: "run-3", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &id}, 0); !next.Admitted {
 		t.Fatalf("after the owner looked, nothing was admitted: %+v", next)
 	}
-	n, _ := s.HomeRunNotice(ctx, CostPolicy{})
+	n, _ := s.HomeRunNotice(ctx, costpolicy.Policy{})
 	if n.Failed == nil || n.Failed.ID != "run-1" {
 		t.Fatalf("Home's notice does not name the unknown run: %+v", n)
 	}
@@ -233,7 +223,7 @@ func TestARefusedRunStartClaimsNothing(t *testing.T) {
 			s, now := newTestStore(t)
 			occurrence := dueBrief(t, s, now)
 			startRun(t, s, "r", contract.RunStartIn{RunID: "taken", Job: "other", Trigger: contract.TriggerManual}, 0)
-			_, err := s.StartRun(ctx, "r", tc.in, CostPolicy{})
+			_, err := s.StartRun(ctx, "r", tc.in, costpolicy.Policy{})
 			switch {
 			case tc.want != nil && !errors.Is(err, tc.want):
 				t.Errorf("StartRun: %v, want %v", err, tc.want)
@@ -257,7 +247,7 @@ func TestAFailedRunRowRollsBackItsClaim(t *testing.T) {
 	must(t, s.db.Exec(`CREATE TRIGGER refuse_runs BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'injected: the run row cannot be written'); END`).Error)
 	brief := "brief"
 	in := contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}
-	if st, err := s.StartRun(context.Background(), "r", in, CostPolicy{}); err == nil {
+	if st, err := s.StartRun(context.Background(), "r", in, costpolicy.Policy{}); err == nil {
 		t.Fatalf("StartRun succeeded with the run insert failing: %+v", st)
 	}
 	assertStillDue(t, s, occurrence)
@@ -285,7 +275,7 @@ func TestTheClaimAndTheRunRowCommitTogether(t *testing.T) {
 	brief := "brief"
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.StartRun(context.Background(), "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, CostPolicy{})
+		_, err := s.StartRun(context.Background(), "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &brief}, costpolicy.Policy{})
 		done <- err
 	}()
 	<-paused
@@ -326,7 +316,7 @@ func TestARetriedScheduleRunStartAnswersTheApprovedPromptAgain(t *testing.T) {
 	// The same runId for another schedule is another run's ID.
 	other := "other"
 	mustCreate(t, s, opsActor, schedBody("k2", map[string]any{"id": "other", "cron": "0 8 * * *", "zone": "UTC"}))
-	if _, err := s.StartRun(context.Background(), "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &other}, CostPolicy{}); !errors.Is(err, ErrRunExists) {
+	if _, err := s.StartRun(context.Background(), "r", contract.RunStartIn{RunID: "run-1", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &other}, costpolicy.Policy{}); !errors.Is(err, ErrRunExists) {
 		t.Fatalf("run-1 for another schedule: %v, want ErrRunExists", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 )
 
 // TestTheTokenCapHoldsPrioritiesInOrderWhereNoCostIsKnown: runs that
@@ -17,7 +18,7 @@ import (
 func TestTheTokenCapHoldsPrioritiesInOrderWhereNoCostIsKnown(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
-	costs := CostPolicy{Cap: 1, TokenCap: 1000, Jobs: map[string]string{"tidy": PriorityLow}}
+	costs := costpolicy.Policy{Cap: 1, TokenCap: 1000, Jobs: map[string]string{"tidy": costpolicy.Low}}
 	run := 0
 	spend := func(tokens int64) {
 		t.Helper()
@@ -56,9 +57,9 @@ func TestTheTokenCapHoldsPrioritiesInOrderWhereNoCostIsKnown(t *testing.T) {
 		held              []string
 	}{
 		{500, true, true, true, nil},
-		{500, false, true, true, []string{PriorityLow}},                                 // 1000
-		{500, false, false, true, []string{PriorityLow, PriorityNormal}},                // 1500
-		{500, false, false, false, []string{PriorityLow, PriorityNormal, PriorityHigh}}, // 2000
+		{500, false, true, true, []string{costpolicy.Low}},                                       // 1000
+		{500, false, false, true, []string{costpolicy.Low, costpolicy.Normal}},                   // 1500
+		{500, false, false, false, []string{costpolicy.Low, costpolicy.Normal, costpolicy.High}}, // 2000
 	} {
 		spend(step.spend)
 		if got := [3]bool{admitted("tidy"), admitted("messages"), admitted("daily-brief")}; got != [3]bool{step.low, step.normal, step.high} {

@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/internal/weight"
 )
 
 // creditWeighIns completes, inside t at revision rev, every open weight
@@ -134,7 +135,7 @@ func (s *Store) recordOwnWeighIn(ctx context.Context, clientKey string, value fl
 		if len(newest) == 1 {
 			unit = newest[0].Unit
 		}
-		bounds := MeasurementBounds[unit]
+		bounds := weight.Bounds[unit]
 		if math.IsNaN(value) || value < bounds[0] || value > bounds[1] {
 			return &FieldError{Field: "value", Message: fmt.Sprintf("%s must be between %g and %g %s.", metricName(WeightMetric), bounds[0], bounds[1], unit)}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
+	"hearth/internal/weight"
 )
 
 // weighInStore has two routines that plan a weigh-in on 2026-10-01: the
@@ -238,10 +239,10 @@ func TestTodaysTrendReadsOnlyTheRecentWindowAndMatchesTheWholeHistory(t *testing
 	s, clock := newTestStore(t)
 	ctx := context.Background()
 	now := clock.Now()
-	var rs []WeightReading
+	var rs []weight.Reading
 	for day := 730; day >= 1; day-- {
 		v := 95 - 15*float64(730-day)/730 + 0.6*math.Sin(float64(day))
-		rs = append(rs, WeightReading{Line: len(rs) + 2, At: now.Add(-time.Duration(day) * 24 * time.Hour), Value: math.Round(v*10) / 10, Unit: "kg"})
+		rs = append(rs, weight.Reading{Line: len(rs) + 2, At: now.Add(-time.Duration(day) * 24 * time.Hour), Value: math.Round(v*10) / 10, Unit: "kg"})
 	}
 	if _, err := s.ImportWeights(ctx, "generic", rs, false); err != nil {
 		t.Fatal(err)
@@ -294,7 +295,7 @@ func TestHomeKnowsTheLastWeighInAfterAPauseLongerThanTheTrendWindow(t *testing.T
 	s, clock := newTestStore(t)
 	ctx := context.Background()
 	long := clock.Now().Add(-TrendWindow - 30*24*time.Hour)
-	if _, err := s.ImportWeights(ctx, "generic", []WeightReading{{Line: 2, At: long, Value: 84.3, Unit: "kg"}}, false); err != nil {
+	if _, err := s.ImportWeights(ctx, "generic", []weight.Reading{{Line: 2, At: long, Value: 84.3, Unit: "kg"}}, false); err != nil {
 		t.Fatal(err)
 	}
 	mustPublish(t, s, newPub("run-1", 1).Add("activities", task("call-mum")))

@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/internal/weight"
 )
 
 // WeightMetric is the metric the weight page charts.
@@ -57,11 +58,11 @@ type WeightData struct {
 	// Entries are newest first.
 	Entries []WeightEntry
 	// Points are the current values in Unit, oldest first; Trend smooths them.
-	Points, Trend      []WeightPoint
+	Points, Trend      []weight.Point
 	Change7, Change30  *float64
 	Goal               *contract.WeightGoal
 	GoalInUnit         float64
-	Forecast           *GoalForecast
+	Forecast           *weight.GoalForecast
 	Revision           int64
 	Tau                time.Duration
 	ForecastMinPoints  int
@@ -71,7 +72,7 @@ type WeightData struct {
 // WeightHistory reads every weight measurement with its corrections and
 // derives the trend, the 7- and 30-day change and the goal forecast.
 func (s *Store) WeightHistory(ctx context.Context) (WeightData, error) {
-	d := WeightData{Unit: "kg", Tau: TrendTau, ForecastMinPoints: ForecastMinPoints, ForecastWindowDays: int(ForecastWindow / (24 * time.Hour))}
+	d := WeightData{Unit: "kg", Tau: weight.TrendTau, ForecastMinPoints: weight.ForecastMinPoints, ForecastWindowDays: int(weight.ForecastWindow / (24 * time.Hour))}
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		day, err := ownerDay(tx, s.clock(), "")
 		if err != nil {
@@ -90,15 +91,15 @@ func (s *Store) WeightHistory(ctx context.Context) (WeightData, error) {
 		return WeightData{}, fmt.Errorf("models: weight history: %w", err)
 	}
 	d.smooth()
-	if c, ok := TrendChange(d.Trend, 7*24*time.Hour); ok {
+	if c, ok := weight.TrendChange(d.Trend, 7*24*time.Hour); ok {
 		d.Change7 = &c
 	}
-	if c, ok := TrendChange(d.Trend, 30*24*time.Hour); ok {
+	if c, ok := weight.TrendChange(d.Trend, 30*24*time.Hour); ok {
 		d.Change30 = &c
 	}
 	if d.Goal != nil {
-		d.GoalInUnit = ConvertWeight(d.Goal.Value, d.Goal.Unit, d.Unit)
-		if f, ok := ForecastGoal(d.Points, d.Trend, d.GoalInUnit); ok {
+		d.GoalInUnit = weight.Convert(d.Goal.Value, d.Goal.Unit, d.Unit)
+		if f, ok := weight.ForecastGoal(d.Points, d.Trend, d.GoalInUnit); ok {
 			d.Forecast = &f
 		}
 	}
@@ -112,9 +113,9 @@ func (d *WeightData) smooth() {
 	}
 	for i := len(d.Entries) - 1; i >= 0; i-- {
 		e := d.Entries[i]
-		d.Points = append(d.Points, WeightPoint{At: e.At, Value: ConvertWeight(e.Value, e.Unit, d.Unit)})
+		d.Points = append(d.Points, weight.Point{At: e.At, Value: weight.Convert(e.Value, e.Unit, d.Unit)})
 	}
-	d.Trend = Trend(d.Points, TrendTau)
+	d.Trend = weight.Trend(d.Points, weight.TrendTau)
 }
 
 // TrendNote is what a weigh-in says about the trend right after it is
@@ -138,7 +139,7 @@ func (d WeightData) TrendNoteAt(now time.Time) (TrendNote, bool) {
 	if zone == nil {
 		zone = time.UTC
 	}
-	if before, ok := TrendAt(d.Trend, DayOf(now, zone).Start.Add(-time.Nanosecond)); ok {
+	if before, ok := weight.TrendAt(d.Trend, DayOf(now, zone).Start.Add(-time.Nanosecond)); ok {
 		c := n.Value - before
 		n.Change = &c
 	}
@@ -149,7 +150,7 @@ func (d WeightData) TrendNoteAt(now time.Time) (TrendNote, bool) {
 // trend: an entry older than 12 τ moves the trend by under e⁻¹² (six
 // millionths) of its distance from it, far below the 0.1 shown, so Home's
 // read stays the same size after years of daily or imported readings.
-const TrendWindow = 12 * TrendTau
+const TrendWindow = 12 * weight.TrendTau
 
 // recentWeightTrend is the trend (no goal, no forecast) in zone over the
 // weigh-ins of the TrendWindow before now; the whole history when none
@@ -230,7 +231,7 @@ func weightGoal(tx *gorm.DB) (*contract.WeightGoal, error) {
 // revision); a nil goal clears it.
 func (s *Store) SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) error {
 	if goal != nil {
-		bounds, ok := MeasurementBounds[goal.Unit]
+		bounds, ok := weight.Bounds[goal.Unit]
 		if !ok {
 			return fmt.Errorf("unit %q is not kg or lb: %w", goal.Unit, ErrInvalidInput)
 		}

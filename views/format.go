@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/models"
 )
 
@@ -558,7 +559,7 @@ func agentName(agent string) string {
 // "Scheduled" when all are held, else "Low-priority scheduled" or "Low- and
 // normal-priority scheduled".
 func heldWords(held []string) string {
-	if len(held) == len(models.Priorities) {
+	if len(held) == len(costpolicy.Priorities) {
 		return "Scheduled"
 	}
 	words := strings.ToUpper(held[0][:1]) + held[0][1:]
@@ -570,20 +571,20 @@ func heldWords(held []string) string {
 
 // tokenTiersWords is tiersWords for the daily token cap:
 // "Held: low. Waiting starts for normal at 150000 tokens, high at 200000 tokens."
-func tokenTiersWords(costs models.CostPolicy, tokens float64) string {
+func tokenTiersWords(costs costpolicy.Policy, tokens float64) string {
 	return waitWords(costs.HeldByTokens(tokens), func(pr string) string { return fmt.Sprintf("%.0f tokens", costs.TokenLimit(pr)) })
 }
 
 // tiersWords says which priorities wait today and where the others will:
 // "Held: low. Waiting starts for normal at $7.50, high at $10.00."
-func tiersWords(costs models.CostPolicy, spent float64) string {
+func tiersWords(costs costpolicy.Policy, spent float64) string {
 	return waitWords(costs.Held(spent), func(pr string) string { return fmt.Sprintf("$%.2f", costs.Limit(pr)) })
 }
 
 // waitWords names the held priorities, then where each other one waits.
 func waitWords(held []string, limit func(priority string) string) string {
 	var next []string
-	for _, pr := range models.Priorities[len(held):] {
+	for _, pr := range costpolicy.Priorities[len(held):] {
 		next = append(next, pr+" at "+limit(pr))
 	}
 	out := ""

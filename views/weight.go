@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"hearth/internal/weight"
 	"hearth/models"
 )
 
@@ -16,9 +17,9 @@ type WeightPage struct {
 	Now  time.Time
 	Form WeightForm
 	// Weeks are the ended weeks, newest first, compared by Split's routine, one of Routines.
-	Weeks    []models.WeightWeek
-	Split    models.WeightSplit
-	Routines []models.RoutineChoice
+	Weeks    []weight.Week
+	Split    weight.Split
+	Routines []weight.RoutineChoice
 }
 
 // WeightForm is the state of the page's forms after a POST.
@@ -97,7 +98,7 @@ type chartDay struct {
 // chartDaysOf groups the points (oldest first) by the owner's day. A dot a
 // day is what 312 units of width over 91 days can show, so the chart stays
 // the same size however often the owner (or an import) weighs.
-func chartDaysOf(pts, tr []models.WeightPoint, loc *time.Location) []chartDay {
+func chartDaysOf(pts, tr []weight.Point, loc *time.Location) []chartDay {
 	var days []chartDay
 	var key string
 	var sum, n float64
@@ -193,7 +194,7 @@ func trendNow(d models.WeightData) float64 { return d.Trend[len(d.Trend)-1].Valu
 func tauDays(d models.WeightData) string { return Num(d.Tau.Hours() / 24) }
 
 // perWeek is a forecast's rate, "−0.5 kg a week".
-func perWeek(f *models.GoalForecast, unit string) string { return signed(f.PerWeek, unit) + " a week" }
+func perWeek(f *weight.GoalForecast, unit string) string { return signed(f.PerWeek, unit) + " a week" }
 
 // entryValue is an entry's value in its own unit.
 func entryValue(e models.WeightEntry) string { return Num(e.Value) + " " + e.Unit }
@@ -230,7 +231,7 @@ func recentEntries(d models.WeightData) []models.WeightEntry {
 func olderEntries(d models.WeightData) int { return len(d.Entries) - len(recentEntries(d)) }
 
 // importPreview is the first rows a dry run shows.
-func importPreview(r *models.WeightImport) []models.WeightReading {
+func importPreview(r *models.WeightImport) []weight.Reading {
 	if len(r.Added) > 50 {
 		return r.Added[:50]
 	}
@@ -269,7 +270,7 @@ func goalInput(p WeightPage) string {
 func weeksWord(n int) string { return fmt.Sprint(n) + " " + wPlural(n, "week") }
 
 // weekDone is a week's routine days, "5 of 7 days" ("not planned" for none).
-func weekDone(w models.WeightWeek) string {
+func weekDone(w weight.Week) string {
 	if w.Planned == 0 {
 		return "not planned"
 	}

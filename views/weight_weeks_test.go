@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"hearth/models"
+	"hearth/internal/weight"
 )
 
-func renderSplit(t *testing.T, s models.WeightSplit) string {
+func renderSplit(t *testing.T, s weight.Split) string {
 	t.Helper()
 	var b strings.Builder
 	if err := weightSplit(s, "kg").Render(context.Background(), &b); err != nil {
@@ -18,8 +18,8 @@ func renderSplit(t *testing.T, s models.WeightSplit) string {
 }
 
 func TestWeightSplitSaysBothSidesWithTheirWeeksAndClaimsNoCause(t *testing.T) {
-	got := renderSplit(t, models.WeightSplit{Routine: models.RoutineChoice{ID: "walk", Title: "Evening walk"},
-		Kept: models.WeekGroup{Weeks: 4, PerWeek: -0.43}, NotKept: models.WeekGroup{Weeks: 3, PerWeek: 0.12}, Enough: true})
+	got := renderSplit(t, weight.Split{Routine: weight.RoutineChoice{ID: "walk", Title: "Evening walk"},
+		Kept: weight.WeekGroup{Weeks: 4, PerWeek: -0.43}, NotKept: weight.WeekGroup{Weeks: 3, PerWeek: 0.12}, Enough: true})
 	for _, want := range []string{"In the 4 weeks you kept Evening walk", "−0.4 kg a week", "in the 3 other weeks", "+0.1 kg a week", "does not show that the routine made the difference"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the split does not say %q:\n%s", want, got)
@@ -33,8 +33,8 @@ func TestWeightSplitSaysBothSidesWithTheirWeeksAndClaimsNoCause(t *testing.T) {
 }
 
 func TestWeightSplitBelowTheThresholdSaysTooFewWeeksAndNoRates(t *testing.T) {
-	got := renderSplit(t, models.WeightSplit{Routine: models.RoutineChoice{ID: "walk", Title: "Evening walk"},
-		Kept: models.WeekGroup{Weeks: 4, PerWeek: -0.43}, NotKept: models.WeekGroup{Weeks: 1, PerWeek: 0.12}})
+	got := renderSplit(t, weight.Split{Routine: weight.RoutineChoice{ID: "walk", Title: "Evening walk"},
+		Kept: weight.WeekGroup{Weeks: 4, PerWeek: -0.43}, NotKept: weight.WeekGroup{Weeks: 1, PerWeek: 0.12}})
 	if !strings.Contains(got, "Too few weeks to tell: 4 weeks kept and 1 week not kept") || !strings.Contains(got, "each side needs 3") || strings.Contains(got, "a week") {
 		t.Fatalf("below the threshold:\n%s", got)
 	}

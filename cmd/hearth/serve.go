@@ -24,6 +24,7 @@ import (
 	"hearth/handlers"
 	"hearth/internal/beeperflow"
 	"hearth/internal/cli"
+	"hearth/internal/costpolicy"
 	"hearth/internal/demo"
 	"hearth/internal/pushflow"
 	"hearth/internal/upkeep"
@@ -129,7 +130,7 @@ func parseServe(args []string, log *slog.Logger) (serveConfig, error) {
 	if err != nil {
 		return serveConfig{}, cli.UsageError("--cost-tiers: %v", err)
 	}
-	if err := (models.CostPolicy{Tiers: tiers, Jobs: priorities}).Check(); err != nil {
+	if err := (costpolicy.Policy{Tiers: tiers, Jobs: priorities}).Check(); err != nil {
 		return serveConfig{}, cli.UsageError("%v", err)
 	}
 	offset, err := testNow(log)

@@ -10,6 +10,7 @@ import (
 
 	"hearth/beeper/beepertest"
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/models"
 )
 
@@ -156,7 +157,7 @@ func TestTheWatchSaysItCannotMakeProgressWhenTheStoreRefusesAPass(t *testing.T) 
 	if err != nil || h.Failures != 3 || !strings.Contains(h.LastError, "refused for the test") {
 		t.Fatalf("health %+v, %v; want three failures with the store's reason", h, err)
 	}
-	if n, _ := s.HomeRunNotice(ctx, models.CostPolicy{}); n.WatchFailing == nil || n.WatchFailing.Failures != 3 {
+	if n, _ := s.HomeRunNotice(ctx, costpolicy.Policy{}); n.WatchFailing == nil || n.WatchFailing.Failures != 3 {
 		t.Fatalf("Home's notice %+v; want the failing watch", n.WatchFailing)
 	}
 	if _, err := db.Exec(`DROP TRIGGER refuse_observations`); err != nil {
@@ -165,7 +166,7 @@ func TestTheWatchSaysItCannotMakeProgressWhenTheStoreRefusesAPass(t *testing.T) 
 	if n, err := w.Tick(ctx); err != nil || n != 1 {
 		t.Fatalf("after the refusal recorded %d, %v", n, err)
 	}
-	if n, _ := s.HomeRunNotice(ctx, models.CostPolicy{}); n.WatchFailing != nil {
+	if n, _ := s.HomeRunNotice(ctx, costpolicy.Policy{}); n.WatchFailing != nil {
 		t.Fatalf("Home still says the watch fails: %+v", n.WatchFailing)
 	}
 }

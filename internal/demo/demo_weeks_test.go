@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/weight"
 	"hearth/models"
 )
 
@@ -19,7 +20,7 @@ func TestDemoWeightWeeksCountTheRoutineDaysTheExportLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	weeks, split := models.WeightWeeks(w, k, now)
+	weeks, split := weight.Weeks(w.Points, w.Trend, w.Zone, k, now)
 	if len(weeks) < 5 || split.Routine.ID != "evening-wind-down" || split.Kept.Weeks+split.NotKept.Weeks < 4 {
 		t.Fatalf("%d weeks, split %+v: the demo's weight page would compare nothing", len(weeks), split)
 	}
@@ -57,10 +58,10 @@ func TestDemoWeightWeeksCompareTheWindDownWithEnoughWeeksOnEachSide(t *testing.T
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, split := models.WeightWeeks(w, k, now)
-		if !split.Enough || split.Kept.Weeks < models.SplitMinWeeks || split.NotKept.Weeks < models.SplitMinWeeks {
+		_, split := weight.Weeks(w.Points, w.Trend, w.Zone, k, now)
+		if !split.Enough || split.Kept.Weeks < weight.SplitMinWeeks || split.NotKept.Weeks < weight.SplitMinWeeks {
 			t.Errorf("demo on %s: kept %d weeks, not kept %d, enough %v; want at least %d on each side",
-				now.Format("Mon 2 Jan"), split.Kept.Weeks, split.NotKept.Weeks, split.Enough, models.SplitMinWeeks)
+				now.Format("Mon 2 Jan"), split.Kept.Weeks, split.NotKept.Weeks, split.Enough, weight.SplitMinWeeks)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/internal/privatefile"
 	"hearth/models"
 )
@@ -446,7 +447,7 @@ func chatRef(id, chat, msg string, at time.Time) map[string]any {
 func (g *seeder) publish(ctx context.Context, p map[string]any) error {
 	s := g.store()
 	runID := p["runId"].(string)
-	if _, err := s.StartRun(ctx, g.agent, contract.RunStartIn{RunID: runID, Job: p["jobKey"].(string), Trigger: contract.TriggerWatch}, models.CostPolicy{}); err != nil {
+	if _, err := s.StartRun(ctx, g.agent, contract.RunStartIn{RunID: runID, Job: p["jobKey"].(string), Trigger: contract.TriggerWatch}, costpolicy.Policy{}); err != nil {
 		return fmt.Errorf("start run %s: %w", runID, err)
 	}
 	now := s.Now()

@@ -17,6 +17,7 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
 	"hearth/internal/contract/schemagen"
+	"hearth/internal/costpolicy"
 	"hearth/internal/ids"
 	"hearth/models"
 )
@@ -189,7 +190,7 @@ func TestAContextTheServerProducesValidates(t *testing.T) {
 	}
 	// The publication is a run's, with a reported cost, so the context
 	// carries what its work became (jobFates).
-	if _, err := s.StartRun(ctx, "cred", contract.RunStartIn{RunID: "run", Job: "daily", Trigger: contract.TriggerManual}, models.CostPolicy{}); err != nil {
+	if _, err := s.StartRun(ctx, "cred", contract.RunStartIn{RunID: "run", Job: "daily", Trigger: contract.TriggerManual}, costpolicy.Policy{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.StartInvocation(ctx, "cred", "run"); err != nil {

@@ -1,4 +1,7 @@
-package models
+// Package weight is the weight page's pure work: units and their bounds,
+// the smoothed trend and the goal forecast, weeks compared by a routine
+// kept or not, and the import files' formats. No store, no I/O.
+package weight
 
 import (
 	"math"
@@ -14,9 +17,9 @@ const TrendTau = 10 * 24 * time.Hour
 // KgPerLb is the international avoirdupois pound in kilograms (exact).
 const KgPerLb = 0.45359237
 
-// ConvertWeight converts v from one unit (kg or lb) to another; an unknown
+// Convert converts v from one unit (kg or lb) to another; an unknown
 // pair is returned unchanged.
-func ConvertWeight(v float64, from, to string) float64 {
+func Convert(v float64, from, to string) float64 {
 	switch {
 	case from == "kg" && to == "lb":
 		return v / KgPerLb
@@ -26,8 +29,11 @@ func ConvertWeight(v float64, from, to string) float64 {
 	return v
 }
 
-// WeightPoint is one value at one instant, in one unit.
-type WeightPoint struct {
+// Bounds are the accepted values per unit; anything outside is a typo.
+var Bounds = map[string][2]float64{"kg": {20, 400}, "lb": {44, 880}}
+
+// Point is one value at one instant, in one unit.
+type Point struct {
 	At    time.Time
 	Value float64
 }
@@ -38,8 +44,8 @@ type WeightPoint struct {
 // days lets the next entry move the trend more, and two entries minutes apart
 // barely more than one, so the trend does not depend on how often the owner
 // weighs. The first entry starts the trend.
-func Trend(points []WeightPoint, tau time.Duration) []WeightPoint {
-	out := make([]WeightPoint, len(points))
+func Trend(points []Point, tau time.Duration) []Point {
+	out := make([]Point, len(points))
 	for i, p := range points {
 		if i == 0 {
 			out[i] = p
@@ -51,14 +57,14 @@ func Trend(points []WeightPoint, tau time.Duration) []WeightPoint {
 		}
 		alpha := 1 - math.Exp(-float64(dt)/float64(tau))
 		prev := out[i-1].Value
-		out[i] = WeightPoint{At: p.At, Value: prev + alpha*(p.Value-prev)}
+		out[i] = Point{At: p.At, Value: prev + alpha*(p.Value-prev)}
 	}
 	return out
 }
 
 // TrendAt is the trend's value at t: the value after the last entry at or
 // before t. ok is false when the trend starts after t.
-func TrendAt(trend []WeightPoint, t time.Time) (float64, bool) {
+func TrendAt(trend []Point, t time.Time) (float64, bool) {
 	i := sort.Search(len(trend), func(i int) bool { return trend[i].At.After(t) })
 	if i == 0 {
 		return 0, false
@@ -69,7 +75,7 @@ func TrendAt(trend []WeightPoint, t time.Time) (float64, bool) {
 // TrendChange is the trend's change over the window before its last entry
 // (newest trend minus the trend window earlier). ok is false when the
 // history is shorter than the window, so a change is never made up.
-func TrendChange(trend []WeightPoint, window time.Duration) (float64, bool) {
+func TrendChange(trend []Point, window time.Duration) (float64, bool) {
 	if len(trend) < 2 {
 		return 0, false
 	}
@@ -105,12 +111,12 @@ type GoalForecast struct {
 // that is flat, uncertain or heading away from the goal, the goal already
 // reached, or a date beyond the horizon. points are raw entries sorted by
 // time; trend is Trend(points).
-func ForecastGoal(points, trend []WeightPoint, goal float64) (GoalForecast, bool) {
+func ForecastGoal(points, trend []Point, goal float64) (GoalForecast, bool) {
 	if len(points) == 0 || len(trend) != len(points) {
 		return GoalForecast{}, false
 	}
 	last := points[len(points)-1].At
-	var recent []WeightPoint
+	var recent []Point
 	for _, p := range points {
 		if !p.At.Before(last.Add(-ForecastWindow)) {
 			recent = append(recent, p)
@@ -139,7 +145,7 @@ func ForecastGoal(points, trend []WeightPoint, goal float64) (GoalForecast, bool
 
 // fitLine is the least-squares slope of value against time in days, and its
 // standard error.
-func fitLine(ps []WeightPoint) (slope, se float64) {
+func fitLine(ps []Point) (slope, se float64) {
 	n := float64(len(ps))
 	t0 := ps[0].At
 	var sx, sy float64

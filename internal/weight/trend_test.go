@@ -1,4 +1,4 @@
-package models
+package weight
 
 import (
 	"math"
@@ -8,11 +8,11 @@ import (
 
 var day0 = time.Date(2026, 10, 1, 7, 0, 0, 0, time.UTC)
 
-func daysAt(vals map[float64]float64) []WeightPoint {
-	var ps []WeightPoint
+func daysAt(vals map[float64]float64) []Point {
+	var ps []Point
 	for d := 0.0; d < 400; d += 0.5 {
 		if v, ok := vals[d]; ok {
-			ps = append(ps, WeightPoint{At: day0.Add(time.Duration(d * float64(24*time.Hour))), Value: v})
+			ps = append(ps, Point{At: day0.Add(time.Duration(d * float64(24*time.Hour))), Value: v})
 		}
 	}
 	return ps
@@ -134,10 +134,10 @@ func TestConvertWeightRoundTripsBetweenKgAndLb(t *testing.T) {
 		{160, "lb", "lb", 160},
 	}
 	for _, c := range cases {
-		if got := ConvertWeight(c.v, c.from, c.to); !near(got, c.want, 1e-6) {
+		if got := Convert(c.v, c.from, c.to); !near(got, c.want, 1e-6) {
 			t.Errorf("%v %s in %s = %v, want %v", c.v, c.from, c.to, got, c.want)
 		}
-		if back := ConvertWeight(ConvertWeight(c.v, c.from, c.to), c.to, c.from); !near(back, c.v, 1e-9) {
+		if back := Convert(Convert(c.v, c.from, c.to), c.to, c.from); !near(back, c.v, 1e-9) {
 			t.Errorf("%v %s round trip = %v", c.v, c.from, back)
 		}
 	}

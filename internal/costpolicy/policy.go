@@ -1,4 +1,7 @@
-package models
+// Package costpolicy is the daily cost cap's rule: which jobs wait once the
+// owner's day has cost (or used) so much, by priority. Pure, no store: the
+// store applies it when a run starts and when Home says what waits.
+package costpolicy
 
 import (
 	"fmt"
@@ -8,25 +11,25 @@ import (
 // Priorities of jobs under the daily cost cap: the cap is a bumper, and a
 // job that matters more may go further past it before it waits.
 const (
-	PriorityLow    = "low"
-	PriorityNormal = "normal"
-	PriorityHigh   = "high"
+	Low    = "low"
+	Normal = "normal"
+	High   = "high"
 )
 
 // Priorities are the priorities in order, lowest first.
-var Priorities = []string{PriorityLow, PriorityNormal, PriorityHigh}
+var Priorities = []string{Low, Normal, High}
 
-// DefaultCostTiers hold low, normal and high priority runs at 100%, 150%
+// DefaultTiers hold low, normal and high priority runs at 100%, 150%
 // and 200% of the daily cap.
-var DefaultCostTiers = [3]float64{1, 1.5, 2}
+var DefaultTiers = [3]float64{1, 1.5, 2}
 
 // DefaultJobPriorities are the jobs that are not normal unless configured:
 // the morning brief is what the owner reads first.
-var DefaultJobPriorities = map[string]string{"daily-brief": PriorityHigh}
+var DefaultJobPriorities = map[string]string{"daily-brief": High}
 
-// CostPolicy is the daily cost cap for scheduled and watch runs and how far
+// Policy is the daily cost cap for scheduled and watch runs and how far
 // past it each priority may go; runs the owner starts always go.
-type CostPolicy struct {
+type Policy struct {
 	// Cap is USD a day in the owner's day; 0 means no cap.
 	Cap float64
 	// TokenCap is reported tokens a day in the owner's day, beside Cap,
@@ -34,7 +37,7 @@ type CostPolicy struct {
 	// no token cap. The same tiers apply.
 	TokenCap int64
 	// Tiers are the multiples of Cap at which low, normal and high
-	// priority runs are held; all zero means DefaultCostTiers.
+	// priority runs are held; all zero means DefaultTiers.
 	Tiers [3]float64
 	// Jobs maps a job to its priority; a job not named has
 	// DefaultJobPriorities' priority, else normal.
@@ -42,38 +45,38 @@ type CostPolicy struct {
 }
 
 // Priority is job's priority.
-func (p CostPolicy) Priority(job string) string {
+func (p Policy) Priority(job string) string {
 	if pr, ok := p.Jobs[job]; ok {
 		return pr
 	}
 	if pr, ok := DefaultJobPriorities[job]; ok {
 		return pr
 	}
-	return PriorityNormal
+	return Normal
 }
 
 // tier is priority's multiple of the caps.
-func (p CostPolicy) tier(priority string) float64 {
+func (p Policy) tier(priority string) float64 {
 	tiers := p.Tiers
 	if tiers == [3]float64{} {
-		tiers = DefaultCostTiers
+		tiers = DefaultTiers
 	}
 	return tiers[max(slices.Index(Priorities, priority), 0)]
 }
 
 // Limit is the day's reported cost at which runs of priority wait.
-func (p CostPolicy) Limit(priority string) float64 {
+func (p Policy) Limit(priority string) float64 {
 	return p.Cap * p.tier(priority)
 }
 
 // TokenLimit is the day's reported tokens at which runs of priority wait.
-func (p CostPolicy) TokenLimit(priority string) float64 {
+func (p Policy) TokenLimit(priority string) float64 {
 	return float64(p.TokenCap) * p.tier(priority)
 }
 
 // HeldByTokens lists the priorities whose runs wait at tokens reported
 // today, lowest first.
-func (p CostPolicy) HeldByTokens(tokens float64) []string {
+func (p Policy) HeldByTokens(tokens float64) []string {
 	if p.TokenCap <= 0 {
 		return nil
 	}
@@ -81,7 +84,7 @@ func (p CostPolicy) HeldByTokens(tokens float64) []string {
 }
 
 // Held lists the priorities whose runs wait at spent, lowest first.
-func (p CostPolicy) Held(spent float64) []string {
+func (p Policy) Held(spent float64) []string {
 	if p.Cap <= 0 {
 		return nil
 	}
@@ -100,7 +103,7 @@ func heldWhere(reached func(priority string) bool) []string {
 }
 
 // Check refuses tiers that are not positive and rising, and unknown priorities.
-func (p CostPolicy) Check() error {
+func (p Policy) Check() error {
 	if p.Tiers != [3]float64{} && !(p.Tiers[0] > 0 && p.Tiers[0] <= p.Tiers[1] && p.Tiers[1] <= p.Tiers[2]) {
 		return fmt.Errorf("cost tiers must be positive and rising (low ≤ normal ≤ high), got %v", p.Tiers)
 	}
