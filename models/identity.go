@@ -208,12 +208,12 @@ func (s *Store) SetOwnerPassphrase(ctx context.Context, passphrase string) error
 		if err := t.Save(&o).Error; err != nil {
 			return err
 		}
+		t.touch(touchSessions)
 		return t.Where("1 = 1").Delete(&OwnerSession{}).Error
 	})
 	if err != nil {
 		return fmt.Errorf("models: passphrase: %w", err)
 	}
-	s.forgetSessions("")
 	return nil
 }
 
@@ -317,9 +317,10 @@ func (s *Store) SessionsEnded() <-chan struct{} {
 }
 
 // forgetSessions drops one cached session (by token hash), or all when hash
-// is empty, and signals SessionsEnded. Called only after the delete
-// committed: forgetting earlier lets a request in between cache the
-// still-visible row for SessionTrustWindow.
+// is empty, and signals SessionsEnded. committed calls it, for a commit
+// that touched touchSession+hash or touchSessions: forgetting before the
+// delete committed lets a request in between cache the still-visible row
+// for SessionTrustWindow.
 func (s *Store) forgetSessions(hash string) {
 	// The counter moves before the cache is touched, so a concurrent
 	// AuthenticateSession that stores after this sees it and undoes its Store.
@@ -348,12 +349,12 @@ func minTime(a, b time.Time) time.Time {
 func (s *Store) Logout(ctx context.Context, token string) error {
 	hash := hashToken(token)
 	_, err := s.commit(ctx, func(t *txn) error {
+		t.touch(touchSession + hash)
 		return t.Where("token_hash = ?", hash).Delete(&OwnerSession{}).Error
 	})
 	if err != nil {
 		return fmt.Errorf("models: logout: %w", err)
 	}
-	s.forgetSessions(hash)
 	return nil
 }
 
@@ -361,6 +362,7 @@ func (s *Store) Logout(ctx context.Context, token string) error {
 func (s *Store) LogoutAll(ctx context.Context) (int64, error) {
 	var n int64
 	_, err := s.commit(ctx, func(t *txn) error {
+		t.touch(touchSessions)
 		res := t.Where("1 = 1").Delete(&OwnerSession{})
 		n = res.RowsAffected
 		return res.Error
@@ -368,7 +370,6 @@ func (s *Store) LogoutAll(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("models: logout all: %w", err)
 	}
-	s.forgetSessions("")
 	return n, nil
 }
 
