@@ -456,9 +456,9 @@ func callsOf(fset *token.FileSet, f *ast.File, name string) (out []struct{ fn, r
 
 // TestEveryWriteTransactionRunsInStoreWrite holds what ARCHITECTURE.md says
 // of the store's writes: a write transaction is opened in one place,
-// Store.write (the write lock, BEGIN IMMEDIATE, the writes counter, the
-// storage-full error); the only other transaction is the agent context's
-// read snapshot on the readers' handle.
+// Store.write (the write lock, BEGIN IMMEDIATE, the storage-full error;
+// commit alone calls it: write_seam_test.go); the only other transaction
+// is the agent context's read snapshot on the readers' handle.
 func TestEveryWriteTransactionRunsInStoreWrite(t *testing.T) {
 	fset, files := goFiles(t, "models", false)
 	found := 0

@@ -44,7 +44,7 @@ func (s *Store) VerifiedBackup(ctx context.Context, dest string) (BackupDrill, e
 	if err != nil {
 		d.Detail = err.Error()
 	}
-	if rerr := s.write(ctx, func(tx *gorm.DB) error { return tx.Create(&d).Error }); rerr != nil {
+	if _, rerr := s.commit(ctx, func(t *txn) error { return t.Create(&d).Error }); rerr != nil {
 		return d, errors.Join(err, fmt.Errorf("models: record backup drill: %w", rerr))
 	}
 	return d, err

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	_ "github.com/glebarez/go-sqlite"
-	"gorm.io/gorm"
 
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
@@ -131,12 +130,12 @@ func seedHistory(b *testing.B, s *Store, now *storetest.Clock, history, open int
 	}
 	publish("hist", history)
 	settled := now.Now().Add(-30 * 24 * time.Hour)
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Exec(`INSERT INTO activity_states (activity_id, state, revision, updated_at)
+	_, err := s.commit(ctx, func(t *txn) error {
+		if err := t.Exec(`INSERT INTO activity_states (activity_id, state, revision, updated_at)
 			SELECT id, 'completed', revision, ? FROM activities WHERE id LIKE 'hist-%'`, settled).Error; err != nil {
 			return err
 		}
-		return tx.Exec(`UPDATE activities SET closed_at = ? WHERE id LIKE 'hist-%'`, settled).Error
+		return t.Exec(`UPDATE activities SET closed_at = ? WHERE id LIKE 'hist-%'`, settled).Error
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -93,9 +93,18 @@ func (t *txn) bump() (int64, error) {
 // reaches the listeners of committed (after the commit).
 func (t *txn) touch(keys ...string) { t.changed = append(t.changed, keys...) }
 
-// touchWake is the change key of a wake-up mark (markDirty): it wakes the
-// long-polls waiting in DirtyChanged, and is not a change pages show.
-const touchWake = "wake"
+// Change keys that name a listener of the store itself, not a change
+// pages show: committed hands them to their listener and never to the
+// notifier.
+const (
+	// touchWake is a wake-up mark (markDirty): it wakes the long-polls
+	// waiting in DirtyChanged.
+	touchWake = "wake"
+	// touchSessions ends every cached owner session; touchSession+hash
+	// ends the one with that token hash (see forgetSessions).
+	touchSessions = "sessions"
+	touchSession  = "session:"
+)
 
 // touchRoutine names a change of what a routine's counts are computed
 // from: the occasions of revision on date, or (revision 0, date "") all of
@@ -106,9 +115,11 @@ func (t *txn) touchRoutine(routineID string, revision int64, date string) {
 }
 
 // commit runs fn in one immediate write transaction under the write lock
-// and, when fn changed something (bumped the revision or touched a key),
-// tells the listeners after the commit (committed), so a listener never
-// sees state that could roll back. It returns the bumped revision, or zero
+// and tells the listeners after the commit (committed), so a listener never
+// sees state that could roll back. It is every write's way in: bookkeeping
+// (sessions and credentials, observations, run, occurrence and wake-up
+// bookkeeping, the schedules journal, retention, backup drills) never
+// bumps and commits at revision 0. It returns the bumped revision, or zero
 // when fn did not bump it.
 func (s *Store) commit(ctx context.Context, fn func(t *txn) error) (int64, error) {
 	var t *txn
@@ -126,9 +137,7 @@ func (s *Store) commit(ctx context.Context, fn func(t *txn) error) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	if t.rev != 0 || len(t.changed) > 0 {
-		s.committed(t.rev, t.changed)
-	}
+	s.committed(t.rev, t.changed)
 	return t.rev, nil
 }
 
@@ -142,17 +151,21 @@ type Notifier interface {
 
 // committed is the store's one after-commit seam: commit calls it once a
 // transaction committed, and nothing else tells a listener of a change. It
-// fans out, in this order, to the Routines card versions, the newest
-// revision (LatestRevision, which caches key on), the long-polls waiting for a
-// wake-up mark (DirtyChanged), and the notifier (the SSE hub). A commit
-// that only marked a job dirty (revision 0) reaches the long-polls alone:
-// nothing a page shows changed, so the hub never hears of it.
+// fans out, in this order, to the write count (Writes: every commit, one at
+// revision 0 too, so page caches that show bookkeeping key on it), the
+// Routines card versions and the newest revision (LatestRevision, which
+// caches key on), the store's own listeners named by a change key (the
+// long-polls waiting for a wake-up mark, DirtyChanged; the session cache,
+// forgetSessions), and the notifier (the SSE hub). A commit at revision 0
+// never reaches the hub, whose events are revisions: a page that shows
+// bookkeeping reads it anew through a cache keyed on Writes.
 //
 // The one named exception is the metrics memo (routine_memo.go), told
 // inside the transaction, before the commit: a read that sees the commit
 // must not reuse counts from before it, and a memo that heard of a
 // rolled-back change only recounts.
 func (s *Store) committed(rev int64, changed []string) {
+	s.writes.Add(1)
 	if rev != 0 {
 		s.cards.committed(rev, changed)
 		for {
@@ -162,13 +175,28 @@ func (s *Store) committed(rev int64, changed []string) {
 			}
 		}
 	}
+	for _, k := range changed {
+		if hash, ok := strings.CutPrefix(k, touchSession); ok {
+			s.forgetSessions(hash)
+		} else if k == touchSessions {
+			s.forgetSessions("")
+		}
+	}
 	if slices.Contains(changed, touchWake) {
 		s.signalDirty()
-		changed = slices.DeleteFunc(slices.Clone(changed), func(k string) bool { return k == touchWake })
+	}
+	if slices.ContainsFunc(changed, storeKey) {
+		changed = slices.DeleteFunc(slices.Clone(changed), storeKey)
 	}
 	if rev != 0 && s.notifier != nil {
 		s.notifier.Committed(rev, changed)
 	}
+}
+
+// storeKey reports whether a change key names one of the store's own
+// listeners rather than a change pages show.
+func storeKey(k string) bool {
+	return k == touchWake || k == touchSessions || strings.HasPrefix(k, touchSession)
 }
 
 // cardVersions says, per routine, the newest revision that changed what its

@@ -132,15 +132,15 @@ func (s *Store) CreateCredential(ctx context.Context, name string, scopes []stri
 		Scopes:    strings.Join(scopes, " "),
 		CreatedAt: s.clock(),
 	}
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	_, err := s.commit(ctx, func(t *txn) error {
 		var n int64
-		if err := tx.Model(&AgentCredential{}).Where("name = ? AND revoked_at IS NULL", name).Count(&n).Error; err != nil {
+		if err := t.Model(&AgentCredential{}).Where("name = ? AND revoked_at IS NULL", name).Count(&n).Error; err != nil {
 			return err
 		}
 		if n > 0 {
 			return fmt.Errorf("an active credential named %q exists; revoke it first: %w", name, ErrInvalidInput)
 		}
-		return tx.Create(&cred).Error
+		return t.Create(&cred).Error
 	})
 	if err != nil {
 		return AgentCredential{}, "", fmt.Errorf("models: create credential: %w", err)
@@ -160,8 +160,8 @@ func (s *Store) Credentials(ctx context.Context) ([]AgentCredential, error) {
 // RevokeCredential revokes by ID or by active name; revoking twice is ErrNotFound.
 func (s *Store) RevokeCredential(ctx context.Context, idOrName string) (AgentCredential, error) {
 	var cred AgentCredential
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		err := tx.Where("(id = ? OR name = ?) AND revoked_at IS NULL", idOrName, idOrName).First(&cred).Error
+	_, err := s.commit(ctx, func(t *txn) error {
+		err := t.Where("(id = ? OR name = ?) AND revoked_at IS NULL", idOrName, idOrName).First(&cred).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return ErrNotFound
 		}
@@ -170,7 +170,7 @@ func (s *Store) RevokeCredential(ctx context.Context, idOrName string) (AgentCre
 		}
 		now := s.clock()
 		cred.RevokedAt = &now
-		return tx.Model(&cred).Update("revoked_at", now).Error
+		return t.Model(&cred).Update("revoked_at", now).Error
 	})
 	if err != nil {
 		return AgentCredential{}, fmt.Errorf("models: revoke %s: %w", idOrName, err)
@@ -203,17 +203,17 @@ func (s *Store) SetOwnerPassphrase(ctx context.Context, passphrase string) error
 	if err != nil {
 		return fmt.Errorf("models: passphrase: %w", err)
 	}
-	err = s.write(ctx, func(tx *gorm.DB) error {
+	_, err = s.commit(ctx, func(t *txn) error {
 		o := owner{ID: 1, PasswordHash: string(hash), UpdatedAt: s.clock()}
-		if err := tx.Save(&o).Error; err != nil {
+		if err := t.Save(&o).Error; err != nil {
 			return err
 		}
-		return tx.Where("1 = 1").Delete(&OwnerSession{}).Error
+		t.touch(touchSessions)
+		return t.Where("1 = 1").Delete(&OwnerSession{}).Error
 	})
 	if err != nil {
 		return fmt.Errorf("models: passphrase: %w", err)
 	}
-	s.forgetSessions("")
 	return nil
 }
 
@@ -242,12 +242,12 @@ func (s *Store) Login(ctx context.Context, passphrase string) (string, error) {
 	token := randomToken()
 	now := s.clock()
 	sess := OwnerSession{TokenHash: hashToken(token), CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(SessionLifetime)}
-	err = s.write(ctx, func(tx *gorm.DB) error {
+	_, err = s.commit(ctx, func(t *txn) error {
 		// Expired sessions are swept here, the only place sessions are born.
-		if err := tx.Where("expires_at < ?", now).Delete(&OwnerSession{}).Error; err != nil {
+		if err := t.Where("expires_at < ?", now).Delete(&OwnerSession{}).Error; err != nil {
 			return err
 		}
-		return tx.Create(&sess).Error
+		return t.Create(&sess).Error
 	})
 	if err != nil {
 		return "", fmt.Errorf("models: login: %w", err)
@@ -317,9 +317,10 @@ func (s *Store) SessionsEnded() <-chan struct{} {
 }
 
 // forgetSessions drops one cached session (by token hash), or all when hash
-// is empty, and signals SessionsEnded. Called only after the delete
-// committed: forgetting earlier lets a request in between cache the
-// still-visible row for SessionTrustWindow.
+// is empty, and signals SessionsEnded. committed calls it, for a commit
+// that touched touchSession+hash or touchSessions: forgetting before the
+// delete committed lets a request in between cache the still-visible row
+// for SessionTrustWindow.
 func (s *Store) forgetSessions(hash string) {
 	// The counter moves before the cache is touched, so a concurrent
 	// AuthenticateSession that stores after this sees it and undoes its Store.
@@ -347,28 +348,28 @@ func minTime(a, b time.Time) time.Time {
 // Logout ends one session; it is refused by the time Logout returns.
 func (s *Store) Logout(ctx context.Context, token string) error {
 	hash := hashToken(token)
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		return tx.Where("token_hash = ?", hash).Delete(&OwnerSession{}).Error
+	_, err := s.commit(ctx, func(t *txn) error {
+		t.touch(touchSession + hash)
+		return t.Where("token_hash = ?", hash).Delete(&OwnerSession{}).Error
 	})
 	if err != nil {
 		return fmt.Errorf("models: logout: %w", err)
 	}
-	s.forgetSessions(hash)
 	return nil
 }
 
 // LogoutAll ends every owner session and returns how many there were.
 func (s *Store) LogoutAll(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		res := tx.Where("1 = 1").Delete(&OwnerSession{})
+	_, err := s.commit(ctx, func(t *txn) error {
+		t.touch(touchSessions)
+		res := t.Where("1 = 1").Delete(&OwnerSession{})
 		n = res.RowsAffected
 		return res.Error
 	})
 	if err != nil {
 		return 0, fmt.Errorf("models: logout all: %w", err)
 	}
-	s.forgetSessions("")
 	return n, nil
 }
 

@@ -82,8 +82,8 @@ func (s *Store) RecordObservation(ctx context.Context, credentialID string, body
 		return contract.ObservationReceipt{}, err
 	}
 	var rc contract.ObservationReceipt
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		rc, err = recordObservation(tx, obs, credentialID, s.clock())
+	_, err = s.commit(ctx, func(t *txn) error {
+		rc, err = recordObservation(t.DB, obs, credentialID, s.clock())
 		return err
 	})
 	var dup *contract.DuplicateObservationError
@@ -130,13 +130,13 @@ func (s *Store) RecordObservations(ctx context.Context, credentialID string, bod
 		}
 		checked[i], outcomes[i].Err = checkObservation(in, prefix)
 	}
-	err = s.write(ctx, func(tx *gorm.DB) error {
+	_, err = s.commit(ctx, func(t *txn) error {
 		now := s.clock()
 		for i := range outcomes {
 			if outcomes[i].Err != nil {
 				continue
 			}
-			rc, err := recordObservation(tx, checked[i], credentialID, now)
+			rc, err := recordObservation(t.DB, checked[i], credentialID, now)
 			var dup *contract.DuplicateObservationError
 			switch {
 			case errors.As(err, &dup):

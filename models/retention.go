@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hearth/internal/contract"
 )
 
@@ -39,8 +37,8 @@ func (s *Store) PruneObservations(ctx context.Context, horizon time.Duration) (P
 	now := s.clock().UTC()
 	cutoff := now.Add(-horizon)
 	var rep PruneReport
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		del := tx.Exec(`DELETE FROM observations WHERE status = ? AND pruned_at IS NULL AND consumed_at < ?
+	_, err := s.commit(ctx, func(t *txn) error {
+		del := t.Exec(`DELETE FROM observations WHERE status = ? AND pruned_at IS NULL AND consumed_at < ?
 			AND EXISTS (SELECT 1 FROM observations n WHERE n.source = observations.source AND n.ref = observations.ref AND n.id > observations.id)`,
 			contract.ObservationConsumed, cutoff)
 		if del.Error != nil {
@@ -50,14 +48,14 @@ func (s *Store) PruneObservations(ctx context.Context, horizon time.Duration) (P
 		// newest (to answer duplicates): once a newer version is about to be
 		// emptied, it goes too. Looked up by the items pruned now, so the
 		// prune never scans every emptied row.
-		superseded := tx.Exec(`DELETE FROM observations WHERE pruned_at IS NOT NULL
+		superseded := t.Exec(`DELETE FROM observations WHERE pruned_at IS NOT NULL
 			AND (source, ref) IN (SELECT source, ref FROM observations WHERE status = ? AND pruned_at IS NULL AND consumed_at < ?)
 			AND EXISTS (SELECT 1 FROM observations n WHERE n.source = observations.source AND n.ref = observations.ref AND n.id > observations.id)`,
 			contract.ObservationConsumed, cutoff)
 		if superseded.Error != nil {
 			return superseded.Error
 		}
-		upd := tx.Exec(`UPDATE observations SET raw = '', pruned_at = ? WHERE status = ? AND pruned_at IS NULL AND consumed_at < ?`,
+		upd := t.Exec(`UPDATE observations SET raw = '', pruned_at = ? WHERE status = ? AND pruned_at IS NULL AND consumed_at < ?`,
 			now, contract.ObservationConsumed, cutoff)
 		rep.Deleted, rep.Emptied = del.RowsAffected+superseded.RowsAffected, upd.RowsAffected
 		return upd.Error

@@ -94,9 +94,9 @@ func (s *Store) FinishInvocation(ctx context.Context, runner, runID string, n in
 	raw, _ := json.Marshal(errs)
 	row := RunInvocation{RunID: runID, N: n, PublicationRunID: in.PublicationRunID, Outcome: in.Outcome, Errors: string(raw),
 		Tokens: in.Tokens, CostUSD: in.CostUSD, DurationMS: in.DurationMS}
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	_, err := s.commit(ctx, func(t *txn) error {
 		var prior []RunInvocation
-		if err := tx.Where("run_id = ? AND n = ?", runID, n).Limit(1).Find(&prior).Error; err != nil {
+		if err := t.Where("run_id = ? AND n = ?", runID, n).Limit(1).Find(&prior).Error; err != nil {
 			return err
 		}
 		if len(prior) == 1 {
@@ -107,7 +107,7 @@ func (s *Store) FinishInvocation(ctx context.Context, runner, runID string, n in
 			return nil
 		}
 		var run Run
-		if err := tx.Take(&run, "id = ?", runID).Error; err != nil {
+		if err := t.Take(&run, "id = ?", runID).Error; err != nil {
 			return notFound(err)
 		}
 		if run.State != contract.RunRunning {
@@ -118,7 +118,7 @@ func (s *Store) FinishInvocation(ctx context.Context, runner, runID string, n in
 		}
 		now := s.clock()
 		row.FinishedAt = now
-		if err := tx.Create(&row).Error; err != nil {
+		if err := t.Create(&row).Error; err != nil {
 			return err
 		}
 		// Summed here, not in SQL, where an overflowing sum turns into a REAL.
@@ -129,7 +129,7 @@ func (s *Store) FinishInvocation(ctx context.Context, runner, runID string, n in
 		if row.CostUSD != nil {
 			upd["cost_usd"] = gorm.Expr("cost_usd + ?", *row.CostUSD)
 		}
-		return tx.Model(&Run{}).Where("id = ?", runID).Updates(upd).Error
+		return t.Model(&Run{}).Where("id = ?", runID).Updates(upd).Error
 	})
 	if err != nil {
 		return contract.InvocationView{}, classify("finish invocation", err)

@@ -230,8 +230,8 @@ func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (cont
 			return contract.RunView{}, err
 		}
 	}
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		res := tx.Model(&Run{}).Where("id = ? AND state = ? AND invocations < ?", runID, contract.RunRunning, contract.MaxRunInvocations).
+	_, err := s.commit(ctx, func(t *txn) error {
+		res := t.Model(&Run{}).Where("id = ? AND state = ? AND invocations < ?", runID, contract.RunRunning, contract.MaxRunInvocations).
 			Updates(map[string]any{"invocations": gorm.Expr("invocations + 1"), "updated_at": s.clock()})
 		if res.Error == nil && res.RowsAffected == 0 {
 			return ErrAttemptsExhausted
@@ -239,7 +239,7 @@ func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (cont
 		if res.Error != nil {
 			return res.Error
 		}
-		return tx.Take(&run, "id = ?", runID).Error
+		return t.Take(&run, "id = ?", runID).Error
 	})
 	if err != nil {
 		return contract.RunView{}, classify("start invocation", err)
@@ -275,7 +275,7 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in contract
 			return contract.RunView{}, err
 		}
 	}
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	_, err := s.commit(ctx, func(t *txn) error {
 		now := s.clock()
 		run.State, run.Detail, run.UpdatedAt = in.Outcome, strings.TrimSpace(in.Detail), now
 		run.FinishedAt = &now
@@ -294,12 +294,12 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in contract
 		}
 		if in.Outcome == contract.RunUnknown && run.OccurrenceID != nil {
 			// The occurrence's outcome is unknown: hold the schedule for investigation.
-			if err := tx.Model(&ScheduleOccurrence{}).Where("id = ? AND state = ?", *run.OccurrenceID, OccurrenceRunning).
+			if err := t.Model(&ScheduleOccurrence{}).Where("id = ? AND state = ?", *run.OccurrenceID, OccurrenceRunning).
 				Updates(map[string]any{"state": OccurrenceUnknown, "detail": "the runner stopped during an agent invocation: " + run.Detail, "updated_at": now}).Error; err != nil {
 				return err
 			}
 		}
-		return tx.Save(&run).Error
+		return t.Save(&run).Error
 	})
 	if err != nil {
 		return contract.RunView{}, classify("finish run", err)

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hearth/internal/contract"
 	"hearth/internal/schedule"
 	"hearth/internal/strictjson"
@@ -295,9 +293,9 @@ func (s *Store) CreateSchedule(ctx context.Context, actor Actor, body []byte) (S
 	)
 	// The intent: checked and journalled in one transaction, no revision
 	// bump (nothing is visible yet).
-	err = s.write(ctx, func(tx *gorm.DB) error {
+	_, err = s.commit(ctx, func(t *txn) error {
 		var prior []Schedule
-		if err := tx.Where("creator_id = ? AND request_key = ?", actor.ID, in.RequestKey).Limit(1).Find(&prior).Error; err != nil {
+		if err := t.Where("creator_id = ? AND request_key = ?", actor.ID, in.RequestKey).Limit(1).Find(&prior).Error; err != nil {
 			return err
 		}
 		if len(prior) == 1 {
@@ -312,7 +310,7 @@ func (s *Store) CreateSchedule(ctx context.Context, actor Actor, body []byte) (S
 			return scheduleInvalid(err)
 		}
 		var taken []Schedule
-		if err := tx.Select("id", "state").Where("id = ?", def.ID).Limit(1).Find(&taken).Error; err != nil {
+		if err := t.Select("id", "state").Where("id = ?", def.ID).Limit(1).Find(&taken).Error; err != nil {
 			return err
 		}
 		if len(taken) == 1 {
@@ -332,7 +330,7 @@ func (s *Store) CreateSchedule(ctx context.Context, actor Actor, body []byte) (S
 			return err
 		}
 		entry = scheduleJournal{ScheduleID: def.ID, Op: journalAdd, Payload: string(payload), Fingerprint: row.ApprovedFingerprint, CreatedAt: now}
-		return tx.Create(&entry).Error
+		return t.Create(&entry).Error
 	})
 	if err != nil {
 		return ScheduleReceipt{}, false, classifySchedule("create schedule", err)

@@ -181,13 +181,13 @@ func endSchedule(t *txn, row Schedule, d schedule.Decision) error {
 // its freshness (ErrOccurrenceClosed). It does not bump the revision.
 func (s *Store) StartAttempt(ctx context.Context, occurrenceID string) (contract.ScheduleOccurrenceView, error) {
 	var o ScheduleOccurrence
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	_, err := s.commit(ctx, func(t *txn) error {
 		now := s.clock()
-		if err := tx.Where("id = ?", occurrenceID).Take(&o).Error; err != nil {
+		if err := t.Where("id = ?", occurrenceID).Take(&o).Error; err != nil {
 			return notFound(err)
 		}
 		var row Schedule
-		if err := tx.Where("id = ?", o.ScheduleID).Take(&row).Error; err != nil {
+		if err := t.Where("id = ?", o.ScheduleID).Take(&row).Error; err != nil {
 			return err
 		}
 		def, err := row.definition()
@@ -207,7 +207,7 @@ func (s *Store) StartAttempt(ctx context.Context, occurrenceID string) (contract
 		if o.StartedAt == nil {
 			o.StartedAt = &now
 		}
-		return tx.Save(&o).Error
+		return t.Save(&o).Error
 	})
 	if err != nil {
 		return contract.ScheduleOccurrenceView{}, classifySchedule("start attempt", err)

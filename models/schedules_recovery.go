@@ -57,9 +57,10 @@ func (s *Store) pauseAt(point string) {
 
 // dropJournal removes an add intent whose file was never written.
 func (s *Store) dropJournal(ctx context.Context, id string) error {
-	return s.write(ctx, func(tx *gorm.DB) error {
-		return tx.Where("schedule_id = ?", id).Delete(&scheduleJournal{}).Error
+	_, err := s.commit(ctx, func(t *txn) error {
+		return t.Where("schedule_id = ?", id).Delete(&scheduleJournal{}).Error
 	})
+	return err
 }
 
 // retire moves a cancelled schedule's file to retired/ and removes the

@@ -75,9 +75,9 @@ type Store struct {
 	// open): every revision-bumping commit goes through this Store and
 	// committed, so it lets readers key caches without a query.
 	latest atomic.Int64
-	// writes counts the write transactions committed through this Store,
-	// those that bump no revision too (observations, the Beeper watch's
-	// chat titles), so a page cache keys on what the revision misses.
+	// writes counts the commits through this Store, those that bump no
+	// revision too (observations, the Beeper watch's chat titles), so a
+	// page cache keys on what the revision misses; committed counts them.
 	writes atomic.Int64
 	// noAcceptedAt is 1 + the revision at which no send Beeper accepted
 	// was pending (0: not looked yet), so pages settle them for free while
@@ -602,15 +602,12 @@ func (s *Store) clock() time.Time { return s.now().UTC() }
 // Now is the Store's clock: handlers use it so pages agree with the data.
 func (s *Store) Now() time.Time { return s.clock() }
 
-// write runs fn in one immediate write transaction; services that change
-// agent-visible state go through commit, which bumps and notifies.
+// write runs fn in one immediate write transaction. Only commit calls it,
+// so every write reaches the after-commit seam (committed).
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	err := s.db.WithContext(ctx).Transaction(fn)
-	if err == nil {
-		s.writes.Add(1) // after the commit: a reader that sees the count sees the write
-	}
 	if sqliteCode(err) == sqliteFull {
 		// Named, so the owner's forms can say why nothing was saved.
 		return fmt.Errorf("%w: %w", ErrStorageFull, err)
@@ -622,10 +619,11 @@ func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 // read at open), without a query. Caches key on it.
 func (s *Store) LatestRevision() int64 { return s.latest.Load() }
 
-// Writes counts the write transactions committed through this Store,
-// including those that do not bump the revision (an observation arriving,
-// the Beeper watch recording a chat's title). Read before a snapshot, it
-// keys a cache of a page that shows such data, beside LatestRevision.
+// Writes counts the commits through this Store, including those that do
+// not bump the revision (an observation arriving, the Beeper watch
+// recording a chat's title); it moves after the commit, so a reader that
+// sees the count sees the write. Read before a snapshot, it keys a cache
+// of a page that shows such data.
 func (s *Store) Writes() int64 { return s.writes.Load() }
 
 // Revision is the workspace revision.

@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hearth/internal/contract"
 	"hearth/internal/ids"
 )
@@ -141,17 +139,17 @@ func (s *Store) LeaseWakes(ctx context.Context) ([]contract.Wake, error) {
 	if len(probe) == 0 {
 		return nil, nil
 	}
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	_, err := s.commit(ctx, func(t *txn) error {
 		// Again under the lock: another poll may have leased them meanwhile.
 		var rows []DirtyJob
-		if err := tx.Where(offerable, offerableArgs(now)...).Order("job_key").Find(&rows).Error; err != nil {
+		if err := t.Where(offerable, offerableArgs(now)...).Order("job_key").Find(&rows).Error; err != nil {
 			return err
 		}
 		for _, d := range rows {
 			expires := now.Add(WakeLeaseTTL)
 			// A new lease covers every mark, those after an expired one too.
 			d.LeaseID, d.LeaseExpiresAt, d.LeasedMarks, d.NextFirstAt, d.NextDueAt = newLeaseID(), &expires, d.Marks, nil, nil
-			if err := tx.Save(&d).Error; err != nil {
+			if err := t.Save(&d).Error; err != nil {
 				return err
 			}
 			w := contract.Wake{JobKey: d.JobKey, Marks: d.Marks, Since: d.FirstAt, LeaseID: d.LeaseID, LeaseExpiresAt: expires}

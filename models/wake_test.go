@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"hearth/internal/contract"
 )
 
@@ -189,11 +187,12 @@ func TestAnIdleLeaseDoesNotWaitForAWriter(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	writing := make(chan error, 1)
 	go func() {
-		writing <- s.write(context.Background(), func(*gorm.DB) error {
+		_, err := s.commit(context.Background(), func(*txn) error {
 			close(entered)
 			<-release
 			return nil
 		})
+		writing <- err
 	}()
 	<-entered
 	leased := make(chan error, 1)
