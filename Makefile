@@ -96,10 +96,14 @@ lighthouse: build chromium
 screenshots: chromium
 	HEARTH_SCREENSHOT_DIR=$(CURDIR)/docs $(GO) test -count=1 -run '^(TestHomeDemoAt390ShowsTheBriefAndItsRows|TestWeightPageShowsTheDemoTrendAndChangesAt390|TestRoutinesOfTheDemoFitsUnder2500PxAndOpensWithToday|TestPeopleOfTheDemoSayEachRhythmAndThatJonasIsDriftingAt390|TestQuickAddAt390PutsCallAnaUnderTomorrowAndInTheContextExport|TestPeopleShowsTheOwnersVoiceWithEachPersonAt390|TestWaitingListGathersEveryKindOnHomeAt390|TestWeightWeeksOfTheDemoComparedByEveningWindDownAt390|TestMoreOfTheDemoSaysWhatWasNotifiedAndWhyAt390)$$' ./e2e/
 
+## lint: go vet, gofmt, and staticcheck's check for unused code (U1000,
+## tests included), pinned and fetched by go run on first use
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) run $(STATICCHECK) -checks U1000 ./...
 
 ## generate: templ's code, by the templ that go.mod's tool line pins (go get
 ## -tool github.com/a-h/templ/cmd/templ@vX moves it with the library); no

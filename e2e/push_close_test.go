@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/poll"
 	"hearth/internal/pushflow/pushtest"
 	"hearth/models"
 )
@@ -70,13 +71,10 @@ func TestAnItemDecidedInHearthIsClosedOnThePhoneUnderItsTopic(t *testing.T) {
 		t.Fatalf("topics %q and %q, want one topic for the item", msgs[0].Topic, msgs[1].Topic)
 	}
 	// More says the notification was closed, and nothing more is sent.
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(o.mustPage(http.MethodGet, "/more", nil).Find(`[data-testid="push-reason"]`).Text(), "closed on your phone") {
-		if time.Now().After(deadline) {
-			t.Fatal("More does not say the notification was closed")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	poll.Eventually(t, 30*time.Second, func() (bool, string) {
+		reason := o.mustPage(http.MethodGet, "/more", nil).Find(`[data-testid="push-reason"]`).Text()
+		return strings.Contains(reason, "closed on your phone"), fmt.Sprintf("More says %q, not that the notification was closed", reason)
+	})
 	if n := len(service.Messages()); n != 2 {
 		t.Fatalf("%d pushes after the close, want 2", n)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"hearth/internal/poll"
 	"hearth/internal/pushflow/pushtest"
 	"hearth/models"
 )
@@ -93,23 +94,17 @@ func TestAPhoneSubscribedOnMoreGetsASignedEncryptedPushForANewItemOnce(t *testin
 		t.Fatalf("pushes %v, want the task once and then the other", tags)
 	}
 	// The outcome is recorded once the push service answered: wait for it.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var sent *goquery.Selection
+	poll.Eventually(t, 30*time.Second, func() (bool, string) {
 		// The demo's own history lists sent items too: count this test's.
-		sent := o.mustPage(http.MethodGet, "/more", nil).Find(`[data-testid="push-entry"][data-status="sent"]`).
+		sent = o.mustPage(http.MethodGet, "/more", nil).Find(`[data-testid="push-entry"][data-status="sent"]`).
 			FilterFunction(func(_ int, e *goquery.Selection) bool {
 				return strings.Contains(e.Text(), "Renew the passport") || strings.Contains(e.Text(), "Book the dentist")
 			})
-		if sent.Length() == 2 {
-			if !strings.Contains(sent.Text(), "Renew the passport") || !strings.Contains(sent.Text(), "new to hearth") &&
-				!strings.Contains(sent.Text(), "you usually act on") {
-				t.Fatalf("More lists %q, want the sent items with why", sent.Text())
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("More lists %d sent items, want 2: %q", sent.Length(), sent.Text())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return sent.Length() == 2, fmt.Sprintf("More lists %d sent items, want 2: %q", sent.Length(), sent.Text())
+	})
+	if !strings.Contains(sent.Text(), "Renew the passport") || !strings.Contains(sent.Text(), "new to hearth") &&
+		!strings.Contains(sent.Text(), "you usually act on") {
+		t.Fatalf("More lists %q, want the sent items with why", sent.Text())
 	}
 }

@@ -198,28 +198,22 @@ func (f *runnerFixture) startRunner(env []string, pausedAt string, args ...strin
 		f.t.Fatal(err)
 	}
 	f.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	ready := make(chan struct{})
+	var paused atomic.Bool
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if pausedAt != "" && strings.Contains(sc.Text(), "paused at "+pausedAt) {
-				close(ready)
+				paused.Store(true)
 			}
 		}
 	}()
-	deadline := time.After(30 * time.Second)
-	for {
-		if pausedAt == "" && len(f.invocations()) > 0 {
-			return cmd
+	poll.Eventually(f.t, 30*time.Second, func() (bool, string) {
+		if pausedAt == "" {
+			return len(f.invocations()) > 0, "the runner never ran the agent"
 		}
-		select {
-		case <-ready:
-			return cmd
-		case <-deadline:
-			f.t.Fatalf("the runner never reached %q", pausedAt)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return paused.Load(), "the runner never reached " + strconv.Quote(pausedAt)
+	})
+	return cmd
 }
 
 func TestSIGKILLDuringTheAgentLeavesTheRunUnknownNeverRerun(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
+	"hearth/internal/poll"
 )
 
 // laterBody is what the send-later tests confirm for Ana's hike draft.
@@ -79,13 +80,13 @@ func ownSendsOf(t *testing.T, beeperURL, text string) int {
 // waitRowState waits until Home (reloaded each try) shows the reply row in state.
 func waitRowState(t *testing.T, tb *tab, srv *server, id, state string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for tb.rowState(id) != state {
-		if time.Now().After(deadline) {
-			t.Fatalf("row %s is %q, want %q", id, tb.rowState(id), state)
+	poll.Eventually(t, within, func() (bool, string) {
+		if got := tb.rowState(id); got != state {
+			tb.do("reload Home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
+			return false, fmt.Sprintf("row %s is %q, want %q", id, got, state)
 		}
-		tb.do("reload Home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
-	}
+		return true, ""
+	})
 }
 
 func TestASendLaterGoesAtItsTimeOnceAndHomeShowsItUntilThen(t *testing.T) {
@@ -128,17 +129,12 @@ func TestASendLaterIsHeldWhenTheChatMovedOnAndShownBackOnHome(t *testing.T) {
 	// The session outlives the restart (cookies do not name the port).
 	home := newTab(t, srv)
 	home.do("open Home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	poll.Eventually(t, 30*time.Second, func() (bool, string) {
 		home.do("reload Home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
 		home.expand("reply-ana-hike", "reply")
-		if get(home, "held?", chromedp.Evaluate[bool](`!!document.querySelector('`+rowSel("reply-ana-hike")+` [data-testid="scheduled-held"]')`)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("Home never showed the held reply")
-		}
-	}
+		held := get(home, "held?", chromedp.Evaluate[bool](`!!document.querySelector('`+rowSel("reply-ana-hike")+` [data-testid="scheduled-held"]')`))
+		return held, "Home never showed the held reply"
+	})
 	if got := get(home, "held words", chromedp.Text(css(rowSel("reply-ana-hike")+` [data-testid="scheduled-held"]`))); !strings.Contains(got, "The chat moved on: look again") {
 		t.Fatalf("Home says %q", got)
 	}

@@ -9,64 +9,21 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"hearth/beeper"
-	"hearth/beeper/beepertest"
 	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
 	"hearth/internal/storetest"
 )
 
-// watchPass records one pass of the watch over the fake as internal/beeperflow's
-// Tick does after the baseline: each chat's messages newer than the cursor.
-func watchPass(t *testing.T, s *Store, client *beeper.Client) int {
-	t.Helper()
-	ctx := context.Background()
-	cur, err := s.WatchCursor(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := client.Chats(ctx, beeper.ChatsQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := WatchRead{Newest: cur.Since, Job: "messages"}
-	for _, c := range page.Items {
-		chat := WatchedChat{ID: c.ID, AccountID: c.AccountID, Title: c.Title, Muted: c.IsMuted}
-		last, _ := cur.LastSortKey(c.ID)
-		msgs, err := client.Messages(ctx, c.ID, beeper.MessagesQuery{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range msgs.Items {
-			if m.SortKey.Compare(beeper.SortKey(last)) > 0 {
-				chat.Messages = append(chat.Messages, WatchedMessage{ID: m.ID, SenderID: m.SenderID, SenderName: m.SenderName, Text: m.Text,
-					Timestamp: m.Timestamp, SortKey: string(m.SortKey), IsSender: m.IsSender})
-			}
-		}
-		if read.Newest == nil || c.LastActivity.After(*read.Newest) {
-			at := c.LastActivity
-			read.Newest = &at
-		}
-		read.Chats = append(read.Chats, chat)
-	}
-	n, err := s.RecordWatch(ctx, cur, read)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // beeperReplyFixture has a run of job messages publish Ana's draft
 // (draft-ana, source message 3 of her chat, reply activity reply-ana) and
-// the watch take its baseline of the fake.
-func beeperReplyFixture(t *testing.T) (*Store, *storetest.Clock, *beepertest.Fake, *beeper.Client) {
+// the watch take its baseline of Beeper.
+func beeperReplyFixture(t *testing.T) (*Store, *storetest.Clock) {
 	t.Helper()
 	s, clock := newTestStore(t)
-	b := beepertest.Start(t, nil, beepertest.WithClock(clock.Now))
-	runPublishing(t, s, "run-m", "messages", nil, storetest.AnaReply(beepertest.AnaChatID, beepertest.AccountID).With("runId", "run-m-1"))
-	watchBaseline(t, s, b.Client)
+	runPublishing(t, s, "run-m", "messages", nil, storetest.AnaReply(anaChat, testAccount).With("runId", "run-m-1"))
+	recordBaseline(t, s, beeperAt(clock.Now())...)
 	clock.Advance(time.Minute)
-	return s, clock, b.Fake, b.Client
+	return s, clock
 }
 
 // draftFate is what the context and the run's fates say of draft-ana.
@@ -123,13 +80,12 @@ func contextValidates(t *testing.T, ac contract.AgentContext) {
 }
 
 func TestTheOwnersReplyTypedInBeeperReplacesTheRunsDraft(t *testing.T) {
-	s, _, fake, client := beeperReplyFixture(t)
+	s, clock := beeperReplyFixture(t)
 	ctx := context.Background()
 	if o, f, _ := draftFate(t, s); o != nil || f.DraftsOpen != 1 {
 		t.Fatalf("before: outcome %+v, fates %+v", o, f)
 	}
-	fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "8 at the trailhead, see you there!")
-	if n := watchPass(t, s, client); n != 1 {
+	if n := recordPass(t, s, readChat(anaChat, "Ana Okafor", textMessage("m-own-4", "4", ownerID, "8 at the trailhead, see you there!", clock.Now()))); n != 1 {
 		t.Fatalf("the pass recorded %d messages, want 1", n)
 	}
 
@@ -168,8 +124,7 @@ func TestTheOwnersReplyTypedInBeeperReplacesTheRunsDraft(t *testing.T) {
 	validContext(t, s)
 
 	// A second owner message changes nothing more.
-	fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "Bring water.")
-	watchPass(t, s, client)
+	recordPass(t, s, readChat(anaChat, "Ana Okafor", textMessage("m-own-5", "5", ownerID, "Bring water.", clock.Now())))
 	if o2, _, decisions := draftFate(t, s); o2.Text != o.Text || len(decisions) != 1 {
 		t.Fatalf("after a second message: outcome %+v, decisions %+v", o2, decisions)
 	}
@@ -177,7 +132,7 @@ func TestTheOwnersReplyTypedInBeeperReplacesTheRunsDraft(t *testing.T) {
 
 func TestHearthsOwnSendEchoedByTheWatchIsNotTheOwnersReply(t *testing.T) {
 	ctx := context.Background()
-	own := SendCommand{SendKey: "own-1", ChatID: beepertest.AnaChatID, Body: "I'll call you tonight.", SourceMessageRevision: "3"}
+	own := SendCommand{SendKey: "own-1", ChatID: anaChat, Body: "I'll call you tonight.", SourceMessageRevision: "3"}
 	for _, tc := range []struct {
 		name string
 		cmd  SendCommand
@@ -197,7 +152,7 @@ func TestHearthsOwnSendEchoedByTheWatchIsNotTheOwnersReply(t *testing.T) {
 		{"draft send seen after it settled", confirm("key-1"), "after", confirm("key-1").Body, DraftSentEdited, "key-1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, _, fake, client := beeperReplyFixture(t)
+			s, clock := beeperReplyFixture(t)
 			plan, err := s.PrepareSend(ctx, tc.cmd)
 			if err != nil {
 				t.Fatal(err)
@@ -206,7 +161,7 @@ func TestHearthsOwnSendEchoedByTheWatchIsNotTheOwnersReply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			msg := fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, tc.text)
+			msg := textMessage("m-own-4", "4", ownerID, tc.text, clock.Now())
 			switch tc.echo {
 			case "accepted":
 				if _, err := s.SettleSend(ctx, send.ID, SendPending, msg.ID, ""); err != nil {
@@ -217,7 +172,7 @@ func TestHearthsOwnSendEchoedByTheWatchIsNotTheOwnersReply(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if n := watchPass(t, s, client); n != 1 {
+			if n := recordPass(t, s, readChat(anaChat, "Ana Okafor", msg)); n != 1 {
 				t.Fatalf("the pass recorded %d messages, want 1", n)
 			}
 			if tc.echo != "after" {
@@ -247,15 +202,14 @@ func TestHearthsOwnSendEchoedByTheWatchIsNotTheOwnersReply(t *testing.T) {
 
 func TestAnOwnerMessageOlderThanTheDraftsSourceReplacesNothing(t *testing.T) {
 	s, clock := newTestStore(t)
-	b := beepertest.Start(t, nil, beepertest.WithClock(clock.Now))
-	watchBaseline(t, s, b.Client)
+	recordBaseline(t, s, beeperAt(clock.Now())...)
 	clock.Advance(time.Minute)
-	b.Fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "Give me a minute.")   // sort key 4
-	b.Fake.Incoming(beepertest.AnaChatID, "@ana:beeper.local", "Sure, and 8 or 9?") // sort key 5
-	p := storetest.AnaReply(beepertest.AnaChatID, beepertest.AccountID).With("runId", "run-m-1").With("expectedRevision", mustRevision(t, s))
+	mine := textMessage("m-own-4", "4", ownerID, "Give me a minute.", clock.Now())
+	hers := textMessage("m-ana-5", "5", anaID, "Sure, and 8 or 9?", clock.Now())
+	p := storetest.AnaReply(anaChat, testAccount).With("runId", "run-m-1").With("expectedRevision", mustRevision(t, s))
 	p.Set(t, "/replyDrafts/0/sourceMessageRevision", "5") // the agent read Beeper itself
 	runPublishing(t, s, "run-m", "messages", nil, p)
-	if n := watchPass(t, s, b.Client); n != 2 {
+	if n := recordPass(t, s, readChat(anaChat, "Ana Okafor", mine, hers)); n != 2 {
 		t.Fatalf("the pass recorded %d messages, want 2", n)
 	}
 	if o, f, decisions := draftFate(t, s); o != nil || f.DraftsOpen != 1 || len(decisions) != 0 {
@@ -265,29 +219,26 @@ func TestAnOwnerMessageOlderThanTheDraftsSourceReplacesNothing(t *testing.T) {
 
 func TestTheWatchsBaselineReplacesNothing(t *testing.T) {
 	s, clock := newTestStore(t)
-	b := beepertest.Start(t, nil, beepertest.WithClock(clock.Now))
-	runPublishing(t, s, "run-m", "messages", nil, storetest.AnaReply(beepertest.AnaChatID, beepertest.AccountID).With("runId", "run-m-1"))
+	runPublishing(t, s, "run-m", "messages", nil, storetest.AnaReply(anaChat, testAccount).With("runId", "run-m-1"))
 	clock.Advance(time.Minute)
 	// The owner's answer is the chat's newest message when the watch starts.
-	b.Fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "8 at the trailhead!")
-	watchBaseline(t, s, b.Client)
+	recordBaseline(t, s, readChat(anaChat, "Ana Okafor", textMessage("m-own-4", "4", ownerID, "8 at the trailhead!", clock.Now())))
 	if o, f, decisions := draftFate(t, s); o != nil || f.DraftsOpen != 1 || len(decisions) != 0 {
 		t.Fatalf("outcome %+v, fates %+v, decisions %+v; want the draft open", o, f, decisions)
 	}
 }
 
 func TestAHandedOffDraftStaysHandedOffWhenItsWordsAppearInBeeper(t *testing.T) {
-	s, _, fake, client := beeperReplyFixture(t)
+	s, clock := beeperReplyFixture(t)
 	ctx := context.Background()
-	plan, err := s.PrepareHandOff(ctx, HandOff{ChatID: beepertest.AnaChatID, DraftID: "draft-ana", Form: WordingForm{Body: "Saturday works! 8?"}})
+	plan, err := s.PrepareHandOff(ctx, HandOff{ChatID: anaChat, DraftID: "draft-ana", Form: WordingForm{Body: "Saturday works! 8?"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.RecordHandOff(ctx, plan); err != nil {
 		t.Fatal(err)
 	}
-	fake.Incoming(beepertest.AnaChatID, beepertest.SelfID, "Saturday works! 8?")
-	watchPass(t, s, client)
+	recordPass(t, s, readChat(anaChat, "Ana Okafor", textMessage("m-own-4", "4", ownerID, "Saturday works! 8?", clock.Now())))
 	if o, f, _ := draftFate(t, s); o == nil || o.Kind != DraftHandedOff || f.HandedOff != 1 {
 		t.Fatalf("outcome %+v, fates %+v; want handed off", o, f)
 	}

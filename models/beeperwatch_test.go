@@ -6,39 +6,7 @@ import (
 	"hearth/internal/contract"
 	"testing"
 	"time"
-
-	"hearth/beeper"
 )
-
-// watchBaseline records the fake's chats as the watch's first pass does
-// (internal/beeperflow): each chat's newest message, nothing recorded.
-func watchBaseline(t *testing.T, s *Store, client *beeper.Client) {
-	t.Helper()
-	ctx := context.Background()
-	cur, err := s.WatchCursor(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := client.Chats(ctx, beeper.ChatsQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := WatchRead{Job: "messages"}
-	for _, c := range page.Items {
-		chat := WatchedChat{ID: c.ID, AccountID: c.AccountID, Title: c.Title, Muted: c.IsMuted}
-		if m := c.Preview; m != nil {
-			chat.Messages = []WatchedMessage{{ID: m.ID, SenderID: m.SenderID, Text: m.Text, Timestamp: m.Timestamp, SortKey: string(m.SortKey), IsSender: m.IsSender}}
-		}
-		if read.Newest == nil || c.LastActivity.After(*read.Newest) {
-			at := c.LastActivity
-			read.Newest = &at
-		}
-		read.Chats = append(read.Chats, chat)
-	}
-	if n, err := s.RecordWatch(ctx, cur, read); err != nil || n != 0 {
-		t.Fatalf("baseline recorded %d, %v", n, err)
-	}
-}
 
 func TestRecordWatchTakesABaselineThenRecordsNewMessagesAndMarksTheJob(t *testing.T) {
 	s, now := newTestStore(t)

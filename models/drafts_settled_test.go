@@ -10,7 +10,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"hearth/beeper/beepertest"
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
@@ -20,10 +19,10 @@ import (
 // waiting; and draft-gone retracted.
 func settledDraftsFixture(t *testing.T) (*Store, func(time.Duration)) {
 	t.Helper()
-	s, clock, _, _ := replyFixture(t, nil)
+	s, clock := replyFixture(t)
 	ctx := context.Background()
 	// draft-ana goes out.
-	target := SendTarget{DraftID: "draft-ana", ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID}
+	target := SendTarget{DraftID: "draft-ana", ChatID: anaChat, AccountID: testAccount}
 	send, _, err := s.PendingSend(ctx, target, confirm("key-1"))
 	if err != nil {
 		t.Fatal(err)
@@ -34,16 +33,16 @@ func settledDraftsFixture(t *testing.T) (*Store, func(time.Duration)) {
 	// draft-declined is declined with the chat's "no reply needed".
 	p := newPub("run-2", mustRevision(t, s)).Add("people", person("p-ana"))
 	declined := draft("draft-declined", "Maybe later.")
-	declined["chatId"], declined["accountId"], declined["personId"] = beepertest.AnaChatID, beepertest.AccountID, "p-ana"
+	declined["chatId"], declined["accountId"], declined["personId"] = anaChat, testAccount, "p-ana"
 	gone := draft("draft-gone", "Never mind.")
-	gone["chatId"], gone["accountId"], gone["personId"] = beepertest.AnaChatID, beepertest.AccountID, "p-ana"
+	gone["chatId"], gone["accountId"], gone["personId"] = anaChat, testAccount, "p-ana"
 	mustPublish(t, s, p.Add("replyDrafts", declined, gone))
-	if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID}); err != nil {
+	if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: anaChat, AccountID: testAccount}); err != nil {
 		t.Fatal(err)
 	}
 	// draft-live is published after the decision: it waits for the owner.
 	live := draft("draft-live", "See you Saturday.")
-	live["chatId"], live["accountId"], live["personId"] = beepertest.AnaChatID, beepertest.AccountID, "p-ana"
+	live["chatId"], live["accountId"], live["personId"] = anaChat, testAccount, "p-ana"
 	mustPublish(t, s, newPub("run-3", mustRevision(t, s)).Add("replyDrafts", live).
 		With("retractions", []any{map[string]any{"kind": "replyDraft", "id": "draft-gone", "reason": "superseded"}}))
 	return s, clock.Advance
@@ -64,7 +63,7 @@ func contextDraftIDs(t *testing.T, s *Store) []string {
 
 func chatDraftIDs(t *testing.T, s *Store) []string {
 	t.Helper()
-	ds, err := s.ChatDrafts(context.Background(), beepertest.AnaChatID)
+	ds, err := s.ChatDrafts(context.Background(), anaChat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +127,7 @@ func TestSettledDraftsLeaveTheHotReadsAfterTheWindow(t *testing.T) {
 		t.Fatalf("People drafts after the window: %v, want %v", got, want)
 	}
 	// The chat still names its person from its newest draft.
-	if names, err := s.ChatPeople(ctx, []string{beepertest.AnaChatID}); err != nil || names[beepertest.AnaChatID] == "" {
+	if names, err := s.ChatPeople(ctx, []string{anaChat}); err != nil || names[anaChat] == "" {
 		t.Fatalf("chat people after the window: %v, %v", names, err)
 	}
 }
@@ -140,18 +139,18 @@ func TestRepublishedDraftIsLiveAgainUnlessItsReplyWentOut(t *testing.T) {
 	advance(contract.ContextHistory + time.Hour)
 	again := func(id, chat string) map[string]any {
 		d := draft(id, "Again.")
-		d["chatId"], d["accountId"] = chat, beepertest.AccountID
+		d["chatId"], d["accountId"] = chat, testAccount
 		return d
 	}
-	mustPublish(t, s, newPub("run-4", mustRevision(t, s)).Add("replyDrafts", again("draft-declined", beepertest.AnaChatID), again("draft-ana", beepertest.AnaChatID)))
+	mustPublish(t, s, newPub("run-4", mustRevision(t, s)).Add("replyDrafts", again("draft-declined", anaChat), again("draft-ana", anaChat)))
 	if got, want := contextDraftIDs(t, s), []string{"draft-declined", "draft-live"}; !slices.Equal(got, want) {
 		t.Fatalf("context drafts after re-publishing: %v, want %v", got, want)
 	}
-	d, err := s.ChatDraft(context.Background(), beepertest.AnaChatID, "draft-ana")
+	d, err := s.ChatDraft(context.Background(), anaChat, "draft-ana")
 	if err != nil || d == nil || !d.Sent() {
 		t.Fatalf("the sent draft, addressed after the window: %+v, %v", d, err)
 	}
-	if d, err := s.ChatDraft(context.Background(), beepertest.TomasChatID, "draft-ana"); err != nil || d != nil {
+	if d, err := s.ChatDraft(context.Background(), tomasChat, "draft-ana"); err != nil || d != nil {
 		t.Fatalf("a draft addressed through another chat: %+v, %v", d, err)
 	}
 }

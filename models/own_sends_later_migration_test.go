@@ -9,7 +9,6 @@ import (
 
 	"github.com/pressly/goose/v3"
 
-	"hearth/beeper/beepertest"
 	"hearth/migrations"
 )
 
@@ -19,8 +18,8 @@ func TestMigration36KeepsTheDraftsSendsLaterDownAndUp(t *testing.T) {
 	ctx := context.Background()
 	due := clock.Now().Add(time.Hour)
 	scheduleAna(t, s, "later-1", due)
-	own := SendTarget{ChatID: beepertest.AnaChatID}
-	if _, err := s.ScheduleSend(ctx, own, ScheduleCommand{SendCommand: SendCommand{SendKey: "own-1", ChatID: beepertest.AnaChatID, Body: "Hi!"}, DueAt: due}); err != nil {
+	own := SendTarget{ChatID: anaChat}
+	if _, err := s.ScheduleSend(ctx, own, ScheduleCommand{SendCommand: SendCommand{SendKey: "own-1", ChatID: anaChat, Body: "Hi!"}, DueAt: due}); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Dir(s.Path())

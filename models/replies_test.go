@@ -4,28 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"testing"
 	"time"
 
 	"gorm.io/gorm"
 
-	"hearth/beeper"
-	"hearth/beeper/beepertest"
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
-// replyFixture is sendFixture with the store's clock, for owed replies;
-// the fake Beeper reads the same clock, so messages injected later carry
-// later times.
-func replyFixture(t *testing.T, wrap func(*beepertest.Fake) http.Handler) (*Store, *storetest.Clock, *beepertest.Fake, *beeper.Client) {
+// replyFixture is sendFixture with the store's clock, for owed replies.
+func replyFixture(t *testing.T) (*Store, *storetest.Clock) {
 	t.Helper()
 	s, now := newTestStore(t)
-	b := beepertest.Start(t, wrap, beepertest.WithClock(now.Now))
 	publishAnaReply(t, s)
-	return s, now, b.Fake, b.Client
+	return s, now
 }
 
 func contextDraft(t *testing.T, ac contract.AgentContext, id string) contract.DraftView {
@@ -38,7 +32,7 @@ func contextDraft(t *testing.T, ac contract.AgentContext, id string) contract.Dr
 func acceptSend(t *testing.T, s *Store, key string) Send {
 	t.Helper()
 	ctx := context.Background()
-	target := SendTarget{DraftID: "draft-ana", ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID}
+	target := SendTarget{DraftID: "draft-ana", ChatID: anaChat, AccountID: testAccount}
 	send, created, err := s.PendingSend(ctx, target, confirm(key))
 	if err != nil || !created {
 		t.Fatalf("claim %+v, %v, %v", send, created, err)
@@ -52,7 +46,7 @@ func acceptSend(t *testing.T, s *Store, key string) Send {
 // The Beeper half (no call while none is pending) is beeperflow's
 // TestSettlingAcceptedSendsCallsBeeperForNoneWhileNoneIsPending.
 func TestSettlingAcceptedSendsCostsNoQueryWhileNoneIsPending(t *testing.T) {
-	s, _, _, _ := replyFixture(t, nil)
+	s, _ := replyFixture(t)
 	ctx := context.Background()
 	accepted := func() int {
 		t.Helper()
@@ -90,11 +84,11 @@ func TestSettlingAcceptedSendsCostsNoQueryWhileNoneIsPending(t *testing.T) {
 
 // owedFixture takes the watch's baseline of Beeper, so hearth knows each
 // chat's last message: Tomas wrote last 28 h ago, Ana 1 h ago.
-func owedFixture(t *testing.T) (*Store, *storetest.Clock, *beepertest.Fake, *beeper.Client) {
+func owedFixture(t *testing.T) (*Store, *storetest.Clock) {
 	t.Helper()
-	s, now, fake, client := replyFixture(t, nil)
-	watchBaseline(t, s, client)
-	return s, now, fake, client
+	s, now := replyFixture(t)
+	recordBaseline(t, s, beeperAt(now.Now())...)
+	return s, now
 }
 
 func owedChats(t *testing.T, s *Store) []string {
@@ -103,10 +97,10 @@ func owedChats(t *testing.T, s *Store) []string {
 }
 
 func TestOwedRepliesReadTheirDraftsInOneGoHoweverManyChatsAreOwed(t *testing.T) {
-	s, now, fake, client := replyFixture(t, nil)
-	fake.AddChat("!max:beeper.local", "Max", "Lunch next week?")
-	fake.AddChat("!lea:beeper.local", "Lea", "Did you get my letter?")
-	watchBaseline(t, s, client)
+	s, now := replyFixture(t)
+	recordBaseline(t, s, append(beeperAt(now.Now()),
+		readChat("!max:beeper.local", "Max", textMessage("m-max-1", "1", "@max:beeper.local", "Lunch next week?", now.Now())),
+		readChat("!lea:beeper.local", "Lea", textMessage("m-lea-1", "1", "@lea:beeper.local", "Did you get my letter?", now.Now())))...)
 	var reads int // statements on the reader pool
 	count := func(*gorm.DB) { reads++ }
 	s.rdb.Callback().Query().Before("gorm:query").Register("count-reader-queries", count)
@@ -141,7 +135,7 @@ func TestOwedRepliesKeepToTheirWindowInEveryZoneTheTimeCameIn(t *testing.T) {
 				if waited < OwedWindow {
 					want = append(want, id)
 				}
-				if err := tx.Create(&chatWatch{ChatID: id, AccountID: beepertest.AccountID, LastSortKey: "1", LastSaidSortKey: "1", LastIncomingSortKey: "1",
+				if err := tx.Create(&chatWatch{ChatID: id, AccountID: testAccount, LastSortKey: "1", LastSaidSortKey: "1", LastIncomingSortKey: "1",
 					LastIncomingAt: &at, UpdatedAt: now.Now()}).Error; err != nil {
 					return err
 				}
@@ -161,15 +155,15 @@ func TestOwedRepliesKeepToTheirWindowInEveryZoneTheTimeCameIn(t *testing.T) {
 }
 
 func TestRemindLaterHidesAnOwedReplyUntilItsDate(t *testing.T) {
-	s, now, _, _ := owedFixture(t)
+	s, now := owedFixture(t)
 	ctx := context.Background()
 	today := testNow.Format(time.DateOnly)
 	for _, bad := range []string{today, "2026-13-01", ""} {
-		if _, err := s.RemindLater(ctx, ChatDecision{ChatID: beepertest.TomasChatID, Until: bad}); !errors.Is(err, ErrInvalidInput) {
+		if _, err := s.RemindLater(ctx, ChatDecision{ChatID: tomasChat, Until: bad}); !errors.Is(err, ErrInvalidInput) {
 			t.Fatalf("remind on %q: %v, want ErrInvalidInput", bad, err)
 		}
 	}
-	if _, err := s.RemindLater(ctx, ChatDecision{ChatID: beepertest.TomasChatID, Until: "2026-10-01"}); err != nil {
+	if _, err := s.RemindLater(ctx, ChatDecision{ChatID: tomasChat, Until: "2026-10-01"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := owedChats(t, s); len(got) != 0 {
@@ -177,14 +171,14 @@ func TestRemindLaterHidesAnOwedReplyUntilItsDate(t *testing.T) {
 	}
 	now.Set(time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC))
 	owed, err := s.OwedReplies(ctx)
-	if err != nil || len(owed) == 0 || owed[0].ChatID != beepertest.TomasChatID || owed[0].RemindedFor != "2026-10-01" {
+	if err != nil || len(owed) == 0 || owed[0].ChatID != tomasChat || owed[0].RemindedFor != "2026-10-01" {
 		t.Fatalf("on the reminder's day: %+v, %v", owed, err)
 	}
 }
 
 func TestRemindLaterDefersTheDraftsReplyToThatDate(t *testing.T) {
-	s, _, _, _ := owedFixture(t)
-	if _, err := s.RemindLater(context.Background(), ChatDecision{ChatID: beepertest.AnaChatID, Until: "2026-10-02"}); err != nil {
+	s, _ := owedFixture(t)
+	if _, err := s.RemindLater(context.Background(), ChatDecision{ChatID: anaChat, Until: "2026-10-02"}); err != nil {
 		t.Fatal(err)
 	}
 	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateDeferred || a.UserState.Until != "2026-10-02" {
@@ -219,12 +213,12 @@ func TestChosenWordingNeverOverwritesAnEdit(t *testing.T) {
 }
 
 func TestCompactContextKeepsTheOwnersRecentReplyDecisions(t *testing.T) {
-	s, now, _, _ := owedFixture(t)
+	s, now := owedFixture(t)
 	ctx := context.Background()
-	if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: beepertest.TomasChatID}); err != nil {
+	if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: tomasChat}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RemindLater(ctx, ChatDecision{ChatID: beepertest.AnaChatID, Until: "2026-10-09"}); err != nil {
+	if _, err := s.RemindLater(ctx, ChatDecision{ChatID: anaChat, Until: "2026-10-09"}); err != nil {
 		t.Fatal(err)
 	}
 	ac, err := s.CompactContext(ctx)

@@ -527,25 +527,6 @@ func recordOccurrenceOutcome(t *txn, o *RoutineOccurrence, st ActivityState) err
 	return t.Create(&row).Error
 }
 
-// occurrenceRule returns the frozen rule when routineID is an occurrence's
-// routine activity, with the routine it is an occurrence of.
-func occurrenceRule(tx *gorm.DB, routineID string) (*frozenRule, error) {
-	var rows []struct {
-		Rule, RoutineID, LocalDate string
-		Revision                   int64
-	}
-	if err := tx.Model(&RoutineOccurrence{}).Select("rule, routine_id, revision, local_date").Where("activity_id = ?", routineID).
-		Limit(1).Scan(&rows).Error; err != nil || len(rows) == 0 {
-		return nil, err
-	}
-	var r frozenRule
-	if err := json.Unmarshal([]byte(rows[0].Rule), &r); err != nil {
-		return nil, err
-	}
-	r.routine, r.revision, r.date = rows[0].RoutineID, rows[0].Revision, rows[0].LocalDate
-	return &r, nil
-}
-
 // met reports whether completed step activities satisfy a frozen rule.
 func (r frozenRule) met(completed map[string]bool) bool {
 	if r.Kind == contract.RuleMinSteps {

@@ -8,14 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"hearth/beeper/beepertest"
 	"hearth/internal/contract"
 )
 
 // scheduleAna confirms Ana's draft reply under key to send at due.
 func scheduleAna(t *testing.T, s *Store, key string, due time.Time) ScheduledSend {
 	t.Helper()
-	target := SendTarget{DraftID: "draft-ana", ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID}
+	target := SendTarget{DraftID: "draft-ana", ChatID: anaChat, AccountID: testAccount}
 	sc, err := s.ScheduleSend(context.Background(), target, ScheduleCommand{SendCommand: confirm(key), DueAt: due})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +36,7 @@ func TestTheAgentContextCarriesSendsLaterWaitingHeldAndSentAndLeavesOutCancelled
 	due := clock.Now().Add(time.Hour)
 	sc := scheduleAna(t, s, "later-1", due)
 	ac, _ = s.AgentContext(ctx)
-	if l := ac.SendsLater; len(l) != 1 || l[0].ChatID != beepertest.AnaChatID || l[0].DraftID != "draft-ana" || !l[0].DueAt.Equal(due) ||
+	if l := ac.SendsLater; len(l) != 1 || l[0].ChatID != anaChat || l[0].DraftID != "draft-ana" || !l[0].DueAt.Equal(due) ||
 		l[0].Status != contract.SendLaterScheduled || l[0].HeldBecause != "" {
 		t.Fatalf("waiting: %+v, want Ana's draft scheduled at %v", l, due)
 	}
@@ -46,7 +45,7 @@ func TestTheAgentContextCarriesSendsLaterWaitingHeldAndSentAndLeavesOutCancelled
 		t.Fatalf("the compact context leaves out a waiting send: %+v", cc.SendsLater)
 	}
 
-	if _, err := s.CancelScheduledSend(ctx, beepertest.AnaChatID, sc.SendKey); err != nil {
+	if _, err := s.CancelScheduledSend(ctx, anaChat, sc.SendKey); err != nil {
 		t.Fatal(err)
 	}
 	if ac, _ = s.AgentContext(ctx); len(ac.SendsLater) != 0 {
@@ -102,7 +101,7 @@ func TestTheDecisionsExportHoldsTheSendsLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := ex.Tables["scheduledSends"]
-	if len(rows) != 1 || rows[0]["send_key"] != "later-1" || rows[0]["state"] != ScheduleWaiting || rows[0]["chat_id"] != beepertest.AnaChatID {
+	if len(rows) != 1 || rows[0]["send_key"] != "later-1" || rows[0]["state"] != ScheduleWaiting || rows[0]["chat_id"] != anaChat {
 		t.Fatalf("the export's scheduledSends: %+v", rows)
 	}
 	if at, err := time.Parse(time.RFC3339, fmt.Sprint(rows[0]["due_at"])); err != nil || !at.Equal(due) {

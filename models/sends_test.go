@@ -3,46 +3,34 @@ package models
 import (
 	"context"
 	"errors"
-	"net/http"
 	"testing"
-	"time"
 
-	"hearth/beeper"
-	"hearth/beeper/beepertest"
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
 
-// sendFixture is a store with a reply to Ana's chat of the fake Beeper, and
-// a client that reaches the fake through handler h (the fake when nil).
-func sendFixture(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler) (*Store, *beepertest.Fake, *beeper.Client) {
+// sendFixture is a store with Ana's draft reply (publishAnaReply).
+func sendFixture(t *testing.T) *Store {
 	t.Helper()
-	return sendFixtureWith(t, wrap, Options{})
-}
-
-// sendFixtureWith is sendFixture on a store opened with opts.
-func sendFixtureWith(t *testing.T, wrap func(fake *beepertest.Fake) http.Handler, opts Options) (*Store, *beepertest.Fake, *beeper.Client) {
-	t.Helper()
-	s, _ := newTestStoreWith(t, opts)
-	b := beepertest.Start(t, wrap, beepertest.WithClock(func() time.Time { return testNow }))
+	s, _ := newTestStore(t)
 	publishAnaReply(t, s)
-	return s, b.Fake, b.Client
+	return s
 }
 
 // publishAnaReply publishes a draft replying to m-ana-3 in Ana's chat and its reply activity.
 func publishAnaReply(t *testing.T, s *Store) {
 	t.Helper()
-	mustPublish(t, s, storetest.AnaReply(beepertest.AnaChatID, beepertest.AccountID))
+	mustPublish(t, s, storetest.AnaReply(anaChat, testAccount))
 }
 
 func confirm(key string) SendCommand {
-	return SendCommand{SendKey: key, DraftID: "draft-ana", ChatID: beepertest.AnaChatID, Body: "Saturday works, 8am!", SourceMessageRevision: "3"}
+	return SendCommand{SendKey: key, DraftID: "draft-ana", ChatID: anaChat, Body: "Saturday works, 8am!", SourceMessageRevision: "3"}
 }
 
 func TestRecoverInterruptedSendsMarksPendingUnknownAtStart(t *testing.T) {
-	s, _, _ := sendFixture(t, nil)
+	s := sendFixture(t)
 	ctx := context.Background()
-	d := SendTarget{DraftID: "draft-ana", ChatID: beepertest.AnaChatID, AccountID: beepertest.AccountID}
+	d := SendTarget{DraftID: "draft-ana", ChatID: anaChat, AccountID: testAccount}
 	if _, _, err := s.PendingSend(ctx, d, confirm("key-1")); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +48,7 @@ func TestRecoverInterruptedSendsMarksPendingUnknownAtStart(t *testing.T) {
 }
 
 func TestPublicationCannotMarkAReplySent(t *testing.T) {
-	s, fake, _ := sendFixture(t, nil)
+	s := sendFixture(t)
 	reply := map[string]any{"id": "reply-ana", "kind": "reply", "title": "Answer Ana", "evidenceIds": []any{},
 		"payload": map[string]any{"draftId": "draft-ana", "sent": true}}
 	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 1).Add("activities", reply).JSON())
@@ -71,8 +59,11 @@ func TestPublicationCannotMarkAReplySent(t *testing.T) {
 	// Re-publishing the reply leaves it open: only a confirmed send completes it.
 	reply["payload"] = map[string]any{"draftId": "draft-ana"}
 	mustPublish(t, s, newPub("run-3", 1).Add("activities", reply))
-	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateAvailable || len(fake.Sends()) != 0 {
-		t.Fatalf("reply %+v after re-publication, %d sends", a.UserState, len(fake.Sends()))
+	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != StateAvailable {
+		t.Fatalf("reply %+v after re-publication", a.UserState)
+	}
+	if send, ok, err := s.LatestSend(context.Background(), "draft-ana"); err != nil || ok {
+		t.Fatalf("a send %+v (%v) after a publication", send, err)
 	}
 }
 
@@ -81,15 +72,15 @@ func TestPublicationCannotMarkAReplySent(t *testing.T) {
 // run the whole send against a fake Beeper.
 
 func TestPrepareSendReturnsThePriorSendAndRefusesWhatCannotBeSent(t *testing.T) {
-	s, _, _ := sendFixture(t, nil)
+	s := sendFixture(t)
 	ctx := context.Background()
 	plan, err := s.PrepareSend(ctx, confirm("key-1"))
-	if err != nil || plan.Prior != nil || plan.Target.DraftID != "draft-ana" || plan.Target.ChatID != beepertest.AnaChatID ||
-		plan.Target.AccountID != beepertest.AccountID || plan.Target.ReplyToMessageID != "m-ana-3" {
+	if err != nil || plan.Prior != nil || plan.Target.DraftID != "draft-ana" || plan.Target.ChatID != anaChat ||
+		plan.Target.AccountID != testAccount || plan.Target.ReplyToMessageID != "m-ana-3" {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
 	other := confirm("key-1")
-	other.ChatID = beepertest.TomasChatID
+	other.ChatID = tomasChat
 	if _, err := s.PrepareSend(ctx, other); !errors.Is(err, ErrDraftNotInChat) {
 		t.Fatalf("a draft of another chat: %v", err)
 	}
@@ -114,7 +105,7 @@ func TestPrepareSendReturnsThePriorSendAndRefusesWhatCannotBeSent(t *testing.T) 
 }
 
 func TestPendingSendClaimsOncePerKeyAndOneDraftAtATime(t *testing.T) {
-	s, _, _ := sendFixture(t, nil)
+	s := sendFixture(t)
 	ctx := context.Background()
 	plan, err := s.PrepareSend(ctx, confirm("key-1"))
 	if err != nil {
@@ -148,7 +139,7 @@ func TestPendingSendClaimsOncePerKeyAndOneDraftAtATime(t *testing.T) {
 }
 
 func TestSettleSendCompletesTheReplyAndKeepsTheRevisionWhenNothingChanged(t *testing.T) {
-	s, _, _ := sendFixture(t, nil)
+	s := sendFixture(t)
 	ctx := context.Background()
 	plan, err := s.PrepareSend(ctx, confirm("key-1"))
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"hearth/internal/apiclient"
 	"hearth/internal/contract"
 	"hearth/internal/contract/schema"
+	"hearth/internal/poll"
 )
 
 // fakeCodex is a stand-in `codex` script: it records its argv (one per
@@ -249,19 +250,20 @@ func TestAnUnknownCodexInvocationsTokensCountOnRecoveryAndItsFilesGo(t *testing.
 	work := filepath.Join(r.state, "work", j.PubRunID)
 	// Keep a copy of the work dirs as the stopped runner would have left them.
 	kept := t.TempDir()
-	for {
+	poll.Eventually(t, 30*time.Second, func() (bool, string) {
 		b, _ := os.ReadFile(filepath.Join(work+".codex", "events.jsonl"))
 		if strings.Contains(string(b), "turn.completed") {
-			if err := exec.Command("cp", "-a", work, work+".codex", kept).Run(); err != nil {
-				t.Fatal(err)
-			}
-			break
+			return true, ""
 		}
 		select {
 		case <-done:
 			t.Fatal("codex's events never reached a file the next runner can read")
-		case <-time.After(10 * time.Millisecond):
+		default:
 		}
+		return false, "codex's events.jsonl holds no completed turn yet"
+	})
+	if err := exec.Command("cp", "-a", work, work+".codex", kept).Run(); err != nil {
+		t.Fatal(err)
 	}
 	cancel()
 	<-done

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hearth/internal/poll"
 )
 
 // WaitBlocked returns once some goroutine is parked on a sync.Mutex inside
@@ -15,13 +17,9 @@ import (
 // test if none is within a generous bound.
 func WaitBlocked(t testing.TB, fn string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !blockedIn(fn) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no goroutine blocked on a mutex in %s within 30 s", fn)
-		}
-		time.Sleep(time.Millisecond) // paces the look; the verdict is the stack, not the time
-	}
+	poll.Eventually(t, 30*time.Second, func() (bool, string) {
+		return blockedIn(fn), "no goroutine blocked on a mutex in " + fn
+	})
 }
 
 // blockedIn reports whether a goroutine waits on a sync.Mutex inside fn.
