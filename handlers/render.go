@@ -118,6 +118,10 @@ func sendHTML(c *fiber.Ctx, status int, parts ...[]byte) error {
 	for _, p := range parts {
 		size += len(p)
 	}
+	if htmlToMiddleware {
+		c.Locals(localEncoded, false)
+		return c.Send(bytes.Join(parts, nil))
+	}
 	if size >= minGzipBytes && strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
 		c.Set(fiber.HeaderContentEncoding, "gzip")
 		return c.Send(compressPage(parts...))
@@ -169,15 +173,21 @@ func compressPage(parts ...[]byte) []byte {
 // requestIds and other short parts go as stored blocks. Deflate blocks
 // concatenate, so the response is one gzip member: header, the chunks'
 // blocks, a final empty block, and the CRC and size of the whole.
+// htmlToMiddleware leaves HTML to compressOthers, as Fiber's compress
+// middleware would: a benchmark's switch (BenchmarkCachesRoutines).
+var htmlToMiddleware bool
+
+// chunkedGzipBytes is a var so a benchmark can turn chunks off.
+var chunkedGzipBytes = 128 << 10
+
 const (
 	// Smaller answers are compressed in one go: Home (60 KB) changes in
 	// most chunks after a commit, and a chunk compressed anew pays for
 	// loading its 32 KB window too, so chunks made Home's render no faster.
-	chunkedGzipBytes = 128 << 10
-	minChunkBytes    = 16 << 10
-	maxChunkBytes    = 32 << 10 // deflate's window: the bytes before a chunk it may refer to
-	storedPartBytes  = 512      // shorter parts are not worth a chunk
-	chunkCacheSize   = 1024
+	minChunkBytes   = 16 << 10
+	maxChunkBytes   = 32 << 10 // deflate's window: the bytes before a chunk it may refer to
+	storedPartBytes = 512      // shorter parts are not worth a chunk
+	chunkCacheSize  = 1024
 )
 
 // gzipChunkCache keeps each chunk's deflate output by the chunk's bytes and

@@ -1,0 +1,55 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hearth/models"
+)
+
+// Without names what a benchmark's second app runs without, so a page can be
+// measured with and without each cache (cache_bench_test.go).
+type Without struct {
+	Pages, Cards, Contexts, Sessions bool
+}
+
+// NewWithout is New with the caches w names left out.
+func NewWithout(store *models.Store, cfg Config, w Without) *fiber.App {
+	st := storesOf(store)
+	if w.Sessions {
+		st.identity = sessionsUncached{identityStore: store, store: store}
+	}
+	kept := caches{pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize), contexts: newFIFOCache[[]byte](2)}
+	if w.Pages {
+		kept.pages = nil
+	}
+	if w.Cards {
+		kept.cards = nil
+	}
+	if w.Contexts {
+		kept.contexts = nil
+	}
+	return newAppCaches(st, cfg, kept)
+}
+
+// sessionsUncached reads the session row on every request.
+type sessionsUncached struct {
+	identityStore
+	store *models.Store
+}
+
+func (u sessionsUncached) AuthenticateSession(ctx context.Context, token string) (models.OwnerSession, error) {
+	return models.OwnerSession{}, u.store.RecheckSession(ctx, token)
+}
+
+// SetHTMLEncoding picks how HTML is compressed for a benchmark: "chunked"
+// (as served), "whole" (one gzip stream per response) or "middleware"
+// (compressOthers, Fiber's compress middleware at its default levels).
+func SetHTMLEncoding(mode string) {
+	htmlToMiddleware = mode == "middleware"
+	chunkedGzipBytes = 128 << 10
+	if mode != "chunked" {
+		chunkedGzipBytes = 1 << 62
+	}
+}
