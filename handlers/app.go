@@ -115,7 +115,6 @@ type Server struct {
 	hub   *Hub
 	hosts map[string]bool // Config.Hosts, normalised
 	pages *fifoCache[cachedPage]
-	cards *fifoCache[string]
 	// answers are page-level POSTs' answers, for the GET after their 303.
 	answers *answers
 }
@@ -146,20 +145,19 @@ func storesOf(store *models.Store) stores {
 
 // newApp is New over each area's store.
 func newApp(st stores, cfg Config) *fiber.App {
-	return newAppCaches(st, cfg, caches{pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize), contexts: newFIFOCache[[]byte](2)})
+	return newAppCaches(st, cfg, caches{pages: newFIFOCache[cachedPage](pageCacheSize), contexts: newFIFOCache[[]byte](2)})
 }
 
 // caches are the app's render caches; a nil one keeps nothing (a
 // benchmark's app without it).
 type caches struct {
 	pages    *fifoCache[cachedPage]
-	cards    *fifoCache[string]
 	contexts *fifoCache[[]byte]
 }
 
 // newAppCaches is newApp with the given caches.
 func newAppCaches(st stores, cfg Config, kept caches) *fiber.App {
-	s := &Server{cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: kept.pages, cards: kept.cards, answers: newAnswers()}
+	s := &Server{cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: kept.pages, answers: newAnswers()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

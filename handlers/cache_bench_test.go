@@ -88,8 +88,6 @@ func routineFeedback(b *testing.B, ta *testApp) func(i int) {
 // that cache ("without"), request by request in turn:
 //   - pages: Home, People and Routines between commits (the page cache's
 //     case) and Home and Routines right after one (where it cannot answer);
-//   - cards: Routines right after a commit on one routine, with and without
-//     the rendered cards and trial summaries kept;
 //   - context: the agent context between commits;
 //   - sessions: Home between commits with verified sessions trusted for a
 //     while and with the session read on every request.
@@ -118,11 +116,6 @@ func BenchmarkCaches(b *testing.B) {
 		ta := newTestApp(b, withTemplate(routinesHistory))
 		cookie := ta.login()
 		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/routines", routineFeedback(b, ta), nil)
-	})
-	b.Run("cards/routines-after-commit", func(b *testing.B) {
-		ta := newTestApp(b, withTemplate(routinesHistory))
-		cookie := ta.login()
-		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Cards: true})}, cookie, nil, "/routines", routineFeedback(b, ta), nil)
 	})
 	b.Run("context/steady", func(b *testing.B) {
 		ta, _ := benchHome(b)

@@ -11,7 +11,7 @@ import (
 // Without names what a benchmark's second app runs without, so a page can be
 // measured with and without each cache (cache_bench_test.go).
 type Without struct {
-	Pages, Cards, Contexts, Sessions bool
+	Pages, Contexts, Sessions bool
 }
 
 // NewWithout is New with the caches w names left out.
@@ -20,12 +20,9 @@ func NewWithout(store *models.Store, cfg Config, w Without) *fiber.App {
 	if w.Sessions {
 		st.identity = sessionsUncached{identityStore: store, store: store}
 	}
-	kept := caches{pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize), contexts: newFIFOCache[[]byte](2)}
+	kept := caches{pages: newFIFOCache[cachedPage](pageCacheSize), contexts: newFIFOCache[[]byte](2)}
 	if w.Pages {
 		kept.pages = nil
-	}
-	if w.Cards {
-		kept.cards = nil
 	}
 	if w.Contexts {
 		kept.contexts = nil

@@ -13,7 +13,7 @@ import (
 // (Home, Routines) are kept by a key holding the workspace revision, the
 // open rows and the clock to the minute, so a commit or a new minute makes a
 // new key; it took Home from reading and rendering on every request to a
-// map lookup (make bench). Routine cards are kept by version and day.
+// map lookup (make bench).
 type fifoCache[V any] struct {
 	mu      sync.Mutex
 	size    int
@@ -95,6 +95,3 @@ func sendCached(c *fiber.Ctx, e cachedPage) error {
 	}
 	return sendHTML(c, fiber.StatusOK, parts...)
 }
-
-// cardCacheSize holds a few renders of a catalog of a hundred routines.
-const cardCacheSize = 512

@@ -2,10 +2,7 @@ package models
 
 import (
 	"context"
-	"maps"
 	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -142,9 +139,8 @@ type Notifier interface {
 
 // committed is the store's one after-commit seam: commit calls it once a
 // transaction committed, and nothing else tells a listener of a change. It
-// fans out, in this order, to the Routines card versions, the newest
-// revision (LatestRevision, which caches key on), the long-polls waiting for a
-// wake-up mark (DirtyChanged), and the notifier (the SSE hub). A commit
+// fans out, in this order, to the newest revision (LatestRevision, which
+// caches key on), the long-polls waiting for a wake-up mark (DirtyChanged), and the notifier (the SSE hub). A commit
 // that only marked a job dirty (revision 0) reaches the long-polls alone:
 // nothing a page shows changed, so the hub never hears of it.
 //
@@ -154,7 +150,6 @@ type Notifier interface {
 // rolled-back change only recounts.
 func (s *Store) committed(rev int64, changed []string) {
 	if rev != 0 {
-		s.cards.committed(rev, changed)
 		for {
 			seen := s.latest.Load()
 			if rev <= seen || s.latest.CompareAndSwap(seen, rev) {
@@ -169,40 +164,4 @@ func (s *Store) committed(rev int64, changed []string) {
 	if rev != 0 && s.notifier != nil {
 		s.notifier.Committed(rev, changed)
 	}
-}
-
-// cardVersions says, per routine, the newest revision that changed what its
-// Routines card shows: a commit naming "routine:X" changes X's card; one
-// naming a request (a proposal's status) or a publication (evidence, source
-// refs) may change any card. Versions only grow, and a read takes them
-// before its snapshot, so a card rendered from data is never labelled with
-// a version older than the data; a label newer than the data only costs a
-// render.
-type cardVersions struct {
-	mu      sync.Mutex
-	routine map[string]int64
-	global  int64
-}
-
-func (v *cardVersions) committed(rev int64, changed []string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for _, key := range changed {
-		switch {
-		case strings.HasPrefix(key, "routine:"):
-			if v.routine == nil {
-				v.routine = map[string]int64{}
-			}
-			v.routine[strings.TrimPrefix(key, "routine:")] = rev
-		case strings.HasPrefix(key, "request:"), key == "publication":
-			v.global = rev
-		}
-	}
-}
-
-// version is routineID's card version.
-func (v *cardVersions) snapshot() (map[string]int64, int64) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return maps.Clone(v.routine), v.global
 }

@@ -101,9 +101,6 @@ type Store struct {
 	// processes (the CLI) writing to the same file.
 	writeMu sync.Mutex
 
-	// cards versions the Routines page's cards (see cardVersions).
-	cards cardVersions
-
 	// dirty is closed at the next dirty-job mark (see DirtyChanged).
 	dirtyMu sync.Mutex
 	dirty   chan struct{}
