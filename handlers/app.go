@@ -75,7 +75,7 @@ type Config struct {
 	Heartbeat time.Duration
 	// SessionRecheck is how often an open /events stream re-reads its
 	// session, to end when another process (the CLI's logout-all or
-	// passwd) ended it; default models.SessionTrustWindow. A logout in this
+	// passwd) ended it; default SessionRecheck. A logout in this
 	// process ends the stream at once.
 	SessionRecheck time.Duration
 	// Beeper reads chats and sends confirmed replies; nil leaves Messages

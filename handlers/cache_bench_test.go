@@ -88,9 +88,7 @@ func routineFeedback(b *testing.B, ta *testApp) func(i int) {
 // that cache ("without"), request by request in turn:
 //   - pages: Home, People and Routines between commits (the page cache's
 //     case) and Home and Routines right after one (where it cannot answer);
-//   - context: the agent context between commits;
-//   - sessions: Home between commits with verified sessions trusted for a
-//     while and with the session read on every request.
+//   - context: the agent context between commits.
 //
 // The ratio metric is without's p50 over with's: what the cache pays.
 func BenchmarkCaches(b *testing.B) {
@@ -121,10 +119,6 @@ func BenchmarkCaches(b *testing.B) {
 		ta, _ := benchHome(b)
 		auth := map[string]string{"Authorization": "Bearer " + ta.agentToken("context:read")}
 		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Contexts: true})}, nil, auth, "/api/agent-context", nil, nil)
-	})
-	b.Run("sessions/home-steady", func(b *testing.B) {
-		ta, cookie := benchHome(b)
-		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Sessions: true})}, cookie, nil, "/", nil, nil)
 	})
 }
 

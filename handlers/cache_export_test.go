@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"context"
-
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/models"
@@ -11,15 +9,12 @@ import (
 // Without names what a benchmark's second app runs without, so a page can be
 // measured with and without each cache (cache_bench_test.go).
 type Without struct {
-	Pages, Contexts, Sessions bool
+	Pages, Contexts bool
 }
 
 // NewWithout is New with the caches w names left out.
 func NewWithout(store *models.Store, cfg Config, w Without) *fiber.App {
 	st := storesOf(store)
-	if w.Sessions {
-		st.identity = sessionsUncached{identityStore: store, store: store}
-	}
 	kept := caches{pages: newFIFOCache[cachedPage](pageCacheSize), contexts: newFIFOCache[[]byte](2)}
 	if w.Pages {
 		kept.pages = nil
@@ -28,16 +23,6 @@ func NewWithout(store *models.Store, cfg Config, w Without) *fiber.App {
 		kept.contexts = nil
 	}
 	return newAppCaches(st, cfg, kept)
-}
-
-// sessionsUncached reads the session row on every request.
-type sessionsUncached struct {
-	identityStore
-	store *models.Store
-}
-
-func (u sessionsUncached) AuthenticateSession(ctx context.Context, token string) (models.OwnerSession, error) {
-	return models.OwnerSession{}, u.store.RecheckSession(ctx, token)
 }
 
 // SetHTMLEncoding picks how HTML is compressed for a benchmark: "chunked"
