@@ -123,14 +123,14 @@ func BenchmarkCaches(b *testing.B) {
 }
 
 // BenchmarkHTMLEncoding measures Home and Routines, between commits and
-// right after one, with each way of compressing HTML in turn: "chunked"
-// (gzip from deflate chunks kept between responses), "whole" (one gzip
-// stream per response) and "middleware" (Fiber's compress middleware at
-// its default levels: brotli for a browser).
+// right after one, with each way of compressing HTML in turn: "kept" (as
+// served: a cached page's parts deflated once, when it was cached),
+// "whole" (one gzip stream per response) and "middleware" (Fiber's
+// compress middleware at its default levels: brotli for a browser).
 func BenchmarkHTMLEncoding(b *testing.B) {
-	modes := []string{"chunked", "whole", "middleware"}
+	modes := []string{"kept", "whole", "middleware"}
 	set := func(v int) { handlers.SetHTMLEncoding(modes[v]) }
-	b.Cleanup(func() { handlers.SetHTMLEncoding("chunked") })
+	b.Cleanup(func() { handlers.SetHTMLEncoding("kept") })
 	// One app per mode, each with its own page cache, so after a commit
 	// every mode renders.
 	apps := func(ta *testApp) []string {

@@ -25,13 +25,11 @@ func NewWithout(store *models.Store, cfg Config, w Without) *fiber.App {
 	return newAppCaches(st, cfg, kept)
 }
 
-// SetHTMLEncoding picks how HTML is compressed for a benchmark: "chunked"
-// (as served), "whole" (one gzip stream per response) or "middleware"
-// (compressOthers, Fiber's compress middleware at its default levels).
+// SetHTMLEncoding picks how HTML is compressed for a benchmark: "kept"
+// (as served: a cached page's parts deflated once), "whole" (one gzip
+// stream per response) or "middleware" (compressOthers, Fiber's compress
+// middleware at its default levels).
 func SetHTMLEncoding(mode string) {
 	htmlToMiddleware = mode == "middleware"
-	chunkedGzipBytes = 128 << 10
-	if mode != "chunked" {
-		chunkedGzipBytes = 1 << 62
-	}
+	wholeGzipOnly = mode == "whole"
 }

@@ -55,9 +55,12 @@ func (f *fifoCache[V]) put(key string, v V) {
 }
 
 // cachedPage is a render split at the places that differ per response
-// (the requestIds of its forms): parts[0] + a fresh ID + parts[1] + … .
+// (the requestIds of its forms): parts[0] + a fresh ID + parts[1] + … ,
+// with each part deflated once (gzipCached).
 type cachedPage struct {
-	parts [][]byte
+	parts, deflated [][]byte
+	size            int // of the parts
+	deflatedSize    int
 }
 
 // idPlaceholder stands for each requestId in a cached render; it is a valid
@@ -65,7 +68,14 @@ type cachedPage struct {
 const idPlaceholder = "req-cached-placeholder"
 
 func newCachedPage(html []byte) cachedPage {
-	return cachedPage{parts: bytes.Split(html, []byte(idPlaceholder))}
+	page := cachedPage{parts: bytes.Split(html, []byte(idPlaceholder))}
+	for _, p := range page.parts {
+		z := deflatePart(p)
+		page.deflated = append(page.deflated, z)
+		page.size += len(p)
+		page.deflatedSize += len(z)
+	}
+	return page
 }
 
 // pageCacheSize bounds the pages kept; one owner needs only a handful.
@@ -82,16 +92,29 @@ func openKey(open map[string]bool) string {
 }
 
 // sendCached answers with a cached page, a fresh requestId in each of its
-// forms, encoded by sendHTML like every other page. Compressing per response
-// costs about 0.1 ms for Home (make bench); it is what lets the IDs differ
-// per device while the read and render are shared.
-func sendCached(c *fiber.Ctx, e cachedPage) error {
-	parts := make([][]byte, 0, 2*len(e.parts))
-	for i, p := range e.parts {
-		if i > 0 {
-			parts = append(parts, []byte(newRequestID()))
-		}
-		parts = append(parts, p)
+// forms, encoded as startHTML decides for every page.
+func sendCached(c *fiber.Ctx, page cachedPage) error {
+	ids := make([][]byte, len(page.parts)-1)
+	for i := range ids {
+		ids[i] = []byte(newRequestID())
 	}
-	return sendHTML(c, fiber.StatusOK, parts...)
+	if startHTML(c, fiber.StatusOK, page.size) {
+		if wholeGzipOnly {
+			return c.Send(compressPage(page.with(ids)...))
+		}
+		return c.Send(gzipCached(page, ids))
+	}
+	return c.Send(bytes.Join(page.with(ids), nil))
+}
+
+// with is the page's parts with ids[i] between parts i and i+1.
+func (page cachedPage) with(ids [][]byte) [][]byte {
+	out := make([][]byte, 0, 2*len(page.parts))
+	for i, p := range page.parts {
+		if i > 0 {
+			out = append(out, ids[i-1])
+		}
+		out = append(out, p)
+	}
+	return out
 }
