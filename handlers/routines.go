@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 // routinesStore is the Routines page and the owner's routine decisions.
 type routinesStore interface {
 	clock
+	Writes() int64
 	Routines(ctx context.Context) (models.RoutinesView, error)
 	StartTrial(ctx context.Context, cmd models.TrialCommand) (models.RoutineTrial, error)
 	EndTrial(ctx context.Context, trialID int64) error
@@ -43,11 +43,11 @@ type routinesHandlers struct {
 // reload never posts twice), a refused form by the page again with its
 // message beside that form.
 
-// showRoutines serves the Routines page from the page cache, keyed by
-// revision and minute like Home: a page of twenty routines with a year of
-// counts is hundreds of KB, so it is read and rendered once per commit.
+// showRoutines serves the Routines page from the page cache: a page of
+// twenty routines with a year of counts is hundreds of KB, so it is read
+// and rendered once per commit.
 func (s *routinesHandlers) showRoutines(c *fiber.Ctx) error {
-	key := fmt.Sprintf("routines|%d|%d", s.store.LatestRevision(), s.store.Now().Unix()/60)
+	key := cacheKey(s.store, "routines")
 	if page, ok := s.pages.get(key); ok {
 		return sendCached(c, page)
 	}
