@@ -42,11 +42,12 @@ func TestEveryModelsWriteGoesThroughCommit(t *testing.T) {
 
 // TestStoreListenersHearOnlyFromCommitted holds "committed is the one
 // after-commit seam" for the store's own listeners: the wake-up long polls
-// (signalDirty) and the session cache (forgetSessions) are told by
+// (signalDirty) and the event streams waiting for a session's end
+// (sessionsEnded) are told by
 // committed alone, never by a service after its own write.
 func TestStoreListenersHearOnlyFromCommitted(t *testing.T) {
 	fset, files := goFiles(t, "models", false)
-	for _, listener := range []string{"signalDirty", "forgetSessions"} {
+	for _, listener := range []string{"signalDirty", "sessionsEnded"} {
 		found := 0
 		for _, f := range files {
 			for _, c := range callsOf(fset, f, listener) {

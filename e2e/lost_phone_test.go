@@ -11,13 +11,13 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"hearth/handlers"
 	"hearth/internal/poll"
-	"hearth/models"
 )
 
 // revocationDeadline bounds the waits for a logout-all from the CLI (another
 // process) to reach the server and the phone: a deadline, not a measurement.
-const revocationDeadline = models.SessionTrustWindow + 30*time.Second
+const revocationDeadline = handlers.SessionRecheck + 30*time.Second
 
 // keepHome loads Home through the service worker, so the phone keeps a copy.
 func (tb *tab) keepHome() {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"hearth/models"
+	"hearth/handlers"
 )
 
 // openOwnerEvents opens /events as the logged-in owner o and returns a
@@ -58,7 +58,7 @@ func openOwnerEvents(t *testing.T, o *ownerClient) <-chan struct{} {
 // TestEventsStreamEndsWithItsSessionAcrossProcesses: an open Home keeps
 // receiving the owner's data over /events; a logout in the browser ends
 // the stream at once, and a logout-all from the CLI (another process,
-// writing the database) within the 10 s trust window.
+// writing the database) within handlers.SessionRecheck.
 func TestEventsStreamEndsWithItsSessionAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, "", "--demo")
@@ -78,12 +78,12 @@ func TestEventsStreamEndsWithItsSessionAcrossProcesses(t *testing.T) {
 	res := runHearth(t, nil, "owner", "logout-all", "--data", srv.DataDir)
 	wantExit(t, res, 0, "stdout", "Ended 2 owner session(s)")
 	// The window plus slack for a loaded machine: a deadline, not a measurement.
-	deadline := time.After(models.SessionTrustWindow + 5*time.Second)
+	deadline := time.After(handlers.SessionRecheck + 5*time.Second)
 	for i, s := range streams {
 		select {
 		case <-s:
 		case <-deadline:
-			t.Fatalf("stream %d still open %s after logout-all", i, models.SessionTrustWindow+5*time.Second)
+			t.Fatalf("stream %d still open %s after logout-all", i, handlers.SessionRecheck+5*time.Second)
 		}
 	}
 }

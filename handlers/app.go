@@ -76,7 +76,7 @@ type Config struct {
 	Heartbeat time.Duration
 	// SessionRecheck is how often an open /events stream re-reads its
 	// session, to end when another process (the CLI's logout-all or
-	// passwd) ended it; default models.SessionTrustWindow. A logout in this
+	// passwd) ended it; default SessionRecheck. A logout in this
 	// process ends the stream at once.
 	SessionRecheck time.Duration
 	// Beeper reads chats and sends confirmed replies; nil leaves Messages
@@ -116,7 +116,6 @@ type Server struct {
 	hub   *Hub
 	hosts map[string]bool // Config.Hosts, normalised
 	pages *fifoCache[cachedPage]
-	cards *fifoCache[string]
 	// answers are page-level POSTs' answers, for the GET after their 303.
 	answers *answers
 }
@@ -147,7 +146,19 @@ func storesOf(store *models.Store) stores {
 
 // newApp is New over each area's store.
 func newApp(st stores, cfg Config) *fiber.App {
-	s := &Server{cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: newFIFOCache[cachedPage](pageCacheSize), cards: newFIFOCache[string](cardCacheSize), answers: newAnswers()}
+	return newAppCaches(st, cfg, caches{pages: newFIFOCache[cachedPage](pageCacheSize), contexts: newFIFOCache[[]byte](2)})
+}
+
+// caches are the app's render caches; a nil one keeps nothing (a
+// benchmark's app without it).
+type caches struct {
+	pages    *fifoCache[cachedPage]
+	contexts *fifoCache[[]byte]
+}
+
+// newAppCaches is newApp with the given caches.
+func newAppCaches(st stores, cfg Config, kept caches) *fiber.App {
+	s := &Server{cfg: cfg, log: cfg.Log, hub: cfg.Hub, hosts: hostSet(cfg.Hosts), pages: kept.pages, answers: newAnswers()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -158,7 +169,7 @@ func newApp(st stores, cfg Config) *fiber.App {
 	home := &homeHandlers{Server: s, store: st.home}
 	msgs := &messagesHandlers{Server: s, store: st.messages}
 	requests := &requestsHandlers{Server: s, store: st.requests, home: home, messages: msgs}
-	agentAPI := &agentHandlers{Server: s, store: st.agent, contexts: newFIFOCache[[]byte](2)}
+	agentAPI := &agentHandlers{Server: s, store: st.agent, contexts: kept.contexts}
 	wake := &wakeHandlers{Server: s, store: st.wake}
 	observations := &observationsHandlers{Server: s, store: st.observations}
 	schedules := &schedulesHandlers{Server: s, store: st.schedules}

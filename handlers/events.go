@@ -20,7 +20,7 @@ import (
 type eventsStore interface {
 	Revision(ctx context.Context) (int64, error)
 	SessionsEnded() <-chan struct{}
-	RecheckSession(ctx context.Context, token string) error
+	AuthenticateSession(ctx context.Context, token string) (models.OwnerSession, error)
 }
 
 // eventsHandlers stream commits to the owner's pages.
@@ -205,6 +205,10 @@ func (s *eventsHandlers) streamEvents(c *fiber.Ctx) error {
 	return nil
 }
 
+// SessionRecheck is how often an open stream re-reads its session by
+// default, to end when another process (the CLI) ended it.
+const SessionRecheck = 10 * time.Second
+
 // sessionWatch tells a stream when the owner session that opened it ends.
 // Its channels are nil (never ready) for a stream without a session: the
 // Tailscale owner has none to end.
@@ -222,7 +226,7 @@ func (s *eventsHandlers) watchSession(id identity) *sessionWatch {
 	}
 	every := s.cfg.SessionRecheck
 	if every <= 0 {
-		every = models.SessionTrustWindow
+		every = SessionRecheck
 	}
 	w := &sessionWatch{store: s.store, ticker: time.NewTicker(every),
 		// A copy: the cookie's bytes belong to the request, which the
@@ -238,7 +242,8 @@ func (w *sessionWatch) alive() bool {
 	w.ended = w.store.SessionsEnded()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return !errors.Is(w.store.RecheckSession(ctx, w.token), models.ErrUnauthorized)
+	_, err := w.store.AuthenticateSession(ctx, w.token)
+	return !errors.Is(err, models.ErrUnauthorized)
 }
 
 func (w *sessionWatch) stop() {

@@ -85,7 +85,7 @@ func (es *eventStream) waitClosed(t *testing.T, why string) {
 }
 
 // eventsApp is Home's app with a hub on a real listener; recheck is how
-// often a stream re-reads its session (0: the default trust window).
+// often a stream re-reads its session (0: SessionRecheck).
 func eventsApp(t *testing.T, recheck time.Duration) (*testApp, string) {
 	t.Helper()
 	hub := handlers.NewHub()

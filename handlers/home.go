@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -76,13 +75,10 @@ func (s *homeHandlers) showLive(c *fiber.Ctx) error {
 }
 
 // cachedHome serves a Home render from the page cache, rendering it on a
-// miss. The key holds the store's write count besides the revision: the
-// Beeper watch records messages (Home's owed replies) without a revision.
+// miss.
 func (s *homeHandlers) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData) templ.Component) error {
 	open := openSet(c)
-	key := func() string {
-		return fmt.Sprintf("%s|%d|%d|%d|%s", kind, s.store.LatestRevision(), s.store.Writes(), s.store.Now().Unix()/60, openKey(open))
-	}
+	key := func() string { return cacheKey(s.store, kind+"|"+openKey(open)) }
 	// A cached page was rendered after today's occurrences were ensured at
 	// the same revision and minute (so on the same day): nothing is missing.
 	if page, ok := s.pages.get(key()); ok {
@@ -429,12 +425,9 @@ func (s *homeHandlers) autosaveDraftEdit(c *fiber.Ctx, id, activity string, form
 }
 
 // showPeople serves People from the page cache, reading and rendering it
-// on a miss. The key holds the revision, the store's write count (an
-// observation or the Beeper watch changes what People shows, such as a
-// chat's title, without a new revision) and the minute (the correction
-// lists say how long ago).
+// on a miss.
 func (s *homeHandlers) showPeople(c *fiber.Ctx) error {
-	k := fmt.Sprintf("people|%d|%d|%d", s.store.LatestRevision(), s.store.Writes(), s.store.Now().Unix()/60)
+	k := cacheKey(s.store, "people")
 	if page, ok := s.pages.get(k); ok {
 		return sendCached(c, page)
 	}

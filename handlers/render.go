@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
-	"hash/maphash"
 	"strings"
 	"sync"
 
@@ -103,27 +102,42 @@ const minGzipBytes = 200
 // compressOthers leaves it alone.
 const localEncoded = "hearth.encoded"
 
-// sendHTML writes HTML parts as one body with status: UTF-8, Vary on
-// Accept-Encoding, and gzip at BestSpeed when the client takes it. It is the
-// one place an HTML answer's encoding is decided, for rendered pages and
-// fragments and for the page cache's renders alike. BestSpeed, because for a
-// page of hundreds of KB (Routines with a year of twenty routines) the
-// middleware's default level cost more than the render (make bench).
+// htmlToMiddleware and wholeGzipOnly are a benchmark's switches
+// (BenchmarkHTMLEncoding): HTML left to compressOthers, as Fiber's
+// compress middleware would, and cached pages gzipped whole per response.
+var htmlToMiddleware, wholeGzipOnly bool
+
+// sendHTML writes HTML parts as one body with status, gzip at BestSpeed
+// when the client takes it. BestSpeed, because for a page of hundreds of KB
+// (Routines with a year of twenty routines) the middleware's default level
+// cost more than the render (BenchmarkHTMLEncoding/routines-after-commit:
+// 1.8-2.1x).
 func sendHTML(c *fiber.Ctx, status int, parts ...[]byte) error {
-	c.Status(status)
-	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
-	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
-	c.Locals(localEncoded, true)
 	size := 0
 	for _, p := range parts {
 		size += len(p)
 	}
-	if size >= minGzipBytes && strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
-		c.Set(fiber.HeaderContentEncoding, "gzip")
+	if startHTML(c, status, size) {
 		return c.Send(compressPage(parts...))
 	}
 	// A copy: the parts may be a pooled buffer that is reused once this returns.
 	return c.Send(bytes.Join(parts, nil))
+}
+
+// startHTML sets an HTML answer's status and headers (UTF-8, Vary on
+// Accept-Encoding) and says whether it goes gzipped: the one place an HTML
+// answer's encoding is decided, for rendered pages, fragments and cached
+// pages alike.
+func startHTML(c *fiber.Ctx, status, size int) (gzipped bool) {
+	c.Status(status)
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
+	c.Locals(localEncoded, !htmlToMiddleware)
+	if htmlToMiddleware || size < minGzipBytes || !strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
+		return false
+	}
+	c.Set(fiber.HeaderContentEncoding, "gzip")
+	return true
 }
 
 // gzipWriters are reused: a new writer allocates its tables, which cost
@@ -133,16 +147,11 @@ var gzipWriters = sync.Pool{New: func() any {
 	return zw
 }}
 
-// compressPage gzips the parts of a page as one stream. A page of
-// chunkedGzipBytes or more is compressed in chunks kept between responses
-// (gzipChunked); a smaller one in one go.
+// compressPage gzips the parts of a page as one stream.
 func compressPage(parts ...[]byte) []byte {
 	size := 0
 	for _, p := range parts {
 		size += len(p)
-	}
-	if size >= chunkedGzipBytes {
-		return gzipChunked(parts)
 	}
 	var buf bytes.Buffer
 	buf.Grow(max(16<<10, size/6)) // HTML compresses about tenfold: one allocation
@@ -156,114 +165,57 @@ func compressPage(parts ...[]byte) []byte {
 	return buf.Bytes()
 }
 
-// Pages are compressed in chunks whose deflate output is kept, so a
-// response compresses only what changed since an earlier one: after a
-// commit most of Home or Routines is the bytes of the render before, and
-// a cached page's per-response requestIds no longer make the whole page be
-// compressed again (gzip was a third of Routines' render, make bench).
-//
-// A part (the text between requestIds) is cut where its content says (a
-// tag whose preceding bytes hash to a mark), so chunks after a changed
-// row line up again. Each chunk is deflated on its own, byte-aligned (a
-// sync flush), with the 32 KB before it in the same part as its window;
-// requestIds and other short parts go as stored blocks. Deflate blocks
-// concatenate, so the response is one gzip member: header, the chunks'
-// blocks, a final empty block, and the CRC and size of the whole.
-const (
-	// Smaller answers are compressed in one go: Home (60 KB) changes in
-	// most chunks after a commit, and a chunk compressed anew pays for
-	// loading its 32 KB window too, so chunks made Home's render no faster.
-	chunkedGzipBytes = 128 << 10
-	minChunkBytes    = 16 << 10
-	maxChunkBytes    = 32 << 10 // deflate's window: the bytes before a chunk it may refer to
-	storedPartBytes  = 512      // shorter parts are not worth a chunk
-	chunkCacheSize   = 1024
-)
+// A cached page is compressed once, when it is cached: each part between
+// its requestIds is deflated on its own, byte-aligned (a sync flush), and
+// a response is a gzip member made of those blocks with its own IDs as
+// stored blocks between them, a final empty block, and the CRC and size of
+// the whole. Deflate blocks concatenate, so this is one ordinary gzip
+// stream. It is what makes a cache hit cheap: against gzipping the page
+// again per response, Home 2.2-3.6x, Routines 5.4-6.9x faster
+// (BenchmarkHTMLEncoding/*-steady, load ~25).
 
-// gzipChunkCache keeps each chunk's deflate output by the chunk's bytes and
-// the window it was compressed against, named by two 64-bit hashes of the
-// chunk and one of the window (content addresses; the seeds are random per
-// process).
-var gzipChunkCache = newFIFOCache[[]byte](chunkCacheSize)
-
-var chunkSeeds = [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
-
-// flateWriters compress single chunks.
+// flateWriters deflate the parts of cached pages.
 var flateWriters = sync.Pool{New: func() any {
 	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
 	return fw
 }}
 
+// deflatePart is p deflated, sync-flushed and not final.
+func deflatePart(p []byte) []byte {
+	var buf bytes.Buffer
+	buf.Grow(len(p)/4 + 64)
+	fw := flateWriters.Get().(*flate.Writer)
+	fw.Reset(&buf)
+	fw.Write(p)
+	fw.Flush()
+	fw.Reset(nil) // drop the reference to buf
+	flateWriters.Put(fw)
+	return buf.Bytes()
+}
+
 // gzipHeader is a gzip member header: deflate, no name, no time, OS unknown.
 var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
 
-func gzipChunked(parts [][]byte) []byte {
-	size := 0
-	for _, p := range parts {
-		size += len(p)
-	}
-	out := bytes.NewBuffer(make([]byte, 0, max(16<<10, size/6)))
+// gzipCached is page with ids[i] between its parts i and i+1, gzipped from
+// the parts' kept deflate blocks.
+func gzipCached(page cachedPage, ids [][]byte) []byte {
+	out := bytes.NewBuffer(make([]byte, 0, page.deflatedSize+len(ids)*64+32))
 	out.Write(gzipHeader)
-	crc := uint32(0)
-	for _, p := range parts {
+	crc, size := uint32(0), 0
+	for i, p := range page.parts {
+		if i > 0 {
+			writeStored(out, ids[i-1])
+			crc = crc32.Update(crc, crc32.IEEETable, ids[i-1])
+			size += len(ids[i-1])
+		}
+		out.Write(page.deflated[i])
 		crc = crc32.Update(crc, crc32.IEEETable, p)
-		if len(p) < storedPartBytes {
-			writeStored(out, p)
-			continue
-		}
-		for start := 0; start < len(p); {
-			end := chunkEnd(p, start)
-			out.Write(deflateChunk(p[start:end], p[max(0, start-maxChunkBytes):start]))
-			start = end
-		}
+		size += len(p)
 	}
 	out.Write([]byte{1, 0, 0, 0xff, 0xff}) // the final block, empty and stored
 	out.Write(binary.LittleEndian.AppendUint32(nil, crc))
 	out.Write(binary.LittleEndian.AppendUint32(nil, uint32(size)))
 	return out.Bytes()
-}
-
-// chunkEnd is where the chunk of p that begins at start ends: before the
-// first tag at least minChunkBytes on whose preceding 32 bytes hash to a
-// mark (one tag in 32), at most maxChunkBytes on, or at the end of p.
-func chunkEnd(p []byte, start int) int {
-	limit := min(len(p), start+maxChunkBytes)
-	if len(p)-start <= minChunkBytes+storedPartBytes {
-		return len(p)
-	}
-	for i := start + minChunkBytes; i < limit; i++ {
-		j := bytes.IndexByte(p[i:limit], '<')
-		if j < 0 {
-			break
-		}
-		i += j
-		if maphash.Bytes(chunkSeeds[0], p[i-32:i])&31 == 0 {
-			return i
-		}
-	}
-	return limit
-}
-
-// deflateChunk is chunk deflated (a sync flush, no final block) with window
-// as the bytes before it, from the cache when it was compressed before.
-func deflateChunk(chunk, window []byte) []byte {
-	key := string(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(
-		binary.LittleEndian.AppendUint64(nil, maphash.Bytes(chunkSeeds[1], chunk)),
-		maphash.Bytes(chunkSeeds[2], chunk)), maphash.Bytes(chunkSeeds[1], window)))
-	if z, ok := gzipChunkCache.get(key); ok {
-		return z
-	}
-	var buf bytes.Buffer
-	buf.Grow(len(chunk)/4 + 64)
-	fw := flateWriters.Get().(*flate.Writer)
-	fw.ResetDict(&buf, window)
-	fw.Write(chunk)
-	fw.Flush()
-	fw.ResetDict(nil, nil) // drop the references to the page
-	flateWriters.Put(fw)
-	z := buf.Bytes()
-	gzipChunkCache.put(key, z)
-	return z
 }
 
 // writeStored writes p as stored (uncompressed) deflate blocks, not final.

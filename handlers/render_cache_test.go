@@ -44,9 +44,8 @@ func gzipPage(t *testing.T, ta *testApp, path string, cookie *http.Cookie) []byt
 
 // TestKeptRendersMatchAColdRenderAfterCommits renders Home and Routines
 // after each of a series of commits through the app that keeps renders
-// between requests (the page cache, the Routines cards and trial
-// summaries, the gzip chunks) and through a new app on the same store that
-// has kept nothing, and requires the same HTML byte for byte.
+// between requests (the page cache and its deflated parts) and through a
+// new app on the same store that has kept nothing, and requires the same HTML byte for byte.
 func TestKeptRendersMatchAColdRenderAfterCommits(t *testing.T) {
 	ta, cookie := routineApp(t)
 	ta.try("morning", 1, 7, cookie)

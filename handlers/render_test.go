@@ -101,63 +101,54 @@ func TestRenderChoosesStatusCharsetEncodingAndFragment(t *testing.T) {
 	}
 }
 
-// TestChunkedGzipDecodesToEachPageAfterEdits compresses a series of large
-// pages, each an edit of the one before (a row changed, added or removed,
-// as after a commit), with short per-response parts between them as a
-// cached page's requestIds are, and checks that each response decodes to
-// exactly its page: chunks kept from earlier pages (and their windows)
-// must never leak into a later one. It also checks that an unchanged
-// page's chunks are reused rather than compressed again.
-func TestChunkedGzipDecodesToEachPageAfterEdits(t *testing.T) {
-	rows := make([]string, 2000) // about 180 KB: above chunkedGzipBytes
+// TestACachedPageGzipsToItsHTMLWithEachResponsesIDs caches pages with
+// requestId placeholders at the start, the end, side by side, in a large
+// page and not at all, and checks that each response's gzip (the parts
+// deflated once, the IDs between them) decodes to exactly the page with
+// that response's IDs, as one gzip member with nothing after it.
+func TestACachedPageGzipsToItsHTMLWithEachResponsesIDs(t *testing.T) {
+	rows := make([]string, 2000) // about 180 KB, parts longer than a stored block
 	for i := range rows {
 		rows[i] = fmt.Sprintf(`<li data-row data-id="row-%03d"><button class="head">Row %d: %s</button></li>`, i, i, strings.Repeat("words ", i%7))
 	}
-	page := func() []byte { return []byte("<html><body><ul>" + strings.Join(rows, "\n") + "</ul></body></html>") }
-	decode := func(t *testing.T, z []byte) []byte {
-		t.Helper()
-		zr, err := gzip.NewReader(bytes.NewReader(z))
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr.Multistream(false)
-		got, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
+	big := strings.Join(rows, "\n")
+	pages := map[string]string{
+		"no placeholder":     "<html><body>" + big + "</body></html>",
+		"one in the middle":  "<html><body>" + big[:len(big)/3] + idPlaceholder + big[len(big)/3:] + "</body></html>",
+		"at start and end":   idPlaceholder + "<p>between</p>" + idPlaceholder,
+		"side by side":       "<form>" + idPlaceholder + idPlaceholder + "</form>",
+		"only a placeholder": idPlaceholder,
+		"empty":              "",
 	}
-	for step := range 40 {
-		switch step % 3 {
-		case 0:
-			rows[(step*397)%len(rows)] = fmt.Sprintf(`<li data-row data-id="changed-%d"><button class="head">Changed at step %d</button></li>`, step, step)
-		case 1:
-			rows = append(rows[:step], rows[step+1:]...)
-		case 2:
-			rows = append(rows[:step*5], append([]string{fmt.Sprintf("<li>new %d</li>", step)}, rows[step*5:]...)...)
-		}
-		html := page()
-		if len(html) < chunkedGzipBytes {
-			t.Fatalf("the page is %d bytes, below chunkedGzipBytes: nothing is chunked", len(html))
-		}
-		cut := len(html) / 3
-		id := []byte(fmt.Sprintf("req-%d", step))
-		parts := [][]byte{html[:cut], id, html[cut:]}
-		want := bytes.Join(parts, nil)
-		if got := decode(t, compressPage(parts...)); !bytes.Equal(got, want) {
-			t.Fatalf("step %d: the response decodes to %d bytes, want the page's %d", step, len(got), len(want))
-		}
-		if got := decode(t, compressPage(html)); !bytes.Equal(got, html) {
-			t.Fatalf("step %d: the whole page decodes to %d bytes, want %d", step, len(got), len(html))
-		}
-	}
-	html := page()
-	compressPage(html)
-	before := len(gzipChunkCache.order)
-	if got := decode(t, compressPage(html)); !bytes.Equal(got, html) {
-		t.Fatal("the same page again decodes to other bytes")
-	}
-	if after := len(gzipChunkCache.order); after != before {
-		t.Errorf("the same page again compressed %d chunks anew, want none", after-before)
+	for name, html := range pages {
+		t.Run(name, func(t *testing.T) {
+			page := newCachedPage([]byte(html))
+			for response := range 2 {
+				ids := make([][]byte, len(page.parts)-1)
+				for i := range ids {
+					ids[i] = []byte(fmt.Sprintf("req-%d-%d", response, i))
+				}
+				want := bytes.Join(page.with(ids), nil)
+				if n := strings.Count(html, idPlaceholder); len(ids) != n || bytes.Contains(want, []byte(idPlaceholder)) {
+					t.Fatalf("%d IDs for %d placeholders", len(ids), n)
+				}
+				r := bytes.NewReader(gzipCached(page, ids))
+				zr, err := gzip.NewReader(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				zr.Multistream(false)
+				got, err := io.ReadAll(zr)
+				if err != nil {
+					t.Fatalf("response %d does not decode: %v", response, err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("response %d decodes to %d bytes, want the page's %d with its IDs", response, len(got), len(want))
+				}
+				if r.Len() != 0 {
+					t.Fatalf("response %d: %d bytes after the gzip member", response, r.Len())
+				}
+			}
+		})
 	}
 }

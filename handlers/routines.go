@@ -1,17 +1,14 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/internal/contract"
@@ -23,6 +20,7 @@ import (
 // routinesStore is the Routines page and the owner's routine decisions.
 type routinesStore interface {
 	clock
+	Writes() int64
 	Routines(ctx context.Context) (models.RoutinesView, error)
 	StartTrial(ctx context.Context, cmd models.TrialCommand) (models.RoutineTrial, error)
 	EndTrial(ctx context.Context, trialID int64) error
@@ -45,11 +43,11 @@ type routinesHandlers struct {
 // reload never posts twice), a refused form by the page again with its
 // message beside that form.
 
-// showRoutines serves the Routines page from the page cache, keyed by
-// revision and minute like Home: a page of twenty routines with a year of
-// counts is hundreds of KB, so it is read and rendered once per commit.
+// showRoutines serves the Routines page from the page cache: a page of
+// twenty routines with a year of counts is hundreds of KB, so it is read
+// and rendered once per commit.
 func (s *routinesHandlers) showRoutines(c *fiber.Ctx) error {
-	key := fmt.Sprintf("routines|%d|%d", s.store.LatestRevision(), s.store.Now().Unix()/60)
+	key := cacheKey(s.store, "routines")
 	if page, ok := s.pages.get(key); ok {
 		return sendCached(c, page)
 	}
@@ -60,48 +58,7 @@ func (s *routinesHandlers) showRoutines(c *fiber.Ctx) error {
 	// Each proposal form's requestId is a placeholder in the cached render,
 	// filled per response, so two devices never share one.
 	d := views.RoutinesData{View: v, RequestIDs: proposalIDs(v, func() string { return idPlaceholder })}
-	if d.Rendered, d.RenderedWeek, err = s.routineCards(c, d); err != nil {
-		return err
-	}
 	return s.renderCached(c, key, views.Routines(d))
-}
-
-// routineCards renders each card, and each active trial's summary under
-// "How it is going", or takes it from those kept since an earlier render:
-// both are kept by the card's version (which changes whenever its data may
-// have) and the owner's day; neither shows a time relative to now, so they
-// survive the minute. After a commit on one routine only that card and its
-// summary are rendered again (the summaries' strips were a fifth of the
-// page's render after a commit, make bench).
-func (s *routinesHandlers) routineCards(c *fiber.Ctx, d views.RoutinesData) (cards, weeks map[string]string, err error) {
-	cards = make(map[string]string, len(d.View.Routines))
-	weeks = map[string]string{}
-	var buf bytes.Buffer
-	keep := func(out map[string]string, key, id string, comp templ.Component) error {
-		if html, ok := s.cards.get(key); ok {
-			out[id] = html
-			return nil
-		}
-		buf.Reset()
-		if err := comp.Render(c.UserContext(), &buf); err != nil {
-			return err
-		}
-		out[id] = buf.String()
-		s.cards.put(key, out[id])
-		return nil
-	}
-	for _, card := range d.View.Routines {
-		key := card.ID + "|" + card.Version + "|" + d.View.Day.Date
-		if err := keep(cards, key, card.ID, views.RoutineCardOf(d, card)); err != nil {
-			return nil, nil, err
-		}
-		if card.ActiveTrial != nil {
-			if err := keep(weeks, "week|"+key, card.ID, views.WeekCardOf(d, card)); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	return cards, weeks, nil
 }
 
 // proposalIDs gives each undecided proposal's form a requestId.

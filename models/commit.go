@@ -2,10 +2,7 @@ package models
 
 import (
 	"context"
-	"maps"
 	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -100,10 +97,9 @@ const (
 	// touchWake is a wake-up mark (markDirty): it wakes the long-polls
 	// waiting in DirtyChanged.
 	touchWake = "wake"
-	// touchSessions ends every cached owner session; touchSession+hash
-	// ends the one with that token hash (see forgetSessions).
+	// touchSessions is an end of owner sessions (a logout, logout-all or a
+	// new passphrase): it wakes the event streams waiting in SessionsEnded.
 	touchSessions = "sessions"
-	touchSession  = "session:"
 )
 
 // touchRoutine names a change of what a routine's counts are computed
@@ -153,10 +149,10 @@ type Notifier interface {
 // transaction committed, and nothing else tells a listener of a change. It
 // fans out, in this order, to the write count (Writes: every commit, one at
 // revision 0 too, so page caches that show bookkeeping key on it), the
-// Routines card versions and the newest revision (LatestRevision, which
-// caches key on), the store's own listeners named by a change key (the
-// long-polls waiting for a wake-up mark, DirtyChanged; the session cache,
-// forgetSessions), and the notifier (the SSE hub). A commit at revision 0
+// newest revision (LatestRevision, which caches key on), the store's own
+// listeners named by a change key (the long-polls waiting for a wake-up
+// mark, DirtyChanged; open event streams waiting for a session's end,
+// SessionsEnded), and the notifier (the SSE hub). A commit at revision 0
 // never reaches the hub, whose events are revisions: a page that shows
 // bookkeeping reads it anew through a cache keyed on Writes.
 //
@@ -167,7 +163,6 @@ type Notifier interface {
 func (s *Store) committed(rev int64, changed []string) {
 	s.writes.Add(1)
 	if rev != 0 {
-		s.cards.committed(rev, changed)
 		for {
 			seen := s.latest.Load()
 			if rev <= seen || s.latest.CompareAndSwap(seen, rev) {
@@ -176,10 +171,9 @@ func (s *Store) committed(rev int64, changed []string) {
 		}
 	}
 	for _, k := range changed {
-		if hash, ok := strings.CutPrefix(k, touchSession); ok {
-			s.forgetSessions(hash)
-		} else if k == touchSessions {
-			s.forgetSessions("")
+		if k == touchSessions {
+			s.sessionsEnded()
+			break
 		}
 	}
 	if slices.Contains(changed, touchWake) {
@@ -196,41 +190,5 @@ func (s *Store) committed(rev int64, changed []string) {
 // storeKey reports whether a change key names one of the store's own
 // listeners rather than a change pages show.
 func storeKey(k string) bool {
-	return k == touchWake || k == touchSessions || strings.HasPrefix(k, touchSession)
-}
-
-// cardVersions says, per routine, the newest revision that changed what its
-// Routines card shows: a commit naming "routine:X" changes X's card; one
-// naming a request (a proposal's status) or a publication (evidence, source
-// refs) may change any card. Versions only grow, and a read takes them
-// before its snapshot, so a card rendered from data is never labelled with
-// a version older than the data; a label newer than the data only costs a
-// render.
-type cardVersions struct {
-	mu      sync.Mutex
-	routine map[string]int64
-	global  int64
-}
-
-func (v *cardVersions) committed(rev int64, changed []string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for _, key := range changed {
-		switch {
-		case strings.HasPrefix(key, "routine:"):
-			if v.routine == nil {
-				v.routine = map[string]int64{}
-			}
-			v.routine[strings.TrimPrefix(key, "routine:")] = rev
-		case strings.HasPrefix(key, "request:"), key == "publication":
-			v.global = rev
-		}
-	}
-}
-
-// version is routineID's card version.
-func (v *cardVersions) snapshot() (map[string]int64, int64) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return maps.Clone(v.routine), v.global
+	return k == touchWake || k == touchSessions
 }

@@ -27,10 +27,7 @@ type RoutinesView struct {
 // RoutineCard is one routine: its current revision, where it stands
 // (ideal, candidate, active, retired), its history and what was recorded.
 type RoutineCard struct {
-	ID string
-	// Version changes whenever what the card shows may have changed (see
-	// cardVersions); with the day and minute it keys a rendered card.
-	Version   string
+	ID        string
 	Current   contract.RoutineRevisionView
 	Revisions []contract.RoutineRevisionView // newest first
 	// Standing is "active" while a trial runs, else the current revision's status.
@@ -101,7 +98,6 @@ func (t RoutineTrial) view() contract.TrialView {
 // Routines reads the Routines page.
 func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 	var v RoutinesView
-	versions, global := s.cards.snapshot() // before the snapshot: a label is never older than the data
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
 		var err error
@@ -131,7 +127,7 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 		for _, d := range defs {
 			dv := s.metrics.view(d)
 			if len(v.Routines) == 0 || v.Routines[len(v.Routines)-1].ID != d.RoutineID {
-				v.Routines = append(v.Routines, RoutineCard{ID: d.RoutineID, Current: dv, Version: fmt.Sprintf("%d.%d", versions[d.RoutineID], global)})
+				v.Routines = append(v.Routines, RoutineCard{ID: d.RoutineID, Current: dv})
 				evidence = append(evidence, dv.EvidenceIDs...)
 			}
 			card := &v.Routines[len(v.Routines)-1]

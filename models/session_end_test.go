@@ -6,18 +6,19 @@ import (
 	"testing"
 )
 
-// TestRecheckSessionSeesAnEndCommittedByAnotherStore: a second Store on
-// the same file is what the CLI's logout-all opens; its end reaches this
-// Store's cache only through a fresh read.
-func TestRecheckSessionSeesAnEndCommittedByAnotherStore(t *testing.T) {
+// TestASessionEndedByAnotherStoreIsRefusedAtOnce: a second Store on the
+// same file is what the CLI's logout-all opens; the next request after it
+// is refused, with no verification trusted from before.
+func TestASessionEndedByAnotherStoreIsRefusedAtOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, _ := newTestStore(t)
 	must(t, s.SetOwnerPassphrase(ctx, "correct horse battery"))
 	token, err := s.Login(ctx, "correct horse battery")
 	must(t, err)
-	_, err = s.AuthenticateSession(ctx, token) // now cached
-	must(t, err)
+	if _, err := s.AuthenticateSession(ctx, token); err != nil {
+		t.Fatalf("a fresh session: %v", err)
+	}
 
 	cli, err := OpenExisting(ctx, s.DataDir(), Options{})
 	must(t, err)
@@ -25,14 +26,8 @@ func TestRecheckSessionSeesAnEndCommittedByAnotherStore(t *testing.T) {
 	if _, err := cli.LogoutAll(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AuthenticateSession(ctx, token); err != nil {
-		t.Fatalf("within the trust window the cached verification stands: %v", err)
-	}
-	if err := s.RecheckSession(ctx, token); !errors.Is(err, ErrUnauthorized) {
-		t.Fatalf("RecheckSession after another store's logout-all: %v, want ErrUnauthorized", err)
-	}
 	if _, err := s.AuthenticateSession(ctx, token); !errors.Is(err, ErrUnauthorized) {
-		t.Fatalf("a recheck that found the session gone left it cached: %v", err)
+		t.Fatalf("after another store's logout-all: %v, want ErrUnauthorized", err)
 	}
 }
 
@@ -61,7 +56,7 @@ func TestSessionsEndedIsSignalledByEveryWayASessionEnds(t *testing.T) {
 		default:
 			t.Fatalf("%s: SessionsEnded not closed when %s returned", name, name)
 		}
-		if err := s.RecheckSession(ctx, token); !errors.Is(err, ErrUnauthorized) {
+		if _, err := s.AuthenticateSession(ctx, token); !errors.Is(err, ErrUnauthorized) {
 			t.Fatalf("%s: the session is still there: %v", name, err)
 		}
 	}

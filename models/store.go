@@ -83,11 +83,6 @@ type Store struct {
 	// was pending (0: not looked yet), so pages settle them for free while
 	// there are none (see AcceptedSends).
 	noAcceptedAt atomic.Int64
-	// sessions caches verified owner sessions briefly (see AuthenticateSession).
-	sessions sync.Map // token hash → time.Time (cached until)
-	// sessionsEnded counts committed logouts, so a session read that raced
-	// one does not stay cached (see forgetSessions).
-	sessionsEnded atomic.Uint64
 	// sessionEnd is closed at the next session end (see SessionsEnded).
 	sessionEndMu sync.Mutex
 	sessionEnd   chan struct{}
@@ -100,9 +95,6 @@ type Store struct {
 	// busy handler; _txlock=immediate and busy_timeout still cover other
 	// processes (the CLI) writing to the same file.
 	writeMu sync.Mutex
-
-	// cards versions the Routines page's cards (see cardVersions).
-	cards cardVersions
 
 	// dirty is closed at the next dirty-job mark (see DirtyChanged).
 	dirtyMu sync.Mutex

@@ -24,20 +24,7 @@ type RoutinesData struct {
 	RequestIDs map[string]string
 	// Problem is a refused form, shown beside that form with what was sent.
 	Problem *FormProblem
-	// Rendered are cards already rendered for this data, by routine ID,
-	// written as they are (the handler keeps cards between commits).
-	Rendered map[string]string
-	// RenderedWeek are active trials' summaries (weekCard) already
-	// rendered, by routine ID, kept like Rendered.
-	RenderedWeek map[string]string
 }
-
-// RoutineCardOf renders one routine's card alone, for the handler to keep.
-func RoutineCardOf(d RoutinesData, c models.RoutineCard) templ.Component { return routineCard(d, c) }
-
-// WeekCardOf renders one active trial's summary alone (c has an active
-// trial), for the handler to keep.
-func WeekCardOf(d RoutinesData, c models.RoutineCard) templ.Component { return weekCard(d, c) }
 
 // FormProblem is why a form on the Routines page was refused, and the
 // values it carried so the owner need not type them again.
