@@ -167,6 +167,13 @@ func setAside(tx *gorm.DB, items []WaitingItem, now time.Time) (map[string]time.
 // waitingActivities are the reply drafts to review and the tasks the agent
 // raised (push's activity kinds) that the owner has not settled: dated
 // ones from their day on, so an unfinished one never silently leaves.
+//
+// No index orders open activities by age, so the inner query walks every
+// open one; it sorts only their keys and the outer query reads the rest for
+// the few it keeps (joining each walked row to its state, person and draft
+// was half the read with thousands open). closed_at IS NULL already means
+// not settled: every decision and publication keeps closed_at in step
+// with the state (applyDecision, upsertActivity).
 func waitingActivities(tx *gorm.DB, now time.Time, day Day) ([]WaitingItem, error) {
 	var rows []struct {
 		ID, Kind, Title, Reason string
@@ -177,16 +184,16 @@ func waitingActivities(tx *gorm.DB, now time.Time, day Day) ([]WaitingItem, erro
 	}
 	err := tx.Raw(`SELECT a.id, a.kind, a.title, a.reason, a.draft_id, a.created_at, COALESCE(p.name, '') AS person_name,
 			COALESCE(d.chat_id, '') AS chat_id, s.state, s.until
-		FROM activities a INDEXED BY activities_window
+		FROM (SELECT o.rowid AS r, o.created_at AS c, o.id AS i FROM activities o INDEXED BY activities_window
+			WHERE o.closed_at IS NULL AND o.occurrence_date <= ? AND o.retracted_at IS NULL
+				AND o.kind IN ? AND o.parent_id IS NULL AND o.id NOT LIKE ?
+			ORDER BY o.created_at, o.id LIMIT ?) w
+		CROSS JOIN activities a ON a.rowid = w.r
 		LEFT JOIN activity_states s ON s.activity_id = a.id
 		LEFT JOIN people p ON p.id = a.person_id
 		LEFT JOIN reply_drafts d ON d.id = a.draft_id
-		WHERE a.closed_at IS NULL AND a.occurrence_date <= ? AND a.retracted_at IS NULL
-			AND a.kind IN ? AND a.parent_id IS NULL AND a.id NOT LIKE ?
-			AND (s.state IS NULL OR s.state NOT IN ?)
-		ORDER BY a.created_at, a.id LIMIT ?`,
-		day.Date, activityKinds, contract.HearthIDPrefix+"%", []string{StateCompleted, StatePartial, StateSkipped, StateDismissed},
-		2*maxWaitingPerKind).Scan(&rows).Error
+		ORDER BY w.c, w.i`,
+		day.Date, activityKinds, contract.HearthIDPrefix+"%", 2*maxWaitingPerKind).Scan(&rows).Error
 	if err != nil {
 		return nil, err
 	}
