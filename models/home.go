@@ -282,7 +282,7 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		if v.Mine, err = ownerItemsOnHome(tx, v.Day); err != nil {
 			return err
 		}
-		v.Waiting, err = waitingList(tx, now, v.Day)
+		v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater)
 		return err
 	})
 	if err != nil {

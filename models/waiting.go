@@ -84,19 +84,25 @@ func (s *Store) Waiting(ctx context.Context) (WaitingView, error) {
 		if err != nil {
 			return err
 		}
-		v, err = waitingList(tx, now, day)
+		own, err := ownSchedules(tx)
+		if err != nil {
+			return err
+		}
+		v, err = waitingList(tx, now, day, own)
 		return err
 	})
 	return v, classifyPush("waiting", err)
 }
 
 // waitingList gathers the list on day: each kind's read, then the set-aside
-// ones apart.
-func waitingList(tx *gorm.DB, now time.Time, day Day) (WaitingView, error) {
+// ones apart. own are the owner's own replies for later (ownSchedules),
+// which Home reads anyway; the held ones among them wait on the owner.
+func waitingList(tx *gorm.DB, now time.Time, day Day, own []ScheduledSend) (WaitingView, error) {
 	var v WaitingView
 	var items []WaitingItem
+	ownHeld := func(*gorm.DB, time.Time, Day) ([]WaitingItem, error) { return ownHeldSends(own), nil }
 	for _, read := range []func(*gorm.DB, time.Time, Day) ([]WaitingItem, error){
-		waitingActivities, waitingProposals, waitingHeldSends, waitingSchedules, waitingRuns,
+		waitingActivities, waitingProposals, ownHeld, waitingHeldSends, waitingSchedules, waitingRuns,
 	} {
 		got, err := read(tx, now, day)
 		if err != nil {
@@ -167,6 +173,13 @@ func setAside(tx *gorm.DB, items []WaitingItem, now time.Time) (map[string]time.
 // waitingActivities are the reply drafts to review and the tasks the agent
 // raised (push's activity kinds) that the owner has not settled: dated
 // ones from their day on, so an unfinished one never silently leaves.
+//
+// No index orders open activities by age, so the inner query walks every
+// open one; it sorts only their keys and the outer query reads the rest for
+// the few it keeps (joining each walked row to its state, person and draft
+// was half the read with thousands open). closed_at IS NULL already means
+// not settled: every decision and publication keeps closed_at in step
+// with the state (applyDecision, upsertActivity).
 func waitingActivities(tx *gorm.DB, now time.Time, day Day) ([]WaitingItem, error) {
 	var rows []struct {
 		ID, Kind, Title, Reason string
@@ -177,16 +190,16 @@ func waitingActivities(tx *gorm.DB, now time.Time, day Day) ([]WaitingItem, erro
 	}
 	err := tx.Raw(`SELECT a.id, a.kind, a.title, a.reason, a.draft_id, a.created_at, COALESCE(p.name, '') AS person_name,
 			COALESCE(d.chat_id, '') AS chat_id, s.state, s.until
-		FROM activities a INDEXED BY activities_window
+		FROM (SELECT o.rowid AS r, o.created_at AS c, o.id AS i FROM activities o INDEXED BY activities_window
+			WHERE o.closed_at IS NULL AND o.occurrence_date <= ? AND o.retracted_at IS NULL
+				AND o.kind IN ? AND o.parent_id IS NULL AND o.id NOT LIKE ?
+			ORDER BY o.created_at, o.id LIMIT ?) w
+		CROSS JOIN activities a ON a.rowid = w.r
 		LEFT JOIN activity_states s ON s.activity_id = a.id
 		LEFT JOIN people p ON p.id = a.person_id
 		LEFT JOIN reply_drafts d ON d.id = a.draft_id
-		WHERE a.closed_at IS NULL AND a.occurrence_date <= ? AND a.retracted_at IS NULL
-			AND a.kind IN ? AND a.parent_id IS NULL AND a.id NOT LIKE ?
-			AND (s.state IS NULL OR s.state NOT IN ?)
-		ORDER BY a.created_at, a.id LIMIT ?`,
-		day.Date, activityKinds, contract.HearthIDPrefix+"%", []string{StateCompleted, StatePartial, StateSkipped, StateDismissed},
-		2*maxWaitingPerKind).Scan(&rows).Error
+		ORDER BY w.c, w.i`,
+		day.Date, activityKinds, contract.HearthIDPrefix+"%", 2*maxWaitingPerKind).Scan(&rows).Error
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +272,26 @@ func waitingProposals(tx *gorm.DB, _ time.Time, _ Day) ([]WaitingItem, error) {
 	return out, nil
 }
 
+// ownHeldSends are the held ones among the owner's own replies for later
+// (each chat's newest, no draft), up to maxWaitingPerKind, longest held first.
+func ownHeldSends(own []ScheduledSend) []WaitingItem {
+	held := slices.DeleteFunc(slices.Clone(own), func(sc ScheduledSend) bool { return sc.State != ScheduleHeld })
+	slices.SortStableFunc(held, func(a, b ScheduledSend) int {
+		return cmp.Or(a.UpdatedAt.Compare(b.UpdatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	out := make([]WaitingItem, 0, min(len(held), maxWaitingPerKind))
+	for _, sc := range held[:min(len(held), maxWaitingPerKind)] {
+		title := "Your own reply for later was held"
+		if sc.ChatTitle != "" {
+			title = "Your own reply in " + sc.ChatTitle + " was held"
+		}
+		out = append(out, WaitingItem{Key: fmt.Sprintf("held-send:%d", sc.ID), Kind: WaitHeldSend, Title: title,
+			Detail: "Not sent: " + sc.Note + ". “" + preview(sc.Body, pushPreview) + "”", Since: sc.UpdatedAt,
+			ChatID: sc.ChatID, ID: fmt.Sprint(sc.ID)})
+	}
+	return out
+}
+
 // waitingHeldSends are sends for later that were held (the chat or the
 // draft moved on) while their draft is still open: the owner reviews again.
 func waitingHeldSends(tx *gorm.DB, _ time.Time, _ Day) ([]WaitingItem, error) {
@@ -278,23 +311,7 @@ func waitingHeldSends(tx *gorm.DB, _ time.Time, _ Day) ([]WaitingItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The owner's own replies for later have no draft: each chat's newest one, held.
-	var own []ScheduledSend
-	if err := tx.Raw(`SELECT sc.* FROM scheduled_sends sc
-		WHERE sc.id IN (SELECT MAX(id) FROM scheduled_sends WHERE draft_id IS NULL GROUP BY chat_id) AND sc.state = ?
-		ORDER BY sc.updated_at, sc.id LIMIT ?`, ScheduleHeld, maxWaitingPerKind).Scan(&own).Error; err != nil {
-		return nil, err
-	}
-	out := make([]WaitingItem, 0, len(rows)+len(own))
-	for _, sc := range own {
-		title := "Your own reply for later was held"
-		if sc.ChatTitle != "" {
-			title = "Your own reply in " + sc.ChatTitle + " was held"
-		}
-		out = append(out, WaitingItem{Key: fmt.Sprintf("held-send:%d", sc.ID), Kind: WaitHeldSend, Title: title,
-			Detail: "Not sent: " + sc.Note + ". “" + preview(sc.Body, pushPreview) + "”", Since: sc.UpdatedAt,
-			ChatID: sc.ChatID, ID: fmt.Sprint(sc.ID)})
-	}
+	out := make([]WaitingItem, 0, len(rows))
 	for _, r := range rows {
 		title := "A reply for later was held"
 		if r.PersonName != "" {
@@ -529,7 +546,11 @@ func (s *Store) SetAside(ctx context.Context, key string, until time.Time) error
 		if err != nil {
 			return err
 		}
-		v, err := waitingList(t.DB, t.now, day)
+		own, err := ownSchedules(t.DB)
+		if err != nil {
+			return err
+		}
+		v, err := waitingList(t.DB, t.now, day, own)
 		if err != nil {
 			return err
 		}
