@@ -190,7 +190,7 @@ func waitingActivities(tx *gorm.DB, now time.Time, day Day) ([]WaitingItem, erro
 	}
 	err := tx.Raw(`SELECT a.id, a.kind, a.title, a.reason, a.draft_id, a.created_at, COALESCE(p.name, '') AS person_name,
 			COALESCE(d.chat_id, '') AS chat_id, s.state, s.until
-		FROM (SELECT o.rowid AS r, o.created_at AS c, o.id AS i FROM activities o INDEXED BY activities_window
+		FROM (SELECT o.rowid AS r, o.created_at AS c, o.id AS i FROM activities o INDEXED BY activities_open_by_age
 			WHERE o.closed_at IS NULL AND o.occurrence_date <= ? AND o.retracted_at IS NULL
 				AND o.kind IN ? AND o.parent_id IS NULL AND o.id NOT LIKE ?
 			ORDER BY o.created_at, o.id LIMIT ?) w
