@@ -47,7 +47,7 @@ type runsHandlers struct {
 func (s *runsHandlers) startRun(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the run was refused", refuse: runError},
 		func(body []byte) (contract.RunStart, int, error) {
-			in, err := models.DecodeRunStart(body)
+			in, err := contract.DecodeRunStart(body)
 			if err != nil {
 				return contract.RunStart{}, 0, err
 			}
@@ -77,7 +77,7 @@ func (s *runsHandlers) finishInvocation(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the invocation report was refused",
 		conflictMessage: "this invocation was reported with a different outcome or usage", refuse: runError},
 		func(body []byte) (contract.InvocationView, int, error) {
-			in, err := models.DecodeInvocationFinish(body)
+			in, err := contract.DecodeInvocationFinish(body)
 			if err != nil {
 				return contract.InvocationView{}, 0, err
 			}
@@ -90,7 +90,7 @@ func (s *runsHandlers) finishInvocation(c *fiber.Ctx) error {
 func (s *runsHandlers) finishRun(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the outcome was refused", refuse: runError},
 		func(body []byte) (contract.RunView, int, error) {
-			in, err := models.DecodeRunFinish(body)
+			in, err := contract.DecodeRunFinish(body)
 			if err != nil {
 				return contract.RunView{}, 0, err
 			}

@@ -567,18 +567,6 @@ func decodeStrict(body []byte, v any) error {
 	return err
 }
 
-// DecodeRunStart reads POST /api/runs.
-func DecodeRunStart(body []byte) (contract.RunStartIn, error) {
-	var in contract.RunStartIn
-	return in, decodeStrict(body, &in)
-}
-
-// DecodeRunFinish reads POST /api/runs/{id}/finish.
-func DecodeRunFinish(body []byte) (contract.RunFinishIn, error) {
-	var in contract.RunFinishIn
-	return in, decodeStrict(body, &in)
-}
-
 // ownRun checks that runner started runID (a runner claims only its own runs).
 func (s *Store) ownRun(ctx context.Context, runner, runID string) error {
 	var n int64

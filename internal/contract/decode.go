@@ -1,0 +1,56 @@
+package contract
+
+import (
+	"errors"
+	"regexp"
+
+	"hearth/internal/strictjson"
+)
+
+// decodeStrict decodes an API body as strictly as a publication: a syntax
+// error as *strictjson.SyntaxError, a shape error as *ValidationError.
+func decodeStrict(body []byte, v any) error {
+	_, err := strictjson.DecodeAndHash(body, v)
+	var shape *strictjson.ShapeError
+	if errors.As(err, &shape) {
+		return &ValidationError{Errors: shape.Errors}
+	}
+	return err
+}
+
+// DecodeRunStart reads POST /api/runs.
+func DecodeRunStart(body []byte) (RunStartIn, error) {
+	var in RunStartIn
+	return in, decodeStrict(body, &in)
+}
+
+// DecodeRunFinish reads POST /api/runs/{id}/finish.
+func DecodeRunFinish(body []byte) (RunFinishIn, error) {
+	var in RunFinishIn
+	return in, decodeStrict(body, &in)
+}
+
+// DecodeInvocationFinish reads POST /api/runs/{id}/invocations/{n}/finish.
+func DecodeInvocationFinish(body []byte) (InvocationFinishIn, error) {
+	var in InvocationFinishIn
+	return in, decodeStrict(body, &in)
+}
+
+// leaseID is LeasePattern, compiled.
+var leaseID = regexp.MustCompile(LeasePattern)
+
+// DecodeWakeAck reads POST /api/agent-wake/ack.
+func DecodeWakeAck(body []byte) (WakeAck, error) {
+	var in WakeAck
+	if err := decodeStrict(body, &in); err != nil {
+		return in, err
+	}
+	v := &Validator{}
+	if !leaseID.MatchString(in.LeaseID) {
+		v.Add("/leaseId", "not a lease ID from GET /api/agent-wake", "32 lowercase hex digits", QuoteFound(in.LeaseID))
+	}
+	if len(v.Errs) > 0 {
+		return in, &ValidationError{Errors: v.Errs}
+	}
+	return in, nil
+}
