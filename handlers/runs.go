@@ -22,7 +22,7 @@ type runsStore interface {
 	FinishRun(ctx context.Context, runner, runID string, in contract.RunFinishIn) (contract.RunView, error)
 	ResolveRun(ctx context.Context, runID string) (contract.RunView, error)
 	Runs(ctx context.Context) (models.RunsView, error)
-	ReportAgentHealth(ctx context.Context, credentialID string, body []byte) (models.AgentHealthView, error)
+	ReportAgentHealth(ctx context.Context, credentialID string, in contract.AgentHealthIn) (models.AgentHealthView, error)
 }
 
 // reportAgentHealth is POST /api/agent-health: the runner's word on its
@@ -30,7 +30,11 @@ type runsStore interface {
 func (s *runsHandlers) reportAgentHealth(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the health report was refused", refuse: runError},
 		func(body []byte) (models.AgentHealthView, int, error) {
-			h, err := s.store.ReportAgentHealth(c.UserContext(), identityOf(c).agent.ID, body)
+			in, err := contract.DecodeAgentHealth(body)
+			if err != nil {
+				return models.AgentHealthView{}, 0, err
+			}
+			h, err := s.store.ReportAgentHealth(c.UserContext(), identityOf(c).agent.ID, in)
 			return h, fiber.StatusOK, err
 		})
 }

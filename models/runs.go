@@ -13,7 +13,6 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/internal/schedule"
-	"hearth/internal/strictjson"
 )
 
 // Run is one run of a job by the runner.
@@ -554,17 +553,6 @@ func (s *Store) HomeRunNotice(ctx context.Context, costs CostPolicy) (RunNotice,
 		return RunNotice{}, classify("run notice", err)
 	}
 	return n, nil
-}
-
-// decodeStrict decodes an API body as strictly as a publication: a syntax
-// error as *strictjson.SyntaxError, a shape error as *ValidationError.
-func decodeStrict(body []byte, v any) error {
-	_, err := strictjson.DecodeAndHash(body, v)
-	var shape *strictjson.ShapeError
-	if errors.As(err, &shape) {
-		return &contract.ValidationError{Errors: shape.Errors}
-	}
-	return err
 }
 
 // ownRun checks that runner started runID (a runner claims only its own runs).

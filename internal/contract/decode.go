@@ -2,7 +2,9 @@ package contract
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
+	"unicode/utf8"
 
 	"hearth/internal/strictjson"
 )
@@ -51,6 +53,25 @@ func DecodeWakeAck(body []byte) (WakeAck, error) {
 	}
 	if len(v.Errs) > 0 {
 		return in, &ValidationError{Errors: v.Errs}
+	}
+	return in, nil
+}
+
+// DecodeAgentHealth reads POST /api/agent-health and checks its shape.
+// Errors: *strictjson.SyntaxError, *ValidationError.
+func DecodeAgentHealth(body []byte) (AgentHealthIn, error) {
+	var in AgentHealthIn
+	if err := decodeStrict(body, &in); err != nil {
+		return AgentHealthIn{}, err
+	}
+	v := &Validator{}
+	v.ID("/agent", in.Agent)
+	v.Enum("/state", in.State, HealthStates)
+	if n := utf8.RuneCountInString(in.Detail); n > MaxHealthDetail {
+		v.Add("/detail", fmt.Sprintf("too long: %d characters", n), fmt.Sprintf("at most %d characters", MaxHealthDetail), fmt.Sprintf("%d characters", n))
+	}
+	if len(v.Errs) > 0 {
+		return AgentHealthIn{}, &ValidationError{Errors: v.Errs}
 	}
 	return in, nil
 }
