@@ -185,7 +185,7 @@ func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 		if _, err := s.EnsureOccurrences(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.CreateRequest(ctx, []byte(fmt.Sprintf(`{"requestId":"r%03d","kind":"note","text":"hi"}`, day))); err != nil {
+		if _, _, err := createRequest(s, ctx, []byte(fmt.Sprintf(`{"requestId":"r%03d","kind":"note","text":"hi"}`, day))); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: fmt.Sprintf("chat-%03d", day), AccountID: "acc"}); err != nil {

@@ -468,7 +468,7 @@ func TestContextListsRequestsSettledInTheLastFourteenDays(t *testing.T) {
 	s, now := newTestStore(t)
 	ctx := context.Background()
 	for _, id := range []string{"req-old", "req-done", "req-open"} {
-		if _, _, err := s.CreateRequest(ctx, []byte(`{"requestId":"`+id+`","kind":"note","text":"hi"}`)); err != nil {
+		if _, _, err := createRequest(s, ctx, []byte(`{"requestId":"`+id+`","kind":"note","text":"hi"}`)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -364,7 +364,7 @@ func (g *seeder) day(ctx context.Context, day time.Time, i int) error {
 			l.clock.set(l.at(day, 20, 15))
 			id := "seed-request-" + date
 			body, _ := json.Marshal(map[string]any{"requestId": id, "kind": "note", "text": "Remember that Ana prefers early starts."})
-			if _, _, err := s.CreateRequest(ctx, body); err != nil {
+			if err := createRequest(ctx, s, body); err != nil {
 				return fmt.Errorf("request %s: %w", id, err)
 			}
 			g.requests = append(g.requests, id)

@@ -75,3 +75,25 @@ func DecodeAgentHealth(body []byte) (AgentHealthIn, error) {
 	}
 	return in, nil
 }
+
+// DecodeRequest reads POST /api/agent-requests and checks its shape, and
+// returns it with the canonical hash of the body, which tells a replay of
+// its requestId from another request. Errors: *strictjson.SyntaxError,
+// *ValidationError.
+func DecodeRequest(body []byte) (RequestIn, string, error) {
+	var in RequestIn
+	hash, err := strictjson.DecodeAndHash(body, &in)
+	var shape *strictjson.ShapeError
+	switch {
+	case errors.As(err, &shape):
+		return RequestIn{}, "", &ValidationError{Errors: shape.Errors}
+	case err != nil:
+		return RequestIn{}, "", err
+	}
+	v := &Validator{}
+	in.Validate(v)
+	if len(v.Errs) > 0 {
+		return RequestIn{}, "", &ValidationError{Errors: v.Errs}
+	}
+	return in, hash, nil
+}

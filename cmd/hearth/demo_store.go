@@ -1,0 +1,22 @@
+package main
+
+import (
+	"context"
+
+	"hearth/internal/contract"
+	"hearth/models"
+)
+
+// The demo and the seeder write their publications, requests and
+// observations as JSON, as an agent would post them, and hand them to the
+// store the way the API does: decoded and checked by the contract first.
+
+// createRequest stores an owner request's JSON.
+func createRequest(ctx context.Context, store *models.Store, body []byte) error {
+	in, hash, err := contract.DecodeRequest(body)
+	if err != nil {
+		return err
+	}
+	_, _, err = store.CreateRequest(ctx, in, hash)
+	return err
+}

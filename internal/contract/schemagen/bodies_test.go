@@ -1,0 +1,20 @@
+package schemagen_test
+
+import (
+	"context"
+
+	"hearth/internal/contract"
+	"hearth/models"
+)
+
+// The server's answer to a body is the contract's decoding and checks,
+// then the store's service, as the API takes them.
+
+// createRequest stores an owner request's JSON.
+func createRequest(s *models.Store, ctx context.Context, body []byte) (contract.RequestView, bool, error) {
+	in, hash, err := contract.DecodeRequest(body)
+	if err != nil {
+		return contract.RequestView{}, false, err
+	}
+	return s.CreateRequest(ctx, in, hash)
+}

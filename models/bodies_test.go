@@ -1,0 +1,19 @@
+package models
+
+import (
+	"context"
+
+	"hearth/internal/contract"
+)
+
+// Tests that build the JSON an agent would post hand it to the store as
+// the API does: decoded and checked by internal/contract, then the service.
+
+// createRequest stores an owner request's JSON.
+func createRequest(s *Store, ctx context.Context, body []byte) (contract.RequestView, bool, error) {
+	in, hash, err := contract.DecodeRequest(body)
+	if err != nil {
+		return contract.RequestView{}, false, err
+	}
+	return s.CreateRequest(ctx, in, hash)
+}
