@@ -17,3 +17,12 @@ func createRequest(s *Store, ctx context.Context, body []byte) (contract.Request
 	}
 	return s.CreateRequest(ctx, in, hash)
 }
+
+// createSchedule creates a schedule from its JSON.
+func createSchedule(s *Store, ctx context.Context, actor Actor, body []byte) (ScheduleReceipt, bool, error) {
+	in, hash, err := contract.DecodeSchedule(body)
+	if err != nil {
+		return ScheduleReceipt{}, false, err
+	}
+	return s.CreateSchedule(ctx, actor, in, hash)
+}

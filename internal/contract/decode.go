@@ -97,3 +97,30 @@ func DecodeRequest(body []byte) (RequestIn, string, error) {
 	}
 	return in, hash, nil
 }
+
+// DecodeSchedule reads POST /api/schedules and checks its IDs, and returns
+// it with the canonical hash of the body, which tells a replay of its
+// requestKey from another create. Its timing rule, zone and limits are
+// checked by the store, with the schedule rules it owns. Errors:
+// *strictjson.SyntaxError, *ValidationError.
+func DecodeSchedule(body []byte) (ScheduleIn, string, error) {
+	var in ScheduleIn
+	hash, err := strictjson.DecodeAndHash(body, &in)
+	var shape *strictjson.ShapeError
+	switch {
+	case errors.As(err, &shape):
+		return ScheduleIn{}, "", &ValidationError{Errors: shape.Errors}
+	case err != nil:
+		return ScheduleIn{}, "", err
+	}
+	v := &Validator{}
+	v.ID("/requestKey", in.RequestKey)
+	v.ID("/job", in.Job)
+	if in.ID != nil {
+		v.ID("/id", *in.ID)
+	}
+	if len(v.Errs) > 0 {
+		return ScheduleIn{}, "", &ValidationError{Errors: v.Errs}
+	}
+	return in, hash, nil
+}
