@@ -337,11 +337,11 @@ func recordMessage(t *txn, chat WatchedChat, m WatchedMessage, change string) er
 	if _, err := strictjson.DecodeAndHash(body, &in); err != nil {
 		return fmt.Errorf("message %s: %w", m.ID, err)
 	}
-	o, err := checkObservation(in, "")
+	o, err := contract.CheckObservation(in, "")
 	if err != nil {
 		return fmt.Errorf("message %s: %w", m.ID, err)
 	}
-	o.in.Actor = contract.ActorHearth
+	o.In.Actor = contract.ActorHearth
 	_, err = recordObservation(t.DB, o, "", t.now)
 	var dup *contract.DuplicateObservationError
 	if errors.As(err, &dup) {
