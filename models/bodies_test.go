@@ -26,3 +26,21 @@ func createSchedule(s *Store, ctx context.Context, actor Actor, body []byte) (Sc
 	}
 	return s.CreateSchedule(ctx, actor, in, hash)
 }
+
+// postObservation records one observation's JSON.
+func postObservation(s *Store, ctx context.Context, credentialID string, body []byte) (contract.ObservationReceipt, error) {
+	obs, err := contract.DecodeObservation(body)
+	if err != nil {
+		return contract.ObservationReceipt{}, err
+	}
+	return s.RecordObservation(ctx, credentialID, obs)
+}
+
+// postObservationBatch records a batch's JSON.
+func postObservationBatch(s *Store, ctx context.Context, credentialID string, body []byte) ([]ObservationOutcome, error) {
+	batch, err := contract.DecodeObservationBatch(body)
+	if err != nil {
+		return nil, err
+	}
+	return s.RecordObservations(ctx, credentialID, batch)
+}

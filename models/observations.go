@@ -12,7 +12,6 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
-	"hearth/internal/strictjson"
 )
 
 // Observation is one stored version of (source, ref).
@@ -49,24 +48,14 @@ func (o Observation) view() contract.ObservationView {
 		ContentHash: o.ContentHash, ReceivedAt: o.ReceivedAt}
 }
 
-// RecordObservation stores one observation posted by credentialID. Errors:
-// *strictjson.SyntaxError (400), *ValidationError (422),
+// RecordObservation stores one observation posted by credentialID, as
+// contract.DecodeObservation checked it. Errors:
 // *DuplicateObservationError (409); anything else is transient.
-func (s *Store) RecordObservation(ctx context.Context, credentialID string, body []byte) (contract.ObservationReceipt, error) {
-	var in contract.ObservationIn
-	_, err := strictjson.DecodeAndHash(body, &in) // DecodeAndHash refuses a body JCS cannot represent
-	var shape *strictjson.ShapeError
-	switch {
-	case errors.As(err, &shape):
-		return contract.ObservationReceipt{}, &contract.ValidationError{Errors: contract.HashHints(shape.Errors, "")}
-	case err != nil:
-		return contract.ObservationReceipt{}, err
-	}
-	obs, err := contract.CheckObservation(in, "")
-	if err != nil {
-		return contract.ObservationReceipt{}, err
-	}
-	var rc contract.ObservationReceipt
+func (s *Store) RecordObservation(ctx context.Context, credentialID string, obs contract.Observation) (contract.ObservationReceipt, error) {
+	var (
+		rc  contract.ObservationReceipt
+		err error
+	)
 	err = s.write(ctx, func(tx *gorm.DB) error {
 		rc, err = recordObservation(tx, obs, credentialID, s.clock())
 		return err
@@ -81,40 +70,21 @@ func (s *Store) RecordObservation(ctx context.Context, credentialID string, body
 	return rc, nil
 }
 
-// RecordObservations stores a batch in one transaction. Each item stands
-// alone, as if posted singly in order: its outcome is a receipt or the
-// error the single POST would answer, and its dedup sees the items before
-// it. Errors refuse the whole batch: *strictjson.SyntaxError and
-// *ValidationError of the envelope (not an object, unknown fields, over
-// MaxObservationBatch items); anything else is transient and writes nothing.
-func (s *Store) RecordObservations(ctx context.Context, credentialID string, body []byte) ([]ObservationOutcome, error) {
-	var batch contract.ObservationBatchIn
-	_, err := strictjson.DecodeAndHash(body, &batch)
-	var shape *strictjson.ShapeError
-	switch {
-	case errors.As(err, &shape):
-		return nil, &contract.ValidationError{Errors: shape.Errors}
-	case err != nil:
-		return nil, err
-	}
-	v := &contract.Validator{}
-	if !v.Count("/observations", len(batch.Observations), contract.MaxObservationBatch) {
-		return nil, &contract.ValidationError{Errors: v.Errs}
-	}
-	outcomes := make([]ObservationOutcome, len(batch.Observations))
-	checked := make([]contract.CheckedObservation, len(batch.Observations))
-	for i, raw := range batch.Observations {
-		prefix := fmt.Sprintf("/observations/%d", i)
-		var in contract.ObservationIn
-		if err := raw.Bind(&in); err != nil {
-			if errors.As(err, &shape) {
-				outcomes[i].Err = &contract.ValidationError{Errors: contract.HashHints(shape.Errors, prefix)}
-				continue
-			}
-			return nil, fmt.Errorf("models: record observations: %w", err)
+// RecordObservations stores a batch, as contract.DecodeObservationBatch
+// decoded it, in one transaction. Each item stands alone, as if posted
+// singly in order: its outcome is a receipt or the error the single POST
+// would answer (its refusal, or *DuplicateObservationError), and its dedup
+// sees the items before it. An error writes nothing and is transient.
+func (s *Store) RecordObservations(ctx context.Context, credentialID string, batch []contract.DecodedObservation) ([]ObservationOutcome, error) {
+	outcomes := make([]ObservationOutcome, len(batch))
+	checked := make([]contract.Observation, len(batch))
+	for i, item := range batch {
+		checked[i] = item.Observation
+		if item.Invalid != nil {
+			outcomes[i].Err = item.Invalid
 		}
-		checked[i], outcomes[i].Err = contract.CheckObservation(in, prefix)
 	}
+	var err error
 	err = s.write(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
 		for i := range outcomes {
@@ -142,26 +112,26 @@ func (s *Store) RecordObservations(ctx context.Context, credentialID string, bod
 
 // recordObservation dedups against the latest stored version of (source,
 // ref), whatever its status, and otherwise appends a new version.
-func recordObservation(tx *gorm.DB, o contract.CheckedObservation, credentialID string, now time.Time) (contract.ObservationReceipt, error) {
+func recordObservation(tx *gorm.DB, o contract.Observation, credentialID string, now time.Time) (contract.ObservationReceipt, error) {
 	var latest []Observation
-	if err := tx.Select("id, content_hash, status, consumed_run_id").Where("source = ? AND ref = ?", o.In.Source, o.In.Ref).
+	if err := tx.Select("id, content_hash, status, consumed_run_id").Where("source = ? AND ref = ?", o.Source, o.Ref).
 		Order("id DESC").Limit(1).Find(&latest).Error; err != nil {
 		return contract.ObservationReceipt{}, err
 	}
 	action := contract.ActionCreated
 	if len(latest) > 0 {
-		if l := latest[0]; l.ContentHash == o.Hash {
+		if l := latest[0]; l.ContentHash == o.ContentHash {
 			return contract.ObservationReceipt{}, &contract.DuplicateObservationError{ObservationID: l.ID, ContentHash: l.ContentHash, Status: l.Status, ConsumedRunID: l.ConsumedRunID}
 		}
 		action = contract.ActionModified
 	}
-	row := Observation{Source: o.In.Source, Ref: o.In.Ref, ChangeType: o.In.ChangeType, Actor: o.In.Actor, Kind: o.In.Payload.Kind,
-		ProviderID: o.In.Payload.ProviderID, Raw: string(o.Raw), ContentHash: o.Hash, Status: contract.ObservationPending,
+	row := Observation{Source: o.Source, Ref: o.Ref, ChangeType: o.ChangeType, Actor: o.Actor, Kind: o.Kind,
+		ProviderID: o.ProviderID, Raw: string(o.Raw), ContentHash: o.ContentHash, Status: contract.ObservationPending,
 		CredentialID: credentialID, ReceivedAt: now}
 	if err := tx.Create(&row).Error; err != nil {
 		return contract.ObservationReceipt{}, err
 	}
-	return contract.ObservationReceipt{Action: action, ContentHash: o.Hash, ObservationID: row.ID}, nil
+	return contract.ObservationReceipt{Action: action, ContentHash: o.ContentHash, ObservationID: row.ID}, nil
 }
 
 // observationPage lists pending observations by id, oldest first. A page

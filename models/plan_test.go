@@ -174,7 +174,7 @@ func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 				"payload": map[string]any{"kind": "message", "providerId": "beeper", "raw": map[string]any{"text": "hello"}}}
 		}
 		body, _ := json.Marshal(map[string]any{"observations": items})
-		if _, err := s.RecordObservations(ctx, "cred-test", body); err != nil {
+		if _, err := postObservationBatch(s, ctx, "cred-test", body); err != nil {
 			t.Fatal(err)
 		}
 		if day%14 == 0 {

@@ -20,3 +20,12 @@ func createRequest(ctx context.Context, store *models.Store, body []byte) error 
 	_, _, err = store.CreateRequest(ctx, in, hash)
 	return err
 }
+
+// recordObservations stores a batch of observations' JSON.
+func recordObservations(ctx context.Context, store *models.Store, credentialID string, body []byte) ([]models.ObservationOutcome, error) {
+	batch, err := contract.DecodeObservationBatch(body)
+	if err != nil {
+		return nil, err
+	}
+	return store.RecordObservations(ctx, credentialID, batch)
+}

@@ -444,7 +444,7 @@ func (g *seeder) messages(ctx context.Context, at time.Time) error {
 	if err != nil {
 		return err
 	}
-	outcomes, err := g.store().RecordObservations(ctx, g.agent, body)
+	outcomes, err := recordObservations(ctx, g.store(), g.agent, body)
 	if err != nil {
 		return fmt.Errorf("observations: %w", err)
 	}

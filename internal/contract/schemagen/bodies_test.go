@@ -18,3 +18,12 @@ func createRequest(s *models.Store, ctx context.Context, body []byte) (contract.
 	}
 	return s.CreateRequest(ctx, in, hash)
 }
+
+// recordObservation records one observation's JSON.
+func recordObservation(s *models.Store, ctx context.Context, credentialID string, body []byte) (contract.ObservationReceipt, error) {
+	obs, err := contract.DecodeObservation(body)
+	if err != nil {
+		return contract.ObservationReceipt{}, err
+	}
+	return s.RecordObservation(ctx, credentialID, obs)
+}

@@ -214,7 +214,7 @@ func TestAContextTheServerProducesValidates(t *testing.T) {
 	if _, _, err := createRequest(s, ctx, []byte(`{"requestId":"req-1","kind":"crm-edit","entityId":"ana","text":"moved","edit":{"field":"city","value":"Lisbon"}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RecordObservation(ctx, "cred", []byte(`{"source":"beeper:acc","ref":"m1","changeType":"created","actor":"agent","payload":{"kind":"message","providerId":"acc","raw":{"text":"hi"}}}`)); err != nil {
+	if _, err := recordObservation(s, ctx, "cred", []byte(`{"source":"beeper:acc","ref":"m1","changeType":"created","actor":"agent","payload":{"kind":"message","providerId":"acc","raw":{"text":"hi"}}}`)); err != nil {
 		t.Fatal(err)
 	}
 	ac, err := s.AgentContext(ctx)
