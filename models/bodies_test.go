@@ -44,3 +44,21 @@ func postObservationBatch(s *Store, ctx context.Context, credentialID string, bo
 	}
 	return s.RecordObservations(ctx, credentialID, batch)
 }
+
+// publish publishes a publication's JSON.
+func publish(s *Store, ctx context.Context, publisher string, body []byte) (contract.PublishReceipt, bool, error) {
+	pub, err := contract.DecodePublication(body)
+	if err != nil {
+		return contract.PublishReceipt{}, false, err
+	}
+	return s.Publish(ctx, publisher, pub)
+}
+
+// dryRun dry-runs a publication's JSON.
+func dryRun(s *Store, ctx context.Context, publisher string, body []byte) (contract.DryRunReport, error) {
+	pub, err := contract.DecodePublication(body)
+	if err != nil {
+		return contract.DryRunReport{}, err
+	}
+	return s.PublishDryRun(ctx, publisher, pub)
+}

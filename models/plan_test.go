@@ -224,7 +224,7 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		{"CompactContext", func() error { _, err := s.CompactContext(ctx); return err }},
 		{"Publish", func() error {
 			p := newPub("plan-publish", mustRevision(t, s)).Add("activities", task("fresh"))
-			_, _, err := s.Publish(ctx, "cred-test", p.JSON())
+			_, _, err := publish(s, ctx, "cred-test", p.JSON())
 			return err
 		}},
 		{"MarkDirty", func() error { return s.MarkDirty(ctx, "messages", "new message", 0) }},

@@ -73,7 +73,7 @@ func seedDemoWaiting(ctx context.Context, store *models.Store, clock *serveClock
 	if err != nil {
 		return err
 	}
-	if _, _, err := store.Publish(ctx, "demo", raw); err != nil {
+	if _, _, err := publish(ctx, store, "demo", raw); err != nil {
 		return fmt.Errorf("demo brief publication: %w", err)
 	}
 	cmd := models.SendCommand{SendKey: "demo-later-tomas", DraftID: draft, ChatID: beepertest.TomasChatID, Body: body, SourceMessageRevision: "3"}

@@ -513,7 +513,7 @@ func (g *seeder) publish(ctx context.Context, p map[string]any) error {
 	if err != nil {
 		return err
 	}
-	receipt, _, err := s.Publish(ctx, g.agent, body)
+	receipt, _, err := publish(ctx, s, g.agent, body)
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", runID, err)
 	}

@@ -465,7 +465,7 @@ func loadDemo(ctx context.Context, store *models.Store, dir string, clock *serve
 	if err != nil {
 		return err
 	}
-	if _, _, err = store.Publish(ctx, "demo", body); err != nil {
+	if _, _, err = publish(ctx, store, "demo", body); err != nil {
 		return err
 	}
 	return seedDemoHistory(ctx, store, clock, now)

@@ -124,3 +124,28 @@ func DecodeSchedule(body []byte) (ScheduleIn, string, error) {
 	}
 	return in, hash, nil
 }
+
+// Publication is a publication as the store takes it: decoded, its shape
+// checked and its body's canonical hash computed (CheckResult).
+type Publication struct {
+	Result Result
+	// Hash tells a replay of the runId from another publication.
+	Hash string
+	// Invalid holds the body's decoding and shape errors, nil when it has
+	// none. The store refuses such a publication only after it has looked
+	// up the runId's receipt and resolved the references, so one refusal
+	// names every problem.
+	Invalid *ValidationError
+}
+
+// DecodePublication reads POST /api/agent-results. A body that breaks the
+// contract is returned with its errors in Invalid, not as an error. Errors:
+// *strictjson.SyntaxError, the only thing that leaves nothing to check.
+func DecodePublication(body []byte) (Publication, error) {
+	r, hash, err := CheckResult(body)
+	var invalid *ValidationError
+	if err != nil && !errors.As(err, &invalid) {
+		return Publication{}, err
+	}
+	return Publication{Result: r, Hash: hash, Invalid: invalid}, nil
+}

@@ -27,3 +27,21 @@ func recordObservation(s *models.Store, ctx context.Context, credentialID string
 	}
 	return s.RecordObservation(ctx, credentialID, obs)
 }
+
+// publish publishes a publication's JSON.
+func publish(s *models.Store, ctx context.Context, publisher string, body []byte) (contract.PublishReceipt, bool, error) {
+	pub, err := contract.DecodePublication(body)
+	if err != nil {
+		return contract.PublishReceipt{}, false, err
+	}
+	return s.Publish(ctx, publisher, pub)
+}
+
+// dryRun dry-runs a publication's JSON.
+func dryRun(s *models.Store, ctx context.Context, publisher string, body []byte) (contract.DryRunReport, error) {
+	pub, err := contract.DecodePublication(body)
+	if err != nil {
+		return contract.DryRunReport{}, err
+	}
+	return s.PublishDryRun(ctx, publisher, pub)
+}

@@ -365,7 +365,7 @@ func dryRunStore(t *testing.T) *models.Store {
 // the syntax error, or nil when hearth would accept it.
 func serverPaths(t *testing.T, s *models.Store, body []byte) ([]string, error) {
 	t.Helper()
-	_, err := s.PublishDryRun(context.Background(), "cred", body)
+	_, err := dryRun(s, context.Background(), "cred", body)
 	var invalid *contract.ValidationError
 	var syntax *strictjson.SyntaxError
 	switch {

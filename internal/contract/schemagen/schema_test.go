@@ -195,7 +195,7 @@ func TestAContextTheServerProducesValidates(t *testing.T) {
 	if _, err := s.StartInvocation(ctx, "cred", "run"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Publish(ctx, "cred", body); err != nil {
+	if _, _, err := publish(s, ctx, "cred", body); err != nil {
 		t.Fatal(err)
 	}
 	cost := 0.25
