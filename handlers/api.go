@@ -22,8 +22,8 @@ type agentStore interface {
 	AgentContext(ctx context.Context) (contract.AgentContext, error)
 	CompactContext(ctx context.Context) (contract.AgentContext, error)
 	ContextPage(ctx context.Context, collection, cursor string) (any, error)
-	Publish(ctx context.Context, publisher string, body []byte) (contract.PublishReceipt, bool, error)
-	PublishDryRun(ctx context.Context, publisher string, body []byte) (contract.DryRunReport, error)
+	Publish(ctx context.Context, publisher string, pub contract.Publication) (contract.PublishReceipt, bool, error)
+	PublishDryRun(ctx context.Context, publisher string, pub contract.Publication) (contract.DryRunReport, error)
 }
 
 // agentHandlers answer the agent's context reads and publications.
@@ -144,7 +144,9 @@ type writeSpec struct {
 }
 
 // apiWrite is the skeleton of every JSON write of the API: read the body
-// (413, 415), call the service, answer its refusal, else send what it
+// (413, 415), call the write (the contract decodes the body, the store
+// takes the value), answer a contract refusal (400, 422, 409
+// idempotency_conflict), then spec.refuse, else send what the write
 // returned with the status it chose (201 created, 200 a replay).
 func apiWrite[T any](c *fiber.Ctx, spec writeSpec, call func(body []byte) (T, int, error)) error {
 	body, ok, err := jsonBody(c)
@@ -152,12 +154,6 @@ func apiWrite[T any](c *fiber.Ctx, spec writeSpec, call func(body []byte) (T, in
 		return err
 	}
 	out, status, err := call(body)
-	return respond(c, spec, out, status, err)
-}
-
-// respond is apiWrite after the service: a contract refusal (400, 422,
-// 409 idempotency_conflict), then spec.refuse, then out with status.
-func respond[T any](c *fiber.Ctx, spec writeSpec, out T, status int, err error) error {
 	if done, rerr := refusal(c, err, spec.invalidCode, spec.invalidMessage, spec.conflictMessage); done {
 		return rerr
 	}
@@ -192,31 +188,40 @@ var publishSpec = writeSpec{invalidCode: "invalid_result",
 		return err
 	}}
 
+// dryRunSpec answers a dry run's refusals.
+var dryRunSpec = writeSpec{invalidCode: "invalid_result",
+	invalidMessage: "the result would be rejected; nothing was stored. Fix every error listed"}
+
+// publishResult is POST /api/agent-results: 201 with the receipt, 200 with
+// the original receipt for a replay. With ?dryRun=true it validates the
+// publication fully and answers what it would change, writing nothing and
+// storing no receipt, so the same runId can publish it afterwards.
 func (s *agentHandlers) publishResult(c *fiber.Ctx) error {
-	body, ok, err := jsonBody(c)
-	if !ok {
-		return err
-	}
 	switch c.Query("dryRun") {
 	case "", "false":
+		return apiWrite(c, publishSpec, func(body []byte) (contract.PublishReceipt, int, error) {
+			pub, err := contract.DecodePublication(body)
+			if err != nil {
+				return contract.PublishReceipt{}, 0, err
+			}
+			receipt, replayed, err := s.store.Publish(c.UserContext(), identityOf(c).agent.ID, pub)
+			return receipt, createdOr200(!replayed), err
+		})
 	case "true":
-		return s.dryRunResult(c, body)
-	default:
-		return apiError(c, fiber.StatusBadRequest, "bad_request", "dryRun is true or false", fiber.Map{"found": c.Query("dryRun")})
+		return apiWrite(c, dryRunSpec, func(body []byte) (contract.DryRunReport, int, error) {
+			pub, err := contract.DecodePublication(body)
+			if err != nil {
+				return contract.DryRunReport{}, 0, err
+			}
+			report, err := s.store.PublishDryRun(c.UserContext(), identityOf(c).agent.ID, pub)
+			return report, fiber.StatusOK, err
+		})
 	}
-	// The dry-run switch is read after the body's checks, as it always was,
-	// so publish reads the body itself and shares only respond.
-	receipt, replayed, err := s.store.Publish(c.UserContext(), identityOf(c).agent.ID, body)
-	return respond(c, publishSpec, receipt, createdOr200(!replayed), err)
-}
-
-// dryRunResult validates a publication fully and answers what it would
-// change, writing nothing and storing no receipt, so the same runId can
-// publish it afterwards.
-func (s *agentHandlers) dryRunResult(c *fiber.Ctx, body []byte) error {
-	report, err := s.store.PublishDryRun(c.UserContext(), identityOf(c).agent.ID, body)
-	return respond(c, writeSpec{invalidCode: "invalid_result",
-		invalidMessage: "the result would be rejected; nothing was stored. Fix every error listed"}, report, fiber.StatusOK, err)
+	// The switch is answered after the body's checks, as a valid one is.
+	if _, ok, err := jsonBody(c); !ok {
+		return err
+	}
+	return apiError(c, fiber.StatusBadRequest, "bad_request", "dryRun is true or false", fiber.Map{"found": c.Query("dryRun")})
 }
 
 // serveSchema answers a committed JSON Schema of the agent contract.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/static"
 )
 
@@ -232,7 +233,11 @@ func BenchmarkPeopleRender(b *testing.B) {
 	reportLatencies(b, ta.listen(), cookie, func(base string, _ int) string { return base + "/people" }, func(i int) {
 		body := fmt.Sprintf(`{"source":"mail:bench","ref":"m-%d","changeType":"created","actor":"agent",
 			"payload":{"kind":"mail","providerId":"bench","raw":{"n":%d}}}`, i, i)
-		if _, err := ta.store.RecordObservation(b.Context(), "cred-bench", []byte(body)); err != nil {
+		obs, err := contract.DecodeObservation([]byte(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ta.store.RecordObservation(b.Context(), "cred-bench", obs); err != nil {
 			b.Fatal(err)
 		}
 	})

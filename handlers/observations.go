@@ -12,8 +12,8 @@ import (
 
 // observationsStore records what fetchers saw.
 type observationsStore interface {
-	RecordObservation(ctx context.Context, credentialID string, body []byte) (contract.ObservationReceipt, error)
-	RecordObservations(ctx context.Context, credentialID string, body []byte) ([]models.ObservationOutcome, error)
+	RecordObservation(ctx context.Context, credentialID string, obs contract.Observation) (contract.ObservationReceipt, error)
+	RecordObservations(ctx context.Context, credentialID string, batch []contract.DecodedObservation) ([]models.ObservationOutcome, error)
 }
 
 // observationsHandlers record what fetchers post.
@@ -54,7 +54,11 @@ func (s *observationsHandlers) postObservation(c *fiber.Ctx) error {
 			return err
 		}},
 		func(body []byte) (contract.ObservationReceipt, int, error) {
-			receipt, err := s.store.RecordObservation(c.UserContext(), identityOf(c).agent.ID, body)
+			obs, err := contract.DecodeObservation(body)
+			if err != nil {
+				return contract.ObservationReceipt{}, 0, err
+			}
+			receipt, err := s.store.RecordObservation(c.UserContext(), identityOf(c).agent.ID, obs)
 			return receipt, fiber.StatusOK, err
 		})
 }
@@ -64,7 +68,11 @@ func (s *observationsHandlers) postObservation(c *fiber.Ctx) error {
 func (s *observationsHandlers) postObservations(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the batch was rejected; nothing was stored. Fix every error listed and post again"},
 		func(body []byte) (contract.ObservationBatchAnswer, int, error) {
-			outcomes, err := s.store.RecordObservations(c.UserContext(), identityOf(c).agent.ID, body)
+			batch, err := contract.DecodeObservationBatch(body)
+			if err != nil {
+				return contract.ObservationBatchAnswer{}, 0, err
+			}
+			outcomes, err := s.store.RecordObservations(c.UserContext(), identityOf(c).agent.ID, batch)
 			if err != nil {
 				return contract.ObservationBatchAnswer{}, 0, err
 			}

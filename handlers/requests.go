@@ -20,7 +20,7 @@ import (
 // requestsStore keeps the owner's requests.
 type requestsStore interface {
 	clock
-	CreateRequest(ctx context.Context, body []byte) (contract.RequestView, bool, error)
+	CreateRequest(ctx context.Context, in contract.RequestIn, hash string) (contract.RequestView, bool, error)
 	CancelRequest(ctx context.Context, id string) (contract.RequestView, error)
 	RecentRequests(ctx context.Context, since time.Time) ([]contract.RequestView, error)
 }
@@ -40,9 +40,19 @@ func (s *requestsHandlers) createRequest(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the request was rejected; nothing was stored",
 		conflictMessage: "this requestId was already used with different content"},
 		func(body []byte) (contract.RequestView, int, error) {
-			req, created, err := s.store.CreateRequest(c.UserContext(), body)
+			req, created, err := s.create(c.UserContext(), body)
 			return req, createdOr200(created), err
 		})
+}
+
+// create decodes a request's body and stores it: the API and the forms
+// take this one path.
+func (s *requestsHandlers) create(ctx context.Context, body []byte) (contract.RequestView, bool, error) {
+	in, hash, err := contract.DecodeRequest(body)
+	if err != nil {
+		return contract.RequestView{}, false, err
+	}
+	return s.store.CreateRequest(ctx, in, hash)
 }
 
 // cancelRequest is POST /api/agent-requests/:id/cancel, while pending.
@@ -98,7 +108,7 @@ func (s *requestsHandlers) submitRequest(c *fiber.Ctx) error {
 	if err := c.BodyParser(&f); err != nil {
 		return s.unreadableForm(c)
 	}
-	req, _, err := s.store.CreateRequest(c.UserContext(), f.json())
+	req, _, err := s.create(c.UserContext(), f.json())
 	var invalid *contract.ValidationError
 	switch {
 	case errors.As(err, &invalid) && safePath(f.Return) == "/" && !isHTMX(c):

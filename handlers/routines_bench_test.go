@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
 )
@@ -66,7 +67,11 @@ func buildRoutineHistory(ctx context.Context, s *models.Store, clock *storetest.
 	if err != nil {
 		return err
 	}
-	if _, _, err := s.Publish(ctx, "bench", body); err != nil {
+	decoded, err := contract.DecodePublication(body)
+	if err != nil {
+		return err
+	}
+	if _, _, err := s.Publish(ctx, "bench", decoded); err != nil {
 		return err
 	}
 	record := func(from, to int) error {

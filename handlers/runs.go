@@ -23,7 +23,7 @@ type runsStore interface {
 	FinishRun(ctx context.Context, runner, runID string, in contract.RunFinishIn) (contract.RunView, error)
 	ResolveRun(ctx context.Context, runID string) (contract.RunView, error)
 	Runs(ctx context.Context) (models.RunsView, error)
-	ReportAgentHealth(ctx context.Context, credentialID string, body []byte) (models.AgentHealthView, error)
+	ReportAgentHealth(ctx context.Context, credentialID string, in contract.AgentHealthIn) (models.AgentHealthView, error)
 }
 
 // reportAgentHealth is POST /api/agent-health: the runner's word on its
@@ -31,7 +31,11 @@ type runsStore interface {
 func (s *runsHandlers) reportAgentHealth(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the health report was refused", refuse: runError},
 		func(body []byte) (models.AgentHealthView, int, error) {
-			h, err := s.store.ReportAgentHealth(c.UserContext(), identityOf(c).agent.ID, body)
+			in, err := contract.DecodeAgentHealth(body)
+			if err != nil {
+				return models.AgentHealthView{}, 0, err
+			}
+			h, err := s.store.ReportAgentHealth(c.UserContext(), identityOf(c).agent.ID, in)
 			return h, fiber.StatusOK, err
 		})
 }
@@ -48,7 +52,7 @@ type runsHandlers struct {
 func (s *runsHandlers) startRun(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the run was refused", refuse: runError},
 		func(body []byte) (contract.RunStart, int, error) {
-			in, err := models.DecodeRunStart(body)
+			in, err := contract.DecodeRunStart(body)
 			if err != nil {
 				return contract.RunStart{}, 0, err
 			}
@@ -78,7 +82,7 @@ func (s *runsHandlers) finishInvocation(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the invocation report was refused",
 		conflictMessage: "this invocation was reported with a different outcome or usage", refuse: runError},
 		func(body []byte) (contract.InvocationView, int, error) {
-			in, err := models.DecodeInvocationFinish(body)
+			in, err := contract.DecodeInvocationFinish(body)
 			if err != nil {
 				return contract.InvocationView{}, 0, err
 			}
@@ -91,7 +95,7 @@ func (s *runsHandlers) finishInvocation(c *fiber.Ctx) error {
 func (s *runsHandlers) finishRun(c *fiber.Ctx) error {
 	return apiWrite(c, writeSpec{invalidCode: "invalid_request", invalidMessage: "the outcome was refused", refuse: runError},
 		func(body []byte) (contract.RunView, int, error) {
-			in, err := models.DecodeRunFinish(body)
+			in, err := contract.DecodeRunFinish(body)
 			if err != nil {
 				return contract.RunView{}, 0, err
 			}

@@ -20,7 +20,7 @@ import (
 type schedulesStore interface {
 	Today(ctx context.Context) (models.Day, error)
 	clock
-	CreateSchedule(ctx context.Context, actor models.Actor, body []byte) (models.ScheduleReceipt, bool, error)
+	CreateSchedule(ctx context.Context, actor models.Actor, in contract.ScheduleIn, hash string) (models.ScheduleReceipt, bool, error)
 	CancelSchedule(ctx context.Context, actor models.Actor, id string) (models.CancelResult, error)
 	Schedules(ctx context.Context) (models.ScheduleList, error)
 	DueSchedules(ctx context.Context, now time.Time) (contract.DueReport, error)
@@ -47,7 +47,11 @@ func (s *schedulesHandlers) listSchedules(c *fiber.Ctx) error {
 // original receipt for a replay of the same requestKey and body.
 func (s *schedulesHandlers) createSchedule(c *fiber.Ctx) error {
 	return apiWrite(c, createScheduleSpec, func(body []byte) (models.ScheduleReceipt, int, error) {
-		receipt, created, err := s.store.CreateSchedule(c.UserContext(), actorOf(c), body)
+		in, hash, err := contract.DecodeSchedule(body)
+		if err != nil {
+			return models.ScheduleReceipt{}, 0, err
+		}
+		receipt, created, err := s.store.CreateSchedule(c.UserContext(), actorOf(c), in, hash)
 		return receipt, createdOr200(created), err
 	})
 }

@@ -128,7 +128,7 @@ func (s *wakeHandlers) ackWake(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	in, err := models.DecodeWakeAck(body)
+	in, err := contract.DecodeWakeAck(body)
 	if err == nil {
 		err = s.store.AckWake(c.UserContext(), in.LeaseID)
 	}

@@ -2,9 +2,7 @@ package models
 
 import (
 	"context"
-	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -32,22 +30,9 @@ type AgentHealthView struct {
 	CheckedAt time.Time `json:"checkedAt"`
 }
 
-// ReportAgentHealth records the runner's report, replacing the agent's
-// previous one. Errors: *strictjson.SyntaxError, *ValidationError.
-func (s *Store) ReportAgentHealth(ctx context.Context, credentialID string, body []byte) (AgentHealthView, error) {
-	var in contract.AgentHealthIn
-	if err := decodeStrict(body, &in); err != nil {
-		return AgentHealthView{}, err
-	}
-	v := &contract.Validator{}
-	v.ID("/agent", in.Agent)
-	v.Enum("/state", in.State, contract.HealthStates)
-	if n := utf8.RuneCountInString(in.Detail); n > contract.MaxHealthDetail {
-		v.Add("/detail", fmt.Sprintf("too long: %d characters", n), fmt.Sprintf("at most %d characters", contract.MaxHealthDetail), fmt.Sprintf("%d characters", n))
-	}
-	if len(v.Errs) > 0 {
-		return AgentHealthView{}, &contract.ValidationError{Errors: v.Errs}
-	}
+// ReportAgentHealth records the runner's report, decoded and checked by
+// contract.DecodeAgentHealth, replacing the agent's previous one.
+func (s *Store) ReportAgentHealth(ctx context.Context, credentialID string, in contract.AgentHealthIn) (AgentHealthView, error) {
 	row := AgentHealth{Agent: in.Agent, State: in.State, Detail: in.Detail, CredentialID: credentialID}
 	_, err := s.commit(ctx, func(t *txn) error {
 		row.CheckedAt = t.now.UTC()

@@ -331,17 +331,11 @@ func recordMessage(t *txn, chat WatchedChat, m WatchedMessage, change string) er
 	if err != nil {
 		return fmt.Errorf("message %s: %w", m.ID, err)
 	}
-	body, _ := json.Marshal(map[string]any{"source": "beeper:" + chat.AccountID, "ref": m.ID, "changeType": change, "actor": contract.ActorAgent,
-		"payload": map[string]any{"kind": "message", "providerId": chat.AccountID, "raw": raw}})
-	var in contract.ObservationIn
-	if _, err := strictjson.DecodeAndHash(body, &in); err != nil {
-		return fmt.Errorf("message %s: %w", m.ID, err)
-	}
-	o, err := checkObservation(in, "")
+	o, err := contract.HearthObservation(contract.Observation{Source: "beeper:" + chat.AccountID, Ref: m.ID, ChangeType: change,
+		Kind: "message", ProviderID: chat.AccountID, Raw: raw})
 	if err != nil {
 		return fmt.Errorf("message %s: %w", m.ID, err)
 	}
-	o.in.Actor = contract.ActorHearth
 	_, err = recordObservation(t.DB, o, "", t.now)
 	var dup *contract.DuplicateObservationError
 	if errors.As(err, &dup) {

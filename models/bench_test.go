@@ -65,7 +65,7 @@ func BenchmarkPublish100Activities(b *testing.B) {
 	raw.SetMaxOpenConns(1)
 	rev := int64(0)
 	benchPair(b, func(i int) {
-		r, _, err := s.Publish(ctx, "bench", hundredActivities(i, rev).JSON())
+		r, _, err := publish(s, ctx, "bench", hundredActivities(i, rev).JSON())
 		if err != nil {
 			b.Fatal(err)
 		}

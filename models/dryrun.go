@@ -2,30 +2,21 @@ package models
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
-	"hearth/internal/strictjson"
 )
 
-// PublishDryRun validates a publication fully, in one read transaction, and
-// reports what it would change. Syntax and validation errors are returned as
-// Publish returns them; conflicts are reported, not returned.
-func (s *Store) PublishDryRun(ctx context.Context, publisher string, body []byte) (contract.DryRunReport, error) {
-	r, hash, err := contract.CheckResult(body)
-	var invalid *contract.ValidationError
-	if err != nil && !errors.As(err, &invalid) {
-		var syntax *strictjson.SyntaxError
-		if errors.As(err, &syntax) {
-			return contract.DryRunReport{}, err
-		}
-		return contract.DryRunReport{}, fmt.Errorf("models: dry run: %w", err)
-	}
+// PublishDryRun validates a publication, as contract.DecodePublication
+// decoded it, fully, in one read transaction, and reports what it would
+// change. Validation errors are returned as Publish returns them;
+// conflicts are reported, not returned.
+func (s *Store) PublishDryRun(ctx context.Context, publisher string, pub contract.Publication) (contract.DryRunReport, error) {
+	r, hash, invalid := pub.Result, pub.Hash, pub.Invalid
 	rep := contract.DryRunReport{RunID: r.RunID, DryRun: true, ExpectedRevision: r.ExpectedRevision, Changes: map[string]contract.CollectionDiff{}, Conflicts: []contract.DryRunConflict{}}
-	err = s.read(ctx, func(tx *gorm.DB) error {
+	err := s.read(ctx, func(tx *gorm.DB) error {
 		var prior Receipt
 		if err := tx.Where("publisher = ? AND run_id = ?", publisher, r.RunID).Limit(1).Find(&prior).Error; err != nil {
 			return err

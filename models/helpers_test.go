@@ -48,7 +48,7 @@ func draft(id string, bodies ...string) map[string]any { return storetest.Draft(
 // mustPublish publishes and fails the test on any error.
 func mustPublish(t testing.TB, s *Store, p pub) contract.PublishReceipt {
 	t.Helper()
-	return storetest.MustPublish(t, s.Publish, p)
+	return storetest.MustPublish(t, contract.DecodePublication, s.Publish, p)
 }
 
 func mustRevision(t testing.TB, s *Store) int64 {

@@ -35,11 +35,11 @@ func TestNotifierHearsOnlyCommittedChanges(t *testing.T) {
 	s.SetNotifier(n)
 	r := mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")).Add("people", person("p1")))
 	// Rejected, replayed and conflicting publications notify nothing.
-	s.Publish(context.Background(), "cred-test", newPub("run-1", 0).Add("activities", task("a1")).Add("people", person("p1")).JSON())
-	s.Publish(context.Background(), "cred-test", newPub("run-2", 0).JSON())
+	publish(s, context.Background(), "cred-test", newPub("run-1", 0).Add("activities", task("a1")).Add("people", person("p1")).JSON())
+	publish(s, context.Background(), "cred-test", newPub("run-2", 0).JSON())
 	bad := newPub("run-3", 1)
 	bad["runId"] = "bad id"
-	s.Publish(context.Background(), "cred-test", bad.JSON())
+	publish(s, context.Background(), "cred-test", bad.JSON())
 	if _, err := s.SetActivityState(context.Background(), "a1", StateCompleted, "", ""); err != nil {
 		t.Fatal(err)
 	}

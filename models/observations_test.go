@@ -20,7 +20,7 @@ func TestObservationPageEndsBeforeOneMiBOfRaw(t *testing.T) {
 			"payload": map[string]any{"kind": "mail", "providerId": "work", "raw": map[string]any{"body": strings.Repeat("x", size)}}}
 	}
 	body, _ := json.Marshal(map[string]any{"observations": items})
-	outcomes, err := s.RecordObservations(ctx, "cred-test", body)
+	outcomes, err := postObservationBatch(s, ctx, "cred-test", body)
 	if err != nil {
 		t.Fatal(err)
 	}

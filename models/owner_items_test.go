@@ -167,7 +167,7 @@ func TestAPublicationThatNamesAnOwnerItemIsRefusedAndChangesNothing(t *testing.T
 	p := newPub("run-rewrite", rev).Add("activities", task("fine-task"), rewrite, task(gone.ID)).
 		Add("retractions", map[string]any{"kind": "activity", "id": it.ID}).
 		Add("completedRequests", map[string]any{"requestId": it.ID, "sourceRefIds": []any{"life-1"}})
-	_, _, err := s.Publish(ctx, "cred-test", p.JSON())
+	_, _, err := publish(s, ctx, "cred-test", p.JSON())
 	var invalid *contract.ValidationError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("publish naming an owner item: %v, want a validation error", err)
@@ -194,7 +194,7 @@ func TestAPublicationThatNamesAnOwnerItemIsRefusedAndChangesNothing(t *testing.T
 	if got, err := s.OwnerItem(ctx, it.ID); err != nil || got.Text != "call Ana" || got.Day != "2026-10-01" {
 		t.Errorf("owner item after the refusal: %+v, %v; want it as the owner typed it", got, err)
 	}
-	if _, err := s.PublishDryRun(ctx, "cred-test", p.JSON()); !errors.As(err, &invalid) {
+	if _, err := dryRun(s, ctx, "cred-test", p.JSON()); !errors.As(err, &invalid) {
 		t.Errorf("dry run of the same publication: %v, want the same refusal", err)
 	}
 }

@@ -47,7 +47,7 @@ func TestWritesMovesWhenAnObservationArrives(t *testing.T) {
 	rev, writes := s.LatestRevision(), s.Writes()
 	body, _ := json.Marshal(map[string]any{"source": "mail:work", "ref": "m1", "changeType": "created", "actor": "agent",
 		"payload": map[string]any{"kind": "mail", "providerId": "work", "raw": map[string]any{"subject": "Hello"}}})
-	if _, err := s.RecordObservation(context.Background(), "cred-test", body); err != nil {
+	if _, err := postObservation(s, context.Background(), "cred-test", body); err != nil {
 		t.Fatal(err)
 	}
 	if s.LatestRevision() != rev {
@@ -58,7 +58,7 @@ func TestWritesMovesWhenAnObservationArrives(t *testing.T) {
 	}
 	// A refused duplicate writes nothing, so it does not move it.
 	writes = s.Writes()
-	if _, err := s.RecordObservation(context.Background(), "cred-test", body); err == nil {
+	if _, err := postObservation(s, context.Background(), "cred-test", body); err == nil {
 		t.Fatal("duplicate accepted")
 	}
 	if s.Writes() != writes {

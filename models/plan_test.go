@@ -175,7 +175,7 @@ func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 				"payload": map[string]any{"kind": "message", "providerId": "beeper", "raw": map[string]any{"text": "hello"}}}
 		}
 		body, _ := json.Marshal(map[string]any{"observations": items})
-		if _, err := s.RecordObservations(ctx, "cred-test", body); err != nil {
+		if _, err := postObservationBatch(s, ctx, "cred-test", body); err != nil {
 			t.Fatal(err)
 		}
 		if day%14 == 0 {
@@ -186,7 +186,7 @@ func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 		if _, err := s.EnsureOccurrences(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.CreateRequest(ctx, []byte(fmt.Sprintf(`{"requestId":"r%03d","kind":"note","text":"hi"}`, day))); err != nil {
+		if _, _, err := createRequest(s, ctx, []byte(fmt.Sprintf(`{"requestId":"r%03d","kind":"note","text":"hi"}`, day))); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: fmt.Sprintf("chat-%03d", day), AccountID: "acc"}); err != nil {
@@ -225,7 +225,7 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		{"CompactContext", func() error { _, err := s.CompactContext(ctx); return err }},
 		{"Publish", func() error {
 			p := newPub("plan-publish", mustRevision(t, s)).Add("activities", task("fresh"))
-			_, _, err := s.Publish(ctx, "cred-test", p.JSON())
+			_, _, err := publish(s, ctx, "cred-test", p.JSON())
 			return err
 		}},
 		{"MarkDirty", func() error { return s.MarkDirty(ctx, "messages", "new message", 0) }},

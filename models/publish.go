@@ -16,21 +16,13 @@ import (
 	"hearth/internal/strictjson"
 )
 
-// Publish validates and applies one agent publication atomically. Replayed
-// is true when an identical earlier publication's receipt is returned.
-// Errors: *strictjson.SyntaxError, *ValidationError, ErrIdempotencyConflict,
+// Publish applies one agent publication, as contract.DecodePublication
+// decoded it, atomically. Replayed is true when an identical earlier
+// publication's receipt is returned. Errors: *ValidationError (its shape
+// errors and the references that resolve to nothing), ErrIdempotencyConflict,
 // *RevisionConflictError; anything else is transient.
-func (s *Store) Publish(ctx context.Context, publisher string, body []byte) (receipt contract.PublishReceipt, replayed bool, err error) {
-	r, hash, checkErr := contract.CheckResult(body)
-	var invalid *contract.ValidationError
-	if checkErr != nil && !errors.As(checkErr, &invalid) {
-		var syntax *strictjson.SyntaxError
-		if errors.As(checkErr, &syntax) {
-			return contract.PublishReceipt{}, false, checkErr
-		}
-		return contract.PublishReceipt{}, false, fmt.Errorf("models: publish: %w", checkErr)
-	}
-
+func (s *Store) Publish(ctx context.Context, publisher string, pub contract.Publication) (receipt contract.PublishReceipt, replayed bool, err error) {
+	r, hash, invalid := pub.Result, pub.Hash, pub.Invalid
 	_, err = s.commit(ctx, func(t *txn) error {
 		// Replay is checked before validation and the revision so a retry
 		// still succeeds after later edits. A runId that is not an ID was

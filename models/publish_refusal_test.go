@@ -43,7 +43,7 @@ func refusedPaths(t *testing.T, err error) []string {
 
 func TestAPublicationFaultyInThreeClassesGetsEveryErrorInOneRefusal(t *testing.T) {
 	s, _ := newTestStore(t)
-	_, _, err := s.Publish(context.Background(), "cred-test", threeClassFaults().JSON())
+	_, _, err := publish(s, context.Background(), "cred-test", threeClassFaults().JSON())
 	if got := refusedPaths(t, err); !slices.Equal(got, threeClassPaths) {
 		t.Fatalf("refused at %q, want %q in one refusal", got, threeClassPaths)
 	}
@@ -54,7 +54,7 @@ func TestAPublicationFaultyInThreeClassesGetsEveryErrorInOneRefusal(t *testing.T
 
 func TestADryRunNamesTheSameErrorsAsThePublishItStandsFor(t *testing.T) {
 	s, _ := newTestStore(t)
-	_, err := s.PublishDryRun(context.Background(), "cred-test", threeClassFaults().JSON())
+	_, err := dryRun(s, context.Background(), "cred-test", threeClassFaults().JSON())
 	if got := refusedPaths(t, err); !slices.Equal(got, threeClassPaths) {
 		t.Fatalf("dry run refused at %q, want %q", got, threeClassPaths)
 	}
@@ -63,7 +63,7 @@ func TestADryRunNamesTheSameErrorsAsThePublishItStandsFor(t *testing.T) {
 func TestReferenceErrorsComeBackEvenWithoutAReadableRunID(t *testing.T) {
 	s, _ := newTestStore(t)
 	p := threeClassFaults().With("runId", 12)
-	_, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
+	_, _, err := publish(s, context.Background(), "cred-test", p.JSON())
 	want := []string{"/activities/0/colour", "/activities/1/personId", "/people/0/name", "/runId"}
 	if got := refusedPaths(t, err); !slices.Equal(got, want) {
 		t.Fatalf("refused at %q, want %q", got, want)
@@ -147,7 +147,7 @@ func TestEveryBrokenMemberIsRefusedInWordsNeverAStoreError(t *testing.T) {
 	refused := 0
 	for i, p := range all {
 		p.With("runId", fmt.Sprintf("run-%d", i+1))
-		_, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
+		_, _, err := publish(s, context.Background(), "cred-test", p.JSON())
 		var invalid *contract.ValidationError
 		var conflict *contract.RevisionConflictError
 		if err != nil && !errors.As(err, &invalid) && !errors.As(err, &conflict) {

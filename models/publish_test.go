@@ -21,7 +21,7 @@ func TestPublishReplayReturnsOriginalReceiptAfterLaterRevisions(t *testing.T) {
 	if _, err := s.SetActivityState(context.Background(), "a1", StateCompleted, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	again, replayed, err := s.Publish(context.Background(), "cred-test", first.JSON())
+	again, replayed, err := publish(s, context.Background(), "cred-test", first.JSON())
 	if err != nil || !replayed {
 		t.Fatalf("replay: replayed=%v err=%v", replayed, err)
 	}
@@ -36,7 +36,7 @@ func TestPublishReplayReturnsOriginalReceiptAfterLaterRevisions(t *testing.T) {
 func TestPublishSameRunIDDifferentContentIsIdempotencyConflict(t *testing.T) {
 	s, _ := newTestStore(t)
 	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
-	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-1", 1).Add("activities", task("a2")).JSON())
+	_, _, err := publish(s, context.Background(), "cred-test", newPub("run-1", 1).Add("activities", task("a2")).JSON())
 	if !errors.Is(err, contract.ErrIdempotencyConflict) {
 		t.Fatalf("got %v, want idempotency conflict", err)
 	}
@@ -48,10 +48,10 @@ func TestPublishSameRunIDDifferentContentIsIdempotencyConflict(t *testing.T) {
 func TestPublishReceiptsAreScopedToPublisher(t *testing.T) {
 	s, _ := newTestStore(t)
 	body := newPub("run-1", 0).JSON()
-	if _, _, err := s.Publish(context.Background(), "cred-a", body); err != nil {
+	if _, _, err := publish(s, context.Background(), "cred-a", body); err != nil {
 		t.Fatal(err)
 	}
-	_, replayed, err := s.Publish(context.Background(), "cred-b", body)
+	_, replayed, err := publish(s, context.Background(), "cred-b", body)
 	var conflict *contract.RevisionConflictError
 	if replayed || !errors.As(err, &conflict) {
 		t.Fatalf("another publisher's identical run: replayed=%v err=%v, want a revision conflict", replayed, err)
@@ -61,7 +61,7 @@ func TestPublishReceiptsAreScopedToPublisher(t *testing.T) {
 func TestPublishStaleRevisionWritesNothing(t *testing.T) {
 	s, _ := newTestStore(t)
 	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
-	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 0).Add("activities", task("a2")).JSON())
+	_, _, err := publish(s, context.Background(), "cred-test", newPub("run-2", 0).Add("activities", task("a2")).JSON())
 	var conflict *contract.RevisionConflictError
 	if !errors.As(err, &conflict) || conflict.Current != 1 || conflict.Expected != 0 {
 		t.Fatalf("got %v, want revision conflict current 1", err)
@@ -70,7 +70,7 @@ func TestPublishStaleRevisionWritesNothing(t *testing.T) {
 		t.Fatal("stale publication wrote something")
 	}
 	// No receipt was stored: the same runId at the right revision succeeds.
-	if _, replayed, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 1).Add("activities", task("a2")).JSON()); err != nil || replayed {
+	if _, replayed, err := publish(s, context.Background(), "cred-test", newPub("run-2", 1).Add("activities", task("a2")).JSON()); err != nil || replayed {
 		t.Fatalf("retry after conflict: replayed=%v err=%v", replayed, err)
 	}
 }
@@ -167,7 +167,7 @@ func TestPublishRejectsInvalidReferencesWithPaths(t *testing.T) {
 	p := newPub("run-1", 1).Add("activities", routineA, routineB, underTask, dangling, reply)
 	p["retractions"] = []any{map[string]any{"kind": "replyDraft", "id": "never"}}
 	p["completedRequests"] = []any{map[string]any{"requestId": "req-1", "sourceRefIds": []any{"life-1"}}}
-	_, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
+	_, _, err := publish(s, context.Background(), "cred-test", p.JSON())
 	var invalid *contract.ValidationError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("got %v, want validation error", err)
@@ -354,7 +354,7 @@ func TestPublishSameRunIDWithShapeErrorIsIdempotencyConflict(t *testing.T) {
 	mustPublish(t, s, newPub("run-1", 0).Add("activities", task("a1")))
 	changed := newPub("run-1", 0).Add("activities", task("a1"))
 	changed["unexpected"] = true
-	if _, _, err := s.Publish(context.Background(), "cred-test", changed.JSON()); !errors.Is(err, contract.ErrIdempotencyConflict) {
+	if _, _, err := publish(s, context.Background(), "cred-test", changed.JSON()); !errors.Is(err, contract.ErrIdempotencyConflict) {
 		t.Fatalf("got %v, want idempotency conflict: the receipt is checked before validation", err)
 	}
 }
@@ -365,11 +365,11 @@ func replyTo(id, draftID string) map[string]any {
 
 func TestPublishAllowsOneReplyActivityPerDraft(t *testing.T) {
 	s, _ := newTestStore(t)
-	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-1", 0).Add("replyDrafts", draft("d", "hi")).
+	_, _, err := publish(s, context.Background(), "cred-test", newPub("run-1", 0).Add("replyDrafts", draft("d", "hi")).
 		Add("activities", replyTo("a", "d"), replyTo("b", "d")).JSON())
 	assertFieldError(t, err, "/activities/1/payload/draftId")
 	mustPublish(t, s, newPub("run-2", 0).Add("replyDrafts", draft("d", "hi")).Add("activities", replyTo("a", "d")))
-	_, _, err = s.Publish(context.Background(), "cred-test", newPub("run-3", 1).Add("activities", replyTo("b", "d")).JSON())
+	_, _, err = publish(s, context.Background(), "cred-test", newPub("run-3", 1).Add("activities", replyTo("b", "d")).JSON())
 	assertFieldError(t, err, "/activities/0/payload/draftId")
 	// Re-publishing the same reply, or moving the draft to a new reply while retracting the old, is fine.
 	mustPublish(t, s, newPub("run-4", 1).Add("activities", replyTo("a", "d")))
@@ -403,7 +403,7 @@ func TestRetractingADraftOrItsReplyWithdrawsBoth(t *testing.T) {
 	}
 	// Retracting a draft while publishing its reply is a contradiction.
 	mustPublish(t, s, newPub("run-3", 2).Add("replyDrafts", draft("d3", "hey")).Add("activities", replyTo("r3", "d3")))
-	_, _, err = s.Publish(context.Background(), "cred-test", newPub("run-4", 3).Add("activities", replyTo("r3", "d3")).
+	_, _, err = publish(s, context.Background(), "cred-test", newPub("run-4", 3).Add("activities", replyTo("r3", "d3")).
 		Add("retractions", map[string]any{"kind": "replyDraft", "id": "d3"}).JSON())
 	assertFieldError(t, err, "/activities/0/payload/draftId")
 }
@@ -430,7 +430,7 @@ func TestRepublishingAnActedOnActivityKeepsItsIdentity(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			changed := maps.Clone(step)
 			c.change(changed)
-			_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-"+strings.ReplaceAll(c.name, " ", "-"), 2).Add("activities", changed).JSON())
+			_, _, err := publish(s, context.Background(), "cred-test", newPub("run-"+strings.ReplaceAll(c.name, " ", "-"), 2).Add("activities", changed).JSON())
 			assertFieldError(t, err, c.path)
 		})
 	}
@@ -468,7 +468,7 @@ func TestContextListsRequestsSettledInTheLastFourteenDays(t *testing.T) {
 	s, now := newTestStore(t)
 	ctx := context.Background()
 	for _, id := range []string{"req-old", "req-done", "req-open"} {
-		if _, _, err := s.CreateRequest(ctx, []byte(`{"requestId":"`+id+`","kind":"note","text":"hi"}`)); err != nil {
+		if _, _, err := createRequest(s, ctx, []byte(`{"requestId":"`+id+`","kind":"note","text":"hi"}`)); err != nil {
 			t.Fatal(err)
 		}
 	}

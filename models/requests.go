@@ -10,7 +10,6 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
-	"hearth/internal/strictjson"
 )
 
 // Request is a stored owner request.
@@ -50,27 +49,14 @@ func (r Request) view() contract.RequestView {
 // ErrRequestNotPending means a cancel found the request already settled.
 var ErrRequestNotPending = errors.New("the request is no longer pending")
 
-// CreateRequest stores an owner request before it is acknowledged. The
-// same requestId with the same content is a replay (created false); with
-// other content it is ErrIdempotencyConflict.
-func (s *Store) CreateRequest(ctx context.Context, body []byte) (contract.RequestView, bool, error) {
-	var in contract.RequestIn
-	hash, err := strictjson.DecodeAndHash(body, &in)
-	var shape *strictjson.ShapeError
-	switch {
-	case errors.As(err, &shape):
-		return contract.RequestView{}, false, &contract.ValidationError{Errors: shape.Errors}
-	case err != nil:
-		return contract.RequestView{}, false, err
-	}
-	v := &contract.Validator{}
-	in.Validate(v)
-	if len(v.Errs) > 0 {
-		return contract.RequestView{}, false, &contract.ValidationError{Errors: v.Errs}
-	}
+// CreateRequest stores an owner request, decoded and checked by
+// contract.DecodeRequest, before it is acknowledged. hash is its body's
+// canonical hash: the same requestId with the same hash is a replay
+// (created false); with another it is ErrIdempotencyConflict.
+func (s *Store) CreateRequest(ctx context.Context, in contract.RequestIn, hash string) (contract.RequestView, bool, error) {
 	var row Request
 	created := false
-	_, err = s.commit(ctx, func(t *txn) error {
+	_, err := s.commit(ctx, func(t *txn) error {
 		if err := t.Where("request_id = ?", in.RequestID).Limit(1).Find(&row).Error; err != nil {
 			return err
 		}

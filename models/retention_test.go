@@ -21,7 +21,7 @@ func postObservations(t *testing.T, s *Store, items ...map[string]any) ([]contra
 		list[i] = it
 	}
 	body, _ := json.Marshal(map[string]any{"observations": list})
-	outs, err := s.RecordObservations(context.Background(), "cred-test", body)
+	outs, err := postObservationBatch(s, context.Background(), "cred-test", body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -213,7 +213,7 @@ func TestANewRevisionLeavesPastOccurrencesAndTheirMetricsUntouched(t *testing.T)
 	// Republishing revision 1 with other steps is refused.
 	changed := routineDef("morning", 1)
 	changed["title"] = "Morning, rewritten"
-	_, _, err = s.Publish(ctx, "cred-test", newPub("run-rewrite", mustRevision(t, s)).Add("routineDefinitions", changed).JSON())
+	_, _, err = publish(s, ctx, "cred-test", newPub("run-rewrite", mustRevision(t, s)).Add("routineDefinitions", changed).JSON())
 	assertFieldError(t, err, "/routineDefinitions/0/revision")
 }
 
@@ -415,7 +415,7 @@ func TestRoutineContractRefusesBadDefinitionsAndReviewsWithPaths(t *testing.T) {
 			s, _ := newTestStore(t)
 			p := newPub("run-1", 0).Add("routineDefinitions", routineDef("morning", 1))
 			c.mutate(p)
-			_, _, err := s.Publish(context.Background(), "cred-test", p.JSON())
+			_, _, err := publish(s, context.Background(), "cred-test", p.JSON())
 			assertFieldError(t, err, c.path)
 			if mustRevision(t, s) != 0 {
 				t.Fatal("a refused publication wrote")
@@ -425,7 +425,7 @@ func TestRoutineContractRefusesBadDefinitionsAndReviewsWithPaths(t *testing.T) {
 	s, _ := newTestStore(t)
 	p := newPub("run-null", 0)
 	p["routineDefinitions"] = nil
-	if _, _, err := s.Publish(context.Background(), "cred-test", p.JSON()); err == nil {
+	if _, _, err := publish(s, context.Background(), "cred-test", p.JSON()); err == nil {
 		t.Fatal("routineDefinitions: null was accepted")
 	}
 }

@@ -143,7 +143,7 @@ func TestARunsTasksAndRequestsFollowTheOwnersStates(t *testing.T) {
 	s, _ := newTestStore(t)
 	ctx := context.Background()
 	for i := range 2 {
-		if _, _, err := s.CreateRequest(ctx, []byte(fmt.Sprintf(`{"requestId":"req-%d","kind":"note","text":"hi"}`, i))); err != nil {
+		if _, _, err := createRequest(s, ctx, []byte(fmt.Sprintf(`{"requestId":"req-%d","kind":"note","text":"hi"}`, i))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -35,12 +35,6 @@ func (r RunInvocation) view() contract.InvocationView {
 	return v
 }
 
-// DecodeInvocationFinish reads POST /api/runs/{id}/invocations/{n}/finish.
-func DecodeInvocationFinish(body []byte) (contract.InvocationFinishIn, error) {
-	var in contract.InvocationFinishIn
-	return in, decodeStrict(body, &in)
-}
-
 // usageErrors checks reported usage the way a run's finish does: each
 // count within the contract's bound, so the run's sums stay exact.
 func usageErrors(v *contract.Validator, durationMS int64, tokens *int64, cost *float64) {

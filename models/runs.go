@@ -14,7 +14,6 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/costpolicy"
 	"hearth/internal/schedule"
-	"hearth/internal/strictjson"
 )
 
 // Run is one run of a job by the runner.
@@ -555,29 +554,6 @@ func (s *Store) HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (Run
 		return RunNotice{}, classify("run notice", err)
 	}
 	return n, nil
-}
-
-// decodeStrict decodes an API body as strictly as a publication: a syntax
-// error as *strictjson.SyntaxError, a shape error as *ValidationError.
-func decodeStrict(body []byte, v any) error {
-	_, err := strictjson.DecodeAndHash(body, v)
-	var shape *strictjson.ShapeError
-	if errors.As(err, &shape) {
-		return &contract.ValidationError{Errors: shape.Errors}
-	}
-	return err
-}
-
-// DecodeRunStart reads POST /api/runs.
-func DecodeRunStart(body []byte) (contract.RunStartIn, error) {
-	var in contract.RunStartIn
-	return in, decodeStrict(body, &in)
-}
-
-// DecodeRunFinish reads POST /api/runs/{id}/finish.
-func DecodeRunFinish(body []byte) (contract.RunFinishIn, error) {
-	var in contract.RunFinishIn
-	return in, decodeStrict(body, &in)
 }
 
 // ownRun checks that runner started runID (a runner claims only its own runs).

@@ -211,18 +211,9 @@ func scheduleInvalid(err error) error {
 	return &contract.ValidationError{Errors: []strictjson.FieldError{{Path: path, Message: ve.Message, Expected: ve.Expected, Found: ve.Found}}}
 }
 
-// buildDefinition validates a create body into a definition, without the
-// clock: everything here is as true on a replay as it was the first time.
+// buildDefinition validates a decoded create into a definition, without
+// the clock: everything here is as true on a replay as it was the first time.
 func buildDefinition(in *contract.ScheduleIn, actor Actor) (schedule.Definition, schedule.ZoneSource, error) {
-	v := &contract.Validator{}
-	v.ID("/requestKey", in.RequestKey)
-	v.ID("/job", in.Job)
-	if in.ID != nil {
-		v.ID("/id", *in.ID)
-	}
-	if len(v.Errs) > 0 {
-		return schedule.Definition{}, "", &contract.ValidationError{Errors: v.Errs}
-	}
 	loc, source, err := schedule.ResolveZone(deref(in.Zone), deref(in.ClientZone))
 	if err != nil {
 		return schedule.Definition{}, "", scheduleInvalid(err)
@@ -256,26 +247,18 @@ func buildDefinition(in *contract.ScheduleIn, actor Actor) (schedule.Definition,
 	return d, source, nil
 }
 
-// CreateSchedule creates a schedule from a POST /api/schedules body on
-// behalf of actor, who thereby approves it. In order: strict decoding and
-// the checks that do not depend on the clock (400, 422); the receipt of
-// (creator, requestKey): the same body is a replay that returns the
-// original receipt (created false) even after its one-off time has passed,
-// another body ErrIdempotencyConflict; then the create-time timing checks
-// (422) and the ID (*ScheduleExistsError, also for a cancelled ID); then
-// the journalled write: the intent is committed, the definition file
-// written, and the ledger row inserted with the receipt in one transaction
-// that also removes the intent (see RecoverSchedules).
-func (s *Store) CreateSchedule(ctx context.Context, actor Actor, body []byte) (ScheduleReceipt, bool, error) {
-	var in contract.ScheduleIn
-	hash, err := strictjson.DecodeAndHash(body, &in)
-	var shape *strictjson.ShapeError
-	switch {
-	case errors.As(err, &shape):
-		return ScheduleReceipt{}, false, &contract.ValidationError{Errors: shape.Errors}
-	case err != nil:
-		return ScheduleReceipt{}, false, err
-	}
+// CreateSchedule creates a schedule on behalf of actor, who thereby
+// approves it, from a POST /api/schedules body that contract.DecodeSchedule
+// decoded and hashed. In order: the checks that do not depend on the clock
+// (422); the receipt of (creator, requestKey): the same hash is a replay
+// that returns the original receipt (created false) even after its one-off
+// time has passed, another hash ErrIdempotencyConflict; then the
+// create-time timing checks (422) and the ID (*ScheduleExistsError, also
+// for a cancelled ID); then the journalled write: the intent is committed,
+// the definition file written, and the ledger row inserted with the
+// receipt in one transaction that also removes the intent (see
+// RecoverSchedules).
+func (s *Store) CreateSchedule(ctx context.Context, actor Actor, in contract.ScheduleIn, hash string) (ScheduleReceipt, bool, error) {
 	def, zoneSource, err := buildDefinition(&in, actor)
 	if err != nil {
 		return ScheduleReceipt{}, false, err

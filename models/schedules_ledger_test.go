@@ -35,7 +35,7 @@ func schedBody(key string, fields map[string]any) []byte {
 // mustCreate creates a schedule and fails the test unless it is new.
 func mustCreate(t *testing.T, s *Store, actor Actor, body []byte) ScheduleReceipt {
 	t.Helper()
-	r, created, err := s.CreateSchedule(context.Background(), actor, body)
+	r, created, err := createSchedule(s, context.Background(), actor, body)
 	if err != nil || !created {
 		t.Fatalf("CreateSchedule = %+v, created %v, %v", r, created, err)
 	}
@@ -165,7 +165,7 @@ func TestScheduleCreateReplaysValidatesAndRefuses(t *testing.T) {
 
 	// The original receipt, even after the one-off's time has passed.
 	now.Set(testNow.Add(48 * time.Hour))
-	again, created, err := s.CreateSchedule(ctx, opsActor, body)
+	again, created, err := createSchedule(s, ctx, opsActor, body)
 	if err != nil || created || jsonOf(again) != jsonOf(first) {
 		t.Fatalf("replay = %+v, created %v, %v; want the original receipt %+v", again, created, err, first)
 	}
@@ -174,10 +174,10 @@ func TestScheduleCreateReplaysValidatesAndRefuses(t *testing.T) {
 	}
 	// Another credential's key is its own.
 	other := Actor{Kind: ActorOperator, ID: "cred_other", Name: "other"}
-	if _, _, err := s.CreateSchedule(ctx, other, body); !isInvalidAt(err, "/at") {
+	if _, _, err := createSchedule(s, ctx, other, body); !isInvalidAt(err, "/at") {
 		t.Errorf("another creator's same key and body = %v; want a new create refused for its past at", err)
 	}
-	if _, _, err := s.CreateSchedule(ctx, opsActor, schedBody("k-replay", map[string]any{"at": at, "clientZone": "Asia/Tokyo", "notifyOnSuccess": true})); !errors.Is(err, contract.ErrIdempotencyConflict) {
+	if _, _, err := createSchedule(s, ctx, opsActor, schedBody("k-replay", map[string]any{"at": at, "clientZone": "Asia/Tokyo", "notifyOnSuccess": true})); !errors.Is(err, contract.ErrIdempotencyConflict) {
 		t.Errorf("same key, other body = %v, want ErrIdempotencyConflict", err)
 	}
 
@@ -205,7 +205,7 @@ func TestScheduleCreateReplaysValidatesAndRefuses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := s.CreateSchedule(ctx, opsActor, tc.body)
+			_, _, err := createSchedule(s, ctx, opsActor, tc.body)
 			if !isInvalidAt(err, tc.path) {
 				t.Fatalf("err = %v, want a validation error at %s", err, tc.path)
 			}
@@ -267,7 +267,7 @@ func TestScheduleCancelLeavesDueKeepsListingAndNeverRevives(t *testing.T) {
 		t.Fatalf("second cancel = %+v, %v", again, err)
 	}
 	var exists *ScheduleExistsError
-	if _, _, err := s.CreateSchedule(ctx, opsActor, schedBody("k2", map[string]any{"id": "nightly", "cron": "30 2 * * *"})); !errors.As(err, &exists) || exists.State != "cancelled" {
+	if _, _, err := createSchedule(s, ctx, opsActor, schedBody("k2", map[string]any{"id": "nightly", "cron": "30 2 * * *"})); !errors.As(err, &exists) || exists.State != "cancelled" {
 		t.Fatalf("create with a cancelled ID = %v, want ScheduleExistsError(cancelled)", err)
 	}
 	if a := mustClaim(t, s, "nightly"); a.Admitted != nil || a.Hold != string(schedule.HoldInactive) {
@@ -596,7 +596,7 @@ func TestScheduleJournalCompletesOrRollsBackAnInterruptedWrite(t *testing.T) {
 	body := schedBody("k-file", map[string]any{"id": "j1", "cron": "0 8 * * *", "zone": "UTC"})
 
 	// File written, ledger row not committed: completed at recovery.
-	interrupt(t, s, PauseFileWritten, func() { s.CreateSchedule(ctx, opsActor, body) })
+	interrupt(t, s, PauseFileWritten, func() { createSchedule(s, ctx, opsActor, body) })
 	if _, err := s.Schedule(ctx, "j1"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("row visible before recovery: %v", err)
 	}
@@ -607,13 +607,13 @@ func TestScheduleJournalCompletesOrRollsBackAnInterruptedWrite(t *testing.T) {
 	if v := mustView(t, s, "j1"); v.State != "active" {
 		t.Fatalf("recovered = %+v", v)
 	}
-	if _, created, err := s.CreateSchedule(ctx, opsActor, body); err != nil || created {
+	if _, created, err := createSchedule(s, ctx, opsActor, body); err != nil || created {
 		t.Fatalf("retry after recovery: created %v, %v; want the receipt", created, err)
 	}
 
 	// Intent committed, no file: rolled back, and a retry creates it.
 	body2 := schedBody("k-intent", map[string]any{"id": "j2", "cron": "0 8 * * *", "zone": "UTC"})
-	interrupt(t, s, PauseJournalWritten, func() { s.CreateSchedule(ctx, opsActor, body2) })
+	interrupt(t, s, PauseJournalWritten, func() { createSchedule(s, ctx, opsActor, body2) })
 	if rec, err := s.RecoverSchedules(ctx); err != nil || rec.RolledBack != 1 {
 		t.Fatalf("recover = %+v, %v", rec, err)
 	}

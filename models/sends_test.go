@@ -51,7 +51,7 @@ func TestPublicationCannotMarkAReplySent(t *testing.T) {
 	s := sendFixture(t)
 	reply := map[string]any{"id": "reply-ana", "kind": "reply", "title": "Answer Ana", "evidenceIds": []any{},
 		"payload": map[string]any{"draftId": "draft-ana", "sent": true}}
-	_, _, err := s.Publish(context.Background(), "cred-test", newPub("run-2", 1).Add("activities", reply).JSON())
+	_, _, err := publish(s, context.Background(), "cred-test", newPub("run-2", 1).Add("activities", reply).JSON())
 	var invalid *contract.ValidationError
 	if !errors.As(err, &invalid) {
 		t.Fatalf("a payload claiming sent: %v", err)

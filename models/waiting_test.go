@@ -77,7 +77,7 @@ func everyWaitingKind(t *testing.T) (*Store, func(time.Duration)) {
 		t.Fatal(err)
 	}
 	finishRun(t, s, "run-lost", "messages", contract.RunUnknown)
-	if _, _, err := s.CreateRequest(ctx, []byte(`{"requestId":"req-note","kind":"note","text":"Ana moved to Hamburg"}`)); err != nil {
+	if _, _, err := createRequest(s, ctx, []byte(`{"requestId":"req-note","kind":"note","text":"Ana moved to Hamburg"}`)); err != nil {
 		t.Fatal(err)
 	}
 	return s, clock.Advance
@@ -219,7 +219,7 @@ func TestLaterRefusesAPastTimeAndWhatIsNotWaiting(t *testing.T) {
 func TestFinishedNeverShowsAnItemThatNeedsTheOwner(t *testing.T) {
 	s, _ := everyWaitingKind(t)
 	ctx := context.Background()
-	if _, _, err := s.CreateRequest(ctx, []byte(`{"requestId":"req-done","kind":"note","text":"Ana likes tea"}`)); err != nil {
+	if _, _, err := createRequest(s, ctx, []byte(`{"requestId":"req-done","kind":"note","text":"Ana likes tea"}`)); err != nil {
 		t.Fatal(err)
 	}
 	p := newPub("run-done", mustRevision(t, s))

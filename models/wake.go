@@ -48,23 +48,7 @@ type DirtyJob struct {
 }
 
 // leasePattern is the shape of the lease IDs LeaseWakes mints.
-var leasePattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
-
-// DecodeWakeAck reads POST /api/agent-wake/ack.
-func DecodeWakeAck(body []byte) (contract.WakeAck, error) {
-	var in contract.WakeAck
-	if err := decodeStrict(body, &in); err != nil {
-		return in, err
-	}
-	v := &contract.Validator{}
-	if !leasePattern.MatchString(in.LeaseID) {
-		v.Add("/leaseId", "not a lease ID from GET /api/agent-wake", "32 lowercase hex digits", contract.QuoteFound(in.LeaseID))
-	}
-	if len(v.Errs) > 0 {
-		return in, &contract.ValidationError{Errors: v.Errs}
-	}
-	return in, nil
-}
+var leasePattern = regexp.MustCompile(contract.LeasePattern)
 
 // markDirty records reason against job inside t, and touches touchWake so
 // the long-polls waiting in DirtyChanged wake once it commits. A job already dirty only

@@ -46,7 +46,7 @@ var newPub = storetest.DailyBrief
 // mustPublish publishes and fails the test on any error.
 func mustPublish(t testing.TB, s *models.Store, p pub) contract.PublishReceipt {
 	t.Helper()
-	return storetest.MustPublish(t, s.Publish, p)
+	return storetest.MustPublish(t, contract.DecodePublication, s.Publish, p)
 }
 
 func mustRevision(t testing.TB, s *models.Store) int64 {

@@ -13,6 +13,9 @@ type Wake struct {
 	LeaseExpiresAt time.Time `json:"leaseExpiresAt"`
 }
 
+// LeasePattern is the shape of the lease IDs hearth mints for wake-ups.
+const LeasePattern = `^[0-9a-f]{32}$`
+
 // WakeAck is POST /api/agent-wake/ack: the lease of a wake-up whose run started.
 type WakeAck struct {
 	LeaseID string `json:"leaseId"`

@@ -151,6 +151,6 @@ func (l *demoLife) publishMessages(ctx context.Context, runID string, ref, draft
 	if err != nil {
 		return err
 	}
-	_, _, err = l.store.Publish(ctx, "demo", body)
+	_, _, err = publish(ctx, l.store, "demo", body)
 	return err
 }

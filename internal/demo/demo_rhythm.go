@@ -80,6 +80,6 @@ func publishDemoRhythmPeople(ctx context.Context, store *models.Store, now time.
 	if err != nil {
 		return err
 	}
-	_, _, err = store.Publish(ctx, "demo", body)
+	_, _, err = publish(ctx, store, "demo", body)
 	return err
 }

@@ -25,7 +25,7 @@ func TestTheDemoShowsLenasSteadyRhythmAndJonasDriftingOnceTheWatchHasReadTheirCh
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := store.Publish(ctx, "demo", body); err != nil {
+	if _, _, err := publish(ctx, store, "demo", body); err != nil {
 		t.Fatal(err)
 	}
 	if err := seedDemoHistory(ctx, store, clock, now); err != nil {

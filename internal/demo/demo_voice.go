@@ -62,7 +62,7 @@ func (l *demoLife) voiceDay(ctx context.Context, day time.Time, ago int) error {
 		if err != nil {
 			return err
 		}
-		if _, _, err := l.store.Publish(ctx, "demo", body); err != nil {
+		if _, _, err := publish(ctx, l.store, "demo", body); err != nil {
 			return fmt.Errorf("voice draft %s: %w", date, err)
 		}
 		if err := l.send(ctx, l.at(day, 18, 25), models.SendCommand{SendKey: "demo-voice-send-" + date, DraftID: draftID, ChatID: beepertest.TomasChatID,

@@ -28,11 +28,11 @@ func seedDemoWaiting(ctx context.Context, store *models.Store, clock *Clock, now
 	today := now.In(loc)
 	evening := time.Date(today.Year(), today.Month(), today.Day()-1, 22, 0, 0, 0, loc)
 	clock.set(evening)
-	if _, _, err := store.CreateRequest(ctx, []byte(`{"requestId":"demo-note-hamburg","kind":"note","text":"Ana is moving to Hamburg in January; Saturday's hike is her goodbye."}`)); err != nil {
+	if err := createRequest(ctx, store, []byte(`{"requestId":"demo-note-hamburg","kind":"note","text":"Ana is moving to Hamburg in January; Saturday's hike is her goodbye."}`)); err != nil {
 		return fmt.Errorf("demo note: %w", err)
 	}
 	clock.set(evening.Add(time.Minute))
-	if _, _, err := store.CreateRequest(ctx, []byte(`{"requestId":"demo-fix-tomas","kind":"crm-edit","entityId":"tomas-lindqvist","entityName":"Tomas Lindqvist","text":"The shop moved","edit":{"field":"context","value":"Neighbour and cycling mechanic. The bike shop moved to Schönhauser Allee."}}`)); err != nil {
+	if err := createRequest(ctx, store, []byte(`{"requestId":"demo-fix-tomas","kind":"crm-edit","entityId":"tomas-lindqvist","entityName":"Tomas Lindqvist","text":"The shop moved","edit":{"field":"context","value":"Neighbour and cycling mechanic. The bike shop moved to Schönhauser Allee."}}`)); err != nil {
 		return fmt.Errorf("demo correction: %w", err)
 	}
 	// Two hours before now (never before the note), so the send for later
@@ -73,7 +73,7 @@ func seedDemoWaiting(ctx context.Context, store *models.Store, clock *Clock, now
 	if err != nil {
 		return err
 	}
-	if _, _, err := store.Publish(ctx, "demo", raw); err != nil {
+	if _, _, err := publish(ctx, store, "demo", raw); err != nil {
 		return fmt.Errorf("demo brief publication: %w", err)
 	}
 	cmd := models.SendCommand{SendKey: "demo-later-tomas", DraftID: draft, ChatID: beepertest.TomasChatID, Body: body, SourceMessageRevision: "3"}

@@ -51,7 +51,7 @@ func Load(ctx context.Context, store *models.Store, dir string, clock *Clock) er
 	if err != nil {
 		return err
 	}
-	if _, _, err = store.Publish(ctx, "demo", body); err != nil {
+	if _, _, err = publish(ctx, store, "demo", body); err != nil {
 		return err
 	}
 	return seedDemoHistory(ctx, store, clock, now)

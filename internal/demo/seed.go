@@ -321,7 +321,7 @@ func (g *seeder) day(ctx context.Context, day time.Time, i int) error {
 			l.clock.set(l.at(day, 20, 15))
 			id := "seed-request-" + date
 			body, _ := json.Marshal(map[string]any{"requestId": id, "kind": "note", "text": "Remember that Ana prefers early starts."})
-			if _, _, err := s.CreateRequest(ctx, body); err != nil {
+			if err := createRequest(ctx, s, body); err != nil {
 				return fmt.Errorf("request %s: %w", id, err)
 			}
 			g.requests = append(g.requests, id)
@@ -401,7 +401,7 @@ func (g *seeder) messages(ctx context.Context, at time.Time) error {
 	if err != nil {
 		return err
 	}
-	outcomes, err := g.store().RecordObservations(ctx, g.agent, body)
+	outcomes, err := recordObservations(ctx, g.store(), g.agent, body)
 	if err != nil {
 		return fmt.Errorf("observations: %w", err)
 	}
@@ -470,7 +470,7 @@ func (g *seeder) publish(ctx context.Context, p map[string]any) error {
 	if err != nil {
 		return err
 	}
-	receipt, _, err := s.Publish(ctx, g.agent, body)
+	receipt, _, err := publish(ctx, s, g.agent, body)
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", runID, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"hearth/internal/contract"
 	"hearth/internal/pushflow/pushtest"
 	"hearth/internal/storetest"
 	"hearth/models"
@@ -76,7 +77,7 @@ func (f *fixture) publish(t *testing.T, items ...map[string]any) {
 		}
 		p.Add("activities", it)
 	}
-	storetest.MustPublish(t, f.store.Publish, p)
+	storetest.MustPublish(t, contract.DecodePublication, f.store.Publish, p)
 }
 
 func (f *fixture) once(t *testing.T) {

@@ -54,11 +54,16 @@ func (k *Kit[S, O]) Open(t testing.TB, opts O) (S, *Clock) {
 	return s, clock
 }
 
-// MustPublish publishes p with publish (a store's Publish) as the test
-// credential and fails the test on any error.
-func MustPublish[R any](t testing.TB, publish func(ctx context.Context, publisher string, body []byte) (R, bool, error), p Doc) R {
+// MustPublish decodes p with decode (contract.DecodePublication), publishes
+// it with publish (a store's Publish) as the test credential, and fails the
+// test on any error.
+func MustPublish[P, R any](t testing.TB, decode func(body []byte) (P, error), publish func(ctx context.Context, publisher string, pub P) (R, bool, error), p Doc) R {
 	t.Helper()
-	r, _, err := publish(context.Background(), "cred-test", p.JSON())
+	pub, err := decode(p.JSON())
+	if err != nil {
+		t.Fatalf("decode %v: %v", p["runId"], err)
+	}
+	r, _, err := publish(context.Background(), "cred-test", pub)
 	if err != nil {
 		t.Fatalf("publish %v: %v", p["runId"], err)
 	}

@@ -92,9 +92,11 @@ func TestReadFindAndIDsServeAStoresReaders(t *testing.T) {
 	if ids := IDs(nil, idOf); ids != nil {
 		t.Fatalf("IDs of none %v, want nil", ids)
 	}
-	receipt := MustPublish(t, func(_ context.Context, publisher string, body []byte) (string, bool, error) {
-		return publisher + ":" + string(body[:1]), false, nil
-	}, DailyBrief("run-1", 0))
+	receipt := MustPublish(t, func(body []byte) (string, error) { return string(body[:1]), nil },
+		func(_ context.Context, publisher, pub string) (string, bool, error) {
+			return publisher + ":" + pub, false, nil
+		},
+		DailyBrief("run-1", 0))
 	if receipt != "cred-test:{" {
 		t.Fatalf("MustPublish %q", receipt)
 	}

@@ -269,6 +269,9 @@ func TestCanonicalExactKeepsIntegerDigitsBeyondTwoToThe53(t *testing.T) {
 		if err != nil || string(exact) != c.exact {
 			t.Errorf("CanonicalExact(%s) = %s, %v; want %s", c.in, exact, err, c.exact)
 		}
+		if whole, err := CanonicalExact([]byte(c.in)); err != nil || string(whole) != c.exact {
+			t.Errorf("CanonicalExact of the document %s = %s, %v; want %s", c.in, whole, err, c.exact)
+		}
 		if rfc, err := doc.Raw.Canonical(); err != nil || string(rfc) != c.rfc {
 			t.Errorf("Canonical(%s) = %s, %v; want %s", c.in, rfc, err, c.rfc)
 		}

@@ -149,7 +149,13 @@ func decodeAndHash(data []byte, v any, partial bool) (hash string, err error) {
 
 // Canonical returns the RFC 8785 (JCS) canonical form of a well-formed JSON document.
 // The document is first checked with the same rules as Decode so both agree on what is well-formed.
-func Canonical(data []byte) ([]byte, error) {
+func Canonical(data []byte) ([]byte, error) { return canonical(data, false) }
+
+// CanonicalExact is Canonical in the form of Raw.CanonicalExact: integer
+// literals beyond 2^53 are written as their decimal digits.
+func CanonicalExact(data []byte) ([]byte, error) { return canonical(data, true) }
+
+func canonical(data []byte, exactIntegers bool) ([]byte, error) {
 	d, canon, err := parse(data)
 	if err != nil {
 		return nil, err
@@ -159,7 +165,7 @@ func Canonical(data []byte) ([]byte, error) {
 	if canon != nil {
 		return nil, canon
 	}
-	return appendCanonical(make([]byte, 0, len(data)), d, d.root(), false), nil
+	return appendCanonical(make([]byte, 0, len(data)), d, d.root(), exactIntegers), nil
 }
 
 // Hash returns "sha256:" + hex of Canonical(data), so equivalent documents hash equally.

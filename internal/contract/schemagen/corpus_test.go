@@ -365,7 +365,7 @@ func dryRunStore(t *testing.T) *models.Store {
 // the syntax error, or nil when hearth would accept it.
 func serverPaths(t *testing.T, s *models.Store, body []byte) ([]string, error) {
 	t.Helper()
-	_, err := s.PublishDryRun(context.Background(), "cred", body)
+	_, err := dryRun(s, context.Background(), "cred", body)
 	var invalid *contract.ValidationError
 	var syntax *strictjson.SyntaxError
 	switch {
@@ -472,7 +472,7 @@ func TestTheSchemaAndTheServerRefuseTheSameInvalidRequests(t *testing.T) {
 	}
 	for _, c := range invalidRequests {
 		body := apply(t, baseRequest, c.edits)
-		_, _, err := s.CreateRequest(context.Background(), body)
+		_, _, err := createRequest(s, context.Background(), body)
 		var invalid *contract.ValidationError
 		if !errors.As(err, &invalid) {
 			t.Errorf("%s: hearth answers %v, not a validation error (the case is wrong)", c.name, err)
@@ -490,7 +490,7 @@ func TestTheSchemaAndTheServerRefuseTheSameInvalidRequests(t *testing.T) {
 		}
 	}
 	// The base request is valid for hearth too.
-	if _, _, err := s.CreateRequest(context.Background(), apply(t, baseRequest, nil)); err != nil {
+	if _, _, err := createRequest(s, context.Background(), apply(t, baseRequest, nil)); err != nil {
 		t.Fatalf("hearth refuses the base request: %v", err)
 	}
 }

@@ -196,7 +196,7 @@ func TestAContextTheServerProducesValidates(t *testing.T) {
 	if _, err := s.StartInvocation(ctx, "cred", "run"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Publish(ctx, "cred", body); err != nil {
+	if _, _, err := publish(s, ctx, "cred", body); err != nil {
 		t.Fatal(err)
 	}
 	cost := 0.25
@@ -212,10 +212,10 @@ func TestAContextTheServerProducesValidates(t *testing.T) {
 	if _, err := s.RecordMeasurement(ctx, "hearth:morning@2026-10-01:weigh", 72.5); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.CreateRequest(ctx, []byte(`{"requestId":"req-1","kind":"crm-edit","entityId":"ana","text":"moved","edit":{"field":"city","value":"Lisbon"}}`)); err != nil {
+	if _, _, err := createRequest(s, ctx, []byte(`{"requestId":"req-1","kind":"crm-edit","entityId":"ana","text":"moved","edit":{"field":"city","value":"Lisbon"}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RecordObservation(ctx, "cred", []byte(`{"source":"beeper:acc","ref":"m1","changeType":"created","actor":"agent","payload":{"kind":"message","providerId":"acc","raw":{"text":"hi"}}}`)); err != nil {
+	if _, err := recordObservation(s, ctx, "cred", []byte(`{"source":"beeper:acc","ref":"m1","changeType":"created","actor":"agent","payload":{"kind":"message","providerId":"acc","raw":{"text":"hi"}}}`)); err != nil {
 		t.Fatal(err)
 	}
 	ac, err := s.AgentContext(ctx)

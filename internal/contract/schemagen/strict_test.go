@@ -154,11 +154,11 @@ func TestAStrictAnswerPublishesAsTheContractsPublication(t *testing.T) {
 		if canon, _ := strictjson.Canonical(got); !bytes.Equal(canon, want) {
 			t.Errorf("%s: normalized\n%s\nwant (canonical)\n%s", name, canon, want)
 		}
-		gotReport, err := s.PublishDryRun(context.Background(), "cred", got)
+		gotReport, err := dryRun(s, context.Background(), "cred", got)
 		if err != nil {
 			t.Fatalf("%s: the normalized answer is refused: %v", name, err)
 		}
-		wantReport, _ := s.PublishDryRun(context.Background(), "cred", body)
+		wantReport, _ := dryRun(s, context.Background(), "cred", body)
 		if !reflect.DeepEqual(gotReport, wantReport) {
 			t.Errorf("%s: dry run %+v, want %+v", name, gotReport, wantReport)
 		}
