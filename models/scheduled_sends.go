@@ -108,9 +108,7 @@ func (s *Store) ScheduleSend(ctx context.Context, target SendTarget, cmd Schedul
 	if target.ChatID == "" {
 		return ScheduledSend{}, fmt.Errorf("models: a reply for later names its chat: %w", ErrInvalidInput)
 	}
-	if target.DraftID == "" {
-		return s.scheduleOwn(ctx, target, cmd)
-	}
+	own := target.DraftID == ""
 	var sc ScheduledSend
 	_, err := s.commit(ctx, func(t *txn) error {
 		if err := t.Where("send_key = ?", cmd.SendKey).Limit(1).Find(&sc).Error; err != nil || sc.ID != 0 {
@@ -119,33 +117,43 @@ func (s *Store) ScheduleSend(ctx context.Context, target SendTarget, cmd Schedul
 		if !cmd.DueAt.After(t.now) || cmd.DueAt.Sub(t.now) > MaxScheduleAhead {
 			return fmt.Errorf("models: a send can wait until later today or tomorrow: %w", ErrInvalidInput)
 		}
-		if err := sendable(t, target.DraftID); err != nil {
+		waiting := t.Model(&ScheduledSend{}).Where("state IN ?", []string{ScheduleWaiting, ScheduleSending})
+		if own {
+			// The owner's own reply: no draft to check or compare, one
+			// waiting per chat.
+			waiting = waiting.Where("chat_id = ? AND draft_id IS NULL", target.ChatID)
+		} else {
+			if err := sendable(t, target.DraftID); err != nil {
+				return err
+			}
+			waiting = waiting.Where("draft_id = ?", target.DraftID)
+		}
+		var n int64
+		if err := waiting.Count(&n).Error; err != nil {
 			return err
 		}
-		var waiting int64
-		if err := t.Model(&ScheduledSend{}).Where("draft_id = ? AND state IN ?", target.DraftID, []string{ScheduleWaiting, ScheduleSending}).
-			Count(&waiting).Error; err != nil {
-			return err
-		}
-		if waiting > 0 {
+		if n > 0 {
 			return ErrAlreadyScheduled
 		}
-		draftRev, editRev, live, err := draftVersion(t.DB, target.DraftID)
-		if err != nil {
-			return err
-		}
-		if !live {
-			return ErrNotFound
+		sc = ScheduledSend{SendKey: cmd.SendKey, ChatID: target.ChatID, ChatTitle: cmd.ChatTitle, Body: cmd.Body,
+			IncomingMessageID: cmd.Chat.IncomingMessageID, IncomingSortKey: cmd.Chat.IncomingSortKey,
+			OwnMessageID: cmd.Chat.OwnMessageID, OwnSortKey: cmd.Chat.OwnSortKey,
+			DueAt: cmd.DueAt.UTC(), State: ScheduleWaiting, CreatedAt: t.now, UpdatedAt: t.now}
+		if !own {
+			draftRev, editRev, live, err := draftVersion(t.DB, target.DraftID)
+			if err != nil {
+				return err
+			}
+			if !live {
+				return ErrNotFound
+			}
+			sc.DraftID, sc.DraftRevision, sc.EditRevision = nullID(target.DraftID), draftRev, editRev
 		}
 		rev, err := t.bump()
 		if err != nil {
 			return err
 		}
-		sc = ScheduledSend{SendKey: cmd.SendKey, DraftID: nullID(target.DraftID), ChatID: target.ChatID, ChatTitle: cmd.ChatTitle, Body: cmd.Body,
-			IncomingMessageID: cmd.Chat.IncomingMessageID, IncomingSortKey: cmd.Chat.IncomingSortKey,
-			OwnMessageID: cmd.Chat.OwnMessageID, OwnSortKey: cmd.Chat.OwnSortKey,
-			DraftRevision: draftRev, EditRevision: editRev, DueAt: cmd.DueAt.UTC(), State: ScheduleWaiting,
-			Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}
+		sc.Revision = rev
 		t.touch(sc.touchKey())
 		return t.Create(&sc).Error
 	})
@@ -155,45 +163,6 @@ func (s *Store) ScheduleSend(ctx context.Context, target SendTarget, cmd Schedul
 			return ScheduledSend{}, err
 		}
 		return ScheduledSend{}, fmt.Errorf("models: schedule send: %w", err)
-	}
-	return sc, nil
-}
-
-// scheduleOwn is ScheduleSend of the owner's own reply: no draft to check
-// or compare, one waiting per chat.
-func (s *Store) scheduleOwn(ctx context.Context, target SendTarget, cmd ScheduleCommand) (ScheduledSend, error) {
-	var sc ScheduledSend
-	_, err := s.commit(ctx, func(t *txn) error {
-		if err := t.Where("send_key = ?", cmd.SendKey).Limit(1).Find(&sc).Error; err != nil || sc.ID != 0 {
-			return err
-		}
-		if !cmd.DueAt.After(t.now) || cmd.DueAt.Sub(t.now) > MaxScheduleAhead {
-			return fmt.Errorf("models: a send can wait until later today or tomorrow: %w", ErrInvalidInput)
-		}
-		var waiting int64
-		if err := t.Model(&ScheduledSend{}).Where("chat_id = ? AND draft_id IS NULL AND state IN ?", target.ChatID, []string{ScheduleWaiting, ScheduleSending}).
-			Count(&waiting).Error; err != nil {
-			return err
-		}
-		if waiting > 0 {
-			return ErrAlreadyScheduled
-		}
-		rev, err := t.bump()
-		if err != nil {
-			return err
-		}
-		sc = ScheduledSend{SendKey: cmd.SendKey, ChatID: target.ChatID, ChatTitle: cmd.ChatTitle, Body: cmd.Body,
-			IncomingMessageID: cmd.Chat.IncomingMessageID, IncomingSortKey: cmd.Chat.IncomingSortKey,
-			OwnMessageID: cmd.Chat.OwnMessageID, OwnSortKey: cmd.Chat.OwnSortKey,
-			DueAt: cmd.DueAt.UTC(), State: ScheduleWaiting, Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}
-		t.touch(sc.touchKey())
-		return t.Create(&sc).Error
-	})
-	if err != nil {
-		if errors.Is(err, ErrInvalidInput) || errors.Is(err, ErrAlreadyScheduled) {
-			return ScheduledSend{}, err
-		}
-		return ScheduledSend{}, fmt.Errorf("models: schedule own reply: %w", err)
 	}
 	return sc, nil
 }
