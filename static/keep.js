@@ -278,9 +278,26 @@
   function markSent(form) {
     var names = keptFields(form).map(nameOf);
     if (!names.length) return;
+    // A form sent before start ran (typed and saved before this script
+    // loaded): what the page before sent is taken first, so start does not
+    // take this page's own send for it.
+    sentBefore();
     try {
       sessionStorage.setItem(SENT, JSON.stringify(names));
     } catch (err) {}
+  }
+
+  // sentBefore is what the page before this one sent (its form's answer is
+  // this page), read once: from then on SENT is this page's own.
+  var before = null;
+  function sentBefore() {
+    if (before) return before;
+    before = [];
+    try {
+      before = JSON.parse(sessionStorage.getItem(SENT) || "[]");
+      sessionStorage.removeItem(SENT);
+    } catch (err) {}
+    return before;
   }
 
   // An action the offline part queued (offline.js): the queue holds what
@@ -387,8 +404,7 @@
     // on every page that kept it (a refusal's text kept for the form's page).
     try {
       var nav = performance.getEntriesByType("navigation")[0];
-      var names = JSON.parse(sessionStorage.getItem(SENT) || "[]");
-      sessionStorage.removeItem(SENT);
+      var names = sentBefore();
       if (!(nav && nav.responseStatus >= 400)) {
         keptKeys().forEach(function (k) {
           if (names.some(function (n) { return k.slice(-n.length) === n; })) forget(k);
