@@ -123,10 +123,12 @@ func TestASavedEditorForgetsItsKeptText(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
 	tb.login()
+	tb.watchKeepStarts()
 	for _, f := range keptFields(t) {
 		t.Run(f.name, func(t *testing.T) {
 			tb := &tab{t: t, ctx: tb.ctx, srv: srv}
 			tb.navigate(f.path)
+			tb.keepStarted(f.path)
 			tb.showField(f.sel)
 			tb.typeInto(f.sel, f.text)
 			keys := tb.keptKeys(f.sel)
@@ -139,10 +141,14 @@ func TestASavedEditorForgetsItsKeptText(t *testing.T) {
 			tb.do("mark the page", chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.before = "true"; true`))
 			tb.do("save", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).click(); true`, f.submit)))
 			eventually(tb, "hearth's answer shown", `!document.documentElement.dataset.before && document.readyState === "complete" && !!document.querySelector("main")`, navigationDeadline)
+			tb.keepStarted("the answer")
 			if refused := get(tb, "refusals", chromedp.Evaluate[string](`Array.from(document.querySelectorAll('main [role="alert"]')).map(function(e){return e.textContent.trim()}).join(" | ")`)); refused != "" {
 				t.Fatalf("hearth refused the save: %s", refused)
 			}
 			tb.navigate(f.path)
+			// keep.js restores once it has started: only then can a
+			// restored note be missing for the right reason.
+			tb.keepStarted(f.path)
 			if n := tb.stillKept(keys); n != 0 {
 				t.Errorf("after hearth took the save, %d copies are still kept on the device", n)
 			}
@@ -165,20 +171,27 @@ func TestARefusedSaveKeepsWhatWasTyped(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
 	tb.login()
+	tb.watchKeepStarts()
 	for _, f := range refusedSaves {
 		t.Run(f.name, func(t *testing.T) {
 			tb := &tab{t: t, ctx: tb.ctx, srv: srv}
 			tb.navigate(f.path)
+			tb.keepStarted(f.path)
 			tb.showField(f.sel)
 			tb.typeInto(f.sel, f.text)
 			keys := tb.keptKeys(f.sel)
+			if len(keys) != 1 {
+				t.Fatalf("typing kept %d copies on the device, want 1", len(keys))
+			}
 			if f.fill != "" {
 				tb.do("fill the form", chromedp.Evaluate[chromedp.Void](f.fill))
 			}
 			tb.do("mark the page", chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.before = "true"; true`))
 			tb.do("save", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).click(); true`, f.submit)))
 			eventually(tb, "hearth's refusal shown", `!document.documentElement.dataset.before && document.readyState === "complete" && !!document.querySelector('main [role="alert"]')`, navigationDeadline)
+			tb.keepStarted("the refusal")
 			tb.navigate(f.path)
+			tb.keepStarted(f.path)
 			if n := tb.stillKept(keys); n != len(keys) {
 				t.Errorf("after hearth refused the save, %d of %d copies are kept on the device", n, len(keys))
 			}
@@ -194,15 +207,20 @@ func TestASaveTakenFromTheRefusalPageForgetsTheRefusedText(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
 	tb.login()
+	tb.watchKeepStarts()
 	tb.navigate("/weight")
+	tb.keepStarted("/weight")
 	tb.typeInto("#goal", "sixty")
 	tb.do("save", chromedp.Evaluate[chromedp.Void](`document.querySelector('#goal-form button[type="submit"]:not([name])').click(); true`))
 	eventually(tb, "hearth's refusal shown", `location.pathname !== "/weight" && document.readyState === "complete" && !!document.querySelector('main [role="alert"]')`, navigationDeadline)
+	tb.keepStarted("the refusal")
 	// Corrected and saved from the refusal's page.
 	tb.typeInto("#goal", "61.5")
 	tb.do("save again", chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.before = "true"; document.querySelector('#goal-form button[type="submit"]:not([name])').click(); true`))
 	eventually(tb, "hearth's answer shown", `!document.documentElement.dataset.before && document.readyState === "complete" && !document.querySelector('main [role="alert"]')`, navigationDeadline)
+	tb.keepStarted("the answer")
 	tb.navigate("/weight")
+	tb.keepStarted("/weight")
 	if got := tb.valueOf("#goal"); got != "61.5" {
 		t.Errorf("the goal field holds %q after the corrected save, want 61.5", got)
 	}

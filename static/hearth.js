@@ -438,6 +438,42 @@
   });
 })();
 
+// A page read after a plain form was sent is that form's answer (keep.js
+// names the form's kept fields under hearth.keep.sent as it is sent): what
+// the form held is saved, unless hearth refused it (the answer's status,
+// after the redirect); then the device keeps it for the form's own page.
+// Taken, it is forgotten on every page that kept it. It is settled once,
+// on the answer itself: when keep.js starts there, or as the answer is
+// left, should the owner leave it before keep.js (loaded after the load
+// event) started; the next page read is not the answer and would take the
+// send for its own.
+(function () {
+  "use strict";
+
+  var SENT = "hearth.keep.sent"; // keep.js's names
+  var PREFIX = "hearth.keep:";
+  var settled = false;
+
+  function settle() {
+    if (settled) return;
+    settled = true;
+    try {
+      var names = JSON.parse(sessionStorage.getItem(SENT) || "[]");
+      sessionStorage.removeItem(SENT);
+      var nav = performance.getEntriesByType("navigation")[0];
+      if (!names.length || (nav && nav.responseStatus >= 400)) return;
+      var taken = [];
+      for (var i = 0; i < localStorage.length; i++) {
+        var k = localStorage.key(i);
+        if (k && k.indexOf(PREFIX) === 0 && names.some(function (n) { return k.slice(-n.length) === n; })) taken.push(k);
+      }
+      taken.forEach(function (k) { localStorage.removeItem(k); });
+    } catch (err) {}
+  }
+  document.addEventListener("hearth:settle-sent", settle);
+  window.addEventListener("pagehide", settle);
+})();
+
 
 // --- after load ---
 // What the first paint and the first tap do not need loads once the page

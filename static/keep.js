@@ -16,7 +16,7 @@
 
   var PREFIX = "hearth.keep:";
   // sessionStorage: the fields (nameOf) whose plain form was just
-  // submitted; the next page read (the form's answer) forgets them.
+  // submitted; its answer settles them (hearth.js).
   var SENT = "hearth.keep.sent";
   var MAX_AGE = 14 * 24 * 3600 * 1000;
   // A pause in typing this long saves a reply to hearth.
@@ -278,9 +278,19 @@
   function markSent(form) {
     var names = keptFields(form).map(nameOf);
     if (!names.length) return;
+    // What the page before sent is settled first (a save held until the
+    // scripts ran comes before start): SENT is then this page's own.
+    settleSent();
     try {
       sessionStorage.setItem(SENT, JSON.stringify(names));
     } catch (err) {}
+  }
+
+  // hearth.js settles what the page before sent, once (this page is its
+  // answer): it holds the listener from the page's parse on, so an answer
+  // left before this script started is settled as it is left.
+  function settleSent() {
+    document.dispatchEvent(new CustomEvent("hearth:settle-sent"));
   }
 
   // An action the offline part queued (offline.js): the queue holds what
@@ -380,21 +390,7 @@
 
   function start() {
     markOwner();
-    // A page read after a plain form was sent is that form's answer: what
-    // the form held is saved, unless hearth refused it (the answer's
-    // status, after the redirect): then the device keeps it for the form's
-    // own page, should the owner leave the refusal. Taken, it is forgotten
-    // on every page that kept it (a refusal's text kept for the form's page).
-    try {
-      var nav = performance.getEntriesByType("navigation")[0];
-      var names = JSON.parse(sessionStorage.getItem(SENT) || "[]");
-      sessionStorage.removeItem(SENT);
-      if (!(nav && nav.responseStatus >= 400)) {
-        keptKeys().forEach(function (k) {
-          if (names.some(function (n) { return k.slice(-n.length) === n; })) forget(k);
-        });
-      }
-    } catch (err) {}
+    settleSent();
     restore(document);
     reopen();
   }
