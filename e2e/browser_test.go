@@ -176,12 +176,18 @@ func (tb *tab) expand(id, kind string) {
 	tb.t.Helper()
 	control := rowSel(id) + ` [data-testid="control-` + kind + `"]`
 	get(tb, "settle before expanding "+id, chromedp.Poll[bool](htmxSettled))
-	if !get(tb, "is "+id+" open", chromedp.Evaluate[bool](`!!document.querySelector('`+control+`')`)) {
-		// Clicked in the page, in one task: a live refresh between finding
-		// the node and a DevTools click would leave the click a stale node.
-		tb.do("expand "+id, chromedp.Evaluate[chromedp.Void](`document.querySelector('`+rowSel(id)+` > a.row-head').click(); true`))
-	}
-	tb.do("wait for "+id+"'s control", chromedp.WaitVisible(css(control)))
+	// Tapped in the page, in one task (a DevTools click can land on a node a
+	// live refresh just replaced), and tapped again while the row is shut
+	// and nothing is in flight, as the owner would: a live refresh of the
+	// row that arrives after the tap's answer can render it shut again.
+	tb.do("expand "+id, chromedp.Poll[chromedp.Void](`(function () {
+		var c = document.querySelector('`+control+`');
+		if (c && (c.offsetWidth || c.offsetHeight || c.getClientRects().length)) return true;
+		var row = document.querySelector('`+rowSel(id)+`');
+		var head = row && row.dataset.expanded !== "true" && row.querySelector(':scope > a.row-head');
+		if (head && (`+htmxSettled+`)) head.click();
+		return false;
+	})()`, chromedp.WithPollingInterval(300*time.Millisecond)))
 	get(tb, "settle after expanding "+id, chromedp.Poll[bool](htmxSettled))
 }
 
@@ -224,7 +230,7 @@ func TestHomeShowsDemoBriefAndRowsAfterLogin(t *testing.T) {
 	day := time.Now().In(loc)
 	tb := newTab(t, srv)
 	tb.login()
-	brief := get(tb, "brief", chromedp.Text(css(`[data-testid="brief-text"]`)))
+	brief := get(tb, "brief", textOf(`[data-testid="brief-text"]`))
 	rows := get(tb, "rows", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#live > section li[data-row]')).map(r => r.dataset.id)`))
 	if !strings.Contains(brief, "Weigh in") {
 		t.Errorf("brief %q", brief)
@@ -262,11 +268,11 @@ func TestWeightSavedInPlaceSurvivesReload(t *testing.T) {
 	tb.do("reload", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
 	tb.expand(routine, "routine")
 	tb.expand(weigh, "measurement")
-	saved := get(tb, "saved", chromedp.Text(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)))
+	saved := get(tb, "saved", textOf(rowSel(weigh)+` [data-testid="measurement-saved"]`))
 	if !strings.Contains(saved, "72.4 kg") {
 		t.Errorf("after reload: %q", saved)
 	}
-	progress := get(tb, "progress", chromedp.Text(css(rowSel(routine)+` > a [data-testid="progress"]`)))
+	progress := get(tb, "progress", textOf(rowSel(routine)+` > a [data-testid="progress"]`))
 	if progress != "1/3" {
 		t.Errorf("routine progress %q, want 1/3", progress)
 	}
@@ -473,4 +479,22 @@ func emulateColorScheme(scheme string) chromedp.Action[chromedp.Void] {
 		})
 		return err
 	})
+}
+
+// textOf is the visible text (innerText) of the first element sel matches,
+// found and read in the page in one task once it is shown. chromedp.Text
+// finds the node over DevTools and reads it in a second call, and a live
+// refresh between the two replaces the node ("No node with given id").
+func textOf(sel string) chromedp.Action[string] {
+	q, _ := json.Marshal(sel)
+	js := `(function (e) {
+		return e && (e.offsetWidth || e.offsetHeight || e.getClientRects().length) ? [e.innerText] : null;
+	})(document.querySelector(` + string(q) + `))`
+	return func(ctx context.Context, t *chromedp.Target) (string, error) {
+		v, err := chromedp.Poll[[]string](js)(ctx, t)
+		if err != nil || len(v) == 0 {
+			return "", err
+		}
+		return v[0], nil
+	}
 }

@@ -15,7 +15,7 @@ func TestAFormsAnswerNoLongerKeptShowsAGonePageWithTheTabsAndAWayHome(t *testing
 	if st := get(tb, "status", chromedp.Evaluate[int](`performance.getEntriesByType("navigation")[0].responseStatus`)); st != 410 {
 		t.Errorf("the page came with status %d, want 410", st)
 	}
-	if words := get(tb, "words", chromedp.Text(css(`[data-testid="gone"]`))); !strings.Contains(words, "no longer kept") {
+	if words := get(tb, "words", textOf(`[data-testid="gone"]`)); !strings.Contains(words, "no longer kept") {
 		t.Errorf("the page says %q", words)
 	}
 	if !get(tb, "tabs", chromedp.Evaluate[bool](`!!document.querySelector('nav[aria-label="Main"] a[href="/messages"]') && document.querySelector('nav[aria-label="Main"]').checkVisibility()`)) {

@@ -114,7 +114,7 @@ func TestWeightPageRecordsAWeightAndShowsTheTrendChange(t *testing.T) {
 		chromedp.SendKeys(css(`#weigh-in-value`), "81.2"),
 		chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
 		chromedp.WaitVisible(css(`[data-testid="weigh-in-saved"]`)))
-	saved := get(tb, "saved", chromedp.Text(css(`[data-testid="weigh-in-saved"]`)))
+	saved := get(tb, "saved", textOf(`[data-testid="weigh-in-saved"]`))
 	if !strings.Contains(saved, "Trend ") || !strings.Contains(saved, " kg since yesterday") {
 		t.Errorf("after saving: %q, want the trend and its change since yesterday", saved)
 	}

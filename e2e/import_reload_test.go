@@ -38,7 +38,7 @@ func TestImportAtLatencyReportsTheTrueCountAtTheTop(t *testing.T) {
 		chromedp.Click(css(`.import-form button[type="submit"]`)),
 		chromedp.WaitVisible(css(`[data-testid="import-confirm"] button`)),
 	)
-	dry := get(tb, "dry run", chromedp.Text(css(`[data-testid="import-summary"]`)))
+	dry := get(tb, "dry run", textOf(`[data-testid="import-summary"]`))
 	if !strings.Contains(dry, "2 new readings") {
 		t.Fatalf("dry run says %q", dry)
 	}

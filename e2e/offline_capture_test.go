@@ -73,8 +73,12 @@ func TestAWeightTypedIntoHomesOwnFieldWithoutHearthWaitsAndSyncsOnceWithTheTrend
 			}
 			w.up(tb, line)
 			get(tb, "synced", chromedp.Poll[bool](queueSynced))
-			get(tb, "trend shown", chromedp.Poll[bool](`!!document.querySelector('[data-testid="weigh-in-trend"]')`))
-			trend := get(tb, "trend", chromedp.Text(css(`[data-testid="weigh-in-trend"]`)))
+			// Read in the page, in one task: a live refresh of Home may replace
+			// the line between a DevTools lookup and a read of its text.
+			trend := get(tb, "trend shown", chromedp.Poll[string](`(function () {
+				var e = document.querySelector('[data-testid="weigh-in-trend"]');
+				return e ? e.textContent : "";
+			})()`))
 			if !strings.Contains(trend, value+" kg") || !strings.Contains(trend, "Trend ") {
 				t.Errorf("after sync Home says %q, want the saved %s kg and the trend", trend, value)
 			}
@@ -106,7 +110,7 @@ func TestAWeightTypedOnTheWeightPageWithoutHearthWaitsAndSyncsOnceWithTheTrend(t
 			w.up(tb, line)
 			// The page reads itself again once the weigh-in synced.
 			eventually(tb, "saved note", `!!document.querySelector('[data-testid="weigh-in-saved"]') && `+queueSynced, 30*time.Second)
-			saved := get(tb, "saved", chromedp.Text(css(`[data-testid="weigh-in-saved"]`)))
+			saved := get(tb, "saved", textOf(`[data-testid="weigh-in-saved"]`))
 			if !strings.Contains(saved, "Trend ") {
 				t.Errorf("after sync the page says %q, want the trend", saved)
 			}
@@ -134,7 +138,7 @@ func TestATickOnACollapsedRoutineWithoutHearthWaitsAndSyncsOnce(t *testing.T) {
 				chromedp.Click(css(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`)),
 				chromedp.WaitVisible(css(rowSel(routine)+` [data-testid="sync-note"]`)),
 			)
-			note := get(tb, "waiting", chromedp.Text(css(rowSel(routine)+` [data-testid="sync-note"]`)))
+			note := get(tb, "waiting", textOf(rowSel(routine)+` [data-testid="sync-note"]`))
 			if !strings.Contains(note, "Waiting to sync") {
 				t.Errorf("the routine says %q, want the tick waiting", note)
 			}
@@ -280,7 +284,7 @@ func TestAWeightTheWeightPageRefusesIsSaidInItsFormInPlace(t *testing.T) {
 		chromedp.SendKeys(css(`#weigh-in-value`), "abc"),
 		chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
 		chromedp.WaitVisible(css(`[data-testid="weigh-in-error"]`)))
-	if got := get(tb, "error", chromedp.Text(css(`[data-testid="weigh-in-error"]`))); got != "Enter a number, like 72.4." {
+	if got := get(tb, "error", textOf(`[data-testid="weigh-in-error"]`)); got != "Enter a number, like 72.4." {
 		t.Errorf("refusal %q", got)
 	}
 	if focused := get(tb, "focus", chromedp.Evaluate[string](`document.activeElement.id`)); focused != "weigh-in-value" {
@@ -351,7 +355,7 @@ func TestFromAColdStartOfflineHomesWeightFieldAndAFoldedRoutinesTickWaitAndSyncO
 // note sel, as the one queued action.
 func weightWaits(t *testing.T, tb *tab, sel, value string) {
 	t.Helper()
-	note := get(tb, "waiting", chromedp.Text(css(sel)))
+	note := get(tb, "waiting", textOf(sel))
 	if !strings.Contains(note, "Waiting to sync: "+value) {
 		t.Errorf("the field says %q, want it waiting with %s", note, value)
 	}

@@ -53,7 +53,7 @@ func TestColdStartOfflineWeightAndTickFromAFreshlyInstalledHomeSyncOnceAndShowTh
 	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
 	tb.emulateOffline(true)
 	tb.do("open Home offline", chromedp.Navigate(line.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
-	banner := get(tb, "offline banner", chromedp.Text(css(`[data-testid="offline-banner"]`)))
+	banner := get(tb, "offline banner", textOf(`[data-testid="offline-banner"]`))
 	for _, want := range []string{"offline", "weight", "tick", "wait"} {
 		if !strings.Contains(strings.ToLower(banner), want) {
 			t.Errorf("offline banner %q does not say %q", banner, want)
@@ -97,7 +97,7 @@ func TestColdStartOfflineWeightAndTickFromAFreshlyInstalledHomeSyncOnceAndShowTh
 		tb.expand(routine, "routine")
 		tb.expand(weigh, "measurement")
 	}
-	saved := get(tb, "saved", chromedp.Text(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)))
+	saved := get(tb, "saved", textOf(rowSel(weigh)+` [data-testid="measurement-saved"]`))
 	if !strings.Contains(saved, "71.8 kg") {
 		t.Errorf("the weigh-in shows %q after sync, want the saved 71.8 kg", saved)
 	}

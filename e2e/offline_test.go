@@ -242,7 +242,7 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
 		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="sync-note"]`)),
 	)
-	note := get(tb, "note", chromedp.Text(css(rowSel(weigh)+` [data-testid="sync-note"]`)))
+	note := get(tb, "note", textOf(rowSel(weigh)+` [data-testid="sync-note"]`))
 	if !strings.Contains(strings.ToLower(note), "waiting to sync") || !strings.Contains(note, "71,8") {
 		t.Errorf("row note %q", note)
 	}
@@ -262,7 +262,7 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 		chromedp.Click(css(rowSel("reply-ana-hike")+` [data-testid="review-link"]`)),
 		chromedp.WaitVisible(css(rowSel("reply-ana-hike")+` [data-testid="offline-refused"]`)),
 	)
-	refused := get(tb, "refusal", chromedp.Text(css(rowSel("reply-ana-hike")+` [data-testid="offline-refused"]`)))
+	refused := get(tb, "refusal", textOf(rowSel("reply-ana-hike")+` [data-testid="offline-refused"]`))
 	if !strings.Contains(refused, "offline") || !strings.Contains(refused, "not sent") {
 		t.Errorf("refusal %q", refused)
 	}

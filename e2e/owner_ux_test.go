@@ -98,10 +98,10 @@ func TestDismissedRowIsListedUnderLaterWithItsDateAndComesBack(t *testing.T) {
 	tb.do("dismiss", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="dismiss"]`)),
 		chromedp.WaitNotPresent(css(rowSel("book-bike-service"))),
 		chromedp.WaitVisible(css(`#later-book-bike-service`)))
-	if w := get(tb, "later date", chromedp.Text(css(`#later-book-bike-service [data-testid="later-when"]`))); w != "Dismissed today" {
+	if w := get(tb, "later date", textOf(`#later-book-bike-service [data-testid="later-when"]`)); w != "Dismissed today" {
 		t.Errorf("Later says %q for the dismissed row", w)
 	}
-	if n := get(tb, "undone notice", chromedp.Text(css(`[data-testid="undone-notice"]`))); !strings.Contains(n, "Dismissed") {
+	if n := get(tb, "undone notice", textOf(`[data-testid="undone-notice"]`)); !strings.Contains(n, "Dismissed") {
 		t.Errorf("no Undo on Home for the dismissed row: %q", n)
 	}
 	tb.do("bring back", chromedp.Click(css(`#later-book-bike-service [data-testid="bring-back"]`)),
@@ -123,7 +123,7 @@ func TestTomorrowShowsTheDateInWordsUnderLater(t *testing.T) {
 		chromedp.WaitVisible(css(`#later-book-bike-service`)))
 	day, _ := time.Parse(time.DateOnly, demoDay(t))
 	want := "Tomorrow, " + day.AddDate(0, 0, 1).Format("Mon 2 Jan")
-	if w := get(tb, "later date", chromedp.Text(css(`#later-book-bike-service [data-testid="later-when"]`))); w != want {
+	if w := get(tb, "later date", textOf(`#later-book-bike-service [data-testid="later-when"]`)); w != want {
 		t.Errorf("Later says %q, want %q", w, want)
 	}
 	tb.do("undo", chromedp.Click(css(`[data-testid="undone-notice"] [data-testid="undo"]`)),

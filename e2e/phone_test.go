@@ -108,7 +108,7 @@ func TestNavIsOneLineBottomBarAt390(t *testing.T) {
 	}
 	// More lists the pages that are not tabs, and sign-out.
 	tb.do("open more", chromedp.Navigate(srv.URL+"/more"), chromedp.WaitVisible(css(`[data-testid="more"]`)))
-	more := get(tb, "more", chromedp.Text(css(`main`)))
+	more := get(tb, "more", textOf(`main`))
 	for _, w := range []string{"Weight", "Runs", "Schedules", "Log out"} {
 		if !strings.Contains(more, w) {
 			t.Errorf("More page lacks %q: %q", w, more)

@@ -145,7 +145,7 @@ func TestEveryOwnActionRendersOnceAndAChangeElsewhereIsReadOnce(t *testing.T) {
 	if n := get(tb, "live reads", chromedp.Evaluate[int](`window.__liveReads`)); n != 1 {
 		t.Errorf("a publication during the tap: the page read Home %d time(s), want 1", n)
 	}
-	if saved := get(tb, "saved", chromedp.Text(css(rowSel(weigh)+` [data-testid="measurement-saved"]`))); !strings.Contains(saved, "72.8") {
+	if saved := get(tb, "saved", textOf(rowSel(weigh)+` [data-testid="measurement-saved"]`)); !strings.Contains(saved, "72.8") {
 		t.Errorf("after the read the weigh-in shows %q", saved)
 	}
 }

@@ -44,7 +44,7 @@ func TestAStepTickRendersOnceAndAChangeElsewhereStillRefreshes(t *testing.T) {
 	if n := get(tb, "live reads", chromedp.Evaluate[int](`window.__liveReads`)); n != 0 {
 		t.Fatalf("the tick's own revision made the page read Home %d time(s), want none", n)
 	}
-	if p := get(tb, "progress", chromedp.Text(css(rowSel(routine)+` > a [data-testid="progress"]`))); p != "1/3" {
+	if p := get(tb, "progress", textOf(rowSel(routine)+` > a [data-testid="progress"]`)); p != "1/3" {
 		t.Errorf("routine progress %q after the tick, want 1/3", p)
 	}
 	if exp := get(tb, "expanded", chromedp.Evaluate[string](`document.querySelector('`+rowSel(step)+`').dataset.expanded`)); exp != "false" {
@@ -80,7 +80,7 @@ func TestAStepTickRendersOnceAndAChangeElsewhereStillRefreshes(t *testing.T) {
 	if n := get(tb, "live reads", chromedp.Evaluate[int](`window.__liveReads`)); n < 1 {
 		t.Fatalf("another tab's tick was shown here without reading Home (%d reads)", n)
 	}
-	if p := get(tb, "progress", chromedp.Text(css(rowSel(routine)+` > a [data-testid="progress"]`))); !strings.HasPrefix(p, "2/") {
+	if p := get(tb, "progress", textOf(rowSel(routine)+` > a [data-testid="progress"]`)); !strings.HasPrefix(p, "2/") {
 		t.Errorf("routine progress %q after the other tab's tick", p)
 	}
 }

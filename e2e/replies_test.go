@@ -35,7 +35,7 @@ func TestHomeReviewShowsTheEditTypedThereWithoutSaving(t *testing.T) {
 		chromedp.Click(css(rowSel("reply-ana-hike")+` [data-testid="review-link"]`)),
 		chromedp.WaitVisible(css(`[data-testid="review-summary"]`)),
 	)
-	if got := get(tb, "review body", chromedp.Text(css(`[data-testid="review-body"]`))); got != typed {
+	if got := get(tb, "review body", textOf(`[data-testid="review-body"]`)); got != typed {
 		t.Fatalf("the review shows %q, want what was typed: %q", got, typed)
 	}
 }
@@ -81,7 +81,7 @@ func TestChoosingASuggestionFillsTheEditorButAsksBeforeReplacingAnEdit(t *testin
 		t.Fatalf("after replacing: %q", got)
 	}
 	tb.do("review", chromedp.Click(css(`#draft-draft-ana-hike [data-testid="review"]`)), chromedp.WaitVisible(css(`[data-testid="review-summary"]`)))
-	if got := get(tb, "review body", chromedp.Text(css(`[data-testid="review-body"]`))); got != demoWarm {
+	if got := get(tb, "review body", textOf(`[data-testid="review-body"]`)); got != demoWarm {
 		t.Fatalf("the review shows %q", got)
 	}
 }
@@ -134,7 +134,7 @@ func TestOwnReplyIsOneBeeperMessageEvenWithTwoConfirms(t *testing.T) {
 		chromedp.Click(css(`[data-testid="own-review"]`)),
 		chromedp.WaitVisible(css(`[data-testid="review-own"]`)),
 	)
-	if got := get(tb, "review body", chromedp.Text(css(`[data-testid="review-body"]`))); got != own {
+	if got := get(tb, "review body", textOf(`[data-testid="review-body"]`)); got != own {
 		t.Fatalf("the review shows %q", got)
 	}
 	// A double tap posts the same sendKey twice: one message.

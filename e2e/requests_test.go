@@ -47,7 +47,7 @@ func TestPersonCorrectionShowsPendingThenConfirmed(t *testing.T) {
 		chromedp.Click(css(`#person-ana-okafor [data-testid="correction-submit"]`)),
 		chromedp.WaitVisible(css(`#person-ana-okafor [data-testid="request"][data-status="pending"]`)),
 	)
-	if got := get(tb, "state", chromedp.Text(css(`#person-ana-okafor [data-testid="request-state"]`))); got != "pending" {
+	if got := get(tb, "state", textOf(`#person-ana-okafor [data-testid="request-state"]`)); got != "pending" {
 		t.Fatalf("correction shows %q before the agent confirmed it", got)
 	}
 	id := get(tb, "request id", chromedp.Evaluate[string](`document.querySelector('#person-ana-okafor [data-testid="request"]').dataset.id`))

@@ -37,12 +37,12 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 	)
 	// The chip names the file (with the steps, one tap away); its path and hash are the operator's.
 	routines.do("open the steps", chromedp.Click(css(card+` [data-testid="definition"] summary`)))
-	if got := get(routines, "chip", chromedp.Text(css(card+` [data-testid="chip"]`))); got != "Mornings" {
+	if got := get(routines, "chip", textOf(card+` [data-testid="chip"]`)); got != "Mornings" {
 		t.Errorf("source chip %q", got)
 	}
 	// The first screen answers how the trial is going; the counts are on the card, behind a details element.
 	summary := `[data-testid="trial-summary"][data-id="e2e-morning"]`
-	if got := get(routines, "attainment", chromedp.Text(css(summary+` [data-testid="week-attainment"]`))); got != "Completed 0 of 0 planned days" {
+	if got := get(routines, "attainment", textOf(summary+` [data-testid="week-attainment"]`)); got != "Completed 0 of 0 planned days" {
 		t.Errorf("before any outcome: %q", got)
 	}
 	widths := get(routines, "widths", chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
@@ -75,13 +75,13 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 		return !!a && a.textContent.replace(/\s+/g, " ").trim() === "Done 1 of 1 (100%) planned days"})()`, 10*time.Second)
 	routines.do("settled", chromedp.WaitReady(css(card+` [data-testid="count-completed"]`)),
 		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('`+card+` details[data-testid="statistics"], `+card+` details[data-testid="trial"]').forEach(function(d){ d.open = true; })`))
-	if got := get(routines, "completed", chromedp.Text(css(card+` [data-testid="count-completed"] td`))); got != "1" {
+	if got := get(routines, "completed", textOf(card+` [data-testid="count-completed"] td`)); got != "1" {
 		t.Errorf("completed count %q", got)
 	}
 	if got := get(routines, "strip", chromedp.Evaluate[string](`document.querySelector('`+summary+` [data-testid="outcome-strip"] g[data-date="`+day+`"]').dataset.outcome`)); got != "completed" {
 		t.Errorf("today's square is %q", got)
 	}
-	if got := get(routines, "weigh-in step", chromedp.Text(css(card+` [data-testid="step-metric"][data-step="weigh"] [data-testid="step-done"]`))); got != "value saved 1 of 1" {
+	if got := get(routines, "weigh-in step", textOf(card+` [data-testid="step-metric"][data-step="weigh"] [data-testid="step-done"]`)); got != "value saved 1 of 1" {
 		t.Errorf("weigh-in step %q", got)
 	}
 

@@ -45,7 +45,7 @@ func scheduleOwnReply(t *testing.T, tb *tab, srv *server, after time.Duration) t
 		chromedp.Click(css(`[data-testid="confirm-later"]`)),
 		chromedp.WaitVisible(css(`[data-testid="composer"] [data-testid="scheduled-send"]`)),
 	)
-	if got := get(tb, "own line", chromedp.Text(css(`[data-testid="composer"] [data-testid="scheduled-body"]`))); got != ownLaterBody {
+	if got := get(tb, "own line", textOf(`[data-testid="composer"] [data-testid="scheduled-body"]`)); got != ownLaterBody {
 		t.Fatalf("the conversation shows %q waiting, want the own reply", got)
 	}
 	return due.Truncate(time.Second)
@@ -110,7 +110,7 @@ func TestAnOwnReplySentLaterIsHeldWhenAnswerArrivesWhileHearthIsStopped(t *testi
 		st := ownLaterOnHome(home, srv)
 		return st == "held", "Home lists the own reply as " + st
 	})
-	if got := get(home, "held words", chromedp.Text(css(`[data-testid="own-later-item"] [data-testid="scheduled-held"]`))); !strings.Contains(got, "The chat moved on: look again") {
+	if got := get(home, "held words", textOf(`[data-testid="own-later-item"] [data-testid="scheduled-held"]`)); !strings.Contains(got, "The chat moved on: look again") {
 		t.Fatalf("Home says %q", got)
 	}
 	if n := ownSendsOf(t, beeperURL, ownLaterBody); n != 0 {

@@ -54,7 +54,7 @@ func scheduleAnaReply(t *testing.T, tb *tab, srv *server, after time.Duration) t
 		chromedp.Click(css(`[data-testid="confirm-later"]`)),
 		chromedp.WaitVisible(css(`#draft-draft-ana-hike [data-testid="scheduled-send"]`)),
 	)
-	if got, want := get(tb, "scheduled at", chromedp.Text(css(`#draft-draft-ana-hike [data-testid="scheduled-at"]`))), "Sends at "+due.In(loc).Format("15:04"); got != want && day == "today" {
+	if got, want := get(tb, "scheduled at", textOf(`#draft-draft-ana-hike [data-testid="scheduled-at"]`)), "Sends at "+due.In(loc).Format("15:04"); got != want && day == "today" {
 		t.Fatalf("the conversation says %q, want %q", got, want)
 	}
 	return due.Truncate(time.Second)
@@ -135,7 +135,7 @@ func TestASendLaterIsHeldWhenTheChatMovedOnAndShownBackOnHome(t *testing.T) {
 		held := get(home, "held?", chromedp.Evaluate[bool](`!!document.querySelector('`+rowSel("reply-ana-hike")+` [data-testid="scheduled-held"]')`))
 		return held, "Home never showed the held reply"
 	})
-	if got := get(home, "held words", chromedp.Text(css(rowSel("reply-ana-hike")+` [data-testid="scheduled-held"]`))); !strings.Contains(got, "The chat moved on: look again") {
+	if got := get(home, "held words", textOf(rowSel("reply-ana-hike")+` [data-testid="scheduled-held"]`)); !strings.Contains(got, "The chat moved on: look again") {
 		t.Fatalf("Home says %q", got)
 	}
 	if n := ownSendsOf(t, beeperURL, laterBody); n != 0 {

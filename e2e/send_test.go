@@ -54,7 +54,7 @@ func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {
 		chromedp.Click(css(`[data-testid="review"]`)),
 		chromedp.WaitVisible(css(`[data-testid="review-summary"]`)),
 	)
-	if got := get(tb, "review body", chromedp.Text(css(`[data-testid="review-body"]`))); got != body {
+	if got := get(tb, "review body", textOf(`[data-testid="review-body"]`)); got != body {
 		t.Fatalf("review shows %q", got)
 	}
 	// A double tap on Send posts the same sendKey twice: one message.
@@ -78,7 +78,7 @@ func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {
 		chromedp.WithPollingTimeout(5*time.Second)))
 	// The other conversation tab reloads itself and shows the sent message.
 	eventually(convo, "sent message live", `(function(){var m=document.querySelector('.message.mine');return !!m && m.textContent.indexOf("snacks")>=0})()`, 5*time.Second)
-	if !strings.Contains(get(tb, "result", chromedp.Text(css(`[data-testid="send-body"]`))), "snacks") {
+	if !strings.Contains(get(tb, "result", textOf(`[data-testid="send-body"]`)), "snacks") {
 		t.Error("result page does not show what was sent")
 	}
 }

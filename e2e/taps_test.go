@@ -50,7 +50,7 @@ func TestRoutineStepIsTickedWithOneTapOnItsCollapsedRow(t *testing.T) {
 	if n := get(tb, "controls", chromedp.Evaluate[int](`document.querySelectorAll('`+rowSel(step)+` [data-testid="control-task"]').length`)); n != 0 {
 		t.Error("ticking the step opened its control")
 	}
-	if w := get(tb, "undo word", chromedp.Text(css(rowSel(step)+` [data-testid="undo-word"]`))); w != "Done" {
+	if w := get(tb, "undo word", textOf(rowSel(step)+` [data-testid="undo-word"]`)); w != "Done" {
 		t.Errorf("undo bar says %q, want Done", w)
 	}
 	// The done step offers no tick: a second tap cannot complete it again.

@@ -74,7 +74,7 @@ func TestSendWithHearthUnreachableIsRefusedInPlaceAndNothingIsSent(t *testing.T)
 			chromedp.Click(css(`[data-testid="confirm"]`)),
 			chromedp.WaitVisible(css(`[data-testid="unreachable-refused"]`)),
 		)
-		refused := get(tb, "refusal", chromedp.Text(css(`[data-testid="unreachable-refused"]`)))
+		refused := get(tb, "refusal", textOf(`[data-testid="unreachable-refused"]`))
 		if !strings.Contains(refused, "hearth could not be reached; nothing was sent") {
 			t.Errorf("%s: refusal %q", c.name, refused)
 		}
@@ -122,7 +122,7 @@ func TestTickWithHearthUnreachableIsQueuedSaidAndSyncedOnceWhenHearthIsBack(t *t
 	if n := tb.queueLength(); n != 2 {
 		t.Fatalf("%d actions queued, want 2", n)
 	}
-	banner := get(tb, "banner", chromedp.Text(css(`[data-testid="offline-banner"]`)))
+	banner := get(tb, "banner", textOf(`[data-testid="offline-banner"]`))
 	if !strings.Contains(banner, "could not be reached") {
 		t.Errorf("banner %q does not say hearth could not be reached", banner)
 	}
@@ -156,7 +156,7 @@ func TestHomeOpensFromTheCopyBehindAProxyAnswering502AndItsRowsStillWork(t *test
 	line.setGateway(http.StatusBadGateway)
 	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
 	tb.do("open Home behind the 502", chromedp.Navigate(line.URL+"/"), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
-	banner := get(tb, "banner", chromedp.Text(css(`[data-testid="offline-banner"]`)))
+	banner := get(tb, "banner", textOf(`[data-testid="offline-banner"]`))
 	if !strings.Contains(banner, "could not be reached") {
 		t.Errorf("banner %q", banner)
 	}
@@ -186,7 +186,7 @@ func TestSendWhoseAnswerIsLostSaysItMayHaveGoneAndASecondTapSendsNothingMore(t *
 		chromedp.Click(css(`[data-testid="confirm"]`)),
 		chromedp.WaitVisible(css(`[data-testid="unreachable-refused"]`)),
 	)
-	said := get(tb, "what the page says", chromedp.Text(css(`[data-testid="unreachable-refused"]`)))
+	said := get(tb, "what the page says", textOf(`[data-testid="unreachable-refused"]`))
 	if strings.Contains(said, "nothing was sent") || !strings.Contains(said, "cannot tell whether it went through") {
 		t.Errorf("after a lost answer the page says %q", said)
 	}
