@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,27 +13,6 @@ import (
 	"hearth/internal/poll"
 )
 
-// fakeBeeperAt runs `hearth fake-beeper` on addr as its own process; stop
-// kills it (Beeper closed), and a later call on the same addr starts it again.
-func fakeBeeperAt(t *testing.T, addr string) (stop func()) {
-	t.Helper()
-	cmd := exec.Command(hearthBin, "fake-beeper", "--addr", addr, "--token", "e2e-token")
-	cmd.Env = cleanEnv()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	stop = func() {
-		if !stopped {
-			stopped = true
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}
-	t.Cleanup(stop)
-	return stop
-}
-
 // TestHomeSaysBeeperWasNotVisibleWhileItsProcessWasStopped stops the fake
 // Beeper serve's watch reads, then starts it again on the same address:
 // Home says Beeper is not visible while it is away and, once it is back,
@@ -42,9 +20,8 @@ func fakeBeeperAt(t *testing.T, addr string) (stop func()) {
 func TestHomeSaysBeeperWasNotVisibleWhileItsProcessWasStopped(t *testing.T) {
 	t.Parallel()
 	began := time.Now()
-	addr := freeAddr(t)
-	stop := fakeBeeperAt(t, addr)
-	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", "http://"+addr,
+	beeperURL, stop := startFakeBeeperAt(t, "127.0.0.1:0")
+	srv := startServerEnv(t, []string{"BEEPER_ACCESS_TOKEN=e2e-token"}, "--demo", "--beeper-url", beeperURL,
 		"--watch-interval", "200ms", "--wake-debounce", "0s")
 	owner := watchHasRead(t, srv.URL)
 	agent := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
@@ -59,7 +36,7 @@ func TestHomeSaysBeeperWasNotVisibleWhileItsProcessWasStopped(t *testing.T) {
 	if !poll.Within(20*time.Second, func() bool { return strings.Contains(gapText(), "Beeper has not been visible since") }) {
 		t.Fatalf("Home never said Beeper is away: %q\n%s", gapText(), srv.log.String())
 	}
-	fakeBeeperAt(t, addr)
+	startFakeBeeperAt(t, strings.TrimPrefix(beeperURL, "http://"))
 	if !poll.Within(30*time.Second, func() bool { return strings.Contains(gapText(), "Beeper was not visible from") }) {
 		t.Fatalf("Home never said the span once Beeper was back: %q\n%s", gapText(), srv.log.String())
 	}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,6 +105,13 @@ func (l *logBuffer) Write(p []byte) (int, error) {
 	return l.buf.Write(p)
 }
 
+// All returns the whole log.
+func (l *logBuffer) All() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
 // String returns the log, eliding the middle of a long one: thousands of
 // request lines would bury the start-up lines and the last ones that matter.
 func (l *logBuffer) String() string {
@@ -160,9 +168,10 @@ func startServerIn(tb testing.TB, dataDir string, env []string, args ...string) 
 	if dataDir == "" {
 		dataDir = tb.TempDir()
 	}
-	addr := freeAddr(tb)
-	s := &server{URL: "http://" + addr, DataDir: dataDir, log: &logBuffer{}, exited: make(chan struct{})}
-	s.cmd = exec.Command(hearthBin, append([]string{"serve", "--addr", addr, "--data", dataDir}, args...)...)
+	// Port 0 and the URL serve logs: a port picked here and freed would race
+	// every other process on the machine that binds a free port.
+	s := &server{DataDir: dataDir, log: &logBuffer{}, exited: make(chan struct{})}
+	s.cmd = exec.Command(hearthBin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dataDir}, args...)...)
 	s.cmd.Env = cleanEnv(env...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
@@ -186,8 +195,26 @@ func startServerIn(tb testing.TB, dataDir string, env []string, args ...string) 
 			tb.Logf("hearth serve on %s (data %s), %s; output:\n%s", s.URL, s.DataDir, s.cmd.ProcessState, s.log)
 		}
 	})
+	s.waitListening(tb)
 	s.waitHealthy(tb)
 	return s
+}
+
+var listeningLine = regexp.MustCompile(`msg="hearth listening" url=(http://\S+)`)
+
+// waitListening reads the URL serve bound from its log.
+func (s *server) waitListening(tb testing.TB) {
+	tb.Helper()
+	poll.Eventually(tb, healthTimeout, func() (bool, string) {
+		if m := listeningLine.FindStringSubmatch(s.log.All()); m != nil {
+			s.URL = m[1]
+			return true, ""
+		}
+		if !s.running() {
+			tb.Fatalf("hearth serve exited before it listened: %s", s.cmd.ProcessState)
+		}
+		return false, "hearth serve never logged the address it listens on"
+	})
 }
 
 func (s *server) running() bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,23 +16,48 @@ import (
 	"hearth/internal/poll"
 )
 
-// startFakeBeeper runs `hearth fake-beeper` (with extra args) as its own process and returns its URL.
+// startFakeBeeper runs `hearth fake-beeper` (with extra args) as its own
+// process on a port of its choosing and returns its URL.
 func startFakeBeeper(tb testing.TB, args ...string) string {
 	tb.Helper()
-	addr := freeAddr(tb)
+	url, _ := startFakeBeeperAt(tb, "127.0.0.1:0", args...)
+	return url
+}
+
+var fakeBeeperLine = regexp.MustCompile(`fake Beeper Desktop API at (http://\S+)`)
+
+// startFakeBeeperAt runs `hearth fake-beeper` on addr, waits until it
+// answers, and returns the URL it printed; stop kills it (Beeper closed),
+// and a later call on the same address starts it again.
+func startFakeBeeperAt(tb testing.TB, addr string, args ...string) (url string, stop func()) {
+	tb.Helper()
+	out := &logBuffer{}
 	cmd := exec.Command(hearthBin, append([]string{"fake-beeper", "--addr", addr, "--token", "e2e-token"}, args...)...)
 	cmd.Env = cleanEnv()
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	url := "http://" + addr
-	client := beeper.NewClient(url, "e2e-token", beeper.WithTimeout(time.Second))
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}
+	tb.Cleanup(stop)
 	poll.Eventually(tb, 10*time.Second, func() (bool, string) {
+		m := fakeBeeperLine.FindStringSubmatch(out.All())
+		if m == nil {
+			return false, fmt.Sprintf("fake Beeper did not say where it listens: %s", out.All())
+		}
+		url = m[1]
+		client := beeper.NewClient(url, "e2e-token", beeper.WithTimeout(time.Second))
 		_, err := client.Accounts(tb.Context())
 		return err == nil, fmt.Sprintf("fake Beeper did not start: %v", err)
 	})
-	return url
+	return url, stop
 }
 
 func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {

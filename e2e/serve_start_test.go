@@ -15,7 +15,7 @@ import (
 // it must exit by itself (a server that starts would run until cliTimeout).
 func serveOnce(t *testing.T, dataDir string, args ...string) cliResult {
 	t.Helper()
-	return runHearth(t, nil, append([]string{"serve", "--addr", freeAddr(t), "--data", dataDir}, args...)...)
+	return runHearth(t, nil, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dataDir}, args...)...)
 }
 
 // damageTable overwrites the first page of table in the stopped server's

@@ -170,13 +170,25 @@ type server struct {
 }
 
 // buildServer opens the store on serve's one clock, finishes the writes
-// the last stop interrupted, loads the demo, and builds the app and its
-// listener; on an error it closes what it opened.
+// the last stop interrupted, loads the demo, and builds the app on its
+// listener, bound first; on an error it closes what it opened.
 func buildServer(ctx context.Context, cfg serveConfig, log *slog.Logger) (_ *server, err error) {
 	// serve's one clock: the store, and through it every handler and the
 	// watch, reads the time from it. Under --demo it stands in the past while
 	// the demo writes its history; HEARTH_TEST_NOW moves it.
 	clock := &demo.Clock{Offset: cfg.offset}
+	// hearth's own address is bound first: a port in use fails before the
+	// store opens, and nothing started later (the demo's fake Beeper takes
+	// a free port) can be handed the port serve was asked for.
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			ln.Close()
+		}
+	}()
 	opts := cfg.store
 	opts.Clock = clock.Now
 	store, err := models.Open(ctx, cfg.dir, opts)
@@ -223,9 +235,7 @@ func buildServer(ctx context.Context, cfg serveConfig, log *slog.Logger) (_ *ser
 		store.SetNotifier(s.hub)
 	}
 	s.app = handlers.New(store, appCfg)
-	if s.ln, err = net.Listen("tcp", cfg.addr); err != nil {
-		return nil, err
-	}
+	s.ln = ln
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,5 +50,28 @@ func TestServeRefusesAWrongFlagBeforeTouchingTheDataDir(t *testing.T) {
 		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("serve %v: a refused flag touched the data dir (%v)", c.args, err)
 		}
+	}
+}
+
+// TestServeRefusesABusyAddressBeforeOpeningTheStore: serve binds its own
+// address first, so a port in use fails at once, leaves the data dir as it
+// was, and nothing serve starts later (the demo's fake Beeper takes a free
+// port) can be handed the port serve was asked for.
+func TestServeRefusesABusyAddressBeforeOpeningTheStore(t *testing.T) {
+	t.Setenv("HEARTH_HOSTS", "")
+	t.Setenv("HEARTH_TEST_NOW", "")
+	t.Setenv("HEARTH_TEST_PAUSE_AT", "")
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := filepath.Join(t.TempDir(), "data")
+	err = cmdServe([]string{"--demo", "--data", dir, "--addr", busy.Addr().String(), "--push-subject", "off"})
+	if err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("serve on a busy address: %v; want address already in use", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hearth.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("serve opened the store before it could listen (%v)", err)
 	}
 }
