@@ -57,7 +57,15 @@ func TestMakeGeneratePrintsNothingWhenAllIsWell(t *testing.T) {
 	cmd.Dir = ".."
 	cmd.Env = cleanEnv()
 	out, err := cmd.CombinedOutput()
-	if err != nil || len(out) != 0 {
+	// On a fresh machine the go command names the modules of templ it
+	// fetches, once; those lines are Go's, not templ's.
+	var printed []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if line != "" && !strings.HasPrefix(line, "go: downloading ") {
+			printed = append(printed, line)
+		}
+	}
+	if err != nil || len(printed) != 0 {
 		t.Errorf("make generate: %v, printed:\n%s", err, out)
 	}
 }
