@@ -542,7 +542,8 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time, day Day, saved map
 			bounds := weight.Bounds[p.Unit]
 			m := &MeasurementSummary{Metric: p.Metric, Unit: p.Unit, Min: bounds[0], Max: bounds[1], Saved: saved[r.ID]}
 			for _, mv := range recent[p.Metric] {
-				m.Recent = append(m.Recent, convertUnit(mv.Value, mv.Unit, p.Unit))
+				// One sparkline mixes kg and lb.
+				m.Recent = append(m.Recent, weight.Convert(mv.Value, mv.Unit, p.Unit))
 			}
 			if n := len(recent[p.Metric]); n > 0 {
 				last := recent[p.Metric][n-1]
@@ -724,17 +725,6 @@ func savedMeasurements(tx *gorm.DB, activityIDs []string) (map[string]*contract.
 func measurementView(m Measurement) contract.MeasurementView {
 	return contract.MeasurementView{ID: m.ID, ActivityID: m.ActivityID, OccurrenceKey: m.OccurrenceKey, Metric: m.Metric, Unit: m.Unit,
 		Value: m.Value, SupersedesID: m.SupersedesID, RecordedAt: m.RecordedAt}
-}
-
-// convertUnit converts a weight between kg and lb so one sparkline mixes both.
-func convertUnit(v float64, from, to string) float64 {
-	switch {
-	case from == "kg" && to == "lb":
-		return v * 2.20462
-	case from == "lb" && to == "kg":
-		return v / 2.20462
-	}
-	return v
 }
 
 // EvidenceChips resolves source ref IDs to chips, in the given order.
