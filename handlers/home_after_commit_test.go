@@ -17,7 +17,7 @@ import (
 // may run: the count reached, the owner's session read included (every
 // request reads it since the session cache went; 38 before the waiting
 // list reused Home's own-reply schedules and the session was cached).
-const homeAfterCommitBound = 38
+const homeAfterCommitBound = 36
 
 // TestHomeRenderedAfterACommitRunsAtMostItsBoundOfStatements: after an
 // owner's decision, the next full Home (a page cache miss) runs at most

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/internal/weight"
 )
 
@@ -55,6 +56,8 @@ type HomeView struct {
 	Mine OwnerItemsView
 	// Waiting is the "waiting on you" list (waiting.go).
 	Waiting WaitingView
+	// Runs is the run notice (HomeRunNotice), read on the same day.
+	Runs RunNotice
 }
 
 // HomeSection is one group of Home; Name is a recommendation section or "other".
@@ -191,8 +194,9 @@ func scanActivityRows(q *gorm.DB) ([]activityRow, error) {
 	return out, rows.Err()
 }
 
-// Home reads the snapshot Home renders, in one read transaction.
-func (s *Store) Home(ctx context.Context) (HomeView, error) {
+// Home reads the snapshot Home renders, its run notice under costs
+// included, in one read transaction.
+func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, error) {
 	var v HomeView
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
@@ -282,7 +286,10 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		if v.Mine, err = ownerItemsOnHome(tx, v.Day); err != nil {
 			return err
 		}
-		v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater)
+		if v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater); err != nil {
+			return err
+		}
+		v.Runs, err = homeRunNotice(tx, v.Day, costs)
 		return err
 	})
 	if err != nil {

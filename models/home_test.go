@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/internal/storetest"
 	"hearth/internal/weight"
 )
@@ -43,7 +44,7 @@ func homeFixture(t *testing.T) (*Store, *storetest.Clock) {
 
 func mustHome(t *testing.T, s *Store) HomeView {
 	t.Helper()
-	h, err := s.Home(context.Background())
+	h, err := s.Home(context.Background(), costpolicy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,4 +386,9 @@ func TestHomeShowsAWeighInOfTheOtherUnitConvertedWithTheExactPound(t *testing.T)
 	if m := row.Measurement; m == nil || len(m.Recent) != 1 || m.Recent[0] != want {
 		t.Fatalf("the pound row's sparkline is %+v, want [%v]", m, want)
 	}
+}
+
+// homeUncapped is Home with no cost or token cap, for storetest.Read.
+func (s *Store) homeUncapped(ctx context.Context) (HomeView, error) {
+	return s.Home(ctx, costpolicy.Policy{})
 }
