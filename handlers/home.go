@@ -19,9 +19,8 @@ import (
 // homeStore is what Home, its rows and People read and change.
 type homeStore interface {
 	clock
-	Home(ctx context.Context) (models.HomeView, error)
+	Home(ctx context.Context, costs costpolicy.Policy) (models.HomeView, error)
 	HomeRow(ctx context.Context, id string) (models.HomeRow, models.Day, error)
-	HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (models.RunNotice, error)
 	EnsureOccurrences(ctx context.Context) (int, error)
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
 	UndoDecision(ctx context.Context, decisionID int64) (models.UndoResult, error)
@@ -54,15 +53,11 @@ func openSet(c *fiber.Ctx) map[string]bool {
 }
 
 func (s *homeHandlers) homeData(c *fiber.Ctx, open map[string]bool, askID string) (views.HomeData, error) {
-	home, err := s.store.Home(c.UserContext())
+	home, err := s.store.Home(c.UserContext(), s.cfg.costs())
 	if err != nil {
 		return views.HomeData{}, err
 	}
-	runs, err := s.store.HomeRunNotice(c.UserContext(), s.cfg.costs())
-	if err != nil {
-		return views.HomeData{}, err
-	}
-	return views.HomeData{Home: home, Now: s.store.Now(), Open: open, AskID: askID, Runs: runs}, nil
+	return views.HomeData{Home: home, Now: s.store.Now(), Open: open, AskID: askID, Runs: home.Runs}, nil
 }
 
 func (s *homeHandlers) showHome(c *fiber.Ctx) error {

@@ -10,6 +10,7 @@ import (
 	_ "github.com/glebarez/go-sqlite"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/internal/storetest"
 	"hearth/internal/weight"
 )
@@ -181,7 +182,7 @@ func BenchmarkHomeAfterFiveYearsOfDailyWeighIns(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := s.Home(ctx); err != nil {
+		if _, err := s.Home(ctx, costpolicy.Policy{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/internal/weight"
 )
 
@@ -55,6 +56,8 @@ type HomeView struct {
 	Mine OwnerItemsView
 	// Waiting is the "waiting on you" list (waiting.go).
 	Waiting WaitingView
+	// Runs is the run notice (HomeRunNotice), read on the same day.
+	Runs RunNotice
 }
 
 // HomeSection is one group of Home; Name is a recommendation section or "other".
@@ -191,8 +194,9 @@ func scanActivityRows(q *gorm.DB) ([]activityRow, error) {
 	return out, rows.Err()
 }
 
-// Home reads the snapshot Home renders, in one read transaction.
-func (s *Store) Home(ctx context.Context) (HomeView, error) {
+// Home reads the snapshot Home renders, its run notice under costs
+// included, in one read transaction.
+func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, error) {
 	var v HomeView
 	err := s.read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
@@ -282,7 +286,10 @@ func (s *Store) Home(ctx context.Context) (HomeView, error) {
 		if v.Mine, err = ownerItemsOnHome(tx, v.Day); err != nil {
 			return err
 		}
-		v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater)
+		if v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater); err != nil {
+			return err
+		}
+		v.Runs, err = homeRunNotice(tx, v.Day, costs)
 		return err
 	})
 	if err != nil {
@@ -542,7 +549,8 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time, day Day, saved map
 			bounds := weight.Bounds[p.Unit]
 			m := &MeasurementSummary{Metric: p.Metric, Unit: p.Unit, Min: bounds[0], Max: bounds[1], Saved: saved[r.ID]}
 			for _, mv := range recent[p.Metric] {
-				m.Recent = append(m.Recent, convertUnit(mv.Value, mv.Unit, p.Unit))
+				// One sparkline mixes kg and lb.
+				m.Recent = append(m.Recent, weight.Convert(mv.Value, mv.Unit, p.Unit))
 			}
 			if n := len(recent[p.Metric]); n > 0 {
 				last := recent[p.Metric][n-1]
@@ -724,17 +732,6 @@ func savedMeasurements(tx *gorm.DB, activityIDs []string) (map[string]*contract.
 func measurementView(m Measurement) contract.MeasurementView {
 	return contract.MeasurementView{ID: m.ID, ActivityID: m.ActivityID, OccurrenceKey: m.OccurrenceKey, Metric: m.Metric, Unit: m.Unit,
 		Value: m.Value, SupersedesID: m.SupersedesID, RecordedAt: m.RecordedAt}
-}
-
-// convertUnit converts a weight between kg and lb so one sparkline mixes both.
-func convertUnit(v float64, from, to string) float64 {
-	switch {
-	case from == "kg" && to == "lb":
-		return v * 2.20462
-	case from == "lb" && to == "kg":
-		return v / 2.20462
-	}
-	return v
 }
 
 // EvidenceChips resolves source ref IDs to chips, in the given order.

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/internal/storetest"
+	"hearth/internal/weight"
 )
 
 // homeFixture publishes a Berlin brief for testNow's day, a routine with a
@@ -42,7 +44,7 @@ func homeFixture(t *testing.T) (*Store, *storetest.Clock) {
 
 func mustHome(t *testing.T, s *Store) HomeView {
 	t.Helper()
-	h, err := s.Home(context.Background())
+	h, err := s.Home(context.Background(), costpolicy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,4 +363,32 @@ func TestHomeRowOfUnknownActivityIsNotFound(t *testing.T) {
 	if _, _, err := s.HomeRow(context.Background(), "nope"); err != ErrNotFound {
 		t.Fatalf("got %v", err)
 	}
+}
+
+func TestHomeShowsAWeighInOfTheOtherUnitConvertedWithTheExactPound(t *testing.T) {
+	s, _ := newTestStore(t)
+	key := "2026-09-29@Europe/Berlin"
+	weigh := func(id, unit string) map[string]any {
+		return map[string]any{"id": id, "kind": "measurement", "title": "Weigh in (" + unit + ")", "evidenceIds": []any{}, "occurrenceKey": key,
+			"payload": map[string]any{"metric": "weight", "unit": unit}}
+	}
+	p := newPub("run-1", 0).Add("activities", weigh("weigh-kg", "kg"), weigh("weigh-lb", "lb"))
+	p["brief"] = map[string]any{"date": "2026-09-29", "timeZone": "Europe/Berlin", "text": "Today.", "evidenceIds": []any{}}
+	mustPublish(t, s, p)
+	if _, err := s.RecordMeasurement(context.Background(), "weigh-kg", 72.5); err != nil {
+		t.Fatal(err)
+	}
+	row, _, err := s.HomeRow(context.Background(), "weigh-lb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := weight.Convert(72.5, "kg", "lb")
+	if m := row.Measurement; m == nil || len(m.Recent) != 1 || m.Recent[0] != want {
+		t.Fatalf("the pound row's sparkline is %+v, want [%v]", m, want)
+	}
+}
+
+// homeUncapped is Home with no cost or token cap, for storetest.Read.
+func (s *Store) homeUncapped(ctx context.Context) (HomeView, error) {
+	return s.Home(ctx, costpolicy.Policy{})
 }

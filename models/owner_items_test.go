@@ -83,7 +83,7 @@ func TestAQuickAddShowsOnHomeOnItsDayAndLeavesTheDayAfterItIsDone(t *testing.T) 
 	milk := mustAdd(t, s, clock, "buy milk")
 	card := mustAdd(t, s, clock, "send the card 3 Oct")
 
-	home := storetest.Read(t, s.Home)
+	home := storetest.Read(t, s.homeUncapped)
 	if got := ownerItemIDs(home.Mine.Now); !slices.Equal(got, []string{milk.ID}) {
 		t.Errorf("today's items %q, want only the one with no day %q", got, milk.ID)
 	}
@@ -96,19 +96,19 @@ func TestAQuickAddShowsOnHomeOnItsDayAndLeavesTheDayAfterItIsDone(t *testing.T) 
 	}
 
 	clock.Advance(24 * time.Hour) // 2026-10-01 in Tokyo
-	home = storetest.Read(t, s.Home)
+	home = storetest.Read(t, s.homeUncapped)
 	if got := ownerItemIDs(home.Mine.Now); !slices.Equal(got, []string{call.ID, milk.ID}) {
 		t.Fatalf("on its day, today's items %q, want %q", got, []string{call.ID, milk.ID})
 	}
 	if _, err := s.SetOwnerItemDone(ctx, call.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	home = storetest.Read(t, s.Home)
+	home = storetest.Read(t, s.homeUncapped)
 	if got := ownerItemIDs(home.Mine.Now); !slices.Equal(got, []string{milk.ID, call.ID}) || !home.Mine.Now[1].Done() {
 		t.Errorf("after the tick, today's items %q (open first, done after), want %q with the call done", got, []string{milk.ID, call.ID})
 	}
 	clock.Advance(24 * time.Hour)
-	home = storetest.Read(t, s.Home)
+	home = storetest.Read(t, s.homeUncapped)
 	if got := ownerItemIDs(home.Mine.Now); !slices.Equal(got, []string{milk.ID}) {
 		t.Errorf("the day after it was done, today's items %q, want %q", got, []string{milk.ID})
 	}
@@ -142,7 +142,7 @@ func TestTheOwnerEditsAndRemovesTheirItemAndNothingElse(t *testing.T) {
 	if err := s.RemoveOwnerItem(ctx, it.ID); err != nil {
 		t.Fatal(err)
 	}
-	if home := storetest.Read(t, s.Home); len(home.Mine.Now)+len(home.Mine.Ahead) != 0 {
+	if home := storetest.Read(t, s.homeUncapped); len(home.Mine.Now)+len(home.Mine.Ahead) != 0 {
 		t.Errorf("Home still shows %+v after the remove", home.Mine)
 	}
 	if _, err := s.SetOwnerItemDone(ctx, it.ID, true); !errors.Is(err, ErrNotFound) {

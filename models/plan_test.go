@@ -218,7 +218,7 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		name string
 		run  func() error
 	}{
-		{"Home", func() error { _, err := s.Home(ctx); return err }},
+		{"Home", func() error { _, err := s.Home(ctx, costpolicy.Policy{}); return err }},
 		{"HomeRow", func() error { _, _, err := s.HomeRow(ctx, "a119-7"); return err }},
 		{"Today", func() error { _, err := s.Today(ctx); return err }},
 		{"AgentContext", func() error { _, err := s.AgentContext(ctx); return err }},

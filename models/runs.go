@@ -498,61 +498,69 @@ type RunNotice struct {
 	Coverage []contract.CoverageGapView
 }
 
-// HomeRunNotice reads the notice Home shows, if any.
+// HomeRunNotice reads the notice Home shows, if any (Home reads it too,
+// in its own transaction).
 func (s *Store) HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (RunNotice, error) {
 	var n RunNotice
 	err := s.read(ctx, func(tx *gorm.DB) error {
-		var rows []Run
-		if err := tx.Where("state != ?", contract.RunRunning).Order("started_at DESC, id").Limit(10).Find(&rows).Error; err != nil {
-			return err
-		}
-		views := make([]contract.RunView, len(rows))
-		for i, r := range rows {
-			views[i] = r.view()
-		}
-		n.Failed = lastFailure(views)
-		backups, err := backupHealth(tx)
-		if err != nil {
-			return err
-		}
-		n.BackupFailed = backups.Failed
-		agents, err := agentHealth(tx)
-		if err != nil {
-			return err
-		}
-		n.AuthHeld = heldForAuth(agents)
-		if n.WatchFailing, err = watchFailing(tx); err != nil {
-			return err
-		}
 		day, err := ownerDay(tx, s.clock(), "")
 		if err != nil {
 			return err
 		}
-		if n.Coverage, err = coverageSince(tx, day.Start); err != nil {
-			return err
-		}
-		if costs.Cap <= 0 && costs.TokenCap <= 0 {
-			return nil
-		}
-		if costs.TokenCap > 0 {
-			if n.Tokens, err = tokensSince(tx, day.Start); err != nil {
-				return err
-			}
-			n.TokenCap, n.TokensHeld = costs.TokenCap, costs.HeldByTokens(n.Tokens)
-		}
-		if costs.Cap <= 0 {
-			return nil
-		}
-		if n.Spent, err = costSince(tx, day.Start); err != nil {
-			return err
-		}
-		n.Cap, n.Held = costs.Cap, costs.Held(n.Spent)
-		n.CapHeld = len(n.Held) > 0
-		return nil
+		n, err = homeRunNotice(tx, day, costs)
+		return err
 	})
 	if err != nil {
 		return RunNotice{}, classify("run notice", err)
 	}
+	return n, nil
+}
+
+// homeRunNotice reads the run notice of the owner's day in tx.
+func homeRunNotice(tx *gorm.DB, day Day, costs costpolicy.Policy) (RunNotice, error) {
+	var n RunNotice
+	var rows []Run
+	if err := tx.Where("state != ?", contract.RunRunning).Order("started_at DESC, id").Limit(10).Find(&rows).Error; err != nil {
+		return n, err
+	}
+	views := make([]contract.RunView, len(rows))
+	for i, r := range rows {
+		views[i] = r.view()
+	}
+	n.Failed = lastFailure(views)
+	backups, err := backupHealth(tx)
+	if err != nil {
+		return n, err
+	}
+	n.BackupFailed = backups.Failed
+	agents, err := agentHealth(tx)
+	if err != nil {
+		return n, err
+	}
+	n.AuthHeld = heldForAuth(agents)
+	if n.WatchFailing, err = watchFailing(tx); err != nil {
+		return n, err
+	}
+	if n.Coverage, err = coverageSince(tx, day.Start); err != nil {
+		return n, err
+	}
+	if costs.Cap <= 0 && costs.TokenCap <= 0 {
+		return n, nil
+	}
+	if costs.TokenCap > 0 {
+		if n.Tokens, err = tokensSince(tx, day.Start); err != nil {
+			return n, err
+		}
+		n.TokenCap, n.TokensHeld = costs.TokenCap, costs.HeldByTokens(n.Tokens)
+	}
+	if costs.Cap <= 0 {
+		return n, nil
+	}
+	if n.Spent, err = costSince(tx, day.Start); err != nil {
+		return n, err
+	}
+	n.Cap, n.Held = costs.Cap, costs.Held(n.Spent)
+	n.CapHeld = len(n.Held) > 0
 	return n, nil
 }
 

@@ -3,6 +3,7 @@ package models
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -124,7 +125,7 @@ func waitingList(tx *gorm.DB, now time.Time, day Day, own []ScheduledSend) (Wait
 	}
 	slices.SortStableFunc(v.Needs, func(a, b WaitingItem) int { return a.Since.Compare(b.Since) })
 	slices.SortStableFunc(v.Aside, func(a, b WaitingItem) int { return a.Until.Compare(*b.Until) })
-	if v.WithAgent, v.Finished, err = waitingRequests(tx, now); err != nil {
+	if v.WithAgent, v.Finished, err = waitingRequests(tx, now, day); err != nil {
 		return v, err
 	}
 	sent, err := finishedSends(tx, now)
@@ -146,10 +147,13 @@ func setAside(tx *gorm.DB, items []WaitingItem, now time.Time) (map[string]time.
 	out := map[string]time.Time{}
 	var keys []string
 	for _, it := range items {
-		if it.Until != nil {
-			if it.Until.After(now) {
-				out[it.Key] = *it.Until
-			}
+		if it.Until != nil && it.Until.After(now) {
+			out[it.Key] = *it.Until
+		}
+		// SetAside refuses an activity's key, so waiting_later never holds
+		// one: looking the hundred oldest open activities up there was a
+		// statement with a hundred parameters on every Home read.
+		if it.Until != nil || strings.HasPrefix(it.Key, "activity:") {
 			continue
 		}
 		keys = append(keys, it.Key)
@@ -174,21 +178,15 @@ func setAside(tx *gorm.DB, items []WaitingItem, now time.Time) (map[string]time.
 // raised (push's activity kinds) that the owner has not settled: dated
 // ones from their day on, so an unfinished one never silently leaves.
 //
-// No index orders open activities by age, so the inner query walks every
-// open one; it sorts only their keys and the outer query reads the rest for
-// the few it keeps (joining each walked row to its state, person and draft
-// was half the read with thousands open). closed_at IS NULL already means
+// The inner query walks the open activities oldest first by
+// activities_open_by_age and stops at its limit; the outer query reads the
+// rest for the few it keeps. closed_at IS NULL already means
 // not settled: every decision and publication keeps closed_at in step
 // with the state (applyDecision, upsertActivity).
 func waitingActivities(tx *gorm.DB, now time.Time, day Day) ([]WaitingItem, error) {
-	var rows []struct {
-		ID, Kind, Title, Reason string
-		PersonName, ChatID      string
-		DraftID                 *string
-		CreatedAt               time.Time
-		State, Until            *string
-	}
-	err := tx.Raw(`SELECT a.id, a.kind, a.title, a.reason, a.draft_id, a.created_at, COALESCE(p.name, '') AS person_name,
+	// Scanned by hand: GORM's reflective scan of the hundred rows kept cost
+	// about as much as the statement.
+	rows, err := tx.Raw(`SELECT a.id, a.kind, a.title, a.reason, a.draft_id, a.created_at, COALESCE(p.name, '') AS person_name,
 			COALESCE(d.chat_id, '') AS chat_id, s.state, s.until
 		FROM (SELECT o.rowid AS r, o.created_at AS c, o.id AS i FROM activities o INDEXED BY activities_open_by_age
 			WHERE o.closed_at IS NULL AND o.occurrence_date <= ? AND o.retracted_at IS NULL
@@ -199,29 +197,33 @@ func waitingActivities(tx *gorm.DB, now time.Time, day Day) ([]WaitingItem, erro
 		LEFT JOIN people p ON p.id = a.person_id
 		LEFT JOIN reply_drafts d ON d.id = a.draft_id
 		ORDER BY w.c, w.i`,
-		day.Date, activityKinds, contract.HearthIDPrefix+"%", 2*maxWaitingPerKind).Scan(&rows).Error
+		day.Date, activityKinds, contract.HearthIDPrefix+"%", 2*maxWaitingPerKind).Rows()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]WaitingItem, 0, len(rows))
-	for _, r := range rows {
-		it := WaitingItem{Key: activityPushKey(r.ID), Kind: r.Kind, Title: r.Title, Detail: r.Reason, Since: r.CreatedAt,
-			ActivityID: r.ID, ChatID: r.ChatID, ID: r.ID}
-		if r.DraftID != nil {
-			it.DraftID = *r.DraftID
+	defer rows.Close()
+	out := make([]WaitingItem, 0, 2*maxWaitingPerKind)
+	for rows.Next() {
+		var id, kind, title, reason, personName, chatID string
+		var draftID, state, until sql.NullString
+		var createdAt time.Time
+		if err := rows.Scan(&id, &kind, &title, &reason, &draftID, &createdAt, &personName, &chatID, &state, &until); err != nil {
+			return nil, err
 		}
-		if r.PersonName != "" && !strings.Contains(r.Title, r.PersonName) {
-			it.Title = r.Title + " · " + r.PersonName
+		it := WaitingItem{Key: activityPushKey(id), Kind: kind, Title: title, Detail: reason, Since: createdAt,
+			ActivityID: id, ChatID: chatID, DraftID: draftID.String, ID: id}
+		if personName != "" && !strings.Contains(title, personName) {
+			it.Title = title + " · " + personName
 		}
-		if deref(r.State) == StateDeferred && deref(r.Until) > day.Date {
+		if state.String == StateDeferred && until.String > day.Date {
 			// A deferred activity returns at the start of its date.
-			if back, err := time.ParseInLocation(time.DateOnly, deref(r.Until), day.Zone); err == nil {
+			if back, err := time.ParseInLocation(time.DateOnly, until.String, day.Zone); err == nil {
 				it.Until = &back
 			}
 		}
 		out = append(out, it)
 	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // waitingProposals are the proposals of each routine's newest review that
@@ -368,7 +370,7 @@ func waitingRuns(tx *gorm.DB, _ time.Time, _ Day) ([]WaitingItem, error) {
 // agent (read by a run since, or not yet); those completed or cancelled in
 // the last week are Finished, a completed one with the run that did it and
 // what it cited.
-func waitingRequests(tx *gorm.DB, now time.Time) (withAgent, finished []WaitingItem, err error) {
+func waitingRequests(tx *gorm.DB, now time.Time, day Day) (withAgent, finished []WaitingItem, err error) {
 	var reqs []Request
 	if err := tx.Where("status = ? OR (status IN ? AND updated_at >= ?)", contract.RequestPending,
 		[]string{contract.RequestCompleted, contract.RequestCancelled}, now.Add(-finishedWindow).UTC()).
@@ -377,10 +379,6 @@ func waitingRequests(tx *gorm.DB, now time.Time) (withAgent, finished []WaitingI
 	}
 	if len(reqs) == 0 {
 		return nil, nil, nil
-	}
-	day, err := ownerDay(tx, now, "")
-	if err != nil {
-		return nil, nil, err
 	}
 	for _, r := range reqs {
 		it := WaitingItem{Key: "request:" + r.RequestID, Kind: WaitRequest, Title: requestTitle(r), RequestID: r.RequestID, ID: r.RequestID, Status: r.Status}

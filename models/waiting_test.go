@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 )
 
 func waitingOf(t *testing.T, s *Store) WaitingView {
@@ -108,7 +109,7 @@ func TestWaitingGathersEveryKindThatNeedsTheOwnerInOneList(t *testing.T) {
 			t.Errorf("needs you is not oldest first: %v", got)
 		}
 	}
-	home, err := s.Home(context.Background())
+	home, err := s.Home(context.Background(), costpolicy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestLaterNeverDropsAnItemItComesBackAtItsTime(t *testing.T) {
 	if err := s.SetAside(ctx, "run:run-lost", now.Add(3*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	home, err := s.Home(ctx)
+	home, err := s.Home(ctx, costpolicy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
