@@ -114,3 +114,42 @@ func TestRowBeingOpenedWhenALiveRefreshLandsOpens(t *testing.T) {
 		t.Fatalf("the live refresh that landed during the tap left the row shut")
 	}
 }
+
+// TestRowOpenedWhileAnActionsAnswerIsOnItsWayStaysOpen: an owner action
+// answered with Home's live part (a quick add), sent before the tap and
+// answered after it, does not shut the row the tap opened.
+func TestRowOpenedWhileAnActionsAnswerIsOnItsWayStaysOpen(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.login()
+	const row = "book-bike-service"
+	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
+	// The add's answer is held in the page until released.
+	tb.do("hold the add's answer", chromedp.Evaluate[chromedp.Void](`(function () {
+		window.__addHeld = 0;
+		window.__addAnswered = 0;
+		var gate = new Promise(function (r) { window.__releaseAdd = r; });
+		var open0 = XMLHttpRequest.prototype.open, send0 = XMLHttpRequest.prototype.send;
+		XMLHttpRequest.prototype.open = function (verb, url) {
+			this.__add = verb.toUpperCase() === "POST" && /\/mine$/.test(String(url));
+			return open0.apply(this, arguments);
+		};
+		XMLHttpRequest.prototype.send = function () {
+			var xhr = this, args = arguments;
+			if (!xhr.__add) return send0.apply(xhr, args);
+			window.__addHeld++;
+			xhr.addEventListener("loadend", function () { window.__addAnswered++; });
+			gate.then(function () { send0.apply(xhr, args); });
+		};
+		return true;
+	})()`))
+	quickAdd(tb, "buy milk")
+	eventually(tb, "the add is on its way", `window.__addHeld > 0`, 10*time.Second)
+	tb.do("tap the row open", chromedp.Evaluate[chromedp.Void](tapJS(row)))
+	eventually(tb, "the row opens", rowOpenJS(row, "task"), 10*time.Second)
+	tb.do("the add's answer comes", chromedp.Evaluate[chromedp.Void](`window.__releaseAdd(); true`))
+	eventually(tb, "the add is shown", `window.__addAnswered > 0 && !!document.querySelector('[data-testid="mine-item"]')`, 10*time.Second)
+	// A read of Home may follow the answer: both are in once nothing is in flight.
+	get(tb, "settled after the answer", chromedp.Poll[bool](htmxSettled))
+	eventually(tb, "open after the answer", rowOpenJS(row, "task"), 5*time.Second)
+}
