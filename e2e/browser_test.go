@@ -170,24 +170,24 @@ func rowSel(id string) string { return `li[data-row][data-id="` + id + `"]` }
 const htmxSettled = `document.readyState === "complete" && !!window.htmx &&
 	!document.querySelector(".htmx-request, .htmx-added, .htmx-settling, .htmx-swapping")`
 
-// expand opens a row (tapping its head unless it is open already) and waits
-// for its control, processed by htmx.
+// expand opens a row (tapping its head once unless it is open already)
+// and waits for its control, processed by htmx. One tap is enough: a live
+// refresh that lands after it keeps the row open (hearth.js).
 func (tb *tab) expand(id, kind string) {
 	tb.t.Helper()
 	control := rowSel(id) + ` [data-testid="control-` + kind + `"]`
 	get(tb, "settle before expanding "+id, chromedp.Poll[bool](htmxSettled))
-	// Tapped in the page, in one task (a DevTools click can land on a node a
-	// live refresh just replaced), and tapped again while the row is shut
-	// and nothing is in flight, as the owner would: a live refresh of the
-	// row that arrives after the tap's answer can render it shut again.
+	// Tapped in the page, in one task: a DevTools click can land on a node
+	// a live refresh just replaced.
 	tb.do("expand "+id, chromedp.Poll[chromedp.Void](`(function () {
-		var c = document.querySelector('`+control+`');
-		if (c && (c.offsetWidth || c.offsetHeight || c.getClientRects().length)) return true;
 		var row = document.querySelector('`+rowSel(id)+`');
-		var head = row && row.dataset.expanded !== "true" && row.querySelector(':scope > a.row-head');
-		if (head && (`+htmxSettled+`)) head.click();
-		return false;
-	})()`, chromedp.WithPollingInterval(300*time.Millisecond)))
+		if (!row) return false;
+		if (row.dataset.expanded !== "true") row.querySelector(':scope > a.row-head').click();
+		return true;
+	})()`))
+	tb.do("wait for "+id+"'s control", chromedp.Poll[chromedp.Void](`(function (c) {
+		return !!c && (c.offsetWidth || c.offsetHeight || c.getClientRects().length) > 0;
+	})(document.querySelector('`+control+`'))`))
 	get(tb, "settle after expanding "+id, chromedp.Poll[bool](htmxSettled))
 }
 

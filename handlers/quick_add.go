@@ -11,7 +11,7 @@ import (
 
 // mineStore is what Home's quick add and the owner's own items change.
 type mineStore interface {
-	AddOwnerItem(ctx context.Context, text string) (models.OwnerItem, error)
+	AddOwnerItemOnce(ctx context.Context, clientKey, text string) (models.OwnerItem, error)
 	SetOwnerItemDone(ctx context.Context, id string, done bool) (models.OwnerItem, error)
 	EditOwnerItem(ctx context.Context, id, text, day string) (models.OwnerItem, error)
 	RemoveOwnerItem(ctx context.Context, id string) error
@@ -24,9 +24,11 @@ type mineHandlers struct {
 	store mineStore
 }
 
-// addOwnerItem stores what the owner typed into the quick add.
+// addOwnerItem stores what the owner typed into the quick add. The
+// optional clientKey makes a replay of it (the phone's offline queue
+// sending again after a lost answer) add nothing.
 func (s *mineHandlers) addOwnerItem(c *fiber.Ctx) error {
-	_, err := s.store.AddOwnerItem(c.UserContext(), c.FormValue("text"))
+	_, err := s.store.AddOwnerItemOnce(c.UserContext(), c.FormValue("clientKey"), c.FormValue("text"))
 	return s.answer(c, err)
 }
 
@@ -61,6 +63,12 @@ func (s *mineHandlers) answer(c *fiber.Ctx, err error) error {
 		return s.home.renderLive(c, fiber.StatusUnprocessableEntity, liveOpen(c), field.Message)
 	case errors.Is(err, models.ErrNotFound):
 		return s.home.notFound(c, "no such item of yours")
+	case errors.Is(err, models.ErrClientKeyConflict):
+		// A queued add whose key was already spent on other words: a client bug.
+		return s.home.renderLive(c, fiber.StatusConflict, liveOpen(c), "This was already sent with other words, so it was not added again.")
+	case errors.Is(err, models.ErrInvalidInput):
+		// A malformed client key: a client bug too, never stored.
+		return s.home.renderLive(c, fiber.StatusUnprocessableEntity, liveOpen(c), "This phone sent the add in a form hearth does not take, so it was not added.")
 	}
 	s.home.log.Error("owner item not saved", "err", err, "requestId", requestIDOf(c))
 	return s.home.renderLive(c, fiber.StatusServiceUnavailable, liveOpen(c), notSaved(err))

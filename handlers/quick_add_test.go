@@ -98,3 +98,26 @@ func TestTheOwnerTicksEditsAndRemovesAQuickAddFromHome(t *testing.T) {
 		t.Errorf("a blank quick add: %d, want 422", resp.status)
 	}
 }
+
+func TestAQuickAddSentAgainWithItsClientKeyAddsOneItem(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	cookie := ta.login()
+	const key = "ck-quick-add-0123456789abcdef"
+	for i := range 2 {
+		live := ta.ownerRequest(http.MethodPost, "/mine", url.Values{"text": {"buy milk"}, "clientKey": {key}}, true, cookie)
+		if live.status != http.StatusOK {
+			t.Fatalf("send %d: %s, want 200 with Home's live part", i+1, live)
+		}
+		if n := live.doc(t).Find(`[data-testid="mine-item"]`).Length(); n != 1 {
+			t.Errorf("after send %d: %d items, want the one the first send added", i+1, n)
+		}
+	}
+	rev := ta.revision()
+	other := ta.ownerRequest(http.MethodPost, "/mine", url.Values{"text": {"buy bread"}, "clientKey": {key}}, true, cookie)
+	if other.status != http.StatusConflict || other.doc(t).Find(`[data-testid="mine-item"]`).Length() != 1 {
+		t.Errorf("the key with other words: %s, want 409 and still one item", other)
+	}
+	if got := ta.revision(); got != rev {
+		t.Errorf("revision %d after a replay and a conflict, want %d", got, rev)
+	}
+}

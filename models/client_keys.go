@@ -90,6 +90,21 @@ func (s *Store) RecordMeasurementOnce(ctx context.Context, clientKey, activityID
 	return s.recordMeasurement(ctx, clientKey, activityID, value, true)
 }
 
+// AddOwnerItemOnce is AddOwnerItem as Home's quick add sends it: with the
+// owner's client key (empty: none). A replay of the same words stores
+// nothing and answers the zero OwnerItem (the first send's item is on
+// Home); the key with other words is ErrClientKeyConflict.
+func (s *Store) AddOwnerItemOnce(ctx context.Context, clientKey, typed string) (OwnerItem, error) {
+	if err := checkClientKey(clientKey); err != nil {
+		return OwnerItem{}, err
+	}
+	return s.addOwnerItem(ctx, clientKey, typed)
+}
+
+func ownerItemAction(text string) string {
+	return actionForm("owner-item", text)
+}
+
 func measurementAction(activityID string, value float64) string {
 	return actionForm("measurement", activityID, strconv.FormatFloat(value, 'g', -1, 64))
 }

@@ -78,6 +78,10 @@ func checkOwnerText(text string) (string, error) {
 // its end or start ("call Ana tomorrow", quickday) is read in the owner's
 // zone and taken out of the text.
 func (s *Store) AddOwnerItem(ctx context.Context, typed string) (OwnerItem, error) {
+	return s.addOwnerItem(ctx, "", typed)
+}
+
+func (s *Store) addOwnerItem(ctx context.Context, clientKey, typed string) (OwnerItem, error) {
 	text, err := checkOwnerText(typed)
 	if err != nil {
 		return OwnerItem{}, err
@@ -87,7 +91,11 @@ func (s *Store) AddOwnerItem(ctx context.Context, typed string) (OwnerItem, erro
 		return OwnerItem{}, fmt.Errorf("models: add owner item: %w", err)
 	}
 	var row OwnerItem
+	action := ownerItemAction(text)
 	_, err = s.commit(ctx, func(t *txn) error {
+		if replay, err := replayed(t, clientKey, action); err != nil || replay != 0 {
+			return err
+		}
 		day, err := t.ownerDay()
 		if err != nil {
 			return err
@@ -95,6 +103,9 @@ func (s *Store) AddOwnerItem(ctx context.Context, typed string) (OwnerItem, erro
 		parsed := quickday.Parse(text, t.now, day.Zone)
 		rev, err := t.bump()
 		if err != nil {
+			return err
+		}
+		if err := spendClientKey(t, clientKey, action, rev); err != nil {
 			return err
 		}
 		row = OwnerItem{ID: ownerItemPrefix + hex.EncodeToString(b[:]), Text: parsed.Text, Day: parsed.Day, Revision: rev, CreatedAt: t.now, UpdatedAt: t.now}

@@ -2,7 +2,9 @@
 // page is shown; on every revision newer than the page's, Home re-fetches
 // its live fragment and swaps it in, keeping any row the owner is editing
 // as it is, marked as having a newer version (unless the page's own row
-// answer already showed that revision); other pages reload. No live update
+// answer already showed that revision), and every row open as the owner
+// left it (one opened or shut while the read was away included); other
+// pages reload. No live update
 // races the owner: nothing is reloaded or swapped while a navigation or a
 // request of the owner's is under way, and a page showing a form's answer
 // (data-form-answer: a dry run, a review, a refusal) is never reloaded
@@ -124,8 +126,49 @@
     return rows;
   }
 
+  // Rows the owner is opening (true) or shutting (false): a row's GET
+  // (its head, "Show the new version") awaiting its answer. toggles counts
+  // every such tap, so a read can tell whether one came while it was away.
+  var toggling = {};
+  var toggles = 0;
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var d = e.detail;
+    if (!d.xhr || !d.requestConfig || d.requestConfig.verb !== "get") return;
+    var u = new URL(d.requestConfig.path, location.href);
+    var m = /^\/activities\/([^/]+)$/.exec(u.pathname);
+    if (!m || !u.searchParams.has("expanded")) return;
+    var id = decodeURIComponent(m[1]);
+    var open = u.searchParams.get("expanded") === "true";
+    toggling[id] = open;
+    toggles++;
+    d.xhr.addEventListener("loadend", function () {
+      if (toggling[id] === open) delete toggling[id];
+    });
+  });
+
+  // The rows open on the page, with those being opened and without those
+  // being shut: what the owner sees once their taps are answered.
   function openRows(el) {
-    return Array.from(el.querySelectorAll('[data-row][data-expanded="true"]')).map(function (r) { return r.dataset.id; });
+    var ids = Array.from(el.querySelectorAll('[data-row][data-expanded="true"]')).map(function (r) { return r.dataset.id; });
+    Object.keys(toggling).forEach(function (id) {
+      var at = ids.indexOf(id);
+      if (toggling[id] && at < 0) ids.push(id);
+      else if (!toggling[id] && at >= 0) ids.splice(at, 1);
+    });
+    return ids;
+  }
+
+  // tappedSince tells whether fresh, read with the rows asked open, shows
+  // a row open or shut against what the owner has made of it since (now:
+  // a tap after the read left, or a tap's answer that came first). Rows
+  // in kept were on the page before and are not the read's.
+  function tappedSince(asked, now, fresh, kept) {
+    return now.concat(asked).some(function (id) {
+      if ((now.indexOf(id) >= 0) === (asked.indexOf(id) >= 0)) return false;
+      var row = fresh.querySelector('[data-row][data-id="' + CSS.escape(id) + '"]');
+      if (!row || (kept && kept.indexOf(row) >= 0)) return false;
+      return (row.dataset.expanded === "true") !== (now.indexOf(id) >= 0);
+    });
   }
 
   var refreshing = null;
@@ -160,9 +203,16 @@
     var d = e.detail;
     if (!d.requestConfig || !isHomeAction(d.elt, d.requestConfig.verb)) return;
     inFlight++;
+    var asked = { open: openRows(live()), taps: toggles, now: null, kept: null };
+    answering.set(d.xhr, asked);
     // loadend follows the swap, and comes on failure and abort too.
     d.xhr.addEventListener("loadend", function () {
       inFlight--;
+      // The answer shows the rows open as they were when the action was
+      // sent: a row the owner opened or shut since, and that the answer
+      // shows otherwise, is shown as they left it by a read of Home.
+      var el = live();
+      var reread = !!asked.now && !!el && tappedSince(asked.open, asked.now, el, asked.kept);
       var rev = Number(d.xhr.getResponseHeader("Hearth-Revision") || 0);
       if (rev > 0 && d.xhr.status === 200) {
         own[rev] = true;
@@ -176,7 +226,34 @@
         held = 0;
         catchUp(r);
       }
+      if (reread) refresh(retapped(asked));
     });
+  });
+
+  // retapped is the rows open after an action's answer, with each row the
+  // owner opened or shut while it was on its way as they left it.
+  function retapped(asked) {
+    var ids = openRows(live());
+    asked.now.concat(asked.open).forEach(function (id) {
+      var open = asked.now.indexOf(id) >= 0;
+      if (open === (asked.open.indexOf(id) >= 0)) return;
+      var at = ids.indexOf(id);
+      if (open && at < 0) ids.push(id);
+      else if (!open && at >= 0) ids.splice(at, 1);
+    });
+    return ids;
+  }
+
+  // The rows asked open by each Home action in flight (by its request),
+  // and, when the owner tapped a row since, the rows open just before its
+  // answer is swapped in.
+  var answering = new WeakMap();
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var asked = e.detail.xhr && answering.get(e.detail.xhr);
+    var el = live();
+    if (!asked || toggles === asked.taps || !el) return;
+    asked.now = openRows(el);
+    asked.kept = Array.from(el.querySelectorAll("[data-row]"));
   });
 
   // catchUp brings Home to revision: nothing to read when every revision
@@ -205,14 +282,22 @@
     el.dataset.revision = String(revision);
   }
 
-  async function refresh() {
+  // The rows the next read asks open, when the page no longer shows them
+  // as the owner left them (an action's answer shut one they opened).
+  var openNext = null;
+
+  async function refresh(open) {
+    if (open) openNext = open;
     if (refreshing) {
       again = true;
       return refreshing;
     }
     var el = live();
     if (!el) return;
-    var url = el.dataset.src + (el.dataset.src.indexOf("?") < 0 ? "?" : "&") + "open=" + encodeURIComponent(openRows(el).join(","));
+    var asked = openNext || openRows(el);
+    openNext = null;
+    var tapsBefore = toggles;
+    var url = el.dataset.src + (el.dataset.src.indexOf("?") < 0 ? "?" : "&") + "open=" + encodeURIComponent(asked.join(","));
     covers = Math.max(seen, known);
     refreshing = (async function () {
       var res = await fetch(url, { headers: { "HX-Request": "true" }, credentials: "same-origin" });
@@ -222,6 +307,13 @@
       tpl.innerHTML = await res.text();
       var fresh = tpl.content.getElementById("live");
       if (!fresh) return;
+      // A row the owner opened (or shut) while this read was away would
+      // be shown as it was asked, and the tap seem lost: read again, with
+      // the rows as the owner has them now.
+      if (toggles !== tapsBefore && tappedSince(asked, openRows(live()), fresh)) {
+        again = true;
+        return;
+      }
       var current = live();
       // A kept row is moved into the fresh part, and a moved field loses
       // the focus (on a phone, the keyboard): it is given back below.

@@ -1,7 +1,7 @@
 // offline.js: offline entry, loaded by hearth.js once the page has loaded
 // (hearth.js registers the service worker then too). The service worker
 // (/sw.js) keeps the shell and the last Home. Here a weight, task tick,
-// skip or move to later made without hearth (offline, or online with
+// skip, move to later or quick add made without hearth (offline, or online with
 // hearth unreachable: Tailscale or the server down, a proxy answering
 // 502/503/504) is queued on this device (localStorage, cleared
 // with the session on logout), shown on its row as waiting to sync, and
@@ -31,14 +31,18 @@
   var QUEUE = "hearth.offline.queue";
   // Replays the server refused, said on their rows for this page's life.
   var refusedNotes = [];
-  // A row's weight, tick, skip or move, and a weigh-in typed into Home's
-  // own field or the Weight page's (/weight/entries: no row names it).
-  var queueable = /^\/(activities\/[^/?#]+\/(state|measurement)|weight\/entries)$/;
+  // A row's weight, tick, skip or move, a weigh-in typed into Home's own
+  // field or the Weight page's (/weight/entries: no row names it), and a
+  // task or note typed into Home's quick add (/mine).
+  var queueable = /^\/(activities\/[^/?#]+\/(state|measurement)|weight\/entries|mine)$/;
   var WEIGH_IN = "/weight/entries";
   // The queue's name for the weigh-in field's place (it is no row).
   var WEIGH_FIELD = "weigh-in-field";
-  var REFUSED = "You are offline, so this was not sent. Only a weight, a tick or a skip waits for the connection; try this again when you are back online.";
-  var UNREACHABLE = "hearth could not be reached; nothing was sent. Only a weight, a tick or a skip waits for hearth; try this again when it answers.";
+  var QUICK_ADD = "/mine";
+  // The quick add's form names itself as a row (data-row, data-id).
+  var QUICK_FIELD = "quick-add";
+  var REFUSED = "You are offline, so this was not sent. Only a weight, a tick, a skip or a task or note you add waits for the connection; try this again when you are back online.";
+  var UNREACHABLE = "hearth could not be reached; nothing was sent. Only a weight, a tick, a skip or a task or note you add waits for hearth; try this again when it answers.";
   // Page forms that go through fetch, so hearth not answering is said in
   // place instead of the browser's error page: Messages' (review, send and
   // what follows a send; the hand-off is left to the browser, as it leaves
@@ -59,7 +63,7 @@
   var unreachable = !!(document.body && document.body.dataset.offlineCopy);
 
   function bannerText() {
-    var what = "A weight, a tick, a skip or a move to later is kept on this phone and sent ";
+    var what = "A weight, a tick, a skip, a move to later or a task or note you add is kept on this phone and sent ";
     if (!navigator.onLine) return "You are offline. " + what + "when the connection is back; replies and everything else wait for it.";
     return "hearth could not be reached. " + what + "when hearth answers again; replies and everything else wait until then.";
   }
@@ -170,9 +174,18 @@
     return Array.from(document.querySelectorAll('#live [data-row][data-expanded="true"]')).map(function (r) { return r.dataset.id; });
   }
 
-  // What the note on the row says the device holds.
+  // What the note on the row says the device holds. The quick add's note
+  // names every task or note waiting, in the owner's words: none of them
+  // is on Home before hearth has stored it.
   function describe(item) {
     var p = new URLSearchParams(item.body);
+    if (item.path === QUICK_ADD) {
+      var words = load().filter(function (x) { return x.path === QUICK_ADD; }).map(function (x) {
+        return "\u201c" + (new URLSearchParams(x.body).get("text") || "").trim() + "\u201d";
+      });
+      if (!words.length) words = ["\u201c" + (p.get("text") || "").trim() + "\u201d"];
+      return "Kept on this phone, added once hearth has it: " + words.join(", ") + ".";
+    }
     if (item.path.slice(-12) === "/measurement" || item.path === WEIGH_IN) return "Waiting to sync: " + (p.get("value") || "").trim() + ".";
     var word = { completed: "done", skipped: "skipped", dismissed: "not applicable", partial: "partly done", deferred: "later", available: "back to do" }[p.get("state")] || p.get("state");
     return "Waiting to sync: " + word + ".";
@@ -223,9 +236,10 @@
   // ticked on its folded routine is shown waiting on the routine.
   function enqueue(path, body, elt) {
     var weighIn = path === WEIGH_IN;
-    var id = weighIn ? WEIGH_FIELD : decodeURIComponent(path.split("/")[2]);
+    var quick = path === QUICK_ADD;
+    var id = weighIn ? WEIGH_FIELD : quick ? QUICK_FIELD : decodeURIComponent(path.split("/")[2]);
     var rows = [id];
-    var r = weighIn ? null : rowOf(id) || (elt && elt.closest ? elt.closest("[data-row]") : null);
+    var r = weighIn || quick ? null : rowOf(id) || (elt && elt.closest ? elt.closest("[data-row]") : null);
     for (; r; r = r.parentElement && r.parentElement.closest("[data-row]")) {
       if (rows.indexOf(r.dataset.id) < 0) rows.push(r.dataset.id);
     }
@@ -238,6 +252,12 @@
     // The queue holds what the form held now: keep.js forgets its copy,
     // so a reload does not restore it as unsaved typing (and reopen its rows).
     if (elt && elt.dispatchEvent) elt.dispatchEvent(new CustomEvent("hearth:queued", { bubbles: true }));
+    // The quick add's field is left empty for the next one, as its answer leaves it.
+    var field = quick && rowOf(QUICK_FIELD);
+    if (field && field.tagName === "FORM") {
+      field.reset();
+      delete field.dataset.editing;
+    }
     return true;
   }
 
