@@ -117,9 +117,6 @@ func sendCached(c *fiber.Ctx, page cachedPage) error {
 		ids[i] = []byte(newRequestID())
 	}
 	if startHTML(c, fiber.StatusOK, page.size) {
-		if wholeGzipOnly {
-			return c.Send(compressPage(page.with(ids)...))
-		}
 		return c.Send(gzipCached(page, ids))
 	}
 	return c.Send(bytes.Join(page.with(ids), nil))
