@@ -55,7 +55,7 @@ func HTMLEncodings(html []byte) []HTMLEncoding {
 		}
 		return ids
 	}
-	split := func() cachedPage { return cachedPage{parts: bytes.Split(bytes.Clone(html), []byte(idPlaceholder))} }
+	split := func() cachedPage { return cachedPage{parts: splitAtIDs(bytes.Clone(html))} }
 	kept, whole := newCachedPage(bytes.Clone(html)), split()
 	gzipWhole := func(page cachedPage) []byte { return compressPage(page.with(ids(page))...) }
 	brotli := func(page cachedPage) []byte {
