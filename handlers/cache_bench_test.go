@@ -3,7 +3,9 @@ package handlers_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -21,7 +23,7 @@ var browserEncodings = map[string]string{"Accept-Encoding": "gzip, deflate, br, 
 // one's server time (Server-Timing) p50 and p99 and every p50 over the
 // first's. The first base is the app as served; measuring the variants in
 // the same rounds lets the shared machine's load fall on all alike.
-func pairedLatencies(b *testing.B, names []string, bases []string, cookie *http.Cookie, header map[string]string, path string, before func(i int), setup func(variant int)) {
+func pairedLatencies(b *testing.B, names []string, bases []string, cookie *http.Cookie, header map[string]string, path string, before func(i int)) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}}
 	defer client.CloseIdleConnections()
 	h := map[string]string{}
@@ -38,9 +40,6 @@ func pairedLatencies(b *testing.B, names []string, bases []string, cookie *http.
 		}
 		for j := range bases {
 			v := (i + j) % len(bases)
-			if setup != nil {
-				setup(v)
-			}
 			_, took := fetchTimed(b, client, bases[v]+path, cookie, h)
 			server[v] = append(server[v], took)
 		}
@@ -95,63 +94,88 @@ func BenchmarkCaches(b *testing.B) {
 	names := []string{"with", "without"}
 	b.Run("pages/home-steady", func(b *testing.B) {
 		ta, cookie := benchHome(b)
-		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/", nil, nil)
+		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/", nil)
 	})
 	b.Run("pages/home-after-commit", func(b *testing.B) {
 		ta, cookie := benchHome(b)
-		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/", homeDecision(b, ta), nil)
+		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/", homeDecision(b, ta))
 	})
 	b.Run("pages/people-steady", func(b *testing.B) {
 		ta, cookie := benchHome(b)
-		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/people", nil, nil)
+		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/people", nil)
 	})
 	b.Run("pages/routines-steady", func(b *testing.B) {
 		ta := newTestApp(b, withTemplate(routinesHistory))
 		cookie := ta.login()
-		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/routines", nil, nil)
+		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/routines", nil)
 	})
 	b.Run("pages/routines-after-commit", func(b *testing.B) {
 		ta := newTestApp(b, withTemplate(routinesHistory))
 		cookie := ta.login()
-		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/routines", routineFeedback(b, ta), nil)
+		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Pages: true})}, cookie, nil, "/routines", routineFeedback(b, ta))
 	})
 	b.Run("context/steady", func(b *testing.B) {
 		ta, _ := benchHome(b)
 		auth := map[string]string{"Authorization": "Bearer " + ta.agentToken("context:read")}
-		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Contexts: true})}, nil, auth, "/api/agent-context", nil, nil)
+		pairedLatencies(b, names, []string{ta.listen(), without(ta, handlers.Without{Contexts: true})}, nil, auth, "/api/agent-context", nil)
 	})
 }
 
-// BenchmarkHTMLEncoding measures Home and Routines, between commits and
-// right after one, with each way of compressing HTML in turn: "kept" (as
-// served: a cached page's parts deflated once, when it was cached),
-// "whole" (one gzip stream per response) and "middleware" (Fiber's
-// compress middleware at its default levels: brotli for a browser).
+// BenchmarkHTMLEncoding measures the CPU of compressing Home and Routines
+// for one response, each way handlers.HTMLEncodings builds (kept, whole,
+// middleware): "first", the response of a fresh render (right after a
+// commit: for kept, splitting the page and deflating its parts), and
+// "again", each response from the page cache until the next commit. The
+// pages are the apps' own renders, their requestIds put back as the
+// placeholder the cache keeps.
 func BenchmarkHTMLEncoding(b *testing.B) {
-	modes := []string{"kept", "whole", "middleware"}
-	set := func(v int) { handlers.SetHTMLEncoding(modes[v]) }
-	b.Cleanup(func() { handlers.SetHTMLEncoding("kept") })
-	// One app per mode, each with its own page cache, so after a commit
-	// every mode renders.
-	apps := func(ta *testApp) []string {
-		return []string{ta.listen(), without(ta, handlers.Without{}), without(ta, handlers.Without{})}
+	home, homeCookie := benchHome(b)
+	routines := newTestApp(b, withTemplate(routinesHistory))
+	pages := []struct {
+		name string
+		html []byte
+	}{
+		{"home", cacheRender(b, home.listen(), homeCookie, "/")},
+		{"routines", cacheRender(b, routines.listen(), routines.login(), "/routines")},
 	}
-	b.Run("home-steady", func(b *testing.B) {
-		ta, cookie := benchHome(b)
-		pairedLatencies(b, modes, apps(ta), cookie, nil, "/", nil, set)
-	})
-	b.Run("home-after-commit", func(b *testing.B) {
-		ta, cookie := benchHome(b)
-		pairedLatencies(b, modes, apps(ta), cookie, nil, "/", homeDecision(b, ta), set)
-	})
-	b.Run("routines-steady", func(b *testing.B) {
-		ta := newTestApp(b, withTemplate(routinesHistory))
-		cookie := ta.login()
-		pairedLatencies(b, modes, apps(ta), cookie, nil, "/routines", nil, set)
-	})
-	b.Run("routines-after-commit", func(b *testing.B) {
-		ta := newTestApp(b, withTemplate(routinesHistory))
-		cookie := ta.login()
-		pairedLatencies(b, modes, apps(ta), cookie, nil, "/routines", routineFeedback(b, ta), set)
-	})
+	for _, page := range pages {
+		for _, enc := range handlers.HTMLEncodings(page.html) {
+			b.Run(page.name+"-first/"+enc.Name, func(b *testing.B) { encodeEach(b, enc.First) })
+			b.Run(page.name+"-again/"+enc.Name, func(b *testing.B) { encodeEach(b, enc.Again) })
+		}
+	}
+}
+
+// encodeEach reports the process's CPU and the bytes of one encode.
+func encodeEach(b *testing.B, encode func() []byte) {
+	size := 0
+	cpu := processCPU()
+	for b.Loop() {
+		size = len(encode())
+	}
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64(size), "bytes")
+}
+
+// requestIDValue is a requestId as a form renders it.
+var requestIDValue = regexp.MustCompile(`name="requestId" value="req-[A-Za-z0-9_-]{24}"`)
+
+// cacheRender is path's HTML as the page cache keeps it: each requestId
+// the placeholder (Home has one, the Ask form's; Routines one per
+// undecided proposal, none in routinesHistory).
+func cacheRender(b *testing.B, base string, cookie *http.Cookie, path string) []byte {
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	defer client.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	req.AddCookie(cookie)
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	html, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" {
+		b.Fatalf("GET %s: %d %q %v", path, resp.StatusCode, resp.Header.Get("Content-Encoding"), err)
+	}
+	return requestIDValue.ReplaceAll(html, []byte(`name="requestId" value="`+handlers.IDPlaceholder+`"`))
 }

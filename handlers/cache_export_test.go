@@ -1,7 +1,10 @@
 package handlers
 
 import (
+	"bytes"
+
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"hearth/models"
 )
@@ -25,11 +28,42 @@ func NewWithout(store *models.Store, cfg Config, w Without) *fiber.App {
 	return newAppCaches(st, cfg, kept)
 }
 
-// SetHTMLEncoding picks how HTML is compressed for a benchmark: "kept"
-// (as served: a cached page's parts deflated once), "whole" (one gzip
-// stream per response) or "middleware" (compressOthers, Fiber's compress
-// middleware at its default levels).
-func SetHTMLEncoding(mode string) {
-	htmlToMiddleware = mode == "middleware"
-	wholeGzipOnly = mode == "whole"
+// IDPlaceholder stands for each requestId in a page rendered for the cache.
+const IDPlaceholder = idPlaceholder
+
+// HTMLEncoding is one way of compressing a page for a response, built from
+// the pieces the app serves with: First is the response of a fresh render
+// (right after a commit), Again each one after it until the next commit.
+// Each answers the page, rendered with IDPlaceholder for each requestId,
+// with fresh IDs, as a browser taking gzip and brotli would get it.
+type HTMLEncoding struct {
+	Name         string
+	First, Again func() []byte
+}
+
+// HTMLEncodings are the ways BenchmarkHTMLEncoding compares: "kept" (as
+// served: the page split at its IDs and each part deflated once, when it
+// is cached; a response stitches those blocks with its IDs), "whole" (the
+// page only split, and gzipped whole per response) and "middleware"
+// (brotli at fasthttp's default level per response, what Fiber's compress
+// middleware and compressOthers send a browser).
+func HTMLEncodings(html []byte) []HTMLEncoding {
+	ids := func(page cachedPage) [][]byte {
+		ids := make([][]byte, len(page.parts)-1)
+		for i := range ids {
+			ids[i] = []byte(newRequestID())
+		}
+		return ids
+	}
+	split := func() cachedPage { return cachedPage{parts: splitAtIDs(bytes.Clone(html))} }
+	kept, whole := newCachedPage(bytes.Clone(html)), split()
+	gzipWhole := func(page cachedPage) []byte { return compressPage(page.with(ids(page))...) }
+	brotli := func(page cachedPage) []byte {
+		return fasthttp.AppendBrotliBytesLevel(nil, bytes.Join(page.with(ids(page)), nil), fasthttp.CompressBrotliDefaultCompression)
+	}
+	return []HTMLEncoding{
+		{"kept", func() []byte { p := newCachedPage(bytes.Clone(html)); return gzipCached(p, ids(p)) }, func() []byte { return gzipCached(kept, ids(kept)) }},
+		{"whole", func() []byte { return gzipWhole(split()) }, func() []byte { return gzipWhole(whole) }},
+		{"middleware", func() []byte { return brotli(split()) }, func() []byte { return brotli(whole) }},
+	}
 }

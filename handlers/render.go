@@ -102,16 +102,11 @@ const minGzipBytes = 200
 // compressOthers leaves it alone.
 const localEncoded = "hearth.encoded"
 
-// htmlToMiddleware and wholeGzipOnly are a benchmark's switches
-// (BenchmarkHTMLEncoding): HTML left to compressOthers, as Fiber's
-// compress middleware would, and cached pages gzipped whole per response.
-var htmlToMiddleware, wholeGzipOnly bool
-
 // sendHTML writes HTML parts as one body with status, gzip at BestSpeed
-// when the client takes it. BestSpeed, because for a page of hundreds of KB
-// (Routines with a year of twenty routines) the middleware's default level
-// cost more than the render (BenchmarkHTMLEncoding/routines-after-commit:
-// 1.8-2.1x).
+// when the client takes it. BestSpeed, and not the compress middleware's
+// brotli: for a page of hundreds of KB (Routines with a year of twenty
+// routines) brotli at its default level costs tens of times the CPU of a
+// cached page's gzip (BenchmarkHTMLEncoding/*-again/middleware).
 func sendHTML(c *fiber.Ctx, status int, parts ...[]byte) error {
 	size := 0
 	for _, p := range parts {
@@ -132,8 +127,8 @@ func startHTML(c *fiber.Ctx, status, size int) (gzipped bool) {
 	c.Status(status)
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
 	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
-	c.Locals(localEncoded, !htmlToMiddleware)
-	if htmlToMiddleware || size < minGzipBytes || !strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
+	c.Locals(localEncoded, true)
+	if size < minGzipBytes || !strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
 		return false
 	}
 	c.Set(fiber.HeaderContentEncoding, "gzip")
@@ -171,8 +166,8 @@ func compressPage(parts ...[]byte) []byte {
 // stored blocks between them, a final empty block, and the CRC and size of
 // the whole. Deflate blocks concatenate, so this is one ordinary gzip
 // stream. It is what makes a cache hit cheap: against gzipping the page
-// again per response, Home 2.2-3.6x, Routines 5.4-6.9x faster
-// (BenchmarkHTMLEncoding/*-steady, load ~25).
+// again per response, a response's encoding costs Home 8-13x, Routines
+// 15-24x less CPU (BenchmarkHTMLEncoding/*-again).
 
 // flateWriters deflate the parts of cached pages.
 var flateWriters = sync.Pool{New: func() any {
