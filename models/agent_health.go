@@ -39,7 +39,7 @@ func (s *Store) ReportAgentHealth(ctx context.Context, credentialID string, in c
 		return t.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error
 	})
 	if err != nil {
-		return AgentHealthView{}, classify("agent health", err)
+		return AgentHealthView{}, Classify("agent health", err)
 	}
 	return row.view(), nil
 }

@@ -60,7 +60,7 @@ func (s *Store) drill(ctx context.Context, d *BackupDrill) error {
 		return fmt.Errorf("models: drill: open %s: %w", d.Path, err)
 	}
 	defer copySQL.Close()
-	if d.Revision, err = workspaceRevision(copyDB.WithContext(ctx)); err != nil {
+	if d.Revision, err = WorkspaceRevision(copyDB.WithContext(ctx)); err != nil {
 		return fmt.Errorf("models: drill: the copy's revision: %w", err)
 	}
 	if err := copyDB.WithContext(ctx).Table("receipts").Count(&d.Receipts).Error; err != nil {

@@ -298,12 +298,12 @@ func (s *Store) RecordWatchFailure(cause error, unseen string) {
 // Beeper (those still open included), oldest first.
 func (s *Store) CoverageGaps(ctx context.Context, since time.Time) ([]contract.CoverageGapView, error) {
 	var out []contract.CoverageGapView
-	err := s.read(ctx, func(tx *gorm.DB) (err error) {
-		out, err = coverageSince(tx, since)
+	err := s.Read(ctx, func(tx *gorm.DB) (err error) {
+		out, err = CoverageSince(tx, since)
 		return err
 	})
 	if err != nil {
-		return nil, classify("coverage gaps", err)
+		return nil, Classify("coverage gaps", err)
 	}
 	return out, nil
 }

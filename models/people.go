@@ -73,11 +73,11 @@ const peopleDrafts = `SELECT * FROM (SELECT * FROM reply_drafts INDEXED BY reply
 // transaction, querying only what the page shows.
 func (s *Store) People(ctx context.Context) (PeopleView, error) {
 	var v PeopleView
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
 		since := now.Add(-contract.ContextHistory)
 		var err error
-		if v.Revision, err = workspaceRevision(tx); err != nil {
+		if v.Revision, err = WorkspaceRevision(tx); err != nil {
 			return err
 		}
 		var people []Person
@@ -91,7 +91,7 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 		index := make(map[string]int, len(people))
 		var evidenceIDs []string
 		for i, p := range people {
-			v.People[i].Person = personView(p)
+			v.People[i].Person = p.View()
 			index[p.ID] = i
 			evidenceIDs = append(evidenceIDs, v.People[i].Person.EvidenceIDs...)
 		}
@@ -128,7 +128,7 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 			}
 		}
 
-		rhythms, err := personRhythms(tx, now)
+		rhythms, err := PersonRhythms(tx, now)
 		if err != nil {
 			return err
 		}
@@ -138,7 +138,7 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 			}
 		}
 
-		voices, err := voiceByPerson(tx, now)
+		voices, err := VoiceByPerson(tx, now)
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 		}
 		for _, r := range reqs {
 			if i, ok := index[r.EntityID]; ok {
-				v.People[i].Corrections = append(v.People[i].Corrections, r.view())
+				v.People[i].Corrections = append(v.People[i].Corrections, r.View())
 			}
 		}
 
@@ -183,7 +183,7 @@ func (s *Store) People(ctx context.Context) (PeopleView, error) {
 		return nil
 	})
 	if err != nil {
-		return PeopleView{}, classify("people", err)
+		return PeopleView{}, Classify("people", err)
 	}
 	return v, nil
 }

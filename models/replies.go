@@ -200,7 +200,7 @@ func (s *Store) DecideNoReplyNeeded(ctx context.Context, d ChatDecision) (OwnerA
 		return nil
 	})
 	if err != nil {
-		return OwnerActionResult{}, classify("no reply needed", err)
+		return OwnerActionResult{}, Classify("no reply needed", err)
 	}
 	return OwnerActionResult{Revision: rev}, nil
 }
@@ -242,7 +242,7 @@ func (s *Store) RemindLater(ctx context.Context, d ChatDecision) (OwnerActionRes
 		return nil
 	})
 	if err != nil {
-		return OwnerActionResult{}, classify("remind later", err)
+		return OwnerActionResult{}, Classify("remind later", err)
 	}
 	return OwnerActionResult{Revision: rev}, nil
 }
@@ -333,7 +333,7 @@ func (s *Store) RecordHandOff(ctx context.Context, h HandOffPlan) (OwnerActionRe
 		return nil
 	})
 	if err != nil {
-		return OwnerActionResult{}, classify("hand off", err)
+		return OwnerActionResult{}, Classify("hand off", err)
 	}
 	return OwnerActionResult{Revision: rev}, nil
 }
@@ -459,7 +459,7 @@ func DraftText(d contract.DraftView) string {
 
 // Today is the owner's day now.
 func (s *Store) Today(ctx context.Context) (Day, error) {
-	day, err := ownerDay(s.rdb.WithContext(ctx), s.clock(), "")
+	day, err := OwnerDay(s.rdb.WithContext(ctx), s.clock(), "")
 	if err != nil {
 		return Day{}, fmt.Errorf("models: today: %w", err)
 	}
@@ -490,9 +490,9 @@ type OwedReply struct {
 // and no reminder still in the future.
 func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
 	var out []OwedReply
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
-		day, err := ownerDay(tx, now, "")
+		day, err := OwnerDay(tx, now, "")
 		if err != nil {
 			return err
 		}
@@ -648,31 +648,4 @@ func attachOutcomes(tx *gorm.DB, drafts []contract.DraftView) error {
 		drafts[i].Outcome = out[drafts[i].ID]
 	}
 	return nil
-}
-
-// replyDecisionPage lists the decisions of the last 14 days, oldest first.
-func replyDecisionPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.ReplyDecisionView], error) {
-	var afterID int64
-	if from.after != "" {
-		fmt.Sscan(from.after, &afterID) // decodeCursor checked it
-	}
-	var rows []struct {
-		ReplyAction
-		SendBody *string
-		SendKey  *string
-	}
-	if err := tx.Raw(`SELECT a.*, s.body AS send_body, s.send_key FROM reply_actions a LEFT JOIN sends s ON s.id = a.send_id
-		WHERE a.created_at >= ? AND a.id > ? ORDER BY a.id LIMIT ?`, now.Add(-contract.ContextHistory).UTC(), afterID, contract.ContextPageSize+1).Scan(&rows).Error; err != nil {
-		return contract.Page[contract.ReplyDecisionView]{}, err
-	}
-	views := make([]contract.ReplyDecisionView, len(rows))
-	for i, r := range rows {
-		v := contract.ReplyDecisionView{ID: r.ID, ChatID: r.ChatID, AccountID: r.AccountID, DraftID: string(r.DraftID), Decision: r.Action,
-			Until: r.Until, Text: r.Body, At: r.CreatedAt}
-		if r.Action == ActionOwnReply {
-			v.Text, v.SendKey = cmp.Or(deref(r.SendBody), r.Body), deref(r.SendKey)
-		}
-		views[i] = v
-	}
-	return page(contract.CollectionReplyDecisions, from, views, func(v contract.ReplyDecisionView) string { return fmt.Sprint(v.ID) }), nil
 }

@@ -34,7 +34,7 @@ type Request struct {
 	Decision       string
 }
 
-func (r Request) view() contract.RequestView {
+func (r Request) View() contract.RequestView {
 	v := contract.RequestView{RequestID: r.RequestID, Kind: r.Kind, EntityID: r.EntityID, EntityName: r.EntityName, SourceRevision: r.SourceRevision, Text: r.Text,
 		Status: r.Status, CompletedRunID: r.CompletedRunID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.EditField != "" {
@@ -80,9 +80,9 @@ func (s *Store) CreateRequest(ctx context.Context, in contract.RequestIn, hash s
 		return t.Create(&row).Error
 	})
 	if err != nil {
-		return contract.RequestView{}, false, classify("create request", err)
+		return contract.RequestView{}, false, Classify("create request", err)
 	}
-	return row.view(), created, nil
+	return row.View(), created, nil
 }
 
 // CancelRequest cancels a pending request.
@@ -105,11 +105,11 @@ func (s *Store) CancelRequest(ctx context.Context, id string) (contract.RequestV
 	})
 	if err != nil {
 		if errors.Is(err, ErrRequestNotPending) {
-			return row.view(), err
+			return row.View(), err
 		}
-		return contract.RequestView{}, classify("cancel request", err)
+		return contract.RequestView{}, Classify("cancel request", err)
 	}
-	return row.view(), nil
+	return row.View(), nil
 }
 
 // RecentRequests lists pending requests and those settled since, newest first.
@@ -121,7 +121,7 @@ func (s *Store) RecentRequests(ctx context.Context, since time.Time) ([]contract
 	}
 	out := make([]contract.RequestView, len(rows))
 	for i, r := range rows {
-		out[i] = r.view()
+		out[i] = r.View()
 	}
 	return out, nil
 }
@@ -134,7 +134,7 @@ func (s *Store) Requests(ctx context.Context, status string, limit int) ([]contr
 	}
 	out := make([]contract.RequestView, len(rows))
 	for i, r := range rows {
-		out[i] = r.view()
+		out[i] = r.View()
 	}
 	return out, nil
 }

@@ -273,7 +273,7 @@ func (m *metricsMemo) view(d RoutineDefinition) contract.RoutineRevisionView {
 	if ok && v.PublishedAt.Equal(d.UpdatedAt) {
 		return v
 	}
-	v = d.view()
+	v = d.View()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.views) >= maxMemoEntries {

@@ -78,7 +78,7 @@ type ProposalView struct {
 	Status string `json:"status,omitempty"`
 }
 
-func (d RoutineDefinition) view() contract.RoutineRevisionView {
+func (d RoutineDefinition) View() contract.RoutineRevisionView {
 	v := contract.RoutineRevisionView{RoutineID: d.RoutineID, Revision: d.Revision, Title: d.Title, Purpose: d.Purpose, Status: d.Status,
 		Trigger: contract.TriggerView{Kind: d.TriggerKind, Event: d.TriggerEvent, TimeOfDay: d.TimeOfDay}, EvidenceIDs: evidenceList(d.EvidenceIDs),
 		PublishedAt: d.UpdatedAt}
@@ -88,7 +88,7 @@ func (d RoutineDefinition) view() contract.RoutineRevisionView {
 	return v
 }
 
-func (t RoutineTrial) view() contract.TrialView {
+func (t RoutineTrial) View() contract.TrialView {
 	v := contract.TrialView{ID: t.ID, RoutineID: t.RoutineID, Revision: t.Revision, StartsOn: t.StartsOn, EndsOn: t.EndsOn, EndedOn: t.EndedOn,
 		State: t.State, Zone: t.Zone}
 	_ = json.Unmarshal([]byte(t.Days), &v.Days)
@@ -98,13 +98,13 @@ func (t RoutineTrial) view() contract.TrialView {
 // Routines reads the Routines page.
 func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 	var v RoutinesView
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
 		var err error
-		if v.Revision, err = workspaceRevision(tx); err != nil {
+		if v.Revision, err = WorkspaceRevision(tx); err != nil {
 			return err
 		}
-		if v.Day, err = ownerDay(tx, now, ""); err != nil {
+		if v.Day, err = OwnerDay(tx, now, ""); err != nil {
 			return err
 		}
 		var defs []RoutineDefinition
@@ -142,12 +142,12 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 			defByRev[fmt.Sprintf("%s@%d", d.RoutineID, d.Revision)] = d
 		}
 		trialsByRev := map[string][]RoutineTrial{}
-		for i := len(trials) - 1; i >= 0; i-- { // by ID, as routineMetrics reads them
+		for i := len(trials) - 1; i >= 0; i-- { // by ID, as RoutineMetrics reads them
 			t := trials[i]
 			key := fmt.Sprintf("%s@%d", t.RoutineID, t.Revision)
 			trialsByRev[key] = append(trialsByRev[key], t)
 		}
-		// metrics is routineMetrics over the rows already read, month by
+		// metrics is RoutineMetrics over the rows already read, month by
 		// month, reusing the months no commit has changed since (routine_memo.go).
 		metrics := func(routineID string, revision int64, from, to string) (contract.RoutineMetrics, error) {
 			rev := fmt.Sprintf("%s@%d", routineID, revision)
@@ -185,7 +185,7 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 				if t.RoutineID != card.ID {
 					continue
 				}
-				tv := t.view()
+				tv := t.View()
 				to := min(t.LastDay(), v.Day.Date)
 				if tv.Metrics, err = metrics(t.RoutineID, t.Revision, t.StartsOn, max(to, t.StartsOn)); err != nil {
 					return err
@@ -214,7 +214,7 @@ func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 		return nil
 	})
 	if err != nil {
-		return RoutinesView{}, classify("routines", err)
+		return RoutinesView{}, Classify("routines", err)
 	}
 	return v, nil
 }
@@ -348,9 +348,9 @@ func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (contrac
 	})
 	if err != nil {
 		if errors.Is(err, ErrAlreadyDecided) {
-			return row.view(), err
+			return row.View(), err
 		}
-		return contract.RequestView{}, classify("decide proposal", err)
+		return contract.RequestView{}, Classify("decide proposal", err)
 	}
-	return row.view(), nil
+	return row.View(), nil
 }

@@ -256,11 +256,11 @@ func fatesOf(tx *gorm.DB, runs []Run, invs map[string][]contract.InvocationView)
 	return out, nil
 }
 
-// jobFates sums what the runs of each job published, and what became of
+// JobFates sums what the runs of each job published, and what became of
 // it, over each of FateWindows before now: one entry per job and window
 // with a run in it, by job then window. It reads the runs of the longest
 // window (by runs_started) and their items by index.
-func jobFates(tx *gorm.DB, now time.Time) ([]contract.WorkFates, error) {
+func JobFates(tx *gorm.DB, now time.Time) ([]contract.WorkFates, error) {
 	longest := slices.Max(FateWindows)
 	var rows []fateRun
 	if err := tx.Table("runs").Select(fateRunColumns).Where("runs.started_at >= ?", now.Add(-time.Duration(longest)*24*time.Hour)).

@@ -126,7 +126,7 @@ func (s *Store) FinishInvocation(ctx context.Context, runner, runID string, n in
 		return t.Model(&Run{}).Where("id = ?", runID).Updates(upd).Error
 	})
 	if err != nil {
-		return contract.InvocationView{}, classify("finish invocation", err)
+		return contract.InvocationView{}, Classify("finish invocation", err)
 	}
 	return row.view(), nil
 }

@@ -216,7 +216,7 @@ func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (cont
 	}
 	var run Run
 	if err := s.rdb.WithContext(ctx).Take(&run, "id = ?", runID).Error; err != nil {
-		return contract.RunView{}, classify("start invocation", notFound(err))
+		return contract.RunView{}, Classify("start invocation", notFound(err))
 	}
 	if run.State != contract.RunRunning {
 		return contract.RunView{}, ErrRunFinished
@@ -241,7 +241,7 @@ func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (cont
 		return t.Take(&run, "id = ?", runID).Error
 	})
 	if err != nil {
-		return contract.RunView{}, classify("start invocation", err)
+		return contract.RunView{}, Classify("start invocation", err)
 	}
 	return run.view(), nil
 }
@@ -264,7 +264,7 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in contract
 	}
 	var run Run
 	if err := s.rdb.WithContext(ctx).Take(&run, "id = ?", runID).Error; err != nil {
-		return contract.RunView{}, classify("finish run", notFound(err))
+		return contract.RunView{}, Classify("finish run", notFound(err))
 	}
 	if run.State != contract.RunRunning && !(run.State == contract.RunUnknown && in.Outcome == contract.RunSucceeded) {
 		return run.view(), ErrRunFinished
@@ -301,7 +301,7 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in contract
 		return t.Save(&run).Error
 	})
 	if err != nil {
-		return contract.RunView{}, classify("finish run", err)
+		return contract.RunView{}, Classify("finish run", err)
 	}
 	return run.view(), nil
 }
@@ -332,7 +332,7 @@ func (s *Store) ResolveRun(ctx context.Context, runID string) (contract.RunView,
 		return t.Save(&run).Error
 	})
 	if err != nil {
-		return contract.RunView{}, classify("resolve run", err)
+		return contract.RunView{}, Classify("resolve run", err)
 	}
 	return run.view(), nil
 }
@@ -376,7 +376,7 @@ type RunsView struct {
 	// JobFates sums them per job over each of FateWindows (the agent
 	// context carries the same).
 	JobFates []contract.WorkFates
-	// Coverage are the spans of the last coverageDays when hearth could
+	// Coverage are the spans of the last CoverageDays when hearth could
 	// not see Beeper, oldest first (the agent context carries the same).
 	Coverage []contract.CoverageGapView
 }
@@ -387,12 +387,12 @@ const maxRunsShown = 50
 // Runs reads the Runs page.
 func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 	var v RunsView
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		var err error
-		if v.Revision, err = workspaceRevision(tx); err != nil {
+		if v.Revision, err = WorkspaceRevision(tx); err != nil {
 			return err
 		}
-		if v.Day, err = ownerDay(tx, s.clock(), ""); err != nil {
+		if v.Day, err = OwnerDay(tx, s.clock(), ""); err != nil {
 			return err
 		}
 		var rows []Run
@@ -416,7 +416,7 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 		if v.Fates, err = fatesOf(tx, rows, invs); err != nil {
 			return err
 		}
-		if v.JobFates, err = jobFates(tx, s.clock()); err != nil {
+		if v.JobFates, err = JobFates(tx, s.clock()); err != nil {
 			return err
 		}
 		if v.LastPublication, err = lastPublication(tx); err != nil {
@@ -437,7 +437,7 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 		if v.Agents, err = agentHealth(tx); err != nil {
 			return err
 		}
-		if v.Coverage, err = coverageSince(tx, v.Day.Start.AddDate(0, 0, -coverageDays)); err != nil {
+		if v.Coverage, err = CoverageSince(tx, v.Day.Start.AddDate(0, 0, -CoverageDays)); err != nil {
 			return err
 		}
 		if v.CostToday, err = costSince(tx, v.Day.Start); err != nil {
@@ -447,7 +447,7 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) {
 		return err
 	})
 	if err != nil {
-		return RunsView{}, classify("runs", err)
+		return RunsView{}, Classify("runs", err)
 	}
 	list, err := s.Schedules(ctx)
 	if err != nil {
@@ -501,7 +501,7 @@ type RunNotice struct {
 // HomeRunNotice reads the notice Home shows, if any.
 func (s *Store) HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (RunNotice, error) {
 	var n RunNotice
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		var rows []Run
 		if err := tx.Where("state != ?", contract.RunRunning).Order("started_at DESC, id").Limit(10).Find(&rows).Error; err != nil {
 			return err
@@ -524,11 +524,11 @@ func (s *Store) HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (Run
 		if n.WatchFailing, err = watchFailing(tx); err != nil {
 			return err
 		}
-		day, err := ownerDay(tx, s.clock(), "")
+		day, err := OwnerDay(tx, s.clock(), "")
 		if err != nil {
 			return err
 		}
-		if n.Coverage, err = coverageSince(tx, day.Start); err != nil {
+		if n.Coverage, err = CoverageSince(tx, day.Start); err != nil {
 			return err
 		}
 		if costs.Cap <= 0 && costs.TokenCap <= 0 {
@@ -551,7 +551,7 @@ func (s *Store) HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (Run
 		return nil
 	})
 	if err != nil {
-		return RunNotice{}, classify("run notice", err)
+		return RunNotice{}, Classify("run notice", err)
 	}
 	return n, nil
 }

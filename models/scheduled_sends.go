@@ -368,7 +368,7 @@ func (s *Store) ChatSchedules(ctx context.Context, chatIDs []string) (map[string
 		return out, nil
 	}
 	var rows []ScheduledSend
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		return tx.Raw(`SELECT sc.* FROM scheduled_sends sc
 			WHERE sc.id IN (SELECT MAX(id) FROM scheduled_sends WHERE chat_id IN ? GROUP BY chat_id, draft_id)
 			AND sc.state IN ? AND (sc.draft_id IS NULL OR EXISTS (SELECT 1 FROM reply_drafts d

@@ -159,9 +159,9 @@ func (sd Send) interrupted(now time.Time) bool {
 	return sd.Status == SendPending && sd.PendingMessageID == "" && now.Sub(sd.CreatedAt) > SendDeadline+pendingGrace
 }
 
-// effective is the send as the owner and agent see it: an interrupted
+// Effective is the send as the owner and agent see it: an interrupted
 // pending send is unknown, to be reconciled.
-func (sd Send) effective(now time.Time) Send {
+func (sd Send) Effective(now time.Time) Send {
 	if sd.interrupted(now) {
 		sd.Status = SendUnknown
 		sd.Error = "hearth stopped before the outcome was recorded"
@@ -179,7 +179,7 @@ func (s *Store) SendByKey(ctx context.Context, key string) (Send, bool, error) {
 	if len(rows) == 0 {
 		return Send{}, false, nil
 	}
-	return rows[0].effective(s.clock()), true, nil
+	return rows[0].Effective(s.clock()), true, nil
 }
 
 // PendingSend claims a send: it commits the pending row for draft (the
@@ -257,7 +257,7 @@ func (s *Store) PendingSend(ctx context.Context, draft SendTarget, cmd SendComma
 		}
 		return Send{}, false, fmt.Errorf("models: send: %w", err)
 	}
-	return send.effective(s.clock()), created, nil
+	return send.Effective(s.clock()), created, nil
 }
 
 // SettleSend records a send's outcome (status, Beeper's message ID, a
@@ -413,7 +413,7 @@ func (d ChatDraft) Sent() bool { return d.LastSend != nil && d.LastSend.Status =
 // Older settled drafts are history: the chat's messages show what was sent.
 func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, error) {
 	var out []ChatDraft
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		var err error
 		out, err = chatDrafts(tx, s.clock(), []string{chatID})
 		return err
@@ -429,7 +429,7 @@ func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, err
 // when the chat has no such draft that is not retracted.
 func (s *Store) ChatDraft(ctx context.Context, chatID, draftID string) (*ChatDraft, error) {
 	var out []ChatDraft
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		var rows []draftRow
 		// By its ID alone: with statistics the planner may prefer the chat index.
 		if err := draftsWithEdits(tx).Where("reply_drafts.id = ? AND +reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", draftID, chatID).
@@ -522,7 +522,7 @@ func draftDetails(tx *gorm.DB, now time.Time, rows []draftRow) ([]ChatDraft, err
 		}
 	}
 	for _, sd := range sends {
-		e := sd.effective(now)
+		e := sd.Effective(now)
 		byID[string(sd.DraftID)].LastSend = &e
 	}
 	return out, nil
@@ -534,7 +534,7 @@ func draftDetails(tx *gorm.DB, now time.Time, rows []draftRow) ([]ChatDraft, err
 // from the newest, never every draft the chat ever had.
 func (s *Store) ChatPeople(ctx context.Context, chatIDs []string) (map[string]string, error) {
 	out := map[string]string{}
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		for _, chat := range chatIDs {
 			var names []string
 			if err := tx.Raw(`SELECT p.name FROM reply_drafts d INDEXED BY reply_drafts_chat JOIN people p ON p.id = d.person_id
@@ -562,7 +562,7 @@ func (s *Store) LatestSend(ctx context.Context, draftID string) (Send, bool, err
 	if len(rows) == 0 {
 		return Send{}, false, nil
 	}
-	return rows[0].effective(s.clock()), true, nil
+	return rows[0].Effective(s.clock()), true, nil
 }
 
 // routineReplySteps are today's open reply steps of routine occurrences

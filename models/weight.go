@@ -73,8 +73,8 @@ type WeightData struct {
 // derives the trend, the 7- and 30-day change and the goal forecast.
 func (s *Store) WeightHistory(ctx context.Context) (WeightData, error) {
 	d := WeightData{Unit: "kg", Tau: weight.TrendTau, ForecastMinPoints: weight.ForecastMinPoints, ForecastWindowDays: int(weight.ForecastWindow / (24 * time.Hour))}
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		day, err := ownerDay(tx, s.clock(), "")
+	err := s.Read(ctx, func(tx *gorm.DB) error {
+		day, err := OwnerDay(tx, s.clock(), "")
 		if err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func (s *Store) WeightHistory(ctx context.Context) (WeightData, error) {
 		if d.Entries, err = weightEntries(tx, time.Time{}); err != nil {
 			return err
 		}
-		if d.Goal, err = weightGoal(tx); err != nil {
+		if d.Goal, err = WeightGoal(tx); err != nil {
 			return err
 		}
 		return tx.Model(&Workspace{}).Where("id = 1").Pluck("revision", &d.Revision).Error
@@ -211,7 +211,7 @@ func weightEntries(tx *gorm.DB, since time.Time) ([]WeightEntry, error) {
 	return entries, nil
 }
 
-func weightGoal(tx *gorm.DB) (*contract.WeightGoal, error) {
+func WeightGoal(tx *gorm.DB) (*contract.WeightGoal, error) {
 	var st OwnerSetting
 	err := tx.Where("key = ?", settingWeightGoal).Take(&st).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -240,7 +240,7 @@ func (s *Store) SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) er
 		}
 	}
 	_, err := s.commit(ctx, func(t *txn) error {
-		current, err := weightGoal(t.DB)
+		current, err := WeightGoal(t.DB)
 		if err != nil {
 			return err
 		}
@@ -259,7 +259,7 @@ func (s *Store) SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) er
 		return t.Save(&OwnerSetting{Key: settingWeightGoal, Value: string(b), Revision: rev, UpdatedAt: t.now}).Error
 	})
 	if err != nil {
-		return classify("set weight goal", err)
+		return Classify("set weight goal", err)
 	}
 	return nil
 }

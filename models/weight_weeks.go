@@ -16,7 +16,7 @@ import (
 // was done. An unknown routineID reads as the first routine.
 func (s *Store) RoutineKeeping(ctx context.Context, routineID string) (weight.RoutineKeeping, error) {
 	var k weight.RoutineKeeping
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		var rows []struct{ RoutineID, Title string }
 		// A routine's newest title; only routines that ever had a trial have days.
 		if err := tx.Raw(`SELECT d.routine_id, d.title FROM routine_definitions d
@@ -36,7 +36,7 @@ func (s *Store) RoutineKeeping(ctx context.Context, routineID string) (weight.Ro
 			return nil
 		}
 		now := s.clock()
-		day, err := ownerDay(tx, now, "")
+		day, err := OwnerDay(tx, now, "")
 		if err != nil {
 			return err
 		}
@@ -56,7 +56,7 @@ func (s *Store) RoutineKeeping(ctx context.Context, routineID string) (weight.Ro
 			if from > yesterday {
 				continue
 			}
-			m, err := routineMetrics(tx, k.Chosen.ID, rev, from, yesterday, now)
+			m, err := RoutineMetrics(tx, k.Chosen.ID, rev, from, yesterday, now)
 			if err != nil {
 				return err
 			}

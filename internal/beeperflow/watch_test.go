@@ -11,6 +11,7 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // watchFixture is a store with Ana's reply draft and a watch over a fake
@@ -91,7 +92,7 @@ func TestAStaleDraftIsMarkedWithinOneWatchInterval(t *testing.T) {
 	if err != nil || row.Draft == nil || !row.Draft.Stale {
 		t.Fatalf("Home's reply after the message: %+v, %v", row.Draft, err)
 	}
-	ac, _ := s.AgentContext(ctx)
+	ac, _ := read.Of(s).AgentContext(ctx)
 	if !ac.ReplyDrafts.Items[0].Stale {
 		t.Fatal("the agent context does not say the draft is stale")
 	}

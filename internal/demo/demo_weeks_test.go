@@ -7,6 +7,7 @@ import (
 
 	"hearth/internal/weight"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // The demo's weight page lists its ended weeks with how often the evening
@@ -24,7 +25,7 @@ func TestDemoWeightWeeksCountTheRoutineDaysTheExportLists(t *testing.T) {
 	if len(weeks) < 5 || split.Routine.ID != "evening-wind-down" || split.Kept.Weeks+split.NotKept.Weeks < 4 {
 		t.Fatalf("%d weeks, split %+v: the demo's weight page would compare nothing", len(weeks), split)
 	}
-	occ, err := store.ExportCSV(ctx, models.ExportOccurrences)
+	occ, err := read.Of(store).ExportCSV(ctx, read.ExportOccurrences)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,28 @@
+package models_test
+
+import (
+	"context"
+
+	"hearth/internal/contract"
+	"hearth/models"
+	"hearth/models/read"
+)
+
+func init() {
+	models.ReadModels.AgentContext = func(s *models.Store, ctx context.Context) (contract.AgentContext, error) {
+		return read.Of(s).AgentContext(ctx)
+	}
+	models.ReadModels.CompactContext = func(s *models.Store, ctx context.Context) (contract.AgentContext, error) {
+		return read.Of(s).CompactContext(ctx)
+	}
+	models.ReadModels.ContextPage = func(s *models.Store, ctx context.Context, collection, cursor string) (any, error) {
+		return read.Of(s).ContextPage(ctx, collection, cursor)
+	}
+	models.ReadModels.Person = func(s *models.Store, ctx context.Context, id string) (contract.PersonView, error) {
+		return read.Of(s).Person(ctx, id)
+	}
+	models.ReadModels.DecisionTables = func(s *models.Store, ctx context.Context) (map[string][]map[string]any, error) {
+		ex, err := read.Of(s).ExportDecisions(ctx)
+		return ex.Tables, err
+	}
+}

@@ -1,0 +1,35 @@
+package models
+
+import (
+	"context"
+
+	"hearth/internal/contract"
+)
+
+// ReadModels reach models/read from the store's own tests, so a test of a
+// write can read what it left as the agent does. models/read imports
+// models, so these tests cannot import it: read_models_hook_test.go, an
+// external test file of this package, sets the fields.
+var ReadModels struct {
+	AgentContext   func(*Store, context.Context) (contract.AgentContext, error)
+	CompactContext func(*Store, context.Context) (contract.AgentContext, error)
+	ContextPage    func(s *Store, ctx context.Context, collection, cursor string) (any, error)
+	Person         func(s *Store, ctx context.Context, id string) (contract.PersonView, error)
+	DecisionTables func(*Store, context.Context) (map[string][]map[string]any, error)
+}
+
+func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error) {
+	return ReadModels.AgentContext(s, ctx)
+}
+
+func (s *Store) CompactContext(ctx context.Context) (contract.AgentContext, error) {
+	return ReadModels.CompactContext(s, ctx)
+}
+
+func (s *Store) ContextPage(ctx context.Context, collection, cursor string) (any, error) {
+	return ReadModels.ContextPage(s, ctx, collection, cursor)
+}
+
+func (s *Store) Person(ctx context.Context, id string) (contract.PersonView, error) {
+	return ReadModels.Person(s, ctx, id)
+}
