@@ -178,3 +178,6 @@ func ownerDay(tx *gorm.DB, now time.Time, occurrenceKey string) (Day, error) {
 }
 
 func classify(op string, err error) error { return Classify(op, err) }
+
+// View is d as the agent's context shows it, without the owner's edit.
+func (d ReplyDraft) View() contract.DraftView { return draftRow{ReplyDraft: d}.view() }

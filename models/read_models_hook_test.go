@@ -21,6 +21,9 @@ func init() {
 	models.ReadModels.Person = func(s *models.Store, ctx context.Context, id string) (contract.PersonView, error) {
 		return read.Of(s).Person(ctx, id)
 	}
+	models.ReadModels.People = func(s *models.Store, ctx context.Context) (models.PeopleView, error) {
+		return read.Of(s).People(ctx)
+	}
 	models.ReadModels.DecisionTables = func(s *models.Store, ctx context.Context) (map[string][]map[string]any, error) {
 		ex, err := read.Of(s).ExportDecisions(ctx)
 		return ex.Tables, err

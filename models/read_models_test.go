@@ -16,6 +16,7 @@ var ReadModels struct {
 	ContextPage    func(s *Store, ctx context.Context, collection, cursor string) (any, error)
 	Person         func(s *Store, ctx context.Context, id string) (contract.PersonView, error)
 	DecisionTables func(*Store, context.Context) (map[string][]map[string]any, error)
+	People         func(*Store, context.Context) (PeopleView, error)
 }
 
 func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error) {
@@ -33,3 +34,5 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursor string) (any
 func (s *Store) Person(ctx context.Context, id string) (contract.PersonView, error) {
 	return ReadModels.Person(s, ctx, id)
 }
+
+func (s *Store) People(ctx context.Context) (PeopleView, error) { return ReadModels.People(s, ctx) }

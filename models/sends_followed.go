@@ -286,3 +286,13 @@ func MinutesOf(d time.Duration) *int {
 	m := int(d.Round(time.Minute) / time.Minute)
 	return &m
 }
+
+// ReplyStatsByPerson is how each person answered the replies sent since
+// since, by person ID.
+func ReplyStatsByPerson(tx *gorm.DB, since time.Time) (map[string]ReplyStats, error) {
+	sent, err := sentReplies(tx, since)
+	if err != nil {
+		return nil, err
+	}
+	return replyStats(sent, func(r sentReply) string { return deref(r.PersonID) }), nil
+}

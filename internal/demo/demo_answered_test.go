@@ -15,6 +15,7 @@ import (
 	"hearth/beeper/beepertest"
 	"hearth/internal/beeperflow"
 	"hearth/models"
+	"hearth/models/read"
 	"hearth/views"
 )
 
@@ -57,7 +58,7 @@ func TestTheDemoShowsAReplySeenAndAnsweredOnMessagesAndPeople(t *testing.T) {
 		t.Errorf("today's draft for Ana is no longer open and fresh:\n%s", d.Text())
 	}
 
-	people, err := store.People(ctx)
+	people, err := read.Of(store).People(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
