@@ -142,8 +142,8 @@ type BackupHealth struct {
 	Failed *BackupDrillView
 }
 
-// backupHealth reads the newest drill and the newest passed one.
-func backupHealth(tx *gorm.DB) (BackupHealth, error) {
+// BackupHealthOf reads the newest drill and the newest passed one.
+func BackupHealthOf(tx *gorm.DB) (BackupHealth, error) {
 	var h BackupHealth
 	var newest, verified []BackupDrill
 	if err := tx.Order("id DESC").Limit(1).Find(&newest).Error; err != nil {

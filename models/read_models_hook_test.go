@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"hearth/internal/contract"
+	"hearth/internal/weight"
 	"hearth/models"
 	"hearth/models/read"
 )
@@ -23,6 +24,12 @@ func init() {
 	}
 	models.ReadModels.People = func(s *models.Store, ctx context.Context) (models.PeopleView, error) {
 		return read.Of(s).People(ctx)
+	}
+	models.ReadModels.RoutineKeeping = func(s *models.Store, ctx context.Context, routineID string) (weight.RoutineKeeping, error) {
+		return read.Of(s).RoutineKeeping(ctx, routineID)
+	}
+	models.ReadModels.Runs = func(s *models.Store, ctx context.Context) (models.RunsView, error) {
+		return read.Of(s).Runs(ctx)
 	}
 	models.ReadModels.DecisionTables = func(s *models.Store, ctx context.Context) (map[string][]map[string]any, error) {
 		ex, err := read.Of(s).ExportDecisions(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"hearth/internal/contract"
+	"hearth/internal/weight"
 )
 
 // ReadModels reach models/read from the store's own tests, so a test of a
@@ -17,6 +18,8 @@ var ReadModels struct {
 	Person         func(s *Store, ctx context.Context, id string) (contract.PersonView, error)
 	DecisionTables func(*Store, context.Context) (map[string][]map[string]any, error)
 	People         func(*Store, context.Context) (PeopleView, error)
+	RoutineKeeping func(s *Store, ctx context.Context, routineID string) (weight.RoutineKeeping, error)
+	Runs           func(*Store, context.Context) (RunsView, error)
 }
 
 func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error) {
@@ -36,3 +39,9 @@ func (s *Store) Person(ctx context.Context, id string) (contract.PersonView, err
 }
 
 func (s *Store) People(ctx context.Context) (PeopleView, error) { return ReadModels.People(s, ctx) }
+
+func (s *Store) RoutineKeeping(ctx context.Context, routineID string) (weight.RoutineKeeping, error) {
+	return ReadModels.RoutineKeeping(s, ctx, routineID)
+}
+
+func (s *Store) Runs(ctx context.Context) (RunsView, error) { return ReadModels.Runs(s, ctx) }

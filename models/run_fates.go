@@ -237,9 +237,9 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 	return out, nil
 }
 
-// fatesOf is what each of runs published and what became of it, by run
+// FatesOf is what each of runs published and what became of it, by run
 // ID; invs are their invocations (a reported cost among them prices the run).
-func fatesOf(tx *gorm.DB, runs []Run, invs map[string][]contract.InvocationView) (map[string]contract.WorkFates, error) {
+func FatesOf(tx *gorm.DB, runs []Run, invs map[string][]contract.InvocationView) (map[string]contract.WorkFates, error) {
 	rows := make([]fateRun, len(runs))
 	for i, r := range runs {
 		rows[i] = fateRun{ID: r.ID, Job: r.Job, Runner: r.Runner, PublicationRunID: r.PublicationRunID, CostUSD: r.CostUSD, StartedAt: r.StartedAt,

@@ -8,6 +8,7 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // The demo's list holds four kinds that need the owner (a reply draft, a
@@ -47,7 +48,7 @@ func TestDemoWaitingListShowsFourKindsAndWhatFinishedAndNoRunOrShownReview(t *te
 	// Tests count the demo's runs and pin the height of its Routines page:
 	// the list adds no run, and its one review is of the retired routine,
 	// whose card Routines keeps folded.
-	runs, err := store.Runs(context.Background())
+	runs, err := read.Of(store).Runs(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

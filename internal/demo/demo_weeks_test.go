@@ -17,7 +17,7 @@ func TestDemoWeightWeeksCountTheRoutineDaysTheExportLists(t *testing.T) {
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	w, store := demoStore(t, now)
 	ctx := context.Background()
-	k, err := store.RoutineKeeping(ctx, "evening-wind-down")
+	k, err := read.Of(store).RoutineKeeping(ctx, "evening-wind-down")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestDemoWeightWeeksCompareTheWindDownWithEnoughWeeksOnEachSide(t *testing.T
 	for day := 30; day <= 36; day++ { // Monday 30 November to Sunday 6 December
 		now := time.Date(2026, 11, day, 8, 0, 0, 0, time.UTC)
 		w, store := demoStore(t, now)
-		k, err := store.RoutineKeeping(context.Background(), "evening-wind-down")
+		k, err := read.Of(store).RoutineKeeping(context.Background(), "evening-wind-down")
 		if err != nil {
 			t.Fatal(err)
 		}
