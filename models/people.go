@@ -48,8 +48,7 @@ const evidenceChunk = 1000
 // EvidenceChipsByID reads the evidence chips of ids, one read in chunks
 // that stay under SQLite's limit of bound parameters, by ID.
 func EvidenceChipsByID(tx *gorm.DB, ids []string) (map[string]EvidenceChip, error) {
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	byID := make(map[string]EvidenceChip, len(ids))
 	for chunk := range slices.Chunk(ids, evidenceChunk) {
 		chips, err := evidenceChips(tx, chunk)

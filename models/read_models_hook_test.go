@@ -31,6 +31,9 @@ func init() {
 	models.ReadModels.Runs = func(s *models.Store, ctx context.Context) (models.RunsView, error) {
 		return read.Of(s).Runs(ctx)
 	}
+	models.ReadModels.Routines = func(s *models.Store, ctx context.Context) (models.RoutinesView, error) {
+		return read.Of(s).Routines(ctx)
+	}
 	models.ReadModels.DecisionTables = func(s *models.Store, ctx context.Context) (map[string][]map[string]any, error) {
 		ex, err := read.Of(s).ExportDecisions(ctx)
 		return ex.Tables, err

@@ -20,6 +20,7 @@ var ReadModels struct {
 	People         func(*Store, context.Context) (PeopleView, error)
 	RoutineKeeping func(s *Store, ctx context.Context, routineID string) (weight.RoutineKeeping, error)
 	Runs           func(*Store, context.Context) (RunsView, error)
+	Routines       func(*Store, context.Context) (RoutinesView, error)
 }
 
 func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error) {
@@ -45,3 +46,7 @@ func (s *Store) RoutineKeeping(ctx context.Context, routineID string) (weight.Ro
 }
 
 func (s *Store) Runs(ctx context.Context) (RunsView, error) { return ReadModels.Runs(s, ctx) }
+
+func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
+	return ReadModels.Routines(s, ctx)
+}

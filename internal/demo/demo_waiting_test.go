@@ -55,7 +55,7 @@ func TestDemoWaitingListShowsFourKindsAndWhatFinishedAndNoRunOrShownReview(t *te
 	if len(runs.Runs) != 0 {
 		t.Errorf("the demo records %d runs, want none", len(runs.Runs))
 	}
-	routines, err := store.Routines(context.Background())
+	routines, err := read.Of(store).Routines(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
