@@ -50,7 +50,7 @@ func TestTheBinaryIsWiringUnderTwelveHundredLines(t *testing.T) {
 // (tests and templ's generated files aside): past it a package holds more
 // than one thing. The aim is 30; it is lowered as models/ sheds what is
 // not the store.
-const maxPackageSharePercent = 35
+const maxPackageSharePercent = 34
 
 // TestNoPackageHoldsMoreThanItsShareOfTheCode counts the hand-written Go
 // lines of each directory, as `wc -l` does, and fails when one holds more
