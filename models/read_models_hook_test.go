@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"time"
 
 	"hearth/internal/contract"
 	"hearth/internal/weight"
@@ -33,6 +34,15 @@ func init() {
 	}
 	models.ReadModels.Routines = func(s *models.Store, ctx context.Context) (models.RoutinesView, error) {
 		return read.Of(s).Routines(ctx)
+	}
+	models.ReadModels.CoverageGaps = func(s *models.Store, ctx context.Context, since time.Time) ([]contract.CoverageGapView, error) {
+		return read.Of(s).CoverageGaps(ctx, since)
+	}
+	models.ReadModels.ChatDrafts = func(s *models.Store, ctx context.Context, chatID string) ([]models.ChatDraft, error) {
+		return read.Of(s).ChatDrafts(ctx, chatID)
+	}
+	models.ReadModels.ChatPeople = func(s *models.Store, ctx context.Context, chatIDs []string) (map[string]string, error) {
+		return read.Of(s).ChatPeople(ctx, chatIDs)
 	}
 	models.ReadModels.DecisionTables = func(s *models.Store, ctx context.Context) (map[string][]map[string]any, error) {
 		ex, err := read.Of(s).ExportDecisions(ctx)

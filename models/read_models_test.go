@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"time"
 
 	"hearth/internal/contract"
 	"hearth/internal/weight"
@@ -21,6 +22,9 @@ var ReadModels struct {
 	RoutineKeeping func(s *Store, ctx context.Context, routineID string) (weight.RoutineKeeping, error)
 	Runs           func(*Store, context.Context) (RunsView, error)
 	Routines       func(*Store, context.Context) (RoutinesView, error)
+	CoverageGaps   func(s *Store, ctx context.Context, since time.Time) ([]contract.CoverageGapView, error)
+	ChatDrafts     func(s *Store, ctx context.Context, chatID string) ([]ChatDraft, error)
+	ChatPeople     func(s *Store, ctx context.Context, chatIDs []string) (map[string]string, error)
 }
 
 func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error) {
@@ -49,4 +53,16 @@ func (s *Store) Runs(ctx context.Context) (RunsView, error) { return ReadModels.
 
 func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
 	return ReadModels.Routines(s, ctx)
+}
+
+func (s *Store) CoverageGaps(ctx context.Context, since time.Time) ([]contract.CoverageGapView, error) {
+	return ReadModels.CoverageGaps(s, ctx, since)
+}
+
+func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, error) {
+	return ReadModels.ChatDrafts(s, ctx, chatID)
+}
+
+func (s *Store) ChatPeople(ctx context.Context, chatIDs []string) (map[string]string, error) {
+	return ReadModels.ChatPeople(s, ctx, chatIDs)
 }

@@ -483,44 +483,6 @@ type OwedReply struct {
 	Drafts []ChatDraft
 }
 
-// OwedReplies lists the owed replies, oldest first, each with the drafts
-// the agent published for it: chats whose newest message is from someone
-// else, unanswered for more than the store's owed threshold (and less than
-// OwedWindow), not muted, with no send since, no "no reply needed" since,
-// and no reminder still in the future.
-func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
-	var out []OwedReply
-	err := s.Read(ctx, func(tx *gorm.DB) error {
-		now := s.clock()
-		day, err := OwnerDay(tx, now, "")
-		if err != nil {
-			return err
-		}
-		if out, err = owedReplies(tx, now, day, s.owedAfter); err != nil || len(out) == 0 {
-			return err
-		}
-		chats := make([]string, len(out))
-		for i, o := range out {
-			chats[i] = o.ChatID
-		}
-		drafts, err := chatDrafts(tx, now, chats)
-		if err != nil {
-			return err
-		}
-		for _, d := range drafts {
-			if d.LastSend == nil || d.LastSend.Status == SendFailed {
-				i := slices.IndexFunc(out, func(o OwedReply) bool { return o.ChatID == d.ChatID })
-				out[i].Drafts = append(out[i].Drafts, d)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: owed replies: %w", err)
-	}
-	return out, nil
-}
-
 // owedReplies is OwedReplies without the drafts (Home counts them, so it
 // reads only chats that spoke within OwedWindow). Instants are stored as
 // text in the zone they came in, which SQL compares only to within 14
@@ -648,4 +610,42 @@ func attachOutcomes(tx *gorm.DB, drafts []contract.DraftView) error {
 		drafts[i].Outcome = out[drafts[i].ID]
 	}
 	return nil
+}
+
+// OwedReplies lists the owed replies, oldest first, each with the drafts
+// the agent published for it: chats whose newest message is from someone
+// else, unanswered for more than the store's owed threshold (and less than
+// OwedWindow), not muted, with no send since, no "no reply needed" since,
+// and no reminder still in the future.
+func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
+	var out []OwedReply
+	err := s.Read(ctx, func(tx *gorm.DB) error {
+		now := s.clock()
+		day, err := OwnerDay(tx, now, "")
+		if err != nil {
+			return err
+		}
+		if out, err = owedReplies(tx, now, day, s.owedAfter); err != nil || len(out) == 0 {
+			return err
+		}
+		chats := make([]string, len(out))
+		for i, o := range out {
+			chats[i] = o.ChatID
+		}
+		drafts, err := ChatDraftsOf(tx, now, chats)
+		if err != nil {
+			return err
+		}
+		for _, d := range drafts {
+			if d.LastSend == nil || d.LastSend.Status == SendFailed {
+				i := slices.IndexFunc(out, func(o OwedReply) bool { return o.ChatID == d.ChatID })
+				out[i].Drafts = append(out[i].Drafts, d)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: owed replies: %w", err)
+	}
+	return out, nil
 }

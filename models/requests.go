@@ -112,33 +112,6 @@ func (s *Store) CancelRequest(ctx context.Context, id string) (contract.RequestV
 	return row.View(), nil
 }
 
-// RecentRequests lists pending requests and those settled since, newest first.
-func (s *Store) RecentRequests(ctx context.Context, since time.Time) ([]contract.RequestView, error) {
-	var rows []Request
-	if err := s.rdb.WithContext(ctx).Where("status = ? OR updated_at >= ?", contract.RequestPending, since).
-		Order("created_at DESC, request_id").Limit(contract.MaxPendingInContext).Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("models: recent requests: %w", err)
-	}
-	out := make([]contract.RequestView, len(rows))
-	for i, r := range rows {
-		out[i] = r.View()
-	}
-	return out, nil
-}
-
-// Requests lists requests in a state, oldest first, at most limit.
-func (s *Store) Requests(ctx context.Context, status string, limit int) ([]contract.RequestView, error) {
-	var rows []Request
-	if err := s.rdb.WithContext(ctx).Where("status = ?", status).Order("created_at, request_id").Limit(limit).Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("models: requests: %w", err)
-	}
-	out := make([]contract.RequestView, len(rows))
-	for i, r := range rows {
-		out[i] = r.View()
-	}
-	return out, nil
-}
-
 // resolveCompletions checks completedRequests (docs/contract.md, Owner requests): each names a
 // pending request, cites only source refs of this publication, and a
 // crm-edit cites a life ref with a content hash.

@@ -407,23 +407,6 @@ type ChatDraft struct {
 // Sent reports whether the draft's reply went out.
 func (d ChatDraft) Sent() bool { return d.LastSend != nil && d.LastSend.Status == SendSent }
 
-// ChatDrafts lists a chat's reply drafts that are live or settled (sent,
-// replaced, declined) within ContextHistory, not retracted, with the
-// owner's edits, their reply activity's state and their newest send.
-// Older settled drafts are history: the chat's messages show what was sent.
-func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, error) {
-	var out []ChatDraft
-	err := s.Read(ctx, func(tx *gorm.DB) error {
-		var err error
-		out, err = chatDrafts(tx, s.clock(), []string{chatID})
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: chat drafts: %w", err)
-	}
-	return out, nil
-}
-
 // ChatDraft reads one draft of a chat, however long ago it settled (an
 // open page may address a draft that has left ChatDrafts' window), or nil
 // when the chat has no such draft that is not retracted.
@@ -460,9 +443,9 @@ const chatDraftsWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_
 	WHERE d.retracted_at IS NULL
 	ORDER BY d.id`
 
-// chatDrafts is ChatDrafts of several chats inside a read transaction,
+// ChatDraftsOf is ChatDrafts of several chats inside a read transaction,
 // in one set of queries however many chats: ordered by draft ID.
-func chatDrafts(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, error) {
+func ChatDraftsOf(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, error) {
 	var rows []draftRow
 	if err := tx.Raw(chatDraftsWindow, map[string]any{"chats": chatIDs, "since": now.Add(-contract.ContextHistory)}).Scan(&rows).Error; err != nil {
 		return nil, err
@@ -524,31 +507,6 @@ func draftDetails(tx *gorm.DB, now time.Time, rows []draftRow) ([]ChatDraft, err
 	for _, sd := range sends {
 		e := sd.Effective(now)
 		byID[string(sd.DraftID)].LastSend = &e
-	}
-	return out, nil
-}
-
-// ChatPeople maps the given chats to the name of the person their newest
-// draft (not retracted) concerns. It reads one draft per chat it is asked
-// about (Messages asks for the chats it lists), walking the chat's index
-// from the newest, never every draft the chat ever had.
-func (s *Store) ChatPeople(ctx context.Context, chatIDs []string) (map[string]string, error) {
-	out := map[string]string{}
-	err := s.Read(ctx, func(tx *gorm.DB) error {
-		for _, chat := range chatIDs {
-			var names []string
-			if err := tx.Raw(`SELECT p.name FROM reply_drafts d INDEXED BY reply_drafts_chat JOIN people p ON p.id = d.person_id
-				WHERE d.chat_id = ? AND d.retracted_at IS NULL ORDER BY d.rowid DESC LIMIT 1`, chat).Scan(&names).Error; err != nil {
-				return err
-			}
-			if len(names) > 0 {
-				out[chat] = names[0]
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: chat people: %w", err)
 	}
 	return out, nil
 }

@@ -264,7 +264,7 @@ func TestASentDraftIsNeverSentAgainWithANewKey(t *testing.T) {
 	if n := len(fake.Sends()); n != 1 {
 		t.Fatalf("fake received %d messages", n)
 	}
-	drafts, err := s.ChatDrafts(ctx, beepertest.AnaChatID)
+	drafts, err := read.Of(s).ChatDrafts(ctx, beepertest.AnaChatID)
 	if err != nil || len(drafts) != 1 || !drafts[0].Sent() || drafts[0].ActivityID != "reply-ana" || drafts[0].State.State != models.StateCompleted {
 		t.Fatalf("Messages' view of the draft: %+v, %v", drafts, err)
 	}

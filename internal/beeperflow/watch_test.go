@@ -74,7 +74,7 @@ func TestABurstOfAHundredMessagesIsOneWakeUp(t *testing.T) {
 func TestAStaleDraftIsMarkedWithinOneWatchInterval(t *testing.T) {
 	s, now, fake, w := watchFixture(t, time.Minute)
 	ctx := context.Background()
-	if d, _ := s.ChatDrafts(ctx, beepertest.AnaChatID); len(d) != 1 || d[0].Stale {
+	if d, _ := read.Of(s).ChatDrafts(ctx, beepertest.AnaChatID); len(d) != 1 || d[0].Stale {
 		t.Fatalf("before the message: %+v", d)
 	}
 	before := mustRevision(t, s)
@@ -85,7 +85,7 @@ func TestAStaleDraftIsMarkedWithinOneWatchInterval(t *testing.T) {
 	if mustRevision(t, s) != before+1 {
 		t.Fatal("a stale draft did not bump the revision, so open pages would not show it")
 	}
-	if d, _ := s.ChatDrafts(ctx, beepertest.AnaChatID); len(d) != 1 || !d[0].Stale {
+	if d, _ := read.Of(s).ChatDrafts(ctx, beepertest.AnaChatID); len(d) != 1 || !d[0].Stale {
 		t.Fatalf("Messages' draft after the message: %+v", d)
 	}
 	row, _, err := s.HomeRow(ctx, "reply-ana")

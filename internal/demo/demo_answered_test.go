@@ -24,7 +24,7 @@ import (
 func demoConversation(t *testing.T, store *models.Store, chat views.ChatHead) *goquery.Document {
 	t.Helper()
 	ctx := context.Background()
-	drafts, err := store.ChatDrafts(ctx, chat.ID)
+	drafts, err := read.Of(store).ChatDrafts(ctx, chat.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
