@@ -12,6 +12,7 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/poll"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // TestSIGKILLBetweenClaimAndRunRowStrandsNothing kills the real server
@@ -50,7 +51,7 @@ func TestSIGKILLBetweenClaimAndRunRowStrandsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := store.Runs(context.Background())
+	runs, err := read.Of(store).Runs(context.Background())
 	store.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"hearth/internal/contract/schema"
 	"hearth/internal/strictjson"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // agentStore is the agent's read and publish.
@@ -50,18 +51,18 @@ func apiError(c *fiber.Ctx, status int, code, message string, details any) error
 }
 
 func (s *agentHandlers) agentContext(c *fiber.Ctx) error {
-	read, variant := s.store.AgentContext, "full"
+	readContext, variant := s.store.AgentContext, "full"
 	switch c.Query("compact") {
 	case "", "false":
 	case "true":
-		read, variant = s.store.CompactContext, "compact"
+		readContext, variant = s.store.CompactContext, "compact"
 	default:
 		return apiError(c, fiber.StatusBadRequest, "bad_request", "compact is true or false", fiber.Map{"found": c.Query("compact")})
 	}
 	key := cacheKey(s.store, variant)
 	body, ok := s.contexts.get(key)
 	if !ok {
-		out, err := read(c.UserContext())
+		out, err := readContext(c.UserContext())
 		if err != nil {
 			return err
 		}
@@ -76,7 +77,7 @@ func (s *agentHandlers) agentContext(c *fiber.Ctx) error {
 
 func (s *agentHandlers) agentContextPage(c *fiber.Ctx) error {
 	page, err := s.store.ContextPage(c.UserContext(), c.Params("collection"), c.Query("cursor"))
-	var stale *models.StaleCursorError
+	var stale *read.StaleCursorError
 	switch {
 	case errors.As(err, &stale):
 		return apiError(c, fiber.StatusConflict, "revision_conflict",
@@ -84,7 +85,7 @@ func (s *agentHandlers) agentContextPage(c *fiber.Ctx) error {
 			fiber.Map{"cursorRevision": stale.CursorRevision, "currentRevision": stale.Current})
 	case errors.Is(err, models.ErrNotFound):
 		return apiError(c, fiber.StatusNotFound, "not_found", "unknown collection", fiber.Map{"allowed": contract.ContextCollections})
-	case errors.Is(err, models.ErrBadCursor):
+	case errors.Is(err, read.ErrBadCursor):
 		return apiError(c, fiber.StatusUnprocessableEntity, "invalid_request", "cursor is not one this server issued", nil)
 	case err != nil:
 		return err

@@ -21,6 +21,7 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/costpolicy"
 	"hearth/models"
+	"hearth/models/read"
 	"hearth/views"
 )
 
@@ -138,8 +139,9 @@ func New(store *models.Store, cfg Config) *fiber.App {
 	return newApp(storesOf(store), cfg)
 }
 
-// storesOf gives every area the one store.
-func storesOf(store *models.Store) stores {
+// storesOf gives every area the one store, with its read models.
+func storesOf(s *models.Store) stores {
+	store := read.Of(s)
 	return stores{health: store, identity: store, events: store, pages: store, home: store, messages: store,
 		requests: store, agent: store, wake: store, observations: store, schedules: store, runs: store, routines: store, weight: store, push: store, mine: store}
 }

@@ -10,6 +10,7 @@ import (
 
 	"hearth/handlers"
 	"hearth/internal/contract"
+	"hearth/models/read"
 )
 
 // tailnetHost is the name tailscale serve answers on in these tests; it
@@ -211,7 +212,7 @@ func TestDNSRebindingPageIsNotTheOwner(t *testing.T) {
 				api.Header.Set("Content-Type", "application/json")
 				assertMisdirected(t, attack(api), "/api/agent-requests")
 			}
-			reqs, err := ta.store.Requests(context.Background(), "", 10)
+			reqs, err := read.Of(ta.store).Requests(context.Background(), "", 10)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 	"hearth/beeper/beepertest"
 	"hearth/internal/beeperflow"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 const (
@@ -455,7 +456,7 @@ func TestAnAgentCannotDecideOrHandOffTheOwnersReplies(t *testing.T) {
 	if len(fake.Focuses()) != 0 || len(fake.Sends()) != 0 {
 		t.Fatal("an agent reached Beeper")
 	}
-	ac, err := ta.store.AgentContext(context.Background())
+	ac, err := read.Of(ta.store).AgentContext(context.Background())
 	if err != nil || len(ac.ReplyDecisions.Items) != 0 {
 		t.Fatalf("an agent recorded decisions: %+v, %v", ac.ReplyDecisions.Items, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // routineDefinition is a routine revision as the agent publishes it, citing life-health.
@@ -565,7 +566,7 @@ func TestProposalDecisionsBecomeRequestsForTheAgent(t *testing.T) {
 	}
 	assertPage(t, ta.form("/routines/reviews/rv-1/proposals/p9", url.Values{"requestId": {"req-p9"}, "decision": {"adopt"}}, false, cookie), http.StatusNotFound, "No such review proposal")
 
-	ac, err := ta.store.AgentContext(context.Background())
+	ac, err := read.Of(ta.store).AgentContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

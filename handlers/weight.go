@@ -14,6 +14,7 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/weight"
 	"hearth/models"
+	"hearth/models/read"
 	"hearth/views"
 )
 
@@ -25,8 +26,8 @@ type weightStore interface {
 	RoutineKeeping(ctx context.Context, routineID string) (weight.RoutineKeeping, error)
 	SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) error
 	ImportWeights(ctx context.Context, format string, readings []weight.Reading, dryRun bool) (models.WeightImport, error)
-	ExportCSV(ctx context.Context, name string) (models.ExportTable, error)
-	ExportDecisions(ctx context.Context) (models.DecisionsExport, error)
+	ExportCSV(ctx context.Context, name string) (read.ExportTable, error)
+	ExportDecisions(ctx context.Context) (read.DecisionsExport, error)
 	RecordWeighIn(ctx context.Context, clientKey string, value float64) (models.WeighIn, error)
 }
 
@@ -284,7 +285,7 @@ func (s *weightHandlers) exportFile(c *fiber.Ctx) error {
 }
 
 // writeCSV writes a table with every cell defused for spreadsheets.
-func writeCSV(w io.Writer, t models.ExportTable) error {
+func writeCSV(w io.Writer, t read.ExportTable) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(t.Header); err != nil {
 		return err

@@ -39,7 +39,7 @@ func (s *Store) ReportAgentHealth(ctx context.Context, credentialID string, in c
 		return t.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error
 	})
 	if err != nil {
-		return AgentHealthView{}, classify("agent health", err)
+		return AgentHealthView{}, Classify("agent health", err)
 	}
 	return row.view(), nil
 }
@@ -48,8 +48,8 @@ func (h AgentHealth) view() AgentHealthView {
 	return AgentHealthView{Agent: h.Agent, State: h.State, Detail: h.Detail, CheckedAt: h.CheckedAt}
 }
 
-// agentHealth reads every agent's newest report, by agent.
-func agentHealth(tx *gorm.DB) ([]AgentHealthView, error) {
+// AgentHealthViews reads every agent's newest report, by agent.
+func AgentHealthViews(tx *gorm.DB) ([]AgentHealthView, error) {
 	var rows []AgentHealth
 	if err := tx.Order("agent").Find(&rows).Error; err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ func (s *Store) drill(ctx context.Context, d *BackupDrill) error {
 		return fmt.Errorf("models: drill: open %s: %w", d.Path, err)
 	}
 	defer copySQL.Close()
-	if d.Revision, err = workspaceRevision(copyDB.WithContext(ctx)); err != nil {
+	if d.Revision, err = WorkspaceRevision(copyDB.WithContext(ctx)); err != nil {
 		return fmt.Errorf("models: drill: the copy's revision: %w", err)
 	}
 	if err := copyDB.WithContext(ctx).Table("receipts").Count(&d.Receipts).Error; err != nil {
@@ -142,8 +142,8 @@ type BackupHealth struct {
 	Failed *BackupDrillView
 }
 
-// backupHealth reads the newest drill and the newest passed one.
-func backupHealth(tx *gorm.DB) (BackupHealth, error) {
+// BackupHealthOf reads the newest drill and the newest passed one.
+func BackupHealthOf(tx *gorm.DB) (BackupHealth, error) {
 	var h BackupHealth
 	var newest, verified []BackupDrill
 	if err := tx.Order("id DESC").Limit(1).Find(&newest).Error; err != nil {

@@ -294,20 +294,6 @@ func (s *Store) RecordWatchFailure(cause error, unseen string) {
 	})
 }
 
-// CoverageGaps lists the spans since since when the watch could not see
-// Beeper (those still open included), oldest first.
-func (s *Store) CoverageGaps(ctx context.Context, since time.Time) ([]contract.CoverageGapView, error) {
-	var out []contract.CoverageGapView
-	err := s.read(ctx, func(tx *gorm.DB) (err error) {
-		out, err = coverageSince(tx, since)
-		return err
-	})
-	if err != nil {
-		return nil, classify("coverage gaps", err)
-	}
-	return out, nil
-}
-
 // recordChange records an edit or deletion of a message hearth recorded
 // as a new version of its observation (changeType modified or deleted), so
 // the agent reads what the message says now. A message hearth never

@@ -22,8 +22,8 @@ type Workspace struct {
 // TableName is the singular table of migration 00001.
 func (Workspace) TableName() string { return "workspace" }
 
-// workspaceRevision reads the revision inside tx.
-func workspaceRevision(tx *gorm.DB) (int64, error) {
+// WorkspaceRevision reads the revision inside tx.
+func WorkspaceRevision(tx *gorm.DB) (int64, error) {
 	var w Workspace
 	err := tx.Select("revision").Where("id = 1").Take(&w).Error
 	return w.Revision, err

@@ -19,8 +19,8 @@ type coverageGap struct {
 
 func (coverageGap) TableName() string { return "coverage_gaps" }
 
-// coverageDays is how far back the agent context lists coverage gaps.
-const coverageDays = 14
+// CoverageDays is how far back the agent context lists coverage gaps.
+const CoverageDays = 14
 
 func (g coverageGap) view() contract.CoverageGapView {
 	return contract.CoverageGapView{From: g.FromAt, To: g.ToAt, What: g.What}
@@ -55,8 +55,8 @@ func closeGaps(t *txn) error {
 	return err
 }
 
-// coverageSince lists the coverage gaps open at or after since, oldest first.
-func coverageSince(tx *gorm.DB, since time.Time) ([]contract.CoverageGapView, error) {
+// CoverageSince lists the coverage gaps open at or after since, oldest first.
+func CoverageSince(tx *gorm.DB, since time.Time) ([]contract.CoverageGapView, error) {
 	var rows []coverageGap
 	if err := tx.Where("to_at IS NULL OR to_at >= ?", since).Order("from_at, id").Find(&rows).Error; err != nil {
 		return nil, err

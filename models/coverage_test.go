@@ -47,9 +47,9 @@ func TestTheAgentContextCarriesCoverageGapsAndLeavesThemOutWhenThereWasNone(t *t
 	}
 	contextValidates(t, ac)
 	// A gap older than the context's window is left out.
-	now.Advance((coverageDays + 1) * 24 * time.Hour)
+	now.Advance((CoverageDays + 1) * 24 * time.Hour)
 	if ac, _ = s.AgentContext(ctx); len(ac.CoverageGaps) != 0 {
-		t.Fatalf("a gap %d days old is still carried: %+v", coverageDays+1, ac.CoverageGaps)
+		t.Fatalf("a gap %d days old is still carried: %+v", CoverageDays+1, ac.CoverageGaps)
 	}
 }
 

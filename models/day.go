@@ -30,9 +30,9 @@ func DayOf(now time.Time, loc *time.Location) Day {
 	return Day{Date: start.Format(time.DateOnly), Tomorrow: next.Format(time.DateOnly), Zone: loc, Start: start.UTC(), End: next.UTC()}
 }
 
-// ownerDay is the owner's day at now: in the brief's zone, else in the zone
+// OwnerDay is the owner's day at now: in the brief's zone, else in the zone
 // of occurrenceKey (when a row fragment has one), else in UTC.
-func ownerDay(tx *gorm.DB, now time.Time, occurrenceKey string) (Day, error) {
+func OwnerDay(tx *gorm.DB, now time.Time, occurrenceKey string) (Day, error) {
 	var zones []string
 	if err := tx.Model(&Brief{}).Limit(1).Pluck("time_zone", &zones).Error; err != nil {
 		return Day{}, err
@@ -48,11 +48,11 @@ func ownerDay(tx *gorm.DB, now time.Time, occurrenceKey string) (Day, error) {
 	return DayOf(now, time.UTC), nil
 }
 
-// briefDay is ownerDay(tx, now, "") from the brief already read (nil
+// briefDay is OwnerDay(tx, now, "") from the brief already read (nil
 // before any brief), without reading it again.
 func briefDay(brief *contract.BriefView, now time.Time) Day { return dayFor(brief, now, "") }
 
-// dayFor is ownerDay(tx, now, occurrenceKey) from the brief already read.
+// dayFor is OwnerDay(tx, now, occurrenceKey) from the brief already read.
 func dayFor(brief *contract.BriefView, now time.Time, occurrenceKey string) Day {
 	var zones []string
 	if brief != nil {

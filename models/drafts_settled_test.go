@@ -214,7 +214,7 @@ func TestChatChipIsNamedAfterItsDraftsPerson(t *testing.T) {
 	p.Add("activities", storetest.Task("t-1", "chat-ref"))
 	mustPublish(t, s, p)
 	var chips []EvidenceChip
-	if err := s.read(context.Background(), func(tx *gorm.DB) error {
+	if err := s.Read(context.Background(), func(tx *gorm.DB) error {
 		var err error
 		chips, err = evidenceChips(tx, []string{"chat-ref"})
 		return err

@@ -16,7 +16,7 @@ import (
 func (s *Store) PublishDryRun(ctx context.Context, publisher string, pub contract.Publication) (contract.DryRunReport, error) {
 	r, hash, invalid := pub.Result, pub.Hash, pub.Invalid
 	rep := contract.DryRunReport{RunID: r.RunID, DryRun: true, ExpectedRevision: r.ExpectedRevision, Changes: map[string]contract.CollectionDiff{}, Conflicts: []contract.DryRunConflict{}}
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		var prior Receipt
 		if err := tx.Where("publisher = ? AND run_id = ?", publisher, r.RunID).Limit(1).Find(&prior).Error; err != nil {
 			return err
@@ -36,7 +36,7 @@ func (s *Store) PublishDryRun(ctx context.Context, publisher string, pub contrac
 		if refused := invalid.Join(errs); refused != nil {
 			return refused
 		}
-		if rep.CurrentRevision, err = workspaceRevision(tx); err != nil {
+		if rep.CurrentRevision, err = WorkspaceRevision(tx); err != nil {
 			return err
 		}
 		if rep.CurrentRevision != r.ExpectedRevision && !rep.Replay {
@@ -46,7 +46,7 @@ func (s *Store) PublishDryRun(ctx context.Context, publisher string, pub contrac
 		return diff(&r, tx, rep.Changes)
 	})
 	if err != nil {
-		return contract.DryRunReport{}, classify("dry run", err)
+		return contract.DryRunReport{}, Classify("dry run", err)
 	}
 	rep.Valid = true
 	return rep, nil

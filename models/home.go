@@ -198,10 +198,10 @@ func scanActivityRows(q *gorm.DB) ([]activityRow, error) {
 // included, in one read transaction.
 func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, error) {
 	var v HomeView
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
 		var err error
-		if v.Revision, err = workspaceRevision(tx); err != nil {
+		if v.Revision, err = WorkspaceRevision(tx); err != nil {
 			return err
 		}
 		if v.Brief, err = briefView(tx); err != nil {
@@ -293,7 +293,7 @@ func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, er
 		return err
 	})
 	if err != nil {
-		return HomeView{}, classify("home", err)
+		return HomeView{}, Classify("home", err)
 	}
 	return v, nil
 }
@@ -346,7 +346,7 @@ func briefSettled(text string, tops []HomeRow, later []LaterItem) []BriefMention
 // with the owner's day its controls compute dates from.
 func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, Day, error) {
 	var r homeRowRead
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		brief, err := briefView(tx)
 		if err != nil {
 			return err
@@ -357,7 +357,7 @@ func (s *Store) HomeRow(ctx context.Context, id string) (HomeRow, Day, error) {
 		return err
 	})
 	if err != nil {
-		return HomeRow{}, Day{}, classify("home row", err)
+		return HomeRow{}, Day{}, Classify("home row", err)
 	}
 	return r.row, r.day, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"gorm.io/gorm"
@@ -42,7 +41,7 @@ type ObservationOutcome struct {
 	Err     error
 }
 
-func (o Observation) view() contract.ObservationView {
+func (o Observation) View() contract.ObservationView {
 	return contract.ObservationView{ObservationID: o.ID, Source: o.Source, Ref: o.Ref, ChangeType: o.ChangeType, Actor: o.Actor,
 		Payload:     contract.ObservationPayloadView{Kind: o.Kind, ProviderID: o.ProviderID, Raw: json.RawMessage(o.Raw)},
 		ContentHash: o.ContentHash, ReceivedAt: o.ReceivedAt}
@@ -65,7 +64,7 @@ func (s *Store) RecordObservation(ctx context.Context, credentialID string, obs 
 		return contract.ObservationReceipt{}, dup
 	}
 	if err != nil {
-		return contract.ObservationReceipt{}, classify("record observation", err)
+		return contract.ObservationReceipt{}, Classify("record observation", err)
 	}
 	return rc, nil
 }
@@ -104,7 +103,7 @@ func (s *Store) RecordObservations(ctx context.Context, credentialID string, bat
 		return nil
 	})
 	if err != nil {
-		return nil, classify("record observations", err)
+		return nil, Classify("record observations", err)
 	}
 	return outcomes, nil
 }
@@ -131,34 +130,6 @@ func recordObservation(tx *gorm.DB, o contract.Observation, credentialID string,
 		return contract.ObservationReceipt{}, err
 	}
 	return contract.ObservationReceipt{Action: action, ContentHash: o.ContentHash, ObservationID: row.ID}, nil
-}
-
-// observationPage lists pending observations by id, oldest first. A page
-// ends early, after at least one item, once its raw payloads pass
-// MaxObservationPageRawBytes.
-func observationPage(tx *gorm.DB, from cursor) (contract.Page[contract.ObservationView], error) {
-	var afterID int64
-	if from.after != "" {
-		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
-	}
-	var rows []Observation
-	// Pinned to the partial index of pending observations, its status
-	// written into the SQL (a bound one cannot use it): otherwise SQLite
-	// walked every observation ever kept from the cursor on (363,189 after
-	// five seeded years) to find the few pending.
-	if err := tx.Table("observations INDEXED BY observations_pending").Where("status = '"+contract.ObservationPending+"' AND id > ?", afterID).Order("id").Limit(contract.ContextPageSize + 1).Find(&rows).Error; err != nil {
-		return contract.Page[contract.ObservationView]{}, err
-	}
-	views := make([]contract.ObservationView, len(rows))
-	size := 0
-	for i, r := range rows {
-		views[i] = r.view()
-		if size += len(r.Raw); i > 0 && i < contract.ContextPageSize && size > contract.MaxObservationPageRawBytes {
-			return contract.Page[contract.ObservationView]{Items: views[:i], Truncated: true,
-				NextCursor: encodeCursor(contract.CollectionObservations, from.revision, fmt.Sprint(views[i-1].ObservationID))}, nil
-		}
-	}
-	return page(contract.CollectionObservations, from, views, func(v contract.ObservationView) string { return fmt.Sprint(v.ObservationID) }), nil
 }
 
 // resolveConsumed checks each cited observation exists and is still pending.

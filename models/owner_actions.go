@@ -112,7 +112,7 @@ func (s *Store) setActivityState(ctx context.Context, clientKey, activityID, sta
 		return answerInto(t, answer, &out.Answer, activityID, f.ParentID)
 	})
 	if err != nil {
-		return OwnerActionResult{}, classify("set activity state", err)
+		return OwnerActionResult{}, Classify("set activity state", err)
 	}
 	return out, nil
 }
@@ -150,7 +150,7 @@ func (s *Store) saveDraftEdit(ctx context.Context, draftID, body, selectedCandid
 		return err
 	})
 	if err != nil {
-		return OwnerActionResult{}, classify("save draft edit", err)
+		return OwnerActionResult{}, Classify("save draft edit", err)
 	}
 	if rev == 0 {
 		return OwnerActionResult{Revision: s.LatestRevision(), Unchanged: true, Answer: answer}, nil
@@ -270,7 +270,7 @@ func (s *Store) recordMeasurement(ctx context.Context, clientKey, activityID str
 		return answerInto(t, answer, &out.Answer, activityID, a.ParentID)
 	})
 	if err != nil {
-		return SavedMeasurement{}, classify("record measurement", err)
+		return SavedMeasurement{}, Classify("record measurement", err)
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -237,7 +236,7 @@ func (s *Store) UndoDecision(ctx context.Context, decisionID int64) (UndoResult,
 		return nil
 	})
 	if err != nil {
-		return UndoResult{}, classify("undo", err)
+		return UndoResult{}, Classify("undo", err)
 	}
 	return out, nil
 }
@@ -331,36 +330,4 @@ func laterItems(tx *gorm.DB, day Day, now time.Time) ([]LaterItem, error) {
 		out = append(out, l)
 	}
 	return out, rows.Err()
-}
-
-// activityDecisionPage lists the decisions of the last ContextHistory, oldest first.
-func activityDecisionPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.ActivityDecisionView], error) {
-	var rows []ActivityDecision
-	// INDEXED BY: SQLite's statistics cannot tell that the window holds few
-	// of the rows, so with ORDER BY id it would walk every decision ever
-	// made to skip the old ones; the index reads only the window.
-	q := tx.Table("activity_decisions INDEXED BY activity_decisions_created").
-		Where("created_at >= ?", now.Add(-contract.ContextHistory).UTC()).Order("id").Limit(contract.ContextPageSize + 1)
-	if from.after != "" {
-		var after int64
-		if _, err := fmt.Sscan(from.after, &after); err != nil {
-			return contract.Page[contract.ActivityDecisionView]{}, ErrBadCursor
-		}
-		q = q.Where("id > ?", after)
-	}
-	if err := q.Find(&rows).Error; err != nil {
-		return contract.Page[contract.ActivityDecisionView]{}, err
-	}
-	views := make([]contract.ActivityDecisionView, len(rows))
-	for i, r := range rows {
-		views[i] = contract.ActivityDecisionView{ID: r.ID, ActivityID: r.ActivityID, State: r.State, Until: r.Until, Note: r.Note,
-			Cause: r.Cause, Revision: r.Revision, At: r.CreatedAt.UTC()}
-		if r.PriorState != nil {
-			views[i].PriorState = *r.PriorState
-		}
-		if r.UndoesID != nil {
-			views[i].Undoes = *r.UndoesID
-		}
-	}
-	return page(contract.CollectionActivityDecisions, from, views, func(v contract.ActivityDecisionView) string { return fmt.Sprint(v.ID) }), nil
 }

@@ -34,11 +34,8 @@ type OwnerItem struct {
 // a publication that names one goes by the stored rows, not by this.
 const ownerItemPrefix = "own-"
 
-// ownerItemsDoneDays is how long a done item stays in the agent's context.
-const ownerItemsDoneDays = 14
-
-// maxOwnerItemsInContext bounds ownerItems in the agent context.
-const maxOwnerItemsInContext = 200
+// MaxOwnerItemsInContext bounds ownerItems in the agent context.
+const MaxOwnerItemsInContext = 200
 
 // OwnerItemsView is what Home shows of the owner's items: Now are those of
 // today, of no day and overdue (open, or done today), Ahead those of later
@@ -58,7 +55,7 @@ type OwnerItemDay struct {
 // Done reports whether the owner ticked the item done.
 func (o OwnerItem) Done() bool { return o.DoneAt != nil }
 
-func (o OwnerItem) view() contract.OwnerItemView {
+func (o OwnerItem) View() contract.OwnerItemView {
 	return contract.OwnerItemView{ID: o.ID, Text: o.Text, Day: o.Day, DoneAt: o.DoneAt, AddedBy: contract.AddedByOwner, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
 }
 
@@ -113,7 +110,7 @@ func (s *Store) addOwnerItem(ctx context.Context, clientKey, typed string) (Owne
 		return t.Create(&row).Error
 	})
 	if err != nil {
-		return OwnerItem{}, classify("add owner item", err)
+		return OwnerItem{}, Classify("add owner item", err)
 	}
 	return row, nil
 }
@@ -136,7 +133,7 @@ func (s *Store) changeOwnerItem(ctx context.Context, op, id string, change func(
 		return t.Model(&OwnerItem{}).Where("id = ?", id).Updates(updates).Error
 	})
 	if err != nil {
-		return OwnerItem{}, classify(op, err)
+		return OwnerItem{}, Classify(op, err)
 	}
 	return row, nil
 }
@@ -183,7 +180,7 @@ func (s *Store) RemoveOwnerItem(ctx context.Context, id string) error {
 func (s *Store) OwnerItem(ctx context.Context, id string) (OwnerItem, error) {
 	var row OwnerItem
 	if err := s.rdb.WithContext(ctx).Where("id = ? AND removed_at IS NULL", id).Take(&row).Error; err != nil {
-		return OwnerItem{}, classify("owner item", notFound(err))
+		return OwnerItem{}, Classify("owner item", notFound(err))
 	}
 	return row, nil
 }
@@ -194,7 +191,7 @@ func ownerItemsOnHome(tx *gorm.DB, day Day) (OwnerItemsView, error) {
 	v := OwnerItemsView{Today: day.Date}
 	var rows []OwnerItem
 	if err := tx.Where("removed_at IS NULL AND (done_at IS NULL OR done_at >= ?)", day.Start).
-		Order("day, created_at, id").Limit(maxOwnerItemsInContext).Find(&rows).Error; err != nil {
+		Order("day, created_at, id").Limit(MaxOwnerItemsInContext).Find(&rows).Error; err != nil {
 		return v, fmt.Errorf("owner items: %w", err)
 	}
 	for _, r := range rows {
@@ -219,21 +216,6 @@ func ownerItemsOnHome(tx *gorm.DB, day Day) (OwnerItemsView, error) {
 		return -1
 	})
 	return v, nil
-}
-
-// ownerItemsInContext lists the live owner items for the agent: every open
-// one, and those done in the last ownerItemsDoneDays, by day then as added.
-func ownerItemsInContext(tx *gorm.DB, now time.Time) ([]contract.OwnerItemView, error) {
-	var rows []OwnerItem
-	if err := tx.Where("removed_at IS NULL AND (done_at IS NULL OR done_at >= ?)", now.AddDate(0, 0, -ownerItemsDoneDays)).
-		Order("day, created_at, id").Limit(maxOwnerItemsInContext).Find(&rows).Error; err != nil {
-		return nil, err
-	}
-	var out []contract.OwnerItemView
-	for _, r := range rows {
-		out = append(out, r.view())
-	}
-	return out, nil
 }
 
 // resolveOwnerItems refuses a publication that names an owner item by ID

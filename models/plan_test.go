@@ -242,7 +242,7 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		{"Routines", func() error { _, err := s.Routines(ctx); return err }},
 		{"Runs", func() error { _, err := s.Runs(ctx); return err }},
 		{"JobFates", func() error {
-			return s.read(ctx, func(tx *gorm.DB) error { _, err := jobFates(tx, s.Now()); return err })
+			return s.Read(ctx, func(tx *gorm.DB) error { _, err := JobFates(tx, s.Now()); return err })
 		}},
 	}
 	for _, c := range contract.ContextCollections {
@@ -335,7 +335,7 @@ func TestHomeNewestValuesNeverBuildTheSetOfEveryValue(t *testing.T) {
 	rec := &planRecorder{}
 	rec.install(t, s.db, s.rdb)
 	if err := rec.during("recentMeasurements", func() error {
-		return s.read(ctx, func(tx *gorm.DB) error { _, err := recentMeasurements(tx, []string{"weight"}); return err })
+		return s.Read(ctx, func(tx *gorm.DB) error { _, err := recentMeasurements(tx, []string{"weight"}); return err })
 	}); err != nil {
 		t.Fatal(err)
 	}

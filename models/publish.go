@@ -50,7 +50,7 @@ func (s *Store) Publish(ctx context.Context, publisher string, pub contract.Publ
 		if refused := invalid.Join(errs); refused != nil {
 			return refused
 		}
-		current, err := workspaceRevision(t.DB)
+		current, err := WorkspaceRevision(t.DB)
 		if err != nil {
 			return err
 		}
@@ -73,14 +73,14 @@ func (s *Store) Publish(ctx context.Context, publisher string, pub contract.Publ
 		return nil
 	})
 	if err != nil {
-		return contract.PublishReceipt{}, false, classify("publish", err)
+		return contract.PublishReceipt{}, false, Classify("publish", err)
 	}
 	return receipt, replayed, nil
 }
 
-// classify wraps storage failures with a layer prefix but leaves contract
+// Classify wraps storage failures with a layer prefix but leaves contract
 // errors (which handlers map to 4xx) untouched.
-func classify(op string, err error) error {
+func Classify(op string, err error) error {
 	var invalid *contract.ValidationError
 	var conflict *contract.RevisionConflictError
 	switch {

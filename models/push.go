@@ -217,7 +217,7 @@ func (s *Store) RemovePushSubscription(ctx context.Context, endpoint string) err
 // PushSubscriptions lists the stored subscriptions, oldest first.
 func (s *Store) PushSubscriptions(ctx context.Context) ([]PushSubscription, error) {
 	var subs []PushSubscription
-	err := s.read(ctx, func(tx *gorm.DB) error { return tx.Order("id").Find(&subs).Error })
+	err := s.Read(ctx, func(tx *gorm.DB) error { return tx.Order("id").Find(&subs).Error })
 	return subs, classifyPush("push subscriptions", err)
 }
 
@@ -260,7 +260,7 @@ func (s *Store) SetQuietHours(ctx context.Context, q QuietHours) error {
 // hours, and the newest notifications with why each was sent or not.
 func (s *Store) Push(ctx context.Context) (PushView, error) {
 	var v PushView
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		var n int64
 		if err := tx.Model(&PushSubscription{}).Count(&n).Error; err != nil {
 			return err
@@ -535,7 +535,7 @@ func (s *Store) PlanPushes(ctx context.Context) ([]PushOut, error) {
 	// The sender looks after every commit and every minute: without a
 	// phone subscribed, a read answers and the write lock is left alone.
 	var n int64
-	if err := s.read(ctx, func(tx *gorm.DB) error { return tx.Model(&PushSubscription{}).Limit(1).Count(&n).Error }); err != nil {
+	if err := s.Read(ctx, func(tx *gorm.DB) error { return tx.Model(&PushSubscription{}).Limit(1).Count(&n).Error }); err != nil {
 		return nil, classifyPush("plan pushes", err)
 	}
 	if n == 0 {
@@ -560,7 +560,7 @@ func (s *Store) PlanPushes(ctx context.Context) ([]PushOut, error) {
 		if first.After(since) {
 			since = first
 		}
-		day, err := ownerDay(t.DB, t.now, "")
+		day, err := OwnerDay(t.DB, t.now, "")
 		if err != nil {
 			return err
 		}
@@ -720,10 +720,10 @@ func (s *Store) SettlePush(ctx context.Context, key string, delivered bool, dead
 	return classifyPush("settle push", err)
 }
 
-// classifyPush is classify for the push services, nil staying nil.
+// classifyPush is Classify for the push services, nil staying nil.
 func classifyPush(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return classify(op, err)
+	return Classify(op, err)
 }

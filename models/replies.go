@@ -200,7 +200,7 @@ func (s *Store) DecideNoReplyNeeded(ctx context.Context, d ChatDecision) (OwnerA
 		return nil
 	})
 	if err != nil {
-		return OwnerActionResult{}, classify("no reply needed", err)
+		return OwnerActionResult{}, Classify("no reply needed", err)
 	}
 	return OwnerActionResult{Revision: rev}, nil
 }
@@ -242,7 +242,7 @@ func (s *Store) RemindLater(ctx context.Context, d ChatDecision) (OwnerActionRes
 		return nil
 	})
 	if err != nil {
-		return OwnerActionResult{}, classify("remind later", err)
+		return OwnerActionResult{}, Classify("remind later", err)
 	}
 	return OwnerActionResult{Revision: rev}, nil
 }
@@ -333,7 +333,7 @@ func (s *Store) RecordHandOff(ctx context.Context, h HandOffPlan) (OwnerActionRe
 		return nil
 	})
 	if err != nil {
-		return OwnerActionResult{}, classify("hand off", err)
+		return OwnerActionResult{}, Classify("hand off", err)
 	}
 	return OwnerActionResult{Revision: rev}, nil
 }
@@ -459,7 +459,7 @@ func DraftText(d contract.DraftView) string {
 
 // Today is the owner's day now.
 func (s *Store) Today(ctx context.Context) (Day, error) {
-	day, err := ownerDay(s.rdb.WithContext(ctx), s.clock(), "")
+	day, err := OwnerDay(s.rdb.WithContext(ctx), s.clock(), "")
 	if err != nil {
 		return Day{}, fmt.Errorf("models: today: %w", err)
 	}
@@ -481,44 +481,6 @@ type OwedReply struct {
 	HandedOffAt *time.Time
 	// Drafts are the chat's live drafts that were not sent or are not in flight.
 	Drafts []ChatDraft
-}
-
-// OwedReplies lists the owed replies, oldest first, each with the drafts
-// the agent published for it: chats whose newest message is from someone
-// else, unanswered for more than the store's owed threshold (and less than
-// OwedWindow), not muted, with no send since, no "no reply needed" since,
-// and no reminder still in the future.
-func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
-	var out []OwedReply
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		now := s.clock()
-		day, err := ownerDay(tx, now, "")
-		if err != nil {
-			return err
-		}
-		if out, err = owedReplies(tx, now, day, s.owedAfter); err != nil || len(out) == 0 {
-			return err
-		}
-		chats := make([]string, len(out))
-		for i, o := range out {
-			chats[i] = o.ChatID
-		}
-		drafts, err := chatDrafts(tx, now, chats)
-		if err != nil {
-			return err
-		}
-		for _, d := range drafts {
-			if d.LastSend == nil || d.LastSend.Status == SendFailed {
-				i := slices.IndexFunc(out, func(o OwedReply) bool { return o.ChatID == d.ChatID })
-				out[i].Drafts = append(out[i].Drafts, d)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: owed replies: %w", err)
-	}
-	return out, nil
 }
 
 // owedReplies is OwedReplies without the drafts (Home counts them, so it
@@ -650,29 +612,40 @@ func attachOutcomes(tx *gorm.DB, drafts []contract.DraftView) error {
 	return nil
 }
 
-// replyDecisionPage lists the decisions of the last 14 days, oldest first.
-func replyDecisionPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.ReplyDecisionView], error) {
-	var afterID int64
-	if from.after != "" {
-		fmt.Sscan(from.after, &afterID) // decodeCursor checked it
-	}
-	var rows []struct {
-		ReplyAction
-		SendBody *string
-		SendKey  *string
-	}
-	if err := tx.Raw(`SELECT a.*, s.body AS send_body, s.send_key FROM reply_actions a LEFT JOIN sends s ON s.id = a.send_id
-		WHERE a.created_at >= ? AND a.id > ? ORDER BY a.id LIMIT ?`, now.Add(-contract.ContextHistory).UTC(), afterID, contract.ContextPageSize+1).Scan(&rows).Error; err != nil {
-		return contract.Page[contract.ReplyDecisionView]{}, err
-	}
-	views := make([]contract.ReplyDecisionView, len(rows))
-	for i, r := range rows {
-		v := contract.ReplyDecisionView{ID: r.ID, ChatID: r.ChatID, AccountID: r.AccountID, DraftID: string(r.DraftID), Decision: r.Action,
-			Until: r.Until, Text: r.Body, At: r.CreatedAt}
-		if r.Action == ActionOwnReply {
-			v.Text, v.SendKey = cmp.Or(deref(r.SendBody), r.Body), deref(r.SendKey)
+// OwedReplies lists the owed replies, oldest first, each with the drafts
+// the agent published for it: chats whose newest message is from someone
+// else, unanswered for more than the store's owed threshold (and less than
+// OwedWindow), not muted, with no send since, no "no reply needed" since,
+// and no reminder still in the future.
+func (s *Store) OwedReplies(ctx context.Context) ([]OwedReply, error) {
+	var out []OwedReply
+	err := s.Read(ctx, func(tx *gorm.DB) error {
+		now := s.clock()
+		day, err := OwnerDay(tx, now, "")
+		if err != nil {
+			return err
 		}
-		views[i] = v
+		if out, err = owedReplies(tx, now, day, s.owedAfter); err != nil || len(out) == 0 {
+			return err
+		}
+		chats := make([]string, len(out))
+		for i, o := range out {
+			chats[i] = o.ChatID
+		}
+		drafts, err := ChatDraftsOf(tx, now, chats)
+		if err != nil {
+			return err
+		}
+		for _, d := range drafts {
+			if d.LastSend == nil || d.LastSend.Status == SendFailed {
+				i := slices.IndexFunc(out, func(o OwedReply) bool { return o.ChatID == d.ChatID })
+				out[i].Drafts = append(out[i].Drafts, d)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: owed replies: %w", err)
 	}
-	return page(contract.CollectionReplyDecisions, from, views, func(v contract.ReplyDecisionView) string { return fmt.Sprint(v.ID) }), nil
+	return out, nil
 }

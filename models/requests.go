@@ -34,7 +34,7 @@ type Request struct {
 	Decision       string
 }
 
-func (r Request) view() contract.RequestView {
+func (r Request) View() contract.RequestView {
 	v := contract.RequestView{RequestID: r.RequestID, Kind: r.Kind, EntityID: r.EntityID, EntityName: r.EntityName, SourceRevision: r.SourceRevision, Text: r.Text,
 		Status: r.Status, CompletedRunID: r.CompletedRunID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.EditField != "" {
@@ -80,9 +80,9 @@ func (s *Store) CreateRequest(ctx context.Context, in contract.RequestIn, hash s
 		return t.Create(&row).Error
 	})
 	if err != nil {
-		return contract.RequestView{}, false, classify("create request", err)
+		return contract.RequestView{}, false, Classify("create request", err)
 	}
-	return row.view(), created, nil
+	return row.View(), created, nil
 }
 
 // CancelRequest cancels a pending request.
@@ -105,38 +105,11 @@ func (s *Store) CancelRequest(ctx context.Context, id string) (contract.RequestV
 	})
 	if err != nil {
 		if errors.Is(err, ErrRequestNotPending) {
-			return row.view(), err
+			return row.View(), err
 		}
-		return contract.RequestView{}, classify("cancel request", err)
+		return contract.RequestView{}, Classify("cancel request", err)
 	}
-	return row.view(), nil
-}
-
-// RecentRequests lists pending requests and those settled since, newest first.
-func (s *Store) RecentRequests(ctx context.Context, since time.Time) ([]contract.RequestView, error) {
-	var rows []Request
-	if err := s.rdb.WithContext(ctx).Where("status = ? OR updated_at >= ?", contract.RequestPending, since).
-		Order("created_at DESC, request_id").Limit(contract.MaxPendingInContext).Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("models: recent requests: %w", err)
-	}
-	out := make([]contract.RequestView, len(rows))
-	for i, r := range rows {
-		out[i] = r.view()
-	}
-	return out, nil
-}
-
-// Requests lists requests in a state, oldest first, at most limit.
-func (s *Store) Requests(ctx context.Context, status string, limit int) ([]contract.RequestView, error) {
-	var rows []Request
-	if err := s.rdb.WithContext(ctx).Where("status = ?", status).Order("created_at, request_id").Limit(limit).Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("models: requests: %w", err)
-	}
-	out := make([]contract.RequestView, len(rows))
-	for i, r := range rows {
-		out[i] = r.view()
-	}
-	return out, nil
+	return row.View(), nil
 }
 
 // resolveCompletions checks completedRequests (docs/contract.md, Owner requests): each names a

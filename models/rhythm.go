@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"hearth/internal/contract"
 	"hearth/internal/instant"
 	"hearth/internal/rhythm"
 )
@@ -66,11 +64,11 @@ func pruneBeats(t *txn) error {
 // PersonRhythm is one person's rhythm, as People shows it.
 type PersonRhythm = rhythm.Rhythm
 
-// personRhythms reads each person's rhythm at now, by person ID, from
+// PersonRhythms reads each person's rhythm at now, by person ID, from
 // the beats of their chats. A chat is a person's when its newest draft (not
 // retracted) is about them, as Messages names chats, or else when it is
 // the chat of beeper evidence that person alone cites.
-func personRhythms(tx *gorm.DB, now time.Time) (map[string]PersonRhythm, error) {
+func PersonRhythms(tx *gorm.DB, now time.Time) (map[string]PersonRhythm, error) {
 	chatPerson, err := rhythmChats(tx)
 	if err != nil || len(chatPerson) == 0 {
 		return nil, err
@@ -155,24 +153,5 @@ func rhythmChats(tx *gorm.DB) (map[string]string, error) {
 	return out, nil
 }
 
-// rhythmViews is the agent context's Rhythms: each person whose rhythm is
-// known, by person ID.
-func rhythmViews(tx *gorm.DB, now time.Time) ([]contract.PersonRhythmView, error) {
-	byPerson, err := personRhythms(tx, now)
-	if err != nil {
-		return nil, err
-	}
-	var out []contract.PersonRhythmView
-	for p, r := range byPerson {
-		if !r.Known {
-			continue
-		}
-		out = append(out, contract.PersonRhythmView{PersonID: p, Conversations: r.Conversations, UsualGapDays: days(r.UsualGap),
-			P90GapDays: days(r.P90Gap), SilenceDays: days(r.Silence), OwnerStarted: r.OwnerStarted, Drifting: r.Drifting})
-	}
-	slices.SortFunc(out, func(a, b contract.PersonRhythmView) int { return strings.Compare(a.PersonID, b.PersonID) })
-	return out, nil
-}
-
-// days is d in days to one decimal.
-func days(d time.Duration) float64 { return math.Round(d.Hours()/24*10) / 10 }
+// InDays is d in days to one decimal.
+func InDays(d time.Duration) float64 { return math.Round(d.Hours()/24*10) / 10 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"hearth/internal/contract"
+
+	"gorm.io/gorm"
 )
 
 // metricsMemo keeps routine counts computed for the Routines page between
@@ -273,7 +275,7 @@ func (m *metricsMemo) view(d RoutineDefinition) contract.RoutineRevisionView {
 	if ok && v.PublishedAt.Equal(d.UpdatedAt) {
 		return v
 	}
-	v = d.view()
+	v = d.View()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.views) >= maxMemoEntries {
@@ -281,4 +283,33 @@ func (m *metricsMemo) view(d RoutineDefinition) contract.RoutineRevisionView {
 	}
 	m.views[key] = v
 	return v
+}
+
+// DefinitionView is d parsed for the Routines page, parsed once per
+// publication of the row (the memo's views).
+func (s *Store) DefinitionView(d RoutineDefinition) contract.RoutineRevisionView {
+	return s.metrics.view(d)
+}
+
+// KeptMetrics is RoutineMetrics of def over [from, to] from its trials
+// already read (by ID), month by month, reusing the months no commit has
+// changed since: the memo keys on rev, the revision read in tx.
+func (s *Store) KeptMetrics(tx *gorm.DB, def RoutineDefinition, trials []RoutineTrial, from, to string, rev int64, day Day, now time.Time) (contract.RoutineMetrics, error) {
+	windows := monthWindows(from, to)
+	parts, seqs := make([]contract.RoutineMetrics, 0, len(windows)), make([]uint64, 0, len(windows))
+	for _, w := range windows {
+		key := newMetricsKey(def.RoutineID, def.Revision, w[0], w[1], day)
+		m, seq, ok := s.metrics.get(key, rev, now)
+		if !ok {
+			in, err := loadMetricsInput(tx, def, trials, w[0], w[1])
+			if err != nil {
+				return contract.RoutineMetrics{}, err
+			}
+			var until time.Time
+			m, until = in.compute(w[0], w[1], day, now)
+			seq = s.metrics.put(key, rev, until, m)
+		}
+		parts, seqs = append(parts, m), append(seqs, seq)
+	}
+	return s.metrics.window(newMetricsKey(def.RoutineID, def.Revision, from, to, day), seqs, parts), nil
 }

@@ -12,11 +12,11 @@ import (
 	"hearth/internal/zone"
 )
 
-// routineMetrics computes the metrics of routineID@revision over [from, to]
+// RoutineMetrics computes the metrics of routineID@revision over [from, to]
 // at now. Planned occasions come from the revision's trials (their days and
 // windows) for daily and weekly routines, and from instantiated occurrences
 // for event routines, so a day nobody opened Home still counts, as unrecorded.
-func routineMetrics(tx *gorm.DB, routineID string, revision int64, from, to string, now time.Time) (contract.RoutineMetrics, error) {
+func RoutineMetrics(tx *gorm.DB, routineID string, revision int64, from, to string, now time.Time) (contract.RoutineMetrics, error) {
 	m := contract.RoutineMetrics{RoutineID: routineID, Revision: revision, Window: contract.WindowIn{From: from, To: to}, Days: []contract.DayOutcome{}, Steps: []contract.StepMetrics{}}
 	var def RoutineDefinition
 	if err := tx.Where("routine_id = ? AND revision = ?", routineID, revision).Take(&def).Error; err != nil {
@@ -27,7 +27,7 @@ func routineMetrics(tx *gorm.DB, routineID string, revision int64, from, to stri
 		return m, err
 	}
 	day := DayOf(now, time.UTC)
-	if z, err := ownerDay(tx, now, ""); err == nil {
+	if z, err := OwnerDay(tx, now, ""); err == nil {
 		day = z
 	}
 	in, err := loadMetricsInput(tx, def, trials, from, to)
@@ -188,7 +188,7 @@ func (in metricsInput) compute(from, to string, day Day, now time.Time) (contrac
 			do = contract.DayOutcome{Date: dates[-p-1]}
 		}
 		if do.Outcome == "" {
-			end, ok := occasionEnd(do.Date, zone, day)
+			end, ok := OccasionEnd(do.Date, zone, day)
 			switch {
 			case ok && !now.Before(end):
 				do.Outcome = OutcomeUnrecorded
@@ -279,9 +279,9 @@ func countOutcome(m *contract.RoutineMetrics, do contract.DayOutcome) {
 	}
 }
 
-// occasionEnd is when an occasion's day ends in its zone (the
+// OccasionEnd is when an occasion's day ends in its zone (the
 // occurrence's, else the owner's): from then on no outcome means unrecorded.
-func occasionEnd(date, zoneName string, day Day) (time.Time, bool) {
+func OccasionEnd(date, zoneName string, day Day) (time.Time, bool) {
 	loc := day.Zone
 	if zoneName != "" {
 		if l, err := zone.Load(zoneName); err == nil {
@@ -293,13 +293,6 @@ func occasionEnd(date, zoneName string, day Day) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return DayOf(d, loc).End, true
-}
-
-// occasionEnded reports whether an occasion's day is over in its zone (the
-// occurrence's, else the owner's), so no outcome means unrecorded.
-func occasionEnded(do contract.DayOutcome, occs map[string]RoutineOccurrence, day Day, now time.Time) bool {
-	end, ok := occasionEnd(do.Date, occs[do.OccurrenceID].Zone, day)
-	return ok && !now.Before(end)
 }
 
 // stepMetrics analyses each step over the window's occurrences.

@@ -120,7 +120,7 @@ func applyRoutines(r *contract.Result, t *txn) error {
 	}
 	rows = rows[:0]
 	for _, rv := range r.Reviews {
-		m, err := routineMetrics(tx, rv.RoutineID, rv.Revision, rv.Window.From, rv.Window.To, now)
+		m, err := RoutineMetrics(tx, rv.RoutineID, rv.Revision, rv.Window.From, rv.Window.To, now)
 		if err != nil {
 			return err
 		}

@@ -78,7 +78,7 @@ type ProposalView struct {
 	Status string `json:"status,omitempty"`
 }
 
-func (d RoutineDefinition) view() contract.RoutineRevisionView {
+func (d RoutineDefinition) View() contract.RoutineRevisionView {
 	v := contract.RoutineRevisionView{RoutineID: d.RoutineID, Revision: d.Revision, Title: d.Title, Purpose: d.Purpose, Status: d.Status,
 		Trigger: contract.TriggerView{Kind: d.TriggerKind, Event: d.TriggerEvent, TimeOfDay: d.TimeOfDay}, EvidenceIDs: evidenceList(d.EvidenceIDs),
 		PublishedAt: d.UpdatedAt}
@@ -88,135 +88,11 @@ func (d RoutineDefinition) view() contract.RoutineRevisionView {
 	return v
 }
 
-func (t RoutineTrial) view() contract.TrialView {
+func (t RoutineTrial) View() contract.TrialView {
 	v := contract.TrialView{ID: t.ID, RoutineID: t.RoutineID, Revision: t.Revision, StartsOn: t.StartsOn, EndsOn: t.EndsOn, EndedOn: t.EndedOn,
 		State: t.State, Zone: t.Zone}
 	_ = json.Unmarshal([]byte(t.Days), &v.Days)
 	return v
-}
-
-// Routines reads the Routines page.
-func (s *Store) Routines(ctx context.Context) (RoutinesView, error) {
-	var v RoutinesView
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		now := s.clock()
-		var err error
-		if v.Revision, err = workspaceRevision(tx); err != nil {
-			return err
-		}
-		if v.Day, err = ownerDay(tx, now, ""); err != nil {
-			return err
-		}
-		var defs []RoutineDefinition
-		if err := tx.Order("routine_id, revision DESC").Find(&defs).Error; err != nil {
-			return err
-		}
-		var trials []RoutineTrial
-		if err := tx.Order("id DESC").Find(&trials).Error; err != nil {
-			return err
-		}
-		var reviews []RoutineReview
-		if err := tx.Order("window_to DESC, id").Find(&reviews).Error; err != nil {
-			return err
-		}
-		decisions, err := proposalDecisions(tx)
-		if err != nil {
-			return err
-		}
-		var evidence []string
-		for _, d := range defs {
-			dv := s.metrics.view(d)
-			if len(v.Routines) == 0 || v.Routines[len(v.Routines)-1].ID != d.RoutineID {
-				v.Routines = append(v.Routines, RoutineCard{ID: d.RoutineID, Current: dv})
-				evidence = append(evidence, dv.EvidenceIDs...)
-			}
-			card := &v.Routines[len(v.Routines)-1]
-			card.Revisions = append(card.Revisions, dv)
-		}
-		chips, err := evidenceChips(tx, evidence)
-		if err != nil {
-			return err
-		}
-		defByRev := map[string]RoutineDefinition{}
-		for _, d := range defs {
-			defByRev[fmt.Sprintf("%s@%d", d.RoutineID, d.Revision)] = d
-		}
-		trialsByRev := map[string][]RoutineTrial{}
-		for i := len(trials) - 1; i >= 0; i-- { // by ID, as routineMetrics reads them
-			t := trials[i]
-			key := fmt.Sprintf("%s@%d", t.RoutineID, t.Revision)
-			trialsByRev[key] = append(trialsByRev[key], t)
-		}
-		// metrics is routineMetrics over the rows already read, month by
-		// month, reusing the months no commit has changed since (routine_memo.go).
-		metrics := func(routineID string, revision int64, from, to string) (contract.RoutineMetrics, error) {
-			rev := fmt.Sprintf("%s@%d", routineID, revision)
-			def, ok := defByRev[rev]
-			if !ok {
-				return contract.RoutineMetrics{}, ErrNotFound
-			}
-			windows := monthWindows(from, to)
-			parts, seqs := make([]contract.RoutineMetrics, 0, len(windows)), make([]uint64, 0, len(windows))
-			for _, w := range windows {
-				key := newMetricsKey(routineID, revision, w[0], w[1], v.Day)
-				m, seq, ok := s.metrics.get(key, v.Revision, now)
-				if !ok {
-					in, err := loadMetricsInput(tx, def, trialsByRev[rev], w[0], w[1])
-					if err != nil {
-						return contract.RoutineMetrics{}, err
-					}
-					var until time.Time
-					m, until = in.compute(w[0], w[1], v.Day, now)
-					seq = s.metrics.put(key, v.Revision, until, m)
-				}
-				parts, seqs = append(parts, m), append(seqs, seq)
-			}
-			return s.metrics.window(newMetricsKey(routineID, revision, from, to, v.Day), seqs, parts), nil
-		}
-		for i := range v.Routines {
-			card := &v.Routines[i]
-			card.Standing = card.Current.Status
-			for _, id := range card.Current.EvidenceIDs {
-				if j := slices.IndexFunc(chips, func(c EvidenceChip) bool { return c.ID == id }); j >= 0 {
-					card.Evidence = append(card.Evidence, chips[j])
-				}
-			}
-			for _, t := range trials {
-				if t.RoutineID != card.ID {
-					continue
-				}
-				tv := t.view()
-				to := min(t.LastDay(), v.Day.Date)
-				if tv.Metrics, err = metrics(t.RoutineID, t.Revision, t.StartsOn, max(to, t.StartsOn)); err != nil {
-					return err
-				}
-				card.Trials = append(card.Trials, tv)
-				if t.State == "active" {
-					active := tv
-					card.ActiveTrial, card.Standing = &active, "active"
-					for _, d := range tv.Metrics.Days {
-						if d.Date < v.Day.Date && d.Outcome == OutcomeUnrecorded && card.Current.Trigger.Kind != contract.TriggerEvent {
-							card.RecordableDays = append(card.RecordableDays, d.Date)
-						}
-					}
-				}
-			}
-			for _, r := range reviews {
-				if r.RoutineID == card.ID {
-					rv := r.view(decisions)
-					if rv.Current, err = metrics(r.RoutineID, r.Revision, r.WindowFrom, r.WindowTo); err != nil {
-						return err
-					}
-					card.Reviews = append(card.Reviews, rv)
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return RoutinesView{}, classify("routines", err)
-	}
-	return v, nil
 }
 
 // RoutineReview is a stored review.
@@ -236,7 +112,8 @@ type RoutineReview struct {
 	UpdatedAt         time.Time
 }
 
-func (r RoutineReview) view(decisions map[string]Request) ReviewView {
+// View is r for the Routines page, with the owner's decisions on its proposals.
+func (r RoutineReview) View(decisions map[string]Request) ReviewView {
 	v := ReviewView{ID: r.ID, RoutineID: r.RoutineID, Revision: r.Revision, Window: contract.WindowIn{From: r.WindowFrom, To: r.WindowTo},
 		EvidenceIDs: evidenceList(r.EvidenceIDs), PublishedAt: r.UpdatedAt}
 	_ = json.Unmarshal([]byte(r.Observations), &v.Observations)
@@ -348,9 +225,13 @@ func (s *Store) DecideProposal(ctx context.Context, d ProposalDecision) (contrac
 	})
 	if err != nil {
 		if errors.Is(err, ErrAlreadyDecided) {
-			return row.view(), err
+			return row.View(), err
 		}
-		return contract.RequestView{}, classify("decide proposal", err)
+		return contract.RequestView{}, Classify("decide proposal", err)
 	}
-	return row.view(), nil
+	return row.View(), nil
 }
+
+// ProposalDecisions reads the owner's decisions on review proposals, by
+// proposal.
+func ProposalDecisions(tx *gorm.DB) (map[string]Request, error) { return proposalDecisions(tx) }

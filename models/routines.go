@@ -204,7 +204,7 @@ func (s *Store) StartTrial(ctx context.Context, cmd TrialCommand) (RoutineTrial,
 		return err
 	})
 	if err != nil {
-		return RoutineTrial{}, classify("start trial", err)
+		return RoutineTrial{}, Classify("start trial", err)
 	}
 	return trial, nil
 }
@@ -261,7 +261,7 @@ func (s *Store) EndTrial(ctx context.Context, trialID int64) error {
 		return endActiveTrial(t, tr.RoutineID, day, busy)
 	})
 	if err != nil && !errors.Is(err, ErrTrialNotActive) {
-		return classify("end trial", err)
+		return Classify("end trial", err)
 	}
 	return err
 }
@@ -301,7 +301,7 @@ func (s *Store) ExtendTrial(ctx context.Context, trialID int64, days int) error 
 		return err
 	})
 	if err != nil && !errors.Is(err, ErrTrialNotActive) {
-		return classify("extend trial", err)
+		return Classify("extend trial", err)
 	}
 	return err
 }
@@ -312,8 +312,8 @@ func (s *Store) ExtendTrial(ctx context.Context, trialID int64, days int) error 
 // days: a day that passed without an occurrence is unrecorded, not a backlog.
 func (s *Store) EnsureOccurrences(ctx context.Context) (created int, err error) {
 	var missing bool
-	err = s.read(ctx, func(tx *gorm.DB) error {
-		day, err := ownerDay(tx, s.clock(), "")
+	err = s.Read(ctx, func(tx *gorm.DB) error {
+		day, err := OwnerDay(tx, s.clock(), "")
 		if err != nil {
 			return err
 		}
@@ -340,7 +340,7 @@ func (s *Store) EnsureOccurrences(ctx context.Context) (created int, err error) 
 		return err
 	})
 	if err != nil {
-		return 0, classify("ensure occurrences", err)
+		return 0, Classify("ensure occurrences", err)
 	}
 	return created, nil
 }
@@ -418,7 +418,7 @@ func (s *Store) TriggerEvent(ctx context.Context, event string) (int, error) {
 		})
 	})
 	if err != nil {
-		return 0, classify("trigger event", err)
+		return 0, Classify("trigger event", err)
 	}
 	return created, nil
 }
@@ -592,7 +592,7 @@ func (s *Store) recordFeedback(ctx context.Context, occurrenceID, effort, helped
 		return answerInto(t, answer, &out.Answer, occ.ActivityID, nil)
 	})
 	if err != nil && !errors.Is(err, ErrNoOutcomeYet) {
-		return OwnerActionResult{}, classify("record feedback", err)
+		return OwnerActionResult{}, Classify("record feedback", err)
 	}
 	out.Revision = rev
 	return out, err
@@ -664,7 +664,7 @@ func (s *Store) RecordPastOutcome(ctx context.Context, cmd PastOutcomeCommand) e
 		return decide(t, ActivityState{ActivityID: act, State: state, Note: strings.TrimSpace(cmd.Reason), Revision: rev, UpdatedAt: t.now})
 	})
 	if err != nil {
-		return classify("record past outcome", err)
+		return Classify("record past outcome", err)
 	}
 	return nil
 }

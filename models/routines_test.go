@@ -34,9 +34,9 @@ func routineStore(t *testing.T) (*Store, *storetest.Clock) {
 func metricsOf(t *testing.T, s *Store, routine string, revision int64, from, to string) contract.RoutineMetrics {
 	t.Helper()
 	var m contract.RoutineMetrics
-	err := s.read(context.Background(), func(tx *gorm.DB) error {
+	err := s.Read(context.Background(), func(tx *gorm.DB) error {
 		var err error
-		m, err = routineMetrics(tx, routine, revision, from, to, s.clock())
+		m, err = RoutineMetrics(tx, routine, revision, from, to, s.clock())
 		return err
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"hearth/internal/contract"
 	"slices"
 	"time"
 )
@@ -108,11 +109,11 @@ const (
 // States lists every owner state.
 var States = []string{StateAvailable, StateInProgress, StateWaiting, StateDeferred, StateCompleted, StatePartial, StateSkipped, StateDismissed}
 
-// settledStates close an activity.
-var settledStates = []string{StateCompleted, StatePartial, StateSkipped, StateDismissed}
+// SettledStates close an activity.
+var SettledStates = []string{StateCompleted, StatePartial, StateSkipped, StateDismissed}
 
 // settled reports whether a state closes the activity.
-func settled(state string) bool { return slices.Contains(settledStates, state) }
+func settled(state string) bool { return slices.Contains(SettledStates, state) }
 
 // ActivityState is the owner's decision on an activity.
 type ActivityState struct {
@@ -156,4 +157,9 @@ type Receipt struct {
 	PayloadHash string
 	Revision    int64
 	ReceivedAt  time.Time
+}
+
+// View is p as the agent's context and Home show it.
+func (p Person) View() contract.PersonView {
+	return contract.PersonView{ID: p.ID, Name: p.Name, Context: p.Context, EvidenceIDs: evidenceList(p.EvidenceIDs), Revision: p.Revision, UpdatedAt: p.UpdatedAt}
 }

@@ -237,9 +237,9 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 	return out, nil
 }
 
-// fatesOf is what each of runs published and what became of it, by run
+// FatesOf is what each of runs published and what became of it, by run
 // ID; invs are their invocations (a reported cost among them prices the run).
-func fatesOf(tx *gorm.DB, runs []Run, invs map[string][]contract.InvocationView) (map[string]contract.WorkFates, error) {
+func FatesOf(tx *gorm.DB, runs []Run, invs map[string][]contract.InvocationView) (map[string]contract.WorkFates, error) {
 	rows := make([]fateRun, len(runs))
 	for i, r := range runs {
 		rows[i] = fateRun{ID: r.ID, Job: r.Job, Runner: r.Runner, PublicationRunID: r.PublicationRunID, CostUSD: r.CostUSD, StartedAt: r.StartedAt,
@@ -256,11 +256,11 @@ func fatesOf(tx *gorm.DB, runs []Run, invs map[string][]contract.InvocationView)
 	return out, nil
 }
 
-// jobFates sums what the runs of each job published, and what became of
+// JobFates sums what the runs of each job published, and what became of
 // it, over each of FateWindows before now: one entry per job and window
 // with a run in it, by job then window. It reads the runs of the longest
 // window (by runs_started) and their items by index.
-func jobFates(tx *gorm.DB, now time.Time) ([]contract.WorkFates, error) {
+func JobFates(tx *gorm.DB, now time.Time) ([]contract.WorkFates, error) {
 	longest := slices.Max(FateWindows)
 	var rows []fateRun
 	if err := tx.Table("runs").Select(fateRunColumns).Where("runs.started_at >= ?", now.Add(-time.Duration(longest)*24*time.Hour)).

@@ -29,7 +29,7 @@ type RunInvocation struct {
 	FinishedAt       time.Time
 }
 
-func (r RunInvocation) view() contract.InvocationView {
+func (r RunInvocation) View() contract.InvocationView {
 	v := contract.InvocationView{N: r.N, PublicationRunID: r.PublicationRunID, Outcome: r.Outcome, Tokens: r.Tokens, CostUSD: r.CostUSD, DurationMS: r.DurationMS, FinishedAt: r.FinishedAt}
 	json.Unmarshal([]byte(r.Errors), &v.Errors) // written by FinishInvocation only
 	return v
@@ -126,9 +126,9 @@ func (s *Store) FinishInvocation(ctx context.Context, runner, runID string, n in
 		return t.Model(&Run{}).Where("id = ?", runID).Updates(upd).Error
 	})
 	if err != nil {
-		return contract.InvocationView{}, classify("finish invocation", err)
+		return contract.InvocationView{}, Classify("finish invocation", err)
 	}
-	return row.view(), nil
+	return row.View(), nil
 }
 
 // sameReport compares what a report says, not when it was recorded.
@@ -136,20 +136,4 @@ func sameReport(a, b RunInvocation) bool {
 	eqI := (a.Tokens == nil) == (b.Tokens == nil) && (a.Tokens == nil || *a.Tokens == *b.Tokens)
 	eqC := (a.CostUSD == nil) == (b.CostUSD == nil) && (a.CostUSD == nil || *a.CostUSD == *b.CostUSD)
 	return eqI && eqC && a.PublicationRunID == b.PublicationRunID && a.Outcome == b.Outcome && a.Errors == b.Errors && a.DurationMS == b.DurationMS
-}
-
-// invocationsOf reads the invocations of runs, by run ID, in order.
-func invocationsOf(tx *gorm.DB, runIDs []string) (map[string][]contract.InvocationView, error) {
-	out := map[string][]contract.InvocationView{}
-	if len(runIDs) == 0 {
-		return out, nil
-	}
-	var rows []RunInvocation
-	if err := tx.Where("run_id IN ?", runIDs).Order("run_id, n").Find(&rows).Error; err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		out[r.RunID] = append(out[r.RunID], r.view())
-	}
-	return out, nil
 }

@@ -38,7 +38,7 @@ type Run struct {
 	UpdatedAt           time.Time
 }
 
-func (r Run) view() contract.RunView {
+func (r Run) View() contract.RunView {
 	return contract.RunView{ID: r.ID, Job: r.Job, Trigger: r.TriggerKind, ScheduleID: r.ScheduleID, OccurrenceID: deref(r.OccurrenceID), State: r.State,
 		Invocations: r.Invocations, PublicationRunID: r.PublicationRunID, PublicationRevision: r.PublicationRevision, Tokens: int64(r.Tokens),
 		CostUSD: r.CostUSD, DurationMS: int64(r.DurationMS), Detail: r.Detail, ResolvedAt: r.ResolvedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
@@ -132,7 +132,7 @@ func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStar
 			}
 			priority := costs.Priority(in.Job)
 			if costs.Cap > 0 {
-				spent, err := costSince(t.DB, day.Start)
+				spent, err := CostSince(t.DB, day.Start)
 				if err != nil {
 					return err
 				}
@@ -143,7 +143,7 @@ func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStar
 				}
 			}
 			if costs.TokenCap > 0 {
-				tokens, err := tokensSince(t.DB, day.Start)
+				tokens, err := TokensSince(t.DB, day.Start)
 				if err != nil {
 					return err
 				}
@@ -172,7 +172,7 @@ func (s *Store) StartRun(ctx context.Context, runner string, in contract.RunStar
 		if err := t.Create(&run).Error; err != nil {
 			return err
 		}
-		rv := run.view()
+		rv := run.View()
 		out.Admitted, out.Run = true, &rv
 		return nil
 	})
@@ -202,7 +202,7 @@ func retriedStart(t *txn, out *contract.RunStart, prior Run, runner string, in c
 		l := limitsView(def.Limits)
 		out.Prompt, out.DeadlineSecs, out.MaxInvocations = def.Prompt, int(l.DeadlineSeconds), l.MaxInvocations
 	}
-	rv := prior.view()
+	rv := prior.View()
 	out.Admitted, out.Run = true, &rv
 	return nil
 }
@@ -216,7 +216,7 @@ func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (cont
 	}
 	var run Run
 	if err := s.rdb.WithContext(ctx).Take(&run, "id = ?", runID).Error; err != nil {
-		return contract.RunView{}, classify("start invocation", notFound(err))
+		return contract.RunView{}, Classify("start invocation", notFound(err))
 	}
 	if run.State != contract.RunRunning {
 		return contract.RunView{}, ErrRunFinished
@@ -241,9 +241,9 @@ func (s *Store) StartInvocation(ctx context.Context, runner, runID string) (cont
 		return t.Take(&run, "id = ?", runID).Error
 	})
 	if err != nil {
-		return contract.RunView{}, classify("start invocation", err)
+		return contract.RunView{}, Classify("start invocation", err)
 	}
-	return run.view(), nil
+	return run.View(), nil
 }
 
 // FinishRun records a run's outcome, its schedule occurrence's outcome with
@@ -264,10 +264,10 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in contract
 	}
 	var run Run
 	if err := s.rdb.WithContext(ctx).Take(&run, "id = ?", runID).Error; err != nil {
-		return contract.RunView{}, classify("finish run", notFound(err))
+		return contract.RunView{}, Classify("finish run", notFound(err))
 	}
 	if run.State != contract.RunRunning && !(run.State == contract.RunUnknown && in.Outcome == contract.RunSucceeded) {
-		return run.view(), ErrRunFinished
+		return run.View(), ErrRunFinished
 	}
 	if run.OccurrenceID != nil && run.State == contract.RunRunning && in.Outcome != contract.RunUnknown && run.Invocations > 0 {
 		if _, err := s.FinishOccurrence(ctx, *run.OccurrenceID, in.Outcome == contract.RunSucceeded, in.Detail); err != nil && !errors.Is(err, ErrOccurrenceClosed) {
@@ -301,9 +301,9 @@ func (s *Store) FinishRun(ctx context.Context, runner, runID string, in contract
 		return t.Save(&run).Error
 	})
 	if err != nil {
-		return contract.RunView{}, classify("finish run", err)
+		return contract.RunView{}, Classify("finish run", err)
 	}
-	return run.view(), nil
+	return run.View(), nil
 }
 
 // ResolveRun is the owner's word that an unknown run was looked at: the
@@ -332,22 +332,22 @@ func (s *Store) ResolveRun(ctx context.Context, runID string) (contract.RunView,
 		return t.Save(&run).Error
 	})
 	if err != nil {
-		return contract.RunView{}, classify("resolve run", err)
+		return contract.RunView{}, Classify("resolve run", err)
 	}
-	return run.view(), nil
+	return run.View(), nil
 }
 
-// costSince sums the cost runs started since start reported: every
+// CostSince sums the cost runs started since start reported: every
 // reported invocation's, whatever the run's outcome, and any reported at finish.
-func costSince(tx *gorm.DB, start time.Time) (float64, error) {
+func CostSince(tx *gorm.DB, start time.Time) (float64, error) {
 	var sum float64
 	err := tx.Model(&Run{}).Where("started_at >= ?", start).Select("COALESCE(SUM(cost_usd), 0)").Scan(&sum).Error
 	return sum, err
 }
 
-// tokensSince sums the tokens runs started since start reported, as
-// costSince sums their cost (TOTAL: a float, never an integer overflow).
-func tokensSince(tx *gorm.DB, start time.Time) (float64, error) {
+// TokensSince sums the tokens runs started since start reported, as
+// CostSince sums their cost (TOTAL: a float, never an integer overflow).
+func TokensSince(tx *gorm.DB, start time.Time) (float64, error) {
 	var sum float64
 	err := tx.Model(&Run{}).Where("started_at >= ?", start).Select("TOTAL(tokens)").Scan(&sum).Error
 	return sum, err
@@ -376,89 +376,13 @@ type RunsView struct {
 	// JobFates sums them per job over each of FateWindows (the agent
 	// context carries the same).
 	JobFates []contract.WorkFates
-	// Coverage are the spans of the last coverageDays when hearth could
+	// Coverage are the spans of the last CoverageDays when hearth could
 	// not see Beeper, oldest first (the agent context carries the same).
 	Coverage []contract.CoverageGapView
 }
 
-// maxRunsShown bounds the Runs page.
-const maxRunsShown = 50
-
-// Runs reads the Runs page.
-func (s *Store) Runs(ctx context.Context) (RunsView, error) {
-	var v RunsView
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		var err error
-		if v.Revision, err = workspaceRevision(tx); err != nil {
-			return err
-		}
-		if v.Day, err = ownerDay(tx, s.clock(), ""); err != nil {
-			return err
-		}
-		var rows []Run
-		if err := tx.Order("started_at DESC, id").Limit(maxRunsShown).Find(&rows).Error; err != nil {
-			return err
-		}
-		runIDs := make([]string, len(rows))
-		for i, r := range rows {
-			runIDs[i] = r.ID
-		}
-		invs, err := invocationsOf(tx, runIDs)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			rv := r.view()
-			rv.InvocationList = invs[r.ID]
-			v.Runs = append(v.Runs, rv)
-		}
-		v.LastFailure = lastFailure(v.Runs)
-		if v.Fates, err = fatesOf(tx, rows, invs); err != nil {
-			return err
-		}
-		if v.JobFates, err = jobFates(tx, s.clock()); err != nil {
-			return err
-		}
-		if v.LastPublication, err = lastPublication(tx); err != nil {
-			return err
-		}
-		if v.LastPublication != nil {
-			var refs []SourceRef
-			if err := tx.Select("observed_at").Where("revision = ?", v.LastPublication.Revision).Order("observed_at DESC").Limit(1).Find(&refs).Error; err != nil {
-				return err
-			}
-			if len(refs) == 1 && refs[0].ObservedAt.Valid {
-				v.SourcesObservedAt = &refs[0].ObservedAt.Time
-			}
-		}
-		if v.Backups, err = backupHealth(tx); err != nil {
-			return err
-		}
-		if v.Agents, err = agentHealth(tx); err != nil {
-			return err
-		}
-		if v.Coverage, err = coverageSince(tx, v.Day.Start.AddDate(0, 0, -coverageDays)); err != nil {
-			return err
-		}
-		if v.CostToday, err = costSince(tx, v.Day.Start); err != nil {
-			return err
-		}
-		v.TokensToday, err = tokensSince(tx, v.Day.Start)
-		return err
-	})
-	if err != nil {
-		return RunsView{}, classify("runs", err)
-	}
-	list, err := s.Schedules(ctx)
-	if err != nil {
-		return RunsView{}, err
-	}
-	v.Schedules = list.Schedules
-	return v, nil
-}
-
-// lastFailure is the newest failed or unknown run newer than every success.
-func lastFailure(runs []contract.RunView) *contract.RunView {
+// LastFailure is the newest failed or unknown run newer than every success.
+func LastFailure(runs []contract.RunView) *contract.RunView {
 	for i, r := range runs {
 		switch r.State {
 		case contract.RunSucceeded:
@@ -502,8 +426,8 @@ type RunNotice struct {
 // in its own transaction).
 func (s *Store) HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (RunNotice, error) {
 	var n RunNotice
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		day, err := ownerDay(tx, s.clock(), "")
+	err := s.Read(ctx, func(tx *gorm.DB) error {
+		day, err := OwnerDay(tx, s.clock(), "")
 		if err != nil {
 			return err
 		}
@@ -511,7 +435,7 @@ func (s *Store) HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (Run
 		return err
 	})
 	if err != nil {
-		return RunNotice{}, classify("run notice", err)
+		return RunNotice{}, Classify("run notice", err)
 	}
 	return n, nil
 }
@@ -525,15 +449,15 @@ func homeRunNotice(tx *gorm.DB, day Day, costs costpolicy.Policy) (RunNotice, er
 	}
 	views := make([]contract.RunView, len(rows))
 	for i, r := range rows {
-		views[i] = r.view()
+		views[i] = r.View()
 	}
-	n.Failed = lastFailure(views)
-	backups, err := backupHealth(tx)
+	n.Failed = LastFailure(views)
+	backups, err := BackupHealthOf(tx)
 	if err != nil {
 		return n, err
 	}
 	n.BackupFailed = backups.Failed
-	agents, err := agentHealth(tx)
+	agents, err := AgentHealthViews(tx)
 	if err != nil {
 		return n, err
 	}
@@ -541,14 +465,14 @@ func homeRunNotice(tx *gorm.DB, day Day, costs costpolicy.Policy) (RunNotice, er
 	if n.WatchFailing, err = watchFailing(tx); err != nil {
 		return n, err
 	}
-	if n.Coverage, err = coverageSince(tx, day.Start); err != nil {
+	if n.Coverage, err = CoverageSince(tx, day.Start); err != nil {
 		return n, err
 	}
 	if costs.Cap <= 0 && costs.TokenCap <= 0 {
 		return n, nil
 	}
 	if costs.TokenCap > 0 {
-		if n.Tokens, err = tokensSince(tx, day.Start); err != nil {
+		if n.Tokens, err = TokensSince(tx, day.Start); err != nil {
 			return n, err
 		}
 		n.TokenCap, n.TokensHeld = costs.TokenCap, costs.HeldByTokens(n.Tokens)
@@ -556,7 +480,7 @@ func homeRunNotice(tx *gorm.DB, day Day, costs costpolicy.Policy) (RunNotice, er
 	if costs.Cap <= 0 {
 		return n, nil
 	}
-	if n.Spent, err = costSince(tx, day.Start); err != nil {
+	if n.Spent, err = CostSince(tx, day.Start); err != nil {
 		return n, err
 	}
 	n.Cap, n.Held = costs.Cap, costs.Held(n.Spent)

@@ -96,11 +96,11 @@ func TestTheDecisionsExportHoldsTheSendsLater(t *testing.T) {
 	ctx := context.Background()
 	due := clock.Now().Add(time.Hour)
 	scheduleAna(t, s, "later-1", due)
-	ex, err := s.ExportDecisions(ctx)
+	tables, err := ReadModels.DecisionTables(s, ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := ex.Tables["scheduledSends"]
+	rows := tables["scheduledSends"]
 	if len(rows) != 1 || rows[0]["send_key"] != "later-1" || rows[0]["state"] != ScheduleWaiting || rows[0]["chat_id"] != anaChat {
 		t.Fatalf("the export's scheduledSends: %+v", rows)
 	}

@@ -505,7 +505,7 @@ func classifySchedule(op string, err error) error {
 		errors.Is(err, ErrOccurrenceClosed), errors.Is(err, ErrAttemptsExhausted):
 		return err
 	}
-	return classify(op, err)
+	return Classify(op, err)
 }
 
 func ptr[T any](v T) *T { return &v }

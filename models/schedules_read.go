@@ -213,7 +213,7 @@ func (s *Store) Schedules(ctx context.Context) (ScheduleList, error) {
 	var rows []Schedule
 	var out []ScheduleOccurrence
 	var revoked []string
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		if err := tx.Order("created_at DESC, id").Limit(MaxScheduleList + 1).Find(&rows).Error; err != nil {
 			return err
 		}
@@ -242,7 +242,7 @@ func (s *Store) Schedule(ctx context.Context, id string) (ScheduleView, error) {
 	var row Schedule
 	var out []ScheduleOccurrence
 	var revoked []string
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		if err := tx.Where("id = ?", id).Take(&row).Error; err != nil {
 			return notFound(err)
 		}
@@ -252,7 +252,7 @@ func (s *Store) Schedule(ctx context.Context, id string) (ScheduleView, error) {
 		return revokedCredentials(tx, &revoked)
 	})
 	if err != nil {
-		return ScheduleView{}, classify("schedule", err)
+		return ScheduleView{}, Classify("schedule", err)
 	}
 	return s.scheduleView(row, byScheduleID(out)[id], revoked, s.clock()), nil
 }
@@ -367,7 +367,7 @@ func (s *Store) DueSchedules(ctx context.Context, now time.Time) (contract.DueRe
 	var rows []Schedule
 	var out []ScheduleOccurrence
 	var revoked []string
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		if err := tx.Where("state IN ?", []string{string(schedule.StatusActive), string(schedule.StatusQuarantined), string(schedule.StatusRestorePending)}).
 			Order("id").Find(&rows).Error; err != nil {
 			return err
@@ -445,7 +445,7 @@ const (
 func (s *Store) NextSchedule(ctx context.Context, id string, from time.Time, count int) (schedule.NextResult, error) {
 	var row Schedule
 	if err := s.rdb.WithContext(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
-		return schedule.NextResult{}, classify("next", notFound(err))
+		return schedule.NextResult{}, Classify("next", notFound(err))
 	}
 	def, err := row.definition()
 	if err != nil {

@@ -159,9 +159,9 @@ func (sd Send) interrupted(now time.Time) bool {
 	return sd.Status == SendPending && sd.PendingMessageID == "" && now.Sub(sd.CreatedAt) > SendDeadline+pendingGrace
 }
 
-// effective is the send as the owner and agent see it: an interrupted
+// Effective is the send as the owner and agent see it: an interrupted
 // pending send is unknown, to be reconciled.
-func (sd Send) effective(now time.Time) Send {
+func (sd Send) Effective(now time.Time) Send {
 	if sd.interrupted(now) {
 		sd.Status = SendUnknown
 		sd.Error = "hearth stopped before the outcome was recorded"
@@ -179,7 +179,7 @@ func (s *Store) SendByKey(ctx context.Context, key string) (Send, bool, error) {
 	if len(rows) == 0 {
 		return Send{}, false, nil
 	}
-	return rows[0].effective(s.clock()), true, nil
+	return rows[0].Effective(s.clock()), true, nil
 }
 
 // PendingSend claims a send: it commits the pending row for draft (the
@@ -257,7 +257,7 @@ func (s *Store) PendingSend(ctx context.Context, draft SendTarget, cmd SendComma
 		}
 		return Send{}, false, fmt.Errorf("models: send: %w", err)
 	}
-	return send.effective(s.clock()), created, nil
+	return send.Effective(s.clock()), created, nil
 }
 
 // SettleSend records a send's outcome (status, Beeper's message ID, a
@@ -407,29 +407,12 @@ type ChatDraft struct {
 // Sent reports whether the draft's reply went out.
 func (d ChatDraft) Sent() bool { return d.LastSend != nil && d.LastSend.Status == SendSent }
 
-// ChatDrafts lists a chat's reply drafts that are live or settled (sent,
-// replaced, declined) within ContextHistory, not retracted, with the
-// owner's edits, their reply activity's state and their newest send.
-// Older settled drafts are history: the chat's messages show what was sent.
-func (s *Store) ChatDrafts(ctx context.Context, chatID string) ([]ChatDraft, error) {
-	var out []ChatDraft
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		var err error
-		out, err = chatDrafts(tx, s.clock(), []string{chatID})
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: chat drafts: %w", err)
-	}
-	return out, nil
-}
-
 // ChatDraft reads one draft of a chat, however long ago it settled (an
 // open page may address a draft that has left ChatDrafts' window), or nil
 // when the chat has no such draft that is not retracted.
 func (s *Store) ChatDraft(ctx context.Context, chatID, draftID string) (*ChatDraft, error) {
 	var out []ChatDraft
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		var rows []draftRow
 		// By its ID alone: with statistics the planner may prefer the chat index.
 		if err := draftsWithEdits(tx).Where("reply_drafts.id = ? AND +reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", draftID, chatID).
@@ -460,9 +443,9 @@ const chatDraftsWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_
 	WHERE d.retracted_at IS NULL
 	ORDER BY d.id`
 
-// chatDrafts is ChatDrafts of several chats inside a read transaction,
+// ChatDraftsOf is ChatDrafts of several chats inside a read transaction,
 // in one set of queries however many chats: ordered by draft ID.
-func chatDrafts(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, error) {
+func ChatDraftsOf(tx *gorm.DB, now time.Time, chatIDs []string) ([]ChatDraft, error) {
 	var rows []draftRow
 	if err := tx.Raw(chatDraftsWindow, map[string]any{"chats": chatIDs, "since": now.Add(-contract.ContextHistory)}).Scan(&rows).Error; err != nil {
 		return nil, err
@@ -522,33 +505,8 @@ func draftDetails(tx *gorm.DB, now time.Time, rows []draftRow) ([]ChatDraft, err
 		}
 	}
 	for _, sd := range sends {
-		e := sd.effective(now)
+		e := sd.Effective(now)
 		byID[string(sd.DraftID)].LastSend = &e
-	}
-	return out, nil
-}
-
-// ChatPeople maps the given chats to the name of the person their newest
-// draft (not retracted) concerns. It reads one draft per chat it is asked
-// about (Messages asks for the chats it lists), walking the chat's index
-// from the newest, never every draft the chat ever had.
-func (s *Store) ChatPeople(ctx context.Context, chatIDs []string) (map[string]string, error) {
-	out := map[string]string{}
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		for _, chat := range chatIDs {
-			var names []string
-			if err := tx.Raw(`SELECT p.name FROM reply_drafts d INDEXED BY reply_drafts_chat JOIN people p ON p.id = d.person_id
-				WHERE d.chat_id = ? AND d.retracted_at IS NULL ORDER BY d.rowid DESC LIMIT 1`, chat).Scan(&names).Error; err != nil {
-				return err
-			}
-			if len(names) > 0 {
-				out[chat] = names[0]
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: chat people: %w", err)
 	}
 	return out, nil
 }
@@ -562,7 +520,7 @@ func (s *Store) LatestSend(ctx context.Context, draftID string) (Send, bool, err
 	if len(rows) == 0 {
 		return Send{}, false, nil
 	}
-	return rows[0].effective(s.clock()), true, nil
+	return rows[0].Effective(s.clock()), true, nil
 }
 
 // routineReplySteps are today's open reply steps of routine occurrences

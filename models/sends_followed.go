@@ -238,27 +238,9 @@ func replyStats(rows []sentReply, key func(sentReply) string) map[string]ReplySt
 	return out
 }
 
-// followedView is a send's Followed in the agent context, or nil while nothing is known.
-func followedView(sd Send) *contract.SendFollowedView {
-	if sd.DeliveredAt == nil && sd.SeenAt == nil && sd.AnsweredAt == nil {
-		return nil
-	}
-	v := &contract.SendFollowedView{DeliveredAt: sd.DeliveredAt, SeenAt: sd.SeenAt, AnsweredAt: sd.AnsweredAt}
-	if sd.AnsweredAt != nil {
-		v.AnsweredAfterMinutes = minutes(sd.AnsweredAfter())
-	}
-	return v
-}
-
-// minutes is d in whole minutes, rounded.
-func minutes(d time.Duration) *int {
-	m := int(d.Round(time.Minute) / time.Minute)
-	return &m
-}
-
-// chatReplies is the agent context's ChatReplies: per chat with replies
+// ChatReplies is the agent context's ChatReplies: per chat with replies
 // sent in ReplyRateWindow, by chat ID.
-func chatReplies(tx *gorm.DB, now time.Time) ([]contract.ChatRepliesView, error) {
+func ChatReplies(tx *gorm.DB, now time.Time) ([]contract.ChatRepliesView, error) {
 	rows, err := sentReplies(tx, now.Add(-ReplyRateWindow))
 	if err != nil {
 		return nil, err
@@ -286,7 +268,7 @@ func chatReplies(tx *gorm.DB, now time.Time) ([]contract.ChatRepliesView, error)
 	for chat, st := range byChat {
 		v := contract.ChatRepliesView{ChatID: chat, PersonID: person[chat], Sent: st.Sent, Answered: st.Answered}
 		if st.Answered > 0 {
-			v.MedianMinutes = minutes(st.MedianAnswer)
+			v.MedianMinutes = MinutesOf(st.MedianAnswer)
 		}
 		for _, origin := range []string{OriginAsDrafted, OriginEdited, OriginOwnWords} {
 			if o := origins[chatOrigin{chat, origin}]; o != nil {
@@ -297,4 +279,20 @@ func chatReplies(tx *gorm.DB, now time.Time) ([]contract.ChatRepliesView, error)
 	}
 	slices.SortFunc(out, func(a, b contract.ChatRepliesView) int { return strings.Compare(a.ChatID, b.ChatID) })
 	return out, nil
+}
+
+// MinutesOf is d in whole minutes, rounded.
+func MinutesOf(d time.Duration) *int {
+	m := int(d.Round(time.Minute) / time.Minute)
+	return &m
+}
+
+// ReplyStatsByPerson is how each person answered the replies sent since
+// since, by person ID.
+func ReplyStatsByPerson(tx *gorm.DB, since time.Time) (map[string]ReplyStats, error) {
+	sent, err := sentReplies(tx, since)
+	if err != nil {
+		return nil, err
+	}
+	return replyStats(sent, func(r sentReply) string { return deref(r.PersonID) }), nil
 }

@@ -620,7 +620,7 @@ func (s *Store) Writes() int64 { return s.writes.Load() }
 
 // Revision is the workspace revision.
 func (s *Store) Revision(ctx context.Context) (int64, error) {
-	rev, err := workspaceRevision(s.rdb.WithContext(ctx))
+	rev, err := WorkspaceRevision(s.rdb.WithContext(ctx))
 	if err != nil {
 		return 0, fmt.Errorf("models: revision: %w", err)
 	}

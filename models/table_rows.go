@@ -17,7 +17,7 @@ type TableRows struct {
 // transaction: what `hearth seed` reports about the database it built.
 func (s *Store) CountRows(ctx context.Context) ([]TableRows, error) {
 	var out []TableRows
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		var names []string
 		if err := tx.Raw(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).Scan(&names).Error; err != nil {
 			return err

@@ -1,8 +1,6 @@
 package models
 
 import (
-	"slices"
-	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -35,12 +33,12 @@ func sentFrom(t *txn, draftID string, candidates []contract.CandidateIn, body, w
 	return &from, nil
 }
 
-// voiceByPerson compares each draft reply sent in ReplyRateWindow with the
+// VoiceByPerson compares each draft reply sent in ReplyRateWindow with the
 // draft text it was sent from and sums them up per person of the draft,
 // for persons with at least voice.MinCompared of them. The comparison is
 // read from the two stored texts, not stored itself: it is a pure function
 // of them, so it never disagrees with what was sent.
-func voiceByPerson(tx *gorm.DB, now time.Time) (map[string]voice.Summary, error) {
+func VoiceByPerson(tx *gorm.DB, now time.Time) (map[string]voice.Summary, error) {
 	var rows []struct {
 		PersonID  string
 		Body      string
@@ -62,30 +60,4 @@ func voiceByPerson(tx *gorm.DB, now time.Time) (map[string]voice.Summary, error)
 		}
 	}
 	return out, nil
-}
-
-// voiceViews is the agent context's Voice, by person ID; nil when no
-// person has enough compared sends.
-func voiceViews(tx *gorm.DB, now time.Time) ([]contract.VoiceView, error) {
-	byPerson, err := voiceByPerson(tx, now)
-	if err != nil || len(byPerson) == 0 {
-		return nil, err
-	}
-	out := make([]contract.VoiceView, 0, len(byPerson))
-	for person, s := range byPerson {
-		out = append(out, contract.VoiceView{PersonID: person, Compared: s.Compared, AsWritten: s.AsWritten, Shortened: s.Shortened,
-			Lengthened: s.Lengthened, MedianLengthChangePercent: s.MedianLengthChange, Greeting: framingView(s.Greeting),
-			SignOff: framingView(s.SignOff), EmojiAdded: s.EmojiAdded, EmojiRemoved: s.EmojiRemoved,
-			LanguageSwitched: s.LanguageSwitched, SwitchedTo: s.SwitchedTo, Summary: s.Words()})
-	}
-	slices.SortFunc(out, func(a, b contract.VoiceView) int { return strings.Compare(a.PersonID, b.PersonID) })
-	return out, nil
-}
-
-// framingView is c in the context, nil when no send had a greeting (or sign-off).
-func framingView(c voice.Counts) *contract.FramingView {
-	if c == (voice.Counts{}) {
-		return nil
-	}
-	return &contract.FramingView{InDrafts: c.InDrafts, Kept: c.Kept, Changed: c.Changed, Dropped: c.Dropped, Added: c.Added}
 }

@@ -79,9 +79,9 @@ type WaitingItem struct {
 // Waiting reads the list in one read transaction.
 func (s *Store) Waiting(ctx context.Context) (WaitingView, error) {
 	var v WaitingView
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
-		day, err := ownerDay(tx, now, "")
+		day, err := OwnerDay(tx, now, "")
 		if err != nil {
 			return err
 		}
@@ -540,7 +540,7 @@ func (s *Store) SetAside(ctx context.Context, key string, until time.Time) error
 		if !until.After(t.now) {
 			return &FieldError{Field: "until", Message: "Later needs a time still to come"}
 		}
-		day, err := ownerDay(t.DB, t.now, "")
+		day, err := OwnerDay(t.DB, t.now, "")
 		if err != nil {
 			return err
 		}

@@ -69,7 +69,7 @@ func (s *Store) RecordWeighIn(ctx context.Context, clientKey string, value float
 		return WeighIn{}, err
 	}
 	var step string
-	err := s.read(ctx, func(tx *gorm.DB) error {
+	err := s.Read(ctx, func(tx *gorm.DB) error {
 		// A replay (the phone's queue sending again after a lost answer)
 		// goes where the first send went: the step it filled is done by
 		// now, and a weigh-in of its own would be another action.
@@ -77,7 +77,7 @@ func (s *Store) RecordWeighIn(ctx context.Context, clientKey string, value float
 			step = spent
 			return err
 		}
-		day, err := ownerDay(tx, s.clock(), "")
+		day, err := OwnerDay(tx, s.clock(), "")
 		if err != nil {
 			return err
 		}
@@ -102,8 +102,8 @@ func (s *Store) RecordWeighIn(ctx context.Context, clientKey string, value float
 	}
 	now := s.clock()
 	var d WeightData
-	err = s.read(ctx, func(tx *gorm.DB) error {
-		day, err := ownerDay(tx, now, "")
+	err = s.Read(ctx, func(tx *gorm.DB) error {
+		day, err := OwnerDay(tx, now, "")
 		if err != nil {
 			return err
 		}
@@ -163,7 +163,7 @@ func (s *Store) recordOwnWeighIn(ctx context.Context, clientKey string, value fl
 		return creditWeighIns(t, day, rev)
 	})
 	if err != nil {
-		return Measurement{}, classify("record weigh-in", err)
+		return Measurement{}, Classify("record weigh-in", err)
 	}
 	return m, nil
 }

@@ -272,7 +272,7 @@ func TestTodaysTrendReadsOnlyTheRecentWindowAndMatchesTheWholeHistory(t *testing
 		t.Fatalf("Home's trend %+v, want %.4f", q, full.Value)
 	}
 	var recent WeightData
-	s.read(ctx, func(tx *gorm.DB) error {
+	s.Read(ctx, func(tx *gorm.DB) error {
 		recent, err = recentWeightTrend(tx, time.UTC, now)
 		return err
 	})

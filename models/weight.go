@@ -69,43 +69,6 @@ type WeightData struct {
 	ForecastWindowDays int
 }
 
-// WeightHistory reads every weight measurement with its corrections and
-// derives the trend, the 7- and 30-day change and the goal forecast.
-func (s *Store) WeightHistory(ctx context.Context) (WeightData, error) {
-	d := WeightData{Unit: "kg", Tau: weight.TrendTau, ForecastMinPoints: weight.ForecastMinPoints, ForecastWindowDays: int(weight.ForecastWindow / (24 * time.Hour))}
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		day, err := ownerDay(tx, s.clock(), "")
-		if err != nil {
-			return err
-		}
-		d.Zone = day.Zone
-		if d.Entries, err = weightEntries(tx, time.Time{}); err != nil {
-			return err
-		}
-		if d.Goal, err = weightGoal(tx); err != nil {
-			return err
-		}
-		return tx.Model(&Workspace{}).Where("id = 1").Pluck("revision", &d.Revision).Error
-	})
-	if err != nil {
-		return WeightData{}, fmt.Errorf("models: weight history: %w", err)
-	}
-	d.smooth()
-	if c, ok := weight.TrendChange(d.Trend, 7*24*time.Hour); ok {
-		d.Change7 = &c
-	}
-	if c, ok := weight.TrendChange(d.Trend, 30*24*time.Hour); ok {
-		d.Change30 = &c
-	}
-	if d.Goal != nil {
-		d.GoalInUnit = weight.Convert(d.Goal.Value, d.Goal.Unit, d.Unit)
-		if f, ok := weight.ForecastGoal(d.Points, d.Trend, d.GoalInUnit); ok {
-			d.Forecast = &f
-		}
-	}
-	return d, nil
-}
-
 // smooth sets Unit (the newest entry's), Points and Trend from Entries.
 func (d *WeightData) smooth() {
 	if len(d.Entries) > 0 {
@@ -211,7 +174,7 @@ func weightEntries(tx *gorm.DB, since time.Time) ([]WeightEntry, error) {
 	return entries, nil
 }
 
-func weightGoal(tx *gorm.DB) (*contract.WeightGoal, error) {
+func WeightGoal(tx *gorm.DB) (*contract.WeightGoal, error) {
 	var st OwnerSetting
 	err := tx.Where("key = ?", settingWeightGoal).Take(&st).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -240,7 +203,7 @@ func (s *Store) SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) er
 		}
 	}
 	_, err := s.commit(ctx, func(t *txn) error {
-		current, err := weightGoal(t.DB)
+		current, err := WeightGoal(t.DB)
 		if err != nil {
 			return err
 		}
@@ -259,7 +222,44 @@ func (s *Store) SetWeightGoal(ctx context.Context, goal *contract.WeightGoal) er
 		return t.Save(&OwnerSetting{Key: settingWeightGoal, Value: string(b), Revision: rev, UpdatedAt: t.now}).Error
 	})
 	if err != nil {
-		return classify("set weight goal", err)
+		return Classify("set weight goal", err)
 	}
 	return nil
+}
+
+// WeightHistory reads every weight measurement with its corrections and
+// derives the trend, the 7- and 30-day change and the goal forecast.
+func (s *Store) WeightHistory(ctx context.Context) (WeightData, error) {
+	d := WeightData{Unit: "kg", Tau: weight.TrendTau, ForecastMinPoints: weight.ForecastMinPoints, ForecastWindowDays: int(weight.ForecastWindow / (24 * time.Hour))}
+	err := s.Read(ctx, func(tx *gorm.DB) error {
+		day, err := OwnerDay(tx, s.clock(), "")
+		if err != nil {
+			return err
+		}
+		d.Zone = day.Zone
+		if d.Entries, err = weightEntries(tx, time.Time{}); err != nil {
+			return err
+		}
+		if d.Goal, err = WeightGoal(tx); err != nil {
+			return err
+		}
+		return tx.Model(&Workspace{}).Where("id = 1").Pluck("revision", &d.Revision).Error
+	})
+	if err != nil {
+		return WeightData{}, fmt.Errorf("models: weight history: %w", err)
+	}
+	d.smooth()
+	if c, ok := weight.TrendChange(d.Trend, 7*24*time.Hour); ok {
+		d.Change7 = &c
+	}
+	if c, ok := weight.TrendChange(d.Trend, 30*24*time.Hour); ok {
+		d.Change30 = &c
+	}
+	if d.Goal != nil {
+		d.GoalInUnit = weight.Convert(d.Goal.Value, d.Goal.Unit, d.Unit)
+		if f, ok := weight.ForecastGoal(d.Points, d.Trend, d.GoalInUnit); ok {
+			d.Forecast = &f
+		}
+	}
+	return d, nil
 }

@@ -25,7 +25,7 @@ type WeightImport struct {
 func (s *Store) ImportWeights(ctx context.Context, format string, readings []weight.Reading, dryRun bool) (WeightImport, error) {
 	res := WeightImport{Format: format, DryRun: dryRun}
 	plan := func(tx *gorm.DB) error {
-		day, err := ownerDay(tx, s.clock(), "")
+		day, err := OwnerDay(tx, s.clock(), "")
 		if err != nil {
 			return err
 		}
@@ -51,7 +51,7 @@ func (s *Store) ImportWeights(ctx context.Context, format string, readings []wei
 		return nil
 	}
 	if dryRun {
-		if err := s.read(ctx, plan); err != nil {
+		if err := s.Read(ctx, plan); err != nil {
 			return WeightImport{}, fmt.Errorf("models: import weights: %w", err)
 		}
 		return res, nil
@@ -76,7 +76,7 @@ func (s *Store) ImportWeights(ctx context.Context, format string, readings []wei
 		return t.Table("measurements").CreateInBatches(rows, 500).Error
 	})
 	if err != nil {
-		return WeightImport{}, classify("import weights", err)
+		return WeightImport{}, Classify("import weights", err)
 	}
 	return res, nil
 }

@@ -29,6 +29,7 @@ import (
 	"hearth/internal/pushflow"
 	"hearth/internal/upkeep"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // cmdServe is `hearth serve`: parse and check its flags, build the store,
@@ -322,7 +323,7 @@ func (s *server) startTickers(ctx context.Context, wg *sync.WaitGroup) {
 		upkeep.EnsureOnce(ctx, s.store, s.log)
 		// Counting a year of routines takes a while the first time; after
 		// this, a Routines page recounts only what commits change.
-		if _, err := s.store.Routines(ctx); err != nil && ctx.Err() == nil {
+		if _, err := read.Of(s.store).Routines(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("routine counts not warmed", "err", err)
 		}
 		upkeep.EnsureOccurrencesEvery(ctx, s.store, time.Minute, s.log)

@@ -8,6 +8,7 @@ import (
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
 	"hearth/internal/contract"
+	"hearth/models/read"
 )
 
 func TestBeeperUnreachableForASpanIsOneCoverageGapFromFirstFailureToNextRead(t *testing.T) {
@@ -23,7 +24,7 @@ func TestBeeperUnreachableForASpanIsOneCoverageGapFromFirstFailureToNextRead(t *
 		}
 		now.Advance(time.Minute)
 	}
-	gaps, err := s.CoverageGaps(ctx, from.Add(-time.Hour))
+	gaps, err := read.Of(s).CoverageGaps(ctx, from.Add(-time.Hour))
 	if err != nil || len(gaps) != 1 || gaps[0].To != nil || !gaps[0].From.Equal(from) || gaps[0].What != contract.CoverageUnreachable {
 		t.Fatalf("while Beeper is away: %+v, %v; want one open gap from %s, unreachable", gaps, err, from)
 	}
@@ -32,7 +33,7 @@ func TestBeeperUnreachableForASpanIsOneCoverageGapFromFirstFailureToNextRead(t *
 	if _, err := w.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
-	gaps, err = s.CoverageGaps(ctx, from.Add(-time.Hour))
+	gaps, err = read.Of(s).CoverageGaps(ctx, from.Add(-time.Hour))
 	if err != nil || len(gaps) != 1 || gaps[0].To == nil || !gaps[0].To.Equal(back) || !gaps[0].From.Equal(from) {
 		t.Fatalf("after Beeper came back: %+v, %v; want one gap %s to %s", gaps, err, from, back)
 	}
@@ -40,7 +41,7 @@ func TestBeeperUnreachableForASpanIsOneCoverageGapFromFirstFailureToNextRead(t *
 	if _, err := w.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := s.CoverageGaps(ctx, from.Add(-time.Hour)); len(again) != 1 {
+	if again, _ := read.Of(s).CoverageGaps(ctx, from.Add(-time.Hour)); len(again) != 1 {
 		t.Fatalf("a read that worked opened a gap: %+v", again)
 	}
 }
@@ -53,7 +54,7 @@ func TestATokenBeeperRefusesIsRecordedAsRefusedNotUnreachable(t *testing.T) {
 	if _, err := w.Tick(ctx); err == nil {
 		t.Fatal("a refused token read")
 	}
-	gaps, err := s.CoverageGaps(ctx, from)
+	gaps, err := read.Of(s).CoverageGaps(ctx, from)
 	if err != nil || len(gaps) != 1 || gaps[0].What != contract.CoverageTokenRefused {
 		t.Fatalf("gaps %+v, %v: want one, token refused", gaps, err)
 	}
@@ -64,7 +65,7 @@ func TestATokenBeeperRefusesIsRecordedAsRefusedNotUnreachable(t *testing.T) {
 	if _, err := w.Tick(ctx); err == nil {
 		t.Fatal("a 503 read")
 	}
-	gaps, _ = s.CoverageGaps(ctx, from)
+	gaps, _ = read.Of(s).CoverageGaps(ctx, from)
 	if len(gaps) != 2 || gaps[0].To == nil || gaps[1].What != contract.CoverageBeeperError || gaps[1].To != nil {
 		t.Fatalf("gaps %+v: want the refusal closed and a Beeper failure open", gaps)
 	}
@@ -90,7 +91,7 @@ func TestABeeperThatAnswersTooLateIsRecordedAsATimeout(t *testing.T) {
 	if _, err := w.Tick(ctx); err == nil {
 		t.Fatal("a read past the client's timeout worked")
 	}
-	gaps, err := s.CoverageGaps(ctx, from)
+	gaps, err := read.Of(s).CoverageGaps(ctx, from)
 	if err != nil || len(gaps) != 1 || gaps[0].What != contract.CoverageTimeout {
 		t.Fatalf("gaps %+v, %v: want one, a timeout", gaps, err)
 	}
@@ -104,7 +105,7 @@ func TestASingleFailedReadThatWorksOnItsRetryIsNoCoverageGap(t *testing.T) {
 	if _, err := w.Tick(ctx); err != nil {
 		t.Fatalf("a read whose retry worked failed: %v", err)
 	}
-	if gaps, err := s.CoverageGaps(ctx, from.Add(-time.Hour)); err != nil || len(gaps) != 0 {
+	if gaps, err := read.Of(s).CoverageGaps(ctx, from.Add(-time.Hour)); err != nil || len(gaps) != 0 {
 		t.Fatalf("one failed read was recorded as a coverage gap: %+v, %v", gaps, err)
 	}
 	if h, _ := s.WatchStatus(ctx); h.Failures != 0 {
@@ -116,7 +117,7 @@ func TestASingleFailedReadThatWorksOnItsRetryIsNoCoverageGap(t *testing.T) {
 	if _, err := w.Tick(ctx); err == nil {
 		t.Fatal("a read that failed twice was reported as working")
 	}
-	if gaps, err := s.CoverageGaps(ctx, from.Add(-time.Hour)); err != nil || len(gaps) != 1 || gaps[0].What != contract.CoverageBeeperError || !gaps[0].From.Equal(now.Now()) {
+	if gaps, err := read.Of(s).CoverageGaps(ctx, from.Add(-time.Hour)); err != nil || len(gaps) != 1 || gaps[0].What != contract.CoverageBeeperError || !gaps[0].From.Equal(now.Now()) {
 		t.Fatalf("after a read that failed twice: %+v, %v; want one Beeper failure from %s", gaps, err, now.Now())
 	}
 }

@@ -10,12 +10,13 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // followedSend is the agent context's view of the send under key.
 func followedSend(t *testing.T, s *models.Store, key string) contract.SendView {
 	t.Helper()
-	return storetest.MustFind(t, "send", storetest.Read(t, s.AgentContext).Sends.Items, key, func(v contract.SendView) string { return v.SendKey })
+	return storetest.MustFind(t, "send", storetest.Read(t, read.Of(s).AgentContext).Sends.Items, key, func(v contract.SendView) string { return v.SendKey })
 }
 
 func TestTheWatchFollowsASendToDeliveredSeenAndAnswered(t *testing.T) {

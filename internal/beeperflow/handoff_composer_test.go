@@ -10,6 +10,7 @@ import (
 	"hearth/beeper"
 	"hearth/beeper/beepertest"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // handOffAna hands draft-ana off with text a day after it was written.
@@ -35,7 +36,7 @@ func TestHandOffPutsTheTextIntoAnEmptyBeeperComposer(t *testing.T) {
 	if len(fake.Sends()) != 0 {
 		t.Fatal("a hand-off sent a message")
 	}
-	ac, err := s.AgentContext(context.Background())
+	ac, err := read.Of(s).AgentContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestHandOffIntoABusyComposerIsRefusedAndLeavesTheOwnersText(t *testing.T) {
 	if len(fake.Focuses()) != 0 {
 		t.Fatal("a refused hand-off still opened Beeper with the text")
 	}
-	ac, _ := s.AgentContext(context.Background())
+	ac, _ := read.Of(s).AgentContext(context.Background())
 	if o := contextDraft(t, ac, "draft-ana").Outcome; o != nil {
 		t.Fatalf("a refused hand-off was recorded: %+v", o)
 	}
@@ -88,7 +89,7 @@ func TestHandOffFallsBackToOpeningBeeperWithTheTextWhereTheComposerCannotBeSet(t
 			if f := fake.Focuses(); len(f) != 1 || f[0].DraftText != "Let me check" {
 				t.Fatalf("Beeper was focused with %+v", f)
 			}
-			ac, _ := s.AgentContext(context.Background())
+			ac, _ := read.Of(s).AgentContext(context.Background())
 			if o := contextDraft(t, ac, "draft-ana").Outcome; o == nil || o.Kind != models.DraftHandedOff {
 				t.Fatalf("the fallback was not recorded as a hand-off: %+v", o)
 			}

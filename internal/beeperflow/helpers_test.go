@@ -10,6 +10,7 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // testNow is the instant every test store's clock starts at.
@@ -57,7 +58,7 @@ func mustRevision(t testing.TB, s *models.Store) int64 {
 // findActivity returns the activity with id from the agent context.
 func findActivity(t testing.TB, s *models.Store, id string) (contract.ActivityView, bool) {
 	t.Helper()
-	return storetest.Find(storetest.Read(t, s.AgentContext).Activities.Items, id, func(a contract.ActivityView) string { return a.ID })
+	return storetest.Find(storetest.Read(t, read.Of(s).AgentContext).Activities.Items, id, func(a contract.ActivityView) string { return a.ID })
 }
 
 // countRows runs a COUNT-like query on the store's file from a read-only

@@ -15,6 +15,7 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // replyFixture is sendFixture with the store's clock, for owed replies;
@@ -186,7 +187,7 @@ func TestOwnReplyIsSentOnceReplacesTheDraftAndTheAgentReadsIt(t *testing.T) {
 	if sends := fake.Sends(); len(sends) != 1 || sends[0].Text != "I'll call you tonight." || sends[0].ReplyToMessageID != "" {
 		t.Fatalf("Beeper got %+v", sends)
 	}
-	ac, err := s.AgentContext(ctx)
+	ac, err := read.Of(s).AgentContext(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestDraftOutcomeSaysSentAsWrittenOrSentAfterAnEdit(t *testing.T) {
 			if _, err := ConfirmSend(context.Background(), s, client, cmd); err != nil {
 				t.Fatal(err)
 			}
-			ac, err := s.AgentContext(context.Background())
+			ac, err := read.Of(s).AgentContext(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -294,7 +295,7 @@ func TestNoReplyNeededDeclinesTheDraftUntilSomeoneWritesAgain(t *testing.T) {
 	if got := owedChats(t, s); strings.Join(got, ",") != beepertest.TomasChatID {
 		t.Fatalf("owed after no reply needed: %v", got)
 	}
-	ac, err := s.AgentContext(ctx)
+	ac, err := read.Of(s).AgentContext(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +336,7 @@ func TestHandOffOpensBeeperWithTheTextAndIsNeverASend(t *testing.T) {
 	if _, ok, _ := s.LatestSend(ctx, "draft-ana"); ok {
 		t.Fatal("a hand-off was recorded as a send")
 	}
-	ac, err := s.AgentContext(ctx)
+	ac, err := read.Of(s).AgentContext(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func TestHandOffThatBeeperRefusesRecordsNothing(t *testing.T) {
 	if _, err := HandOffToBeeper(context.Background(), s, client, models.HandOff{ChatID: beepertest.AnaChatID, DraftID: "draft-ana", Form: models.WordingForm{Body: "x"}}); err == nil {
 		t.Fatal("a refused focus succeeded")
 	}
-	ac, _ := s.AgentContext(context.Background())
+	ac, _ := read.Of(s).AgentContext(context.Background())
 	if len(ac.ReplyDecisions.Items) != 0 || contextDraft(t, ac, "draft-ana").Outcome != nil {
 		t.Fatalf("a refused hand-off was recorded: %+v", ac.ReplyDecisions.Items)
 	}

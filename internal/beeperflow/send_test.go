@@ -16,6 +16,7 @@ import (
 	"hearth/beeper/beepertest"
 	"hearth/internal/storetest"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // sendFixture is a store with a reply to Ana's chat of the fake Beeper, and
@@ -69,7 +70,7 @@ func TestConfirmSendSendsOnceAndCompletesTheReply(t *testing.T) {
 	if a, _ := findActivity(t, s, "reply-ana"); a.UserState.State != models.StateCompleted {
 		t.Fatalf("reply activity %+v", a.UserState)
 	}
-	ac, err := s.AgentContext(context.Background())
+	ac, err := read.Of(s).AgentContext(context.Background())
 	if err != nil || len(ac.Sends.Items) != 1 || ac.Sends.Items[0].Status != models.SendSent || ac.Sends.Items[0].Body != "Saturday works, 8am!" {
 		t.Fatalf("agent context sends %+v, %v", ac.Sends, err)
 	}
@@ -140,7 +141,7 @@ func TestBeeperFailureRecordsFailedKeepsDraftAndNeverRetries(t *testing.T) {
 	if a.UserState.State == models.StateCompleted {
 		t.Fatal("a failed send completed the reply")
 	}
-	ac, _ := s.AgentContext(context.Background())
+	ac, _ := read.Of(s).AgentContext(context.Background())
 	if len(ac.ReplyDrafts.Items) != 1 || ac.ReplyDrafts.Items[0].Retracted != nil {
 		t.Fatal("the draft did not survive a failed send")
 	}
@@ -263,7 +264,7 @@ func TestASentDraftIsNeverSentAgainWithANewKey(t *testing.T) {
 	if n := len(fake.Sends()); n != 1 {
 		t.Fatalf("fake received %d messages", n)
 	}
-	drafts, err := s.ChatDrafts(ctx, beepertest.AnaChatID)
+	drafts, err := read.Of(s).ChatDrafts(ctx, beepertest.AnaChatID)
 	if err != nil || len(drafts) != 1 || !drafts[0].Sent() || drafts[0].ActivityID != "reply-ana" || drafts[0].State.State != models.StateCompleted {
 		t.Fatalf("Messages' view of the draft: %+v, %v", drafts, err)
 	}

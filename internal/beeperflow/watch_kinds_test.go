@@ -12,6 +12,7 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 const anaID = "@ana:beeper.local"
@@ -70,7 +71,7 @@ func TestAReactionNoticeHiddenOrDeletedMessageWakesNoJobAndKeepsTheDraftSendable
 			if after, _ := owedText(t, s, beepertest.AnaChatID); after != before {
 				t.Errorf("the owed reply reads %q after a %s, want Ana's question %q", after, name, before)
 			}
-			d := storetest.MustFind(t, "draft", storetest.Read(t, s.AgentContext).ReplyDrafts.Items, "draft-ana", func(d contract.DraftView) string { return d.ID })
+			d := storetest.MustFind(t, "draft", storetest.Read(t, read.Of(s).AgentContext).ReplyDrafts.Items, "draft-ana", func(d contract.DraftView) string { return d.ID })
 			if d.Stale {
 				t.Errorf("a %s made the draft stale", name)
 			}
@@ -129,7 +130,7 @@ func kindsFixture(t *testing.T, debounce time.Duration) (*models.Store, *storete
 // pending observation's raw text, with its change type and raw payload.
 func observationText(t *testing.T, s *models.Store, ref string) (text, change string, raw map[string]any) {
 	t.Helper()
-	for _, o := range storetest.Read(t, s.AgentContext).Observations.Items {
+	for _, o := range storetest.Read(t, read.Of(s).AgentContext).Observations.Items {
 		if o.Ref != ref {
 			continue
 		}

@@ -10,13 +10,14 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // anaDraft is what the context says of draft-ana and the owner's reply
 // decisions about it.
 func anaDraft(t *testing.T, s *models.Store) (*contract.DraftOutcomeView, []contract.ReplyDecisionView) {
 	t.Helper()
-	ac := storetest.Read(t, s.AgentContext)
+	ac := storetest.Read(t, read.Of(s).AgentContext)
 	d := storetest.MustFind(t, "draft", ac.ReplyDrafts.Items, "draft-ana", func(d contract.DraftView) string { return d.ID })
 	var decisions []contract.ReplyDecisionView
 	for _, r := range ac.ReplyDecisions.Items {

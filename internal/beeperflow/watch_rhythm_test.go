@@ -10,6 +10,7 @@ import (
 	"hearth/beeper/beepertest"
 	"hearth/internal/storetest"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 const lenaChatID = "!lena-brandt:beeper.local"
@@ -63,7 +64,7 @@ func TestTheWatchReadsAChatsHistoryOnceAndItsQuietMessagesNeitherStartNorExtendA
 	if _, err := w.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
-	people := storetest.Read(t, s.People)
+	people := storetest.Read(t, read.Of(s).People)
 	got := people.People[0].Rhythm
 	want := models.PersonRhythm{Conversations: 6, Gaps: 5, Known: true, UsualGap: 9*day - time.Hour, P90Gap: 12*day - time.Hour,
 		OwnerStarted: 2, Silence: 23*day - time.Hour, Drifting: true}
@@ -89,7 +90,7 @@ func TestTheWatchReadsAChatsHistoryOnceAndItsQuietMessagesNeitherStartNorExtendA
 	if n := b.Fake.Requests() - before; n > 3 {
 		t.Errorf("the second pass made %d requests; the history was read again", n)
 	}
-	if r := storetest.Read(t, s.People).People[0].Rhythm; r.Conversations != 7 || r.Drifting || r.Silence != 0 {
+	if r := storetest.Read(t, read.Of(s).People).People[0].Rhythm; r.Conversations != 7 || r.Drifting || r.Silence != 0 {
 		t.Fatalf("after Lena wrote again: %+v; want 7 conversations, not drifting", r)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // watchFixture is a store with Ana's reply draft and a watch over a fake
@@ -73,7 +74,7 @@ func TestABurstOfAHundredMessagesIsOneWakeUp(t *testing.T) {
 func TestAStaleDraftIsMarkedWithinOneWatchInterval(t *testing.T) {
 	s, now, fake, w := watchFixture(t, time.Minute)
 	ctx := context.Background()
-	if d, _ := s.ChatDrafts(ctx, beepertest.AnaChatID); len(d) != 1 || d[0].Stale {
+	if d, _ := read.Of(s).ChatDrafts(ctx, beepertest.AnaChatID); len(d) != 1 || d[0].Stale {
 		t.Fatalf("before the message: %+v", d)
 	}
 	before := mustRevision(t, s)
@@ -84,14 +85,14 @@ func TestAStaleDraftIsMarkedWithinOneWatchInterval(t *testing.T) {
 	if mustRevision(t, s) != before+1 {
 		t.Fatal("a stale draft did not bump the revision, so open pages would not show it")
 	}
-	if d, _ := s.ChatDrafts(ctx, beepertest.AnaChatID); len(d) != 1 || !d[0].Stale {
+	if d, _ := read.Of(s).ChatDrafts(ctx, beepertest.AnaChatID); len(d) != 1 || !d[0].Stale {
 		t.Fatalf("Messages' draft after the message: %+v", d)
 	}
 	row, _, err := s.HomeRow(ctx, "reply-ana")
 	if err != nil || row.Draft == nil || !row.Draft.Stale {
 		t.Fatalf("Home's reply after the message: %+v, %v", row.Draft, err)
 	}
-	ac, _ := s.AgentContext(ctx)
+	ac, _ := read.Of(s).AgentContext(ctx)
 	if !ac.ReplyDrafts.Items[0].Stale {
 		t.Fatal("the agent context does not say the draft is stale")
 	}

@@ -15,6 +15,7 @@ import (
 	"hearth/beeper/beepertest"
 	"hearth/internal/beeperflow"
 	"hearth/models"
+	"hearth/models/read"
 	"hearth/views"
 )
 
@@ -23,7 +24,7 @@ import (
 func demoConversation(t *testing.T, store *models.Store, chat views.ChatHead) *goquery.Document {
 	t.Helper()
 	ctx := context.Background()
-	drafts, err := store.ChatDrafts(ctx, chat.ID)
+	drafts, err := read.Of(store).ChatDrafts(ctx, chat.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestTheDemoShowsAReplySeenAndAnsweredOnMessagesAndPeople(t *testing.T) {
 		t.Errorf("today's draft for Ana is no longer open and fresh:\n%s", d.Text())
 	}
 
-	people, err := store.People(ctx)
+	people, err := read.Of(store).People(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 func TestDemoShowsOnePastNightBeeperWasAwayAndStillTakesTheWatchBaseline(t *testing.T) {
@@ -30,7 +31,7 @@ func TestDemoShowsOnePastNightBeeperWasAwayAndStillTakesTheWatchBaseline(t *test
 		t.Fatal(err)
 	}
 	clock.set(now)
-	gaps, err := store.CoverageGaps(ctx, now.AddDate(0, 0, -7))
+	gaps, err := read.Of(store).CoverageGaps(ctx, now.AddDate(0, 0, -7))
 	if err != nil || len(gaps) != 1 || gaps[0].To == nil || gaps[0].What != contract.CoverageUnreachable || gaps[0].To.Sub(gaps[0].From) != 150*time.Minute {
 		t.Fatalf("the demo's gaps %+v, %v: want one closed night of 2h30", gaps, err)
 	}

@@ -7,19 +7,20 @@ import (
 	"time"
 
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // demoHistory seeds a fresh store as `serve --demo` would at now and
 // returns its weight history and exports.
-func demoHistory(t *testing.T, now time.Time) (models.WeightData, models.ExportTable, models.ExportTable) {
+func demoHistory(t *testing.T, now time.Time) (models.WeightData, read.ExportTable, read.ExportTable) {
 	t.Helper()
 	w, store := demoStore(t, now)
 	ctx := context.Background()
-	occ, err := store.ExportCSV(ctx, models.ExportOccurrences)
+	occ, err := read.Of(store).ExportCSV(ctx, read.ExportOccurrences)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sends, err := store.ExportCSV(ctx, models.ExportSends)
+	sends, err := read.Of(store).ExportCSV(ctx, read.ExportSends)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"hearth/beeper"
 	"hearth/internal/beeperflow"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 func TestTheDemoShowsLenasSteadyRhythmAndJonasDriftingOnceTheWatchHasReadTheirChats(t *testing.T) {
@@ -38,7 +39,7 @@ func TestTheDemoShowsLenasSteadyRhythmAndJonasDriftingOnceTheWatchHasReadTheirCh
 	if _, err := w.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
-	people, err := store.People(ctx)
+	people, err := read.Of(store).People(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"hearth/models"
+	"hearth/models/read"
 )
 
 func TestTheDemosRecentRepliesShowAsDeliveredAndSeen(t *testing.T) {
 	now := time.Date(2026, 9, 29, 7, 0, 0, 0, time.UTC)
 	_, store := demoStore(t, now)
-	ac, err := store.AgentContext(context.Background())
+	ac, err := read.Of(store).AgentContext(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"hearth/models/read"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,7 @@ func TestTheDemoShowsTheOwnersVoiceWithTomasAndNotWithAna(t *testing.T) {
 	now := time.Date(2026, 9, 29, 7, 0, 0, 0, time.UTC)
 	_, store := demoStore(t, now)
 	ctx := context.Background()
-	ac, err := store.AgentContext(ctx)
+	ac, err := read.Of(store).AgentContext(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // The demo's list holds four kinds that need the owner (a reply draft, a
@@ -47,14 +48,14 @@ func TestDemoWaitingListShowsFourKindsAndWhatFinishedAndNoRunOrShownReview(t *te
 	// Tests count the demo's runs and pin the height of its Routines page:
 	// the list adds no run, and its one review is of the retired routine,
 	// whose card Routines keeps folded.
-	runs, err := store.Runs(context.Background())
+	runs, err := read.Of(store).Runs(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(runs.Runs) != 0 {
 		t.Errorf("the demo records %d runs, want none", len(runs.Runs))
 	}
-	routines, err := store.Routines(context.Background())
+	routines, err := read.Of(store).Routines(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"hearth/internal/weight"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // The demo's weight page lists its ended weeks with how often the evening
@@ -16,7 +17,7 @@ func TestDemoWeightWeeksCountTheRoutineDaysTheExportLists(t *testing.T) {
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	w, store := demoStore(t, now)
 	ctx := context.Background()
-	k, err := store.RoutineKeeping(ctx, "evening-wind-down")
+	k, err := read.Of(store).RoutineKeeping(ctx, "evening-wind-down")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +25,7 @@ func TestDemoWeightWeeksCountTheRoutineDaysTheExportLists(t *testing.T) {
 	if len(weeks) < 5 || split.Routine.ID != "evening-wind-down" || split.Kept.Weeks+split.NotKept.Weeks < 4 {
 		t.Fatalf("%d weeks, split %+v: the demo's weight page would compare nothing", len(weeks), split)
 	}
-	occ, err := store.ExportCSV(ctx, models.ExportOccurrences)
+	occ, err := read.Of(store).ExportCSV(ctx, read.ExportOccurrences)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestDemoWeightWeeksCompareTheWindDownWithEnoughWeeksOnEachSide(t *testing.T
 	for day := 30; day <= 36; day++ { // Monday 30 November to Sunday 6 December
 		now := time.Date(2026, 11, day, 8, 0, 0, 0, time.UTC)
 		w, store := demoStore(t, now)
-		k, err := store.RoutineKeeping(context.Background(), "evening-wind-down")
+		k, err := read.Of(store).RoutineKeeping(context.Background(), "evening-wind-down")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"hearth/models"
+	"hearth/models/read"
 )
 
 // exportByDay counts an export's rows by the owner's date in column col
 // (a date, or a local time starting with one), counting only rows keep accepts.
 func exportByDay(t *testing.T, s *models.Store, name, column string, keep func(map[string]string) bool) map[string]int {
 	t.Helper()
-	tab, err := s.ExportCSV(context.Background(), name)
+	tab, err := read.Of(s).ExportCSV(context.Background(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,9 +49,9 @@ func TestASeededDayIsTheOwnersDayItClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	measured := exportByDay(t, store, models.ExportMeasurements, "recorded_at", nil)
-	outcomes := exportByDay(t, store, models.ExportOccurrences, "date", func(r map[string]string) bool { return r["outcome"] != "" })
-	sent := exportByDay(t, store, models.ExportSends, "created_at", func(r map[string]string) bool { return r["status"] == "sent" })
+	measured := exportByDay(t, store, read.ExportMeasurements, "recorded_at", nil)
+	outcomes := exportByDay(t, store, read.ExportOccurrences, "date", func(r map[string]string) bool { return r["outcome"] != "" })
+	sent := exportByDay(t, store, read.ExportSends, "created_at", func(r map[string]string) bool { return r["status"] == "sent" })
 	total := SeedStats{}
 	for _, d := range days {
 		// A typical day of use: a publication every hour or so, ~50 activities,
@@ -97,7 +98,7 @@ func TestASeededDayIsTheOwnersDayItClaims(t *testing.T) {
 		t.Errorf("%d activities stored, %d published", count["activities"], total.Activities)
 	}
 	ctx := context.Background()
-	ac, err := store.AgentContext(ctx)
+	ac, err := read.Of(store).AgentContext(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +122,8 @@ func TestASeedIsTheSameHistoryForTheSameSeedAndMoment(t *testing.T) {
 		}
 		defer s.Close()
 		var out [][][]string
-		for _, name := range []string{models.ExportMeasurements, models.ExportOccurrences, models.ExportSends} {
-			tab, err := s.ExportCSV(context.Background(), name)
+		for _, name := range []string{read.ExportMeasurements, read.ExportOccurrences, read.ExportSends} {
+			tab, err := read.Of(s).ExportCSV(context.Background(), name)
 			if err != nil {
 				t.Fatal(err)
 			}

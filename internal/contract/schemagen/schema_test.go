@@ -20,6 +20,7 @@ import (
 	"hearth/internal/costpolicy"
 	"hearth/internal/ids"
 	"hearth/models"
+	"hearth/models/read"
 )
 
 func TestCommittedSchemasMatchTheGoContract(t *testing.T) {
@@ -218,7 +219,7 @@ func TestAContextTheServerProducesValidates(t *testing.T) {
 	if _, err := recordObservation(s, ctx, "cred", []byte(`{"source":"beeper:acc","ref":"m1","changeType":"created","actor":"agent","payload":{"kind":"message","providerId":"acc","raw":{"text":"hi"}}}`)); err != nil {
 		t.Fatal(err)
 	}
-	ac, err := s.AgentContext(ctx)
+	ac, err := read.Of(s).AgentContext(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

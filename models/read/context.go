@@ -1,24 +1,23 @@
-package models
+package read
 
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"hearth/internal/contract"
+	"hearth/internal/ids"
+	"hearth/models"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
-
-	"hearth/internal/contract"
-	"hearth/internal/ids"
 )
 
 // ErrBadCursor means a context cursor was not one this server issued.
-var ErrBadCursor = fmt.Errorf("bad cursor: %w", ErrInvalidInput)
+var ErrBadCursor = fmt.Errorf("bad cursor: %w", models.ErrInvalidInput)
 
 // StaleCursorError means a context cursor was issued at another revision
 // than the current one: the next page would mix two revisions, so the agent
@@ -77,27 +76,27 @@ func decodeCursor(collection, c string) (cursor, error) {
 
 // AgentContext reads the first page of every collection in one read transaction
 // so all of it belongs to one revision.
-func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error) {
+func (s Store) AgentContext(ctx context.Context) (contract.AgentContext, error) {
 	var out contract.AgentContext
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		now := s.clock()
+	err := s.Read(ctx, func(tx *gorm.DB) error {
+		now := s.Now()
 		out.GeneratedAt = now
 		var err error
-		if out.Revision, err = workspaceRevision(tx); err != nil {
+		if out.Revision, err = models.WorkspaceRevision(tx); err != nil {
 			return err
 		}
 		var brief *contract.BriefView
-		brief, err = briefView(tx)
+		brief, err = models.ReadBrief(tx)
 		if err != nil {
 			return err
 		}
 		out.Brief = brief
-		day, err := ownerDay(tx, now, "")
+		day, err := models.OwnerDay(tx, now, "")
 		if err != nil {
 			return err
 		}
 		out.Today = contract.TodayView{Date: day.Date, TimeZone: day.Zone.String()}
-		if out.WeightGoal, err = weightGoal(tx); err != nil {
+		if out.WeightGoal, err = models.WeightGoal(tx); err != nil {
 			return err
 		}
 		first := cursor{revision: out.Revision}
@@ -125,7 +124,7 @@ func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error)
 		if out.ReplyDecisions, err = replyDecisionPage(tx, now, first); err != nil {
 			return err
 		}
-		if out.ChatReplies, err = chatReplies(tx, now); err != nil {
+		if out.ChatReplies, err = models.ChatReplies(tx, now); err != nil {
 			return err
 		}
 		if out.Rhythms, err = rhythmViews(tx, now); err != nil {
@@ -149,23 +148,23 @@ func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error)
 		if out.RoutineMetrics, err = routineMetricsPage(tx, now, first); err != nil {
 			return err
 		}
-		if out.LastPublication, err = lastPublication(tx); err != nil {
+		if out.LastPublication, err = models.LastPublication(tx); err != nil {
 			return err
 		}
-		if out.JobFates, err = jobFates(tx, now); err != nil {
+		if out.JobFates, err = models.JobFates(tx, now); err != nil {
 			return err
 		}
 		if out.OwnerItems, err = ownerItemsInContext(tx, now); err != nil {
 			return err
 		}
-		if out.CoverageGaps, err = coverageSince(tx, now.AddDate(0, 0, -coverageDays)); err != nil {
+		if out.CoverageGaps, err = models.CoverageSince(tx, now.AddDate(0, 0, -models.CoverageDays)); err != nil {
 			return err
 		}
 		out.SendsLater, err = sendsLater(tx, now)
 		return err
 	})
 	if err != nil {
-		return contract.AgentContext{}, classify("agent context", err)
+		return contract.AgentContext{}, models.Classify("agent context", err)
 	}
 	return out, nil
 }
@@ -174,9 +173,9 @@ func (s *Store) AgentContext(ctx context.Context) (contract.AgentContext, error)
 // its first page when cursorText is empty. A cursor of another revision than
 // the current one is a *StaleCursorError, checked in the page's own read
 // transaction so a page never mixes two revisions.
-func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) (any, error) {
+func (s Store) ContextPage(ctx context.Context, collection, cursorText string) (any, error) {
 	if !slices.Contains(contract.ContextCollections, collection) {
-		return nil, ErrNotFound
+		return nil, models.ErrNotFound
 	}
 	var from cursor
 	if cursorText != "" {
@@ -186,8 +185,8 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) 
 		}
 	}
 	var page any
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		current, err := workspaceRevision(tx)
+	err := s.Read(ctx, func(tx *gorm.DB) error {
+		current, err := models.WorkspaceRevision(tx)
 		if err != nil {
 			return err
 		}
@@ -195,7 +194,7 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) 
 			return &StaleCursorError{CursorRevision: from.revision, Current: current}
 		}
 		from.revision = current
-		now := s.clock()
+		now := s.Now()
 		switch collection {
 		case contract.CollectionPeople:
 			page, err = peoplePage(tx, from)
@@ -224,7 +223,7 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) 
 		case contract.CollectionActivityDecisions:
 			page, err = activityDecisionPage(tx, now, from)
 		default:
-			return ErrNotFound
+			return models.ErrNotFound
 		}
 		return err
 	})
@@ -233,38 +232,9 @@ func (s *Store) ContextPage(ctx context.Context, collection, cursorText string) 
 		return nil, stale
 	}
 	if err != nil {
-		return nil, classify("context page", err)
+		return nil, models.Classify("context page", err)
 	}
 	return page, nil
-}
-
-// read runs fn in a read transaction on the reader pool: one consistent WAL
-// snapshot that runs beside the writer.
-func (s *Store) read(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	return s.rdb.WithContext(ctx).Transaction(fn)
-}
-
-func evidenceList(text string) []string {
-	if text == "" || text == "[]" {
-		return []string{} // Home does not load evidence; skip the decoder
-	}
-	var ids []string
-	if err := json.Unmarshal([]byte(text), &ids); err != nil || ids == nil {
-		return []string{}
-	}
-	return ids
-}
-
-func briefView(tx *gorm.DB) (*contract.BriefView, error) {
-	var rows []Brief
-	if err := tx.Limit(1).Find(&rows).Error; err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	b := rows[0]
-	return &contract.BriefView{Date: b.Date, TimeZone: b.TimeZone, Text: b.Text, EvidenceIDs: evidenceList(b.EvidenceIDs), Revision: b.Revision, UpdatedAt: b.UpdatedAt}, nil
 }
 
 // page trims rows fetched with limit+1 and sets the cursor from the last
@@ -283,43 +253,28 @@ func page[T any](collection string, from cursor, items []T, key func(T) string) 
 }
 
 // Person reads one published person.
-func (s *Store) Person(ctx context.Context, id string) (contract.PersonView, error) {
-	var p Person
-	err := s.rdb.WithContext(ctx).Where("id = ?", id).First(&p).Error
+func (s Store) Person(ctx context.Context, id string) (contract.PersonView, error) {
+	var p models.Person
+	err := s.Read(ctx, func(tx *gorm.DB) error { return tx.Where("id = ?", id).First(&p).Error })
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return contract.PersonView{}, ErrNotFound
+		return contract.PersonView{}, models.ErrNotFound
 	}
 	if err != nil {
 		return contract.PersonView{}, fmt.Errorf("models: person: %w", err)
 	}
-	return personView(p), nil
-}
-
-func personView(p Person) contract.PersonView {
-	return contract.PersonView{ID: p.ID, Name: p.Name, Context: p.Context, EvidenceIDs: evidenceList(p.EvidenceIDs), Revision: p.Revision, UpdatedAt: p.UpdatedAt}
+	return p.View(), nil
 }
 
 func peoplePage(tx *gorm.DB, from cursor) (contract.Page[contract.PersonView], error) {
-	var rows []Person
+	var rows []models.Person
 	if err := tx.Where("id > ?", from.after).Order("id").Limit(contract.ContextPageSize + 1).Find(&rows).Error; err != nil {
 		return contract.Page[contract.PersonView]{}, err
 	}
 	views := make([]contract.PersonView, len(rows))
 	for i, p := range rows {
-		views[i] = personView(p)
+		views[i] = p.View()
 	}
 	return page(contract.CollectionPeople, from, views, func(v contract.PersonView) string { return v.ID }), nil
-}
-
-// activityRow is an activity joined with the owner's state.
-type activityRow struct {
-	Activity
-	// PersonName is read by Home's queries (scanActivityRows) only.
-	PersonName string `gorm:"-"`
-	State      *string
-	Until      *string
-	Note       *string
-	StateAt    *time.Time
 }
 
 // activityWindow selects the activities an agent needs: open undated ones,
@@ -338,50 +293,14 @@ const activityWindow = `SELECT a.*, s.state AS state, s.until AS until, s.note A
 	ORDER BY a.id LIMIT @limit`
 
 func activityPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.ActivityView], error) {
-	var rows []activityRow
 	since := now.Add(-contract.ContextHistory)
 	// A day earlier than the cutoff so a zone ahead of UTC loses nothing.
 	sinceDate := since.Add(-24 * time.Hour).Format(time.DateOnly)
-	err := tx.Raw(activityWindow, map[string]any{"after": from.after, "since": since, "sinceDate": sinceDate, "limit": contract.ContextPageSize + 1}).Scan(&rows).Error
+	views, err := models.ActivityViews(tx.Raw(activityWindow, map[string]any{"after": from.after, "since": since, "sinceDate": sinceDate, "limit": contract.ContextPageSize + 1}))
 	if err != nil {
 		return contract.Page[contract.ActivityView]{}, err
 	}
-	views := make([]contract.ActivityView, len(rows))
-	for i, r := range rows {
-		views[i] = r.view()
-	}
 	return page(contract.CollectionActivities, from, views, func(v contract.ActivityView) string { return v.ID }), nil
-}
-
-func (r activityRow) view() contract.ActivityView {
-	v := contract.ActivityView{ID: r.ID, Kind: r.Kind, Title: r.Title, Detail: r.Detail, EvidenceIDs: evidenceList(r.EvidenceIDs),
-		PersonID: deref(r.PersonID), ParentID: deref(r.ParentID), OccurrenceKey: r.OccurrenceKey,
-		Payload: json.RawMessage(r.Payload), Revision: r.Revision, UserState: contract.UserStateView{State: StateAvailable}}
-	if r.Section != "" {
-		v.Recommendation = &contract.RecommendView{Section: r.Section, Rank: r.Rank, Reason: r.Reason}
-	}
-	if r.RetractedAt != nil {
-		v.Retracted = &contract.RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
-	}
-	if r.State != nil {
-		v.UserState = contract.UserStateView{State: *r.State, Until: deref(r.Until), Note: deref(r.Note), At: r.StateAt}
-	}
-	return v
-}
-
-// draftsWithEdits selects drafts with the owner's edit beside them, as draftRow scans them.
-func draftsWithEdits(tx *gorm.DB) *gorm.DB {
-	return tx.Table("reply_drafts").
-		Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at, draft_edits.revision AS edit_revision").
-		Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id")
-}
-
-type draftRow struct {
-	ReplyDraft
-	EditBody     *string
-	EditSelected *string
-	EditAt       *time.Time
-	EditRevision *int64
 }
 
 // draftWindow is activityWindow's counterpart for drafts: live ones (the
@@ -396,40 +315,11 @@ const draftWindow = `SELECT d.*, e.body AS edit_body, e.selected_candidate_id AS
 	ORDER BY d.id LIMIT @limit`
 
 func draftPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.DraftView], error) {
-	var rows []draftRow
-	err := tx.Raw(draftWindow, map[string]any{"after": from.after, "since": now.Add(-contract.ContextHistory), "limit": contract.ContextPageSize + 1}).Scan(&rows).Error
+	views, err := models.DraftViews(tx, tx.Raw(draftWindow, map[string]any{"after": from.after, "since": now.Add(-contract.ContextHistory), "limit": contract.ContextPageSize + 1}))
 	if err != nil {
 		return contract.Page[contract.DraftView]{}, err
 	}
-	views := make([]contract.DraftView, len(rows))
-	for i, r := range rows {
-		views[i] = r.view()
-	}
-	if err := markStale(tx, views); err != nil {
-		return contract.Page[contract.DraftView]{}, err
-	}
-	if err := attachOutcomes(tx, views); err != nil {
-		return contract.Page[contract.DraftView]{}, err
-	}
 	return page(contract.CollectionReplyDrafts, from, views, func(v contract.DraftView) string { return v.ID }), nil
-}
-
-func (r draftRow) view() contract.DraftView {
-	v := contract.DraftView{ID: r.ID, PersonID: deref(r.PersonID), AccountID: r.AccountID, ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID,
-		SourceMessageRevision: r.SourceMessageRevision, Reason: r.Reason, EvidenceIDs: evidenceList(r.EvidenceIDs), Revision: r.Revision}
-	if err := json.Unmarshal([]byte(r.Candidates), &v.Candidates); err != nil || v.Candidates == nil {
-		v.Candidates = []contract.CandidateIn{}
-	}
-	if r.RetractedAt != nil {
-		v.Retracted = &contract.RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
-	}
-	if r.EditBody != nil {
-		v.OwnerEdit = &contract.OwnerEditView{Body: *r.EditBody, SelectedCandidateID: deref(r.EditSelected), At: *r.EditAt}
-		if r.EditRevision != nil {
-			v.OwnerEdit.Revision = *r.EditRevision
-		}
-	}
-	return v
 }
 
 func measurementPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.MeasurementView], error) {
@@ -437,7 +327,7 @@ func measurementPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[con
 	if from.after != "" {
 		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
 	}
-	var rows []Measurement
+	var rows []models.Measurement
 	// INDEXED BY: with ORDER BY id SQLite would walk every measurement from
 	// the cursor on; the index reads only the window (as activityDecisionPage).
 	if err := tx.Table("measurements INDEXED BY measurements_recorded").Where("recorded_at >= ? AND id > ?", now.Add(-contract.ContextHistory), afterID).
@@ -458,20 +348,20 @@ func sendPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.S
 	if from.after != "" {
 		afterID, _ = strconv.ParseInt(from.after, 10, 64) // decodeCursor checked it
 	}
-	var rows []Send
+	var rows []models.Send
 	// An unsettled send stays listed however old, until it is reconciled.
 	// Each branch reads its index (the window; the partial index of
 	// unsettled sends, whose statuses are written into the SQL so SQLite
 	// can use it): with ORDER BY id it walked every send from the cursor on.
 	if err := tx.Raw(`SELECT * FROM sends WHERE id IN (
 			SELECT id FROM sends INDEXED BY sends_updated WHERE updated_at >= ?
-			UNION SELECT id FROM sends INDEXED BY sends_unsettled WHERE status IN ('`+SendPending+`', '`+SendUnknown+`'))
+			UNION SELECT id FROM sends INDEXED BY sends_unsettled WHERE status IN ('`+models.SendPending+`', '`+models.SendUnknown+`'))
 		AND id > ? ORDER BY id LIMIT ?`, now.Add(-contract.ContextHistory), afterID, contract.ContextPageSize+1).Scan(&rows).Error; err != nil {
 		return contract.Page[contract.SendView]{}, err
 	}
 	views := make([]contract.SendView, len(rows))
 	for i, r := range rows {
-		r = r.effective(now)
+		r = r.Effective(now)
 		views[i] = contract.SendView{ID: r.ID, SendKey: r.SendKey, DraftID: string(r.DraftID), OwnReply: r.Own(), ActivityID: deref(r.ActivityID), AccountID: r.AccountID,
 			ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID, Body: r.Body, Status: r.Status, PendingMessageID: r.PendingMessageID,
 			Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Origin: r.Origin(), Followed: followedView(r)}
@@ -483,40 +373,14 @@ func sendPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.S
 // (completed, cancelled) in the last 14 days, by ID, so the agent can tell
 // its work landed.
 func requestPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[contract.RequestView], error) {
-	var rows []Request
+	var rows []models.Request
 	if err := tx.Where("(status = ? OR updated_at >= ?) AND request_id > ?", contract.RequestPending, now.Add(-contract.ContextHistory), from.after).Order("request_id").
 		Limit(contract.ContextPageSize + 1).Find(&rows).Error; err != nil {
 		return contract.Page[contract.RequestView]{}, err
 	}
 	views := make([]contract.RequestView, len(rows))
 	for i, r := range rows {
-		views[i] = r.view()
+		views[i] = r.View()
 	}
 	return page(contract.CollectionRequests, from, views, func(v contract.RequestView) string { return v.RequestID }), nil
-}
-
-// publicationAt reads the accepted publication that made revision rev,
-// or nil when there is none.
-func publicationAt(tx *gorm.DB, rev int64) (*contract.PublicationView, error) {
-	var rows []Receipt
-	if err := tx.Where("revision = ?", rev).Limit(1).Find(&rows).Error; err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	r := rows[0]
-	return &contract.PublicationView{RunID: r.RunID, JobKey: r.JobKey, Publisher: r.Publisher, Revision: r.Revision, ReceivedAt: r.ReceivedAt}, nil
-}
-
-func lastPublication(tx *gorm.DB) (*contract.PublicationView, error) {
-	var rows []Receipt
-	if err := tx.Order("revision DESC").Limit(1).Find(&rows).Error; err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	r := rows[0]
-	return &contract.PublicationView{RunID: r.RunID, JobKey: r.JobKey, Publisher: r.Publisher, Revision: r.Revision, ReceivedAt: r.ReceivedAt}, nil
 }

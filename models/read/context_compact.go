@@ -1,11 +1,11 @@
-package models
+package read
 
 import (
 	"context"
+	"hearth/internal/contract"
+	"hearth/models"
 	"slices"
 	"time"
-
-	"hearth/internal/contract"
 )
 
 // CompactContext is AgentContext without what the agent can re-read by
@@ -18,26 +18,30 @@ import (
 // its start, at the same revision. Of the items it keeps, it leaves out
 // values that say nothing: people's updatedAt and an activity's default
 // userState (available, never decided).
-func (s *Store) CompactContext(ctx context.Context) (contract.AgentContext, error) {
+func (s Store) CompactContext(ctx context.Context) (contract.AgentContext, error) {
 	ac, err := s.AgentContext(ctx)
 	if err != nil {
 		return ac, err
 	}
 	rev := ac.Revision
-	keep(&ac.Activities, contract.CollectionActivities, rev, func(a contract.ActivityView) bool { return a.Retracted == nil && !settled(a.UserState.State) })
+	keep(&ac.Activities, contract.CollectionActivities, rev, func(a contract.ActivityView) bool {
+		return a.Retracted == nil && !slices.Contains(models.SettledStates, a.UserState.State)
+	})
 	keep(&ac.ReplyDrafts, contract.CollectionReplyDrafts, rev, func(d contract.DraftView) bool { return d.Retracted == nil })
 	keep(&ac.Requests, contract.CollectionRequests, rev, func(r contract.RequestView) bool { return r.Status == contract.RequestPending })
 	keep(&ac.Trials, contract.CollectionTrials, rev, func(t contract.TrialView) bool { return t.State == "active" })
 	keep(&ac.Measurements, contract.CollectionMeasurements, rev, func(contract.MeasurementView) bool { return false })
-	keep(&ac.Sends, contract.CollectionSends, rev, func(v contract.SendView) bool { return v.Status == SendPending || v.Status == SendUnknown })
+	keep(&ac.Sends, contract.CollectionSends, rev, func(v contract.SendView) bool {
+		return v.Status == models.SendPending || v.Status == models.SendUnknown
+	})
 	keep(&ac.Observations, contract.CollectionObservations, rev, func(contract.ObservationView) bool { return false })
-	keep(&ac.Occurrences, contract.CollectionOccurrences, rev, func(o contract.OccurrenceView) bool { return o.Outcome == OutcomeOpen })
+	keep(&ac.Occurrences, contract.CollectionOccurrences, rev, func(o contract.OccurrenceView) bool { return o.Outcome == models.OutcomeOpen })
 	keep(&ac.RoutineMetrics, contract.CollectionRoutineMetrics, rev, func(contract.TrialMetricsView) bool { return false })
 	// The owner's recent reply decisions, and reminders still ahead, stay:
 	// they change what the agent should draft next.
 	recent := ac.GeneratedAt.Add(-24 * time.Hour)
 	keep(&ac.ReplyDecisions, contract.CollectionReplyDecisions, rev, func(d contract.ReplyDecisionView) bool {
-		return !d.At.Before(recent) || (d.Decision == ActionRemindLater && d.Until >= ac.Today.Date)
+		return !d.At.Before(recent) || (d.Decision == models.ActionRemindLater && d.Until >= ac.Today.Date)
 	})
 	// Of the decisions on activities (whose outcome the activities already
 	// show), the last day's undos stay with what they undid: a decision
@@ -55,7 +59,7 @@ func (s *Store) CompactContext(ctx context.Context) (contract.AgentContext, erro
 		ac.People.Items[i].UpdatedAt = time.Time{}
 	}
 	for i, a := range ac.Activities.Items {
-		if a.UserState == (contract.UserStateView{State: StateAvailable}) {
+		if a.UserState == (contract.UserStateView{State: models.StateAvailable}) {
 			ac.Activities.Items[i].UserState = contract.UserStateView{}
 		}
 	}

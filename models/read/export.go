@@ -1,9 +1,10 @@
-package models
+package read
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hearth/models"
 	"strconv"
 	"strings"
 	"time"
@@ -37,10 +38,10 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // ExportCSV reads one export table (ExportMeasurements, ExportOccurrences or
 // ExportSends); ErrNotFound names no such export.
-func (s *Store) ExportCSV(ctx context.Context, name string) (ExportTable, error) {
+func (s Store) ExportCSV(ctx context.Context, name string) (ExportTable, error) {
 	var out ExportTable
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		day, err := ownerDay(tx, s.clock(), "")
+	err := s.Read(ctx, func(tx *gorm.DB) error {
+		day, err := models.OwnerDay(tx, s.Now(), "")
 		if err != nil {
 			return err
 		}
@@ -53,12 +54,12 @@ func (s *Store) ExportCSV(ctx context.Context, name string) (ExportTable, error)
 		case ExportSends:
 			out, err = exportSends(tx, loc)
 		default:
-			return ErrNotFound
+			return models.ErrNotFound
 		}
 		return err
 	})
 	if err != nil {
-		return ExportTable{}, classify("export "+name, err)
+		return ExportTable{}, models.Classify("export "+name, err)
 	}
 	return out, nil
 }
@@ -67,7 +68,7 @@ func (s *Store) ExportCSV(ctx context.Context, name string) (ExportTable, error)
 // a row another supersedes is not current, and supersedes names the row
 // it corrected.
 func exportMeasurements(tx *gorm.DB, loc *time.Location) (ExportTable, error) {
-	var rows []Measurement
+	var rows []models.Measurement
 	if err := tx.Order("id").Find(&rows).Error; err != nil {
 		return ExportTable{}, err
 	}
@@ -134,7 +135,7 @@ func exportOccurrences(tx *gorm.DB, loc *time.Location) (ExportTable, error) {
 
 // exportSends lists every send the owner confirmed, with its outcome.
 func exportSends(tx *gorm.DB, loc *time.Location) (ExportTable, error) {
-	var rows []Send
+	var rows []models.Send
 	if err := tx.Order("id").Find(&rows).Error; err != nil {
 		return ExportTable{}, err
 	}
@@ -183,15 +184,15 @@ type DecisionsExport struct {
 }
 
 // ExportDecisions reads every owner-owned row.
-func (s *Store) ExportDecisions(ctx context.Context) (DecisionsExport, error) {
+func (s Store) ExportDecisions(ctx context.Context) (DecisionsExport, error) {
 	out := DecisionsExport{Tables: map[string][]map[string]any{}}
-	err := s.read(ctx, func(tx *gorm.DB) error {
-		day, err := ownerDay(tx, s.clock(), "")
+	err := s.Read(ctx, func(tx *gorm.DB) error {
+		day, err := models.OwnerDay(tx, s.Now(), "")
 		if err != nil {
 			return err
 		}
 		out.TimeZone = day.Zone.String()
-		out.ExportedAt = ownerTime(s.clock(), day.Zone)
+		out.ExportedAt = ownerTime(s.Now(), day.Zone)
 		for _, d := range decisionTables {
 			rows, err := tx.Raw(fmt.Sprintf("SELECT * FROM %s ORDER BY %s", d.table, d.order)).Rows()
 			if err != nil {
@@ -206,7 +207,7 @@ func (s *Store) ExportDecisions(ctx context.Context) (DecisionsExport, error) {
 		return nil
 	})
 	if err != nil {
-		return DecisionsExport{}, classify("export decisions", err)
+		return DecisionsExport{}, models.Classify("export decisions", err)
 	}
 	return out, nil
 }

@@ -1,0 +1,170 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"gorm.io/gorm"
+
+	"hearth/internal/contract"
+)
+
+// Read runs fn in a read transaction on the reader pool: one consistent WAL
+// snapshot that runs beside the writer. It is how the read models
+// (models/read) read; only a package that may import GORM can pass fn.
+func (s *Store) Read(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	return s.rdb.WithContext(ctx).Transaction(fn)
+}
+
+func evidenceList(text string) []string {
+	if text == "" || text == "[]" {
+		return []string{} // Home does not load evidence; skip the decoder
+	}
+	var ids []string
+	if err := json.Unmarshal([]byte(text), &ids); err != nil || ids == nil {
+		return []string{}
+	}
+	return ids
+}
+
+func briefView(tx *gorm.DB) (*contract.BriefView, error) {
+	var rows []Brief
+	if err := tx.Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	b := rows[0]
+	return &contract.BriefView{Date: b.Date, TimeZone: b.TimeZone, Text: b.Text, EvidenceIDs: evidenceList(b.EvidenceIDs), Revision: b.Revision, UpdatedAt: b.UpdatedAt}, nil
+}
+
+// activityRow is an activity joined with the owner's state.
+type activityRow struct {
+	Activity
+	// PersonName is read by Home's queries (scanActivityRows) only.
+	PersonName string `gorm:"-"`
+	State      *string
+	Until      *string
+	Note       *string
+	StateAt    *time.Time
+}
+
+func (r activityRow) view() contract.ActivityView {
+	v := contract.ActivityView{ID: r.ID, Kind: r.Kind, Title: r.Title, Detail: r.Detail, EvidenceIDs: evidenceList(r.EvidenceIDs),
+		PersonID: deref(r.PersonID), ParentID: deref(r.ParentID), OccurrenceKey: r.OccurrenceKey,
+		Payload: json.RawMessage(r.Payload), Revision: r.Revision, UserState: contract.UserStateView{State: StateAvailable}}
+	if r.Section != "" {
+		v.Recommendation = &contract.RecommendView{Section: r.Section, Rank: r.Rank, Reason: r.Reason}
+	}
+	if r.RetractedAt != nil {
+		v.Retracted = &contract.RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
+	}
+	if r.State != nil {
+		v.UserState = contract.UserStateView{State: *r.State, Until: deref(r.Until), Note: deref(r.Note), At: r.StateAt}
+	}
+	return v
+}
+
+// draftsWithEdits selects drafts with the owner's edit beside them, as draftRow scans them.
+func draftsWithEdits(tx *gorm.DB) *gorm.DB {
+	return tx.Table("reply_drafts").
+		Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at, draft_edits.revision AS edit_revision").
+		Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id")
+}
+
+type draftRow struct {
+	ReplyDraft
+	EditBody     *string
+	EditSelected *string
+	EditAt       *time.Time
+	EditRevision *int64
+}
+
+func (r draftRow) view() contract.DraftView {
+	v := contract.DraftView{ID: r.ID, PersonID: deref(r.PersonID), AccountID: r.AccountID, ChatID: r.ChatID, ReplyToMessageID: r.ReplyToMessageID,
+		SourceMessageRevision: r.SourceMessageRevision, Reason: r.Reason, EvidenceIDs: evidenceList(r.EvidenceIDs), Revision: r.Revision}
+	if err := json.Unmarshal([]byte(r.Candidates), &v.Candidates); err != nil || v.Candidates == nil {
+		v.Candidates = []contract.CandidateIn{}
+	}
+	if r.RetractedAt != nil {
+		v.Retracted = &contract.RetractedView{At: *r.RetractedAt, Reason: r.RetractReason}
+	}
+	if r.EditBody != nil {
+		v.OwnerEdit = &contract.OwnerEditView{Body: *r.EditBody, SelectedCandidateID: deref(r.EditSelected), At: *r.EditAt}
+		if r.EditRevision != nil {
+			v.OwnerEdit.Revision = *r.EditRevision
+		}
+	}
+	return v
+}
+
+// publicationAt reads the accepted publication that made revision rev,
+// or nil when there is none.
+func publicationAt(tx *gorm.DB, rev int64) (*contract.PublicationView, error) {
+	var rows []Receipt
+	if err := tx.Where("revision = ?", rev).Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	r := rows[0]
+	return &contract.PublicationView{RunID: r.RunID, JobKey: r.JobKey, Publisher: r.Publisher, Revision: r.Revision, ReceivedAt: r.ReceivedAt}, nil
+}
+
+func lastPublication(tx *gorm.DB) (*contract.PublicationView, error) {
+	var rows []Receipt
+	if err := tx.Order("revision DESC").Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	r := rows[0]
+	return &contract.PublicationView{RunID: r.RunID, JobKey: r.JobKey, Publisher: r.Publisher, Revision: r.Revision, ReceivedAt: r.ReceivedAt}, nil
+}
+
+// ActivityViews scans the activities q selects, each joined with the
+// owner's state as activityRow scans them, as the agent's context shows them.
+func ActivityViews(q *gorm.DB) ([]contract.ActivityView, error) {
+	var rows []activityRow
+	if err := q.Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	views := make([]contract.ActivityView, len(rows))
+	for i, r := range rows {
+		views[i] = r.view()
+	}
+	return views, nil
+}
+
+// DraftViews scans the drafts q selects, with the owner's edit beside
+// them as draftRow scans them, and marks each stale or settled from tx.
+func DraftViews(tx, q *gorm.DB) ([]contract.DraftView, error) {
+	var rows []draftRow
+	if err := q.Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	views := make([]contract.DraftView, len(rows))
+	for i, r := range rows {
+		views[i] = r.view()
+	}
+	if err := markStale(tx, views); err != nil {
+		return nil, err
+	}
+	if err := attachOutcomes(tx, views); err != nil {
+		return nil, err
+	}
+	return views, nil
+}
+
+// ReadBrief reads the brief, nil before the first.
+func ReadBrief(tx *gorm.DB) (*contract.BriefView, error) { return briefView(tx) }
+
+// LastPublication reads the newest accepted publication, nil before the first.
+func LastPublication(tx *gorm.DB) (*contract.PublicationView, error) { return lastPublication(tx) }
+
+// View is d as the agent's context shows it, without the owner's edit.
+func (d ReplyDraft) View() contract.DraftView { return draftRow{ReplyDraft: d}.view() }
