@@ -152,6 +152,7 @@
   // The tap is the row head's own, which htmx answers in place.
   var opened = {};
   function reopen() {
+    if (!document.querySelector("[data-row]")) return;
     var page = PREFIX + location.pathname + "|";
     keptKeys().forEach(function (k) {
       if (k.indexOf(page) !== 0) return;
@@ -388,11 +389,17 @@
     markSent(form);
   });
 
+  // The session's storage (the owner mark, the answer to settle) and
+  // the device's (kept text) each open with a wait on the browser at
+  // their first read: in two tasks, neither long on a phone's CPU. A page
+  // with neither a kept field nor a row never opens the device's at all.
   function start() {
     markOwner();
     settleSent();
-    restore(document);
-    reopen();
+    setTimeout(function () {
+      restore(document);
+      reopen();
+    }, 0);
   }
 
   // A page restored by Back is as it was left; a send that never reached

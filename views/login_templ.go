@@ -80,7 +80,7 @@ func Login(d LoginData) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Page("Log in", false).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page("Log in", listScripts).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -642,7 +642,7 @@ func Messages(d MessagesData) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Shell("Messages", NavMessages, true, d.Revision).Render(templ.WithChildren(ctx, templ_7745c5c3_Var6), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = shellWith("Messages", NavMessages, true, d.Revision, listScripts).Render(templ.WithChildren(ctx, templ_7745c5c3_Var6), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

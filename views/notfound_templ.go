@@ -77,7 +77,7 @@ func NotFound(owner bool) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Page("Not found", false).Render(templ.WithChildren(ctx, templ_7745c5c3_Var3), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Page("Not found", listScripts).Render(templ.WithChildren(ctx, templ_7745c5c3_Var3), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
