@@ -323,7 +323,7 @@ func CorrectionForm(personID, requestID string, a AskState) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<details class=\"correction\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<details class=\"correction\" data-testid=\"correction\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

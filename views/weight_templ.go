@@ -1248,7 +1248,7 @@ func weightImport(p WeightPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 105, "<p class=\"hint\">A Libra export, an openScale export, or a plain file with the header <code>date,weight</code> (or <code>date,weight,unit</code>). You see what would be added before anything is saved; readings already saved on the same day with the same value are skipped.</p><form method=\"post\" action=\"/weight/import\" enctype=\"multipart/form-data\" class=\"import-form\"><label for=\"file\">CSV file</label> <input type=\"file\" id=\"file\" name=\"file\" accept=\".csv,text/csv,text/plain\"> <details")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 105, "<p class=\"hint\">A Libra export, an openScale export, or a plain file with the header <code>date,weight</code> (or <code>date,weight,unit</code>). You see what would be added before anything is saved; readings already saved on the same day with the same value are skipped.</p><form method=\"post\" action=\"/weight/import\" enctype=\"multipart/form-data\" class=\"import-form\"><label for=\"file\">CSV file</label> <input type=\"file\" id=\"file\" name=\"file\" accept=\".csv,text/csv,text/plain\"> <details data-testid=\"paste-csv\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
