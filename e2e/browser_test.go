@@ -481,6 +481,23 @@ func emulateColorScheme(scheme string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// tap clicks the first shown element sel matches, found and clicked in
+// the page in one task once htmx is settled. chromedp.Click finds the node
+// over DevTools and clicks it in a second call, and a live refresh between
+// the two replaces the node ("Could not find node with given id").
+func tap(sel string) chromedp.Action[chromedp.Void] {
+	q, _ := json.Marshal(sel)
+	js := `(function (e) {
+		if (!(` + htmxSettled + `) || !e || !(e.offsetWidth || e.offsetHeight || e.getClientRects().length)) return false;
+		e.click();
+		return true;
+	})(document.querySelector(` + string(q) + `))`
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Poll[bool](js)(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
 // textOf is the visible text (innerText) of the first element sel matches,
 // found and read in the page in one task once it is shown. chromedp.Text
 // finds the node over DevTools and reads it in a second call, and a live

@@ -88,7 +88,7 @@ func TestStartWorkAfterAWeighInAddsNoSecondWeighIn(t *testing.T) {
 		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)))
 	get(tb, "settle", chromedp.Poll[bool](htmxSettled))
 	tb.do("start work",
-		chromedp.Click(css(`[data-testid="event-start-work"]`)),
+		tap(`[data-testid="event-start-work"]`),
 		chromedp.WaitVisible(css(`[data-testid="event-done-start-work"]`)))
 	if n := get(tb, "start work button", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="event-start-work"]').length`)); n != 0 {
 		t.Error("Start work is still a button after work started")
