@@ -371,6 +371,10 @@
       tpl.innerHTML = await res.text();
       var fresh = tpl.content.getElementById("live");
       if (!fresh) return;
+      // An action's answer that is the whole live part, swapped in while
+      // this read was away, is newer than it: the older read is dropped,
+      // or the owner's action would seem undone with nothing to correct it.
+      if (Number(fresh.dataset.revision) < shownRevision()) return;
       // A row the owner opened (or shut) while this read was away would
       // be shown as it was asked, and the tap seem lost: read again, with
       // the rows as the owner has them now.
