@@ -104,6 +104,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run $(STATICCHECK) -checks U1000 ./...
+	@if git grep -nE '^(<<<<<<<|>>>>>>>) ' -- . >/dev/null 2>&1; then echo "merge conflict markers left:"; git grep -nE '^(<<<<<<<|>>>>>>>) ' -- .; exit 1; fi
 
 ## generate: templ's code, by the templ that go.mod's tool line pins (go get
 ## -tool github.com/a-h/templ/cmd/templ@vX moves it with the library); no
