@@ -299,13 +299,7 @@ func TestAWeightTheWeightPageRefusesIsSaidInItsFormInPlace(t *testing.T) {
 }
 
 func TestFromAColdStartOfflineHomesWeightFieldAndAFoldedRoutinesTickWaitAndSyncOnce(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	first := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	first.login()
-	first.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
-	get(first, "Home kept", chromedp.Poll[bool](homeKept, chromedp.WithPollingArgs()))
-	first.do("leave", chromedp.Navigate("about:blank"))
+	srv, line := installedBehindCable(t)
 	day := demoDay(t)
 	routine, stretch := "morning-routine-"+day, "stretch-"+day
 

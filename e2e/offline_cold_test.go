@@ -34,16 +34,25 @@ func (tb *tab) emulateOffline(off bool) {
 // homeKept says whether the service worker holds a copy of Home.
 const homeKept = `caches.open("hearth-home").then(c => c.match("/")).then(r => !!r)`
 
-func TestColdStartOfflineWeightAndTickFromAFreshlyInstalledHomeSyncOnceAndShowTheSavedValue(t *testing.T) {
+// installedBehindCable is a phone that has hearth installed: a demo behind a
+// cable the test can unplug, a first tab logged in through it until the
+// worker keeps Home (the worker installs on the login page, before there is
+// a session: the Home the login lands on must be kept without any further
+// visit), then left.
+func installedBehindCable(t *testing.T) (*server, *cable) {
+	t.Helper()
 	srv := startServer(t, "", "--demo")
 	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
 	first := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	// The worker installs on the login page, before there is a session; the
-	// Home the login lands on must be kept without any further visit.
 	first.login()
 	first.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
-	get(first, "Home kept right after install", chromedp.Poll[bool](homeKept, chromedp.WithPollingArgs()))
+	get(first, "Home kept", chromedp.Poll[bool](homeKept, chromedp.WithPollingArgs()))
 	first.do("leave", chromedp.Navigate("about:blank"))
+	return srv, line
+}
+
+func TestColdStartOfflineWeightAndTickFromAFreshlyInstalledHomeSyncOnceAndShowTheSavedValue(t *testing.T) {
+	srv, line := installedBehindCable(t)
 
 	day := demoDay(t)
 	routine, weigh, stretch := "morning-routine-"+day, "weigh-in-"+day, "stretch-"+day

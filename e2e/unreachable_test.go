@@ -145,13 +145,7 @@ func TestTickWithHearthUnreachableIsQueuedSaidAndSyncedOnceWhenHearthIsBack(t *t
 }
 
 func TestHomeOpensFromTheCopyBehindAProxyAnswering502AndItsRowsStillWork(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	first := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	first.login()
-	first.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
-	get(first, "Home kept", chromedp.Poll[bool](homeKept, chromedp.WithPollingArgs()))
-	first.do("leave", chromedp.Navigate("about:blank"))
+	srv, line := installedBehindCable(t)
 
 	line.setGateway(http.StatusBadGateway)
 	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
