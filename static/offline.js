@@ -672,14 +672,21 @@
   // changed it here (a row answer, a live refresh, a synced queue): a cold
   // start without hearth then opens today's Home, not the morning's. A
   // Home the worker did not answer (its first visit, before the worker
-  // controlled the page) is kept the same way.
+  // controlled the page, or while it activated) is kept the same way.
   var keepTimer = 0;
   function keepHome() {
     clearTimeout(keepTimer);
     keepTimer = setTimeout(function () { worker("keep-home"); }, 2000);
   }
+  // Whether the worker answered this page's own load: a worker that
+  // activated during the load claims the page (so it has a controller)
+  // without having seen it, and its navigation timing then says so.
+  function loadedThroughWorker() {
+    var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    return !!(navigator.serviceWorker && navigator.serviceWorker.controller) && !!nav && nav.workerStart > 0;
+  }
   if (document.getElementById("live") && !unreachable) {
-    if (!(navigator.serviceWorker && navigator.serviceWorker.controller)) worker("keep-home");
+    if (!loadedThroughWorker()) worker("keep-home");
     document.addEventListener("hearth:refreshed", keepHome);
     document.addEventListener("htmx:afterRequest", function (e) {
       var xhr = e.detail.xhr;
