@@ -241,9 +241,6 @@ func TestHotPathsNeverScanAGrowingTable(t *testing.T) {
 		{"OwedReplies", func() error { _, err := s.OwedReplies(ctx); return err }},
 		{"Routines", func() error { _, err := s.Routines(ctx); return err }},
 		{"Runs", func() error { _, err := s.Runs(ctx); return err }},
-		{"JobFates", func() error {
-			return s.Read(ctx, func(tx *gorm.DB) error { _, err := JobFates(tx, s.Now()); return err })
-		}},
 	}
 	for _, c := range contract.ContextCollections {
 		paths = append(paths, struct {

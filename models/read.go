@@ -154,7 +154,7 @@ func DraftViews(tx, q *gorm.DB) ([]contract.DraftView, error) {
 	if err := markStale(tx, views); err != nil {
 		return nil, err
 	}
-	if err := attachOutcomes(tx, views); err != nil {
+	if err := DraftOutcomes(tx, views); err != nil {
 		return nil, err
 	}
 	return views, nil

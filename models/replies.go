@@ -559,8 +559,9 @@ const (
 	DraftDeclined      = "declined"
 )
 
-// attachOutcomes sets each draft's Outcome from its sends and the owner's decisions.
-func attachOutcomes(tx *gorm.DB, drafts []contract.DraftView) error {
+// DraftOutcomes sets each draft's Outcome from its sends and the owner's
+// decisions: the agent's context and the runs' fates (models/read) read it.
+func DraftOutcomes(tx *gorm.DB, drafts []contract.DraftView) error {
 	if len(drafts) == 0 {
 		return nil
 	}

@@ -353,6 +353,10 @@ func TokensSince(tx *gorm.DB, start time.Time) (float64, error) {
 	return sum, err
 }
 
+// FateWindows are the windows a job's fates are summed over, in days: the
+// runs started in the last 7 and the last 30 days (models/read sums them).
+var FateWindows = []int{7, 30}
+
 // RunsView is the Runs page: recent runs, the outstanding and recent
 // schedule occurrences, the last accepted publication and how fresh its
 // sources were.

@@ -482,7 +482,7 @@ func draftDetails(tx *gorm.DB, now time.Time, rows []draftRow) ([]ChatDraft, err
 	if err := markStale(tx, views); err != nil {
 		return nil, err
 	}
-	if err := attachOutcomes(tx, views); err != nil {
+	if err := DraftOutcomes(tx, views); err != nil {
 		return nil, err
 	}
 	scheduled, err := latestSchedules(tx, ids)

@@ -151,7 +151,7 @@ func (s Store) AgentContext(ctx context.Context) (contract.AgentContext, error) 
 		if out.LastPublication, err = models.LastPublication(tx); err != nil {
 			return err
 		}
-		if out.JobFates, err = models.JobFates(tx, now); err != nil {
+		if out.JobFates, err = jobFates(tx, now); err != nil {
 			return err
 		}
 		if out.OwnerItems, err = ownerItemsInContext(tx, now); err != nil {

@@ -56,10 +56,10 @@ func (s Store) Runs(ctx context.Context) (models.RunsView, error) {
 			v.Runs = append(v.Runs, rv)
 		}
 		v.LastFailure = models.LastFailure(v.Runs)
-		if v.Fates, err = models.FatesOf(tx, rows, invs); err != nil {
+		if v.Fates, err = fatesOf(tx, rows, invs); err != nil {
 			return err
 		}
-		if v.JobFates, err = models.JobFates(tx, s.Now()); err != nil {
+		if v.JobFates, err = jobFates(tx, s.Now()); err != nil {
 			return err
 		}
 		if v.LastPublication, err = models.LastPublication(tx); err != nil {

@@ -1,4 +1,4 @@
-package models
+package read
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
+	"hearth/models"
 )
 
 // What a run's work became, so the owner can judge a job by what it
@@ -18,12 +19,8 @@ import (
 // runner publishes as <run>-<invocation>, so a run's items are those of
 // its publications, found by index, never guessed from times. An item's
 // fate is read from what the owner did, through the same rules the agent
-// context uses (attachOutcomes for drafts, the owner's state for
+// context uses (models.DraftOutcomes for drafts, the owner's state for
 // activities), and the Runs page and the agent context both read it here.
-
-// FateWindows are the windows a job's fates are summed over, in days: the
-// runs started in the last 7 and the last 30 days.
-var FateWindows = []int{7, 30}
 
 // fateTally is a WorkFates being summed, with what its cost per accepted
 // item divides: the cost and accepted items of the runs that reported a cost.
@@ -149,7 +146,7 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 		for i, d := range drafts {
 			views[i].ID = d.ID
 		}
-		if err := attachOutcomes(tx, views); err != nil {
+		if err := models.DraftOutcomes(tx, views); err != nil {
 			return nil, err
 		}
 		for i, d := range drafts {
@@ -163,17 +160,17 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 				fate = o.Kind
 			}
 			switch {
-			case fate == DraftSentAsWritten:
+			case fate == models.DraftSentAsWritten:
 				f.SentAsWritten++
 				f.Accepted++
-			case fate == DraftSentEdited:
+			case fate == models.DraftSentEdited:
 				f.SentEdited++
 				f.Accepted++
-			case fate == DraftReplaced:
+			case fate == models.DraftReplaced:
 				f.Replaced++
-			case fate == DraftHandedOff:
+			case fate == models.DraftHandedOff:
 				f.HandedOff++
-			case fate == DraftDeclined, fate == "" && d.SetAside:
+			case fate == models.DraftDeclined, fate == "" && d.SetAside:
 				f.Declined++
 			case d.Retracted:
 				f.DraftsWithdrawn++
@@ -200,14 +197,14 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 			}
 			f.Tasks++
 			switch state := deref(a.State); {
-			case state == StateCompleted:
+			case state == models.StateCompleted:
 				f.Done++
 				f.Accepted++
-			case state == StatePartial:
+			case state == models.StatePartial:
 				f.Partial++
-			case state == StateSkipped:
+			case state == models.StateSkipped:
 				f.Skipped++
-			case state == StateDismissed:
+			case state == models.StateDismissed:
 				f.Dismissed++
 			case a.Retracted:
 				f.TasksWithdrawn++
@@ -237,9 +234,9 @@ func tallyRuns(tx *gorm.DB, runs []fateRun) (map[string]*fateTally, error) {
 	return out, nil
 }
 
-// FatesOf is what each of runs published and what became of it, by run
+// fatesOf is what each of runs published and what became of it, by run
 // ID; invs are their invocations (a reported cost among them prices the run).
-func FatesOf(tx *gorm.DB, runs []Run, invs map[string][]contract.InvocationView) (map[string]contract.WorkFates, error) {
+func fatesOf(tx *gorm.DB, runs []models.Run, invs map[string][]contract.InvocationView) (map[string]contract.WorkFates, error) {
 	rows := make([]fateRun, len(runs))
 	for i, r := range runs {
 		rows[i] = fateRun{ID: r.ID, Job: r.Job, Runner: r.Runner, PublicationRunID: r.PublicationRunID, CostUSD: r.CostUSD, StartedAt: r.StartedAt,
@@ -256,12 +253,12 @@ func FatesOf(tx *gorm.DB, runs []Run, invs map[string][]contract.InvocationView)
 	return out, nil
 }
 
-// JobFates sums what the runs of each job published, and what became of
-// it, over each of FateWindows before now: one entry per job and window
+// jobFates sums what the runs of each job published, and what became of
+// it, over each of models.FateWindows before now: one entry per job and window
 // with a run in it, by job then window. It reads the runs of the longest
 // window (by runs_started) and their items by index.
-func JobFates(tx *gorm.DB, now time.Time) ([]contract.WorkFates, error) {
-	longest := slices.Max(FateWindows)
+func jobFates(tx *gorm.DB, now time.Time) ([]contract.WorkFates, error) {
+	longest := slices.Max(models.FateWindows)
 	var rows []fateRun
 	if err := tx.Table("runs").Select(fateRunColumns).Where("runs.started_at >= ?", now.Add(-time.Duration(longest)*24*time.Hour)).
 		Scan(&rows).Error; err != nil {
@@ -280,7 +277,7 @@ func JobFates(tx *gorm.DB, now time.Time) ([]contract.WorkFates, error) {
 	}
 	sums := map[key]*fateTally{}
 	for _, r := range rows {
-		for _, days := range FateWindows {
+		for _, days := range models.FateWindows {
 			if r.StartedAt.Before(now.Add(-time.Duration(days) * 24 * time.Hour)) {
 				continue
 			}
