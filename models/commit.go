@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"hearth/internal/contract"
+	"hearth/internal/routinecount"
 )
 
 // Workspace is the one row holding the workspace revision: every commit
@@ -37,8 +38,8 @@ type txn struct {
 	rev     int64
 	changed []string
 	// recounts name the routine counts the transaction changes, for the
-	// metrics memo (routine_memo.go).
-	recounts []recount
+	// metrics memo (internal/routinecount).
+	recounts []routinecount.Change
 	// brief and today are the brief and the owner's day at now, read once
 	// per transaction (ownerDay); read says they are.
 	brief *contract.BriefView
@@ -107,7 +108,7 @@ const (
 // them. It touches "routine:<id>" for the notifier too.
 func (t *txn) touchRoutine(routineID string, revision int64, date string) {
 	t.touch("routine:" + routineID)
-	t.recounts = append(t.recounts, recount{routine: routineID, revision: revision, date: date})
+	t.recounts = append(t.recounts, routinecount.Change{Routine: routineID, Revision: revision, Date: date})
 }
 
 // commit runs fn in one immediate write transaction under the write lock
@@ -126,7 +127,7 @@ func (s *Store) commit(ctx context.Context, fn func(t *txn) error) (int64, error
 		}
 		if t.rev != 0 {
 			// The one listener told before the commit (see committed).
-			s.metrics.changing(t.rev, t.recounts)
+			s.metrics.Changing(t.rev, t.recounts)
 		}
 		return nil
 	})
@@ -156,7 +157,7 @@ type Notifier interface {
 // never reaches the hub, whose events are revisions: a page that shows
 // bookkeeping reads it anew through a cache keyed on Writes.
 //
-// The one named exception is the metrics memo (routine_memo.go), told
+// The one named exception is the metrics memo (internal/routinecount), told
 // inside the transaction, before the commit: a read that sees the commit
 // must not reuse counts from before it, and a memo that heard of a
 // rolled-back change only recounts.

@@ -6,29 +6,17 @@ import (
 
 	"gorm.io/gorm"
 
+	"hearth/internal/calendar"
 	"hearth/internal/contract"
 	"hearth/internal/zone"
 )
 
-// Day is the owner's calendar day. It is computed here, once, in the
-// owner's zone, and Home, row fragments, views and the agent context all
-// use it, so "today" and "tomorrow" never fall back to UTC or the server's zone.
-type Day struct {
-	Date     string         // YYYY-MM-DD in Zone
-	Tomorrow string         // the next date in Zone
-	Zone     *time.Location // the brief's zone; else the occurrence key's; else UTC
-	Start    time.Time      // the instant Date began, in UTC
-	End      time.Time      // the instant Date ends (Tomorrow begins), in UTC
-}
+// Day is the owner's calendar day (internal/calendar): computed here, in
+// the owner's zone, by OwnerDay.
+type Day = calendar.Day
 
 // DayOf is the calendar day in loc that contains now.
-func DayOf(now time.Time, loc *time.Location) Day {
-	local := now.In(loc)
-	start := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
-	// AddDate on the wall date, not 24 hours: a DST day is 23 or 25 hours long.
-	next := time.Date(local.Year(), local.Month(), local.Day()+1, 0, 0, 0, 0, loc)
-	return Day{Date: start.Format(time.DateOnly), Tomorrow: next.Format(time.DateOnly), Zone: loc, Start: start.UTC(), End: next.UTC()}
-}
+func DayOf(now time.Time, loc *time.Location) Day { return calendar.DayOf(now, loc) }
 
 // OwnerDay is the owner's day at now: in the brief's zone, else in the zone
 // of occurrenceKey (when a row fragment has one), else in UTC.

@@ -15,20 +15,22 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/internal/instant"
+	"hearth/internal/routinecount"
 	"hearth/internal/zone"
 )
 
-// Occurrence outcomes. Unrecorded is computed (an applicable day that ended
-// with no outcome), never stored as a choice.
+// Occurrence outcomes (internal/routinecount counts them). Unrecorded is
+// computed (an applicable day that ended with no outcome), never stored as
+// a choice.
 const (
-	OutcomeCompleted     = "completed"
-	OutcomePartial       = "partial"
-	OutcomeSkipped       = "skipped"
-	OutcomeDeferred      = "deferred"
-	OutcomeNotApplicable = "not-applicable"
-	OutcomeUnrecorded    = "unrecorded"
+	OutcomeCompleted     = routinecount.OutcomeCompleted
+	OutcomePartial       = routinecount.OutcomePartial
+	OutcomeSkipped       = routinecount.OutcomeSkipped
+	OutcomeDeferred      = routinecount.OutcomeDeferred
+	OutcomeNotApplicable = routinecount.OutcomeNotApplicable
+	OutcomeUnrecorded    = routinecount.OutcomeUnrecorded
 	// OutcomeOpen is an applicable occasion whose day has not ended yet.
-	OutcomeOpen = "open"
+	OutcomeOpen = routinecount.OutcomeOpen
 )
 
 // Trial bounds: the review window the owner chooses.
@@ -390,7 +392,7 @@ func trialApplies(tr RoutineTrial, date string) bool {
 		return false
 	}
 	d, err := time.Parse(time.DateOnly, date)
-	return err == nil && trialWeekdays(tr)[isoWeekday(d)]
+	return err == nil && routinecount.Weekdays(tr.Days)[routinecount.ISOWeekday(d)]
 }
 
 // TriggerEvent instantiates the occurrences of active event routines for

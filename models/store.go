@@ -22,6 +22,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"hearth/internal/privatefile"
+	"hearth/internal/routinecount"
 	"hearth/internal/schedule"
 	"hearth/migrations"
 )
@@ -54,8 +55,8 @@ type Store struct {
 	dataDir  string
 	notifier Notifier // the SSE hub (SetNotifier); see committed
 	now      func() time.Time
-	// metrics keeps routine counts between reads (routine_memo.go).
-	metrics *metricsMemo
+	// metrics keeps routine counts between reads (internal/routinecount).
+	metrics *routinecount.Memo
 
 	// defs are the schedule definition files under DATA/schedules.
 	defs *schedule.Store
@@ -270,7 +271,7 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 	// run beside the one writer.
 	sqlDB.SetMaxOpenConns(2)
 	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, now: clock,
-		defs: schedule.NewStore(dataDir), pause: opts.Pause, metrics: newMetricsMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter)}
+		defs: schedule.NewStore(dataDir), pause: opts.Pause, metrics: routinecount.NewMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter)}
 	if opts.QuickCheck {
 		s.markClean = true
 		s.pagesChecked = !closedCleanly(path)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"hearth/internal/contract"
+	"hearth/internal/routinecount"
 	"hearth/internal/voice"
 	"hearth/models"
 	"slices"
@@ -264,7 +265,7 @@ func occurrencePage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[cont
 // occasionEnded reports whether an occasion's day is over in its zone (the
 // occurrence's, else the owner's), so no outcome means unrecorded.
 func occasionEnded(do contract.DayOutcome, occs map[string]models.RoutineOccurrence, day models.Day, now time.Time) bool {
-	end, ok := models.OccasionEnd(do.Date, occs[do.OccurrenceID].Zone, day)
+	end, ok := routinecount.OccasionEnd(do.Date, occs[do.OccurrenceID].Zone, day)
 	return ok && !now.Before(end)
 }
 

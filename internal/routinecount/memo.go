@@ -1,25 +1,23 @@
-package models
+package routinecount
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 	"time"
 
+	"hearth/internal/calendar"
 	"hearth/internal/contract"
-
-	"gorm.io/gorm"
 )
 
-// metricsMemo keeps routine counts computed for the Routines page between
+// Memo keeps routine counts computed for the Routines page between
 // reads, by routine revision and calendar month, so a page after a commit
 // recounts only the months that commit changed (make bench: a year of 20
 // routines is ~6,000 occurrences, tens of milliseconds to count in full).
 //
 // Every write that changes what counts are computed from (trials,
 // occurrences, outcomes, feedback, the steps' states and values) names it
-// with touchRoutine, and commit records those changes here, at their
-// revision, before the transaction commits. An entry computed in a
+// (models' touchRoutine), and the store's commit records those changes
+// here, at their revision, before the transaction commits. An entry computed in a
 // snapshot at revision R is reused by a read at revision >= R only while no
 // change after R concerns it, so a read that sees a commit never reuses
 // counts from before it; a commit that rolls back only costs a recount.
@@ -28,13 +26,13 @@ import (
 // not the agent's to publish. The owner's zone and date are in the key.
 // It pays about 40x on Routines (BenchmarkRoutinesRender: first-render,
 // every month counted, 140-195 ms; after-commit 3.4-4.3 ms; 2026-12-03).
-type metricsMemo struct {
+type Memo struct {
 	mu      sync.Mutex
 	changes map[string]*routineChanges // by routine ID
-	entries map[metricsKey]metricsEntry
+	entries map[Key]entry
 	// merged are whole windows added up from their months, kept while
 	// every month is the same computation (so a read copies no days).
-	merged map[metricsKey]mergedEntry
+	merged map[Key]mergedEntry
 	seq    uint64 // numbers computations
 	// views are definitions parsed for the page, by routine@revision and
 	// the publication that last wrote the row.
@@ -46,13 +44,13 @@ type mergedEntry struct {
 	m     contract.RoutineMetrics
 }
 
-// recount names what a transaction changed of a routine's counted inputs:
-// revision's occasions on date, every date when date is empty, every
-// revision when revision is 0.
-type recount struct {
-	routine  string
-	revision int64
-	date     string
+// Change names what a transaction changed of a routine's counted inputs:
+// Revision's occasions on Date, every date when Date is empty, every
+// revision when Revision is 0.
+type Change struct {
+	Routine  string
+	Revision int64
+	Date     string
 }
 
 // routineChanges are a routine's recorded changes: all counts at whole,
@@ -72,17 +70,17 @@ type exactChange struct {
 // into whole only costs recounts.
 const maxExactChanges = 64
 
-// metricsKey is one computation: a routine revision over a window (a
+// Key is one computation: a routine revision over a window (a
 // month, or part of one), in the owner's zone, on the owner's date when
 // the window reaches it (a window that ended before today does not move).
-type metricsKey struct {
+type Key struct {
 	routine    string
 	revision   int64
 	from, to   string
 	zone, date string
 }
 
-type metricsEntry struct {
+type entry struct {
 	seq   uint64    // which computation it is
 	at    int64     // the snapshot revision it was computed at
 	until time.Time // when an open occasion turns unrecorded; zero: never
@@ -93,38 +91,40 @@ type metricsEntry struct {
 // trials each are about 500 entries.
 const maxMemoEntries = 8192
 
-func newMetricsMemo() *metricsMemo {
-	return &metricsMemo{changes: map[string]*routineChanges{}, entries: map[metricsKey]metricsEntry{}, merged: map[metricsKey]mergedEntry{},
+// NewMemo is an empty memo.
+func NewMemo() *Memo {
+	return &Memo{changes: map[string]*routineChanges{}, entries: map[Key]entry{}, merged: map[Key]mergedEntry{},
 		views: map[string]contract.RoutineRevisionView{}}
 }
 
-func newMetricsKey(routine string, revision int64, from, to string, day Day) metricsKey {
-	k := metricsKey{routine: routine, revision: revision, from: from, to: to, zone: day.Zone.String()}
+// NewKey is the computation of routine@revision over [from, to] on day.
+func NewKey(routine string, revision int64, from, to string, day calendar.Day) Key {
+	k := Key{routine: routine, revision: revision, from: from, to: to, zone: day.Zone.String()}
 	if to >= day.Date {
 		k.date = day.Date
 	}
 	return k
 }
 
-// changing records, inside the committing transaction, what revision rev
+// Changing records, inside the committing transaction, what revision rev
 // changes of the routines' counted inputs.
-func (m *metricsMemo) changing(rev int64, recounts []recount) {
+func (m *Memo) Changing(rev int64, recounts []Change) {
 	if len(recounts) == 0 {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, r := range recounts {
-		c := m.changes[r.routine]
+		c := m.changes[r.Routine]
 		if c == nil {
 			c = &routineChanges{}
-			m.changes[r.routine] = c
+			m.changes[r.Routine] = c
 		}
-		if r.revision == 0 {
+		if r.Revision == 0 {
 			c.whole = max(c.whole, rev)
 			continue
 		}
-		c.exact = append(c.exact, exactChange{at: rev, revision: r.revision, date: r.date})
+		c.exact = append(c.exact, exactChange{at: rev, revision: r.Revision, date: r.Date})
 		if len(c.exact) > maxExactChanges {
 			c.whole = max(c.whole, c.exact[0].at)
 			c.exact = c.exact[1:]
@@ -133,7 +133,7 @@ func (m *metricsMemo) changing(rev int64, recounts []recount) {
 }
 
 // stale reports whether a change after revision at concerns k.
-func (m *metricsMemo) stale(k metricsKey, at int64) bool {
+func (m *Memo) stale(k Key, at int64) bool {
 	c := m.changes[k.routine]
 	if c == nil {
 		return false
@@ -149,10 +149,10 @@ func (m *metricsMemo) stale(k metricsKey, at int64) bool {
 	return false
 }
 
-// get returns the counts of k for a read whose snapshot is at revision
+// Get returns the counts of k for a read whose snapshot is at revision
 // at, and which computation they are. The result is shared: callers must
 // not modify it.
-func (m *metricsMemo) get(k metricsKey, at int64, now time.Time) (contract.RoutineMetrics, uint64, bool) {
+func (m *Memo) Get(k Key, at int64, now time.Time) (contract.RoutineMetrics, uint64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.entries[k]
@@ -162,8 +162,8 @@ func (m *metricsMemo) get(k metricsKey, at int64, now time.Time) (contract.Routi
 	return e.m, e.seq, true
 }
 
-// put keeps a computation and returns its number.
-func (m *metricsMemo) put(k metricsKey, at int64, until time.Time, metrics contract.RoutineMetrics) uint64 {
+// Put keeps a computation and returns its number.
+func (m *Memo) Put(k Key, at int64, until time.Time, metrics contract.RoutineMetrics) uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.seq++
@@ -174,13 +174,13 @@ func (m *metricsMemo) put(k metricsKey, at int64, until time.Time, metrics contr
 		clear(m.entries)
 		clear(m.merged)
 	}
-	m.entries[k] = metricsEntry{seq: m.seq, at: at, until: until, m: metrics}
+	m.entries[k] = entry{seq: m.seq, at: at, until: until, m: metrics}
 	return m.seq
 }
 
-// window adds up a window's months (parts, computations seqs), reusing
+// Window adds up a window's months (parts, computations seqs), reusing
 // the sum while the months are the same computations.
-func (m *metricsMemo) window(k metricsKey, seqs []uint64, parts []contract.RoutineMetrics) contract.RoutineMetrics {
+func (m *Memo) Window(k Key, seqs []uint64, parts []contract.RoutineMetrics) contract.RoutineMetrics {
 	m.mu.Lock()
 	e, ok := m.merged[k]
 	m.mu.Unlock()
@@ -197,8 +197,8 @@ func (m *metricsMemo) window(k metricsKey, seqs []uint64, parts []contract.Routi
 	return sum
 }
 
-// monthWindows splits [from, to] at calendar months: the memo's unit.
-func monthWindows(from, to string) [][2]string {
+// MonthWindows splits [from, to] at calendar months: the memo's unit.
+func MonthWindows(from, to string) [][2]string {
 	start, err1 := time.Parse(time.DateOnly, from)
 	end, err2 := time.Parse(time.DateOnly, to)
 	if err1 != nil || err2 != nil || end.Before(start) {
@@ -265,17 +265,18 @@ func mergeMetrics(routineID string, revision int64, from, to string, parts []con
 	return m
 }
 
-// view is d parsed for the page, parsed once per publication of the row.
-// The result is shared: callers must not modify its slices.
-func (m *metricsMemo) view(d RoutineDefinition) contract.RoutineRevisionView {
-	key := fmt.Sprintf("%s@%d@%d", d.RoutineID, d.Revision, d.PublishedRevision)
+// View is a revision's definition parsed for the page (by parse), parsed
+// once per publication of its row: key names the row and the publication
+// that last wrote it, publishedAt is when. The result is shared: callers
+// must not modify its slices.
+func (m *Memo) View(key string, publishedAt time.Time, parse func() contract.RoutineRevisionView) contract.RoutineRevisionView {
 	m.mu.Lock()
 	v, ok := m.views[key]
 	m.mu.Unlock()
-	if ok && v.PublishedAt.Equal(d.UpdatedAt) {
+	if ok && v.PublishedAt.Equal(publishedAt) {
 		return v
 	}
-	v = d.View()
+	v = parse()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.views) >= maxMemoEntries {
@@ -283,33 +284,4 @@ func (m *metricsMemo) view(d RoutineDefinition) contract.RoutineRevisionView {
 	}
 	m.views[key] = v
 	return v
-}
-
-// DefinitionView is d parsed for the Routines page, parsed once per
-// publication of the row (the memo's views).
-func (s *Store) DefinitionView(d RoutineDefinition) contract.RoutineRevisionView {
-	return s.metrics.view(d)
-}
-
-// KeptMetrics is RoutineMetrics of def over [from, to] from its trials
-// already read (by ID), month by month, reusing the months no commit has
-// changed since: the memo keys on rev, the revision read in tx.
-func (s *Store) KeptMetrics(tx *gorm.DB, def RoutineDefinition, trials []RoutineTrial, from, to string, rev int64, day Day, now time.Time) (contract.RoutineMetrics, error) {
-	windows := monthWindows(from, to)
-	parts, seqs := make([]contract.RoutineMetrics, 0, len(windows)), make([]uint64, 0, len(windows))
-	for _, w := range windows {
-		key := newMetricsKey(def.RoutineID, def.Revision, w[0], w[1], day)
-		m, seq, ok := s.metrics.get(key, rev, now)
-		if !ok {
-			in, err := loadMetricsInput(tx, def, trials, w[0], w[1])
-			if err != nil {
-				return contract.RoutineMetrics{}, err
-			}
-			var until time.Time
-			m, until = in.compute(w[0], w[1], day, now)
-			seq = s.metrics.put(key, rev, until, m)
-		}
-		parts, seqs = append(parts, m), append(seqs, seq)
-	}
-	return s.metrics.window(newMetricsKey(def.RoutineID, def.Revision, from, to, day), seqs, parts), nil
 }
