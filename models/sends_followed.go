@@ -3,13 +3,8 @@ package models
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
-	"hearth/internal/contract"
 	"hearth/internal/instant"
 )
 
@@ -184,115 +179,4 @@ func (r ReplyStats) Rate() int {
 		return 0
 	}
 	return (r.Answered*100 + r.Sent/2) / r.Sent
-}
-
-// sentReply is one sent reply of the rate window, with the person it went to.
-type sentReply struct {
-	ChatID             string
-	PersonID           *string
-	DraftID            nullID
-	WrittenCandidateID string
-	CreatedAt          time.Time
-	AnsweredAt         *time.Time
-}
-
-// origin is the reply's Send.Origin.
-func (r sentReply) origin() string {
-	return Send{DraftID: r.DraftID, WrittenCandidateID: r.WrittenCandidateID}.Origin()
-}
-
-// sentReplies reads the replies sent since since, each with its person:
-// the draft's, or for an own reply the person of the chat's newest draft.
-func sentReplies(tx *gorm.DB, since time.Time) ([]sentReply, error) {
-	var rows []sentReply
-	err := tx.Raw(`SELECT s.chat_id, s.draft_id, s.written_candidate_id, s.created_at, s.answered_at,
-			COALESCE(d.person_id, (SELECT d2.person_id FROM reply_drafts d2 INDEXED BY reply_drafts_chat
-				WHERE d2.chat_id = s.chat_id AND d2.retracted_at IS NULL AND d2.person_id IS NOT NULL ORDER BY d2.rowid DESC LIMIT 1)) AS person_id
-		FROM sends s INDEXED BY sends_sent LEFT JOIN reply_drafts d ON d.id = s.draft_id
-		WHERE s.status = 'sent' AND s.created_at >= ? ORDER BY s.created_at`, since).Scan(&rows).Error
-	return rows, err
-}
-
-// replyStats sums sent replies by key (a person's or chat's ID; "" is skipped).
-func replyStats(rows []sentReply, key func(sentReply) string) map[string]ReplyStats {
-	waits := map[string][]time.Duration{}
-	out := map[string]ReplyStats{}
-	for _, r := range rows {
-		k := key(r)
-		if k == "" {
-			continue
-		}
-		st := out[k]
-		st.Sent++
-		if r.AnsweredAt != nil {
-			st.Answered++
-			waits[k] = append(waits[k], max(r.AnsweredAt.Sub(r.CreatedAt), 0))
-		}
-		out[k] = st
-	}
-	for k, w := range waits {
-		st := out[k]
-		st.MedianAnswer = median(w)
-		out[k] = st
-	}
-	return out
-}
-
-// ChatReplies is the agent context's ChatReplies: per chat with replies
-// sent in ReplyRateWindow, by chat ID.
-func ChatReplies(tx *gorm.DB, now time.Time) ([]contract.ChatRepliesView, error) {
-	rows, err := sentReplies(tx, now.Add(-ReplyRateWindow))
-	if err != nil {
-		return nil, err
-	}
-	byChat := replyStats(rows, func(r sentReply) string { return r.ChatID })
-	type chatOrigin struct{ chat, origin string }
-	origins := map[chatOrigin]*contract.OriginRepliesView{}
-	person := map[string]string{}
-	for _, r := range rows {
-		k := chatOrigin{r.ChatID, r.origin()}
-		o := origins[k]
-		if o == nil {
-			o = &contract.OriginRepliesView{Origin: k.origin}
-			origins[k] = o
-		}
-		o.Sent++
-		if r.AnsweredAt != nil {
-			o.Answered++
-		}
-		if r.PersonID != nil {
-			person[r.ChatID] = *r.PersonID // the newest reply's person
-		}
-	}
-	var out []contract.ChatRepliesView
-	for chat, st := range byChat {
-		v := contract.ChatRepliesView{ChatID: chat, PersonID: person[chat], Sent: st.Sent, Answered: st.Answered}
-		if st.Answered > 0 {
-			v.MedianMinutes = MinutesOf(st.MedianAnswer)
-		}
-		for _, origin := range []string{OriginAsDrafted, OriginEdited, OriginOwnWords} {
-			if o := origins[chatOrigin{chat, origin}]; o != nil {
-				v.ByOrigin = append(v.ByOrigin, *o)
-			}
-		}
-		out = append(out, v)
-	}
-	slices.SortFunc(out, func(a, b contract.ChatRepliesView) int { return strings.Compare(a.ChatID, b.ChatID) })
-	return out, nil
-}
-
-// MinutesOf is d in whole minutes, rounded.
-func MinutesOf(d time.Duration) *int {
-	m := int(d.Round(time.Minute) / time.Minute)
-	return &m
-}
-
-// ReplyStatsByPerson is how each person answered the replies sent since
-// since, by person ID.
-func ReplyStatsByPerson(tx *gorm.DB, since time.Time) (map[string]ReplyStats, error) {
-	sent, err := sentReplies(tx, since)
-	if err != nil {
-		return nil, err
-	}
-	return replyStats(sent, func(r sentReply) string { return deref(r.PersonID) }), nil
 }

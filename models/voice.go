@@ -1,12 +1,7 @@
 package models
 
 import (
-	"time"
-
-	"gorm.io/gorm"
-
 	"hearth/internal/contract"
-	"hearth/internal/voice"
 )
 
 // sentFrom is the draft text a draft send starts from, kept with the send
@@ -31,33 +26,4 @@ func sentFrom(t *txn, draftID string, candidates []contract.CandidateIn, body, w
 		}
 	}
 	return &from, nil
-}
-
-// VoiceByPerson compares each draft reply sent in ReplyRateWindow with the
-// draft text it was sent from and sums them up per person of the draft,
-// for persons with at least voice.MinCompared of them. The comparison is
-// read from the two stored texts, not stored itself: it is a pure function
-// of them, so it never disagrees with what was sent.
-func VoiceByPerson(tx *gorm.DB, now time.Time) (map[string]voice.Summary, error) {
-	var rows []struct {
-		PersonID  string
-		Body      string
-		DraftBody string
-	}
-	if err := tx.Raw(`SELECT d.person_id, s.body, s.draft_body FROM sends s INDEXED BY sends_sent JOIN reply_drafts d ON d.id = s.draft_id
-		WHERE s.status = 'sent' AND s.created_at >= ? AND s.draft_body IS NOT NULL AND d.person_id IS NOT NULL ORDER BY s.created_at, s.id`,
-		now.Add(-ReplyRateWindow)).Scan(&rows).Error; err != nil {
-		return nil, err
-	}
-	diffs := map[string][]voice.Diff{}
-	for _, r := range rows {
-		diffs[r.PersonID] = append(diffs[r.PersonID], voice.Compare(r.DraftBody, r.Body))
-	}
-	out := map[string]voice.Summary{}
-	for person, ds := range diffs {
-		if sum, ok := voice.Summarise(ds); ok {
-			out[person] = sum
-		}
-	}
-	return out, nil
 }

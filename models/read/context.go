@@ -124,7 +124,7 @@ func (s Store) AgentContext(ctx context.Context) (contract.AgentContext, error) 
 		if out.ReplyDecisions, err = replyDecisionPage(tx, now, first); err != nil {
 			return err
 		}
-		if out.ChatReplies, err = models.ChatReplies(tx, now); err != nil {
+		if out.ChatReplies, err = chatReplies(tx, now); err != nil {
 			return err
 		}
 		if out.Rhythms, err = rhythmViews(tx, now); err != nil {

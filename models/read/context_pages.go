@@ -123,7 +123,7 @@ func replyDecisionPage(tx *gorm.DB, now time.Time, from cursor) (contract.Page[c
 // rhythmViews is the agent context's Rhythms: each person whose rhythm is
 // known, by person ID.
 func rhythmViews(tx *gorm.DB, now time.Time) ([]contract.PersonRhythmView, error) {
-	byPerson, err := models.PersonRhythms(tx, now)
+	byPerson, err := personRhythms(tx, now)
 	if err != nil {
 		return nil, err
 	}
@@ -132,8 +132,8 @@ func rhythmViews(tx *gorm.DB, now time.Time) ([]contract.PersonRhythmView, error
 		if !r.Known {
 			continue
 		}
-		out = append(out, contract.PersonRhythmView{PersonID: p, Conversations: r.Conversations, UsualGapDays: models.InDays(r.UsualGap),
-			P90GapDays: models.InDays(r.P90Gap), SilenceDays: models.InDays(r.Silence), OwnerStarted: r.OwnerStarted, Drifting: r.Drifting})
+		out = append(out, contract.PersonRhythmView{PersonID: p, Conversations: r.Conversations, UsualGapDays: inDays(r.UsualGap),
+			P90GapDays: inDays(r.P90Gap), SilenceDays: inDays(r.Silence), OwnerStarted: r.OwnerStarted, Drifting: r.Drifting})
 	}
 	slices.SortFunc(out, func(a, b contract.PersonRhythmView) int { return strings.Compare(a.PersonID, b.PersonID) })
 	return out, nil
@@ -300,7 +300,7 @@ func followedView(sd models.Send) *contract.SendFollowedView {
 	}
 	v := &contract.SendFollowedView{DeliveredAt: sd.DeliveredAt, SeenAt: sd.SeenAt, AnsweredAt: sd.AnsweredAt}
 	if sd.AnsweredAt != nil {
-		v.AnsweredAfterMinutes = models.MinutesOf(sd.AnsweredAfter())
+		v.AnsweredAfterMinutes = minutesOf(sd.AnsweredAfter())
 	}
 	return v
 }
@@ -308,7 +308,7 @@ func followedView(sd models.Send) *contract.SendFollowedView {
 // voiceViews is the agent context's Voice, by person ID; nil when no
 // person has enough compared sends.
 func voiceViews(tx *gorm.DB, now time.Time) ([]contract.VoiceView, error) {
-	byPerson, err := models.VoiceByPerson(tx, now)
+	byPerson, err := voiceByPerson(tx, now)
 	if err != nil || len(byPerson) == 0 {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func (s Store) People(ctx context.Context) (models.PeopleView, error) {
 			}
 		}
 
-		replies, err := models.ReplyStatsByPerson(tx, now.Add(-models.ReplyRateWindow))
+		replies, err := replyStatsByPerson(tx, now.Add(-models.ReplyRateWindow))
 		if err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func (s Store) People(ctx context.Context) (models.PeopleView, error) {
 			}
 		}
 
-		rhythms, err := models.PersonRhythms(tx, now)
+		rhythms, err := personRhythms(tx, now)
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func (s Store) People(ctx context.Context) (models.PeopleView, error) {
 			}
 		}
 
-		voices, err := models.VoiceByPerson(tx, now)
+		voices, err := voiceByPerson(tx, now)
 		if err != nil {
 			return err
 		}
