@@ -1,84 +1,31 @@
 package models
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 
 	"hearth/internal/contract"
 	"hearth/internal/instant"
 	"hearth/internal/sortkey"
-	"hearth/internal/strictjson"
+	"hearth/internal/watched"
 )
 
-// WatchedMessage is one Beeper message as the watch records it: the
-// fields of the observation it becomes (internal/beeperflow reads them).
-type WatchedMessage struct {
-	ID              string
-	SenderID        string
-	SenderName      string
-	Text            string
-	Timestamp       time.Time
-	SortKey         string
-	IsSender        bool
-	LinkedMessageID string
-	// Type is Beeper's message type (TEXT, IMAGE, REACTION, ...), and Text
-	// its words: media described, with the caption if any.
-	Type string
-	// Aside marks a message that does not count in the conversation
-	// (beeper.Message.Counts is false): a reaction, a notice, a hidden or
-	// deleted message never makes a reply owed, wakes the job, makes a
-	// draft stale or answers one.
-	Aside    bool
-	Deleted  bool
-	EditedAt time.Time
-	// Change marks a message the watch saw before that was since edited
-	// or deleted: not a new message.
-	Change bool
-}
-
-// records reports whether m, new, becomes an observation: what counts, and
-// reactions (the agent may read a thumbs-up as an answer); not notices,
-// hidden or deleted messages.
-func (m WatchedMessage) records() bool { return !m.Aside || m.Type == messageReaction }
+// The watch's input (a pass, its chats and their messages) and the
+// observation payload a message becomes are internal/watched's.
+type (
+	WatchedMessage = watched.Message
+	WatchedChat    = watched.Chat
+	WatchRead      = watched.Read
+)
 
 // messageReaction is Beeper's type of a reaction (beeper.TypeReaction).
-const messageReaction = "REACTION"
-
-// WatchedChat is one chat the watch read: what it shows of the chat, and
-// its messages newer than the cursor (on a baseline, the chat list's newest).
-type WatchedChat struct {
-	ID        string
-	AccountID string
-	Title     string
-	Muted     bool
-	Messages  []WatchedMessage
-	// History are earlier messages read once for the rhythm (HistoryRead):
-	// only when they were said is kept, and nothing else is done with them.
-	History     []WatchedMessage
-	HistoryRead bool
-	// Said is the newest message that counts among those the read went
-	// through (new or not), if any: where the chat's last word stands
-	// when that word was deleted.
-	Said *WatchedMessage
-}
-
-// WatchRead is one pass of the watch: the chats read, the newest activity
-// seen (the next cursor), and the job new messages make dirty, debounced.
-type WatchRead struct {
-	Chats    []WatchedChat
-	Newest   *time.Time
-	Job      string
-	Debounce time.Duration
-}
+const messageReaction = watched.TypeReaction
 
 // WatchCursor is what the watch knew before a pass: since when it read
 // (nil before the baseline), and each chat's newest message seen.
@@ -212,7 +159,7 @@ func (s *Store) RecordWatch(ctx context.Context, cur WatchCursor, read WatchRead
 					row.LastIncomingAt = incomingAt(m.Timestamp)
 					row.LastIncomingText = m.Text
 				}
-				if baseline || !m.records() {
+				if baseline || !m.Records() {
 					continue
 				}
 				if err := recordMessage(t, n, m, contract.ChangeCreated); errors.As(err, &invalid) {
@@ -313,7 +260,7 @@ func recordChange(t *txn, chat WatchedChat, m WatchedMessage) error {
 // recordMessage records one message as an observation hearth made, with
 // change as its changeType; a message already recorded unchanged is skipped.
 func recordMessage(t *txn, chat WatchedChat, m WatchedMessage, change string) error {
-	raw, err := messageRaw(chat, m)
+	raw, err := watched.Payload(chat, m)
 	if err != nil {
 		return fmt.Errorf("message %s: %w", m.ID, err)
 	}
@@ -328,85 +275,6 @@ func recordMessage(t *txn, chat WatchedChat, m WatchedMessage, change string) er
 		return nil
 	}
 	return err
-}
-
-// maxMessageNameBytes bounds a message's chat title, sender name and IDs
-// as recorded: they are names, and anyone who can message the owner can
-// make them long.
-const maxMessageNameBytes = 1 << 10
-
-// messageRaw is a message's observation payload. Anyone can send the
-// owner a message longer than an observation holds
-// (contract.MaxObservationRawBytes), so a long text (or name) is kept cut
-// at a character boundary, noted in <field>Cut with its original and kept
-// sizes in bytes, so the agent knows it has only the start.
-func messageRaw(chat WatchedChat, m WatchedMessage) (json.RawMessage, error) {
-	raw := map[string]any{"chatId": chat.ID, "timestamp": m.Timestamp, "sortKey": m.SortKey, "isSender": m.IsSender, "text": m.Text}
-	if m.Type != "" {
-		raw["type"] = m.Type
-	}
-	if !m.EditedAt.IsZero() {
-		raw["editedAt"] = m.EditedAt.UTC()
-	}
-	if m.Deleted {
-		raw["deleted"] = true
-	}
-	for key, value := range map[string]string{"chatTitle": chat.Title, "senderId": m.SenderID, "senderName": m.SenderName, "replyTo": m.LinkedMessageID} {
-		keepCut(raw, key, value, maxMessageNameBytes)
-	}
-	size := func() (int, error) {
-		b, err := json.Marshal(raw)
-		if err != nil {
-			return 0, err
-		}
-		canonical, err := strictjson.Canonical(b)
-		return len(canonical), err
-	}
-	if n, err := size(); err != nil || n <= contract.MaxObservationRawBytes {
-		return messageJSON(raw), err
-	}
-	// The longest start of the text that fits: escapes make a byte of text
-	// take up to six in canonical form, so the cut is searched, not computed.
-	fits, tooLong := 0, len(m.Text)
-	for tooLong-fits > 1 {
-		mid := (fits + tooLong) / 2
-		keepCut(raw, "text", m.Text, mid)
-		n, err := size()
-		if err != nil {
-			return nil, err
-		}
-		if n <= contract.MaxObservationRawBytes {
-			fits = mid
-		} else {
-			tooLong = mid
-		}
-	}
-	keepCut(raw, "text", m.Text, fits)
-	if n, err := size(); err != nil || n > contract.MaxObservationRawBytes {
-		return nil, cmp.Or(err, fmt.Errorf("%d bytes in canonical form with its text cut", n))
-	}
-	return messageJSON(raw), nil
-}
-
-// messageJSON is a message payload as JSON; it holds only strings, numbers, booleans and times.
-func messageJSON(v map[string]any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
-}
-
-// keepCut sets raw[key] to value, cut to at most limit bytes at a
-// character boundary; a cut is noted in raw[key+"Cut"].
-func keepCut(raw map[string]any, key, value string, limit int) {
-	if len(value) <= limit {
-		raw[key] = value
-		return
-	}
-	n := max(limit, 0)
-	for n > 0 && !utf8.RuneStart(value[n]) {
-		n--
-	}
-	raw[key] = value[:n]
-	raw[key+"Cut"] = map[string]int{"originalBytes": len(value), "keptBytes": n}
 }
 
 // WatchAnsweredNote notes a reply activity the Beeper watch completed: the
