@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -24,119 +23,36 @@ const (
 	HoldApprovalRevoked = "approval_revoked" // the credential that approved it was revoked; the owner may approve it again
 )
 
-// FileCheck is what the definition file holds now, compared with the
-// approved snapshot. It is read each time and changes nothing; a claim (or
-// serve's start) records a failed check as a quarantine.
-type FileCheck struct {
-	// Status is "ok" or the quarantine reason: symlink, escape, not_regular,
-	// missing, invalid, changed, or "unreadable" for an I/O error.
-	Status string `json:"status"`
-	Detail string `json:"detail,omitempty"`
-	// Fingerprint is the file's, when it parses as a definition.
-	Fingerprint string `json:"fingerprint,omitempty"`
-	// Changes are what differ from the approved snapshot, when it parses and differs.
-	Changes []schedule.Change `json:"changes,omitempty"`
-}
-
-// OK reports whether the file matches the approved fingerprint.
-func (f FileCheck) OK() bool { return f.Status == "ok" }
-
-// Approvable reports whether the owner can approve the file as it is now:
-// it parses as a definition (a link, escape or missing file cannot be).
-func (f FileCheck) Approvable() bool { return f.Fingerprint != "" }
+// FileCheck is what a schedule's definition file holds now, compared with
+// the approved snapshot (internal/schedule's Store.Check).
+type FileCheck = schedule.FileCheck
 
 // checkFile reads the definition file of a schedule and compares it with
 // the approved snapshot; approved is nil when the snapshot cannot be read,
 // and then a changed file lists no changes.
 func (s *Store) checkFile(row Schedule, approved *schedule.Definition) FileCheck {
-	d, err := s.defs.Load(row.ID)
-	var q *schedule.QuarantineError
-	switch {
-	case errors.As(err, &q):
-		fc := FileCheck{Status: string(q.Reason), Detail: string(q.Reason)}
-		if q.Err != nil {
-			fc.Detail = q.Err.Error()
-		}
-		return fc
-	case err != nil:
-		return FileCheck{Status: "unreadable", Detail: err.Error()}
-	}
-	fp := d.Fingerprint()
-	if fp == row.ApprovedFingerprint {
-		return FileCheck{Status: "ok", Fingerprint: fp}
-	}
-	fc := FileCheck{Status: string(schedule.QuarantineChanged), Detail: "edited, replaced or restored since it was approved", Fingerprint: fp}
-	if approved != nil {
-		fc.Changes = schedule.Changes(*approved, d)
-	}
-	return fc
+	return s.defs.Check(row.ID, row.ApprovedFingerprint, approved)
 }
 
 // ReasonUnreadable is the ledger's reason for a schedule whose approved
-// snapshot no longer reads as a definition: one an older hearth stored with
-// an instant past the bound, or a damaged row. Such a schedule is held,
-// shown, and quarantined at serve's start; it never fails a whole read.
-const ReasonUnreadable = "unreadable"
+// snapshot no longer reads as a definition (schedule.ReasonUnreadable).
+const ReasonUnreadable = schedule.ReasonUnreadable
 
 // UnreadableError is an approved snapshot that does not read as a
 // definition; every error of Schedule.definition is one.
-type UnreadableError struct {
-	ID  string
-	Err error
-}
-
-func (e *UnreadableError) Error() string { return "schedule " + e.ID + ": " + e.Reason() }
-
-// Unwrap gives the cause.
-func (e *UnreadableError) Unwrap() error { return e.Err }
-
-// Reason says why, for the owner.
-func (e *UnreadableError) Reason() string {
-	return "the approved definition cannot be read: " + explain(e.Err)
-}
+type UnreadableError = schedule.UnreadableError
 
 // whatNow ends a quarantine's detail: what the owner can do about it.
-const whatNow = "; cancel it, or correct the file and approve it again"
-
-// explain shortens a schedules validation error to its field, message and
-// value; the expected form is in the API's errors, not on the page.
-func explain(err error) string {
-	var ve *schedule.ValidationError
-	if errors.As(err, &ve) {
-		s := ve.Field + ": " + ve.Message
-		if ve.Found != "" {
-			s += " (found " + ve.Found + ")"
-		}
-		return s
-	}
-	return err.Error()
-}
+const whatNow = schedule.WhatNow
 
 // definition is the approved snapshot, checked against its fingerprint; an
 // error is always an *UnreadableError.
 func (row Schedule) definition() (schedule.Definition, error) {
-	d, err := schedule.ParseCanonical([]byte(row.ApprovedSnapshot))
-	if err != nil {
-		return schedule.Definition{}, &UnreadableError{ID: row.ID, Err: err}
-	}
-	if d.Fingerprint() != row.ApprovedFingerprint {
-		return schedule.Definition{}, &UnreadableError{ID: row.ID, Err: errors.New("the snapshot does not match its fingerprint")}
-	}
-	return d, nil
+	return schedule.ParseApproved(row.ID, row.ApprovedSnapshot, row.ApprovedFingerprint)
 }
 
 // unreadableCheck is the quarantine an unreadable snapshot records.
-func unreadableCheck(err error) FileCheck {
-	return FileCheck{Status: ReasonUnreadable, Detail: unreadableReason(err) + whatNow}
-}
-
-func unreadableReason(err error) string {
-	var u *UnreadableError
-	if errors.As(err, &u) {
-		return u.Reason()
-	}
-	return err.Error()
-}
+func unreadableCheck(err error) FileCheck { return schedule.UnreadableCheck(err) }
 
 // evalState is what Evaluate needs from the ledger.
 func evalState(row Schedule, out *ScheduleOccurrence) schedule.State {
@@ -293,7 +209,7 @@ func (s *Store) scheduleView(row Schedule, out *ScheduleOccurrence, revoked []st
 	var approved *schedule.Definition
 	def, err := row.definition()
 	if err != nil {
-		v.Unreadable = unreadableReason(err)
+		v.Unreadable = schedule.UnreadableReason(err)
 	} else {
 		approved = &def
 		spec := def.Rule.Spec()

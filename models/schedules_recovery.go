@@ -182,7 +182,7 @@ func (s *Store) recoverJournalCounted(ctx context.Context) (journalOutcome, erro
 				case err == nil:
 					file = &d
 				case problem == "" && q.Err != nil:
-					problem = "its file: " + explain(q.Err)
+					problem = "its file: " + schedule.Explain(q.Err)
 				case problem == "":
 					problem = "its file is " + string(q.Reason)
 				}
@@ -223,7 +223,7 @@ func journalRow(e scheduleJournal) (*Schedule, string) {
 		return nil, "its journal entry is not a ledger row"
 	}
 	if _, err := row.definition(); err != nil {
-		return &row, unreadableReason(err)
+		return &row, schedule.UnreadableReason(err)
 	}
 	for _, f := range []struct {
 		name string
