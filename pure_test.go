@@ -9,7 +9,7 @@ import (
 
 // purePackages are the packages ARCHITECTURE.md calls pure: code that left
 // the store because it needs no store, no database and no I/O.
-var purePackages = []string{"./internal/weight", "./internal/costpolicy", "./internal/routinecount", "./internal/calendar", "./internal/watched"}
+var purePackages = []string{"./internal/weight", "./internal/costpolicy", "./internal/routinecount", "./internal/calendar", "./internal/watched", "./internal/wording"}
 
 // TestThePurePackagesLinkNoStoreAndTouchNoFiles holds the pure packages to
 // their rows: nothing built into them is the store, a database or an HTTP

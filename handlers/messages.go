@@ -18,6 +18,7 @@ import (
 	"hearth/beeper"
 	"hearth/internal/beeperflow"
 	"hearth/internal/contract"
+	"hearth/internal/wording"
 	"hearth/models"
 	"hearth/views"
 )
@@ -301,7 +302,7 @@ func (s *messagesHandlers) review(c *fiber.Ctx) error {
 	}
 	chatID := pathParam(c, "chat")
 	if f.Draft == "" {
-		body := models.NormalizeNewlines(f.Body)
+		body := wording.NormalizeNewlines(f.Body)
 		if msg := replyProblem(body); msg != "" {
 			return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{Message: msg, Input: f.Body})
 		}
@@ -337,7 +338,7 @@ func replyFieldError(err error, body string) error {
 	if !errors.Is(err, models.ErrInvalidInput) || errors.As(err, &fe) {
 		return err
 	}
-	return &models.FieldError{Field: "body", Message: cmp.Or(replyProblem(models.NormalizeNewlines(body)), emptyReply)}
+	return &models.FieldError{Field: "body", Message: cmp.Or(replyProblem(wording.NormalizeNewlines(body)), emptyReply)}
 }
 
 // replyProblem says why a reply cannot be sent, or "".
@@ -394,11 +395,11 @@ func (s *messagesHandlers) reviewSaved(c *fiber.Ctx) error {
 	}
 	var kept *contract.CandidateIn
 	for _, cand := range draft.Candidates {
-		if cand.ID == c.Query("kept") && cand.Body != models.DraftText(draft.DraftView) {
+		if cand.ID == c.Query("kept") && cand.Body != wording.DraftText(draft.DraftView) {
 			kept = &cand
 		}
 	}
-	return s.renderReview(c, fiber.StatusOK, chatID, *draft, models.DraftText(draft.DraftView), nil, draft.SourceMessageRevision, kept)
+	return s.renderReview(c, fiber.StatusOK, chatID, *draft, wording.DraftText(draft.DraftView), nil, draft.SourceMessageRevision, kept)
 }
 
 // chatDraft finds a draft of the chat (not retracted), or answers 404 and returns nil.
@@ -467,7 +468,7 @@ func (s *messagesHandlers) confirmSend(c *fiber.Ctx) error {
 		return s.unreadableForm(c)
 	}
 	chatID := pathParam(c, "chat")
-	body := models.NormalizeNewlines(f.Body)
+	body := wording.NormalizeNewlines(f.Body)
 	send, err := beeperflow.ConfirmSend(c.UserContext(), s.store, s.cfg.Beeper, models.SendCommand{
 		SendKey: f.SendKey, DraftID: f.Draft, ChatID: chatID, Body: body, SourceMessageRevision: f.SourceMessageRevision})
 	if handled, rerr := s.reviewAgainOrShowPrior(c, chatID, f, body, err); handled {
@@ -598,7 +599,7 @@ func (s *messagesHandlers) handOff(c *fiber.Ctx) error {
 	case errors.Is(err, models.ErrDraftNotInChat):
 		return s.refusedPage(c, fiber.StatusConflict, "Not opened", "This draft belongs to another chat; nothing was opened.", chatID)
 	case errors.Is(err, models.ErrInvalidInput):
-		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft, Message: cmp.Or(replyProblem(models.NormalizeNewlines(f.Body)), emptyReply), Input: f.Body})
+		return s.renderConversation(c, fiber.StatusUnprocessableEntity, &views.EditorProblem{DraftID: f.Draft, Message: cmp.Or(replyProblem(wording.NormalizeNewlines(f.Body)), emptyReply), Input: f.Body})
 	case errors.Is(err, beeperflow.ErrComposerBusy):
 		return s.renderConversation(c, fiber.StatusConflict, &views.EditorProblem{DraftID: f.Draft, Message: composerBusy, Input: f.Body, Copy: true})
 	case err != nil:

@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"hearth/internal/beeperflow"
+	"hearth/internal/wording"
 	"hearth/models"
 	"hearth/views"
 )
@@ -79,7 +80,7 @@ func (s *messagesHandlers) scheduleSend(c *fiber.Ctx) error {
 	if !ok {
 		return s.refusedPage(c, fiber.StatusUnprocessableEntity, "Not scheduled", notLater, chatID)
 	}
-	body := models.NormalizeNewlines(f.Body)
+	body := wording.NormalizeNewlines(f.Body)
 	cmd := models.SendCommand{SendKey: f.SendKey, DraftID: f.Draft, ChatID: chatID, Body: body, SourceMessageRevision: f.SourceMessageRevision}
 	_, err = beeperflow.ScheduleSend(c.UserContext(), s.store, s.cfg.Beeper, cmd, due)
 	if handled, rerr := s.reviewAgainOrShowPrior(c, chatID, f.sendForm, body, err); handled {

@@ -14,6 +14,7 @@ import (
 	"hearth/internal/instant"
 	"hearth/internal/sortkey"
 	"hearth/internal/watched"
+	"hearth/internal/wording"
 )
 
 // The watch's input (a pass, its chats and their messages) and the
@@ -384,7 +385,7 @@ func maybeSend(send Send, m WatchedMessage) bool {
 	if send.PendingMessageID != "" && send.PendingMessageID == m.ID {
 		return true
 	}
-	norm := func(s string) string { return strings.TrimSpace(NormalizeNewlines(s)) }
+	norm := func(s string) string { return strings.TrimSpace(wording.NormalizeNewlines(s)) }
 	if norm(send.Body) == norm(m.Text) {
 		return true
 	}

@@ -14,6 +14,7 @@ import (
 
 	"hearth/internal/contract"
 	"hearth/internal/instant"
+	"hearth/internal/wording"
 )
 
 // nullID is an ID column that is NULL when empty: a reference with no
@@ -248,7 +249,7 @@ func (s *Store) RemindLater(ctx context.Context, d ChatDecision) (OwnerActionRes
 }
 
 // HandOff is the owner's "open in Beeper with this text": a draft's editor
-// (resolved as ChosenWording does) or, without DraftID, the composer's.
+// (resolved as wording.Chosen does) or, without DraftID, the composer's.
 type HandOff struct {
 	ChatID    string
 	AccountID string
@@ -274,12 +275,12 @@ type HandOffPlan struct {
 // PrepareHandOff checks a hand-off before Beeper is asked to open it: an
 // unknown draft is ErrNotFound, one of another chat ErrDraftNotInChat, a
 // blank or long text ErrInvalidInput. A draft's wording is resolved as
-// ChosenWording does, and its account fills an empty AccountID.
+// wording.Chosen does, and its account fills an empty AccountID.
 func (s *Store) PrepareHandOff(ctx context.Context, h HandOff) (HandOffPlan, error) {
 	if err := (ChatDecision{ChatID: h.ChatID}).check(); err != nil {
 		return HandOffPlan{}, err
 	}
-	body, candidate := NormalizeNewlines(h.Form.Body), ""
+	body, candidate := wording.NormalizeNewlines(h.Form.Body), ""
 	if h.DraftID != "" {
 		var rows []draftRow
 		if err := draftsWithEdits(s.rdb.WithContext(ctx)).Where("reply_drafts.id = ? AND reply_drafts.retracted_at IS NULL", h.DraftID).Scan(&rows).Error; err != nil {
@@ -291,7 +292,7 @@ func (s *Store) PrepareHandOff(ctx context.Context, h HandOff) (HandOffPlan, err
 		if rows[0].ChatID != h.ChatID {
 			return HandOffPlan{}, ErrDraftNotInChat
 		}
-		w := ChosenWording(rows[0].view(), h.Form)
+		w := wording.Chosen(rows[0].view(), h.Form)
 		body, candidate = w.Body, w.Candidate
 		h.AccountID = cmp.Or(h.AccountID, rows[0].AccountID)
 	}
@@ -356,39 +357,21 @@ func saveEdit(t *txn, draftID, body, candidateID string) error {
 	return t.Save(&DraftEdit{DraftID: draftID, Body: body, SelectedCandidateID: candidateID, Revision: rev, UpdatedAt: t.now}).Error
 }
 
-// WordingForm is a draft editor as submitted: the text and the chosen
-// candidate, beside what the editor showed when it was rendered.
-type WordingForm struct {
-	Body, Candidate           string
-	ShownBody, ShownCandidate string
-	// Since, when set (an autosave), is the revision of the owner's edit
-	// the editor holds (0: none): a different stored edit is ErrEditChanged.
-	Since *int64
-	// Activity is the Home row the editor is on (empty: none): the save
-	// then answers with that row (Wording.Answer), read in its transaction.
-	Activity string
-}
+// WordingForm is a draft editor as submitted (internal/wording).
+type WordingForm = wording.Form
 
-// Wording is what the owner chose to send from a draft's editor.
+// Wording is what the owner chose to send from a draft's editor
+// (wording.Choice), with where and when it was saved.
 type Wording struct {
 	// ChatID is the draft's chat, where the review happens.
 	ChatID string
-	Body   string
-	// Candidate is the chosen candidate whose text the editor now holds.
-	Candidate string
-	// Kept is set when the owner chose a candidate beside an edited text:
-	// the edit is kept, never overwritten, and the review offers this
-	// candidate instead.
-	Kept *contract.CandidateIn
+	wording.Choice
 	// Revision is the revision the save committed; 0 when the wording
 	// was already stored.
 	Revision int64
 	// Answer is WordingForm.Activity's row as Home shows it after the save.
 	Answer RowAnswer
 }
-
-// NormalizeNewlines turns a form's CRLF line ends into the LF the agent wrote.
-func NormalizeNewlines(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
 // checkReplyBody refuses a reply that is blank or longer than MaxBodyLen.
 func checkReplyBody(body string) error {
@@ -398,30 +381,7 @@ func checkReplyBody(body string) error {
 	return nil
 }
 
-// ChosenWording resolves an editor's submission against the draft: the
-// editor's text, except when the owner left it exactly as shown and chose
-// another candidate (a radio without JavaScript), which means that
-// candidate's text. A candidate chosen beside an edited text never replaces
-// the edit: it is returned as Kept, for the review to offer.
-func ChosenWording(d contract.DraftView, f WordingForm) Wording {
-	body, shown := NormalizeNewlines(f.Body), NormalizeNewlines(f.ShownBody)
-	w := Wording{Body: body, Candidate: f.Candidate}
-	i := slices.IndexFunc(d.Candidates, func(c contract.CandidateIn) bool { return c.ID == f.Candidate })
-	if i < 0 || f.Candidate == f.ShownCandidate || (f.ShownBody == "" && f.ShownCandidate == "") {
-		return w // no other candidate chosen, or a form that did not say what it showed
-	}
-	chosen := d.Candidates[i]
-	switch {
-	case body == chosen.Body:
-	case body == shown && f.ShownBody != "":
-		w.Body = chosen.Body
-	default:
-		w.Kept, w.Candidate = &chosen, f.ShownCandidate
-	}
-	return w
-}
-
-// SaveDraftWording resolves an editor's submission (ChosenWording) and
+// SaveDraftWording resolves an editor's submission (wording.Chosen) and
 // saves it as the owner's edit, returning what was chosen. An empty text
 // is ErrInvalidInput and saves nothing.
 func (s *Store) SaveDraftWording(ctx context.Context, draftID string, f WordingForm) (Wording, error) {
@@ -432,7 +392,7 @@ func (s *Store) SaveDraftWording(ctx context.Context, draftID string, f WordingF
 	if len(rows) == 0 {
 		return Wording{}, ErrNotFound
 	}
-	w := ChosenWording(rows[0].view(), f)
+	w := Wording{Choice: wording.Chosen(rows[0].view(), f)}
 	w.ChatID = rows[0].ChatID
 	res, err := s.saveDraftEdit(ctx, draftID, w.Body, w.Candidate, f.Since, f.Activity)
 	if err != nil {
@@ -443,18 +403,6 @@ func (s *Store) SaveDraftWording(ctx context.Context, draftID string, f WordingF
 		w.Revision = res.Revision
 	}
 	return w, nil
-}
-
-// DraftText is what the draft's editor holds when nothing was typed: the
-// owner's edit, else the first candidate.
-func DraftText(d contract.DraftView) string {
-	switch {
-	case d.OwnerEdit != nil:
-		return d.OwnerEdit.Body
-	case len(d.Candidates) > 0:
-		return d.Candidates[0].Body
-	}
-	return ""
 }
 
 // Today is the owner's day now.

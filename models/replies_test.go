@@ -186,32 +186,6 @@ func TestRemindLaterDefersTheDraftsReplyToThatDate(t *testing.T) {
 	}
 }
 
-func TestChosenWordingNeverOverwritesAnEdit(t *testing.T) {
-	d := contract.DraftView{Candidates: []contract.CandidateIn{{ID: "warm", Body: "Warm words"}, {ID: "brief", Body: "Brief"}}}
-	for _, tc := range []struct {
-		name string
-		f    WordingForm
-		body string
-		kept string
-	}{
-		{"untouched, another candidate chosen (no JavaScript)", WordingForm{Body: "Warm words", Candidate: "brief", ShownBody: "Warm words", ShownCandidate: "warm"}, "Brief", ""},
-		{"edited, same candidate", WordingForm{Body: "My words", Candidate: "warm", ShownBody: "Warm words", ShownCandidate: "warm"}, "My words", ""},
-		{"edited and another candidate chosen: the edit stays, the review asks", WordingForm{Body: "My words", Candidate: "brief", ShownBody: "Warm words", ShownCandidate: "warm"}, "My words", "brief"},
-		{"JavaScript put the candidate in", WordingForm{Body: "Brief", Candidate: "brief", ShownBody: "Warm words", ShownCandidate: "warm"}, "Brief", ""},
-		{"form line ends", WordingForm{Body: "a\r\nb", Candidate: "warm", ShownBody: "a\nb", ShownCandidate: "warm"}, "a\nb", ""},
-		{"a form that does not say what it showed", WordingForm{Body: "Text", Candidate: "brief"}, "Text", ""},
-	} {
-		w := ChosenWording(d, tc.f)
-		kept := ""
-		if w.Kept != nil {
-			kept = w.Kept.ID
-		}
-		if w.Body != tc.body || kept != tc.kept {
-			t.Errorf("%s: %q (kept %q), want %q (kept %q)", tc.name, w.Body, kept, tc.body, tc.kept)
-		}
-	}
-}
-
 func TestCompactContextKeepsTheOwnersRecentReplyDecisions(t *testing.T) {
 	s, now := owedFixture(t)
 	ctx := context.Background()
