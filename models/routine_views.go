@@ -41,14 +41,6 @@ type RoutineCard struct {
 	RecordableDays []string
 }
 
-// TrialName is how the page names the trial's period.
-func TrialName(t contract.TrialView) string {
-	return fmt.Sprintf("r%d, %s to %s", t.Revision, t.StartsOn, trialLastDay(t))
-}
-
-// trialLastDay is the trial's window end, or the day it was ended early.
-func trialLastDay(t contract.TrialView) string { return lastDay(t.EndsOn, t.EndedOn) }
-
 // ReviewView is an agent review with the counts it was based on and the
 // owner's decision on each proposal.
 type ReviewView struct {
