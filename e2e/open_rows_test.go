@@ -100,8 +100,8 @@ type inFlight struct {
 }
 
 // liveRead is Home's live read of a task published elsewhere.
-func liveRead(t *testing.T, srv *server) inFlight {
-	return inFlight{"the live read", "read", func() { publishTask(t, srv, "call-mum", "Call Mum") },
+func liveRead(t *testing.T, tb *tab) inFlight {
+	return inFlight{"the live read", "read", func() { publishTask(t, tb.srv, "call-mum", "Call Mum") },
 		`window.__refreshes > 0 && !!document.querySelector('` + rowSel("call-mum") + `')`}
 }
 
@@ -140,34 +140,25 @@ func overtaken(tb *tab, early, late inFlight) {
 // before the owner's tap, whose answer lands after the tap opened the row,
 // does not shut it again.
 func TestRowOpenedWhileALiveRefreshIsOnItsWayStaysOpen(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	tb := newTab(t, srv)
-	tb.login()
-	const row = "book-bike-service"
-	overtaken(tb, liveRead(t, srv), rowTap(tb, row))
-	eventually(tb, "the row the owner opened is still open after the refresh", rowOpenJS(row, "task"), 5*time.Second)
+	tb := demoTab(t)
+	overtaken(tb, liveRead(t, tb), rowTap(tb, "book-bike-service"))
+	eventually(tb, "the row the owner opened is still open after the refresh", rowOpenJS("book-bike-service", "task"), 5*time.Second)
 }
 
 // TestRowBeingOpenedWhenALiveRefreshLandsOpens: a live refresh that lands
 // while the tap's own answer is still on its way shows the row open (the
 // tap's answer then has no row of the page left to open).
 func TestRowBeingOpenedWhenALiveRefreshLandsOpens(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	tb := newTab(t, srv)
-	tb.login()
-	const row = "book-bike-service"
-	overtaken(tb, rowTap(tb, row), liveRead(t, srv))
-	eventually(tb, "the row is open after the refresh that landed during the tap", rowOpenJS(row, "task"), 5*time.Second)
+	tb := demoTab(t)
+	overtaken(tb, rowTap(tb, "book-bike-service"), liveRead(t, tb))
+	eventually(tb, "the row is open after the refresh that landed during the tap", rowOpenJS("book-bike-service", "task"), 5*time.Second)
 }
 
 // TestRowOpenedWhileAnActionsAnswerIsOnItsWayStaysOpen: an owner action
 // answered with Home's live part (a quick add), sent before the tap and
 // answered after it, does not shut the row the tap opened.
 func TestRowOpenedWhileAnActionsAnswerIsOnItsWayStaysOpen(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	tb := newTab(t, srv)
-	tb.login()
-	const row = "book-bike-service"
-	overtaken(tb, quickAddOf(tb, "buy milk"), rowTap(tb, row))
-	eventually(tb, "the row the owner opened is still open after the add's answer", rowOpenJS(row, "task"), 5*time.Second)
+	tb := demoTab(t)
+	overtaken(tb, quickAddOf(tb, "buy milk"), rowTap(tb, "book-bike-service"))
+	eventually(tb, "the row the owner opened is still open after the add's answer", rowOpenJS("book-bike-service", "task"), 5*time.Second)
 }

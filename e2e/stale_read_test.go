@@ -12,10 +12,8 @@ import (
 // owner would see Start work undone, and no later event would correct it:
 // the newer revision is the page's own).
 func TestALiveReadOlderThanAnActionsAnswerIsNotShownOverIt(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	tb := newTab(t, srv)
-	tb.login()
-	read := liveRead(t, srv)
+	tb := demoTab(t)
+	read := liveRead(t, tb)
 	// The older read is dropped, not swapped in: it has landed once the
 	// page has had its answer.
 	read.landed = `window.__holds.read.landed`
