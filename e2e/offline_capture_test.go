@@ -198,13 +198,13 @@ func TestTheUndoBarAndTheOfflineBannerDoNotOverlapEachOtherOrTheTabs(t *testing.
 	_, line, tb := loggedInBehindCable(t)
 	routine := "morning-routine-" + demoDay(t)
 	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
-	tb.do("tick a step", chromedp.Click(css(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`)))
+	tb.do("tick a step", tap(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`))
 	get(tb, "undo bar", chromedp.Poll[bool](`!!document.querySelector('#undo-dock [data-testid="undo"]')`))
 	for _, w := range downWays[:2] {
 		w.down(tb, line)
 		if w.name != "offline" {
 			// Online and cut off: the page learns it at its next try.
-			tb.do("try to open a row", chromedp.Click(css(rowSel("book-bike-service")+` > a.row-head`)))
+			tb.do("try to open a row", tap(rowSel("book-bike-service")+` > a.row-head`))
 		}
 		tb.do(w.name+": banner", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`), chromedp.WaitVisible(css(`[data-testid="offline-banner"]`)))
 		get(tb, "settled", chromedp.Poll[bool](htmxSettled))

@@ -42,7 +42,7 @@ func quickAdd(tb *tab, words string) {
 	tb.t.Helper()
 	tb.do("quick add "+words,
 		chromedp.SendKeys(css(`[data-testid="quick-add-text"]`), words),
-		chromedp.Click(css(`[data-testid="quick-add-save"]`)),
+		tap(`[data-testid="quick-add-save"]`),
 	)
 }
 

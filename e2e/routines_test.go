@@ -59,12 +59,12 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 	home.expand(weigh, "measurement")
 	home.do("save the weigh-in",
 		chromedp.SendKeys(css(rowSel(weigh)+` [data-testid="measurement-input"]`), "72,4"),
-		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		tap(rowSel(weigh)+` [data-testid="measurement-save"]`),
 		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)),
 	)
 	home.expand(stretch, "task")
 	home.do("complete the stretch",
-		chromedp.Click(css(rowSel(stretch)+` [data-testid="complete"]`)),
+		tap(rowSel(stretch)+` [data-testid="complete"]`),
 		chromedp.WaitReady(css(rowSel(occ)+`[data-state="completed"]`)),
 	)
 
@@ -86,7 +86,7 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 	}
 
 	// Home offers feedback on the settled occurrence, and the page stays accessible.
-	home.do("feedback", chromedp.Click(css(rowSel(occ)+` [data-testid="feedback-effort-easy"]`)),
+	home.do("feedback", tap(rowSel(occ)+` [data-testid="feedback-effort-easy"]`),
 		chromedp.WaitVisible(css(rowSel(occ)+` [data-testid="feedback-effort-chosen"]`)))
 	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
 	if err != nil {

@@ -49,7 +49,7 @@ func reviewAnaReplyBehindACable(t *testing.T, body string) (*tab, *cable, string
 		chromedp.WaitVisible(css(`#draft-draft-ana-hike`)),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="conversation-body"]').value = ""`),
 		chromedp.SendKeys(css(`[data-testid="conversation-body"]`), body),
-		chromedp.Click(css(`[data-testid="review"]`)),
+		tap(`[data-testid="review"]`),
 		chromedp.WaitVisible(css(`[data-testid="review-summary"]`)),
 	)
 	get(tb, "review loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
