@@ -110,10 +110,7 @@ func TestWeightPageRecordsAWeightAndShowsTheTrendChange(t *testing.T) {
 	tb.login()
 	tb.do("open /weight", chromedp.Navigate(srv.URL+"/weight"), chromedp.WaitVisible(css(`#weigh-in-value`)))
 	entries := get(tb, "entries", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="weight-entry"]').length`))
-	tb.do("save a weight",
-		chromedp.SendKeys(css(`#weigh-in-value`), "81.2"),
-		chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
-		chromedp.WaitVisible(css(`[data-testid="weigh-in-saved"]`)))
+	weighIn(tb, "", "81.2", `[data-testid="weigh-in-saved"]`)
 	saved := get(tb, "saved", textOf(`[data-testid="weigh-in-saved"]`))
 	if !strings.Contains(saved, "Trend ") || !strings.Contains(saved, " kg since yesterday") {
 		t.Errorf("after saving: %q, want the trend and its change since yesterday", saved)

@@ -35,6 +35,21 @@ func weighInsOf(t *testing.T, srv *server, value float64) int {
 	return n
 }
 
+// weighIn types value into the weigh-in form under scope (Home's first
+// screen, or the form on the page: "") and taps Save, then waits for
+// shows (its note, saved or waiting, or its error).
+func weighIn(tb *tab, scope, value, shows string) {
+	tb.t.Helper()
+	if scope != "" {
+		scope += " "
+	}
+	tb.do("weigh in "+value,
+		chromedp.SendKeys(css(scope+`#weigh-in-value`), value),
+		tap(scope+`[data-testid="weigh-in-save"]`),
+		chromedp.WaitVisible(css(shows)),
+	)
+}
+
 // queueSynced: nothing waits on the page or in the queue.
 const queueSynced = `document.querySelector('[data-sync]') === null && JSON.parse(localStorage.getItem("hearth.offline.queue") || "[]").length === 0`
 
@@ -99,11 +114,7 @@ func TestAWeightTypedIntoHomesOwnFieldWithoutHearthWaitsAndSyncsOnceWithTheTrend
 		get(tb, "settled", chromedp.Poll[bool](htmxSettled))
 		value := fmt.Sprintf("71.%d", i+2)
 		w.down(tb, line)
-		tb.do("weigh in from Home's first screen",
-			chromedp.SendKeys(css(`[data-testid="first-action"] #weigh-in-value`), value),
-			chromedp.Click(css(`[data-testid="first-action"] [data-testid="weigh-in-save"]`)),
-			chromedp.WaitVisible(css(`[data-testid="first-action"] [data-testid="sync-note"]`)),
-		)
+		weighIn(tb, `[data-testid="first-action"]`, value, `[data-testid="first-action"] [data-testid="sync-note"]`)
 		waitsToSync(t, tb, `[data-testid="first-action"] [data-testid="sync-note"]`, 1, "Waiting to sync: "+value)
 		w.up(tb, line)
 		get(tb, "synced", chromedp.Poll[bool](queueSynced))
@@ -126,11 +137,7 @@ func TestAWeightTypedOnTheWeightPageWithoutHearthWaitsAndSyncsOnceWithTheTrend(t
 		get(tb, "loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
 		value := fmt.Sprintf("72.%d", i+2)
 		w.down(tb, line)
-		tb.do("weigh in on the weight page",
-			chromedp.SendKeys(css(`#weigh-in-value`), value),
-			chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
-			chromedp.WaitVisible(css(`.weigh-in-form [data-testid="sync-note"]`)),
-		)
+		weighIn(tb, "", value, `.weigh-in-form [data-testid="sync-note"]`)
 		if p := get(tb, "still the page", chromedp.Evaluate[string](`location.pathname`)); p != "/weight" {
 			t.Fatalf("the page is %q, want /weight kept", p)
 		}
@@ -251,11 +258,7 @@ func TestAWeighInWhoseAnswerWasLostIsSentAgainAndSavedOnce(t *testing.T) {
 			// The weigh-in reaches hearth and fills the day's step; its answer
 			// never comes back, so the phone keeps it and sends it again.
 			line.setLoseAnswers(true)
-			tb.do("weigh in",
-				chromedp.SendKeys(css(`#weigh-in-value`), value),
-				chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
-				chromedp.WaitVisible(css(`.weigh-in-form [data-testid="sync-note"]`)),
-			)
+			weighIn(tb, "", value, `.weigh-in-form [data-testid="sync-note"]`)
 			var v float64
 			fmt.Sscan(value, &v)
 			if n := weighInsOf(t, srv, v); n != 1 {
@@ -286,10 +289,7 @@ func TestAWeightTheWeightPageRefusesIsSaidInItsFormInPlace(t *testing.T) {
 	tb.do("open /weight", chromedp.Navigate(srv.URL+"/weight"), chromedp.WaitVisible(css(`#weigh-in-value`)))
 	get(tb, "loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
 	tb.do("mark the page", chromedp.Evaluate[chromedp.Void](`document.querySelector("main").dataset.samePage = "1"`))
-	tb.do("save a word",
-		chromedp.SendKeys(css(`#weigh-in-value`), "abc"),
-		chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
-		chromedp.WaitVisible(css(`[data-testid="weigh-in-error"]`)))
+	weighIn(tb, "", "abc", `[data-testid="weigh-in-error"]`)
 	if got := get(tb, "error", textOf(`[data-testid="weigh-in-error"]`)); got != "Enter a number, like 72.4." {
 		t.Errorf("refusal %q", got)
 	}
@@ -314,11 +314,7 @@ func TestFromAColdStartOfflineHomesWeightFieldAndAFoldedRoutinesTickWaitAndSyncO
 	tb.emulateOffline(true)
 	tb.do("open Home offline", chromedp.Navigate(line.URL+"/"), chromedp.WaitVisible(css(`[data-testid="offline-banner"]`)))
 	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
-	tb.do("weigh in from the kept Home's first screen",
-		chromedp.SendKeys(css(`[data-testid="first-action"] #weigh-in-value`), "70.4"),
-		chromedp.Click(css(`[data-testid="first-action"] [data-testid="weigh-in-save"]`)),
-		chromedp.WaitVisible(css(`[data-testid="first-action"] [data-testid="sync-note"]`)),
-	)
+	weighIn(tb, `[data-testid="first-action"]`, "70.4", `[data-testid="first-action"] [data-testid="sync-note"]`)
 	tb.do("tick the stretch on the folded routine",
 		chromedp.Click(css(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`)),
 		chromedp.WaitVisible(css(rowSel(routine)+` [data-testid="sync-note"]`)),
