@@ -80,17 +80,6 @@ func onEachDownWay(t *testing.T, test func(t *testing.T, i int, w downWay, srv *
 	}
 }
 
-// loggedInBehindCable is a demo behind a cable the test can unplug, and a
-// tab logged in through it.
-func loggedInBehindCable(t *testing.T) (*server, *cable, *tab) {
-	t.Helper()
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
-	return srv, line, tb
-}
-
 // waitsToSync checks that the note at sel says each of says, that queued
 // actions wait in the queue, and that the page shows no refusal for them.
 func waitsToSync(t *testing.T, tb *tab, sel string, queued int, says ...string) {
