@@ -36,7 +36,7 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 		chromedp.WaitVisible(css(card+` [data-testid="active-trial"]`)),
 	)
 	// The chip names the file (with the steps, one tap away); its path and hash are the operator's.
-	routines.do("open the steps", chromedp.Click(css(card+` [data-testid="definition"] summary`)))
+	routines.do("open the steps", tap(card+` [data-testid="definition"] summary`))
 	if got := get(routines, "chip", textOf(card+` [data-testid="chip"]`)); got != "Mornings" {
 		t.Errorf("source chip %q", got)
 	}
@@ -92,7 +92,7 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	routines.do("open the try form and load axe", chromedp.Click(css(card+` [data-testid="try"] summary`)), chromedp.Evaluate[chromedp.Void](string(axe)))
+	routines.do("open the try form and load axe", tap(card+` [data-testid="try"] summary`), chromedp.Evaluate[chromedp.Void](string(axe)))
 	for _, scheme := range []string{"light", "dark"} {
 		routines.do("scheme "+scheme, emulateColorScheme(scheme))
 		raw := get(routines, "axe "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
