@@ -2,29 +2,28 @@ package e2e
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 )
 
-// holdJS holds, in the page, the requests named in the JSON array it is
-// called with, each until window.__holds[name].release(), and counts every
-// one of them, held or not, in window.__holds[name] (sent, answered):
+// holdJS holds, in the page, the requests of the kind named by the string
+// it is called with, until window.__holds[kind].release(), and counts those
+// of every kind, held or not, in window.__holds[kind] (sent, answered):
 //   - "read": Home's live read (hearth.js's fetch of /home/live); its answer
 //     is read from hearth at once and given to the page on release, and
 //     landed is set once the page has had it and a task more;
 //   - "open": a row's opening (htmx's GET of ?expanded=true), sent on release;
 //   - "add": a quick add (htmx's POST of /mine), sent on release.
 //
-// It counts the live refreshes swapped in, in window.__refreshes. Each hold
+// It counts the live refreshes swapped in, in window.__refreshes. The hold
 // takes the requests made until its release.
 const holdJS = `(function (held) {
 	var holds = window.__holds = {};
 	["read", "open", "add"].forEach(function (name) {
 		var h = holds[name] = { sent: 0, answered: 0, landed: false, release: function () {} };
-		h.gate = held.indexOf(name) < 0 ? Promise.resolve() : new Promise(function (r) { h.release = r; });
+		h.gate = name !== held ? Promise.resolve() : new Promise(function (r) { h.release = r; });
 	});
 	window.__refreshes = 0;
 	document.addEventListener("hearth:refreshed", function () { window.__refreshes++; });
@@ -57,14 +56,10 @@ const holdJS = `(function (held) {
 	return true;
 })`
 
-// holdInPage installs holdJS on the page, holding the requests named.
-func holdInPage(tb *tab, held ...string) {
+// holdInPage installs holdJS on the page, holding the requests of kind.
+func holdInPage(tb *tab, kind string) {
 	tb.t.Helper()
-	names := `["` + strings.Join(held, `","`) + `"]`
-	if len(held) == 0 {
-		names = `[]`
-	}
-	tb.do("hold "+strings.Join(held, ", "), chromedp.Evaluate[chromedp.Void](holdJS+`(`+names+`)`))
+	tb.do("hold "+kind, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`%s(%q)`, holdJS, kind)))
 }
 
 // publishTask commits a new task through the agent API: a change made
@@ -91,8 +86,8 @@ func rowOpenJS(id, kind string) string {
 }
 
 // inFlight is one request of the page's a test races against another:
-// hold names its hold in holdJS, send sets it off, and landed is true in
-// the page once its answer is in.
+// hold names its kind in holdJS (needed only of the one held), send sets
+// it off, and landed is true in the page once its answer is in.
 type inFlight struct {
 	what, hold string
 	send       func()
