@@ -156,7 +156,7 @@ func (tb *tab) login() {
 		chromedp.Navigate(tb.srv.URL+"/login"),
 		chromedp.WaitVisible(css("#password")),
 		chromedp.SendKeys(css("#password"), demoPassphrase),
-		chromedp.Click(css(`button[type="submit"]`)),
+		tap(`button[type="submit"]`),
 		chromedp.WaitVisible(css(`[data-testid="brief"]`)),
 	)
 }
@@ -256,13 +256,13 @@ func TestWeightSavedInPlaceSurvivesReload(t *testing.T) {
 	// Out of range: an inline error, nothing saved.
 	tb.do("save out-of-range weight",
 		chromedp.SendKeys(css(`#value-`+weigh), "7000"),
-		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		tap(rowSel(weigh)+` [data-testid="measurement-save"]`),
 		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-error"]`)),
 	)
 	tb.do("save weight",
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("value-`+weigh+`").value = ""`),
 		chromedp.SendKeys(css(`#value-`+weigh), "72,4"),
-		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		tap(rowSel(weigh)+` [data-testid="measurement-save"]`),
 		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)),
 	)
 	tb.do("reload", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
@@ -284,7 +284,7 @@ func TestCompletedTaskFoldsIntoDoneToday(t *testing.T) {
 	tb.login()
 	tb.expand("book-bike-service", "task")
 	tb.do("complete",
-		chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="complete"]`)),
+		tap(rowSel("book-bike-service")+` [data-testid="complete"]`),
 		chromedp.WaitReady(css(`[data-testid="done-today"] `+rowSel("book-bike-service"))),
 	)
 	if st := tb.rowState("book-bike-service"); st != "completed" {
@@ -329,7 +329,7 @@ func TestDismissedActivityStaysDismissedAfterRepublish(t *testing.T) {
 	tb := newTab(t, srv)
 	tb.login()
 	tb.expand("book-bike-service", "task")
-	tb.do("dismiss", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="dismiss"]`)),
+	tb.do("dismiss", tap(rowSel("book-bike-service")+` [data-testid="dismiss"]`),
 		chromedp.WaitNotPresent(css(rowSel("book-bike-service"))))
 	republish(t, srv, "republish-bike", `{"id":"book-bike-service","kind":"task","title":"Book the bike service (again)",
 		"evidenceIds":["life-people-tomas"],"recommendation":{"section":"optional","rank":1},"payload":{}}`)
@@ -408,9 +408,7 @@ func TestRoutineStepCompletedInSecondTabShowsInFirst(t *testing.T) {
 	second.expand(stretch, "task")
 	// The routine's progress, not the step's control: a live refresh from the
 	// same commit may render the routine collapsed (see docs/figures.md's notes).
-	// Before htmx has taken the step's fresh form, the tap is a plain POST
-	// and the page reloads with the routine and the step open: both end here.
-	second.do("complete step", chromedp.Click(css(rowSel(stretch)+` [data-testid="complete"]`)))
+	second.do("complete step", tap(rowSel(stretch)+` [data-testid="complete"]`))
 	eventually(second, "progress here", `(function(){var p=document.querySelector('`+rowSel(routine)+` > a [data-testid="progress"]');return !!p&&p.textContent==="1/3"})()`, 10*time.Second)
 	get(first, "see progress", chromedp.Poll[bool](`(function(){var p=document.querySelector('`+rowSel(routine)+` > a [data-testid="progress"]');return p&&p.textContent==="1/3"})()`,
 		chromedp.WithPollingTimeout(3*time.Second)))
@@ -481,14 +479,26 @@ func emulateColorScheme(scheme string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// pageSettled is htmxSettled on a page that loads htmx (Home, Messages),
+// and a loaded page on one that does not.
+const pageSettled = `document.readyState === "complete" &&
+	(!!window.htmx || !document.querySelector('script[src*="htmx-"]')) &&
+	!document.querySelector(".htmx-request, .htmx-added, .htmx-settling, .htmx-swapping")`
+
 // tap clicks the first shown element sel matches, found and clicked in
-// the page in one task once htmx is settled. chromedp.Click finds the node
-// over DevTools and clicks it in a second call, and a live refresh between
-// the two replaces the node ("Could not find node with given id").
+// the page in one task once the page is settled (pageSettled), as textOf
+// reads. chromedp.Click finds the node over DevTools and clicks it in a
+// second call, and a live refresh between the two, or the page's reload
+// for a change, replaces the node ("Could not find node with given id");
+// before htmx has taken a form swapped in, a click posts it as a plain form.
+// It focuses the element first, as a tap does: a field left focused counts
+// as one being typed in, and a live refresh keeps its row as it was.
+// Keep chromedp.Click where a test needs the pointer's own hit test.
 func tap(sel string) chromedp.Action[chromedp.Void] {
 	q, _ := json.Marshal(sel)
 	js := `(function (e) {
-		if (!(` + htmxSettled + `) || !e || !(e.offsetWidth || e.offsetHeight || e.getClientRects().length)) return false;
+		if (!(` + pageSettled + `) || !e || !(e.offsetWidth || e.offsetHeight || e.getClientRects().length)) return false;
+		e.focus({ preventScroll: true });
 		e.click();
 		return true;
 	})(document.querySelector(` + string(q) + `))`

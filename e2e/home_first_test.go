@@ -84,7 +84,7 @@ func TestStartWorkAfterAWeighInAddsNoSecondWeighIn(t *testing.T) {
 	tb.expand(weigh, "measurement")
 	tb.do("weigh in",
 		chromedp.SendKeys(css(`#value-`+weigh), "81,6"),
-		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		tap(rowSel(weigh)+` [data-testid="measurement-save"]`),
 		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)))
 	get(tb, "settle", chromedp.Poll[bool](htmxSettled))
 	tb.do("start work",
@@ -110,10 +110,7 @@ func TestWeightPageRecordsAWeightAndShowsTheTrendChange(t *testing.T) {
 	tb.login()
 	tb.do("open /weight", chromedp.Navigate(srv.URL+"/weight"), chromedp.WaitVisible(css(`#weigh-in-value`)))
 	entries := get(tb, "entries", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="weight-entry"]').length`))
-	tb.do("save a weight",
-		chromedp.SendKeys(css(`#weigh-in-value`), "81.2"),
-		chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
-		chromedp.WaitVisible(css(`[data-testid="weigh-in-saved"]`)))
+	weighIn(tb, "", "81.2", `[data-testid="weigh-in-saved"]`)
 	saved := get(tb, "saved", textOf(`[data-testid="weigh-in-saved"]`))
 	if !strings.Contains(saved, "Trend ") || !strings.Contains(saved, " kg since yesterday") {
 		t.Errorf("after saving: %q, want the trend and its change since yesterday", saved)
@@ -145,13 +142,13 @@ func TestUndoBarIsAtTheBottomWithinTheViewportAfterAnAction(t *testing.T) {
 	tb.login()
 	// A move off Home (its row leaves): the Undo was at the top, off screen.
 	tb.expand("book-bike-service", "task")
-	tb.do("dismiss", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="dismiss"]`)),
+	tb.do("dismiss", tap(rowSel("book-bike-service")+` [data-testid="dismiss"]`),
 		chromedp.WaitNotPresent(css(rowSel("book-bike-service"))),
 		chromedp.WaitReady(css(`[data-testid="undone-notice"] [data-testid="undo"]`)))
 	if p := get(tb, "undo bar place", chromedp.Evaluate[string](undoDockPlace)); p != "" {
 		t.Fatalf("after a dismiss: %s", p)
 	}
-	tb.do("undo", chromedp.Click(css(`[data-testid="undone-notice"] [data-testid="undo"]`)), chromedp.WaitVisible(css(rowSel("book-bike-service"))))
+	tb.do("undo", tap(`[data-testid="undone-notice"] [data-testid="undo"]`), chromedp.WaitVisible(css(rowSel("book-bike-service"))))
 	if st := tb.rowState("book-bike-service"); st != "available" {
 		t.Errorf("after undo: %q", st)
 	}
@@ -159,7 +156,7 @@ func TestUndoBarIsAtTheBottomWithinTheViewportAfterAnAction(t *testing.T) {
 	routine := "morning-routine-" + demoDay(t)
 	get(tb, "settle", chromedp.Poll[bool](htmxSettled))
 	tb.do("scroll to the top", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
-	tb.do("tick a step", chromedp.Click(css(rowSel(routine)+` [data-testid="step-tick"]`)))
+	tb.do("tick a step", tap(rowSel(routine)+` [data-testid="step-tick"]`))
 	eventually(tb, "the bar names the step", `(document.querySelector('#undo-dock') || {}).textContent.indexOf("Stretch for ten minutes: Done") >= 0`, 10*time.Second)
 	if p := get(tb, "undo bar place", chromedp.Evaluate[string](undoDockPlace)); p != "" {
 		t.Fatalf("after a tick: %s", p)
@@ -176,7 +173,7 @@ func TestAStepIsTickedFromItsCollapsedRoutine(t *testing.T) {
 	if exp := get(tb, "collapsed", chromedp.AttributeValue(css(rowSel(routine)), "data-expanded")).Value; exp != "false" {
 		t.Fatalf("the routine is %q expanded at start", exp)
 	}
-	tb.do("tick the stretch", chromedp.Click(css(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`)))
+	tb.do("tick the stretch", tap(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`))
 	eventually(tb, "progress 1/3", `(function(){var p=document.querySelector('`+rowSel(routine)+` > a [data-testid="progress"]');return !!p&&p.textContent==="1/3"})()`, 10*time.Second)
 	if exp := get(tb, "still collapsed", chromedp.AttributeValue(css(rowSel(routine)), "data-expanded")).Value; exp != "false" {
 		t.Error("ticking a step opened its routine")

@@ -260,7 +260,7 @@ func TestATypedWeightIsKeptAcrossAReloadUntilSaved(t *testing.T) {
 	}
 	// Saved: nothing is kept any more, so a reload shows the field empty.
 	get(tb, "settle", chromedp.Poll[bool](htmxSettled))
-	tb.do("save", chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)), chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)))
+	tb.do("save", tap(rowSel(weigh)+` [data-testid="measurement-save"]`), chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)))
 	tb.do("reload", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
 	tb.expand(routine, "routine")
 	tb.expand(weigh, "measurement")

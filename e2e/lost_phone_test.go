@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -89,10 +88,7 @@ func waitSessionRefused(t *testing.T, base string, c *http.Cookie) {
 // stream ends with the session, its reconnect is sent to log in, and the
 // phone forgets its copy of Home, so offline it can no longer show it.
 func TestLogoutAllDropsTheKeptHomeFromAnOpenPhone(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
+	srv, line, tb := loggedInBehindCable(t)
 	tb.keepHome()
 
 	wantExit(t, runHearth(t, nil, "owner", "logout-all", "--data", srv.DataDir), 0, "stdout", "Ended")
@@ -106,10 +102,7 @@ func TestLogoutAllDropsTheKeptHomeFromAnOpenPhone(t *testing.T) {
 // saved, it stays on the phone for after a new sign-in) and the phone
 // forgets its copy of Home.
 func TestLogoutAllWhileOfflineSendsNoQueuedActionAndDropsTheKeptHome(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
+	srv, line, tb := loggedInBehindCable(t)
 	tb.keepHome()
 	day := demoDay(t)
 	weigh := "weigh-in-" + day

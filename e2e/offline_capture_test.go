@@ -35,6 +35,21 @@ func weighInsOf(t *testing.T, srv *server, value float64) int {
 	return n
 }
 
+// weighIn types value into the weigh-in form under scope (Home's first
+// screen, or the form on the page: "") and taps Save, then waits for
+// shows (its note, saved or waiting, or its error).
+func weighIn(tb *tab, scope, value, shows string) {
+	tb.t.Helper()
+	if scope != "" {
+		scope += " "
+	}
+	tb.do("weigh in "+value,
+		chromedp.SendKeys(css(scope+`#weigh-in-value`), value),
+		tap(scope+`[data-testid="weigh-in-save"]`),
+		chromedp.WaitVisible(css(shows)),
+	)
+}
+
 // queueSynced: nothing waits on the page or in the queue.
 const queueSynced = `document.querySelector('[data-sync]') === null && JSON.parse(localStorage.getItem("hearth.offline.queue") || "[]").length === 0`
 
@@ -52,114 +67,110 @@ var downWays = []downWay{
 	{"proxy 502", func(tb *tab, line *cable) { line.setGateway(http.StatusBadGateway) }, func(tb *tab, line *cable) { line.setGateway(0) }},
 }
 
-func TestAWeightTypedIntoHomesOwnFieldWithoutHearthWaitsAndSyncsOnceWithTheTrend(t *testing.T) {
+// onEachDownWay runs test once for each way hearth is cut off (i is the
+// way's place in downWays), each on a fresh demo behind a cable with a tab
+// logged in through it.
+func onEachDownWay(t *testing.T, test func(t *testing.T, i int, w downWay, srv *server, line *cable, tb *tab)) {
+	t.Helper()
 	for i, w := range downWays {
 		t.Run(w.name, func(t *testing.T) {
-			srv := startServer(t, "", "--demo")
-			line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-			tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-			tb.login()
-			get(tb, "settled", chromedp.Poll[bool](htmxSettled))
-			value := fmt.Sprintf("71.%d", i+2)
-			w.down(tb, line)
-			tb.do("weigh in from Home's first screen",
-				chromedp.SendKeys(css(`[data-testid="first-action"] #weigh-in-value`), value),
-				chromedp.Click(css(`[data-testid="first-action"] [data-testid="weigh-in-save"]`)),
-				chromedp.WaitVisible(css(`[data-testid="first-action"] [data-testid="sync-note"]`)),
-			)
-			weightWaits(t, tb, `[data-testid="first-action"] [data-testid="sync-note"]`, value)
-			if n := get(tb, "refusals", chromedp.Evaluate[int](`document.querySelectorAll('[data-offline-refused]').length`)); n != 0 {
-				t.Errorf("%d refusals shown for a weight that waits", n)
-			}
-			w.up(tb, line)
-			get(tb, "synced", chromedp.Poll[bool](queueSynced))
-			// Read in the page, in one task: a live refresh of Home may replace
-			// the line between a DevTools lookup and a read of its text.
-			trend := get(tb, "trend shown", chromedp.Poll[string](`(function () {
-				var e = document.querySelector('[data-testid="weigh-in-trend"]');
-				return e ? e.textContent : "";
-			})()`))
-			if !strings.Contains(trend, value+" kg") || !strings.Contains(trend, "Trend ") {
-				t.Errorf("after sync Home says %q, want the saved %s kg and the trend", trend, value)
-			}
-			savedOnce(t, srv, value)
+			srv, line, tb := loggedInBehindCable(t)
+			test(t, i, w, srv, line, tb)
 		})
 	}
+}
+
+// waitsToSync checks that the note at sel says each of says, that queued
+// actions wait in the queue, and that the page shows no refusal for them.
+func waitsToSync(t *testing.T, tb *tab, sel string, queued int, says ...string) {
+	t.Helper()
+	note := get(tb, "waiting", textOf(sel))
+	for _, s := range says {
+		if !strings.Contains(note, s) {
+			t.Errorf("the page says %q at %s, want it to say %q", note, sel, s)
+		}
+	}
+	if n := tb.queueLength(); n != queued {
+		t.Fatalf("%d actions queued, want %d", n, queued)
+	}
+	if n := get(tb, "refusals", chromedp.Evaluate[int](`document.querySelectorAll('[data-offline-refused]').length`)); n != 0 {
+		t.Errorf("%d refusals shown for what waits", n)
+	}
+}
+
+func TestAWeightTypedIntoHomesOwnFieldWithoutHearthWaitsAndSyncsOnceWithTheTrend(t *testing.T) {
+	onEachDownWay(t, func(t *testing.T, i int, w downWay, srv *server, line *cable, tb *tab) {
+		get(tb, "settled", chromedp.Poll[bool](htmxSettled))
+		value := fmt.Sprintf("71.%d", i+2)
+		w.down(tb, line)
+		weighIn(tb, `[data-testid="first-action"]`, value, `[data-testid="first-action"] [data-testid="sync-note"]`)
+		waitsToSync(t, tb, `[data-testid="first-action"] [data-testid="sync-note"]`, 1, "Waiting to sync: "+value)
+		w.up(tb, line)
+		get(tb, "synced", chromedp.Poll[bool](queueSynced))
+		// Read in the page, in one task: a live refresh of Home may replace
+		// the line between a DevTools lookup and a read of its text.
+		trend := get(tb, "trend shown", chromedp.Poll[string](`(function () {
+			var e = document.querySelector('[data-testid="weigh-in-trend"]');
+			return e ? e.textContent : "";
+		})()`))
+		if !strings.Contains(trend, value+" kg") || !strings.Contains(trend, "Trend ") {
+			t.Errorf("after sync Home says %q, want the saved %s kg and the trend", trend, value)
+		}
+		savedOnce(t, srv, value)
+	})
 }
 
 func TestAWeightTypedOnTheWeightPageWithoutHearthWaitsAndSyncsOnceWithTheTrend(t *testing.T) {
-	for i, w := range downWays {
-		t.Run(w.name, func(t *testing.T) {
-			srv := startServer(t, "", "--demo")
-			line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-			tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-			tb.login()
-			tb.do("open /weight", chromedp.Navigate(line.URL+"/weight"), chromedp.WaitVisible(css(`#weigh-in-value`)))
-			get(tb, "loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
-			value := fmt.Sprintf("72.%d", i+2)
-			w.down(tb, line)
-			tb.do("weigh in on the weight page",
-				chromedp.SendKeys(css(`#weigh-in-value`), value),
-				chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
-				chromedp.WaitVisible(css(`.weigh-in-form [data-testid="sync-note"]`)),
-			)
-			if p := get(tb, "still the page", chromedp.Evaluate[string](`location.pathname`)); p != "/weight" {
-				t.Fatalf("the page is %q, want /weight kept", p)
-			}
-			weightWaits(t, tb, `.weigh-in-form [data-testid="sync-note"]`, value)
-			w.up(tb, line)
-			// The page reads itself again once the weigh-in synced.
-			eventually(tb, "saved note", `!!document.querySelector('[data-testid="weigh-in-saved"]') && `+queueSynced, 30*time.Second)
-			saved := get(tb, "saved", textOf(`[data-testid="weigh-in-saved"]`))
-			if !strings.Contains(saved, "Trend ") {
-				t.Errorf("after sync the page says %q, want the trend", saved)
-			}
-			entries := get(tb, "entries", chromedp.Evaluate[string](`Array.from(document.querySelectorAll('[data-testid="weight-entry"]')).map(e => e.textContent).join(" | ")`))
-			if !strings.Contains(entries, value) {
-				t.Errorf("the entries %q do not list the saved %s", entries, value)
-			}
-			savedOnce(t, srv, value)
-		})
-	}
+	onEachDownWay(t, func(t *testing.T, i int, w downWay, srv *server, line *cable, tb *tab) {
+		tb.do("open /weight", chromedp.Navigate(line.URL+"/weight"), chromedp.WaitVisible(css(`#weigh-in-value`)))
+		get(tb, "loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
+		value := fmt.Sprintf("72.%d", i+2)
+		w.down(tb, line)
+		weighIn(tb, "", value, `.weigh-in-form [data-testid="sync-note"]`)
+		if p := get(tb, "still the page", chromedp.Evaluate[string](`location.pathname`)); p != "/weight" {
+			t.Fatalf("the page is %q, want /weight kept", p)
+		}
+		waitsToSync(t, tb, `.weigh-in-form [data-testid="sync-note"]`, 1, "Waiting to sync: "+value)
+		w.up(tb, line)
+		// The page reads itself again once the weigh-in synced.
+		eventually(tb, "saved note", `!!document.querySelector('[data-testid="weigh-in-saved"]') && `+queueSynced, 30*time.Second)
+		saved := get(tb, "saved", textOf(`[data-testid="weigh-in-saved"]`))
+		if !strings.Contains(saved, "Trend ") {
+			t.Errorf("after sync the page says %q, want the trend", saved)
+		}
+		entries := get(tb, "entries", chromedp.Evaluate[string](`Array.from(document.querySelectorAll('[data-testid="weight-entry"]')).map(e => e.textContent).join(" | ")`))
+		if !strings.Contains(entries, value) {
+			t.Errorf("the entries %q do not list the saved %s", entries, value)
+		}
+		savedOnce(t, srv, value)
+	})
 }
 
 func TestATickOnACollapsedRoutineWithoutHearthWaitsAndSyncsOnce(t *testing.T) {
-	for _, w := range downWays {
-		t.Run(w.name, func(t *testing.T) {
-			srv := startServer(t, "", "--demo")
-			line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-			tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-			tb.login()
-			day := demoDay(t)
-			routine, stretch := "morning-routine-"+day, "stretch-"+day
-			get(tb, "settled", chromedp.Poll[bool](htmxSettled))
-			w.down(tb, line)
-			tb.do("tick the stretch on the collapsed routine",
-				chromedp.Click(css(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`)),
-				chromedp.WaitVisible(css(rowSel(routine)+` [data-testid="sync-note"]`)),
-			)
-			note := get(tb, "waiting", textOf(rowSel(routine)+` [data-testid="sync-note"]`))
-			if !strings.Contains(note, "Waiting to sync") {
-				t.Errorf("the routine says %q, want the tick waiting", note)
-			}
-			if n := tb.queueLength(); n != 1 {
-				t.Fatalf("%d actions queued, want 1", n)
-			}
-			if d := decisionsFor(t, srv, stretch); len(d) != 0 {
-				t.Fatalf("decided while cut off: %v", d)
-			}
-			w.up(tb, line)
-			get(tb, "synced", chromedp.Poll[bool](queueSynced))
-			if d := decisionsFor(t, srv, stretch); len(d) != 1 || d[0]["state"] != "completed" {
-				t.Errorf("after sync the agent sees decisions %v, want one completion", d)
-			}
-			get(tb, "settled after sync", chromedp.Poll[bool](htmxSettled))
-			tb.expand(routine, "routine")
-			if st := tb.rowState(stretch); st != "completed" {
-				t.Errorf("after sync the stretch shows %q, want completed", st)
-			}
-		})
-	}
+	onEachDownWay(t, func(t *testing.T, _ int, w downWay, srv *server, line *cable, tb *tab) {
+		day := demoDay(t)
+		routine, stretch := "morning-routine-"+day, "stretch-"+day
+		get(tb, "settled", chromedp.Poll[bool](htmxSettled))
+		w.down(tb, line)
+		tb.do("tick the stretch on the collapsed routine",
+			chromedp.Click(css(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`)),
+			chromedp.WaitVisible(css(rowSel(routine)+` [data-testid="sync-note"]`)),
+		)
+		waitsToSync(t, tb, rowSel(routine)+` [data-testid="sync-note"]`, 1, "Waiting to sync")
+		if d := decisionsFor(t, srv, stretch); len(d) != 0 {
+			t.Fatalf("decided while cut off: %v", d)
+		}
+		w.up(tb, line)
+		get(tb, "synced", chromedp.Poll[bool](queueSynced))
+		if d := decisionsFor(t, srv, stretch); len(d) != 1 || d[0]["state"] != "completed" {
+			t.Errorf("after sync the agent sees decisions %v, want one completion", d)
+		}
+		get(tb, "settled after sync", chromedp.Poll[bool](htmxSettled))
+		tb.expand(routine, "routine")
+		if st := tb.rowState(stretch); st != "completed" {
+			t.Errorf("after sync the stretch shows %q, want completed", st)
+		}
+	})
 }
 
 // overlaps lists the pairs of the offline banner, the Undo bar and the tab
@@ -180,19 +191,16 @@ const overlaps = `(function(){
 })()`
 
 func TestTheUndoBarAndTheOfflineBannerDoNotOverlapEachOtherOrTheTabs(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
+	_, line, tb := loggedInBehindCable(t)
 	routine := "morning-routine-" + demoDay(t)
 	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
-	tb.do("tick a step", chromedp.Click(css(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`)))
+	tb.do("tick a step", tap(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`))
 	get(tb, "undo bar", chromedp.Poll[bool](`!!document.querySelector('#undo-dock [data-testid="undo"]')`))
 	for _, w := range downWays[:2] {
 		w.down(tb, line)
 		if w.name != "offline" {
 			// Online and cut off: the page learns it at its next try.
-			tb.do("try to open a row", chromedp.Click(css(rowSel("book-bike-service")+` > a.row-head`)))
+			tb.do("try to open a row", tap(rowSel("book-bike-service")+` > a.row-head`))
 		}
 		tb.do(w.name+": banner", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`), chromedp.WaitVisible(css(`[data-testid="offline-banner"]`)))
 		get(tb, "settled", chromedp.Poll[bool](htmxSettled))
@@ -205,10 +213,7 @@ func TestTheUndoBarAndTheOfflineBannerDoNotOverlapEachOtherOrTheTabs(t *testing.
 }
 
 func TestARowOpenedFromTheKeptHomeFoldsBackOffline(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
+	_, line, tb := loggedInBehindCable(t)
 	tb.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
 	get(tb, "Home kept", chromedp.Poll[bool](homeKept, chromedp.WithPollingArgs()))
 	routine := "morning-routine-" + demoDay(t)
@@ -231,10 +236,7 @@ func TestARowOpenedFromTheKeptHomeFoldsBackOffline(t *testing.T) {
 func TestAWeighInWhoseAnswerWasLostIsSentAgainAndSavedOnce(t *testing.T) {
 	for i, page := range []string{"/", "/weight"} {
 		t.Run(page, func(t *testing.T) {
-			srv := startServer(t, "", "--demo")
-			line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-			tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-			tb.login()
+			srv, line, tb := loggedInBehindCable(t)
 			tb.do("open "+page, chromedp.Navigate(line.URL+page), chromedp.WaitVisible(css(`#weigh-in-value`)))
 			settled := `document.readyState === "complete"`
 			if page == "/" {
@@ -245,11 +247,7 @@ func TestAWeighInWhoseAnswerWasLostIsSentAgainAndSavedOnce(t *testing.T) {
 			// The weigh-in reaches hearth and fills the day's step; its answer
 			// never comes back, so the phone keeps it and sends it again.
 			line.setLoseAnswers(true)
-			tb.do("weigh in",
-				chromedp.SendKeys(css(`#weigh-in-value`), value),
-				chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
-				chromedp.WaitVisible(css(`.weigh-in-form [data-testid="sync-note"]`)),
-			)
+			weighIn(tb, "", value, `.weigh-in-form [data-testid="sync-note"]`)
 			var v float64
 			fmt.Sscan(value, &v)
 			if n := weighInsOf(t, srv, v); n != 1 {
@@ -280,10 +278,7 @@ func TestAWeightTheWeightPageRefusesIsSaidInItsFormInPlace(t *testing.T) {
 	tb.do("open /weight", chromedp.Navigate(srv.URL+"/weight"), chromedp.WaitVisible(css(`#weigh-in-value`)))
 	get(tb, "loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
 	tb.do("mark the page", chromedp.Evaluate[chromedp.Void](`document.querySelector("main").dataset.samePage = "1"`))
-	tb.do("save a word",
-		chromedp.SendKeys(css(`#weigh-in-value`), "abc"),
-		chromedp.Click(css(`[data-testid="weigh-in-save"]`)),
-		chromedp.WaitVisible(css(`[data-testid="weigh-in-error"]`)))
+	weighIn(tb, "", "abc", `[data-testid="weigh-in-error"]`)
 	if got := get(tb, "error", textOf(`[data-testid="weigh-in-error"]`)); got != "Enter a number, like 72.4." {
 		t.Errorf("refusal %q", got)
 	}
@@ -308,11 +303,7 @@ func TestFromAColdStartOfflineHomesWeightFieldAndAFoldedRoutinesTickWaitAndSyncO
 	tb.emulateOffline(true)
 	tb.do("open Home offline", chromedp.Navigate(line.URL+"/"), chromedp.WaitVisible(css(`[data-testid="offline-banner"]`)))
 	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
-	tb.do("weigh in from the kept Home's first screen",
-		chromedp.SendKeys(css(`[data-testid="first-action"] #weigh-in-value`), "70.4"),
-		chromedp.Click(css(`[data-testid="first-action"] [data-testid="weigh-in-save"]`)),
-		chromedp.WaitVisible(css(`[data-testid="first-action"] [data-testid="sync-note"]`)),
-	)
+	weighIn(tb, `[data-testid="first-action"]`, "70.4", `[data-testid="first-action"] [data-testid="sync-note"]`)
 	tb.do("tick the stretch on the folded routine",
 		chromedp.Click(css(rowSel(routine)+` [aria-label="Done: Stretch for ten minutes"]`)),
 		chromedp.WaitVisible(css(rowSel(routine)+` [data-testid="sync-note"]`)),
@@ -342,19 +333,6 @@ func TestFromAColdStartOfflineHomesWeightFieldAndAFoldedRoutinesTickWaitAndSyncO
 	}
 	if n := get(tb, "stale notes", chromedp.Evaluate[int](`document.querySelectorAll('[data-stale-note]:not([hidden])').length`)); n != 0 {
 		t.Errorf("%d rows say they changed elsewhere after the owner's own queued entries synced", n)
-	}
-}
-
-// weightWaits checks that the weight typed as value waits, said at the
-// note sel, as the one queued action.
-func weightWaits(t *testing.T, tb *tab, sel, value string) {
-	t.Helper()
-	note := get(tb, "waiting", textOf(sel))
-	if !strings.Contains(note, "Waiting to sync: "+value) {
-		t.Errorf("the field says %q, want it waiting with %s", note, value)
-	}
-	if n := tb.queueLength(); n != 1 {
-		t.Fatalf("%d actions queued, want 1", n)
 	}
 }
 

@@ -41,10 +41,7 @@ const homeKept = `caches.open("hearth-home").then(c => c.match("/")).then(r => !
 // visit), then left.
 func installedBehindCable(t *testing.T) (*server, *cable) {
 	t.Helper()
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	first := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	first.login()
+	srv, line, first := loggedInBehindCable(t)
 	first.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
 	get(first, "Home kept", chromedp.Poll[bool](homeKept, chromedp.WithPollingArgs()))
 	first.do("leave", chromedp.Navigate("about:blank"))
@@ -119,10 +116,7 @@ func TestColdStartOfflineWeightAndTickFromAFreshlyInstalledHomeSyncOnceAndShowTh
 }
 
 func TestWeightQueuedOnAnOpenRowShowsTheSavedValueAfterSyncNotChangedElsewhere(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
+	srv, line, tb := loggedInBehindCable(t)
 	day := demoDay(t)
 	routine, weigh := "morning-routine-"+day, "weigh-in-"+day
 	tb.expand(routine, "routine")

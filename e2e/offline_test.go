@@ -49,6 +49,17 @@ func plugCable(t *testing.T, target string) *cable {
 	return c
 }
 
+// loggedInBehindCable is a demo behind a cable the test can unplug, and a
+// tab logged in through it.
+func loggedInBehindCable(t *testing.T) (*server, *cable, *tab) {
+	t.Helper()
+	srv := startServer(t, "", "--demo")
+	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
+	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
+	tb.login()
+	return srv, line, tb
+}
+
 func (c *cable) serve() {
 	for {
 		in, err := c.ln.Accept()
@@ -213,10 +224,7 @@ func (tb *tab) queueLength() int {
 }
 
 func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
+	srv, line, tb := loggedInBehindCable(t)
 	day := demoDay(t)
 	routine, weigh := "morning-routine-"+day, "weigh-in-"+day
 
@@ -315,10 +323,7 @@ func TestWeightEnteredOfflineIsQueuedShownAndSavedOnceWhenBackOnline(t *testing.
 }
 
 func TestLogoutLeavesNoCopyOfHomeOnTheDevice(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
+	_, line, tb := loggedInBehindCable(t)
 	tb.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
 	tb.do("reload through the worker", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
 	get(tb, "Home kept", chromedp.Poll[bool](`caches.has("hearth-home")`, chromedp.WithPollingArgs()))

@@ -8,40 +8,59 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// holdJS holds, in the page, Home's live refresh (hearth.js's fetch of
-// /home/live: its answer, read from hearth at once, is given to the page
-// only on __releaseRefresh()) and a row's opening (htmx's GET of
-// ?expanded=true: sent only on __releaseOpen(), its answers counted in
-// __openAnswered), and counts the refreshes swapped in. Each hold takes the requests made until its release.
-const holdJS = `(function () {
+// holdJS holds, in the page, the requests of the kind named by the string
+// it is called with, until window.__holds[kind].release(), and counts those
+// of every kind, held or not, in window.__holds[kind] (sent, answered):
+//   - "read": Home's live read (hearth.js's fetch of /home/live); its answer
+//     is read from hearth at once and given to the page on release, and
+//     landed is set once the page has had it and a task more;
+//   - "open": a row's opening (htmx's GET of ?expanded=true), sent on release;
+//   - "add": a quick add (htmx's POST of /mine), sent on release.
+//
+// It counts the live refreshes swapped in, in window.__refreshes. The hold
+// takes the requests made until its release.
+const holdJS = `(function (held) {
+	var holds = window.__holds = {};
+	["read", "open", "add"].forEach(function (name) {
+		var h = holds[name] = { sent: 0, answered: 0, landed: false, release: function () {} };
+		h.gate = name !== held ? Promise.resolve() : new Promise(function (r) { h.release = r; });
+	});
 	window.__refreshes = 0;
 	document.addEventListener("hearth:refreshed", function () { window.__refreshes++; });
-	window.__heldRefresh = 0;
-	var refreshGate = new Promise(function (r) { window.__releaseRefresh = r; });
 	var fetch0 = window.fetch;
 	window.fetch = function (input) {
 		var p = fetch0.apply(this, arguments);
 		if (String(input && input.url || input).indexOf("/home/live") < 0) return p;
-		window.__heldRefresh++;
-		return refreshGate.then(function () { return p; });
+		var h = holds.read;
+		h.sent++;
+		var given = h.gate.then(function () { return p; });
+		given.then(function (r) { return r.clone().text(); })
+			.then(function () { h.answered++; return new Promise(function (r) { setTimeout(r, 50); }); })
+			.then(function () { h.landed = true; });
+		return given;
 	};
-	window.__heldOpen = 0;
-	window.__openAnswered = 0;
-	var openGate = new Promise(function (r) { window.__releaseOpen = r; });
 	var open0 = XMLHttpRequest.prototype.open, send0 = XMLHttpRequest.prototype.send;
 	XMLHttpRequest.prototype.open = function (verb, url) {
-		this.__url = String(url);
+		verb = String(verb).toUpperCase();
+		url = String(url);
+		this.__hold = verb === "GET" && /expanded=true/.test(url) ? holds.open : verb === "POST" && /\/mine$/.test(url) ? holds.add : null;
 		return open0.apply(this, arguments);
 	};
 	XMLHttpRequest.prototype.send = function () {
-		var xhr = this, args = arguments;
-		if (!/expanded=true/.test(xhr.__url || "")) return send0.apply(xhr, args);
-		window.__heldOpen++;
-		xhr.addEventListener("loadend", function () { window.__openAnswered++; });
-		openGate.then(function () { send0.apply(xhr, args); });
+		var xhr = this, args = arguments, h = xhr.__hold;
+		if (!h) return send0.apply(xhr, args);
+		h.sent++;
+		xhr.addEventListener("loadend", function () { h.answered++; });
+		h.gate.then(function () { send0.apply(xhr, args); });
 	};
 	return true;
-})()`
+})`
+
+// holdInPage installs holdJS on the page, holding the requests of kind.
+func holdInPage(tb *tab, kind string) {
+	tb.t.Helper()
+	tb.do("hold "+kind, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`%s(%q)`, holdJS, kind)))
+}
 
 // publishTask commits a new task through the agent API: a change made
 // elsewhere, which Home's live part reads again.
@@ -66,90 +85,75 @@ func rowOpenJS(id, kind string) string {
 	})()`
 }
 
-// tapJS taps a row's head in the page, in one task.
-func tapJS(id string) string {
-	return `document.querySelector('` + rowSel(id) + ` > a.row-head').click(); true`
+// inFlight is one request of the page's a test races against another:
+// hold names its kind in holdJS (needed only of the one held), send sets
+// it off, and landed is true in the page once its answer is in.
+type inFlight struct {
+	what, hold string
+	send       func()
+	landed     string
+}
+
+// liveRead is Home's live read of a task published elsewhere.
+func liveRead(t *testing.T, tb *tab) inFlight {
+	return inFlight{"the live read", "read", func() { publishTask(t, tb.srv, "call-mum", "Call Mum") },
+		`window.__refreshes > 0 && !!document.querySelector('` + rowSel("call-mum") + `')`}
+}
+
+// rowTap is the owner's tap on a row's head, tapped in the page in one
+// task, and its opening.
+func rowTap(tb *tab, id string) inFlight {
+	return inFlight{"the tap on " + id, "open", func() {
+		tb.do("tap "+id, chromedp.Evaluate[chromedp.Void](`document.querySelector('`+rowSel(id)+` > a.row-head').click(); true`))
+	}, `window.__holds.open.answered > 0`}
+}
+
+// quickAddOf is the owner's quick add of words, answered with Home's live part.
+func quickAddOf(tb *tab, words string) inFlight {
+	return inFlight{"the quick add", "add", func() { quickAdd(tb, words) },
+		`window.__holds.add.answered > 0 && !!document.querySelector('[data-testid="mine-item"]')`}
+}
+
+// overtaken sets early off and holds it on its way, sets late off and
+// waits for it to land, then lets early land, and returns once htmx has
+// settled: the page has had both answers in the order the race gives.
+func overtaken(tb *tab, early, late inFlight) {
+	tb.t.Helper()
+	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
+	holdInPage(tb, early.hold)
+	early.send()
+	eventually(tb, early.what+" is on its way", `window.__holds.`+early.hold+`.sent > 0`, 10*time.Second)
+	late.send()
+	eventually(tb, late.what+" lands", late.landed, 10*time.Second)
+	tb.do(early.what+" lands", chromedp.Evaluate[chromedp.Void](`window.__holds.`+early.hold+`.release(); true`))
+	eventually(tb, early.what+" landed", early.landed, 10*time.Second)
+	// A read of Home may follow an answer: both are in once nothing is in flight.
+	get(tb, "settled after both", chromedp.Poll[bool](htmxSettled))
 }
 
 // TestRowOpenedWhileALiveRefreshIsOnItsWayStaysOpen: a live refresh read
 // before the owner's tap, whose answer lands after the tap opened the row,
 // does not shut it again.
 func TestRowOpenedWhileALiveRefreshIsOnItsWayStaysOpen(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	tb := newTab(t, srv)
-	tb.login()
-	const row = "book-bike-service"
-	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
-	tb.do("hold the refresh", chromedp.Evaluate[chromedp.Void](holdJS+`; window.__releaseOpen(); true`))
-	publishTask(t, srv, "call-mum", "Call Mum")
-	eventually(tb, "the refresh is on its way", `window.__heldRefresh > 0`, 10*time.Second)
-	tb.do("tap the row open", chromedp.Evaluate[chromedp.Void](tapJS(row)))
-	eventually(tb, "the row opens", rowOpenJS(row, "task"), 10*time.Second)
-	tb.do("the refresh lands", chromedp.Evaluate[chromedp.Void](`window.__releaseRefresh(); true`))
-	eventually(tb, "the refresh is shown", `window.__refreshes > 0 && !!document.querySelector('`+rowSel("call-mum")+`')`, 10*time.Second)
-	get(tb, "settled after the refresh", chromedp.Poll[bool](htmxSettled))
-	if !get(tb, "open after the refresh", chromedp.Evaluate[bool](rowOpenJS(row, "task"))) {
-		t.Fatalf("the live refresh read before the tap shut the row the owner had opened")
-	}
+	tb := demoTab(t)
+	overtaken(tb, liveRead(t, tb), rowTap(tb, "book-bike-service"))
+	eventually(tb, "the row the owner opened is still open after the refresh", rowOpenJS("book-bike-service", "task"), 5*time.Second)
 }
 
 // TestRowBeingOpenedWhenALiveRefreshLandsOpens: a live refresh that lands
 // while the tap's own answer is still on its way shows the row open (the
 // tap's answer then has no row of the page left to open).
 func TestRowBeingOpenedWhenALiveRefreshLandsOpens(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	tb := newTab(t, srv)
-	tb.login()
-	const row = "book-bike-service"
-	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
-	tb.do("hold the opening", chromedp.Evaluate[chromedp.Void](holdJS+`; window.__releaseRefresh(); true`))
-	tb.do("tap the row open", chromedp.Evaluate[chromedp.Void](tapJS(row)))
-	eventually(tb, "the opening is on its way", `window.__heldOpen > 0`, 10*time.Second)
-	publishTask(t, srv, "call-mum", "Call Mum")
-	eventually(tb, "the refresh is shown", `window.__refreshes > 0 && !!document.querySelector('`+rowSel("call-mum")+`')`, 10*time.Second)
-	tb.do("the opening's answer comes", chromedp.Evaluate[chromedp.Void](`window.__releaseOpen(); true`))
-	eventually(tb, "the opening is answered", `window.__openAnswered > 0`, 10*time.Second)
-	get(tb, "settled after the answer", chromedp.Poll[bool](htmxSettled))
-	if !get(tb, "open after both", chromedp.Evaluate[bool](rowOpenJS(row, "task"))) {
-		t.Fatalf("the live refresh that landed during the tap left the row shut")
-	}
+	tb := demoTab(t)
+	overtaken(tb, rowTap(tb, "book-bike-service"), liveRead(t, tb))
+	eventually(tb, "the row is open after the refresh that landed during the tap", rowOpenJS("book-bike-service", "task"), 5*time.Second)
 }
 
 // TestRowOpenedWhileAnActionsAnswerIsOnItsWayStaysOpen: an owner action
 // answered with Home's live part (a quick add), sent before the tap and
 // answered after it, does not shut the row the tap opened.
 func TestRowOpenedWhileAnActionsAnswerIsOnItsWayStaysOpen(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	tb := newTab(t, srv)
-	tb.login()
-	const row = "book-bike-service"
-	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
-	// The add's answer is held in the page until released.
-	tb.do("hold the add's answer", chromedp.Evaluate[chromedp.Void](`(function () {
-		window.__addHeld = 0;
-		window.__addAnswered = 0;
-		var gate = new Promise(function (r) { window.__releaseAdd = r; });
-		var open0 = XMLHttpRequest.prototype.open, send0 = XMLHttpRequest.prototype.send;
-		XMLHttpRequest.prototype.open = function (verb, url) {
-			this.__add = verb.toUpperCase() === "POST" && /\/mine$/.test(String(url));
-			return open0.apply(this, arguments);
-		};
-		XMLHttpRequest.prototype.send = function () {
-			var xhr = this, args = arguments;
-			if (!xhr.__add) return send0.apply(xhr, args);
-			window.__addHeld++;
-			xhr.addEventListener("loadend", function () { window.__addAnswered++; });
-			gate.then(function () { send0.apply(xhr, args); });
-		};
-		return true;
-	})()`))
-	quickAdd(tb, "buy milk")
-	eventually(tb, "the add is on its way", `window.__addHeld > 0`, 10*time.Second)
-	tb.do("tap the row open", chromedp.Evaluate[chromedp.Void](tapJS(row)))
-	eventually(tb, "the row opens", rowOpenJS(row, "task"), 10*time.Second)
-	tb.do("the add's answer comes", chromedp.Evaluate[chromedp.Void](`window.__releaseAdd(); true`))
-	eventually(tb, "the add is shown", `window.__addAnswered > 0 && !!document.querySelector('[data-testid="mine-item"]')`, 10*time.Second)
-	// A read of Home may follow the answer: both are in once nothing is in flight.
-	get(tb, "settled after the answer", chromedp.Poll[bool](htmxSettled))
-	eventually(tb, "open after the answer", rowOpenJS(row, "task"), 5*time.Second)
+	tb := demoTab(t)
+	overtaken(tb, quickAddOf(tb, "buy milk"), rowTap(tb, "book-bike-service"))
+	eventually(tb, "the row the owner opened is still open after the add's answer", rowOpenJS("book-bike-service", "task"), 5*time.Second)
 }

@@ -75,13 +75,13 @@ func TestCompleteThenUndoReopensTheRowAndTheAgentSeesBoth(t *testing.T) {
 	tb.login()
 	row := rowSel("book-bike-service")
 	tb.expand("book-bike-service", "task")
-	tb.do("complete", chromedp.Click(css(row+` [data-testid="complete"]`)),
+	tb.do("complete", tap(row+` [data-testid="complete"]`),
 		chromedp.WaitVisible(css(row+` [data-testid="undo-bar"]`)))
 	// The row may be swapped once more by the commit's live update: read
 	// the word from whichever node is there, not a node found before.
 	eventually(tb, "the row says Done", `(function(){var w=document.querySelector('`+row+` [data-testid="undo-word"]');return !!w&&w.textContent.trim()==="Done"})()`, 10*time.Second)
 	// The newest decision's Undo is the bottom bar's.
-	tb.do("undo", chromedp.Click(css(`#undo-dock [data-testid="undo"]`)))
+	tb.do("undo", tap(`#undo-dock [data-testid="undo"]`))
 	eventually(tb, "row open again", `(function(){var r=document.querySelector('`+row+`');return !!r&&r.dataset.state==="available"&&!r.closest('[data-testid="done-today"]')&&!r.querySelector('[data-testid="undo-bar"]')})()`, 10*time.Second)
 	ds := decisionsFor(t, srv, "book-bike-service")
 	if len(ds) != 2 || ds[0]["cause"] != "home" || ds[0]["state"] != "completed" || ds[1]["cause"] != "undo" ||
@@ -95,7 +95,7 @@ func TestDismissedRowIsListedUnderLaterWithItsDateAndComesBack(t *testing.T) {
 	tb := newTab(t, srv)
 	tb.login()
 	tb.expand("book-bike-service", "task")
-	tb.do("dismiss", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="dismiss"]`)),
+	tb.do("dismiss", tap(rowSel("book-bike-service")+` [data-testid="dismiss"]`),
 		chromedp.WaitNotPresent(css(rowSel("book-bike-service"))),
 		chromedp.WaitVisible(css(`#later-book-bike-service`)))
 	if w := get(tb, "later date", textOf(`#later-book-bike-service [data-testid="later-when"]`)); w != "Dismissed today" {
@@ -104,7 +104,7 @@ func TestDismissedRowIsListedUnderLaterWithItsDateAndComesBack(t *testing.T) {
 	if n := get(tb, "undone notice", textOf(`[data-testid="undone-notice"]`)); !strings.Contains(n, "Dismissed") {
 		t.Errorf("no Undo on Home for the dismissed row: %q", n)
 	}
-	tb.do("bring back", chromedp.Click(css(`#later-book-bike-service [data-testid="bring-back"]`)),
+	tb.do("bring back", tap(`#later-book-bike-service [data-testid="bring-back"]`),
 		chromedp.WaitVisible(css(rowSel("book-bike-service"))))
 	if st := tb.rowState("book-bike-service"); st != "available" {
 		t.Errorf("brought back as %q", st)
@@ -119,14 +119,14 @@ func TestTomorrowShowsTheDateInWordsUnderLater(t *testing.T) {
 	tb := newTab(t, srv)
 	tb.login()
 	tb.expand("book-bike-service", "task")
-	tb.do("tomorrow", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="defer-tomorrow"]`)),
+	tb.do("tomorrow", tap(rowSel("book-bike-service")+` [data-testid="defer-tomorrow"]`),
 		chromedp.WaitVisible(css(`#later-book-bike-service`)))
 	day, _ := time.Parse(time.DateOnly, demoDay(t))
 	want := "Tomorrow, " + day.AddDate(0, 0, 1).Format("Mon 2 Jan")
 	if w := get(tb, "later date", textOf(`#later-book-bike-service [data-testid="later-when"]`)); w != want {
 		t.Errorf("Later says %q, want %q", w, want)
 	}
-	tb.do("undo", chromedp.Click(css(`[data-testid="undone-notice"] [data-testid="undo"]`)),
+	tb.do("undo", tap(`[data-testid="undone-notice"] [data-testid="undo"]`),
 		chromedp.WaitVisible(css(rowSel("book-bike-service"))))
 	if st := tb.rowState("book-bike-service"); st != "available" {
 		t.Errorf("after undo: %q", st)
@@ -274,7 +274,7 @@ func TestInvalidWeightWithJavaScriptIsMarkedAndFocused(t *testing.T) {
 	tb.expand("morning-routine-"+day, "routine")
 	tb.expand("weigh-in-"+day, "measurement")
 	input := rowSel("weigh-in-"+day) + ` input[name="value"]`
-	tb.do("type", chromedp.SendKeys(css(input), "heavy"), chromedp.Click(css(rowSel("weigh-in-"+day)+` [data-testid="measurement-save"]`)),
+	tb.do("type", chromedp.SendKeys(css(input), "heavy"), tap(rowSel("weigh-in-"+day)+` [data-testid="measurement-save"]`),
 		chromedp.WaitVisible(css(rowSel("weigh-in-"+day)+` .field-error`)))
 	eventually(tb, "focus on the invalid field", `(function(){var a=document.activeElement;return !!a&&a.matches('`+input+`')&&a.getAttribute("aria-invalid")==="true"})()`, 5*time.Second)
 	html := get(tb, "row", chromedp.OuterHTML(css(rowSel("morning-routine-"+day))))
@@ -323,12 +323,12 @@ func TestHomeWithUndoLaterAndAnErrorFitsAndHasNoSeriousAccessibilityViolations(t
 	tb.login()
 	day := demoDay(t)
 	tb.expand("book-bike-service", "task")
-	tb.do("dismiss", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="dismiss"]`)),
+	tb.do("dismiss", tap(rowSel("book-bike-service")+` [data-testid="dismiss"]`),
 		chromedp.WaitVisible(css(`#later-book-bike-service`)), chromedp.WaitVisible(css(`[data-testid="undone-notice"]`)))
 	tb.expand("morning-routine-"+day, "routine")
 	tb.expand("weigh-in-"+day, "measurement")
 	tb.do("refused weight", chromedp.SendKeys(css(rowSel("weigh-in-"+day)+` input[name="value"]`), "heavy"),
-		chromedp.Click(css(rowSel("weigh-in-"+day)+` [data-testid="measurement-save"]`)),
+		tap(rowSel("weigh-in-"+day)+` [data-testid="measurement-save"]`),
 		chromedp.WaitVisible(css(rowSel("weigh-in-"+day)+` .field-error`)))
 	widths := get(tb, "widths", chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
 	if widths[0] > widths[1] {

@@ -104,7 +104,7 @@ func TestDoneTitlesWrapLikeOtherRows(t *testing.T) {
 	tb := demoTab(t)
 	// Tick a task so Done has a row, then measure its title's lines.
 	tb.expand("book-bike-service", "task")
-	tb.do("complete", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="complete"]`)),
+	tb.do("complete", tap(rowSel("book-bike-service")+` [data-testid="complete"]`),
 		chromedp.WaitReady(css(`[data-testid="done-today"] `+rowSel("book-bike-service"))))
 	tb.do("open Done", chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="done-today"]').open = true`))
 	raw := get(tb, "title size", chromedp.Evaluate[string](`(() => {

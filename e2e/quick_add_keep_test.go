@@ -56,7 +56,7 @@ func TestAQuickAddTakenLeavesTheFieldEmptyAcrossAReload(t *testing.T) {
 		t.Fatalf("typing kept %d copies on the device, want 1", len(keys))
 	}
 
-	tb.do("add it", chromedp.Click(css(`[data-testid="quick-add-save"]`)),
+	tb.do("add it", tap(`[data-testid="quick-add-save"]`),
 		chromedp.WaitVisible(css(`[data-testid="mine-today"] [data-testid="mine-item"]`)))
 	if v := tb.valueOf(quickAddField); v != "" {
 		t.Errorf("the field holds %q after the add, want it empty", v)

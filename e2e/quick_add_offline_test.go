@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +42,7 @@ func quickAdd(tb *tab, words string) {
 	tb.t.Helper()
 	tb.do("quick add "+words,
 		chromedp.SendKeys(css(`[data-testid="quick-add-text"]`), words),
-		chromedp.Click(css(`[data-testid="quick-add-save"]`)),
+		tap(`[data-testid="quick-add-save"]`),
 	)
 }
 
@@ -62,20 +61,13 @@ func quickAddWaits(t *testing.T, tb *tab, queued int, words ...string) {
 	eventually(tb, "the note names "+words[len(words)-1], `(function (n) {
 		return !!n && n.textContent.indexOf('`+words[len(words)-1]+`') >= 0;
 	})(document.querySelector('`+quickAddNote+`'))`, 10*time.Second)
-	note := get(tb, "note", textOf(quickAddNote))
-	for _, w := range words {
-		if !strings.Contains(note, "\u201c"+w+"\u201d") {
-			t.Errorf("the quick add says %q, want it to name %q as waiting", note, w)
-		}
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = "\u201c" + w + "\u201d"
 	}
-	if n := tb.queueLength(); n != queued {
-		t.Errorf("%d actions queued, want %d", n, queued)
-	}
+	waitsToSync(t, tb, quickAddNote, queued, quoted...)
 	if v := get(tb, "field", chromedp.Value(css(`[data-testid="quick-add-text"]`))); v != "" {
 		t.Errorf("the field still holds %q after the add was kept", v)
-	}
-	if n := get(tb, "refusals", chromedp.Evaluate[int](`document.querySelectorAll('[data-offline-refused]').length`)); n != 0 {
-		t.Errorf("%d refusals shown for an add that waits", n)
 	}
 }
 
@@ -113,32 +105,23 @@ func TestAQuickAddFromAColdStartOfflineWaitsInWordsAndSyncsOnceAsTheOwnersOwnIte
 }
 
 func TestAQuickAddWithoutHearthWaitsAndSyncsOnce(t *testing.T) {
-	for _, w := range downWays {
-		t.Run(w.name, func(t *testing.T) {
-			srv := startServer(t, "", "--demo")
-			line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-			tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-			tb.login()
-			get(tb, "settled", chromedp.Poll[bool](htmxSettled))
-			w.down(tb, line)
-			quickAdd(tb, "buy milk")
-			quickAddWaits(t, tb, 1, "buy milk")
-			w.up(tb, line)
-			get(tb, "synced", chromedp.Poll[bool](queueSynced))
-			addedOnce(t, srv, "buy milk")
-			eventually(tb, "shown on Home", `!!document.querySelector('[data-testid="mine-today"] [data-testid="mine-item"]')`, 10*time.Second)
-			if got := mineTexts(tb, `[data-testid="mine-today"]`); len(got) != 1 || got[0] != "buy milk" {
-				t.Errorf("own items after sync: %q, want [buy milk]", got)
-			}
-		})
-	}
+	onEachDownWay(t, func(t *testing.T, _ int, w downWay, srv *server, line *cable, tb *tab) {
+		get(tb, "settled", chromedp.Poll[bool](htmxSettled))
+		w.down(tb, line)
+		quickAdd(tb, "buy milk")
+		quickAddWaits(t, tb, 1, "buy milk")
+		w.up(tb, line)
+		get(tb, "synced", chromedp.Poll[bool](queueSynced))
+		addedOnce(t, srv, "buy milk")
+		eventually(tb, "shown on Home", `!!document.querySelector('[data-testid="mine-today"] [data-testid="mine-item"]')`, 10*time.Second)
+		if got := mineTexts(tb, `[data-testid="mine-today"]`); len(got) != 1 || got[0] != "buy milk" {
+			t.Errorf("own items after sync: %q, want [buy milk]", got)
+		}
+	})
 }
 
 func TestAQuickAddWhoseAnswerWasLostIsSentAgainAndAddedOnce(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
+	srv, line, tb := loggedInBehindCable(t)
 	get(tb, "settled", chromedp.Poll[bool](htmxSettled))
 	// The add reaches hearth and is stored; its answer never comes back, so
 	// the phone keeps it and sends it again.

@@ -24,7 +24,7 @@ func TestQuickAddAt390PutsCallAnaUnderTomorrowAndInTheContextExport(t *testing.T
 	tb.do("add call Ana tomorrow",
 		chromedp.WaitVisible(css(`[data-testid="quick-add-text"]`)),
 		chromedp.SendKeys(css(`[data-testid="quick-add-text"]`), "call Ana tomorrow"),
-		chromedp.Click(css(`[data-testid="quick-add-save"]`)),
+		tap(`[data-testid="quick-add-save"]`),
 		chromedp.WaitVisible(css(`[data-testid="mine-ahead"] [data-testid="mine-item"]`)),
 	)
 	var page struct {
@@ -85,7 +85,7 @@ func TestQuickAddAt390PutsCallAnaUnderTomorrowAndInTheContextExport(t *testing.T
 	}
 	t.Logf("screenshot of the quick add at 390×844: %s (%d bytes)", path, len(shot))
 
-	tb.do("open its edit", chromedp.Click(css(`[data-testid="mine-item"] details.mine-edit > summary`)),
+	tb.do("open its edit", tap(`[data-testid="mine-item"] details.mine-edit > summary`),
 		chromedp.WaitVisible(css(`[data-testid="mine-edit-day"]`)))
 	axeViolations(tb, "Home with a quick add and its edit open")
 }
@@ -121,7 +121,7 @@ func TestWordsTypedIntoQuickAddOutliveALiveRefresh(t *testing.T) {
 	if kept.Value != "buy stamps" || !kept.Focused {
 		t.Errorf("after the live refresh the field holds %q (focused %v), want %q still being typed", kept.Value, kept.Focused, "buy stamps")
 	}
-	tb.do("add it", chromedp.Click(css(`[data-testid="quick-add-save"]`)),
+	tb.do("add it", tap(`[data-testid="quick-add-save"]`),
 		chromedp.WaitVisible(css(`[data-testid="mine-today"] [data-testid="mine-item"]`)))
 	if v := get(tb, "field after the add", chromedp.Evaluate[string](`document.querySelector('[data-testid="quick-add-text"]').value`)); v != "" {
 		t.Errorf("the field holds %q after the add, want it empty", v)

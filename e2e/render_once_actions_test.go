@@ -48,9 +48,9 @@ func TestEveryOwnActionRendersOnceAndAChangeElsewhereIsReadOnce(t *testing.T) {
 	routine, weigh, stretch, evening := "morning-routine-"+day, "weigh-in-"+day, "stretch-"+day, "hearth:evening-wind-down@"+day
 	tb.waitRevision(client.context(t).Revision)
 
-	// tap runs a tap, waits until its commit's event has come and Home
+	// act runs a tap, waits until its commit's event has come and Home
 	// counts as showing it, and checks how often the page read Home.
-	tap := func(what string, reads int, until string, steps ...chromedp.Action[chromedp.Void]) {
+	act := func(what string, reads int, until string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		get(tb, "settle before "+what, chromedp.Poll[bool](htmxSettled))
 		tb.do("count live reads", chromedp.Evaluate[chromedp.Void](readsCounted))
@@ -71,48 +71,48 @@ func TestEveryOwnActionRendersOnceAndAChangeElsewhereIsReadOnce(t *testing.T) {
 	}
 
 	tb.expand("reply-ana-hike", "reply")
-	tap("save a draft's edit", 0, "",
+	act("save a draft's edit", 0, "",
 		typeValue(rowSel("reply-ana-hike")+` textarea`, "Saturday works, see you at 8."),
-		chromedp.Click(css(rowSel("reply-ana-hike")+` [data-testid="draft-save"]`)),
+		tap(rowSel("reply-ana-hike")+` [data-testid="draft-save"]`),
 		chromedp.WaitVisible(css(rowSel("reply-ana-hike")+` [data-testid="draft-edited"]`)),
 	)
 
 	tb.expand(routine, "routine")
-	tap("tick a step", 0, "",
-		chromedp.Click(css(rowSel(stretch)+` > form [data-testid="tick"]`)),
+	act("tick a step", 0, "",
+		tap(rowSel(stretch)+` > form [data-testid="tick"]`),
 		chromedp.WaitVisible(css(rowSel(stretch)+`[data-state="completed"] [data-testid="undo-bar"]`)),
 	)
 	tb.expand(weigh, "measurement")
 	// The brief names "Weigh in", and strikes it once saved: Home is read.
-	tap("save a first weight", 1, "",
+	act("save a first weight", 1, "",
 		typeValue(`#value-`+weigh, "72,4"),
-		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		tap(rowSel(weigh)+` [data-testid="measurement-save"]`),
 		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)),
 	)
 	tb.expand(weigh, "measurement")
-	tap("correct the weight", 0, savedShows(weigh, "72.6"),
+	act("correct the weight", 0, savedShows(weigh, "72.6"),
 		typeValue(`#value-`+weigh, "72,6"),
-		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		tap(rowSel(weigh)+` [data-testid="measurement-save"]`),
 	)
 
 	tb.expand(evening, "routine")
-	tap("skip the evening routine", 1, "",
-		chromedp.Click(css(rowSel(evening)+` [data-testid="outcome-skip"]`)),
+	act("skip the evening routine", 1, "",
+		tap(rowSel(evening)+` [data-testid="outcome-skip"]`),
 		chromedp.WaitVisible(css(`[data-testid="done-today"] `+rowSel(evening)+` [data-testid="feedback"]`)),
 	)
-	tap("give feedback", 0, "",
-		chromedp.Click(css(rowSel(evening)+` [data-testid="feedback-effort-hard"]`)),
+	act("give feedback", 0, "",
+		tap(rowSel(evening)+` [data-testid="feedback-effort-hard"]`),
 		chromedp.WaitVisible(css(rowSel(evening)+` [data-testid="feedback-effort-chosen"]`)),
 	)
 
 	tb.expand("book-bike-service", "task")
-	tap("complete a task", 1, "",
-		chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="complete"]`)),
+	act("complete a task", 1, "",
+		tap(rowSel("book-bike-service")+` [data-testid="complete"]`),
 		chromedp.WaitVisible(css(`[data-testid="done-today"] `+rowSel("book-bike-service")+` [data-testid="undo-word"]`)),
 	)
 	// The newest decision's Undo is the bottom bar's.
-	tap("undo it", 0, "",
-		chromedp.Click(css(`#undo-dock [data-testid="undo"]`)),
+	act("undo it", 0, "",
+		tap(`#undo-dock [data-testid="undo"]`),
 		chromedp.WaitVisible(css(`section `+rowSel("book-bike-service")+`[data-state="available"]`)),
 	)
 
@@ -124,7 +124,7 @@ func TestEveryOwnActionRendersOnceAndAChangeElsewhereIsReadOnce(t *testing.T) {
 	tb.do("count live reads", chromedp.Evaluate[chromedp.Void](readsCounted))
 	tb.do("correct the weight, held", chromedp.Evaluate[chromedp.Void](holdNextPost),
 		typeValue(`#value-`+weigh, "72,8"),
-		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		tap(rowSel(weigh)+` [data-testid="measurement-save"]`),
 	)
 	get(tb, "the correction held", chromedp.Poll[bool](`window.__held === true`))
 	republish(t, srv, "while-in-flight", `{"id":"book-bike-service","kind":"task","title":"Book the bike service (again)",

@@ -34,7 +34,7 @@ func TestAStepTickRendersOnceAndAChangeElsewhereStillRefreshes(t *testing.T) {
 	tb.do("count live reads", chromedp.Evaluate[chromedp.Void](liveReads))
 
 	tb.do("tick the step",
-		chromedp.Click(css(rowSel(step)+` > form [data-testid="tick"]`)),
+		tap(rowSel(step)+` > form [data-testid="tick"]`),
 		chromedp.WaitVisible(css(rowSel(step)+`[data-state="completed"] [data-testid="undo-bar"]`)),
 	)
 	rev := client.context(t).Revision
@@ -70,7 +70,7 @@ func TestAStepTickRendersOnceAndAChangeElsewhereStillRefreshes(t *testing.T) {
 	get(other, "settled", chromedp.Poll[bool](htmxSettled))
 	tb.do("count live reads again", chromedp.Evaluate[chromedp.Void](liveReads))
 	other.do("tick in the other tab",
-		chromedp.Click(css(rowSel("water-"+day)+` > form [data-testid="tick"]`)),
+		tap(rowSel("water-"+day)+` > form [data-testid="tick"]`),
 		chromedp.WaitVisible(css(rowSel("water-"+day)+`[data-state="completed"]`)),
 	)
 	tb.waitRevision(client.context(t).Revision)

@@ -36,7 +36,7 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 		chromedp.WaitVisible(css(card+` [data-testid="active-trial"]`)),
 	)
 	// The chip names the file (with the steps, one tap away); its path and hash are the operator's.
-	routines.do("open the steps", chromedp.Click(css(card+` [data-testid="definition"] summary`)))
+	routines.do("open the steps", tap(card+` [data-testid="definition"] summary`))
 	if got := get(routines, "chip", textOf(card+` [data-testid="chip"]`)); got != "Mornings" {
 		t.Errorf("source chip %q", got)
 	}
@@ -59,12 +59,12 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 	home.expand(weigh, "measurement")
 	home.do("save the weigh-in",
 		chromedp.SendKeys(css(rowSel(weigh)+` [data-testid="measurement-input"]`), "72,4"),
-		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
+		tap(rowSel(weigh)+` [data-testid="measurement-save"]`),
 		chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="measurement-saved"]`)),
 	)
 	home.expand(stretch, "task")
 	home.do("complete the stretch",
-		chromedp.Click(css(rowSel(stretch)+` [data-testid="complete"]`)),
+		tap(rowSel(stretch)+` [data-testid="complete"]`),
 		chromedp.WaitReady(css(rowSel(occ)+`[data-state="completed"]`)),
 	)
 
@@ -86,13 +86,13 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 	}
 
 	// Home offers feedback on the settled occurrence, and the page stays accessible.
-	home.do("feedback", chromedp.Click(css(rowSel(occ)+` [data-testid="feedback-effort-easy"]`)),
+	home.do("feedback", tap(rowSel(occ)+` [data-testid="feedback-effort-easy"]`),
 		chromedp.WaitVisible(css(rowSel(occ)+` [data-testid="feedback-effort-chosen"]`)))
 	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
 	if err != nil {
 		t.Fatal(err)
 	}
-	routines.do("open the try form and load axe", chromedp.Click(css(card+` [data-testid="try"] summary`)), chromedp.Evaluate[chromedp.Void](string(axe)))
+	routines.do("open the try form and load axe", tap(card+` [data-testid="try"] summary`), chromedp.Evaluate[chromedp.Void](string(axe)))
 	for _, scheme := range []string{"light", "dark"} {
 		routines.do("scheme "+scheme, emulateColorScheme(scheme))
 		raw := get(routines, "axe "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,

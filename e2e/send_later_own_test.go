@@ -30,7 +30,7 @@ func scheduleOwnReply(t *testing.T, tb *tab, srv *server, after time.Duration) t
 		chromedp.Navigate(srv.URL+"/messages/%21ana-okafor:beeper.local"),
 		chromedp.WaitVisible(css(`[data-testid="own-body"]`)),
 		chromedp.SendKeys(css(`[data-testid="own-body"]`), ownLaterBody),
-		chromedp.Click(css(`[data-testid="own-review"]`)),
+		tap(`[data-testid="own-review"]`),
 		chromedp.WaitVisible(css(`[data-testid="review-own"]`)),
 		chromedp.WaitVisible(css(`[data-testid="send-later"]`)),
 	)
@@ -42,7 +42,7 @@ func scheduleOwnReply(t *testing.T, tb *tab, srv *server, after time.Duration) t
 	tb.do("send it later",
 		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector('#later-day').value = %q; var at = document.querySelector('#later-time'); at.step = "1"; at.value = %q`,
 			day, due.In(loc).Format("15:04:05"))),
-		chromedp.Click(css(`[data-testid="confirm-later"]`)),
+		tap(`[data-testid="confirm-later"]`),
 		chromedp.WaitVisible(css(`[data-testid="composer"] [data-testid="scheduled-send"]`)),
 	)
 	if got := get(tb, "own line", textOf(`[data-testid="composer"] [data-testid="scheduled-body"]`)); got != ownLaterBody {

@@ -40,7 +40,7 @@ func scheduleAnaReply(t *testing.T, tb *tab, srv *server, after time.Duration) t
 		chromedp.WaitVisible(css(`#draft-draft-ana-hike`)),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector('#draft-draft-ana-hike [data-testid="conversation-body"]').value = ""`),
 		chromedp.SendKeys(css(`#draft-draft-ana-hike [data-testid="conversation-body"]`), laterBody),
-		chromedp.Click(css(`#draft-draft-ana-hike [data-testid="review"]`)),
+		tap(`#draft-draft-ana-hike [data-testid="review"]`),
 		chromedp.WaitVisible(css(`[data-testid="send-later"]`)),
 	)
 	due := time.Now().Add(after)
@@ -51,7 +51,7 @@ func scheduleAnaReply(t *testing.T, tb *tab, srv *server, after time.Duration) t
 	tb.do("send it later",
 		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector('#later-day').value = %q; var at = document.querySelector('#later-time'); at.step = "1"; at.value = %q`,
 			day, due.In(loc).Format("15:04:05"))),
-		chromedp.Click(css(`[data-testid="confirm-later"]`)),
+		tap(`[data-testid="confirm-later"]`),
 		chromedp.WaitVisible(css(`#draft-draft-ana-hike [data-testid="scheduled-send"]`)),
 	)
 	if got, want := get(tb, "scheduled at", textOf(`#draft-draft-ana-hike [data-testid="scheduled-at"]`)), "Sends at "+due.In(loc).Format("15:04"); got != want && day == "today" {

@@ -55,7 +55,7 @@ func TestTheNewestUndoIsShownOnceInTheBottomBar(t *testing.T) {
 
 	// A step ticked in its open routine: the step's row is on screen.
 	tb.expand(routine, "routine")
-	tb.do("tick a step", chromedp.Click(css(rowSel(stretch)+` > form [data-testid="tick"]`)))
+	tb.do("tick a step", tap(rowSel(stretch)+` > form [data-testid="tick"]`))
 	eventually(tb, "the bar offers the step's Undo", `(document.querySelector('#undo-dock') || {}).textContent.indexOf("Stretch for ten minutes: Done") >= 0`, navigationDeadline)
 	get(tb, "settle", chromedp.Poll[bool](htmxSettled))
 	first := tb.undos()
@@ -64,7 +64,7 @@ func TestTheNewestUndoIsShownOnceInTheBottomBar(t *testing.T) {
 	// A newer decision takes the bar: the step's Undo is back on its row,
 	// still once.
 	tb.expand("book-bike-service", "task")
-	tb.do("complete", chromedp.Click(css(rowSel("book-bike-service")+` [data-testid="complete"]`)))
+	tb.do("complete", tap(rowSel("book-bike-service")+` [data-testid="complete"]`))
 	eventually(tb, "the bar moved to the task", fmt.Sprintf(`(function(){var d=document.querySelector('#undo-dock form.undo-form');return !!d && d.getAttribute("action") !== %q})()`, first.Dock), navigationDeadline)
 	get(tb, "settle", chromedp.Poll[bool](htmxSettled))
 	second := tb.undos()

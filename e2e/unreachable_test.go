@@ -49,7 +49,7 @@ func reviewAnaReplyBehindACable(t *testing.T, body string) (*tab, *cable, string
 		chromedp.WaitVisible(css(`#draft-draft-ana-hike`)),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="conversation-body"]').value = ""`),
 		chromedp.SendKeys(css(`[data-testid="conversation-body"]`), body),
-		chromedp.Click(css(`[data-testid="review"]`)),
+		tap(`[data-testid="review"]`),
 		chromedp.WaitVisible(css(`[data-testid="review-summary"]`)),
 	)
 	get(tb, "review loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
@@ -99,10 +99,7 @@ func TestSendWithHearthUnreachableIsRefusedInPlaceAndNothingIsSent(t *testing.T)
 }
 
 func TestTickWithHearthUnreachableIsQueuedSaidAndSyncedOnceWhenHearthIsBack(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
+	srv, line, tb := loggedInBehindCable(t)
 	tb.expand("book-bike-service", "task")
 	day := demoDay(t)
 	tb.expand("morning-routine-"+day, "routine")
@@ -202,10 +199,7 @@ func TestSendWhoseAnswerIsLostSaysItMayHaveGoneAndASecondTapSendsNothingMore(t *
 // when hearth does not answer: the owner stays on the page with what was
 // there, never on the browser's error page.
 func TestARoutinesFormWithHearthUnreachableIsRefusedInPlace(t *testing.T) {
-	srv := startServer(t, "", "--demo")
-	line := plugCable(t, strings.TrimPrefix(srv.URL, "http://"))
-	tb := newTab(t, &server{URL: line.URL, DataDir: srv.DataDir})
-	tb.login()
+	_, line, tb := loggedInBehindCable(t)
 	// The first such form sits in a closed disclosure: present, not shown.
 	tb.do("open Routines", chromedp.Navigate(line.URL+"/routines"), chromedp.WaitVisible(css(`main h1`)), chromedp.WaitReady(css(`main form[method="post"]`)))
 	get(tb, "Routines loaded", chromedp.Poll[bool](`document.readyState === "complete"`))
