@@ -56,7 +56,7 @@ type HomeView struct {
 	Mine OwnerItemsView
 	// Waiting is the "waiting on you" list (waiting.go).
 	Waiting WaitingView
-	// Runs is the run notice (HomeRunNotice), read on the same day.
+	// Runs is the run notice (homeRunNotice), read on the same day.
 	Runs RunNotice
 }
 
