@@ -283,7 +283,7 @@ func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, er
 		if v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater); err != nil {
 			return err
 		}
-		v.Runs, err = homeRunNotice(tx, v.Day, costs)
+		v.Runs, err = homeNoticeOf(tx, v.Day, costs)
 		return err
 	})
 	if err != nil {
