@@ -16,7 +16,7 @@ func TestAgentHealthReportsReplaceEachOtherAndHoldHomeUntilOK(t *testing.T) {
 	if _, err := s.ReportAgentHealth(ctx, "cred-runner", contract.AgentHealthIn{Agent: "codex", State: contract.HealthNeedsLogin, Detail: "codex login status: Not logged in"}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.HomeRunNotice(ctx, costpolicy.Policy{})
+	n, err := homeNotice(ctx, s, costpolicy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestAgentHealthReportsReplaceEachOtherAndHoldHomeUntilOK(t *testing.T) {
 	if len(runs.Agents) != 1 || runs.Agents[0].State != contract.HealthOK || !runs.Agents[0].CheckedAt.Equal(now.Now()) {
 		t.Fatalf("Runs' agents after ok = %+v", runs.Agents)
 	}
-	if n, _ = s.HomeRunNotice(ctx, costpolicy.Policy{}); n.AuthHeld != nil {
+	if n, _ = homeNotice(ctx, s, costpolicy.Policy{}); n.AuthHeld != nil {
 		t.Fatalf("Home still holds after ok: %+v", n.AuthHeld)
 	}
 	if got := mustRevision(t, s); got != rev {

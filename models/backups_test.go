@@ -44,7 +44,7 @@ func TestAFailedBackupIsRecordedAndHomeSaysSoUntilOneSucceeds(t *testing.T) {
 	if _, err := s.VerifiedBackup(ctx, filepath.Join(t.TempDir(), "missing-dir", "copy.db")); err == nil {
 		t.Fatal("a backup into a missing directory succeeded")
 	}
-	n, err := s.HomeRunNotice(ctx, costpolicy.Policy{})
+	n, err := homeNotice(ctx, s, costpolicy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestAFailedBackupIsRecordedAndHomeSaysSoUntilOneSucceeds(t *testing.T) {
 	if _, err := s.VerifiedBackup(ctx, filepath.Join(t.TempDir(), "copy.db")); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ = s.HomeRunNotice(ctx, costpolicy.Policy{}); n.BackupFailed != nil {
+	if n, _ = homeNotice(ctx, s, costpolicy.Policy{}); n.BackupFailed != nil {
 		t.Fatalf("a verified backup after the failed one left the notice: %+v", n.BackupFailed)
 	}
 }

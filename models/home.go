@@ -56,7 +56,7 @@ type HomeView struct {
 	Mine OwnerItemsView
 	// Waiting is the "waiting on you" list (waiting.go).
 	Waiting WaitingView
-	// Runs is the run notice (HomeRunNotice), read on the same day.
+	// Runs is the run notice (homeRunNotice), read on the same day.
 	Runs RunNotice
 }
 
@@ -201,19 +201,13 @@ func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, er
 	err := s.Read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
 		var err error
-		if v.Revision, err = WorkspaceRevision(tx); err != nil {
-			return err
-		}
-		if v.Brief, err = briefView(tx); err != nil {
+		if v.Revision, v.Brief, v.LastPublication, err = homeHead(tx); err != nil {
 			return err
 		}
 		// ownerDay would read the brief's zone again: the brief is read.
 		v.Day = briefDay(v.Brief, now)
 		brief, startOfDay := v.Brief, v.Day.Start
 		if v.Events, err = eventTriggers(tx, v.Day); err != nil {
-			return err
-		}
-		if v.LastPublication, err = lastPublication(tx); err != nil {
 			return err
 		}
 		owed, err := owedReplies(tx, now, v.Day, s.owedAfter)
@@ -289,13 +283,42 @@ func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, er
 		if v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater); err != nil {
 			return err
 		}
-		v.Runs, err = homeRunNotice(tx, v.Day, costs)
+		v.Runs, err = homeNoticeOf(tx, v.Day, costs)
 		return err
 	})
 	if err != nil {
 		return HomeView{}, Classify("home", err)
 	}
 	return v, nil
+}
+
+// homeHead reads, in one statement, what WorkspaceRevision, briefView and
+// lastPublication read apart: the revision, the brief (nil before any) and
+// the newest accepted publication (nil before any). Each statement is
+// compiled anew by the driver, so three small reads cost more than one.
+func homeHead(tx *gorm.DB) (rev int64, brief *contract.BriefView, last *contract.PublicationView, err error) {
+	var date, zone, text, evidence, runID, jobKey, publisher sql.NullString
+	var briefRev, pubRev sql.NullInt64
+	var briefAt, receivedAt sql.NullTime
+	err = tx.Raw(`SELECT w.revision, b.date, b.time_zone, b.text, b.evidence_ids, b.revision, b.updated_at,
+			r.run_id, r.job_key, r.publisher, r.revision, r.received_at
+		FROM workspace w
+		LEFT JOIN briefs b ON b.id = 1
+		LEFT JOIN receipts r ON r.rowid = (SELECT x.rowid FROM receipts x ORDER BY x.revision DESC LIMIT 1)
+		WHERE w.id = 1`).Row().Scan(&rev, &date, &zone, &text, &evidence, &briefRev, &briefAt,
+		&runID, &jobKey, &publisher, &pubRev, &receivedAt)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if briefRev.Valid {
+		brief = &contract.BriefView{Date: date.String, TimeZone: zone.String, Text: text.String,
+			EvidenceIDs: evidenceList(evidence.String), Revision: briefRev.Int64, UpdatedAt: briefAt.Time}
+	}
+	if pubRev.Valid {
+		last = &contract.PublicationView{RunID: runID.String, JobKey: jobKey.String, Publisher: publisher.String,
+			Revision: pubRev.Int64, ReceivedAt: receivedAt.Time}
+	}
+	return rev, brief, last, nil
 }
 
 // BriefMention is an activity the brief names: its title occurs in the

@@ -392,3 +392,9 @@ func TestHomeShowsAWeighInOfTheOtherUnitConvertedWithTheExactPound(t *testing.T)
 func (s *Store) homeUncapped(ctx context.Context) (HomeView, error) {
 	return s.Home(ctx, costpolicy.Policy{})
 }
+
+// homeNotice is the run notice as Home shows it, read by Home under costs.
+func homeNotice(ctx context.Context, s *Store, costs costpolicy.Policy) (RunNotice, error) {
+	v, err := s.Home(ctx, costs)
+	return v.Runs, err
+}

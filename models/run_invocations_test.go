@@ -121,7 +121,7 @@ func TestTheCostCapCountsInvocationsOfRunsThatEndUnknownOrAreStillRunning(t *tes
 	if _, err := s.FinishRun(ctx, "r", "run-1", contract.RunFinishIn{Outcome: contract.RunUnknown, Detail: "stopped"}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.HomeRunNotice(ctx, costpolicy.Policy{Cap: 1})
+	n, err := homeNotice(ctx, s, costpolicy.Policy{Cap: 1})
 	if err != nil || n.Spent != 0.75 {
 		t.Fatalf("spent %v, %v: want both invocations of the unknown run", n.Spent, err)
 	}

@@ -426,24 +426,6 @@ type RunNotice struct {
 	Coverage []contract.CoverageGapView
 }
 
-// HomeRunNotice reads the notice Home shows, if any (Home reads it too,
-// in its own transaction).
-func (s *Store) HomeRunNotice(ctx context.Context, costs costpolicy.Policy) (RunNotice, error) {
-	var n RunNotice
-	err := s.Read(ctx, func(tx *gorm.DB) error {
-		day, err := OwnerDay(tx, s.clock(), "")
-		if err != nil {
-			return err
-		}
-		n, err = homeRunNotice(tx, day, costs)
-		return err
-	})
-	if err != nil {
-		return RunNotice{}, Classify("run notice", err)
-	}
-	return n, nil
-}
-
 // homeRunNotice reads the run notice of the owner's day in tx.
 func homeRunNotice(tx *gorm.DB, day Day, costs costpolicy.Policy) (RunNotice, error) {
 	var n RunNotice

@@ -92,7 +92,7 @@ func TestTheCostCapHoldsAutonomousRunsButNotTheOwners(t *testing.T) {
 	if owner := startRun(t, s, "r", contract.RunStartIn{RunID: "run-3", Job: "brief", Trigger: contract.TriggerManual}, 1); !owner.Admitted {
 		t.Fatalf("the owner's run was held: %+v", owner)
 	}
-	n, err := s.HomeRunNotice(ctx, costpolicy.Policy{Cap: 1})
+	n, err := homeNotice(ctx, s, costpolicy.Policy{Cap: 1})
 	if err != nil || !n.CapHeld || n.Spent != 2.25 {
 		t.Fatalf("Home's notice %+v, %v", n, err)
 	}
@@ -145,7 +145,7 @@ func TestCostTiersHoldPrioritiesInOrderAsTheDaysCostRises(t *testing.T) {
 		if got := [3]bool{admitted("tidy"), admitted("messages"), admitted("daily-brief")}; got != [3]bool{step.low, step.normal, step.high} {
 			t.Fatalf("after spending to %+v: low, normal, high admitted %v", step, got)
 		}
-		n, err := s.HomeRunNotice(ctx, costs)
+		n, err := homeNotice(ctx, s, costs)
 		if err != nil || !slices.Equal(n.Held, step.held) || n.CapHeld != (len(step.held) > 0) {
 			t.Fatalf("Home's notice %+v (%v), want held %v", n, err, step.held)
 		}
@@ -175,7 +175,7 @@ func TestAnUnknownRunHoldsItsScheduleUntilTheOwnerLooked(t *testing.T) {
 	if next := startRun(t, s, "r", contract.RunStartIn{RunID: "run-3", Job: "morning", Trigger: contract.TriggerSchedule, ScheduleID: &id}, 0); !next.Admitted {
 		t.Fatalf("after the owner looked, nothing was admitted: %+v", next)
 	}
-	n, _ := s.HomeRunNotice(ctx, costpolicy.Policy{})
+	n, _ := homeNotice(ctx, s, costpolicy.Policy{})
 	if n.Failed == nil || n.Failed.ID != "run-1" {
 		t.Fatalf("Home's notice does not name the unknown run: %+v", n)
 	}

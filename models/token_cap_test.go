@@ -65,7 +65,7 @@ func TestTheTokenCapHoldsPrioritiesInOrderWhereNoCostIsKnown(t *testing.T) {
 		if got := [3]bool{admitted("tidy"), admitted("messages"), admitted("daily-brief")}; got != [3]bool{step.low, step.normal, step.high} {
 			t.Fatalf("after spending to %+v: low, normal, high admitted %v", step, got)
 		}
-		n, err := s.HomeRunNotice(ctx, costs)
+		n, err := homeNotice(ctx, s, costs)
 		if err != nil || !slices.Equal(n.TokensHeld, step.held) || n.CapHeld || n.Spent != 0 {
 			t.Fatalf("Home's notice %+v (%v), want held by tokens %v and the cost cap at $0", n, err, step.held)
 		}

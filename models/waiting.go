@@ -101,11 +101,22 @@ func (s *Store) Waiting(ctx context.Context) (WaitingView, error) {
 func waitingList(tx *gorm.DB, now time.Time, day Day, own []ScheduledSend) (WaitingView, error) {
 	var v WaitingView
 	var items []WaitingItem
+	some, err := waitingKindsPresent(tx, now)
+	if err != nil {
+		return v, err
+	}
 	ownHeld := func(*gorm.DB, time.Time, Day) ([]WaitingItem, error) { return ownHeldSends(own), nil }
-	for _, read := range []func(*gorm.DB, time.Time, Day) ([]WaitingItem, error){
-		waitingActivities, waitingProposals, ownHeld, waitingHeldSends, waitingSchedules, waitingRuns,
+	for _, kind := range []struct {
+		read    func(*gorm.DB, time.Time, Day) ([]WaitingItem, error)
+		present bool
+	}{
+		{waitingActivities, true}, {waitingProposals, some.proposals}, {ownHeld, true},
+		{waitingHeldSends, some.heldSends}, {waitingSchedules, some.schedules}, {waitingRuns, some.runs},
 	} {
-		got, err := read(tx, now, day)
+		if !kind.present {
+			continue
+		}
+		got, err := kind.read(tx, now, day)
 		if err != nil {
 			return v, err
 		}
@@ -125,19 +136,55 @@ func waitingList(tx *gorm.DB, now time.Time, day Day, own []ScheduledSend) (Wait
 	}
 	slices.SortStableFunc(v.Needs, func(a, b WaitingItem) int { return a.Since.Compare(b.Since) })
 	slices.SortStableFunc(v.Aside, func(a, b WaitingItem) int { return a.Until.Compare(*b.Until) })
-	if v.WithAgent, v.Finished, err = waitingRequests(tx, now, day); err != nil {
-		return v, err
+	if some.requests {
+		if v.WithAgent, v.Finished, err = waitingRequests(tx, now, day); err != nil {
+			return v, err
+		}
 	}
-	sent, err := finishedSends(tx, now)
-	if err != nil {
-		return v, err
+	if some.sent {
+		sent, err := finishedSends(tx, now)
+		if err != nil {
+			return v, err
+		}
+		v.Finished = append(v.Finished, sent...)
 	}
-	v.Finished = append(v.Finished, sent...)
 	slices.SortStableFunc(v.Finished, func(a, b WaitingItem) int { return b.Since.Compare(a.Since) })
 	if len(v.Finished) > maxFinished {
 		v.Finished = v.Finished[:maxFinished]
 	}
 	return v, nil
+}
+
+// waitingKinds says which of the list's kinds may have an item: a false
+// one certainly has none, so its read is skipped.
+type waitingKinds struct {
+	proposals, heldSends, schedules, runs, requests, sent bool
+}
+
+// waitingKindsPresent asks, in one statement, whether each kind's read
+// (waitingProposals, waitingHeldSends, waitingSchedules, waitingRuns,
+// waitingRequests, finishedSends) could find anything: each EXISTS holds
+// whenever its read has a row, so a change to a read's conditions must
+// keep it at least as wide. Those kinds are usually empty, and each read
+// is a statement the driver compiles anew; asking once is cheaper than
+// compiling six (docs/figures.md, "Home after a commit").
+func waitingKindsPresent(tx *gorm.DB, now time.Time) (waitingKinds, error) {
+	var k waitingKinds
+	since := now.Add(-finishedWindow).UTC()
+	err := tx.Raw(`SELECT
+			EXISTS (SELECT 1 FROM routine_reviews),
+			EXISTS (SELECT 1 FROM reply_drafts d INDEXED BY reply_drafts_live
+				CROSS JOIN scheduled_sends sc ON sc.id = (SELECT MAX(x.id) FROM scheduled_sends x WHERE x.draft_id = d.id)
+				WHERE d.settled_at IS NULL AND d.retracted_at IS NULL AND sc.state = ?),
+			EXISTS (SELECT 1 FROM schedules WHERE state IN ?),
+			EXISTS (SELECT 1 FROM runs WHERE state = 'unknown' AND resolved_at IS NULL),
+			EXISTS (SELECT 1 FROM requests WHERE status = ?) OR EXISTS (SELECT 1 FROM requests WHERE status IN ? AND updated_at >= ?),
+			EXISTS (SELECT 1 FROM sends INDEXED BY sends_sent WHERE status = 'sent' AND created_at >= ?
+				AND (delivered_at IS NOT NULL OR answered_at IS NOT NULL))`,
+		ScheduleHeld, []string{HoldQuarantined, HoldRestorePending}, contract.RequestPending,
+		[]string{contract.RequestCompleted, contract.RequestCancelled}, since, since).
+		Row().Scan(&k.proposals, &k.heldSends, &k.schedules, &k.runs, &k.requests, &k.sent)
+	return k, err
 }
 
 // setAside is, among items, those set aside until a time still to come:

@@ -75,7 +75,7 @@ func TestAWriteThatBumpsNoRevisionIsSeenByWhatKeysOnIt(t *testing.T) {
 					}
 					return nil
 				}, func(t *testing.T) {
-					if n, err := s.HomeRunNotice(ctx, costpolicy.Policy{}); err != nil || n.BackupFailed == nil {
+					if n, err := homeNotice(ctx, s, costpolicy.Policy{}); err != nil || n.BackupFailed == nil {
 						t.Errorf("Home's notice after a failed backup: %+v, %v", n.BackupFailed, err)
 					}
 				}

@@ -45,9 +45,11 @@ func waitingKindWords(kind string) string {
 }
 
 // waitingAnchor is a key usable in an element id.
-func waitingAnchor(key string) string {
-	return strings.NewReplacer(":", "-", "/", "-", " ", "-").Replace(key)
-}
+func waitingAnchor(key string) string { return anchorSafe.Replace(key) }
+
+// anchorSafe is built once: building a Replacer per item of the list was
+// a tenth of the list's render.
+var anchorSafe = strings.NewReplacer(":", "-", "/", "-", " ", "-")
 
 // decisionRequestID is the requestId of a proposal's decision made from the
 // list: one per proposal, since a proposal is decided once, so a cached

@@ -157,8 +157,8 @@ func TestTheWatchSaysItCannotMakeProgressWhenTheStoreRefusesAPass(t *testing.T) 
 	if err != nil || h.Failures != 3 || !strings.Contains(h.LastError, "refused for the test") {
 		t.Fatalf("health %+v, %v; want three failures with the store's reason", h, err)
 	}
-	if n, _ := s.HomeRunNotice(ctx, costpolicy.Policy{}); n.WatchFailing == nil || n.WatchFailing.Failures != 3 {
-		t.Fatalf("Home's notice %+v; want the failing watch", n.WatchFailing)
+	if h, _ := s.Home(ctx, costpolicy.Policy{}); h.Runs.WatchFailing == nil || h.Runs.WatchFailing.Failures != 3 {
+		t.Fatalf("Home's notice %+v; want the failing watch", h.Runs.WatchFailing)
 	}
 	if _, err := db.Exec(`DROP TRIGGER refuse_observations`); err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestTheWatchSaysItCannotMakeProgressWhenTheStoreRefusesAPass(t *testing.T) 
 	if n, err := w.Tick(ctx); err != nil || n != 1 {
 		t.Fatalf("after the refusal recorded %d, %v", n, err)
 	}
-	if n, _ := s.HomeRunNotice(ctx, costpolicy.Policy{}); n.WatchFailing != nil {
-		t.Fatalf("Home still says the watch fails: %+v", n.WatchFailing)
+	if h, _ := s.Home(ctx, costpolicy.Policy{}); h.Runs.WatchFailing != nil {
+		t.Fatalf("Home still says the watch fails: %+v", h.Runs.WatchFailing)
 	}
 }
