@@ -478,11 +478,14 @@
 
   window.addEventListener("pagehide", disconnect);
   document.addEventListener("freeze", disconnect);
-  // First opened by the page's first pageshow, which follows its load:
-  // the stream does not compete with what the first paint needs.
-  window.addEventListener("pageshow", connect);
+  // First opened once the page has loaded and painted (hearth:started,
+  // below): the stream does not compete with what the first paint needs.
+  // Shown again from the back/forward cache, the page reconnects at once.
+  window.addEventListener("pageshow", function (e) {
+    if (e.persisted) connect();
+  });
+  document.addEventListener("hearth:started", connect);
   document.addEventListener("resume", connect);
-  if (document.readyState === "complete") connect();
 
   // A refused form is marked aria-invalid on its field: move the focus
   // there, so the owner is at the message (read with the field) and the value.
@@ -577,7 +580,7 @@
 
 // --- after load ---
 // What the first paint and the first tap do not need loads once the page
-// has loaded, each script run in a task of its own: replies.js and
+// has loaded and painted, each script run in a task of its own: replies.js and
 // keep.js (they answer the owner's typing, data-after-load), then
 // offline.js (the offline and unreachable part, data-offline). Evaluated
 // with the page, they made the long task that ends its parse, which
@@ -637,9 +640,35 @@
     if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
   }
   function start() {
+    document.dispatchEvent(new CustomEvent("hearth:started")); // the event stream
     loadAll();
     setTimeout(register, 0);
   }
-  if (document.readyState === "complete") start();
-  else window.addEventListener("load", start);
+
+  // The page's first paint usually comes after its load event: what
+  // starts before it (these scripts, the stream, the worker) is counted
+  // into Lighthouse's simulated Largest Contentful Paint. So all of it
+  // waits for the first paint (a hidden page paints nothing: at most a
+  // second).
+  function afterFirstPaint() {
+    var started = false;
+    function go() {
+      if (started) return;
+      started = true;
+      start();
+    }
+    var types = (window.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
+    if (types.indexOf("paint") >= 0) {
+      new PerformanceObserver(function (list, observer) {
+        if (!list.getEntriesByName("first-contentful-paint").length) return;
+        observer.disconnect();
+        setTimeout(go, 0);
+      }).observe({ type: "paint", buffered: true });
+    } else {
+      requestAnimationFrame(function () { setTimeout(go, 0); });
+    }
+    setTimeout(go, 1000);
+  }
+  if (document.readyState === "complete") afterFirstPaint();
+  else window.addEventListener("load", afterFirstPaint);
 })();
