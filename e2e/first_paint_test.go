@@ -13,9 +13,9 @@ import (
 
 // paintRecorder notes, in every later document of the tab, when (in the
 // page's own time) and by what the origin's storage was touched, and when
-// the event stream opened and the service worker registered.
+// the service worker registered.
 const paintRecorder = `(function () {
-  var at = window.__at = { storage: [], stream: [], worker: [] };
+  var at = window.__at = { storage: [], worker: [] };
   ["getItem", "setItem", "removeItem", "key"].forEach(function (m) {
     var f = Storage.prototype[m];
     Storage.prototype[m] = function () {
@@ -31,26 +31,15 @@ const paintRecorder = `(function () {
       return register(url, opts);
     };
   }
-  var ES = window.EventSource;
-  function Recorded(url, opts) {
-    at.stream.push(performance.now());
-    return new ES(url, opts);
-  }
-  Recorded.prototype = ES.prototype;
-  Recorded.CONNECTING = ES.CONNECTING;
-  Recorded.OPEN = ES.OPEN;
-  Recorded.CLOSED = ES.CLOSED;
-  window.EventSource = Recorded;
 })();`
 
 // beforePaint lists what the page started before its first contentful paint.
 const beforePaint = `JSON.stringify((function () {
   var fcp = performance.getEntriesByName("first-contentful-paint")[0];
   if (!fcp) return { painted: false };
-  var t = fcp.startTime, at = window.__at || { storage: [], stream: [], worker: [] }, early = [];
+  var t = fcp.startTime, at = window.__at || { storage: [], worker: [] }, early = [];
   // htmx (vendored, on Home) tries sessionStorage as it is evaluated.
   at.storage.forEach(function (x) { if (x.at < t && x.by.indexOf("/static/htmx-") < 0) early.push("storage: " + x.by.trim()); });
-  at.stream.forEach(function (x) { if (x < t) early.push("event stream"); });
   at.worker.forEach(function (x) { if (x < t) early.push("service worker"); });
   var scripts = [];
   performance.getEntriesByType("resource").forEach(function (r) {
@@ -62,11 +51,11 @@ const beforePaint = `JSON.stringify((function () {
   return { painted: true, early: early, scripts: scripts };
 })())`
 
-// A page paints before it does anything the first paint does not need:
-// hearth's scripts read the origin's storage, the typing and offline scripts are
-// requested, the event stream opens and the service worker registers
-// only after the first contentful paint (Lighthouse counts all of it into
-// a phone's simulated Largest Contentful Paint). The code that keeps a
+// A page paints before it does what the first paint does not need:
+// hearth's scripts read the origin's storage, the typing and offline
+// scripts are requested and the service worker registers only after the
+// first contentful paint (Lighthouse counts all of it into a phone's
+// simulated Largest Contentful Paint). The code that keeps a
 // reloaded page's disclosures and scroll (place.js) loads only on pages
 // that reload for a change elsewhere: not on Home, which swaps its live
 // part in place.
@@ -82,7 +71,7 @@ func TestPagesReadStorageAndStartLaterScriptsOnlyAfterTheirFirstPaint(t *testing
 		tb.do("open "+path, chromedp.Navigate(srv.URL+path))
 		eventually(tb, path+" started", `(function () {
 			var at = window.__at || {};
-			return document.readyState === "complete" && performance.getEntriesByName("first-contentful-paint").length > 0 && (at.stream || []).length > 0 && (at.worker || []).length > 0 &&
+			return document.readyState === "complete" && performance.getEntriesByName("first-contentful-paint").length > 0 && (at.worker || []).length > 0 &&
 				performance.getEntriesByType("resource").some(function (r) { return r.name.indexOf("/static/offline.js") >= 0; });
 		})()`, navigationDeadline)
 		var got struct {

@@ -478,14 +478,11 @@
 
   window.addEventListener("pagehide", disconnect);
   document.addEventListener("freeze", disconnect);
-  // First opened once the page has loaded and painted (hearth:started,
-  // below): the stream does not compete with what the first paint needs.
-  // Shown again from the back/forward cache, the page reconnects at once.
-  window.addEventListener("pageshow", function (e) {
-    if (e.persisted) connect();
-  });
-  document.addEventListener("hearth:started", connect);
+  // First opened by the page's first pageshow, which follows its load:
+  // the stream does not compete with what the page's parse needs.
+  window.addEventListener("pageshow", connect);
   document.addEventListener("resume", connect);
+  if (document.readyState === "complete") connect();
 
   // A refused form is marked aria-invalid on its field: move the focus
   // there, so the owner is at the message (read with the field) and the value.
@@ -640,13 +637,12 @@
     if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {});
   }
   function start() {
-    document.dispatchEvent(new CustomEvent("hearth:started")); // the event stream
     loadAll();
     setTimeout(register, 0);
   }
 
   // The page's first paint usually comes after its load event: what
-  // starts before it (these scripts, the stream, the worker) is counted
+  // starts before it (these scripts, the worker) is counted
   // into Lighthouse's simulated Largest Contentful Paint. So all of it
   // waits for the first paint (a hidden page paints nothing: at most a
   // second).
