@@ -479,7 +479,7 @@
   window.addEventListener("pagehide", disconnect);
   document.addEventListener("freeze", disconnect);
   // First opened by the page's first pageshow, which follows its load:
-  // the stream does not compete with what the page's parse needs.
+  // the stream does not compete with what the first paint needs.
   window.addEventListener("pageshow", connect);
   document.addEventListener("resume", connect);
   if (document.readyState === "complete") connect();
