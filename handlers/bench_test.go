@@ -2,9 +2,12 @@ package handlers_test
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -244,22 +247,27 @@ func BenchmarkPeopleRender(b *testing.B) {
 }
 
 // BenchmarkHomeFirstLoadBytes reports the gzip bytes of a first Home load:
-// the HTML (the stylesheet is inline in it) and every script it loads, the
-// ones hearth.js loads after the page's load event (replies.js, keep.js,
-// offline.js) included; later-js-B is those alone.
+// the HTML (the stylesheet is inline in it) and every script it loads, as
+// the page names them: with the page (script elements) and after its load
+// event (hearth.js's data-after-load and data-offline); later-js-B is those
+// alone.
 func BenchmarkHomeFirstLoadBytes(b *testing.B) {
 	ta, cookie := benchHome(b)
 	base := ta.listen()
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	gzip := map[string]string{"Accept-Encoding": "gzip"}
+	withPage, afterLoad := homeScripts(b, client, base, cookie)
+	if len(withPage) == 0 || len(afterLoad) == 0 {
+		b.Fatalf("Home names no scripts: with the page %v, after its load %v", withPage, afterLoad)
+	}
 	for b.Loop() {
 		html := fetch(b, client, base+"/", cookie, gzip)
 		js, later := 0, 0
-		for _, f := range []string{"htmx-2.0.11.min.js", "hearth.js"} {
-			js += fetch(b, client, base+static.URL(f), nil, gzip)
+		for _, u := range withPage {
+			js += fetch(b, client, base+u, nil, gzip)
 		}
-		for _, f := range []string{"replies.js", "keep.js", "offline.js"} {
-			later += fetch(b, client, base+static.URL(f), nil, gzip)
+		for _, u := range afterLoad {
+			later += fetch(b, client, base+u, nil, gzip)
 		}
 		js += later
 		b.ReportMetric(float64(html), "html-B")
@@ -267,6 +275,31 @@ func BenchmarkHomeFirstLoadBytes(b *testing.B) {
 		b.ReportMetric(float64(later), "later-js-B")
 		b.ReportMetric(float64(html+js), "total-B")
 	}
+}
+
+// homeScripts reads Home's script URLs: those its script elements load
+// and those hearth.js loads after the page's load event.
+func homeScripts(b *testing.B, client *http.Client, base string, cookie *http.Cookie) (withPage, afterLoad []string) {
+	req, _ := http.NewRequest(http.MethodGet, base+"/", nil)
+	req.AddCookie(cookie)
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	attr := regexp.MustCompile(`(src|data-after-load|data-offline)="([^"]*)"`)
+	for _, tag := range regexp.MustCompile(`<script [^>]*>`).FindAllString(string(page), -1) {
+		for _, m := range attr.FindAllStringSubmatch(tag, -1) {
+			urls := strings.Fields(html.UnescapeString(m[2]))
+			if m[1] == "src" {
+				withPage = append(withPage, urls...)
+			} else {
+				afterLoad = append(afterLoad, urls...)
+			}
+		}
+	}
+	return withPage, afterLoad
 }
 
 // processCPU is the CPU time this process has used, user and system.

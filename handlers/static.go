@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,8 +9,11 @@ import (
 	"io/fs"
 	"mime"
 	"path"
+	"strings"
+	"sync"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/klauspost/compress/gzip"
 
 	"hearth/static"
 )
@@ -42,7 +46,40 @@ func serveStatic(c *fiber.Ctx) error {
 		ctype = "application/manifest+json"
 	}
 	c.Set(fiber.HeaderContentType, ctype)
-	return c.Send(body)
+	if path.Ext(name) == ".png" {
+		return c.Send(body)
+	}
+	// Gzipped once at the best level and kept: smaller than the compress
+	// middleware's per-request gzip or brotli at their default levels
+	// (htmx 17.5 KB against 16.8 KB), and no compression per request.
+	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
+	c.Locals(localEncoded, true)
+	if !strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
+		return c.Send(body)
+	}
+	c.Set(fiber.HeaderContentEncoding, "gzip")
+	return c.Send(gzippedStatic(name, body))
+}
+
+// staticGzip holds each static file's gzip, made on its first request.
+var staticGzip sync.Map // name → *gzippedFile
+
+type gzippedFile struct {
+	once sync.Once
+	body []byte
+}
+
+func gzippedStatic(name string, body []byte) []byte {
+	v, _ := staticGzip.LoadOrStore(name, new(gzippedFile))
+	f := v.(*gzippedFile)
+	f.once.Do(func() {
+		var buf bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		_, _ = w.Write(body)
+		_ = w.Close()
+		f.body = buf.Bytes()
+	})
+	return f.body
 }
 
 // contentSecurityPolicy allows only hearth's own scripts, styles and

@@ -4,7 +4,8 @@
 // as it is, marked as having a newer version (unless the page's own row
 // answer already showed that revision), and every row open as the owner
 // left it (one opened or shut while the read was away included); other
-// pages reload, with their disclosures and scroll as the owner left them.
+// pages reload, with their disclosures and scroll as the owner left them
+// (place.js, loaded on those pages only).
 // No live update races the owner: nothing is reloaded or swapped while a
 // navigation or a request of the owner's is under way, and a page showing
 // a form's answer (data-form-answer: a dry run, a review, a refusal) is
@@ -69,68 +70,6 @@
     return el ? Number(el.dataset.revision) : Number(document.body.dataset.revision || 0);
   }
 
-  // A reload hearth makes keeps what the owner opened and where they were:
-  // every disclosure's open state, by a key that outlives the reload, and
-  // the scroll position, for this URL in sessionStorage, read back once by
-  // the reloaded page. A reload or navigation of the owner's own is left to
-  // the browser (the entry is dropped unread). The browser's own scroll
-  // restoration is off for that one reload: it restored into a page whose
-  // disclosures had shut, so the page jumped.
-  var PLACE = "hearth.place:";
-  var PLACE_MAX_AGE = 60000;
-
-  function placeKey() {
-    return PLACE + location.pathname + location.search;
-  }
-
-  // disclosures pairs every <details> in main with its key: its own id, or
-  // the ids and test ids of what holds it (a routine's card, a trial), its
-  // own test id, and its place among the details with the same key.
-  function disclosures() {
-    var count = {};
-    return Array.prototype.map.call(document.querySelectorAll("main details"), function (d) {
-      var parts = [];
-      for (var el = d; el && el.localName !== "main"; el = el.parentElement) {
-        if (el.id) {
-          parts.unshift("#" + el.id);
-          break;
-        }
-        var ds = el.dataset;
-        if (ds.testid || ds.id || ds.trial) parts.unshift((ds.testid || el.localName) + (ds.id ? "=" + ds.id : "") + (ds.trial ? "~" + ds.trial : ""));
-      }
-      var k = parts.join(">") || "details";
-      count[k] = (count[k] || 0) + 1;
-      return { el: d, key: k + "/" + count[k] };
-    });
-  }
-
-  function rememberPlace() {
-    try {
-      var open = {};
-      disclosures().forEach(function (x) { open[x.key] = x.el.open; });
-      sessionStorage.setItem(placeKey(), JSON.stringify({ open: open, x: window.scrollX, y: window.scrollY, at: Date.now() }));
-      history.scrollRestoration = "manual";
-    } catch (err) {}
-  }
-
-  (function restorePlace() {
-    var saved;
-    try {
-      saved = JSON.parse(sessionStorage.getItem(placeKey()) || "null");
-      sessionStorage.removeItem(placeKey());
-    } catch (err) {
-      return;
-    }
-    if (!saved) return;
-    if (history.scrollRestoration === "manual") history.scrollRestoration = "auto";
-    var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
-    if (!nav || nav.type !== "reload" || !(Date.now() - saved.at < PLACE_MAX_AGE)) return;
-    disclosures().forEach(function (x) {
-      if (Object.prototype.hasOwnProperty.call(saved.open, x.key)) x.el.open = saved.open[x.key];
-    });
-    window.scrollTo(saved.x, saved.y);
-  })();
-
   // Pages without a live fragment (Messages, People) reload on a revision
   // newer than the one they were read at, unless the owner is typing: then
   // a notice offers the reload instead, but only when what is being edited
@@ -149,7 +88,8 @@
     // A field typed in, or a form fetch is sending (offline.js's sending).
     var typed = document.querySelector("[data-typing], [data-submitting]");
     if (!active && !typed && !leaving && !showsAnswer()) {
-      rememberPlace();
+      // place.js keeps the owner's disclosures and scroll.
+      document.dispatchEvent(new CustomEvent("hearth:reloading"));
       location.reload();
       return;
     }
@@ -637,7 +577,7 @@
 
 // --- after load ---
 // What the first paint and the first tap do not need loads once the page
-// has loaded, each script run in a task of its own: replies.js and
+// has loaded and painted, each script run in a task of its own: replies.js and
 // keep.js (they answer the owner's typing, data-after-load), then
 // offline.js (the offline and unreachable part, data-offline). Evaluated
 // with the page, they made the long task that ends its parse, which
@@ -700,6 +640,31 @@
     loadAll();
     setTimeout(register, 0);
   }
-  if (document.readyState === "complete") start();
-  else window.addEventListener("load", start);
+
+  // The page's first paint usually comes after its load event: what
+  // starts before it (these scripts, the worker) is counted
+  // into Lighthouse's simulated Largest Contentful Paint. So all of it
+  // waits for the first paint (a hidden page paints nothing: at most a
+  // second).
+  function afterFirstPaint() {
+    var started = false;
+    function go() {
+      if (started) return;
+      started = true;
+      start();
+    }
+    var types = (window.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
+    if (types.indexOf("paint") >= 0) {
+      new PerformanceObserver(function (list, observer) {
+        if (!list.getEntriesByName("first-contentful-paint").length) return;
+        observer.disconnect();
+        setTimeout(go, 0);
+      }).observe({ type: "paint", buffered: true });
+    } else {
+      requestAnimationFrame(function () { setTimeout(go, 0); });
+    }
+    setTimeout(go, 1000);
+  }
+  if (document.readyState === "complete") afterFirstPaint();
+  else window.addEventListener("load", afterFirstPaint);
 })();
