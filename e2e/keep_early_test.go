@@ -55,7 +55,7 @@ func TestASaveTakenBeforeKeepJsStartedLeavesNothingKept(t *testing.T) {
 	case <-time.After(navigationDeadline):
 		t.Fatal("the page never asked for keep.js")
 	}
-	tb.typeInto("#goal", "64.5")
+	tb.typeIntoBeforeKeep("#goal", "64.5")
 	tb.do("mark the page", chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.before = "true"; true`))
 	tb.do("save", chromedp.Evaluate[chromedp.Void](`document.querySelector('#goal-form button[type="submit"]:not([name])').click(); true`))
 	release()

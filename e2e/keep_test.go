@@ -114,14 +114,28 @@ func TestBackRestoresHomeMessagesAndPeopleFromTheBackForwardCache(t *testing.T) 
 	fmt.Printf("e2e: back/forward cache: %d restores; reasons when not: %s\n", seen.count(), seen.why())
 }
 
-// typeInto replaces a field's text by typing, as the owner does: the page
-// sees each key's input event.
-func (tb *tab) typeInto(sel, text string) {
+// typeIntoBeforeKeep replaces a field's text by typing, as the owner does
+// (the page sees each key's input event), and waits for nothing more.
+func (tb *tab) typeIntoBeforeKeep(sel, text string) {
 	tb.t.Helper()
 	tb.do("type into "+sel,
 		chromedp.Evaluate[chromedp.Void](`document.querySelector('`+sel+`').value = ""; true`),
 		chromedp.SendKeys(css(sel), text),
 	)
+}
+
+// typeInto types text into the field sel, and then, as the owner's next
+// step comes at human speed, waits until the typing script (started by the
+// first touch, at the latest a second after the page loaded) has kept what
+// a kept field holds.
+func (tb *tab) typeInto(sel, text string) {
+	tb.t.Helper()
+	tb.typeIntoBeforeKeep(sel, text)
+	eventually(tb, "what was typed into "+sel+" kept on the device", fieldJS(sel, `!f || !f.id || !f.hasAttribute("data-keep") || f.value === f.defaultValue ||
+		Object.keys(localStorage).some(function (k) {
+			if (k.indexOf("hearth.keep:") !== 0 || k.indexOf("|" + f.id + "|") < 0) return false;
+			try { return JSON.parse(localStorage.getItem(k)).value === f.value; } catch (err) { return false; }
+		})`), 5*time.Second)
 }
 
 // valueOf is a field's value, or "<none>" when it is not on the page.

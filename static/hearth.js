@@ -645,14 +645,21 @@
   // starts before it (these scripts, the worker) is counted
   // into Lighthouse's simulated Largest Contentful Paint. So all of it
   // waits for the first paint (a hidden page paints nothing: at most a
-  // second).
+  // second), or for the owner's first touch of the page, whichever comes
+  // first: text typed at once is kept from its first key.
+  var started = false;
+  function go() {
+    if (started) return;
+    started = true;
+    ["focusin", "pointerdown", "keydown"].forEach(function (type) {
+      document.removeEventListener(type, go, true);
+    });
+    start();
+  }
+  ["focusin", "pointerdown", "keydown"].forEach(function (type) {
+    document.addEventListener(type, go, true);
+  });
   function afterFirstPaint() {
-    var started = false;
-    function go() {
-      if (started) return;
-      started = true;
-      start();
-    }
     var types = (window.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
     if (types.indexOf("paint") >= 0) {
       new PerformanceObserver(function (list, observer) {
