@@ -16,6 +16,16 @@ import (
 // takes milliseconds. It is a hang detector, not a timing assertion.
 const navigationDeadline = 10 * time.Second
 
+// onEveryDocument has the tab run source in every document it loads from
+// now on, before the page's own scripts.
+func (tb *tab) onEveryDocument(name, source string) {
+	tb.t.Helper()
+	tb.do(name, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: source})
+		return err
+	}))
+}
+
 // navigate loads path in the tab and waits for its main, failing after
 // navigationDeadline; it returns how long the load took.
 func (tb *tab) navigate(path string) time.Duration {
@@ -59,10 +69,7 @@ func (tb *tab) countStreams() {
 		}
 		window.EventSource = Counted;
 	})();`
-	tb.do("count streams", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: counter})
-		return err
-	}))
+	tb.onEveryDocument("count streams", counter)
 }
 
 // Owner pages are kept in the back/forward cache (Cache-Control: private,

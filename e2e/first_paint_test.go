@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -62,10 +59,7 @@ const beforePaint = `JSON.stringify((function () {
 func TestPagesReadStorageAndStartLaterScriptsOnlyAfterTheirFirstPaint(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
-	tb.do("record", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: paintRecorder})
-		return err
-	}))
+	tb.onEveryDocument("record", paintRecorder)
 	tb.login()
 	for _, path := range []string{"/", "/messages", "/weight"} {
 		tb.do("open "+path, chromedp.Navigate(srv.URL+path))

@@ -11,7 +11,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -24,12 +23,7 @@ const keepOwnerMark = "hearth.keep.owner"
 // writes the mark, then forgets what a taken form held and restores.
 func (tb *tab) watchKeepStarts() {
 	tb.t.Helper()
-	tb.do("watch keep.js starts", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-			Source: fmt.Sprintf(`sessionStorage.removeItem(%q)`, keepOwnerMark),
-		})
-		return err
-	}))
+	tb.onEveryDocument("watch keep.js starts", fmt.Sprintf(`sessionStorage.removeItem(%q)`, keepOwnerMark))
 }
 
 // keepStarted waits until keep.js has started on the owner page shown

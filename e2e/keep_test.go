@@ -32,10 +32,7 @@ func (tb *tab) watchRestores() *restores {
 	const counter = `addEventListener("pageshow", function (e) {
 		if (e.persisted) sessionStorage.setItem("__restored", String(Number(sessionStorage.getItem("__restored") || 0) + 1));
 	});`
-	tb.do("count restores", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: counter})
-		return err
-	}))
+	tb.onEveryDocument("count restores", counter)
 	r := &restores{tb: tb, reasons: map[string]int{}}
 	if err := chromedp.Listen(tb.ctx, func(ev any) {
 		e, ok := ev.(*page.EventBackForwardCacheNotUsed)

@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -83,10 +80,7 @@ type pageStarts struct {
 func TestOwnerPagesStartTypingScriptsStreamAndWorkerOnlyAfterTheLoadEvent(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
-	tb.do("record starts", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: startRecorder})
-		return err
-	}))
+	tb.onEveryDocument("record starts", startRecorder)
 	tb.login()
 	for _, path := range []string{"/", "/routines", "/weight"} {
 		tb.do("open "+path, chromedp.Navigate(srv.URL+path))
