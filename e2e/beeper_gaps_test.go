@@ -36,6 +36,45 @@ func typeInBeeper(t *testing.T, beeperURL, chatPath, text string) {
 // refused; the conversation keeps the text and "Copy the text" puts it on
 // the clipboard.
 func TestAHandOffBeeperRefusedOffersTheTextToCopyInTheBrowser(t *testing.T) {
+	tb := ownReplyToTomasTyped(t, handOffMine)
+	tb.do("hand off an own reply",
+		chromedp.Click(css(`[data-testid="own-hand-off"]`)),
+		chromedp.WaitVisible(css(`[data-testid="copy-text"]`)),
+	)
+	if got := get(tb, "the editor's text", chromedp.Evaluate[string](`document.getElementById("own-body").value`)); got != handOffMine {
+		t.Fatalf("the refused hand-off left %q in the editor; want the owner's text", got)
+	}
+	if got := get(tb, "the refusal", chromedp.Evaluate[string](`document.querySelector('[data-testid="editor-error"]').textContent`)); got == "" {
+		t.Fatal("the refused hand-off says nothing at the editor")
+	}
+	tb.do("copy the text", chromedp.Click(css(`[data-testid="copy-text"]`)))
+	copiedToTheClipboard(tb, handOffMine)
+}
+
+// Copy the text tapped before replies.js ran (it starts after the first
+// paint) copies once it has, and says so: hearth.js held the tap.
+func TestCopyTappedBeforeRepliesJsRanCopiesOnceItHas(t *testing.T) {
+	tb := ownReplyToTomasTyped(t, handOffMine)
+	held, release := tb.hold("/static/replies.js")
+	tb.do("hand it off", chromedp.Click(css(`[data-testid="own-hand-off"]`)),
+		chromedp.WaitVisible(css(`[data-testid="copy-text"]`)))
+	select {
+	case <-held:
+	case <-time.After(navigationDeadline):
+		t.Fatal("the refusal never asked for replies.js")
+	}
+	tb.do("copy the text", chromedp.Click(css(`[data-testid="copy-text"]`)))
+	release()
+	copiedToTheClipboard(tb, handOffMine)
+}
+
+const handOffMine = "I'll call the shop today"
+
+// ownReplyToTomasTyped logs in to a demo whose Beeper composer for Tomas
+// holds other text (so a hand-off is refused), with clipboard access, and
+// types mine into the own-reply editor of his conversation.
+func ownReplyToTomasTyped(t *testing.T, mine string) *tab {
+	t.Helper()
 	beeperURL := startFakeBeeper(t)
 	const tomas = "%21tomas-lindqvist:beeper.local"
 	typeInBeeper(t, beeperURL, tomas, "Half a thought of my own")
@@ -52,28 +91,25 @@ func TestAHandOffBeeperRefusedOffersTheTextToCopyInTheBrowser(t *testing.T) {
 		return nil
 	}))
 	tb.login()
-	const mine = "I'll call the shop today"
-	tb.do("hand off an own reply",
+	tb.do("type an own reply",
 		chromedp.Navigate(srv.URL+"/messages/"+tomas),
 		chromedp.WaitVisible(css(`[data-testid="composer"]`)),
 		chromedp.SendKeys(css(`[data-testid="own-body"]`), mine),
-		chromedp.Click(css(`[data-testid="own-hand-off"]`)),
-		chromedp.WaitVisible(css(`[data-testid="copy-text"]`)),
 	)
-	if got := get(tb, "the editor's text", chromedp.Evaluate[string](`document.getElementById("own-body").value`)); got != mine {
-		t.Fatalf("the refused hand-off left %q in the editor; want the owner's text", got)
-	}
-	if got := get(tb, "the refusal", chromedp.Evaluate[string](`document.querySelector('[data-testid="editor-error"]').textContent`)); got == "" {
-		t.Fatal("the refused hand-off says nothing at the editor")
-	}
-	tb.do("copy the text", chromedp.Click(css(`[data-testid="copy-text"]`)))
-	poll.Eventually(t, 10*time.Second, func() (bool, string) {
+	return tb
+}
+
+// copiedToTheClipboard waits for "Copied." beside the button and text on
+// the clipboard.
+func copiedToTheClipboard(tb *tab, text string) {
+	tb.t.Helper()
+	poll.Eventually(tb.t, 10*time.Second, func() (bool, string) {
 		said := get(tb, "copied status", chromedp.Evaluate[string](`document.querySelector('[data-copied]').textContent`))
 		return said == "Copied.", "the status beside the button says " + said
 	})
 	tb.do("read the clipboard", chromedp.Evaluate[chromedp.Void](`navigator.clipboard.readText().then(t => { window.__clip = t; }); true`))
-	poll.Eventually(t, 10*time.Second, func() (bool, string) {
+	poll.Eventually(tb.t, 10*time.Second, func() (bool, string) {
 		clip := get(tb, "clipboard", chromedp.Evaluate[string](`window.__clip || ""`))
-		return clip == mine, "the clipboard holds " + clip
+		return clip == text, "the clipboard holds " + clip
 	})
 }

@@ -612,6 +612,10 @@
     add(offlineSrc, function () {
       offline = 2;
       held.splice(0).forEach(function (h) {
+        if (h.tapped) {
+          if (h.tapped.isConnected) h.tapped.click();
+          return;
+        }
         if (!h.form.isConnected) return;
         try {
           h.form.requestSubmit(h.submitter && h.submitter.isConnected ? h.submitter : null);
@@ -628,6 +632,19 @@
     e.preventDefault();
     e.stopPropagation();
     held.push({ form: form, submitter: e.submitter || null });
+    loadAll();
+  }, true);
+
+  // A tap on a control replies.js answers, made before it ran (a busy
+  // phone), is held the same way and made again once it has.
+  var answeredLater = "input[data-candidate-body], [data-replace-yes], [data-replace-no], [data-copy]";
+  document.addEventListener("click", function (e) {
+    if (offline === 2 || !e.target.closest) return;
+    var control = e.target.closest(answeredLater);
+    if (!control) return;
+    e.preventDefault();
+    e.stopPropagation();
+    held.push({ tapped: control });
     loadAll();
   }, true);
 
