@@ -138,22 +138,56 @@ var boundedDraftIndex = regexp.MustCompile(`USING (?:COVERING )?INDEX (?:reply_d
 // that stays bounded: its newest draft, the index walked backwards to LIMIT 1.
 var newestDraftOfChat = regexp.MustCompile(`USING INDEX reply_drafts_chat \(chat_id=\?\)`)
 
-// seedForPlans builds a database with history in every growing table the
-// hot paths read, and ANALYZE statistics, so the planner chooses as it
-// would after months of use rather than on empty tables.
+// plansDays is how many days of use seedForPlans's database holds.
+const plansDays = 120
+
+// plansTemplate is seedForPlans's database, seeded once per test binary
+// and copied per test: seeding it took most of a minute under -race, and
+// four tests read it.
+var plansTemplate = &storetest.Template{Name: "models-plans", Build: func(ctx context.Context, dir string, clock *storetest.Clock) (string, error) {
+	s, err := Open(ctx, dir, Options{Clock: clock.Now})
+	if err != nil {
+		return "", err
+	}
+	if err := seedPlans(ctx, s, clock); err != nil {
+		s.Close()
+		return "", err
+	}
+	return s.Path(), s.Close()
+}}
+
+// seedForPlans opens a copy of a database with history in every growing
+// table the hot paths read, and ANALYZE statistics, so the planner chooses
+// as it would after months of use rather than on empty tables. Its clock
+// stands where the seed ended.
 func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 	t.Helper()
-	s, now := newTestStore(t)
-	ctx := context.Background()
-	// Four months of days, a few items each: the planner's statistics then
-	// look like long use (most rows older than any window a page reads).
-	const days, perDay = 120, 8
-	for day := 0; day < days; day++ {
-		// Each day's publication is a run's (what its work became is read by run).
+	dir := t.TempDir()
+	plansTemplate.CopyTo(t, DatabasePath(dir))
+	now := storetest.NewClock(storetest.Start.Add(plansDays * 24 * time.Hour))
+	s, err := Open(context.Background(), dir, Options{Clock: now.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, now
+}
+
+// seedPlans writes plansDays days of use into s, a few items a day, moving
+// now a day at a time: the planner's statistics then look like long use
+// (most rows older than any window a page reads). Each day's publication
+// is a run's (what its work became is read by run).
+func seedPlans(ctx context.Context, s *Store, now *storetest.Clock) error {
+	const perDay = 8
+	for day := 0; day < plansDays; day++ {
 		if _, err := s.StartRun(ctx, "cred-test", contract.RunStartIn{RunID: fmt.Sprintf("plan-%03d", day), Job: "daily-brief", Trigger: contract.TriggerManual}, costpolicy.Policy{}); err != nil {
-			t.Fatal(err)
+			return err
 		}
-		p := newPub(fmt.Sprintf("plan-%03d-1", day), mustRevision(t, s))
+		rev, err := s.Revision(ctx)
+		if err != nil {
+			return err
+		}
+		p := newPub(fmt.Sprintf("plan-%03d-1", day), rev)
 		if day == 0 {
 			p.Add("routineDefinitions", routineDef("morning", 1))
 		} else {
@@ -166,14 +200,16 @@ func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 		d := draft(fmt.Sprintf("d%03d", day), "Sounds good.")
 		d["chatId"], d["personId"] = fmt.Sprintf("chat-%03d", day), fmt.Sprintf("p%03d", day)
 		p.Add("replyDrafts", d)
-		mustPublish(t, s, p)
+		if _, _, err := publish(s, ctx, "cred-test", p.JSON()); err != nil {
+			return fmt.Errorf("publish day %d: %w", day, err)
+		}
 		for j := 0; j < perDay-2; j++ {
 			state := "completed"
 			if j%3 == 0 {
 				state = "dismissed"
 			}
 			if _, err := s.SetActivityState(ctx, fmt.Sprintf("a%03d-%d", day, j), state, "", ""); err != nil {
-				t.Fatal(err)
+				return err
 			}
 		}
 		items := make([]any, perDay)
@@ -183,28 +219,25 @@ func seedForPlans(t *testing.T) (*Store, *storetest.Clock) {
 		}
 		body, _ := json.Marshal(map[string]any{"observations": items})
 		if _, err := postObservationBatch(s, ctx, "cred-test", body); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if day%14 == 0 {
 			if _, err := s.StartTrial(ctx, TrialCommand{RoutineID: "morning", Revision: 1, WindowDays: 14}); err != nil {
-				t.Fatal(err)
+				return err
 			}
 		}
 		if _, err := s.EnsureOccurrences(ctx); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if _, _, err := createRequest(s, ctx, []byte(fmt.Sprintf(`{"requestId":"r%03d","kind":"note","text":"hi"}`, day))); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if _, err := s.DecideNoReplyNeeded(ctx, ChatDecision{ChatID: fmt.Sprintf("chat-%03d", day), AccountID: "acc"}); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		now.Advance(24 * time.Hour)
 	}
-	if err := s.db.Exec("ANALYZE").Error; err != nil {
-		t.Fatal(err)
-	}
-	return s, now
+	return s.db.Exec("ANALYZE").Error
 }
 
 // TestHotPathsNeverScanAGrowingTable runs every hot path (Home and its row,
