@@ -63,10 +63,13 @@ func (tb *tab) restoredNote(sel string) string {
 		`(function(){var n=document.getElementById("restored-"+f.id);return n&&n.checkVisibility()&&n.getAttribute("role")==="status"?n.textContent:""})()`)))
 }
 
+// keptKeysOfField is, inside fieldJS, the keys under which this device
+// keeps the text of the field f.
+const keptKeysOfField = `Object.keys(localStorage).filter(function(k){return k.indexOf("hearth.keep:")===0 && k.indexOf("|"+f.id+"|")>0})`
+
 // keptKeys are the keys under which this device keeps the field's text.
 func (tb *tab) keptKeys(sel string) []string {
-	return get(tb, "kept keys", chromedp.Evaluate[[]string](fieldJS(sel,
-		`Object.keys(localStorage).filter(function(k){return k.indexOf("hearth.keep:")===0 && k.indexOf("|"+f.id+"|")>0})`)))
+	return get(tb, "kept keys", chromedp.Evaluate[[]string](fieldJS(sel, keptKeysOfField)))
 }
 
 // stillKept counts which of keys this device still keeps.

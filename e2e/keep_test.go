@@ -129,8 +129,7 @@ func (tb *tab) typeInto(sel, text string) {
 	tb.t.Helper()
 	tb.typeIntoBeforeKeep(sel, text)
 	eventually(tb, "what was typed into "+sel+" kept on the device", fieldJS(sel, `!f || !f.id || !f.hasAttribute("data-keep") || f.value === f.defaultValue ||
-		Object.keys(localStorage).some(function (k) {
-			if (k.indexOf("hearth.keep:") !== 0 || k.indexOf("|" + f.id + "|") < 0) return false;
+		`+keptKeysOfField+`.some(function (k) {
 			try { return JSON.parse(localStorage.getItem(k)).value === f.value; } catch (err) { return false; }
 		})`), 5*time.Second)
 }
