@@ -292,6 +292,10 @@ func TestPageChangedElsewhereOnlyWhenTheEditedDraftChanged(t *testing.T) {
 		chromedp.WaitVisible(css(body)),
 		chromedp.Evaluate[chromedp.Void](`window.__kept = true`),
 		chromedp.SendKeys(css(body), " Can't wait!"))
+	// The owner pauses and the draft is autosaved: a save that landed
+	// between the publish tool's read of the revision and its publish
+	// would refuse the publish as stale.
+	eventually(tb, "autosaved", `Number(document.querySelector('`+body+`').dataset.keepVersion) > 0`, navigationDeadline)
 	// Another row changes elsewhere while the owner types: no notice, no reload.
 	republish(t, srv, "touch-other", `{"id":"book-bike-service","kind":"task","title":"Book the bike service (again)",
 		"evidenceIds":["life-people-tomas"],"recommendation":{"section":"optional","rank":1},"payload":{}}`)
