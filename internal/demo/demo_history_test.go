@@ -3,19 +3,31 @@ package demo
 import (
 	"context"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
+	"hearth/internal/storetest"
 	"hearth/models"
 	"hearth/models/read"
 )
 
 // demoHistory seeds a fresh store as `serve --demo` would at now and
-// returns its weight history and exports.
+// returns its weight history and exports. It seeds afresh each time, not
+// from a template: TestDemoHistoryIsEightWeeksBeforeTodayAndTheSameEachTime
+// compares two seeds.
 func demoHistory(t *testing.T, now time.Time) (models.WeightData, read.ExportTable, read.ExportTable) {
 	t.Helper()
-	w, store := demoStore(t, now)
 	ctx := context.Background()
+	store, err := seedDemo(ctx, t.TempDir(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	w, err := store.WeightHistory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	occ, err := read.Of(store).ExportCSV(ctx, read.ExportOccurrences)
 	if err != nil {
 		t.Fatal(err)
@@ -27,34 +39,64 @@ func demoHistory(t *testing.T, now time.Time) (models.WeightData, read.ExportTab
 	return w, occ, sends
 }
 
-// demoStore seeds a fresh store as `serve --demo` would at now and returns
-// its weight history and the store.
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// demoTemplates holds, per moment, the demo seeded at it once per test
+// binary, copied for each test that reads the demo at that moment: the
+// seed's eight weeks were most of each test's time under -race.
+var demoTemplates sync.Map // time.Time → *storetest.Template
+
+// demoStore opens a copy of the store `serve --demo` seeds at now, with a
+// clock at now, and returns its weight history and the store.
 func demoStore(t *testing.T, now time.Time) (models.WeightData, *models.Store) {
 	t.Helper()
 	ctx := context.Background()
+	v, _ := demoTemplates.LoadOrStore(now, &storetest.Template{Name: "demo-" + now.Format("20060102T150405Z0700"),
+		Build: func(ctx context.Context, dir string, _ *storetest.Clock) (string, error) {
+			store, err := seedDemo(ctx, dir, now)
+			if err != nil {
+				return "", err
+			}
+			return store.Path(), store.Close()
+		}})
+	dir := t.TempDir()
+	v.(*storetest.Template).CopyTo(t, models.DatabasePath(dir))
 	clock := &Clock{}
 	clock.set(now)
-	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
+	store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	body, err := demoResult(now, demoZone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := publish(ctx, store, "demo", body); err != nil {
-		t.Fatal(err)
-	}
-	if err := seedDemoHistory(ctx, store, clock, now); err != nil {
-		t.Fatal(err)
-	}
-	clock.set(now)
 	w, err := store.WeightHistory(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return w, store
+}
+
+// seedDemo opens a store in dir and seeds it as `serve --demo` would at
+// now, leaving its clock at now.
+func seedDemo(ctx context.Context, dir string, now time.Time) (*models.Store, error) {
+	clock := &Clock{}
+	clock.set(now)
+	store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now})
+	if err != nil {
+		return nil, err
+	}
+	body, err := demoResult(now, demoZone)
+	if err == nil {
+		_, _, err = publish(ctx, store, "demo", body)
+	}
+	if err == nil {
+		err = seedDemoHistory(ctx, store, clock, now)
+	}
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	clock.set(now)
+	return store, nil
 }
 
 func TestDemoHistoryIsEightWeeksBeforeTodayAndTheSameEachTime(t *testing.T) {
