@@ -28,6 +28,7 @@ var anyDays = []string{
 const weekdayCron = "0 18 * * 1-5"
 
 func TestDemoPagesSayWhatTheDayMeansOnAnyDay(t *testing.T) {
+	t.Parallel()
 	loc, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +40,7 @@ func TestDemoPagesSayWhatTheDayMeansOnAnyDay(t *testing.T) {
 		}
 		day := start.In(loc)
 		t.Run(day.Format("Mon_2006-01-02T15:04"), func(t *testing.T) {
+			t.Parallel()
 			srv := startServerEnv(t, []string{"HEARTH_TEST_NOW=" + at}, "--demo")
 			owner := loginOwner(t, srv.URL)
 			scheduled := checkRoutinesDay(t, owner, day)

@@ -167,6 +167,7 @@ func (o noJS) post(path string, form url.Values) (int, string, *goquery.Document
 }
 
 func TestUndoWithoutJavaScriptReturnsToTheReopenedRow(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "", "--demo")
 	o := noJS{loginOwner(t, srv.URL)}
 	status, loc, _ := o.post("/activities/book-bike-service/state", url.Values{"state": {"completed"}})
@@ -236,6 +237,7 @@ func assertErrorInPlace(t *testing.T, d *goquery.Document, field, value, message
 }
 
 func TestEmptyNoteWithoutJavaScriptIsRefusedInTheAskForm(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "", "--demo")
 	o := noJS{loginOwner(t, srv.URL)}
 	home := o.mustPage(http.MethodGet, "/", nil)
@@ -251,6 +253,7 @@ func TestEmptyNoteWithoutJavaScriptIsRefusedInTheAskForm(t *testing.T) {
 }
 
 func TestInvalidWeightInARoutineWithoutJavaScriptKeepsValueAndMessage(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "", "--demo")
 	o := noJS{loginOwner(t, srv.URL)}
 	day := demoDay(t)

@@ -27,6 +27,7 @@ func bannerOf(t *testing.T, srv *server) string {
 }
 
 func TestDemoBannerSaysHowToOpenTheDemoOnAPhone(t *testing.T) {
+	t.Parallel()
 	out := bannerOf(t, startServer(t, "", "--demo"))
 	for _, want := range []string{
 		"log in with passphrase: hearth-demo",

@@ -20,6 +20,7 @@ import (
 // same Topic, so the push service replaces the task's push if the phone
 // had not received it yet.
 func TestAnItemDecidedInHearthIsClosedOnThePhoneUnderItsTopic(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "", "--demo")
 	o := loginOwner(t, srv.URL)
 	key, _ := o.mustPage(http.MethodGet, "/more", nil).Find(`[data-testid="push-controls"]`).Attr("data-vapid-key")

@@ -24,6 +24,7 @@ import (
 // task; the service checks the VAPID JWT and decrypts the payload with the
 // subscription's keys, once, and More says what was sent and why.
 func TestAPhoneSubscribedOnMoreGetsASignedEncryptedPushForANewItemOnce(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "", "--demo")
 	o := loginOwner(t, srv.URL)
 	more := o.mustPage(http.MethodGet, "/more", nil)

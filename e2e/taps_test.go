@@ -60,6 +60,7 @@ func TestRoutineStepIsTickedWithOneTapOnItsCollapsedRow(t *testing.T) {
 }
 
 func TestRoutineStepTickWithoutJavaScriptReturnsToTheCollapsedStep(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "", "--demo")
 	o := noJS{loginOwner(t, srv.URL)}
 	day := demoDay(t)
