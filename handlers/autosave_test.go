@@ -12,6 +12,7 @@ import (
 // one started from an edit that is no longer stored (another tab saved
 // since) is refused, so the newer text stays.
 func TestAutosaveOfAReplyNeverOverwritesANewerEdit(t *testing.T) {
+	t.Parallel()
 	ta, cookie := homeApp(t)
 	const home = "/drafts/draft-ana-hike/edit?activity=reply-ana-hike"
 	autosave := func(path, body string, since int64, hx bool) response {

@@ -11,6 +11,7 @@ import (
 // text; once the owner has settled one, the brief marks it done instead of
 // still telling them to do it, and leaves what is still open alone.
 func TestBriefMarksTheItemsItNamesThatTheOwnerSettled(t *testing.T) {
+	t.Parallel()
 	weighIn := "weigh-in-" + testDate
 	for _, tc := range []struct {
 		name, id, path string

@@ -39,6 +39,7 @@ func errorAt(t *testing.T, d *goquery.Document, field, want string) {
 }
 
 func TestNotApplicableWithoutAReasonIsRefusedOnceAtTheReason(t *testing.T) {
+	t.Parallel()
 	occ := "hearth:morning@" + testDate
 	for _, hx := range []bool{true, false} {
 		ta, cookie := routineApp(t)

@@ -12,6 +12,7 @@ import (
 // a meta description; each page carries its own description and its styles
 // inline, allowed by their hash in the CSP rather than by 'unsafe-inline'.
 func TestPagesCarryADescriptionAndInlineStylesAllowedByHash(t *testing.T) {
+	t.Parallel()
 	ta, cookie := homeApp(t)
 	seen := map[string]string{}
 	for _, path := range []string{"/", "/people", "/routines", "/weight", "/more", "/schedules", "/runs", "/login"} {

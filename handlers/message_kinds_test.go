@@ -11,6 +11,7 @@ import (
 )
 
 func TestAConversationShowsAReactionUnderTheMessageItAnswersAndMediaAsWords(t *testing.T) {
+	t.Parallel()
 	ta, cookie, fake := messagesApp(t)
 	const ana = "@ana:beeper.local"
 	mine := fake.Add(beepertest.AnaChatID, beeper.Message{SenderID: beepertest.SelfID, Text: "Saturday at 8 works!"})

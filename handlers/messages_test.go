@@ -47,6 +47,7 @@ func messagesAppWith(t *testing.T, wrap func(http.Handler) http.Handler, appOpts
 const anaPath = "/messages/%21ana-okafor:beeper.local"
 
 func TestMessagesListsChatsWithTheirPeople(t *testing.T) {
+	t.Parallel()
 	ta, cookie, _ := messagesApp(t)
 	d := ta.get("/messages", "", cookie).doc(t)
 	ana := has(t, d, `[data-testid="chat"][data-chat="!ana-okafor:beeper.local"]`)
@@ -59,6 +60,7 @@ func TestMessagesListsChatsWithTheirPeople(t *testing.T) {
 }
 
 func TestConversationShowsMessagesAndTheDraft(t *testing.T) {
+	t.Parallel()
 	ta, cookie, _ := messagesApp(t)
 	d := ta.get(anaPath, "", cookie).doc(t)
 	if n := d.Find(`[data-testid="message"]`).Length(); n != 3 {
@@ -116,6 +118,7 @@ func TestReviewShowsExactlyWhatWillBeSentAndConfirmSendsOnce(t *testing.T) {
 }
 
 func TestStaleReviewIsShownAgainWithTheNewMessage(t *testing.T) {
+	t.Parallel()
 	ta, cookie, fake := messagesApp(t)
 	d := ta.postPage(anaPath+"/review", url.Values{"draftId": {"draft-ana-hike"}, "body": {"Yes!"}}, cookie).doc(t)
 	form := url.Values{}
@@ -212,6 +215,7 @@ func TestUnknownOutcomeIsShownHonestlyAndReconciledFromTheChat(t *testing.T) {
 }
 
 func TestFailedSendSaysWhatWentWrongAndKeepsTheEdit(t *testing.T) {
+	t.Parallel()
 	var posts atomic.Int64
 	failPosts := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -243,6 +247,7 @@ func TestFailedSendSaysWhatWentWrongAndKeepsTheEdit(t *testing.T) {
 }
 
 func TestConversationLoadsOlderMessagesByCursor(t *testing.T) {
+	t.Parallel()
 	ta, cookie, _ := messagesApp(t, beepertest.WithPageSize(2))
 	d := ta.get(anaPath, "", cookie).doc(t)
 	if n := d.Find(`[data-testid="message"]`).Length(); n != 2 {
@@ -265,6 +270,7 @@ func TestConversationOffersToAskForADraftAboutItsNewestMessage(t *testing.T) {
 }
 
 func TestConfirmForADraftOfAnotherChatIsConflictAndSendsNothing(t *testing.T) {
+	t.Parallel()
 	ta, cookie, fake := messagesApp(t)
 	form := ta.reviewForm(cookie, "See you Saturday!")
 	assertPage(t, ta.postPage("/messages/%21tomas-lindqvist:beeper.local/send", form, cookie), http.StatusConflict, "belongs to another chat")
@@ -321,6 +327,7 @@ func TestOwnerCanSayAnUnknownSendWasNotSentAndTryAgain(t *testing.T) {
 }
 
 func TestAnOutcomeHearthCouldNotRecordIsNeverNothingWasSent(t *testing.T) {
+	t.Parallel()
 	var ta *testApp
 	var release func()
 	// Beeper accepts the message while another connection holds the write
@@ -346,6 +353,7 @@ func TestAnOutcomeHearthCouldNotRecordIsNeverNothingWasSent(t *testing.T) {
 }
 
 func TestAStaleDraftShowsOnHomeAndMessagesBeforeAnyReview(t *testing.T) {
+	t.Parallel()
 	ta, cookie, fake := messagesApp(t)
 	watch := beeperflow.NewWatch(ta.store, ta.beeper.Client, beeperflow.WatchOptions{})
 	ctx := context.Background()

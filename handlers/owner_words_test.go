@@ -43,6 +43,7 @@ func ownerWordsApp(t *testing.T) (*testApp, *http.Cookie) {
 }
 
 func TestOwnerPagesSayNoCommandFlagAccountIDOrInternalTerm(t *testing.T) {
+	t.Parallel()
 	ta, cookie := ownerWordsApp(t)
 	pages := map[string]response{}
 	for _, p := range []string{"/", "/messages", anaPath, "/people", "/routines", "/more", "/weight", "/schedules", "/runs"} {
@@ -72,6 +73,7 @@ func TestOwnerPagesSayNoCommandFlagAccountIDOrInternalTerm(t *testing.T) {
 }
 
 func TestSchedulesAndRunsSayWhatTheyAreAndWhatTheOwnerCanDo(t *testing.T) {
+	t.Parallel()
 	ta, cookie := ownerWordsApp(t)
 	for path, want := range map[string][]string{
 		"/schedules": {"when the agent runs", "ask whoever runs hearth"},

@@ -19,6 +19,7 @@ import (
 // lists them all, where a page built from the agent context's first pages
 // stopped at 500 of each without saying so.
 func TestPeopleShowsEveryPersonAndActivityPastTheContextPage(t *testing.T) {
+	t.Parallel()
 	ta := newTestApp(t, withOwner())
 	token := ta.agentToken()
 	person := func(i int) map[string]any {

@@ -119,6 +119,7 @@ func TestReviewAndSendAnswerWithARedirectSoAReloadNeverSendsAgain(t *testing.T) 
 // fields of a real one where the route needs them to act. (Logging in
 // and out redirect too; logging out here would end the session.)
 func TestEveryPageLevelPostAnswersWithARedirect(t *testing.T) {
+	t.Parallel()
 	ta, cookie, _ := messagesApp(t)
 	params := strings.NewReplacer(":chat", "%21ana-okafor:beeper.local", ":id", "book-bike-service", ":event", "start-work",
 		":occurrence", "nope", ":trial", "1", ":review", "nope", ":proposal", "nope", ":key", "nope")

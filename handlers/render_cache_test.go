@@ -47,6 +47,7 @@ func gzipPage(t *testing.T, ta *testApp, path string, cookie *http.Cookie) []byt
 // between requests (the page cache and its deflated parts) and through a
 // new app on the same store that has kept nothing, and requires the same HTML byte for byte.
 func TestKeptRendersMatchAColdRenderAfterCommits(t *testing.T) {
+	t.Parallel()
 	ta, cookie := routineApp(t)
 	ta.try("morning", 1, 7, cookie)
 	ta.try("evening", 1, 14, cookie)
