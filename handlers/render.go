@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
-	"strings"
 	"sync"
 
 	"github.com/a-h/templ"
@@ -128,7 +127,7 @@ func startHTML(c *fiber.Ctx, status, size int) (gzipped bool) {
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
 	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
 	c.Locals(localEncoded, true)
-	if size < minGzipBytes || !strings.Contains(c.Get(fiber.HeaderAcceptEncoding), "gzip") {
+	if size < minGzipBytes || !takesGzip(c) {
 		return false
 	}
 	c.Set(fiber.HeaderContentEncoding, "gzip")
