@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestStaticFilesAreGzippedOnlyWhenGzipIsTaken: a static file is gzipped
-// when the client takes gzip at any weight, and sent as it is when it names
-// no encoding, names others only, or refuses gzip with q=0 (which a
-// substring test of the header read as taking it).
+// A static file or a page is gzipped when the client takes gzip at any
+// weight, and sent as it is when it names no encoding, names others only,
+// or refuses gzip with q=0 (which a substring test of the header read as
+// taking it).
 func TestStaticFilesAndPagesAreGzippedOnlyWhenGzipIsTaken(t *testing.T) {
 	t.Parallel()
 	ta := newTestApp(t)
