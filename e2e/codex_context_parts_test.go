@@ -122,7 +122,7 @@ func (m *readingModel) serve(w http.ResponseWriter, req *http.Request) {
 		}
 		if err := json.Unmarshal([]byte(toolBody(outputs[calls[0]])), &index); err != nil {
 			m.mu.Lock()
-			m.problems = append(m.problems, fmt.Sprintf("index.json did not reach the model whole: %v", err))
+			m.problems = append(m.problems, fmt.Sprintf("index.json did not reach the model whole: %v; it got %.400q", err, outputs[calls[0]]))
 			m.mu.Unlock()
 			break
 		}
@@ -146,7 +146,10 @@ func (m *readingModel) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	event(map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	if next != "" {
-		args, _ := json.Marshal(map[string]any{"cmd": next, "login": false})
+		// The longest wait Codex allows for a command's exit (its default,
+		// 10 s, can pass on a busy machine before a sandboxed cat has run,
+		// and the model then gets a running session's partial output).
+		args, _ := json.Marshal(map[string]any{"cmd": next, "login": false, "yield_time_ms": 30000})
 		event(map[string]any{"type": "response.output_item.done", "item": map[string]any{"type": "function_call", "name": "exec_command",
 			"call_id": fmt.Sprintf("call_%d", n), "arguments": string(args)}})
 	} else {
