@@ -11,30 +11,19 @@
 // a form's answer (data-form-answer: a dry run, a review, a refusal) is
 // never reloaded under them: the reload would cancel the request or lose
 // the answer.
-// htmx (loaded before this script, on the pages that use it) reads the
-// page at DOMContentLoaded, which comes in the task that ends the parse:
-// with this script's evaluation, the load event's handlers and the first
-// layout Chromium often does there, it made one long task on a phone's CPU
-// (Lighthouse's Total Blocking Time). The event is held for one task, so
-// htmx starts in a task of its own; a tap in between goes as the plain
-// form or link each of htmx's controls also is.
 (function () {
   "use strict";
 
-  if (!window.htmx || document.readyState !== "interactive") return;
-  var held = false;
-  window.addEventListener("DOMContentLoaded", function (e) {
-    if (held || !e.isTrusted) return;
-    held = true;
-    e.stopImmediatePropagation();
-    setTimeout(function () {
-      document.dispatchEvent(new Event("DOMContentLoaded", { bubbles: true }));
-    }, 0);
-  }, true);
-})();
-
-(function () {
-  "use strict";
+  // htmx starts a task after the one that ends the parse (together, a long
+  // task on a phone); a tap in between goes as a plain form or link.
+  if (window.htmx && document.readyState === "interactive") {
+    window.addEventListener("DOMContentLoaded", function (e) {
+      e.stopImmediatePropagation();
+      setTimeout(function () {
+        document.dispatchEvent(new Event("DOMContentLoaded", { bubbles: true }));
+      });
+    }, { capture: true, once: true });
+  }
 
   // A navigation the owner started (a plain form's submit, a link): a
   // reload now would cancel it, and a reload of a page that answered a form

@@ -692,10 +692,6 @@
       if (e.detail.successful && xhr && e.detail.requestConfig && e.detail.requestConfig.verb === "post") keepHome();
     });
   }
-  // The worker keeps the Home it did not answer itself.
-  function keepUnseenHome() {
-    if (document.getElementById("live") && !unreachable && !loadedThroughWorker()) worker("keep-home");
-  }
 
   window.addEventListener("online", function () {
     clearRefusals();
@@ -708,11 +704,8 @@
   document.addEventListener("htmx:afterSettle", markQueued);
   document.addEventListener("hearth:refreshed", markQueued);
 
-  // inTurn runs each step in a task of its own, in order. This script's
-  // start (the banner, the queue's first read, which opens this origin's
-  // storage and waits on the browser, the rows it marks, its send, the
-  // worker's copy of Home) was one long task on a phone's CPU, which
-  // Lighthouse counts as Total Blocking Time; each step alone is short.
+  // inTurn runs each step in a task of its own: together they were a
+  // long task on a phone (the queue's first read waits on the browser).
   function inTurn(steps) {
     var i = 0;
     function next() {
@@ -729,7 +722,9 @@
   else starting.push(showBanner);
   // Run after the page's first pageshow: read now, as that one would have.
   if (document.readyState === "complete") starting = starting.concat(readQueue);
-  starting.push(keepUnseenHome);
+  starting.push(function () {
+    if (document.getElementById("live") && !unreachable && !loadedThroughWorker()) worker("keep-home");
+  });
   inTurn(starting);
   // The Home the worker answered from its copy: find out when hearth is back.
   if (unreachable) probeTimer = setTimeout(probe, 5000);
