@@ -16,7 +16,9 @@ MIN_SEO=${MIN_SEO:-100}
 RUNS=${RUNS:-3}
 BIN=${BIN:-bin/hearth}
 # PAGES narrows the run (PAGES=/routines); KEEP names a directory that keeps
-# every run's JSON report (page-run.json) to read what blocked.
+# every run's JSON report (page-run.json) and its trace (page-run.trace.json,
+# the main thread's tasks at their real, unthrottled length) to read what
+# blocked.
 PAGES=${PAGES:-/ /messages /routines /weight}
 KEEP=${KEEP:-}
 export CHROME_PATH=${CHROME_PATH:-/usr/bin/chromium}
@@ -58,7 +60,9 @@ for page in $PAGES; do
 	reports=()
 	for i in $(seq "$RUNS"); do
 		out="$work/report-$i.json"
-		"$lh" "$base$page" --quiet --form-factor=mobile --output=json --output-path="$out" \
+		assets=()
+		[ -n "$KEEP" ] && assets=(--save-assets)
+		"$lh" "$base$page" "${assets[@]}" --quiet --form-factor=mobile --output=json --output-path="$out" \
 			--extra-headers="$headers" --chrome-flags="--headless=new --no-sandbox" >/dev/null 2>"$work/lh.log" ||
 			{ echo "lighthouse failed on $page:"; cat "$work/lh.log"; exit 1; }
 		reports+=("$out")
@@ -66,6 +70,8 @@ for page in $PAGES; do
 			mkdir -p "$KEEP"
 			name=$(printf '%s' "${page#/}" | tr '/' '_')
 			cp "$out" "$KEEP/${name:-home}-$i.json"
+			mv "$work/report-$i-0.trace.json" "$KEEP/${name:-home}-$i.trace.json"
+			rm -f "$work/report-$i"-0.devtoolslog.json
 		fi
 	done
 	# The median run by performance (Lighthouse's own advice for variance);

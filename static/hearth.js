@@ -14,6 +14,17 @@
 (function () {
   "use strict";
 
+  // htmx starts a task after the one that ends the parse (together, a long
+  // task on a phone); a tap in between goes as a plain form or link.
+  if (window.htmx && document.readyState === "interactive") {
+    window.addEventListener("DOMContentLoaded", function (e) {
+      e.stopImmediatePropagation();
+      setTimeout(function () {
+        document.dispatchEvent(new Event("DOMContentLoaded", { bubbles: true }));
+      });
+    }, { capture: true, once: true });
+  }
+
   // A navigation the owner started (a plain form's submit, a link): a
   // reload now would cancel it, and a reload of a page that answered a form
   // would post that form again (an import's dry run posted again in place

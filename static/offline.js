@@ -686,7 +686,6 @@
     return !!(navigator.serviceWorker && navigator.serviceWorker.controller) && !!nav && nav.workerStart > 0;
   }
   if (document.getElementById("live") && !unreachable) {
-    if (!loadedThroughWorker()) worker("keep-home");
     document.addEventListener("hearth:refreshed", keepHome);
     document.addEventListener("htmx:afterRequest", function (e) {
       var xhr = e.detail.xhr;
@@ -704,20 +703,29 @@
   window.addEventListener("offline", showBanner);
   document.addEventListener("htmx:afterSettle", markQueued);
   document.addEventListener("hearth:refreshed", markQueued);
-  // In a task of its own: the queue's first read opens this origin's
-  // storage, which on a first load cost as much as the rest of the page's
-  // start-up in the task that ends it (Lighthouse's Total Blocking Time).
-  function readQueue() {
-    setTimeout(function () {
-      markQueued();
-      flush();
-    }, 0);
+
+  // inTurn runs each step in a task of its own: together they were a
+  // long task on a phone (the queue's first read waits on the browser).
+  function inTurn(steps) {
+    var i = 0;
+    function next() {
+      if (i >= steps.length) return;
+      steps[i++]();
+      setTimeout(next, 0);
+    }
+    setTimeout(next, 0);
   }
-  window.addEventListener("pageshow", readQueue);
-  // Run after the page's first pageshow: read now, as that one would have.
-  if (document.readyState === "complete") readQueue();
+  var readQueue = [load, markQueued, flush];
+  window.addEventListener("pageshow", function () { inTurn(readQueue); });
+  var starting = [];
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", showBanner);
-  else showBanner();
+  else starting.push(showBanner);
+  // Run after the page's first pageshow: read now, as that one would have.
+  if (document.readyState === "complete") starting = starting.concat(readQueue);
+  starting.push(function () {
+    if (document.getElementById("live") && !unreachable && !loadedThroughWorker()) worker("keep-home");
+  });
+  inTurn(starting);
   // The Home the worker answered from its copy: find out when hearth is back.
   if (unreachable) probeTimer = setTimeout(probe, 5000);
   // A queue left by a lost connection without an offline event is retried.

@@ -1,0 +1,84 @@
+package e2e
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// startTasksRecorder notes, in every later document of the tab, how many
+// elements htmx had read when the first timer set at the end of the
+// parse ran (a task of its own, the first one after the parse's), and
+// what touched the origin's storage or waited for the service worker
+// while offline.js was being evaluated (and how often the worker was
+// waited for at all).
+const startTasksRecorder = `(function () {
+  var at = window.__start = { processed: 0, afterParse: -1, inOffline: [], askedWorker: 0 };
+  document.addEventListener("htmx:afterProcessNode", function () { at.processed++; }, true);
+  window.addEventListener("DOMContentLoaded", function (e) {
+    if (!e.isTrusted) return;
+    setTimeout(function () { at.afterParse = at.processed; }, 0);
+  }, true);
+  function evaluatingOffline() {
+    var s = document.currentScript;
+    return !!s && (s.src || "").indexOf("/static/offline.js") >= 0;
+  }
+  ["getItem", "setItem", "removeItem", "key"].forEach(function (m) {
+    var f = Storage.prototype[m];
+    Storage.prototype[m] = function () {
+      if (evaluatingOffline()) at.inOffline.push("storage " + m);
+      return f.apply(this, arguments);
+    };
+  });
+  var proto = window.ServiceWorkerContainer && ServiceWorkerContainer.prototype;
+  var ready = proto && Object.getOwnPropertyDescriptor(proto, "ready");
+  if (ready && ready.get) {
+    Object.defineProperty(proto, "ready", { configurable: true, get: function () {
+      at.askedWorker++;
+      if (evaluatingOffline()) at.inOffline.push("worker");
+      return ready.get.call(this);
+    } });
+  }
+})();`
+
+// Home's start-up comes in short tasks, each well under Lighthouse's
+// 50 ms long task on a phone's CPU (a quarter of that here): htmx reads
+// the page in a task after the one that ends the parse (which evaluates
+// hearth.js, runs the load event's handlers and often the first layout),
+// and offline.js's evaluation neither opens the origin's storage nor
+// talks to the worker (the queue's read, the rows it marks and the
+// worker's copy of Home each come in a task of their own). htmx still
+// reads the page, and the worker is still asked to keep Home.
+func TestHomeStartsInShortTasksHtmxAfterTheParseAndOfflineJsInSteps(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	tb := newTab(t, srv)
+	tb.onEveryDocument("record", startTasksRecorder)
+	tb.login()
+	// A Home the worker did not answer (none is registered), which
+	// offline.js asks the worker to keep.
+	tb.do("unregister the worker", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.getRegistrations().then(function (rs) {
+		return Promise.all(rs.map(function (r) { return r.unregister(); }));
+	})`, chromedp.EvalAwaitPromise))
+	tb.do("open Home", chromedp.Navigate(srv.URL+"/"))
+	eventually(tb, "htmx read Home and offline.js started", `(function () {
+		var at = window.__start || {};
+		return location.pathname === "/" && at.afterParse >= 0 && at.processed > 0 && document.readyState === "complete" &&
+			performance.getEntriesByType("resource").some(function (r) { return r.name.indexOf("/static/offline.js") >= 0; }) &&
+			at.askedWorker > 0;
+	})()`, navigationDeadline)
+	var got struct {
+		Processed  int      `json:"processed"`
+		AfterParse int      `json:"afterParse"`
+		InOffline  []string `json:"inOffline"`
+	}
+	if err := json.Unmarshal([]byte(get(tb, "start", chromedp.Evaluate[string](`JSON.stringify(window.__start)`))), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.AfterParse != 0 {
+		t.Errorf("htmx read %d elements in the task that ended the parse, want none (%d in all)", got.AfterParse, got.Processed)
+	}
+	if len(got.InOffline) > 0 {
+		t.Errorf("offline.js's evaluation did %v, want none of it in that task", got.InOffline)
+	}
+}
