@@ -20,6 +20,7 @@ import (
 type homeStore interface {
 	clock
 	Home(ctx context.Context, costs costpolicy.Policy) (models.HomeView, error)
+	HomeWithAllWaiting(ctx context.Context, costs costpolicy.Policy) (models.HomeView, error)
 	HomeRow(ctx context.Context, id string) (models.HomeRow, models.Day, error)
 	EnsureOccurrences(ctx context.Context) (int, error)
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
@@ -53,7 +54,11 @@ func openSet(c *fiber.Ctx) map[string]bool {
 }
 
 func (s *homeHandlers) homeData(c *fiber.Ctx, open map[string]bool, askID string) (views.HomeData, error) {
-	home, err := s.store.Home(c.UserContext(), s.cfg.costs())
+	read := s.store.Home
+	if open[views.WaitingAll] {
+		read = s.store.HomeWithAllWaiting
+	}
+	home, err := read(c.UserContext(), s.cfg.costs())
 	if err != nil {
 		return views.HomeData{}, err
 	}

@@ -195,8 +195,20 @@ func scanActivityRows(q *gorm.DB) ([]activityRow, error) {
 }
 
 // Home reads the snapshot Home renders, its run notice under costs
-// included, in one read transaction.
+// included, in one read transaction. Of what waits on the owner it reads
+// the WaitingOnHome oldest, and how many more there are.
 func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, error) {
+	return s.home(ctx, costs, WaitingOnHome)
+}
+
+// HomeWithAllWaiting is Home with everything that waits on the owner
+// (the owner's "Show all").
+func (s *Store) HomeWithAllWaiting(ctx context.Context, costs costpolicy.Policy) (HomeView, error) {
+	return s.home(ctx, costs, 0)
+}
+
+// home is Home with at most shown items that need the owner (0: all).
+func (s *Store) home(ctx context.Context, costs costpolicy.Policy, shown int) (HomeView, error) {
 	var v HomeView
 	err := s.Read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
@@ -280,7 +292,7 @@ func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, er
 		if v.Mine, err = ownerItemsOnHome(tx, v.Day); err != nil {
 			return err
 		}
-		if v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater); err != nil {
+		if v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater, shown); err != nil {
 			return err
 		}
 		v.Runs, err = homeNoticeOf(tx, v.Day, costs)

@@ -113,8 +113,21 @@ func TestWaitingGathersEveryKindThatNeedsTheOwnerInOneList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(waitingKeys(home.Waiting.Needs), got) {
-		t.Errorf("Home's list %v differs from the list %v", waitingKeys(home.Waiting.Needs), got)
+	if len(got) <= WaitingOnHome {
+		t.Fatalf("the list has %d items: too few to see Home show only its oldest %d", len(got), WaitingOnHome)
+	}
+	if oldest := got[:WaitingOnHome]; !slices.Equal(waitingKeys(home.Waiting.Needs), oldest) {
+		t.Errorf("Home's list %v is not the list's %d oldest %v", waitingKeys(home.Waiting.Needs), WaitingOnHome, oldest)
+	}
+	if home.Waiting.Count() != len(got) {
+		t.Errorf("Home counts %d waiting, the list holds %d", home.Waiting.Count(), len(got))
+	}
+	all, err := s.HomeWithAllWaiting(context.Background(), costpolicy.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(waitingKeys(all.Waiting.Needs), got) || all.Waiting.Count() != len(got) {
+		t.Errorf("Home with all of it lists %v, the list %v", waitingKeys(all.Waiting.Needs), got)
 	}
 }
 
