@@ -190,7 +190,11 @@ func waitingKindsPresent(tx *gorm.DB, now time.Time) (waitingKinds, error) {
 	var k waitingKinds
 	since := now.Add(-finishedWindow).UTC()
 	err := tx.Raw(`SELECT
-			EXISTS (SELECT 1 FROM routine_reviews),
+			EXISTS (SELECT 1 FROM (SELECT DISTINCT routine_id FROM routine_definitions) d
+				JOIN routine_reviews r ON r.id = (SELECT x.id FROM routine_reviews x WHERE x.routine_id = d.routine_id ORDER BY x.window_to DESC LIMIT 1),
+				json_each(r.proposals) p
+				WHERE NOT EXISTS (SELECT 1 FROM requests q WHERE q.review_id = r.id AND q.review_id != ''
+					AND q.proposal_id = json_extract(p.value, '$.id') AND q.kind = ?)),
 			EXISTS (SELECT 1 FROM reply_drafts d INDEXED BY reply_drafts_live
 				CROSS JOIN scheduled_sends sc ON sc.id = (SELECT MAX(x.id) FROM scheduled_sends x WHERE x.draft_id = d.id)
 				WHERE d.settled_at IS NULL AND d.retracted_at IS NULL AND sc.state = ?),
@@ -199,7 +203,7 @@ func waitingKindsPresent(tx *gorm.DB, now time.Time) (waitingKinds, error) {
 			EXISTS (SELECT 1 FROM requests WHERE status = ?) OR EXISTS (SELECT 1 FROM requests WHERE status IN ? AND updated_at >= ?),
 			EXISTS (SELECT 1 FROM sends INDEXED BY sends_sent WHERE status = 'sent' AND created_at >= ?
 				AND (delivered_at IS NOT NULL OR answered_at IS NOT NULL))`,
-		ScheduleHeld, []string{HoldQuarantined, HoldRestorePending}, contract.RequestPending,
+		contract.RequestRoutineChange, ScheduleHeld, []string{HoldQuarantined, HoldRestorePending}, contract.RequestPending,
 		[]string{contract.RequestCompleted, contract.RequestCancelled}, since, since).
 		Row().Scan(&k.proposals, &k.heldSends, &k.schedules, &k.runs, &k.requests, &k.sent)
 	return k, err
