@@ -37,6 +37,11 @@ type HomeView struct {
 	Done            []HomeRow
 	// Events are the buttons (Start work, End work) of active event routines.
 	Events []EventTrigger
+	// OccurrencesMissing: a daily or weekly routine plans today and its
+	// occurrence is not made yet (EnsureOccurrences makes it). Home's
+	// handler then makes it and reads Home again; asking here spares every
+	// Home a transaction of its own for the check.
+	OccurrencesMissing bool
 	// Owed counts the owed replies (OwedReplies) Messages lists.
 	Owed int
 	// OwnLater are the owner's own replies for later, waiting or held (a
@@ -219,7 +224,7 @@ func (s *Store) home(ctx context.Context, costs costpolicy.Policy, shown int) (H
 		// ownerDay would read the brief's zone again: the brief is read.
 		v.Day = briefDay(v.Brief, now)
 		brief, startOfDay := v.Brief, v.Day.Start
-		if v.Events, err = eventTriggers(tx, v.Day); err != nil {
+		if v.Events, v.OccurrencesMissing, err = routineDay(tx, v.Day); err != nil {
 			return err
 		}
 		owed, err := owedReplies(tx, now, v.Day, s.owedAfter)
@@ -655,35 +660,45 @@ type EventTrigger struct {
 	Done bool
 }
 
-// eventTriggers lists the events of active event routines that apply on
-// day, start-work before end-work.
-func eventTriggers(tx *gorm.DB, day Day) ([]EventTrigger, error) {
-	var rows []struct {
+// routineDay reads day's active routine trials in one statement: the
+// events of the event routines that apply (start-work before end-work),
+// and whether a daily or weekly trial that plans day still lacks its
+// occurrence (EnsureOccurrences makes it).
+func routineDay(tx *gorm.DB, day Day) (events []EventTrigger, missing bool, err error) {
+	type trialOfDay struct {
 		RoutineTrial
+		TriggerKind  string
 		TriggerEvent string
 		Occurred     bool
 	}
-	err := tx.Raw(`SELECT t.*, d.trigger_event,
-			EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.routine_id AND o.occasion = ? || '.' || d.trigger_event) AS occurred
+	var rows []trialOfDay
+	err = tx.Raw(`SELECT t.*, d.trigger_kind, d.trigger_event,
+			EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.routine_id
+				AND o.occasion = (CASE WHEN d.trigger_kind = 'event' THEN @date || '.' || d.trigger_event ELSE @date END)) AS occurred
 		FROM routine_trials t JOIN routine_definitions d ON d.routine_id = t.routine_id AND d.revision = t.revision
-		WHERE t.state = 'active' AND d.trigger_kind = 'event' AND t.starts_on <= ? AND t.ends_on >= ?`,
-		day.Date, day.Date, day.Date).Scan(&rows).Error
+		WHERE t.state = 'active' AND t.starts_on <= @date AND t.ends_on >= @date`,
+		map[string]any{"date": day.Date}).Scan(&rows).Error
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var out []EventTrigger
 	for _, event := range []string{contract.EventStartWork, contract.EventEndWork} {
 		applies, done := false, true
 		for _, r := range rows {
-			if r.TriggerEvent == event && trialApplies(r.RoutineTrial, day.Date) {
+			if r.TriggerKind == contract.TriggerEvent && r.TriggerEvent == event && trialApplies(r.RoutineTrial, day.Date) {
 				applies, done = true, done && r.Occurred
 			}
 		}
 		if applies {
-			out = append(out, EventTrigger{Event: event, Done: done})
+			events = append(events, EventTrigger{Event: event, Done: done})
 		}
 	}
-	return out, nil
+	// Only a trial that plans today (its weekdays, an early end) is
+	// missing its occurrence: otherwise every Home load would open a
+	// write transaction on the days a weekly routine rests.
+	missing = slices.ContainsFunc(rows, func(r trialOfDay) bool {
+		return r.TriggerKind != contract.TriggerEvent && !r.Occurred && trialApplies(r.RoutineTrial, day.Date)
+	})
+	return events, missing, nil
 }
 
 // nest attaches a routine's steps (rows whose parent it is) in rank order.
