@@ -37,10 +37,8 @@ type HomeView struct {
 	Done            []HomeRow
 	// Events are the buttons (Start work, End work) of active event routines.
 	Events []EventTrigger
-	// OccurrencesMissing: a daily or weekly routine plans today and its
-	// occurrence is not made yet (EnsureOccurrences makes it). Home's
-	// handler then makes it and reads Home again; asking here spares every
-	// Home a transaction of its own for the check.
+	// OccurrencesMissing: a routine's occurrence of today is still to make
+	// (EnsureOccurrences), asked here to spare Home a transaction of its own.
 	OccurrencesMissing bool
 	// Owed counts the owed replies (OwedReplies) Messages lists.
 	Owed int
@@ -200,14 +198,13 @@ func scanActivityRows(q *gorm.DB) ([]activityRow, error) {
 }
 
 // Home reads the snapshot Home renders, its run notice under costs
-// included, in one read transaction. Of what waits on the owner it reads
-// the WaitingOnHome oldest, and how many more there are.
+// included, in one read transaction, with the WaitingOnHome oldest items
+// that wait on the owner.
 func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, error) {
 	return s.home(ctx, costs, WaitingOnHome)
 }
 
-// HomeWithAllWaiting is Home with everything that waits on the owner
-// (the owner's "Show all").
+// HomeWithAllWaiting is Home with all that waits on the owner ("Show all").
 func (s *Store) HomeWithAllWaiting(ctx context.Context, costs costpolicy.Policy) (HomeView, error) {
 	return s.home(ctx, costs, 0)
 }
@@ -660,10 +657,8 @@ type EventTrigger struct {
 	Done bool
 }
 
-// routineDay reads day's active routine trials in one statement: the
-// events of the event routines that apply (start-work before end-work),
-// and whether a daily or weekly trial that plans day still lacks its
-// occurrence (EnsureOccurrences makes it).
+// routineDay reads day's active trials once: the event routines' events
+// (start-work first), and whether another that plans day lacks its occurrence.
 func routineDay(tx *gorm.DB, day Day) (events []EventTrigger, missing bool, err error) {
 	type trialOfDay struct {
 		RoutineTrial
@@ -692,9 +687,7 @@ func routineDay(tx *gorm.DB, day Day) (events []EventTrigger, missing bool, err 
 			events = append(events, EventTrigger{Event: event, Done: done})
 		}
 	}
-	// Only a trial that plans today (its weekdays, an early end) is
-	// missing its occurrence: otherwise every Home load would open a
-	// write transaction on the days a weekly routine rests.
+	// Only one that plans today (weekdays, an early end) lacks it: else a weekly routine's rest day would write on every Home.
 	missing = slices.ContainsFunc(rows, func(r trialOfDay) bool {
 		return r.TriggerKind != contract.TriggerEvent && !r.Occurred && trialApplies(r.RoutineTrial, day.Date)
 	})

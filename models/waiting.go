@@ -32,10 +32,8 @@ const (
 	WaitSent         = "sent"          // a reply that went out and was delivered or answered
 )
 
-// WaitingOnHome is how many of the items that need the owner Home shows,
-// oldest first: a phone shows them above the day's rows, and the owner
-// works from the oldest, so the next one moves up as one is settled. The
-// rest open with "Show all" (HomeWithAllWaiting).
+// WaitingOnHome is how many items that need the owner Home shows, oldest
+// first (the owner works from the oldest); "Show all" opens the rest.
 const WaitingOnHome = 6
 
 // finishedWindow is how long Finished keeps what finished on its own.
@@ -51,8 +49,7 @@ const (
 // Aside was set aside with Later and comes back at its Until; WithAgent are
 // the owner's own requests the agent has not done yet; Finished (newest
 // first) ended on their own, with what happened. No item is in two of them.
-// More is how many others wait on the owner, newer than every item of
-// Needs, when only the oldest were read.
+// More is how many newer ones need the owner when only the oldest were read.
 type WaitingView struct {
 	Needs, Aside, WithAgent, Finished []WaitingItem
 	More                              int
@@ -246,39 +243,35 @@ func setAside(tx *gorm.DB, items []WaitingItem, now time.Time) (map[string]time.
 // waitingActivities are the reply drafts to review and the tasks the agent
 // raised (push's activity kinds) that the owner has not settled: dated
 // ones from their day on, so an unfinished one never silently leaves.
-// With shown > 0 it returns those deferred past today (set aside) and the
-// shown oldest of the others, and says how many more of those it left out.
+// With shown > 0: those set aside and the shown oldest others, and how many more.
 //
 // The inner query walks the open activities oldest first by
 // activities_open_by_age and stops at its limit; the middle one numbers
-// them with their state inside SQLite, so only the rows kept cross the
-// driver (about 4 µs a row); the outer query reads the rest for those.
+// them in SQLite, so only those kept cross the driver (about 4 µs a row).
 // closed_at IS NULL already means not settled: every decision and
-// publication keeps closed_at in step with the state (applyDecision,
-// upsertActivity).
+// publication keeps closed_at in step with the state (applyDecision, upsertActivity).
 func waitingActivities(tx *gorm.DB, day Day, shown int) (items []WaitingItem, more int, err error) {
 	window := 2 * maxWaitingPerKind
 	if shown <= 0 {
 		shown = window
 	}
-	// Scanned by hand: GORM's reflective scan of the hundred rows kept cost
-	// about as much as the statement.
-	rows, err := tx.Raw(`SELECT a.id, a.kind, a.title, a.reason, a.draft_id, a.created_at, COALESCE(p.name, '') AS person_name,
+	// The code's constants are written in, only the day bound: a bound value
+	// SQLite's statistics plan by made it compile the statement twice a run.
+	// Scanned by hand: GORM's reflective scan cost about as much as the statement.
+	rows, err := tx.Raw(fmt.Sprintf(`SELECT a.id, a.kind, a.title, a.reason, a.draft_id, a.created_at, COALESCE(p.name, '') AS person_name,
 			COALESCE(d.chat_id, '') AS chat_id, x.state, x.until, x.aside, x.needs
 		FROM (SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.aside ORDER BY v.c, v.i) AS k, SUM(1 - v.aside) OVER () AS needs
-			FROM (SELECT w.r, w.c, w.i, s.state, s.until, COALESCE(s.state = @deferred AND s.until > @today, 0) AS aside
+			FROM (SELECT w.r, w.c, w.i, s.state, s.until, COALESCE(s.state = '%[1]s' AND s.until > ?, 0) AS aside
 				FROM (SELECT o.rowid AS r, o.created_at AS c, o.id AS i FROM activities o INDEXED BY activities_open_by_age
-					WHERE o.closed_at IS NULL AND o.occurrence_date <= @today AND o.retracted_at IS NULL
-						AND o.kind IN @kinds AND o.parent_id IS NULL AND o.id NOT LIKE @hearth
-					ORDER BY o.created_at, o.id LIMIT @window) w
+					WHERE o.closed_at IS NULL AND o.occurrence_date <= ? AND o.retracted_at IS NULL
+						AND o.kind IN ('%[2]s') AND o.parent_id IS NULL AND o.id NOT LIKE '%[3]s%%'
+					ORDER BY o.created_at, o.id LIMIT %[4]d) w
 				LEFT JOIN activity_states s ON s.activity_id = w.i) v) x
 		CROSS JOIN activities a ON a.rowid = x.r
 		LEFT JOIN people p ON p.id = a.person_id
 		LEFT JOIN reply_drafts d ON d.id = a.draft_id
-		WHERE x.aside OR x.k <= @shown
-		ORDER BY x.c, x.i`,
-		map[string]any{"today": day.Date, "deferred": StateDeferred, "kinds": activityKinds,
-			"hearth": contract.HearthIDPrefix + "%", "window": window, "shown": shown}).Rows()
+		WHERE x.aside OR x.k <= %[5]d
+		ORDER BY x.c, x.i`, StateDeferred, strings.Join(activityKinds, "','"), contract.HearthIDPrefix, window, shown), day.Date, day.Date).Rows()
 	if err != nil {
 		return nil, 0, err
 	}
