@@ -20,6 +20,7 @@ import (
 type homeStore interface {
 	clock
 	Home(ctx context.Context, costs costpolicy.Policy) (models.HomeView, error)
+	HomeWithAllWaiting(ctx context.Context, costs costpolicy.Policy) (models.HomeView, error)
 	HomeRow(ctx context.Context, id string) (models.HomeRow, models.Day, error)
 	EnsureOccurrences(ctx context.Context) (int, error)
 	SetActivityState(ctx context.Context, activityID, state, until, note string) (models.OwnerActionResult, error)
@@ -53,7 +54,11 @@ func openSet(c *fiber.Ctx) map[string]bool {
 }
 
 func (s *homeHandlers) homeData(c *fiber.Ctx, open map[string]bool, askID string) (views.HomeData, error) {
-	home, err := s.store.Home(c.UserContext(), s.cfg.costs())
+	read := s.store.Home
+	if open[views.WaitingAll] {
+		read = s.store.HomeWithAllWaiting
+	}
+	home, err := read(c.UserContext(), s.cfg.costs())
 	if err != nil {
 		return views.HomeData{}, err
 	}
@@ -74,13 +79,9 @@ func (s *homeHandlers) showLive(c *fiber.Ctx) error {
 func (s *homeHandlers) cachedHome(c *fiber.Ctx, kind string, view func(views.HomeData) templ.Component) error {
 	open := openSet(c)
 	key := func() string { return cacheKey(s.store, kind+"|"+openKey(open)) }
-	// A cached page was rendered after today's occurrences were ensured at
-	// the same revision and minute (so on the same day): nothing is missing.
-	if page, ok := s.pages.get(key()); ok {
-		return sendCached(c, page)
-	}
-	s.ensureOccurrences(c)
-	// Ensuring may have created occurrences, a new revision: key it after.
+	// A cached page was rendered from a read that found today's
+	// occurrences made, at the same revision and minute (so on the same
+	// day): nothing is missing.
 	k := key()
 	if page, ok := s.pages.get(k); ok {
 		return sendCached(c, page)
@@ -91,12 +92,24 @@ func (s *homeHandlers) cachedHome(c *fiber.Ctx, kind string, view func(views.Hom
 	if err != nil {
 		return err
 	}
+	if d.Home.OccurrencesMissing {
+		// A routine's occurrence of today is still to make: make it, a new
+		// revision, and read Home again under its key.
+		s.ensureOccurrences(c)
+		k = key()
+		if page, ok := s.pages.get(k); ok {
+			return sendCached(c, page)
+		}
+		if d, err = s.homeData(c, open, idPlaceholder); err != nil {
+			return err
+		}
+	}
 	return s.renderCached(c, k, view(d))
 }
 
-// ensureOccurrences instantiates today's routine occurrences before Home
-// is read (a cheap read when none is missing). A failure is logged and Home
-// is shown without them: serve's ticker tries again every minute.
+// ensureOccurrences instantiates today's routine occurrences when Home's
+// read found one missing. A failure is logged and Home is shown without
+// them: serve's ticker tries again every minute.
 func (s *homeHandlers) ensureOccurrences(c *fiber.Ctx) {
 	if _, err := s.store.EnsureOccurrences(c.UserContext()); err != nil {
 		s.log.Error("ensure occurrences", "err", err, "requestId", requestIDOf(c))

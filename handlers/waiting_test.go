@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"hearth/models"
 )
 
 // waitingItem is Home's "waiting on you" item of key, under the group sel.
@@ -110,5 +113,45 @@ func TestLaterOnHomeSetsARunAsideUntilTomorrowMorningAndRefusesWhatIsNotWaiting(
 		if r := ta.post("/waiting/later", url.Values{"key": {key}}, cookie); r.status != http.StatusNotFound {
 			t.Errorf("later %q: %s, want 404", key, r)
 		}
+	}
+}
+
+// TestHomeShowsTheOldestWaitingWithShowAllThatWorksWithoutJavaScript: with
+// more waiting than Home shows, Home lists the oldest few and counts all of
+// them; "Show all" is a plain link to Home with the whole list, which
+// links back to the oldest few.
+func TestHomeShowsTheOldestWaitingWithShowAllThatWorksWithoutJavaScript(t *testing.T) {
+	ta := newTestApp(t, withOwner())
+	cookie := ta.login()
+	token := ta.agentToken()
+	pub := minimalPublication("run-tasks", 0)
+	for i := range 9 {
+		pub = pub.Add("activities", taskActivity(fmt.Sprintf("task-%d", i)))
+	}
+	ta.mustPublish(token, pub.JSON())
+	items := func(d *goquery.Document) int {
+		return d.Find(testID("waiting-needs") + " " + testID("waiting-item")).Length()
+	}
+	d := ta.get("/", "", cookie).doc(t)
+	if n := items(d); n != models.WaitingOnHome {
+		t.Errorf("Home lists %d waiting, want the %d oldest", n, models.WaitingOnHome)
+	}
+	if got := d.Find(testID("waiting-count")).Text(); got != "9" {
+		t.Errorf("Home counts %q waiting, want 9", got)
+	}
+	all := has(t, d, testID("waiting-show-all"))
+	href, _ := all.Attr("href")
+	if href != "/?open=waiting#waiting" || all.Text() != "Show all 9" {
+		t.Fatalf("Show all: %q to %q", all.Text(), href)
+	}
+	d = ta.get(strings.TrimSuffix(href, "#waiting"), "", cookie).doc(t)
+	if n := items(d); n != 9 {
+		t.Errorf("Show all lists %d, want 9", n)
+	}
+	if d.Find(testID("waiting-show-all")).Length() != 0 {
+		t.Errorf("the whole list still offers Show all")
+	}
+	if back, _ := has(t, d, testID("waiting-show-oldest")).Attr("href"); back != "/#waiting" {
+		t.Errorf("back to the oldest few: %q", back)
 	}
 }

@@ -37,6 +37,9 @@ type HomeView struct {
 	Done            []HomeRow
 	// Events are the buttons (Start work, End work) of active event routines.
 	Events []EventTrigger
+	// OccurrencesMissing: a routine's occurrence of today is still to make
+	// (EnsureOccurrences), asked here to spare Home a transaction of its own.
+	OccurrencesMissing bool
 	// Owed counts the owed replies (OwedReplies) Messages lists.
 	Owed int
 	// OwnLater are the owner's own replies for later, waiting or held (a
@@ -195,8 +198,19 @@ func scanActivityRows(q *gorm.DB) ([]activityRow, error) {
 }
 
 // Home reads the snapshot Home renders, its run notice under costs
-// included, in one read transaction.
+// included, in one read transaction, with the WaitingOnHome oldest items
+// that wait on the owner.
 func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, error) {
+	return s.home(ctx, costs, WaitingOnHome)
+}
+
+// HomeWithAllWaiting is Home with all that waits on the owner ("Show all").
+func (s *Store) HomeWithAllWaiting(ctx context.Context, costs costpolicy.Policy) (HomeView, error) {
+	return s.home(ctx, costs, 0)
+}
+
+// home is Home with at most shown items that need the owner (0: all).
+func (s *Store) home(ctx context.Context, costs costpolicy.Policy, shown int) (HomeView, error) {
 	var v HomeView
 	err := s.Read(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
@@ -207,7 +221,7 @@ func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, er
 		// ownerDay would read the brief's zone again: the brief is read.
 		v.Day = briefDay(v.Brief, now)
 		brief, startOfDay := v.Brief, v.Day.Start
-		if v.Events, err = eventTriggers(tx, v.Day); err != nil {
+		if v.Events, v.OccurrencesMissing, err = routineDay(tx, v.Day); err != nil {
 			return err
 		}
 		owed, err := owedReplies(tx, now, v.Day, s.owedAfter)
@@ -280,7 +294,7 @@ func (s *Store) Home(ctx context.Context, costs costpolicy.Policy) (HomeView, er
 		if v.Mine, err = ownerItemsOnHome(tx, v.Day); err != nil {
 			return err
 		}
-		if v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater); err != nil {
+		if v.Waiting, err = waitingList(tx, now, v.Day, v.OwnLater, shown); err != nil {
 			return err
 		}
 		v.Runs, err = homeNoticeOf(tx, v.Day, costs)
@@ -643,35 +657,41 @@ type EventTrigger struct {
 	Done bool
 }
 
-// eventTriggers lists the events of active event routines that apply on
-// day, start-work before end-work.
-func eventTriggers(tx *gorm.DB, day Day) ([]EventTrigger, error) {
-	var rows []struct {
+// routineDay reads day's active trials once: the event routines' events
+// (start-work first), and whether another that plans day lacks its occurrence.
+func routineDay(tx *gorm.DB, day Day) (events []EventTrigger, missing bool, err error) {
+	type trialOfDay struct {
 		RoutineTrial
+		TriggerKind  string
 		TriggerEvent string
 		Occurred     bool
 	}
-	err := tx.Raw(`SELECT t.*, d.trigger_event,
-			EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.routine_id AND o.occasion = ? || '.' || d.trigger_event) AS occurred
+	var rows []trialOfDay
+	err = tx.Raw(`SELECT t.*, d.trigger_kind, d.trigger_event,
+			EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.routine_id
+				AND o.occasion = (CASE WHEN d.trigger_kind = 'event' THEN @date || '.' || d.trigger_event ELSE @date END)) AS occurred
 		FROM routine_trials t JOIN routine_definitions d ON d.routine_id = t.routine_id AND d.revision = t.revision
-		WHERE t.state = 'active' AND d.trigger_kind = 'event' AND t.starts_on <= ? AND t.ends_on >= ?`,
-		day.Date, day.Date, day.Date).Scan(&rows).Error
+		WHERE t.state = 'active' AND t.starts_on <= @date AND t.ends_on >= @date`,
+		map[string]any{"date": day.Date}).Scan(&rows).Error
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var out []EventTrigger
 	for _, event := range []string{contract.EventStartWork, contract.EventEndWork} {
 		applies, done := false, true
 		for _, r := range rows {
-			if r.TriggerEvent == event && trialApplies(r.RoutineTrial, day.Date) {
+			if r.TriggerKind == contract.TriggerEvent && r.TriggerEvent == event && trialApplies(r.RoutineTrial, day.Date) {
 				applies, done = true, done && r.Occurred
 			}
 		}
 		if applies {
-			out = append(out, EventTrigger{Event: event, Done: done})
+			events = append(events, EventTrigger{Event: event, Done: done})
 		}
 	}
-	return out, nil
+	// Only one that plans today (weekdays, an early end) lacks it: else a weekly routine's rest day would write on every Home.
+	missing = slices.ContainsFunc(rows, func(r trialOfDay) bool {
+		return r.TriggerKind != contract.TriggerEvent && !r.Occurred && trialApplies(r.RoutineTrial, day.Date)
+	})
+	return events, missing, nil
 }
 
 // nest attaches a routine's steps (rows whose parent it is) in rank order.

@@ -319,15 +319,7 @@ func (s *Store) EnsureOccurrences(ctx context.Context) (created int, err error) 
 		if err != nil {
 			return err
 		}
-		var trials []RoutineTrial
-		err = tx.Raw(`SELECT t.* FROM routine_trials t JOIN routine_definitions d ON d.routine_id = t.routine_id AND d.revision = t.revision
-			WHERE t.state = 'active' AND d.trigger_kind != 'event' AND t.starts_on <= ? AND t.ends_on >= ?
-			AND NOT EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.routine_id AND o.occasion = ?)`,
-			day.Date, day.Date, day.Date).Scan(&trials).Error
-		// Only a trial that plans today (its weekdays, an early end) is
-		// missing its occurrence: otherwise every Home load would open a
-		// write transaction on the days a weekly routine rests.
-		missing = slices.ContainsFunc(trials, func(tr RoutineTrial) bool { return trialApplies(tr, day.Date) })
+		_, missing, err = routineDay(tx, day)
 		return err
 	})
 	if err != nil || !missing {

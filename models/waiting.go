@@ -32,6 +32,10 @@ const (
 	WaitSent         = "sent"          // a reply that went out and was delivered or answered
 )
 
+// WaitingOnHome is how many items that need the owner Home shows, oldest
+// first (the owner works from the oldest); "Show all" opens the rest.
+const WaitingOnHome = 6
+
 // finishedWindow is how long Finished keeps what finished on its own.
 const finishedWindow = 7 * 24 * time.Hour
 
@@ -45,12 +49,14 @@ const (
 // Aside was set aside with Later and comes back at its Until; WithAgent are
 // the owner's own requests the agent has not done yet; Finished (newest
 // first) ended on their own, with what happened. No item is in two of them.
+// More is how many newer ones need the owner when only the oldest were read.
 type WaitingView struct {
 	Needs, Aside, WithAgent, Finished []WaitingItem
+	More                              int
 }
 
 // Count is how many items wait on the owner now.
-func (v WaitingView) Count() int { return len(v.Needs) }
+func (v WaitingView) Count() int { return len(v.Needs) + v.More }
 
 // Empty reports whether the list has nothing to show.
 func (v WaitingView) Empty() bool {
@@ -89,7 +95,7 @@ func (s *Store) Waiting(ctx context.Context) (WaitingView, error) {
 		if err != nil {
 			return err
 		}
-		v, err = waitingList(tx, now, day, own)
+		v, err = waitingList(tx, now, day, own, 0)
 		return err
 	})
 	return v, classifyPush("waiting", err)
@@ -98,10 +104,14 @@ func (s *Store) Waiting(ctx context.Context) (WaitingView, error) {
 // waitingList gathers the list on day: each kind's read, then the set-aside
 // ones apart. own are the owner's own replies for later (ownSchedules),
 // which Home reads anyway; the held ones among them wait on the owner.
-func waitingList(tx *gorm.DB, now time.Time, day Day, own []ScheduledSend) (WaitingView, error) {
+// shown bounds Needs to its oldest (0: all), the rest counted in More.
+func waitingList(tx *gorm.DB, now time.Time, day Day, own []ScheduledSend, shown int) (WaitingView, error) {
 	var v WaitingView
-	var items []WaitingItem
 	some, err := waitingKindsPresent(tx, now)
+	if err != nil {
+		return v, err
+	}
+	items, more, err := waitingActivities(tx, day, shown)
 	if err != nil {
 		return v, err
 	}
@@ -110,7 +120,7 @@ func waitingList(tx *gorm.DB, now time.Time, day Day, own []ScheduledSend) (Wait
 		read    func(*gorm.DB, time.Time, Day) ([]WaitingItem, error)
 		present bool
 	}{
-		{waitingActivities, true}, {waitingProposals, some.proposals}, {ownHeld, true},
+		{waitingProposals, some.proposals}, {ownHeld, true},
 		{waitingHeldSends, some.heldSends}, {waitingSchedules, some.schedules}, {waitingRuns, some.runs},
 	} {
 		if !kind.present {
@@ -135,6 +145,11 @@ func waitingList(tx *gorm.DB, now time.Time, day Day, own []ScheduledSend) (Wait
 		v.Needs = append(v.Needs, it)
 	}
 	slices.SortStableFunc(v.Needs, func(a, b WaitingItem) int { return a.Since.Compare(b.Since) })
+	v.More = more
+	if shown > 0 && len(v.Needs) > shown {
+		v.More += len(v.Needs) - shown
+		v.Needs = v.Needs[:shown]
+	}
 	slices.SortStableFunc(v.Aside, func(a, b WaitingItem) int { return a.Until.Compare(*b.Until) })
 	if some.requests {
 		if v.WithAgent, v.Finished, err = waitingRequests(tx, now, day); err != nil {
@@ -172,7 +187,11 @@ func waitingKindsPresent(tx *gorm.DB, now time.Time) (waitingKinds, error) {
 	var k waitingKinds
 	since := now.Add(-finishedWindow).UTC()
 	err := tx.Raw(`SELECT
-			EXISTS (SELECT 1 FROM routine_reviews),
+			EXISTS (SELECT 1 FROM (SELECT DISTINCT routine_id FROM routine_definitions) d
+				JOIN routine_reviews r ON r.id = (SELECT x.id FROM routine_reviews x WHERE x.routine_id = d.routine_id ORDER BY x.window_to DESC LIMIT 1),
+				json_each(r.proposals) p
+				WHERE NOT EXISTS (SELECT 1 FROM requests q WHERE q.review_id = r.id AND q.review_id != ''
+					AND q.proposal_id = json_extract(p.value, '$.id') AND q.kind = ?)),
 			EXISTS (SELECT 1 FROM reply_drafts d INDEXED BY reply_drafts_live
 				CROSS JOIN scheduled_sends sc ON sc.id = (SELECT MAX(x.id) FROM scheduled_sends x WHERE x.draft_id = d.id)
 				WHERE d.settled_at IS NULL AND d.retracted_at IS NULL AND sc.state = ?),
@@ -181,7 +200,7 @@ func waitingKindsPresent(tx *gorm.DB, now time.Time) (waitingKinds, error) {
 			EXISTS (SELECT 1 FROM requests WHERE status = ?) OR EXISTS (SELECT 1 FROM requests WHERE status IN ? AND updated_at >= ?),
 			EXISTS (SELECT 1 FROM sends INDEXED BY sends_sent WHERE status = 'sent' AND created_at >= ?
 				AND (delivered_at IS NOT NULL OR answered_at IS NOT NULL))`,
-		ScheduleHeld, []string{HoldQuarantined, HoldRestorePending}, contract.RequestPending,
+		contract.RequestRoutineChange, ScheduleHeld, []string{HoldQuarantined, HoldRestorePending}, contract.RequestPending,
 		[]string{contract.RequestCompleted, contract.RequestCancelled}, since, since).
 		Row().Scan(&k.proposals, &k.heldSends, &k.schedules, &k.runs, &k.requests, &k.sent)
 	return k, err
@@ -224,53 +243,65 @@ func setAside(tx *gorm.DB, items []WaitingItem, now time.Time) (map[string]time.
 // waitingActivities are the reply drafts to review and the tasks the agent
 // raised (push's activity kinds) that the owner has not settled: dated
 // ones from their day on, so an unfinished one never silently leaves.
+// With shown > 0: those set aside and the shown oldest others, and how many more.
 //
 // The inner query walks the open activities oldest first by
-// activities_open_by_age and stops at its limit; the outer query reads the
-// rest for the few it keeps. closed_at IS NULL already means
-// not settled: every decision and publication keeps closed_at in step
-// with the state (applyDecision, upsertActivity).
-func waitingActivities(tx *gorm.DB, now time.Time, day Day) ([]WaitingItem, error) {
-	// Scanned by hand: GORM's reflective scan of the hundred rows kept cost
-	// about as much as the statement.
-	rows, err := tx.Raw(`SELECT a.id, a.kind, a.title, a.reason, a.draft_id, a.created_at, COALESCE(p.name, '') AS person_name,
-			COALESCE(d.chat_id, '') AS chat_id, s.state, s.until
-		FROM (SELECT o.rowid AS r, o.created_at AS c, o.id AS i FROM activities o INDEXED BY activities_open_by_age
-			WHERE o.closed_at IS NULL AND o.occurrence_date <= ? AND o.retracted_at IS NULL
-				AND o.kind IN ? AND o.parent_id IS NULL AND o.id NOT LIKE ?
-			ORDER BY o.created_at, o.id LIMIT ?) w
-		CROSS JOIN activities a ON a.rowid = w.r
-		LEFT JOIN activity_states s ON s.activity_id = a.id
+// activities_open_by_age and stops at its limit; the middle one numbers
+// them in SQLite, so only those kept cross the driver (about 4 µs a row).
+// closed_at IS NULL already means not settled: every decision and
+// publication keeps closed_at in step with the state (applyDecision, upsertActivity).
+func waitingActivities(tx *gorm.DB, day Day, shown int) (items []WaitingItem, more int, err error) {
+	window := 2 * maxWaitingPerKind
+	if shown <= 0 {
+		shown = window
+	}
+	// The code's constants are written in, only the day bound: a bound value
+	// SQLite's statistics plan by made it compile the statement twice a run.
+	// Scanned by hand: GORM's reflective scan cost about as much as the statement.
+	rows, err := tx.Raw(fmt.Sprintf(`SELECT a.id, a.kind, a.title, a.reason, a.draft_id, a.created_at, COALESCE(p.name, '') AS person_name,
+			COALESCE(d.chat_id, '') AS chat_id, x.state, x.until, x.aside, x.needs
+		FROM (SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.aside ORDER BY v.c, v.i) AS k, SUM(1 - v.aside) OVER () AS needs
+			FROM (SELECT w.r, w.c, w.i, s.state, s.until, COALESCE(s.state = '%[1]s' AND s.until > ?, 0) AS aside
+				FROM (SELECT o.rowid AS r, o.created_at AS c, o.id AS i FROM activities o INDEXED BY activities_open_by_age
+					WHERE o.closed_at IS NULL AND o.occurrence_date <= ? AND o.retracted_at IS NULL
+						AND o.kind IN ('%[2]s') AND o.parent_id IS NULL AND o.id NOT LIKE '%[3]s%%'
+					ORDER BY o.created_at, o.id LIMIT %[4]d) w
+				LEFT JOIN activity_states s ON s.activity_id = w.i) v) x
+		CROSS JOIN activities a ON a.rowid = x.r
 		LEFT JOIN people p ON p.id = a.person_id
 		LEFT JOIN reply_drafts d ON d.id = a.draft_id
-		ORDER BY w.c, w.i`,
-		day.Date, activityKinds, contract.HearthIDPrefix+"%", 2*maxWaitingPerKind).Rows()
+		WHERE x.aside OR x.k <= %[5]d
+		ORDER BY x.c, x.i`, StateDeferred, strings.Join(activityKinds, "','"), contract.HearthIDPrefix, window, shown), day.Date, day.Date).Rows()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer rows.Close()
-	out := make([]WaitingItem, 0, 2*maxWaitingPerKind)
+	needs, kept := 0, 0
+	items = make([]WaitingItem, 0, min(shown, window))
 	for rows.Next() {
 		var id, kind, title, reason, personName, chatID string
 		var draftID, state, until sql.NullString
 		var createdAt time.Time
-		if err := rows.Scan(&id, &kind, &title, &reason, &draftID, &createdAt, &personName, &chatID, &state, &until); err != nil {
-			return nil, err
+		var aside bool
+		if err := rows.Scan(&id, &kind, &title, &reason, &draftID, &createdAt, &personName, &chatID, &state, &until, &aside, &needs); err != nil {
+			return nil, 0, err
 		}
 		it := WaitingItem{Key: activityPushKey(id), Kind: kind, Title: title, Detail: reason, Since: createdAt,
 			ActivityID: id, ChatID: chatID, DraftID: draftID.String, ID: id}
 		if personName != "" && !strings.Contains(title, personName) {
 			it.Title = title + " · " + personName
 		}
-		if state.String == StateDeferred && until.String > day.Date {
+		if aside {
 			// A deferred activity returns at the start of its date.
 			if back, err := time.ParseInLocation(time.DateOnly, until.String, day.Zone); err == nil {
 				it.Until = &back
 			}
+		} else {
+			kept++
 		}
-		out = append(out, it)
+		items = append(items, it)
 	}
-	return out, rows.Err()
+	return items, needs - kept, rows.Err()
 }
 
 // waitingProposals are the proposals of each routine's newest review that
@@ -595,7 +626,7 @@ func (s *Store) SetAside(ctx context.Context, key string, until time.Time) error
 		if err != nil {
 			return err
 		}
-		v, err := waitingList(t.DB, t.now, day, own)
+		v, err := waitingList(t.DB, t.now, day, own, 0)
 		if err != nil {
 			return err
 		}

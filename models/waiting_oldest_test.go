@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hearth/internal/costpolicy"
 )
 
 // TestWaitingKeepsTheHundredOldestOpenActivitiesOldestFirst: with more
@@ -64,5 +66,47 @@ func TestWaitingKeepsTheHundredOldestOpenActivitiesOldestFirst(t *testing.T) {
 	}
 	if it := waitingItem(t, v.Needs, "activity:b-000"); it.Title != "Task b-000" || it.ActivityID != "b-000" {
 		t.Errorf("b-000 reads %+v", it)
+	}
+}
+
+// TestHomeShowsTheOldestWaitingAndCountsTheRest: Home lists only the
+// oldest few of the open activities, with the deferred one still set
+// aside, and counts the others that need the owner; Show all lists them.
+func TestHomeShowsTheOldestWaitingAndCountsTheRest(t *testing.T) {
+	s, clock := routineStore(t)
+	ctx := context.Background()
+	var tasks []map[string]any
+	for i := range 30 {
+		tasks = append(tasks, task(fmt.Sprintf("a-%03d", i)))
+	}
+	mustPublish(t, s, newPub("run-first", mustRevision(t, s)).Add("activities", tasks...))
+	clock.Advance(time.Minute)
+	if _, err := s.SetActivityState(ctx, "a-001", StateCompleted, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetActivityState(ctx, "a-002", StateDeferred, "2026-10-09", ""); err != nil {
+		t.Fatal(err)
+	}
+	home, err := s.Home(ctx, costpolicy.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := home.Waiting
+	want := []string{"activity:a-000", "activity:a-003", "activity:a-004", "activity:a-005", "activity:a-006", "activity:a-007"}
+	if got := waitingKeys(w.Needs); !slices.Equal(got, want[:WaitingOnHome]) {
+		t.Errorf("Home lists %v, want the %d oldest open %v", got, WaitingOnHome, want[:WaitingOnHome])
+	}
+	if w.Count() != 28 {
+		t.Errorf("Home counts %d waiting (%d listed, %d more), want the 28 open and not set aside", w.Count(), len(w.Needs), w.More)
+	}
+	if aside := waitingKeys(w.Aside); !slices.Equal(aside, []string{"activity:a-002"}) {
+		t.Errorf("set aside on Home: %v, want the deferred a-002", aside)
+	}
+	all, err := s.HomeWithAllWaiting(ctx, costpolicy.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Waiting.Needs) != 28 || all.Waiting.More != 0 {
+		t.Errorf("Show all lists %d and counts %d more, want all 28", len(all.Waiting.Needs), all.Waiting.More)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"hearth/internal/contract"
 	"hearth/internal/costpolicy"
 )
@@ -113,8 +115,21 @@ func TestWaitingGathersEveryKindThatNeedsTheOwnerInOneList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(waitingKeys(home.Waiting.Needs), got) {
-		t.Errorf("Home's list %v differs from the list %v", waitingKeys(home.Waiting.Needs), got)
+	if len(got) <= WaitingOnHome {
+		t.Fatalf("the list has %d items: too few to see Home show only its oldest %d", len(got), WaitingOnHome)
+	}
+	if oldest := got[:WaitingOnHome]; !slices.Equal(waitingKeys(home.Waiting.Needs), oldest) {
+		t.Errorf("Home's list %v is not the list's %d oldest %v", waitingKeys(home.Waiting.Needs), WaitingOnHome, oldest)
+	}
+	if home.Waiting.Count() != len(got) {
+		t.Errorf("Home counts %d waiting, the list holds %d", home.Waiting.Count(), len(got))
+	}
+	all, err := s.HomeWithAllWaiting(context.Background(), costpolicy.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(waitingKeys(all.Waiting.Needs), got) || all.Waiting.Count() != len(got) {
+		t.Errorf("Home with all of it lists %v, the list %v", waitingKeys(all.Waiting.Needs), got)
 	}
 }
 
@@ -290,5 +305,37 @@ func TestACancelledRequestIsFinishedAsCancelledByYouForAWeek(t *testing.T) {
 	advance(7*24*time.Hour + time.Minute)
 	if v := waitingOf(t, s); slices.Contains(waitingKeys(v.Finished), "request:req-note") {
 		t.Errorf("a week after the cancel it is still in Finished: %v", waitingKeys(v.Finished))
+	}
+}
+
+// TestWaitingStopsReadingProposalsOnceEveryOneIsDecided: a routine review
+// stays stored for ever, but once the owner decided each of its proposals
+// the list's proposal read is skipped, until one is open again; with one
+// still open it is read.
+func TestWaitingStopsReadingProposalsOnceEveryOneIsDecided(t *testing.T) {
+	s, _ := everyWaitingKind(t)
+	ctx := context.Background()
+	proposalsPresent := func() bool {
+		t.Helper()
+		var some waitingKinds
+		if err := s.Read(ctx, func(tx *gorm.DB) error {
+			var err error
+			some, err = waitingKindsPresent(tx, s.clock())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return some.proposals
+	}
+	for i, p := range []string{"p1", "p2"} {
+		if !proposalsPresent() {
+			t.Fatalf("with %s still open the proposals are skipped", p)
+		}
+		if _, err := s.DecideProposal(ctx, ProposalDecision{RequestID: "dec-" + itoa(int64(i)), ReviewID: "rv-1", ProposalID: p, Decision: "reject"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if proposalsPresent() {
+		t.Errorf("every proposal is decided, yet the list still reads the reviews on every Home")
 	}
 }

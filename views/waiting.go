@@ -1,8 +1,12 @@
 package views
 
 import (
+	"net/url"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"hearth/internal/ids"
 	"hearth/models"
@@ -60,4 +64,28 @@ func decisionRequestID(it models.WaitingItem) string {
 		return ""
 	}
 	return id
+}
+
+// WaitingAll is the name in Home's open set (?open=) that shows every
+// item waiting on the owner instead of the oldest few.
+const WaitingAll = "waiting"
+
+// waitingHref is Home with the whole waiting list (all) or its oldest few,
+// the rows open keeping open: a plain link, so it works without
+// JavaScript.
+func waitingHref(open map[string]bool, all bool) templ.SafeURL {
+	ids := make([]string, 0, len(open)+1)
+	for o := range open {
+		if open[o] && o != WaitingAll {
+			ids = append(ids, o)
+		}
+	}
+	if all {
+		ids = append(ids, WaitingAll)
+	}
+	if len(ids) == 0 {
+		return "/#waiting"
+	}
+	slices.Sort(ids)
+	return templ.SafeURL("/?open=" + url.QueryEscape(strings.Join(ids, ",")) + "#waiting")
 }
