@@ -84,12 +84,13 @@ func TestOwnerPagesStartTypingScriptsStreamAndWorkerOnlyAfterTheLoadEvent(t *tes
 	tb.login()
 	for _, path := range []string{"/", "/routines", "/weight"} {
 		tb.do("open "+path, chromedp.Navigate(srv.URL+path))
-		// Everything this page starts has started: the later scripts are
-		// requested, the stream is open and the worker registered.
+		// Everything this page starts has started: the later scripts have
+		// loaded, the stream is open and the worker registered.
 		eventually(tb, path+" settled", `(function () {
 			var r = performance.getEntriesByType("resource").map(function (e) { return e.name; });
 			var s = window.__starts || [];
-			return document.readyState === "complete" && r.some(function (n) { return n.indexOf("/static/keep.js") >= 0; }) &&
+			var loaded = function (name) { return r.some(function (n) { return n.indexOf("/static/" + name) >= 0; }); };
+			return document.readyState === "complete" && loaded("keep.js") && loaded("offline.js") && (location.pathname !== "/" || loaded("replies.js")) &&
 				s.some(function (x) { return x.indexOf("stream ") === 0; }) && s.some(function (x) { return x.indexOf("worker ") === 0; });
 		})()`, navigationDeadline)
 		var got pageStarts

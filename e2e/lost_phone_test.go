@@ -23,8 +23,9 @@ func (tb *tab) keepHome() {
 	tb.t.Helper()
 	tb.do("worker ready", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(() => true)`, chromedp.EvalAwaitPromise))
 	tb.do("reload through the worker", chromedp.Reload(), chromedp.WaitVisible(css(`[data-testid="brief"]`)))
-	get(tb, "controlled", chromedp.Poll[bool](`navigator.serviceWorker.controller !== null`))
-	get(tb, "Home kept", chromedp.Poll[bool](`caches.has("hearth-home")`))
+	// Across a reload of the page meanwhile (a chromedp poll ends with "target navigated").
+	eventually(tb, "controlled", `navigator.serviceWorker.controller !== null`, stepTimeout)
+	eventually(tb, "Home kept", `caches.has("hearth-home")`, stepTimeout)
 }
 
 // waitHomeForgotten waits until the phone holds no copy of Home.

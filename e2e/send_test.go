@@ -109,13 +109,14 @@ func TestReplyReviewedAndSentReachesBeeperOnceAndCompletesHome(t *testing.T) {
 	}
 }
 
-// eventually polls js until it is true, across the page's own reloads (a
-// poll does not survive a navigation, so each try is short and retried).
+// eventually polls js (a value, or a promise of one) until it is true,
+// across the page's own reloads (a poll does not survive a navigation, so
+// each try is short and retried).
 func eventually(tb *tab, what, js string, within time.Duration) {
 	tb.t.Helper()
 	if !poll.Within(within, func() bool {
 		ctx, cancel := context.WithTimeout(tb.ctx, 500*time.Millisecond)
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise))
 		cancel()
 		return err == nil && ok
 	}) {
