@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,5 +111,35 @@ func TestWaitingListGathersEveryKindOnHomeAt390(t *testing.T) {
 		if it.Key == held && !strings.HasPrefix(it.Age, "set aside, back ") {
 			t.Errorf("the held send set aside says %q, not when it comes back", it.Age)
 		}
+	}
+}
+
+// The whole waiting list, opened with Show all, stays whole when Home
+// refreshes for a change made elsewhere: the live read asks for it again.
+func TestTheWholeWaitingListStaysWholeAcrossALiveRefresh(t *testing.T) {
+	srv := startServer(t, "", "--demo")
+	var tasks []string
+	for i := range 8 {
+		tasks = append(tasks, fmt.Sprintf(`{"id":"waiting-extra-%d","kind":"task","title":"Extra task %d","evidenceIds":[],"recommendation":{"section":"optional","rank":%d},"payload":{}}`, i, i, 10+i))
+	}
+	republish(t, srv, "more-waiting", strings.Join(tasks, ","))
+	tb := newTab(t, srv)
+	tb.login()
+	shown := `document.querySelectorAll('[data-testid="waiting-needs"] [data-testid="waiting-item"]').length`
+	count := `Number(document.querySelector('[data-testid="waiting-count"]').textContent)`
+	if n := get(tb, "items shown", chromedp.Evaluate[int](shown)); n != 6 {
+		t.Fatalf("Home shows %d waiting items, want the 6 oldest", n)
+	}
+	tb.do("show all", tap(`[data-testid="waiting-show-all"]`))
+	eventually(tb, "the whole list shown", shown+` === `+count+` && `+count+` > 6`, navigationDeadline)
+	all := get(tb, "items shown", chromedp.Evaluate[int](shown))
+
+	client := newAgentClient(srv.URL, demoToken(t, srv.DataDir))
+	republish(t, srv, "touch-other", `{"id":"book-bike-service","kind":"task","title":"Book the bike service (again)",
+		"evidenceIds":["life-people-tomas"],"recommendation":{"section":"optional","rank":1},"payload":{}}`)
+	tb.waitRevision(client.context(t).Revision)
+	eventually(tb, "the refresh shown", `document.body.textContent.indexOf("Book the bike service (again)") >= 0`, navigationDeadline)
+	if n := get(tb, "items shown", chromedp.Evaluate[int](shown)); n != all {
+		t.Fatalf("after a live refresh Home shows %d waiting items, want all %d", n, all)
 	}
 }

@@ -165,6 +165,8 @@
   // being shut: what the owner sees once their taps are answered.
   function openRows(el) {
     var ids = Array.from(el.querySelectorAll('[data-row][data-expanded="true"]')).map(function (r) { return r.dataset.id; });
+    // A part opened by a plain link (the whole waiting list) stays open.
+    el.querySelectorAll("[data-open-name]").forEach(function (p) { ids.push(p.dataset.openName); });
     Object.keys(toggling).forEach(function (id) {
       var at = ids.indexOf(id);
       if (toggling[id] && at < 0) ids.push(id);
