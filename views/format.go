@@ -195,20 +195,26 @@ func rowHref(id string, expand bool) templ.SafeURL {
 // rows open now, this one opened or closed, so a step's link (or a tap
 // before htmx is ready) keeps its routine open.
 func rowHeadHref(id string, expand bool, open map[string]bool) templ.SafeURL {
+	return homeWith(open, id, expand, "row-"+id)
+}
+
+// homeWith is Home with what is open now (the ?open= names), name opened
+// or closed, at anchor: a plain link, so it works without JavaScript.
+func homeWith(open map[string]bool, name string, opened bool, anchor string) templ.SafeURL {
 	ids := make([]string, 0, len(open)+1)
 	for o := range open {
-		if open[o] && o != id {
+		if open[o] && o != name {
 			ids = append(ids, o)
 		}
 	}
-	if expand {
-		ids = append(ids, id)
+	if opened {
+		ids = append(ids, name)
 	}
 	if len(ids) == 0 {
-		return templ.SafeURL("/#row-" + id)
+		return templ.SafeURL("/#" + anchor)
 	}
 	slices.Sort(ids)
-	return templ.SafeURL("/?open=" + url.QueryEscape(strings.Join(ids, ",")) + "#row-" + id)
+	return templ.SafeURL("/?open=" + url.QueryEscape(strings.Join(ids, ",")) + "#" + anchor)
 }
 
 // rowFragment is the htmx URL of the row, expanded or compact.

@@ -1,8 +1,6 @@
 package views
 
 import (
-	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -71,21 +69,7 @@ func decisionRequestID(it models.WaitingItem) string {
 const WaitingAll = "waiting"
 
 // waitingHref is Home with the whole waiting list (all) or its oldest few,
-// the rows open keeping open: a plain link, so it works without
-// JavaScript.
+// the rows open keeping open.
 func waitingHref(open map[string]bool, all bool) templ.SafeURL {
-	ids := make([]string, 0, len(open)+1)
-	for o := range open {
-		if open[o] && o != WaitingAll {
-			ids = append(ids, o)
-		}
-	}
-	if all {
-		ids = append(ids, WaitingAll)
-	}
-	if len(ids) == 0 {
-		return "/#waiting"
-	}
-	slices.Sort(ids)
-	return templ.SafeURL("/?open=" + url.QueryEscape(strings.Join(ids, ",")) + "#waiting")
+	return homeWith(open, WaitingAll, all, "waiting")
 }
