@@ -12,7 +12,7 @@ import (
 
 // FS is every static file.
 //
-//go:embed *.css *.js *.webmanifest *.svg *.png
+//go:embed *.css *.js *.webmanifest *.png
 var FS embed.FS
 
 // hashes maps a file name to the first 12 hex digits of its SHA-256.
