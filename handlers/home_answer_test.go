@@ -112,6 +112,7 @@ func TestAnOwnerActionCarriesItsRevisionExactlyWhenItsRowIsTheWholeChange(t *tes
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case on its own app and store
 			ta, cookie := homeApp(t)
 			if tc.routines {
 				ta, cookie = routineApp(t)
