@@ -15,16 +15,17 @@ import (
 	"sync/atomic"
 	"time"
 
-	gosqlite "github.com/glebarez/go-sqlite"
-	"github.com/glebarez/sqlite"
+	gormsqlite "github.com/glebarez/sqlite"
 	"github.com/pressly/goose/v3"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+	"modernc.org/sqlite"
 
 	"hearth/internal/privatefile"
 	"hearth/internal/routinecount"
 	"hearth/internal/schedule"
 	"hearth/migrations"
+	"hearth/models/sqliteconn"
 )
 
 // Sentinel errors that handlers map to HTTP statuses.
@@ -187,7 +188,11 @@ var uriPathEscaper = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
 // openGorm opens a pool whose automatic CreatedAt/UpdatedAt come from clock,
 // so rows agree with the Store's clock (a fixed one in tests).
 func openGorm(dsn string, clock func() time.Time) (*gorm.DB, *sql.DB, error) {
-	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
+	connector, err := sqliteconn.NewConnector(dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := gorm.Open(gormsqlite.Dialector{Conn: sql.OpenDB(connector)}, &gorm.Config{
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
 		NowFunc:                func() time.Time { return clock().UTC() },
@@ -412,7 +417,7 @@ const (
 
 // sqliteCode is the primary result code of a SQLite error, or 0.
 func sqliteCode(err error) int {
-	var se *gosqlite.Error
+	var se *sqlite.Error
 	if errors.As(err, &se) {
 		return se.Code() & 0xff
 	}

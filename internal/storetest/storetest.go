@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/glebarez/go-sqlite" // the "sqlite" driver, for the kit's own connections
+	_ "modernc.org/sqlite" // the "sqlite" driver, for the kit's own connections
 )
 
 // Start is the instant every test clock starts at: 2026-09-29 07:00 UTC.
