@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"slices"
 	"sync"
 
 	"github.com/a-h/templ"
@@ -174,8 +175,24 @@ var flateWriters = sync.Pool{New: func() any {
 	return fw
 }}
 
-// deflatePart is p deflated, sync-flushed and not final.
+// deflatePart is p deflated, sync-flushed and not final. The stylesheet
+// every page carries inline is deflated once: it was half of deflating
+// Home (28 of 77 KB, less repetitive than the markup).
 func deflatePart(p []byte) []byte {
+	if i := bytes.Index(p, styleStart); i >= 0 && bytes.HasPrefix(p[i:], inlineStyle) {
+		return slices.Concat(deflate(p[:i]), inlineStyleDeflated, deflate(p[i+len(inlineStyle):]))
+	}
+	return deflate(p)
+}
+
+var (
+	styleStart          = []byte("<style>")
+	inlineStyle         = []byte(views.StyleElement())
+	inlineStyleDeflated = deflate(inlineStyle)
+)
+
+// deflate is p deflated, sync-flushed and not final.
+func deflate(p []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(p)/4 + 64)
 	fw := flateWriters.Get().(*flate.Writer)

@@ -119,6 +119,11 @@ func TestACachedPageGzipsToItsHTMLWithEachResponsesIDs(t *testing.T) {
 		"side by side":       "<form>" + idPlaceholder + idPlaceholder + "</form>",
 		"only a placeholder": idPlaceholder,
 		"empty":              "",
+		// The stylesheet is deflated once and its blocks stitched in.
+		"the stylesheet before a placeholder": "<html><head>" + string(inlineStyle) + "</head><body>" + big[:500] + idPlaceholder + big[500:] + "</body></html>",
+		"the stylesheet alone":                string(inlineStyle),
+		"the stylesheet twice, side by side":  string(inlineStyle) + string(inlineStyle) + idPlaceholder,
+		"another style element":               "<style>p{color:red}</style>" + idPlaceholder + "<p>x</p>",
 	}
 	for name, html := range pages {
 		t.Run(name, func(t *testing.T) {

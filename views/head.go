@@ -30,6 +30,10 @@ func description(title string) string {
 // CSP (handlers' securityHeaders), never by 'unsafe-inline'.
 func inlineStyle() string { return styleElement }
 
+// StyleElement is the stylesheet as every page carries it inline, for the
+// page cache to deflate once (handlers' deflatePart).
+func StyleElement() string { return styleElement }
+
 // styleElement is built once: every page carries it, and joining the
 // stylesheet per render copied it each time.
 var styleElement = "<style>" + static.Inline("hearth.css") + "</style>"
