@@ -159,8 +159,7 @@ func DatabasePath(dataDir string) string { return filepath.Join(dataDir, "hearth
 // another process's writer is waited for, foreign keys on, FULL sync so a
 // commit acknowledged to a client survives power loss (not just a process
 // crash), and BEGIN IMMEDIATE so a read-then-write transaction never fails
-// to upgrade its lock (docs/contract.md, Storage). Never add _time_format:
-// it drops _txlock.
+// to upgrade its lock (docs/contract.md, Storage).
 func dsn(path string, busy time.Duration) string {
 	return fileURI(path) + "?_pragma=journal_mode(WAL)&" + busyPragma(busy) +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
