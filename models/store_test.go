@@ -448,3 +448,38 @@ func TestDamageWhileServingIsFoundAtTheNextStartAfterACleanStop(t *testing.T) {
 		t.Fatalf("got %v, want ErrDamaged", err)
 	}
 }
+
+// A writer's transaction takes the write lock at BEGIN (IMMEDIATE), so a
+// second writer waits there, before it has read anything it would then
+// fail to upgrade: the driver honours the DSN's _txlock.
+func TestAWritersTransactionTakesTheWriteLockWhenItBegins(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	first, firstDB, err := openGorm(dsn(DatabasePath(dir), 50*time.Millisecond), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer firstDB.Close()
+	_, secondDB, err := openGorm(dsn(DatabasePath(dir), 50*time.Millisecond), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer secondDB.Close()
+	tx := first.Begin()
+	if tx.Error != nil {
+		t.Fatal(tx.Error)
+	}
+	defer tx.Rollback()
+	second, err := secondDB.Begin()
+	if err == nil {
+		second.Rollback()
+		t.Fatal("a second writer began while the first held its transaction: BEGIN is not IMMEDIATE")
+	}
+	if sqliteCode(err) != 5 { // SQLITE_BUSY, after the busy timeout
+		t.Fatalf("the second writer's BEGIN failed with %v, want SQLITE_BUSY", err)
+	}
+}
