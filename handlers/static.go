@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"mime"
 	"path"
+	"strings"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
@@ -76,7 +77,12 @@ type gzippedFile struct {
 }
 
 func gzippedStatic(name string, body []byte) []byte {
-	v, _ := staticGzip.LoadOrStore(name, new(gzippedFile))
+	v, ok := staticGzip.Load(name)
+	if !ok {
+		// Fiber lends the name from a request buffer later requests
+		// overwrite: the map keeps a copy.
+		v, _ = staticGzip.LoadOrStore(strings.Clone(name), new(gzippedFile))
+	}
 	f := v.(*gzippedFile)
 	f.once.Do(func() {
 		var buf bytes.Buffer
