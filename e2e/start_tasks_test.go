@@ -14,7 +14,25 @@ import (
 // while offline.js was being evaluated (and how often the worker was
 // waited for at all).
 const startTasksRecorder = `(function () {
-  var at = window.__start = { processed: 0, afterParse: -1, inOffline: [], askedWorker: 0 };
+  var at = window.__start = { processed: 0, afterParse: -1, inOffline: [], askedWorker: 0, inserted: [] };
+  // turn changes from one task to the next (at the microtask checkpoint
+  // that ends each), so two scripts inserted with the same turn were
+  // inserted in one task.
+  var turn = 0, ending = false;
+  function thisTurn() {
+    if (!ending) {
+      ending = true;
+      queueMicrotask(function () { ending = false; turn++; });
+    }
+    return turn;
+  }
+  var append = Node.prototype.appendChild;
+  Node.prototype.appendChild = function (node) {
+    if (node instanceof HTMLScriptElement && (node.src || "").indexOf("/static/") >= 0) {
+      at.inserted.push({ src: node.src.replace(/^.*\/static\//, "").replace(/\?.*$/, ""), turn: thisTurn() });
+    }
+    return append.apply(this, arguments);
+  };
   document.addEventListener("htmx:afterProcessNode", function () { at.processed++; }, true);
   window.addEventListener("DOMContentLoaded", function (e) {
     if (!e.isTrusted) return;
@@ -49,7 +67,8 @@ const startTasksRecorder = `(function () {
 // and offline.js's evaluation neither opens the origin's storage nor
 // talks to the worker (the queue's read, the rows it marks and the
 // worker's copy of Home each come in a task of their own). htmx still
-// reads the page, and the worker is still asked to keep Home.
+// reads the page, and the worker is still asked to keep Home. The
+// scripts loaded after the first paint are inserted a task each.
 func TestHomeStartsInShortTasksHtmxAfterTheParseAndOfflineJsInSteps(t *testing.T) {
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
@@ -71,6 +90,10 @@ func TestHomeStartsInShortTasksHtmxAfterTheParseAndOfflineJsInSteps(t *testing.T
 		Processed  int      `json:"processed"`
 		AfterParse int      `json:"afterParse"`
 		InOffline  []string `json:"inOffline"`
+		Inserted   []struct {
+			Src  string `json:"src"`
+			Turn int    `json:"turn"`
+		} `json:"inserted"`
 	}
 	if err := json.Unmarshal([]byte(get(tb, "start", chromedp.Evaluate[string](`JSON.stringify(window.__start)`))), &got); err != nil {
 		t.Fatal(err)
@@ -80,5 +103,13 @@ func TestHomeStartsInShortTasksHtmxAfterTheParseAndOfflineJsInSteps(t *testing.T
 	}
 	if len(got.InOffline) > 0 {
 		t.Errorf("offline.js's evaluation did %v, want none of it in that task", got.InOffline)
+	}
+	if len(got.Inserted) != 3 {
+		t.Errorf("hearth.js inserted %+v after the first paint, want replies.js, keep.js and offline.js", got.Inserted)
+	}
+	for i := 1; i < len(got.Inserted); i++ {
+		if got.Inserted[i].Turn == got.Inserted[i-1].Turn {
+			t.Errorf("%s and %s were inserted in one task, want a task each", got.Inserted[i-1].Src, got.Inserted[i].Src)
+		}
 	}
 }
