@@ -1,10 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"hearth/internal/poll"
 )
 
 // startTasksRecorder notes, in every later document of the tab, how many
@@ -75,17 +79,34 @@ func TestHomeStartsInShortTasksHtmxAfterTheParseAndOfflineJsInSteps(t *testing.T
 	tb.onEveryDocument("record", startTasksRecorder)
 	tb.login()
 	// A Home the worker did not answer (none is registered), which
-	// offline.js asks the worker to keep.
-	tb.do("unregister the worker", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.getRegistrations().then(function (rs) {
+	// offline.js asks the worker to keep. The worker registers after
+	// Home's first paint: unregistered before that, it would register
+	// afterwards and answer the next Home itself.
+	tb.do("unregister the worker", chromedp.Evaluate[chromedp.Void](`navigator.serviceWorker.ready.then(function () {
+		return navigator.serviceWorker.getRegistrations();
+	}).then(function (rs) {
 		return Promise.all(rs.map(function (r) { return r.unregister(); }));
 	})`, chromedp.EvalAwaitPromise))
 	tb.do("open Home", chromedp.Navigate(srv.URL+"/"))
-	eventually(tb, "htmx read Home and offline.js started", `(function () {
+	started := `(function () {
 		var at = window.__start || {};
 		return location.pathname === "/" && at.afterParse >= 0 && at.processed > 0 && document.readyState === "complete" &&
 			performance.getEntriesByType("resource").some(function (r) { return r.name.indexOf("/static/offline.js") >= 0; }) &&
 			at.askedWorker > 0;
-	})()`, navigationDeadline)
+	})()`
+	if !poll.Within(navigationDeadline, func() bool {
+		ctx, cancel := context.WithTimeout(tb.ctx, 500*time.Millisecond)
+		defer cancel()
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](started))
+		return err == nil && ok
+	}) {
+		ctx, cancel := context.WithTimeout(tb.ctx, 2*time.Second)
+		defer cancel()
+		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({start: window.__start, path: location.pathname, ready: document.readyState,
+			controlled: !!navigator.serviceWorker.controller,
+			offlineJs: performance.getEntriesByType("resource").some(function (r) { return r.name.indexOf("/static/offline.js") >= 0; })})`))
+		t.Fatalf("htmx read Home and offline.js started: not within %v; the page: %s", navigationDeadline, state)
+	}
 	var got struct {
 		Processed  int      `json:"processed"`
 		AfterParse int      `json:"afterParse"`
