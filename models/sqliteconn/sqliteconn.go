@@ -171,7 +171,9 @@ func (c *stmtConn) Prepare(text string) (driver.Stmt, error) { return c.conn.Pre
 func (c *stmtConn) PrepareContext(ctx context.Context, text string) (driver.Stmt, error) {
 	return c.conn.PrepareContext(ctx, text)
 }
-func (c *stmtConn) Begin() (driver.Tx, error) { return c.conn.Begin() } //nolint:staticcheck // driver.Conn requires it
+
+// Begin is driver.Conn's; database/sql calls BeginTx.
+func (c *stmtConn) Begin() (driver.Tx, error) { return c.conn.Begin() }
 func (c *stmtConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	return c.conn.BeginTx(ctx, opts)
 }
