@@ -178,21 +178,25 @@ func scanActivityRows(q *gorm.DB) ([]activityRow, error) {
 	}
 	defer rows.Close()
 	out := make([]activityRow, 0, 64)
+	var stateAt sql.NullTime
+	var state, until, note sql.NullString
 	for rows.Next() {
-		var r activityRow
-		var stateAt sql.NullTime
-		var state, until, note sql.NullString
+		// Scanned in place: a row scanned apart and appended escaped to the heap once more.
+		out = append(out, activityRow{})
+		r := &out[len(out)-1]
 		if err := rows.Scan(&r.ID, &r.Kind, &r.Title, &r.Detail, &r.PersonID, &r.ParentID, &r.DraftID, &r.OccurrenceKey,
 			&r.Section, &r.Rank, &r.Reason, &r.Payload, &r.PersonName, &state, &until, &note, &stateAt); err != nil {
 			return nil, err
 		}
 		if state.Valid {
-			r.State, r.Until, r.Note = &state.String, &until.String, &note.String
+			// One allocation for the three, which outlive the scan's variables.
+			kept := &struct{ state, until, note string }{state.String, until.String, note.String}
+			r.State, r.Until, r.Note = &kept.state, &kept.until, &kept.note
 		}
 		if stateAt.Valid {
-			r.StateAt = &stateAt.Time
+			at := stateAt.Time
+			r.StateAt = &at
 		}
-		out = append(out, r)
 	}
 	return out, rows.Err()
 }
@@ -268,6 +272,10 @@ func (s *Store) home(ctx context.Context, costs costpolicy.Policy, shown int) (H
 			}
 		}
 		bySection := map[string][]HomeRow{}
+		// Sized once: a HomeRow is large, and growing Done copied each one again.
+		if settled := countSettled(tops); settled > 0 {
+			v.Done = make([]HomeRow, 0, settled)
+		}
 		for _, r := range tops {
 			if r.Settled() {
 				v.Done = append(v.Done, r)
@@ -304,6 +312,16 @@ func (s *Store) home(ctx context.Context, costs costpolicy.Policy, shown int) (H
 		return HomeView{}, Classify("home", err)
 	}
 	return v, nil
+}
+
+// countSettled counts the rows the owner completed or skipped.
+func countSettled(rows []HomeRow) (n int) {
+	for _, r := range rows {
+		if r.Settled() {
+			n++
+		}
+	}
+	return n
 }
 
 // homeHead reads, in one statement, what WorkspaceRevision, briefView and
@@ -601,7 +619,7 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time, day Day, saved map
 	if err := attachTrend(tx, now, day, all); err != nil {
 		return nil, err
 	}
-	var tops []HomeRow
+	tops := make([]HomeRow, 0, len(all))
 	for i := range all {
 		if parent := all[i].ParentID; parent != "" {
 			if _, ok := index[parent]; ok {
