@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
-	"slices"
+	"io"
 	"sync"
 
 	"github.com/a-h/templ"
@@ -169,20 +169,44 @@ func compressPage(parts ...[]byte) []byte {
 // again per response, a response's encoding costs Home 8-13x, Routines
 // 15-24x less CPU (BenchmarkHTMLEncoding/*-again).
 
-// flateWriters deflate the parts of cached pages.
-var flateWriters = sync.Pool{New: func() any {
-	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
-	return fw
-}}
+// flateWriters deflate the parts of cached pages. A channel rather than a
+// sync.Pool, which every garbage collection empties: after a commit each
+// request re-made its writer's tables (about 30 KB of a Home render's garbage).
+var flateWriters = make(chan *flate.Writer, 4)
+
+func takeFlateWriter(w io.Writer) *flate.Writer {
+	select {
+	case fw := <-flateWriters:
+		fw.Reset(w)
+		return fw
+	default:
+		fw, _ := flate.NewWriter(w, flate.BestSpeed)
+		return fw
+	}
+}
+
+func returnFlateWriter(fw *flate.Writer) {
+	fw.Reset(nil) // drop the reference to the output
+	select {
+	case flateWriters <- fw:
+	default:
+	}
+}
 
 // deflatePart is p deflated, sync-flushed and not final. The stylesheet
 // every page carries inline is deflated once: it was half of deflating
 // Home (28 of 77 KB, less repetitive than the markup).
 func deflatePart(p []byte) []byte {
+	var buf bytes.Buffer
+	buf.Grow(len(p)/4 + 64)
 	if i := bytes.Index(p, styleStart); i >= 0 && bytes.HasPrefix(p[i:], inlineStyle) {
-		return slices.Concat(deflate(p[:i]), inlineStyleDeflated, deflate(p[i+len(inlineStyle):]))
+		deflateTo(&buf, p[:i])
+		buf.Write(inlineStyleDeflated)
+		deflateTo(&buf, p[i+len(inlineStyle):])
+		return buf.Bytes()
 	}
-	return deflate(p)
+	deflateTo(&buf, p)
+	return buf.Bytes()
 }
 
 var (
@@ -195,13 +219,18 @@ var (
 func deflate(p []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(p)/4 + 64)
-	fw := flateWriters.Get().(*flate.Writer)
-	fw.Reset(&buf)
+	deflateTo(&buf, p)
+	return buf.Bytes()
+}
+
+// deflateTo appends p deflated, sync-flushed and not final, to buf: each
+// such piece starts its own blocks, so pieces written one after another
+// concatenate.
+func deflateTo(buf *bytes.Buffer, p []byte) {
+	fw := takeFlateWriter(buf)
 	fw.Write(p)
 	fw.Flush()
-	fw.Reset(nil) // drop the reference to buf
-	flateWriters.Put(fw)
-	return buf.Bytes()
+	returnFlateWriter(fw)
 }
 
 // gzipHeader is a gzip member header: deflate, no name, no time, OS unknown.
