@@ -28,6 +28,15 @@ func outcomeClass(r models.HomeRow) string {
 	return "settled"
 }
 
+// rowClass is a row's class: a constant string, where templ's class
+// list allocated its processor on every row of every render.
+func rowClass(r models.HomeRow) string {
+	if tickable(r) {
+		return "row tickable"
+	}
+	return "row"
+}
+
 // tickable reports whether a row offers the one-tap tick on its collapsed
 // head: an open routine step that is a plain task (a measurement needs its
 // value, a reply its send, so they keep their expander).
