@@ -119,7 +119,17 @@ func ensureIncrementalVacuum(ctx context.Context, db *sql.DB) error {
 	if _, err := conn.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
 		return err
 	}
-	if _, err := conn.ExecContext(ctx, "VACUUM"); err != nil {
+	// VACUUM builds the new file in a transient database first: on disk,
+	// not in memory as the writer's statement journals are (dsn), or an old
+	// database would be held in memory whole.
+	if _, err := conn.ExecContext(ctx, "PRAGMA temp_store = FILE"); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "VACUUM")
+	if _, perr := conn.ExecContext(ctx, "PRAGMA temp_store = MEMORY"); perr != nil && err == nil {
+		err = perr
+	}
+	if err != nil {
 		return fmt.Errorf("models: vacuum into incremental auto-vacuum: %w", err)
 	}
 	return nil

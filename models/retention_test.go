@@ -2,9 +2,11 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +221,33 @@ func TestAnEmptiedVersionIsDeletedOnceANewerOneExists(t *testing.T) {
 	s.db.Raw(`SELECT id FROM observations WHERE ref = 'm1' ORDER BY id`).Scan(&ids)
 	if len(ids) != 1 || ids[0] != edited[0].ObservationID {
 		t.Fatalf("versions of m1 after both prunes: %v, want only %d", ids, edited[0].ObservationID)
+	}
+}
+
+// An old database is vacuumed into incremental auto-vacuum once; the
+// connection that did it still keeps its statement journals in memory.
+func TestAnOldDatabaseIsVacuumedIntoIncrementalAndItsWriterKeepsJournalsInMemory(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", dsn(filepath.Join(t.TempDir(), "old.db"), 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // the one connection that vacuums is the one read after
+	if _, err := db.ExecContext(ctx, "CREATE TABLE notes (body TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ensureIncrementalVacuum(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	var mode, store int
+	if err := db.QueryRowContext(ctx, "PRAGMA auto_vacuum").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, "PRAGMA temp_store").Scan(&store); err != nil {
+		t.Fatal(err)
+	}
+	if mode != 2 || store != 2 {
+		t.Fatalf("after the vacuum: auto_vacuum = %d, temp_store = %d; want 2 (incremental), 2 (memory)", mode, store)
 	}
 }
