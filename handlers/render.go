@@ -174,6 +174,7 @@ func compressPage(parts ...[]byte) []byte {
 // request re-made its writer's tables (about 30 KB of a Home render's garbage).
 var flateWriters = make(chan *flate.Writer, 4)
 
+// takeFlateWriter is a kept writer reset to w, or a new one.
 func takeFlateWriter(w io.Writer) *flate.Writer {
 	select {
 	case fw := <-flateWriters:
@@ -185,6 +186,7 @@ func takeFlateWriter(w io.Writer) *flate.Writer {
 	}
 }
 
+// returnFlateWriter keeps fw for the next take, unless four are kept.
 func returnFlateWriter(fw *flate.Writer) {
 	fw.Reset(nil) // drop the reference to the output
 	select {
@@ -202,8 +204,7 @@ func deflatePart(p []byte) []byte {
 	if i := bytes.Index(p, styleStart); i >= 0 && bytes.HasPrefix(p[i:], inlineStyle) {
 		deflateTo(&buf, p[:i])
 		buf.Write(inlineStyleDeflated)
-		deflateTo(&buf, p[i+len(inlineStyle):])
-		return buf.Bytes()
+		p = p[i+len(inlineStyle):]
 	}
 	deflateTo(&buf, p)
 	return buf.Bytes()
