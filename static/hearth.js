@@ -48,12 +48,16 @@
             return;
           }
           var until = performance.now() + SLICE_MS;
-          while (parts.length && performance.now() < until) {
-            var part = parts.shift();
-            if (part.isConnected) htmx.process(part);
+          try {
+            while (parts.length && performance.now() < until) {
+              var part = parts.shift();
+              if (part.isConnected) htmx.process(part);
+            }
+          } finally {
+            // A part htmx could not read leaves the rest to be read.
+            if (parts.length) slice();
+            else setTimeout(start);
           }
-          if (parts.length) slice();
-          else setTimeout(start);
         });
       })();
     }, { capture: true, once: true });

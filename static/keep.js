@@ -420,10 +420,10 @@
     restore(document);
     reopen();
   });
-  // After htmx has read the page (its DOMContentLoaded listener came
-  // first), so a row's head opens it in place; in a task after this
-  // script's own, since the first read opens the origin's storage, and
-  // the two together made one long task on a phone's CPU.
+  // In a task after this script's own, since the first read opens the
+  // origin's storage, and the two together made one long task on a
+  // phone's CPU. A row reopened before htmx has read the page is still
+  // opened in place: the click starts htmx (hearth.js).
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else setTimeout(start, 0);
 })();
