@@ -12,8 +12,8 @@ import (
 // readyState when the page registers its service worker and when it opens
 // its event stream (window.__starts), and in which task each read of the
 // origin's storage came (window.__reads): "DOMContentLoaded" or "load" for
-// the task that dispatched that event (load's task also dispatches
-// pageshow), else "later".
+// the task in which the browser dispatched that event (load's task also
+// dispatches pageshow), else "later".
 const startRecorder = `(function () {
   var starts = window.__starts = [];
   var reads = window.__reads = [];
@@ -24,7 +24,12 @@ const startRecorder = `(function () {
       setTimeout(function () { during = ""; }, 0);
     };
   }
-  document.addEventListener("DOMContentLoaded", mark("DOMContentLoaded"), true);
+  // The browser's own, seen ahead of hearth.js's hold of it (which hands
+  // htmx a copy once htmx has read the page, tasks later).
+  var parsed = mark("DOMContentLoaded");
+  window.addEventListener("DOMContentLoaded", function (e) {
+    if (e.isTrusted) parsed();
+  }, true);
   window.addEventListener("load", mark("load"), true);
   var getItem = Storage.prototype.getItem;
   Storage.prototype.getItem = function (k) {
