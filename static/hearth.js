@@ -88,12 +88,8 @@
     var parts = [];
     (function split(el) {
       var n = el.querySelectorAll(HTMX_READS).length;
-      if (!n && !el.matches(HTMX_READS)) return;
-      if (n <= 2 || el.matches(HTMX_READS) || !el.children.length) {
-        parts.push(el);
-        return;
-      }
-      Array.prototype.forEach.call(el.children, split);
+      if (el.matches(HTMX_READS) || (n > 0 && n <= 2)) parts.push(el);
+      else if (n > 2) Array.prototype.forEach.call(el.children, split);
     })(root);
     return parts;
   }
