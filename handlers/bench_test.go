@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"io"
@@ -14,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"hearth/handlers"
 	"hearth/internal/contract"
+	"hearth/internal/costpolicy"
 	"hearth/static"
+	"hearth/views"
 )
 
 // benchHome is an app with 10,000 historical activities (occurrences of the
@@ -134,14 +138,54 @@ func BenchmarkHomeRender(b *testing.B) {
 	})
 	b.Run("after-commit", func(b *testing.B) {
 		ta, cookie := benchHome(b)
-		reportLatencies(b, ta.listen(), cookie, func(base string, _ int) string { return base + "/" }, func(i int) {
-			ta.clock.Advance(10 * time.Second)
-			id, state := fmt.Sprintf("today-%02d", 10+i%40), []string{"completed", "skipped"}[i/40%2]
-			if _, err := ta.store.SetActivityState(b.Context(), id, state, "", ""); err != nil {
-				b.Fatal(err)
-			}
-		})
+		reportLatencies(b, ta.listen(), cookie, func(base string, _ int) string { return base + "/" }, func(i int) { decideOnToday(b, ta, i) })
 	})
+}
+
+// decideOnToday is the owner's i-th decision of after-commit: one of
+// today's rows completed or skipped, 10 s after the one before.
+func decideOnToday(b *testing.B, ta *testApp, i int) {
+	ta.clock.Advance(10 * time.Second)
+	id, state := fmt.Sprintf("today-%02d", 10+i%40), []string{"completed", "skipped"}[i/40%2]
+	if _, err := ta.store.SetActivityState(b.Context(), id, state, "", ""); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkHomeReadAndRender times BenchmarkHomeRender/after-commit's
+// server work in its two halves, apart: Home's read (Store.Home) and its
+// render (templ, then encoded as the page cache keeps it). A read model
+// that a commit patches would save most of the first; the second is the
+// floor it would leave (docs/figures.md, "What a p99 under 3 ms takes").
+func BenchmarkHomeReadAndRender(b *testing.B) {
+	ta, _ := benchHome(b)
+	var read, render []time.Duration
+	var page bytes.Buffer
+	for i := 0; b.Loop(); i++ {
+		decideOnToday(b, ta, i)
+		start := time.Now()
+		home, err := ta.store.Home(b.Context(), costpolicy.Policy{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		read = append(read, time.Since(start))
+		start = time.Now()
+		page.Reset()
+		d := views.HomeData{Home: home, Now: ta.clock.Now(), Open: map[string]bool{}, AskID: "request"}
+		if err := views.Home(d).Render(b.Context(), &page); err != nil {
+			b.Fatal(err)
+		}
+		handlers.EncodePage(page.Bytes())
+		render = append(render, time.Since(start))
+	}
+	for _, m := range []struct {
+		name string
+		d    []time.Duration
+	}{{"read", read}, {"render", render}} {
+		slices.Sort(m.d)
+		b.ReportMetric(float64(m.d[len(m.d)/2].Microseconds()), m.name+"-p50-µs")
+		b.ReportMetric(float64(m.d[len(m.d)*99/100].Microseconds()), m.name+"-p99-µs")
+	}
 }
 
 // BenchmarkHomeServed measures Home as a phone gets it between commits,
