@@ -114,14 +114,8 @@ func reportLatencies(b *testing.B, base string, cookie *http.Cookie, url func(ba
 	// before it, garbage collection included): on a shared machine it
 	// varies far less than the latencies.
 	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(len(server)), "cpu-µs/op")
-	for _, m := range []struct {
-		name string
-		d    []time.Duration
-	}{{"server", server}, {"trip", trip}} {
-		slices.Sort(m.d)
-		b.ReportMetric(float64(m.d[len(m.d)/2].Microseconds()), m.name+"-p50-µs")
-		b.ReportMetric(float64(m.d[len(m.d)*99/100].Microseconds()), m.name+"-p99-µs")
-	}
+	reportPercentiles(b, "server", server)
+	reportPercentiles(b, "trip", trip)
 }
 
 // BenchmarkHomeRender measures a full render of Home from the database:
@@ -140,6 +134,14 @@ func BenchmarkHomeRender(b *testing.B) {
 		ta, cookie := benchHome(b)
 		reportLatencies(b, ta.listen(), cookie, func(base string, _ int) string { return base + "/" }, func(i int) { decideOnToday(b, ta, i) })
 	})
+}
+
+// reportPercentiles reports the median and the 99th percentile of d as
+// name-p50-µs and name-p99-µs.
+func reportPercentiles(b *testing.B, name string, d []time.Duration) {
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Microseconds()), name+"-p50-µs")
+	b.ReportMetric(float64(d[len(d)*99/100].Microseconds()), name+"-p99-µs")
 }
 
 // decideOnToday is the owner's i-th decision of after-commit: one of
@@ -178,14 +180,8 @@ func BenchmarkHomeReadAndRender(b *testing.B) {
 		handlers.EncodePage(page.Bytes())
 		render = append(render, time.Since(start))
 	}
-	for _, m := range []struct {
-		name string
-		d    []time.Duration
-	}{{"read", read}, {"render", render}} {
-		slices.Sort(m.d)
-		b.ReportMetric(float64(m.d[len(m.d)/2].Microseconds()), m.name+"-p50-µs")
-		b.ReportMetric(float64(m.d[len(m.d)*99/100].Microseconds()), m.name+"-p99-µs")
-	}
+	reportPercentiles(b, "read", read)
+	reportPercentiles(b, "render", render)
 }
 
 // BenchmarkHomeServed measures Home as a phone gets it between commits,

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"slices"
 	"testing"
 	"time"
 
@@ -46,9 +45,7 @@ func pairedLatencies(b *testing.B, names []string, bases []string, cookie *http.
 	}
 	p50 := func(d []time.Duration) float64 { return float64(d[len(d)/2].Microseconds()) }
 	for v, d := range server {
-		slices.Sort(d)
-		b.ReportMetric(p50(d), names[v]+"-p50-µs")
-		b.ReportMetric(float64(d[len(d)*99/100].Microseconds()), names[v]+"-p99-µs")
+		reportPercentiles(b, names[v], d) // sorts d
 		if v > 0 {
 			b.ReportMetric(p50(d)/max(1, p50(server[0])), names[v]+"/"+names[0])
 		}

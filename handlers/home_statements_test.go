@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -134,12 +133,6 @@ func BenchmarkAnOwnerActionOnAHomeRow(b *testing.B) {
 		fmt.Sscanf(resp.Header.Get("Server-Timing"), "app;dur=%g", &ms)
 		server = append(server, time.Duration(ms*float64(time.Millisecond)))
 	}
-	for _, m := range []struct {
-		name string
-		d    []time.Duration
-	}{{"server", server}, {"trip", trip}} {
-		slices.Sort(m.d)
-		b.ReportMetric(float64(m.d[len(m.d)/2].Microseconds()), m.name+"-p50-µs")
-		b.ReportMetric(float64(m.d[len(m.d)*99/100].Microseconds()), m.name+"-p99-µs")
-	}
+	reportPercentiles(b, "server", server)
+	reportPercentiles(b, "trip", trip)
 }

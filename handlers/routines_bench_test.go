@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"testing"
 	"time"
 
@@ -179,9 +178,7 @@ func BenchmarkRoutinesRender(b *testing.B) {
 			_, took := fetchTimed(b, client, base+"/routines", cookie, nil)
 			server = append(server, took)
 		}
-		slices.Sort(server)
-		b.ReportMetric(float64(server[len(server)/2].Microseconds()), "server-p50-µs")
-		b.ReportMetric(float64(server[len(server)*99/100].Microseconds()), "server-p99-µs")
+		reportPercentiles(b, "server", server)
 	})
 }
 
