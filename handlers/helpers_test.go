@@ -20,6 +20,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gofiber/fiber/v2"
+	"golang.org/x/crypto/bcrypt"
 
 	"hearth/beeper/beepertest"
 	"hearth/handlers"
@@ -35,6 +36,10 @@ const testDate = "2026-09-29"
 
 // ownerPassphrase is the passphrase setOwner stores.
 const ownerPassphrase = "correct horse battery staple"
+
+// testPassphraseCost is bcrypt's cost for the passphrases tests store: at
+// the default cost each login takes about two seconds under -race.
+const testPassphraseCost = bcrypt.MinCost
 
 // testApp is the real Fiber app over a real store in a temporary directory,
 // bound to the test that is using it (see in).
@@ -108,7 +113,7 @@ func newTestApp(t testing.TB, opts ...appOption) *testApp {
 	dir := t.TempDir()
 	tmpl.CopyTo(t, models.DatabasePath(dir))
 	clock := storetest.NewClock(testNow)
-	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now, BusyTimeout: setup.busy, Statement: setup.statement})
+	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now, BusyTimeout: setup.busy, Statement: setup.statement, PassphraseCost: testPassphraseCost})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -128,7 +133,7 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 // prepare may move the clock, which starts at testNow.
 func appTemplate(name string, prepare func(context.Context, *models.Store, *storetest.Clock) error) *storetest.Template {
 	return &storetest.Template{Name: name, Build: func(ctx context.Context, dir string, clock *storetest.Clock) (string, error) {
-		store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now})
+		store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now, PassphraseCost: testPassphraseCost})
 		if err != nil {
 			return "", err
 		}

@@ -199,7 +199,7 @@ func (s *Store) SetOwnerPassphrase(ctx context.Context, passphrase string) error
 	if len(passphrase) < 8 || len(passphrase) > 72 {
 		return fmt.Errorf("models: passphrase must be 8-72 bytes: %w", ErrInvalidInput)
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(passphrase), bcrypt.DefaultCost)
+	hash, err := bcrypt.GenerateFromPassword([]byte(passphrase), s.passphraseCost)
 	if err != nil {
 		return fmt.Errorf("models: passphrase: %w", err)
 	}

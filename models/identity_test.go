@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"hearth/internal/storetest"
 )
 
@@ -51,6 +53,42 @@ func TestLogoutEndsSessionAtOnce(t *testing.T) {
 
 			if _, err := s.AuthenticateSession(ctx, token); !errors.Is(err, ErrUnauthorized) {
 				t.Fatalf("after %s returned: %v, want ErrUnauthorized at once", tc.name, err)
+			}
+		})
+	}
+}
+
+// TestAPassphraseIsHashedAtBcryptsDefaultCostUnlessATestAsksLess holds
+// that a store opened as serve opens it hashes at bcrypt.DefaultCost: only
+// a test's PassphraseCost lowers it.
+func TestAPassphraseIsHashedAtBcryptsDefaultCostUnlessATestAsksLess(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want int
+	}{
+		{"as serve opens it", Options{}, bcrypt.DefaultCost},
+		{"a test's", Options{PassphraseCost: bcrypt.MinCost}, bcrypt.MinCost},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(ctx, t.TempDir(), tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.SetOwnerPassphrase(ctx, "correct horse battery staple"); err != nil {
+				t.Fatal(err)
+			}
+			var o owner
+			if err := s.db.First(&o).Error; err != nil {
+				t.Fatal(err)
+			}
+			if cost, err := bcrypt.Cost([]byte(o.PasswordHash)); err != nil || cost != tc.want {
+				t.Errorf("stored hash's cost = %d, %v; want %d", cost, err, tc.want)
+			}
+			if _, err := s.Login(ctx, "correct horse battery staple"); err != nil {
+				t.Errorf("login: %v", err)
 			}
 		})
 	}

@@ -17,6 +17,7 @@ import (
 
 	gormsqlite "github.com/glebarez/sqlite"
 	"github.com/pressly/goose/v3"
+	"golang.org/x/crypto/bcrypt"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 	"modernc.org/sqlite"
@@ -69,6 +70,8 @@ type Store struct {
 	schedMu sync.Mutex
 	// owedAfter is Options.OwedAfter, defaulted.
 	owedAfter time.Duration
+	// passphraseCost is Options.PassphraseCost, defaulted.
+	passphraseCost int
 	// pause is Options.Pause: a test-only hook at named points of a
 	// schedule file operation or a schedule run's start.
 	pause func(point string)
@@ -141,6 +144,12 @@ type Options struct {
 	// a crash or power loss mid-seed can lose or corrupt the seeded file,
 	// which is thrown away and seeded again.
 	SeedWithoutSync bool
+	// PassphraseCost is test-only: bcrypt's cost for a passphrase stored
+	// (zero means bcrypt.DefaultCost). Under the race detector one hash or
+	// check at the default cost takes about two seconds; tests that only
+	// need a logged-in owner set bcrypt.MinCost. A hash keeps its cost, so
+	// a store opened on a test's database checks at the cost it was made.
+	PassphraseCost int
 	// Statement is test-only: when set, it is called with each SQL
 	// statement the store's pools run (transaction control left out), so a
 	// test can count what a request costs (docs/figures.md).
@@ -278,7 +287,8 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 	// run beside the one writer.
 	sqlDB.SetMaxOpenConns(2)
 	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, now: clock,
-		defs: schedule.NewStore(dataDir), pause: opts.Pause, metrics: routinecount.NewMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter)}
+		defs: schedule.NewStore(dataDir), pause: opts.Pause, metrics: routinecount.NewMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter),
+		passphraseCost: cmp.Or(opts.PassphraseCost, bcrypt.DefaultCost)}
 	if opts.QuickCheck {
 		s.markClean = true
 		s.pagesChecked = !closedCleanly(path)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"hearth/beeper"
 	"hearth/internal/beeperflow"
 	"hearth/models"
@@ -17,7 +19,7 @@ func TestTheDemoShowsLenasSteadyRhythmAndJonasDriftingOnceTheWatchHasReadTheirCh
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	clock := &Clock{}
 	clock.set(now)
-	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
+	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now, PassphraseCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatal(err)
 	}
