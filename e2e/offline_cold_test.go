@@ -67,7 +67,11 @@ func TestColdStartOfflineWeightAndTickFromAFreshlyInstalledHomeSyncOnceAndShowTh
 	}
 	get(tb, "settled", chromedp.Poll[bool](`document.readyState === "complete" && !!window.htmx`))
 	tb.do("open the routine offline", chromedp.Click(css(rowSel(routine)+` > a.row-head`)), chromedp.WaitVisible(css(rowSel(routine)+` [data-testid="control-routine"]`)))
+	// Its steps are htmx's once the swap has settled: a tap on one before
+	// that is a plain link, which offline loads the kept Home again.
+	get(tb, "routine settled", chromedp.Poll[bool](htmxSettled))
 	tb.do("open the weigh-in offline", chromedp.Click(css(rowSel(weigh)+` > a.row-head`)), chromedp.WaitVisible(css(rowSel(weigh)+` [data-testid="control-measurement"]`)))
+	get(tb, "weigh-in settled", chromedp.Poll[bool](htmxSettled))
 	tb.do("save a weight offline",
 		chromedp.SendKeys(css(`#value-`+weigh), "71,8"),
 		chromedp.Click(css(rowSel(weigh)+` [data-testid="measurement-save"]`)),
