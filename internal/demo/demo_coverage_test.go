@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"hearth/internal/contract"
 	"hearth/models"
 	"hearth/models/read"
@@ -17,7 +15,7 @@ func TestDemoShowsOnePastNightBeeperWasAwayAndStillTakesTheWatchBaseline(t *test
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	clock := &Clock{}
 	clock.set(now)
-	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now, PassphraseCost: bcrypt.MinCost})
+	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

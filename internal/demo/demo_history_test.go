@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"hearth/internal/storetest"
 	"hearth/models"
 	"hearth/models/read"
@@ -65,7 +63,7 @@ func demoStore(t *testing.T, now time.Time) (models.WeightData, *models.Store) {
 	v.(*storetest.Template).CopyTo(t, models.DatabasePath(dir))
 	clock := &Clock{}
 	clock.set(now)
-	store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now, PassphraseCost: bcrypt.MinCost})
+	store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +80,7 @@ func demoStore(t *testing.T, now time.Time) (models.WeightData, *models.Store) {
 func seedDemo(ctx context.Context, dir string, now time.Time) (*models.Store, error) {
 	clock := &Clock{}
 	clock.set(now)
-	store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now, PassphraseCost: bcrypt.MinCost})
+	store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now})
 	if err != nil {
 		return nil, err
 	}

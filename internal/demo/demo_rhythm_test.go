@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"hearth/beeper"
 	"hearth/internal/beeperflow"
 	"hearth/models"
@@ -19,7 +17,7 @@ func TestTheDemoShowsLenasSteadyRhythmAndJonasDriftingOnceTheWatchHasReadTheirCh
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	clock := &Clock{}
 	clock.set(now)
-	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now, PassphraseCost: bcrypt.MinCost})
+	store, err := models.Open(ctx, t.TempDir(), models.Options{Clock: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"hearth/models"
 	"hearth/models/read"
 )
@@ -46,7 +44,7 @@ func TestASeededDayIsTheOwnersDayItClaims(t *testing.T) {
 	if len(days) != 3 || days[0].Date != "2026-11-28" || days[2].Date != "2026-11-30" {
 		t.Fatalf("days %+v; want 2026-11-28 to 2026-11-30", days)
 	}
-	store, err := models.Open(context.Background(), dir, models.Options{Clock: func() time.Time { return now }, PassphraseCost: bcrypt.MinCost})
+	store, err := models.Open(context.Background(), dir, models.Options{Clock: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +116,7 @@ func TestASeedIsTheSameHistoryForTheSameSeedAndMoment(t *testing.T) {
 		if _, err := SeedYears(context.Background(), io.Discard, dir, SeedPlan{Days: 2, Seed: seed}, now); err != nil {
 			t.Fatal(err)
 		}
-		s, err := models.Open(context.Background(), dir, models.Options{Clock: func() time.Time { return now }, PassphraseCost: bcrypt.MinCost})
+		s, err := models.Open(context.Background(), dir, models.Options{Clock: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
 		}
