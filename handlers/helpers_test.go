@@ -20,7 +20,6 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gofiber/fiber/v2"
-	"golang.org/x/crypto/bcrypt"
 
 	"hearth/beeper/beepertest"
 	"hearth/handlers"
@@ -36,10 +35,6 @@ const testDate = "2026-09-29"
 
 // ownerPassphrase is the passphrase setOwner stores.
 const ownerPassphrase = "correct horse battery staple"
-
-// testPassphraseCost is bcrypt's cost for the passphrases tests store: at
-// the default cost each login takes about two seconds under -race.
-const testPassphraseCost = bcrypt.MinCost
 
 // testApp is the real Fiber app over a real store in a temporary directory,
 // bound to the test that is using it (see in).
@@ -84,8 +79,8 @@ func withConfig(cfg handlers.Config) appOption { return func(s *appSetup) { s.cf
 // connection's write lock, for tests that hold it on purpose.
 func withBusyTimeout(d time.Duration) appOption { return func(s *appSetup) { s.busy = d } }
 
-// withOwner starts from a database where ownerPassphrase is already set,
-// so that bcrypt hashes once per package run rather than once per test.
+// withOwner starts from a database where ownerPassphrase is already set
+// (hashed once per package run, at storetest.PassphraseCost).
 func withOwner() appOption { return func(s *appSetup) { s.owner = true } }
 
 // withTemplate starts from a copy of tmpl's database (built once per run);
@@ -113,7 +108,7 @@ func newTestApp(t testing.TB, opts ...appOption) *testApp {
 	dir := t.TempDir()
 	tmpl.CopyTo(t, models.DatabasePath(dir))
 	clock := storetest.NewClock(testNow)
-	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now, BusyTimeout: setup.busy, Statement: setup.statement, PassphraseCost: testPassphraseCost})
+	store, err := models.Open(context.Background(), dir, models.Options{Clock: clock.Now, BusyTimeout: setup.busy, Statement: setup.statement, PassphraseCost: storetest.PassphraseCost})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -133,7 +128,7 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 // prepare may move the clock, which starts at testNow.
 func appTemplate(name string, prepare func(context.Context, *models.Store, *storetest.Clock) error) *storetest.Template {
 	return &storetest.Template{Name: name, Build: func(ctx context.Context, dir string, clock *storetest.Clock) (string, error) {
-		store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now, PassphraseCost: testPassphraseCost})
+		store, err := models.Open(ctx, dir, models.Options{Clock: clock.Now, PassphraseCost: storetest.PassphraseCost})
 		if err != nil {
 			return "", err
 		}
@@ -243,7 +238,7 @@ func (ta *testApp) agentCredential(scopes ...string) (id, token string) {
 	return cred.ID, token
 }
 
-// setOwner stores ownerPassphrase once; bcrypt makes it slow under -race.
+// setOwner stores ownerPassphrase once, at storetest.PassphraseCost.
 func (ta *testApp) setOwner() {
 	ta.t.Helper()
 	if ta.owner {

@@ -5,8 +5,6 @@ import (
 	"context"
 	"testing"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"hearth/internal/contract"
 	"hearth/internal/storetest"
 )
@@ -16,12 +14,11 @@ var testNow = storetest.Start
 
 func TestMain(m *testing.M) { storetest.Main(m) }
 
-// kit opens this package's test stores, copies of one migrated template. A
-// passphrase is hashed at bcrypt's lowest cost unless opts says otherwise:
-// at the default cost one hash takes about two seconds under -race.
+// kit opens this package's test stores, copies of one migrated template,
+// hashing passphrases at the kit's cost unless opts says otherwise.
 var kit = storetest.NewKit("models-empty", DatabasePath, func(ctx context.Context, dir string, clock *storetest.Clock, opts Options) (*Store, error) {
 	opts.Clock = clock.Now
-	opts.PassphraseCost = cmp.Or(opts.PassphraseCost, bcrypt.MinCost)
+	opts.PassphraseCost = cmp.Or(opts.PassphraseCost, storetest.PassphraseCost)
 	return Open(ctx, dir, opts)
 })
 

@@ -26,8 +26,14 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
 	_ "modernc.org/sqlite" // the "sqlite" driver, for the kit's own connections
 )
+
+// PassphraseCost is bcrypt's cost for the passphrases tests store
+// (models.Options.PassphraseCost): under -race one hash or check at the
+// default cost takes about two seconds, and a login is one check.
+const PassphraseCost = bcrypt.MinCost
 
 // Start is the instant every test clock starts at: 2026-09-29 07:00 UTC.
 var Start = time.Date(2026, 9, 29, 7, 0, 0, 0, time.UTC)
