@@ -31,6 +31,23 @@ func NewWithout(store *models.Store, cfg Config, w Without) *fiber.App {
 // IDPlaceholder stands for each requestId in a page rendered for the cache.
 const IDPlaceholder = idPlaceholder
 
+// FirstResponse is the gzip body of the first response after a fresh
+// render of html, as served: the page split at its IDs and each part
+// deflated for the page cache, then stitched with fresh IDs.
+func FirstResponse(html []byte) []byte {
+	p := newCachedPage(bytes.Clone(html))
+	return gzipCached(p, freshIDs(p))
+}
+
+// freshIDs are new requestIds, one for each placeholder of page.
+func freshIDs(page cachedPage) [][]byte {
+	ids := make([][]byte, len(page.parts)-1)
+	for i := range ids {
+		ids[i] = []byte(newRequestID())
+	}
+	return ids
+}
+
 // HTMLEncoding is one way of compressing a page for a response, built from
 // the pieces the app serves with: First is the response of a fresh render
 // (right after a commit), Again each one after it until the next commit.
@@ -48,21 +65,14 @@ type HTMLEncoding struct {
 // (brotli at fasthttp's default level per response, what Fiber's compress
 // middleware and compressOthers send a browser).
 func HTMLEncodings(html []byte) []HTMLEncoding {
-	ids := func(page cachedPage) [][]byte {
-		ids := make([][]byte, len(page.parts)-1)
-		for i := range ids {
-			ids[i] = []byte(newRequestID())
-		}
-		return ids
-	}
 	split := func() cachedPage { return cachedPage{parts: splitAtIDs(bytes.Clone(html))} }
 	kept, whole := newCachedPage(bytes.Clone(html)), split()
-	gzipWhole := func(page cachedPage) []byte { return compressPage(page.with(ids(page))...) }
+	gzipWhole := func(page cachedPage) []byte { return compressPage(page.with(freshIDs(page))...) }
 	brotli := func(page cachedPage) []byte {
-		return fasthttp.AppendBrotliBytesLevel(nil, bytes.Join(page.with(ids(page)), nil), fasthttp.CompressBrotliDefaultCompression)
+		return fasthttp.AppendBrotliBytesLevel(nil, bytes.Join(page.with(freshIDs(page)), nil), fasthttp.CompressBrotliDefaultCompression)
 	}
 	return []HTMLEncoding{
-		{"kept", func() []byte { p := newCachedPage(bytes.Clone(html)); return gzipCached(p, ids(p)) }, func() []byte { return gzipCached(kept, ids(kept)) }},
+		{"kept", func() []byte { return FirstResponse(html) }, func() []byte { return gzipCached(kept, freshIDs(kept)) }},
 		{"whole", func() []byte { return gzipWhole(split()) }, func() []byte { return gzipWhole(whole) }},
 		{"middleware", func() []byte { return brotli(split()) }, func() []byte { return brotli(whole) }},
 	}

@@ -13,7 +13,3 @@ func NewWithWakeStore(store *models.Store, wake wakeStore, cfg Config) *fiber.Ap
 	st.wake = wake
 	return newApp(st, cfg)
 }
-
-// EncodePage encodes a rendered page as the page cache keeps it (split at
-// its placeholders, each part deflated) and returns the encoded size.
-func EncodePage(html []byte) int { return newCachedPage(html).deflatedSize }
