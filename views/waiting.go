@@ -11,7 +11,7 @@ import (
 )
 
 // waitingWhen is an item's age, when it comes back, or when it finished.
-func waitingWhen(it models.WaitingItem, finished bool, now time.Time, day models.Day) string {
+func waitingWhen(it *models.WaitingItem, finished bool, now time.Time, day models.Day) string {
 	switch {
 	case finished:
 		return "finished " + ago(now, it.Since)
@@ -56,7 +56,7 @@ var anchorSafe = strings.NewReplacer(":", "-", "/", "-", " ", "-")
 // decisionRequestID is the requestId of a proposal's decision made from the
 // list: one per proposal, since a proposal is decided once, so a cached
 // Home never hands two devices different keys for the same decision.
-func decisionRequestID(it models.WaitingItem) string {
+func decisionRequestID(it *models.WaitingItem) string {
 	id := "decide." + it.ReviewID + "." + it.ProposalID
 	if !ids.Valid(id) {
 		return ""

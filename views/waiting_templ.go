@@ -86,8 +86,8 @@ func waiting(d HomeData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, it := range w.Needs {
-				templ_7745c5c3_Err = waitingItem(it, d, false).Render(ctx, templ_7745c5c3_Buffer)
+			for i := range w.Needs {
+				templ_7745c5c3_Err = waitingItem(&w.Needs[i], &d, false).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -177,8 +177,8 @@ func waiting(d HomeData) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				for _, it := range w.Aside {
-					templ_7745c5c3_Err = waitingItem(it, d, false).Render(ctx, templ_7745c5c3_Buffer)
+				for i := range w.Aside {
+					templ_7745c5c3_Err = waitingItem(&w.Aside[i], &d, false).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -206,8 +206,8 @@ func waiting(d HomeData) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				for _, it := range w.WithAgent {
-					templ_7745c5c3_Err = waitingItem(it, d, false).Render(ctx, templ_7745c5c3_Buffer)
+				for i := range w.WithAgent {
+					templ_7745c5c3_Err = waitingItem(&w.WithAgent[i], &d, false).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -235,8 +235,8 @@ func waiting(d HomeData) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				for _, it := range w.Finished {
-					templ_7745c5c3_Err = waitingItem(it, d, true).Render(ctx, templ_7745c5c3_Buffer)
+				for i := range w.Finished {
+					templ_7745c5c3_Err = waitingItem(&w.Finished[i], &d, true).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -257,7 +257,7 @@ func waiting(d HomeData) templ.Component {
 
 // waitingItem is one item: what it is, its age (or when it comes back, or
 // when it finished), why, and its controls.
-func waitingItem(it models.WaitingItem, d HomeData, finished bool) templ.Component {
+func waitingItem(it *models.WaitingItem, d *HomeData, finished bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -418,7 +418,7 @@ func waitingItem(it models.WaitingItem, d HomeData, finished bool) templ.Compone
 
 // waitingActions are the item's existing controls, posting to the
 // endpoints its own page uses, and Later.
-func waitingActions(it models.WaitingItem, d HomeData) templ.Component {
+func waitingActions(it *models.WaitingItem, d *HomeData) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -471,16 +471,16 @@ func waitingActions(it models.WaitingItem, d HomeData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = stateButton(it, "skipped", "", "Skip", "secondary").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = stateButton(it.ActivityID, it.Title, "skipped", "", "Skip", "secondary").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case models.WaitTask:
-			templ_7745c5c3_Err = stateButton(it, "completed", "", "Done", "").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = stateButton(it.ActivityID, it.Title, "completed", "", "Done", "").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = stateButton(it, "skipped", "", "Skip", "secondary").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = stateButton(it.ActivityID, it.Title, "skipped", "", "Skip", "secondary").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -674,7 +674,7 @@ func waitingActions(it models.WaitingItem, d HomeData) templ.Component {
 		}
 		if it.Until == nil && it.Kind != models.WaitRequest {
 			if it.ActivityID != "" {
-				templ_7745c5c3_Err = stateButton(it, "deferred", d.Home.Day.Tomorrow, "Later", "secondary").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = stateButton(it.ActivityID, it.Title, "deferred", d.Home.Day.Tomorrow, "Later", "secondary").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -721,7 +721,7 @@ func waitingActions(it models.WaitingItem, d HomeData) templ.Component {
 
 // stateButton posts the owner's decision on an activity to the state
 // endpoint Home's rows use.
-func stateButton(it models.WaitingItem, state, until, label, class string) templ.Component {
+func stateButton(activityID, title, state, until, label, class string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -743,9 +743,9 @@ func stateButton(it models.WaitingItem, state, until, label, class string) templ
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var38 string
-		templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL("/activities/" + pathID(it.ActivityID) + "/state")).ResolveURL(ctx)
+		templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL("/activities/" + pathID(activityID) + "/state")).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/waiting.templ`, Line: 144, Col: 94}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/waiting.templ`, Line: 144, Col: 91}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var38)
 		if templ_7745c5c3_Err != nil {
@@ -827,9 +827,9 @@ func stateButton(it models.WaitingItem, state, until, label, class string) templ
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var44 string
-			templ_7745c5c3_Var44, templ_7745c5c3_Err = templruntime.NewAttributeExpression(label + ": " + outside(it.Title)).Resolve(ctx)
+			templ_7745c5c3_Var44, templ_7745c5c3_Err = templruntime.NewAttributeExpression(label + ": " + outside(title)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/waiting.templ`, Line: 149, Col: 120}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/waiting.templ`, Line: 149, Col: 117}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var44)
 			if templ_7745c5c3_Err != nil {
@@ -856,7 +856,7 @@ func stateButton(it models.WaitingItem, state, until, label, class string) templ
 		var templ_7745c5c3_Var45 string
 		templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/waiting.templ`, Line: 149, Col: 130}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/waiting.templ`, Line: 149, Col: 127}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 		if templ_7745c5c3_Err != nil {
