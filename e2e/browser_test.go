@@ -469,6 +469,16 @@ func TestHomeHasNoSeriousAccessibilityViolations(t *testing.T) {
 	}
 }
 
+// emulateSlowCPU slows the tab's CPU rate times (Lighthouse's phone is 4):
+// a claim about how work is split across tasks then holds however fast
+// the machine that runs the tests is.
+func emulateSlowCPU(rate float64) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: rate})
+		return err
+	})
+}
+
 // emulateColorScheme switches prefers-color-scheme, to check both themes.
 func emulateColorScheme(scheme string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
