@@ -39,15 +39,6 @@ func FirstResponse(html []byte) []byte {
 	return gzipCached(p, freshIDs(p))
 }
 
-// freshIDs are new requestIds, one for each placeholder of page.
-func freshIDs(page cachedPage) [][]byte {
-	ids := make([][]byte, len(page.parts)-1)
-	for i := range ids {
-		ids[i] = []byte(newRequestID())
-	}
-	return ids
-}
-
 // HTMLEncoding is one way of compressing a page for a response, built from
 // the pieces the app serves with: First is the response of a fresh render
 // (right after a commit), Again each one after it until the next commit.

@@ -128,14 +128,20 @@ func openKey(open map[string]bool) string {
 // sendCached answers with a cached page, a fresh requestId in each of its
 // forms, encoded as startHTML decides for every page.
 func sendCached(c *fiber.Ctx, page cachedPage) error {
-	ids := make([][]byte, len(page.parts)-1)
-	for i := range ids {
-		ids[i] = []byte(newRequestID())
-	}
+	ids := freshIDs(page)
 	if startHTML(c, fiber.StatusOK, page.size) {
 		return c.Send(gzipCached(page, ids))
 	}
 	return c.Send(bytes.Join(page.with(ids), nil))
+}
+
+// freshIDs are new requestIds, one for each placeholder of page.
+func freshIDs(page cachedPage) [][]byte {
+	ids := make([][]byte, len(page.parts)-1)
+	for i := range ids {
+		ids[i] = []byte(newRequestID())
+	}
+	return ids
 }
 
 // with is the page's parts with ids[i] between parts i and i+1.
