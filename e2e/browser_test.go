@@ -445,10 +445,6 @@ func TestHomeHasNoHorizontalOverflowAt390(t *testing.T) {
 }
 
 func TestHomeHasNoSeriousAccessibilityViolations(t *testing.T) {
-	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
 	tb.login()
@@ -456,17 +452,7 @@ func TestHomeHasNoSeriousAccessibilityViolations(t *testing.T) {
 	tb.expand("morning-routine-"+day, "routine")
 	tb.expand("weigh-in-"+day, "measurement")
 	tb.expand("reply-ana-hike", "reply")
-	tb.do("load axe", chromedp.Evaluate[chromedp.Void](string(axe)))
-	for _, scheme := range []string{"light", "dark"} {
-		tb.do("scheme "+scheme, emulateColorScheme(scheme))
-		raw := get(tb, "axe run "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
-			chromedp.EvalAwaitPromise))
-		var violations []map[string]any
-		json.Unmarshal([]byte(raw), &violations)
-		if len(violations) > 0 {
-			t.Errorf("%s scheme: %d serious/critical axe violations: %s", scheme, len(violations), raw)
-		}
-	}
+	axeViolations(tb, "Home")
 }
 
 // emulateSlowCPU slows the tab's CPU rate times (Lighthouse's phone is 4):

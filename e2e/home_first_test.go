@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,17 +15,34 @@ import (
 // any serious or critical violation (what every page's test holds).
 func axeViolations(tb *tab, page string) {
 	tb.t.Helper()
-	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
+	axeCheck(tb, page, "serious or critical", `v.impact === "serious" || v.impact === "critical"`)
+}
+
+// axeNoViolations is axeViolations failing on a violation of any impact,
+// minor ones included.
+func axeNoViolations(tb *tab, page string) {
+	tb.t.Helper()
+	axeCheck(tb, page, "any impact", `true`)
+}
+
+// axeSource is axe 4.14.1, read once per test binary.
+var axeSource = sync.OnceValues(func() ([]byte, error) { return os.ReadFile("testdata/axe-4.14.1.min.js") })
+
+// axeCheck runs axe 4.14.1 on what tb shows, in the light and the dark
+// scheme, and fails on each violation the JavaScript predicate counts (of v).
+func axeCheck(tb *tab, page, impacts, counts string) {
+	tb.t.Helper()
+	axe, err := axeSource()
 	if err != nil {
 		tb.t.Fatal(err)
 	}
 	tb.do("load axe", chromedp.Evaluate[chromedp.Void](string(axe)))
 	for _, scheme := range []string{"light", "dark"} {
 		tb.do("scheme "+scheme, emulateColorScheme(scheme))
-		raw := get(tb, "axe run "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
+		raw := get(tb, "axe run "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => `+counts+`).map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
 			chromedp.EvalAwaitPromise))
 		if raw != "[]" {
-			tb.t.Errorf("%s scheme: serious/critical axe violations on %s: %s", scheme, page, raw)
+			tb.t.Errorf("%s scheme: axe violations (%s) on %s: %s", scheme, impacts, page, raw)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -321,10 +320,6 @@ func TestPageChangedElsewhereOnlyWhenTheEditedDraftChanged(t *testing.T) {
 }
 
 func TestHomeWithUndoLaterAndAnErrorFitsAndHasNoSeriousAccessibilityViolations(t *testing.T) {
-	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
 	tb.login()
@@ -341,13 +336,5 @@ func TestHomeWithUndoLaterAndAnErrorFitsAndHasNoSeriousAccessibilityViolations(t
 	if widths[0] > widths[1] {
 		t.Errorf("scrollWidth %d > clientWidth %d", widths[0], widths[1])
 	}
-	tb.do("load axe", chromedp.Evaluate[chromedp.Void](string(axe)))
-	for _, scheme := range []string{"light", "dark"} {
-		tb.do("scheme "+scheme, emulateColorScheme(scheme))
-		raw := get(tb, "axe run "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
-			chromedp.EvalAwaitPromise))
-		if raw != "[]" {
-			t.Errorf("%s scheme: serious/critical axe violations: %s", scheme, raw)
-		}
-	}
+	axeViolations(tb, "Home with Undo, Later and a refused weight")
 }

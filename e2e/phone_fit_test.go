@@ -176,21 +176,9 @@ func TestMessagesRowsShowEachChatsLastMessage(t *testing.T) {
 // the demo, Lighthouse's four among them, in the light and the dark scheme:
 // no violation of any impact, minor ones included.
 func TestOwnerPagesHaveNoAxeViolationsAtAll(t *testing.T) {
-	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tb := demoTab(t)
 	for _, page := range []string{"/", "/messages", "/routines", "/weight", "/people", "/more", "/schedules", "/runs", "/nope"} {
-		tb.do("open "+page, chromedp.Navigate(tb.srv.URL+page), chromedp.WaitVisible(css("h1")),
-			chromedp.Evaluate[chromedp.Void](string(axe)))
-		for _, scheme := range []string{"light", "dark"} {
-			tb.do("scheme "+scheme, emulateColorScheme(scheme))
-			raw := get(tb, "axe "+page+" "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
-				chromedp.EvalAwaitPromise))
-			if raw != "[]" {
-				t.Errorf("%s, %s scheme: axe violations %s", page, scheme, raw)
-			}
-		}
+		tb.do("open "+page, chromedp.Navigate(tb.srv.URL+page), chromedp.WaitVisible(css("h1")))
+		axeNoViolations(tb, page)
 	}
 }

@@ -71,16 +71,7 @@ func TestPeopleOfTheDemoSayEachRhythmAndThatJonasIsDriftingAt390(t *testing.T) {
 	if page.ScrollWidth > page.ClientWidth || page.ClientWidth != 390 {
 		t.Errorf("scrollWidth %d > clientWidth %d (want 390)", page.ScrollWidth, page.ClientWidth)
 	}
-	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb.do("load axe", chromedp.Evaluate[chromedp.Void](string(axe)))
-	violations := get(tb, "axe People", chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
-		chromedp.EvalAwaitPromise))
-	if violations != "[]" {
-		t.Errorf("People: axe violations %s", violations)
-	}
+	axeNoViolations(tb, "People")
 	if !get(tb, "show Jonas and Lena", chromedp.Evaluate[bool](`document.getElementById('person-jonas-weber').scrollIntoView({block: 'start'}), true`)) {
 		t.Fatal("could not scroll to Jonas")
 	}

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -88,17 +87,6 @@ func TestRoutineTriedAndWorkedCountsLive(t *testing.T) {
 	// Home offers feedback on the settled occurrence, and the page stays accessible.
 	home.do("feedback", tap(rowSel(occ)+` [data-testid="feedback-effort-easy"]`),
 		chromedp.WaitVisible(css(rowSel(occ)+` [data-testid="feedback-effort-chosen"]`)))
-	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	routines.do("open the try form and load axe", tap(card+` [data-testid="try"] summary`), chromedp.Evaluate[chromedp.Void](string(axe)))
-	for _, scheme := range []string{"light", "dark"} {
-		routines.do("scheme "+scheme, emulateColorScheme(scheme))
-		raw := get(routines, "axe "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
-			chromedp.EvalAwaitPromise))
-		if raw != "[]" {
-			t.Errorf("%s scheme: serious axe violations on Routines: %s", scheme, raw)
-		}
-	}
+	routines.do("open the try form", tap(card+` [data-testid="try"] summary`))
+	axeViolations(routines, "Routines")
 }

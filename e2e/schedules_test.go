@@ -489,16 +489,7 @@ func TestSchedulesPageAt390(t *testing.T) {
 	if widths[0] > widths[1] || widths[1] != 390 {
 		t.Errorf("scrollWidth %d > clientWidth %d (want 390)", widths[0], widths[1])
 	}
-	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb.do("load axe", chromedp.Evaluate[chromedp.Void](string(axe)))
-	raw := get(tb, "axe run", chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
-		chromedp.EvalAwaitPromise))
-	if raw != "[]" {
-		t.Errorf("serious/critical axe violations on Schedules: %s", raw)
-	}
+	axeViolations(tb, "Schedules")
 	// What changed reads in words; the cron strings are only inside its Details.
 	changes := get(tb, "changes", chromedp.Evaluate[[]string](`(function(){var c=document.querySelector('`+row+` [data-testid="schedule-changes"]').cloneNode(true);`+
 		`var d=c.querySelector('details');var raw=d?d.textContent:'';c.querySelectorAll('details').forEach(function(e){e.remove()});`+

@@ -24,10 +24,6 @@ func screenshotDir(t *testing.T) string {
 }
 
 func TestWeightPageShowsTheDemoTrendAndChangesAt390(t *testing.T) {
-	axe, err := os.ReadFile("testdata/axe-4.14.1.min.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := startServer(t, "", "--demo")
 	tb := newTab(t, srv)
 	tb.login()
@@ -74,13 +70,5 @@ func TestWeightPageShowsTheDemoTrendAndChangesAt390(t *testing.T) {
 	}
 	t.Logf("screenshot of /weight at 390×844: %s", path)
 
-	tb.do("load axe", chromedp.Evaluate[chromedp.Void](string(axe)))
-	for _, scheme := range []string{"light", "dark"} {
-		tb.do("scheme "+scheme, emulateColorScheme(scheme))
-		raw := get(tb, "axe run "+scheme, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`,
-			chromedp.EvalAwaitPromise))
-		if raw != "[]" {
-			t.Errorf("%s scheme: serious/critical axe violations on /weight: %s", scheme, raw)
-		}
-	}
+	axeViolations(tb, "/weight")
 }
