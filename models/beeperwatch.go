@@ -420,8 +420,9 @@ func staleChats(tx *gorm.DB, chatIDs []string) (map[string]string, error) {
 	if len(chatIDs) == 0 {
 		return out, nil
 	}
-	var rows []chatWatch
-	if err := tx.Where("chat_id IN ?", chatIDs).Find(&rows).Error; err != nil {
+	rows, err := scanRows(tx.Raw(`SELECT chat_id, last_incoming_sort_key FROM beeper_watch WHERE chat_id IN ?`, chatIDs),
+		func(r *chatWatch) []any { return []any{&r.ChatID, &r.LastIncomingSortKey} })
+	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	_ "github.com/glebarez/go-sqlite"
+	"gorm.io/gorm"
 
 	"hearth/internal/contract"
 	"hearth/internal/costpolicy"
@@ -186,4 +187,41 @@ func BenchmarkHomeAfterFiveYearsOfDailyWeighIns(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkScanRows reads the three source refs of a brief's evidence by
+// hand (scanRows, as Home's read does) against GORM's Find and reflective
+// scan of the same rows: what each of Home's smaller statements saves.
+func BenchmarkScanRows(b *testing.B) {
+	s, _ := newTestStore(b)
+	ctx := context.Background()
+	if err := s.db.Exec(`INSERT INTO source_refs (id, kind, path, content_hash, observed_at, revision) VALUES
+		('a', 'life', 'people/a.md', 'sha256:0123456789', '2026-01-01 00:00:00', 1),
+		('b', 'life', 'people/b.md', 'sha256:0123456789', '2026-01-01 00:00:00', 1),
+		('c', 'life', 'people/c.md', 'sha256:0123456789', '2026-01-01 00:00:00', 1)`).Error; err != nil {
+		b.Fatal(err)
+	}
+	ids := []string{"a", "b", "c"}
+	read := func(fn func(tx *gorm.DB) ([]SourceRef, error)) {
+		if err := s.Read(ctx, func(tx *gorm.DB) error {
+			refs, err := fn(tx)
+			if err == nil && len(refs) != 3 {
+				err = fmt.Errorf("read %d refs, want 3", len(refs))
+			}
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchPair(b, func(int) {
+		read(func(tx *gorm.DB) ([]SourceRef, error) {
+			return scanRows(tx.Raw(`SELECT id, kind, path, content_hash, chat_id FROM source_refs WHERE id IN ?`, ids),
+				func(r *SourceRef) []any { return []any{&r.ID, &r.Kind, &r.Path, &r.ContentHash, &r.ChatID} })
+		})
+	}, func(int) {
+		read(func(tx *gorm.DB) ([]SourceRef, error) {
+			var refs []SourceRef
+			return refs, tx.Where("id IN ?", ids).Find(&refs).Error
+		})
+	})
 }

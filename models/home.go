@@ -561,8 +561,7 @@ func decorate(tx *gorm.DB, rows []activityRow, now time.Time, day Day, saved map
 	}
 	drafts := map[string]*contract.DraftView{}
 	if len(draftIDs) > 0 {
-		var ds []draftRow
-		err := draftsWithEdits(tx).Where("reply_drafts.id IN ?", draftIDs).Scan(&ds).Error
+		ds, err := scanDraftRows(draftsWithEdits(tx).Where("reply_drafts.id IN ?", draftIDs))
 		if err != nil {
 			return nil, err
 		}
@@ -754,13 +753,12 @@ func sortRows(rows []HomeRow) {
 func recentMeasurements(tx *gorm.DB, metrics []string) (map[string][]contract.MeasurementView, error) {
 	out := map[string][]contract.MeasurementView{}
 	for _, metric := range metrics {
-		var ms []Measurement
 		// NOT EXISTS by measurements_supersedes, per row walked newest first:
 		// NOT IN built the set of the metric's every value ever (2,917
 		// weigh-ins after five seeded years) before the 30 were read.
-		err := tx.Raw(`SELECT * FROM measurements m INDEXED BY measurements_metric WHERE m.metric = ?
+		ms, err := scanMeasurements(tx.Raw(`SELECT `+measurementColumns+` FROM measurements m INDEXED BY measurements_metric WHERE m.metric = ?
 			AND NOT EXISTS (SELECT 1 FROM measurements s WHERE s.supersedes_id = m.id)
-			ORDER BY m.recorded_at DESC LIMIT 30`, metric).Scan(&ms).Error
+			ORDER BY m.recorded_at DESC LIMIT 30`, metric))
 		if err != nil {
 			return nil, err
 		}
@@ -777,9 +775,8 @@ func savedMeasurements(tx *gorm.DB, activityIDs []string) (map[string]*contract.
 	if len(activityIDs) == 0 {
 		return out, nil
 	}
-	var ms []Measurement
-	err := tx.Raw(`SELECT m.* FROM measurements m JOIN activities a ON a.id = m.activity_id
-		WHERE m.activity_id IN ? AND m.occurrence_key = a.occurrence_key ORDER BY m.id`, activityIDs).Scan(&ms).Error
+	ms, err := scanMeasurements(tx.Raw(`SELECT `+measurementColumns+` FROM measurements m JOIN activities a ON a.id = m.activity_id
+		WHERE m.activity_id IN ? AND m.occurrence_key = a.occurrence_key ORDER BY m.id`, activityIDs))
 	if err != nil {
 		return nil, err
 	}
@@ -788,6 +785,17 @@ func savedMeasurements(tx *gorm.DB, activityIDs []string) (map[string]*contract.
 		out[m.ActivityID] = &v
 	}
 	return out, nil
+}
+
+// measurementColumns are a measurement's columns (of m) in scanMeasurements' order; an
+// imported reading has no activity ("", as GORM scanned it).
+const measurementColumns = "m.id, COALESCE(m.activity_id, ''), m.occurrence_key, m.metric, m.unit, m.value, m.supersedes_id, m.revision, m.recorded_at, m.source"
+
+// scanMeasurements scans the measurementColumns q selects.
+func scanMeasurements(q *gorm.DB) ([]Measurement, error) {
+	return scanRows(q, func(m *Measurement) []any {
+		return []any{&m.ID, &m.ActivityID, &m.OccurrenceKey, &m.Metric, &m.Unit, &m.Value, &m.SupersedesID, &m.Revision, &m.RecordedAt, &m.Source}
+	})
 }
 
 func measurementView(m Measurement) contract.MeasurementView {
@@ -809,8 +817,9 @@ func evidenceChips(tx *gorm.DB, ids []string) ([]EvidenceChip, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	var refs []SourceRef
-	if err := tx.Where("id IN ?", ids).Find(&refs).Error; err != nil {
+	refs, err := scanRows(tx.Raw(`SELECT id, kind, path, content_hash, chat_id FROM source_refs WHERE id IN ?`, ids),
+		func(r *SourceRef) []any { return []any{&r.ID, &r.Kind, &r.Path, &r.ContentHash, &r.ChatID} })
+	if err != nil {
 		return nil, err
 	}
 	byID := map[string]SourceRef{}
@@ -869,9 +878,10 @@ func evidenceNames(tx *gorm.DB, refs []SourceRef) (evidenceNamesOf, error) {
 		}
 	}
 	if len(life) > 0 {
-		var rows []struct{ Ref, ID, Name string }
-		if err := tx.Raw(`SELECT j.value AS ref, p.id, p.name FROM people p, json_each(p.evidence_ids) j
-			WHERE j.value IN ? ORDER BY p.name, p.id`, life).Scan(&rows).Error; err != nil {
+		type personOfRef struct{ Ref, ID, Name string }
+		rows, err := scanRows(tx.Raw(`SELECT j.value AS ref, p.id, p.name FROM people p, json_each(p.evidence_ids) j
+			WHERE j.value IN ? ORDER BY p.name, p.id`, life), func(r *personOfRef) []any { return []any{&r.Ref, &r.ID, &r.Name} })
+		if err != nil {
 			return n, err
 		}
 		for _, r := range rows {
@@ -881,16 +891,17 @@ func evidenceNames(tx *gorm.DB, refs []SourceRef) (evidenceNamesOf, error) {
 		}
 	}
 	if len(chats) > 0 {
-		var rows []struct{ ChatID, Title string }
+		type chatTitle struct{ ChatID, Title string }
 		// Beeper's title first; a draft's person where the watch has none:
 		// the chat's first draft about someone, one lookup per chat (a
 		// chat's every draft ever was read: hundreds after years of use).
 		ids, _ := json.Marshal(chats)
-		if err := tx.Raw(`SELECT chat_id, title FROM beeper_watch WHERE chat_id IN ? AND title <> ''
+		rows, err := scanRows(tx.Raw(`SELECT chat_id, title FROM beeper_watch WHERE chat_id IN ? AND title <> ''
 			UNION ALL
 			SELECT c.value, (SELECT p.name FROM reply_drafts d INDEXED BY reply_drafts_chat JOIN people p ON p.id = d.person_id
 				WHERE d.chat_id = c.value ORDER BY d.rowid LIMIT 1) AS name FROM json_each(?) c WHERE name IS NOT NULL`,
-			chats, string(ids)).Scan(&rows).Error; err != nil {
+			chats, string(ids)), func(r *chatTitle) []any { return []any{&r.ChatID, &r.Title} })
+		if err != nil {
 			return n, err
 		}
 		for _, r := range rows {

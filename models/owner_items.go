@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -189,9 +190,12 @@ func (s *Store) OwnerItem(ctx context.Context, id string) (OwnerItem, error) {
 // one, and those done since the day began.
 func ownerItemsOnHome(tx *gorm.DB, day Day) (OwnerItemsView, error) {
 	v := OwnerItemsView{Today: day.Date}
-	var rows []OwnerItem
-	if err := tx.Where("removed_at IS NULL AND (done_at IS NULL OR done_at >= ?)", day.Start).
-		Order("day, created_at, id").Limit(MaxOwnerItemsInContext).Find(&rows).Error; err != nil {
+	rows, err := scanRows(tx.Raw(`SELECT id, text, day, done_at, removed_at, revision, created_at, updated_at FROM owner_items
+		WHERE removed_at IS NULL AND (done_at IS NULL OR done_at >= ?) ORDER BY day, created_at, id LIMIT `+strconv.Itoa(MaxOwnerItemsInContext), day.Start),
+		func(r *OwnerItem) []any {
+			return []any{&r.ID, &r.Text, &r.Day, &r.DoneAt, &r.RemovedAt, &r.Revision, &r.CreatedAt, &r.UpdatedAt}
+		})
+	if err != nil {
 		return v, fmt.Errorf("owner items: %w", err)
 	}
 	for _, r := range rows {

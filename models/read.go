@@ -67,11 +67,45 @@ func (r activityRow) view() contract.ActivityView {
 	return v
 }
 
-// draftsWithEdits selects drafts with the owner's edit beside them, as draftRow scans them.
+// draftsWithEdits selects drafts with the owner's edit beside them, in
+// draftRow's field order (scanDraftRows; GORM's Scan reads them by name).
 func draftsWithEdits(tx *gorm.DB) *gorm.DB {
 	return tx.Table("reply_drafts").
-		Select("reply_drafts.*, draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at, draft_edits.revision AS edit_revision").
+		Select("reply_drafts.id, reply_drafts.person_id, reply_drafts.account_id, reply_drafts.chat_id, reply_drafts.reply_to_message_id, " +
+			"reply_drafts.source_message_revision, reply_drafts.reason, reply_drafts.candidates, reply_drafts.evidence_ids, reply_drafts.revision, " +
+			"reply_drafts.retracted_at, reply_drafts.retract_reason, reply_drafts.settled_at, reply_drafts.created_at, reply_drafts.updated_at, " +
+			"draft_edits.body AS edit_body, draft_edits.selected_candidate_id AS edit_selected, draft_edits.updated_at AS edit_at, draft_edits.revision AS edit_revision").
 		Joins("LEFT JOIN draft_edits ON draft_edits.draft_id = reply_drafts.id")
+}
+
+// scanDraftRows scans what draftsWithEdits selects.
+func scanDraftRows(q *gorm.DB) ([]draftRow, error) {
+	return scanRows(q, func(r *draftRow) []any {
+		return []any{&r.ID, &r.PersonID, &r.AccountID, &r.ChatID, &r.ReplyToMessageID, &r.SourceMessageRevision, &r.Reason, &r.Candidates,
+			&r.EvidenceIDs, &r.Revision, &r.RetractedAt, &r.RetractReason, &r.SettledAt, &r.CreatedAt, &r.UpdatedAt,
+			&r.EditBody, &r.EditSelected, &r.EditAt, &r.EditRevision}
+	})
+}
+
+// scanRows runs q and scans each row into a T through the pointers fields
+// gives, in the order of q's columns. By hand: GORM's query builder and
+// reflective scan cost about 11 µs more a statement (BenchmarkScanRows: 28
+// against 17 µs for three rows), and Home's read has a dozen small ones.
+func scanRows[T any](q *gorm.DB, fields func(*T) []any) ([]T, error) {
+	rows, err := q.Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		// Scanned in place: a row scanned apart and appended is copied once more.
+		out = append(out, *new(T))
+		if err := rows.Scan(fields(&out[len(out)-1])...); err != nil {
+			return nil, err
+		}
+	}
+	return out, rows.Err()
 }
 
 type draftRow struct {

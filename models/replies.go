@@ -437,9 +437,13 @@ type OwedReply struct {
 // hours: SQL leaves out what is older by a day's margin, and the window
 // is applied exactly here.
 func owedReplies(tx *gorm.DB, now time.Time, day Day, after time.Duration) ([]OwedReply, error) {
-	var rows []chatWatch
-	if err := tx.Where("last_incoming_sort_key <> '' AND last_incoming_sort_key = last_said_sort_key AND muted = 0 AND last_incoming_at >= ?",
-		now.Add(-OwedWindow-24*time.Hour).UTC()).Find(&rows).Error; err != nil {
+	rows, err := scanRows(tx.Raw(`SELECT chat_id, account_id, title, last_incoming_at, last_incoming_text FROM beeper_watch
+		WHERE last_incoming_sort_key <> '' AND last_incoming_sort_key = last_said_sort_key AND muted = 0 AND last_incoming_at >= ?`,
+		now.Add(-OwedWindow-24*time.Hour).UTC()),
+		func(r *chatWatch) []any {
+			return []any{&r.ChatID, &r.AccountID, &r.Title, &r.LastIncomingAt, &r.LastIncomingText}
+		})
+	if err != nil {
 		return nil, err
 	}
 	owed := map[string]*OwedReply{}

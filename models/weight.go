@@ -138,12 +138,12 @@ func recentWeightTrend(tx *gorm.DB, zone *time.Location, now time.Time) (WeightD
 // row, newest first. A correction whose chain began before since is left
 // out with its chain.
 func weightEntries(tx *gorm.DB, since time.Time) ([]WeightEntry, error) {
-	var rows []Measurement
-	q := tx.Where("metric = ?", WeightMetric)
+	q := tx.Raw(`SELECT `+measurementColumns+` FROM measurements m WHERE m.metric = ? ORDER BY m.id`, WeightMetric)
 	if !since.IsZero() {
-		q = q.Where("recorded_at >= ?", since)
+		q = tx.Raw(`SELECT `+measurementColumns+` FROM measurements m WHERE m.metric = ? AND m.recorded_at >= ? ORDER BY m.id`, WeightMetric, since)
 	}
-	if err := q.Order("id").Find(&rows).Error; err != nil {
+	rows, err := scanMeasurements(q)
+	if err != nil {
 		return nil, err
 	}
 	root := map[int64]int{} // row ID → index of its chain's entry
