@@ -683,13 +683,16 @@ func routineDay(tx *gorm.DB, day Day) (events []EventTrigger, missing bool, err 
 		TriggerEvent string
 		Occurred     bool
 	}
-	var rows []trialOfDay
-	err = tx.Raw(`SELECT t.*, d.trigger_kind, d.trigger_event,
+	rows, err := scanRows(tx.Raw(`SELECT t.id, t.routine_id, t.revision, t.days, t.zone, t.starts_on, t.ends_on, t.ended_on, t.state,
+			t.revision_at, t.created_at, t.updated_at, COALESCE(d.trigger_kind, ''), COALESCE(d.trigger_event, ''),
 			EXISTS (SELECT 1 FROM routine_occurrences o WHERE o.routine_id = t.routine_id
 				AND o.occasion = (CASE WHEN d.trigger_kind = 'event' THEN @date || '.' || d.trigger_event ELSE @date END)) AS occurred
 		FROM routine_trials t JOIN routine_definitions d ON d.routine_id = t.routine_id AND d.revision = t.revision
 		WHERE t.state = 'active' AND t.starts_on <= @date AND t.ends_on >= @date`,
-		map[string]any{"date": day.Date}).Scan(&rows).Error
+		map[string]any{"date": day.Date}), func(r *trialOfDay) []any {
+		return []any{&r.ID, &r.RoutineID, &r.Revision, &r.Days, &r.Zone, &r.StartsOn, &r.EndsOn, &r.EndedOn, &r.State,
+			&r.RevisionAt, &r.CreatedAt, &r.UpdatedAt, &r.TriggerKind, &r.TriggerEvent, &r.Occurred}
+	})
 	if err != nil {
 		return nil, false, err
 	}

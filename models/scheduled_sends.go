@@ -344,9 +344,9 @@ func latestSchedules(tx *gorm.DB, draftIDs []string) (map[string]*ScheduledSend,
 	if len(draftIDs) == 0 {
 		return out, nil
 	}
-	var rows []ScheduledSend
-	if err := tx.Raw(`SELECT * FROM scheduled_sends WHERE id IN (SELECT MAX(id) FROM scheduled_sends WHERE draft_id IN ? GROUP BY draft_id)`, draftIDs).
-		Scan(&rows).Error; err != nil {
+	rows, err := scanScheduledSends(tx.Raw(`SELECT `+scheduledSendColumns+` FROM scheduled_sends sc
+		WHERE sc.id IN (SELECT MAX(id) FROM scheduled_sends WHERE draft_id IN ? GROUP BY draft_id)`, draftIDs))
+	if err != nil {
 		return nil, err
 	}
 	for i := range rows {
@@ -360,9 +360,22 @@ func latestSchedules(tx *gorm.DB, draftIDs []string) (map[string]*ScheduledSend,
 // ownSchedules lists every own reply for later that is Shown (ChatSchedules'
 // rule), by due time, for Home, which has no row of its own for them.
 func ownSchedules(tx *gorm.DB) ([]ScheduledSend, error) {
-	var rows []ScheduledSend
-	err := tx.Raw(`SELECT sc.* FROM scheduled_sends sc
+	return scanScheduledSends(tx.Raw(`SELECT `+scheduledSendColumns+` FROM scheduled_sends sc
 		WHERE sc.id IN (SELECT MAX(id) FROM scheduled_sends WHERE draft_id IS NULL GROUP BY chat_id) AND sc.state IN ?
-		ORDER BY sc.due_at, sc.id`, []string{ScheduleWaiting, ScheduleSending, ScheduleHeld}).Scan(&rows).Error
-	return rows, err
+		ORDER BY sc.due_at, sc.id`, []string{ScheduleWaiting, ScheduleSending, ScheduleHeld}))
+}
+
+// scheduledSendColumns are a scheduled send's columns (of sc) in
+// scanScheduledSends' order; an own reply has no draft ("", as GORM scanned it).
+const scheduledSendColumns = `sc.id, sc.send_key, COALESCE(sc.draft_id, ''), sc.chat_id, sc.chat_title, sc.body, sc.incoming_message_id,
+	sc.incoming_sort_key, sc.own_message_id, sc.own_sort_key, sc.draft_revision, sc.edit_revision, sc.due_at, sc.state, sc.note,
+	sc.revision, sc.created_at, sc.updated_at`
+
+// scanScheduledSends scans the scheduledSendColumns q selects.
+func scanScheduledSends(q *gorm.DB) ([]ScheduledSend, error) {
+	return scanRows(q, func(sc *ScheduledSend) []any {
+		return []any{&sc.ID, &sc.SendKey, &sc.DraftID, &sc.ChatID, &sc.ChatTitle, &sc.Body, &sc.IncomingMessageID,
+			&sc.IncomingSortKey, &sc.OwnMessageID, &sc.OwnSortKey, &sc.DraftRevision, &sc.EditRevision, &sc.DueAt, &sc.State, &sc.Note,
+			&sc.Revision, &sc.CreatedAt, &sc.UpdatedAt}
+	})
 }
