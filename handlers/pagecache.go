@@ -67,7 +67,10 @@ type cachedPage struct {
 
 // idPlaceholder stands for each requestId in a cached render; it is a valid
 // request ID, so a render that escaped the splice would still be well formed.
-const idPlaceholder = "req-cached-placeholder"
+// It starts with a letter HTML and the stylesheet hardly use: splitAtIDs
+// looks for its first byte, and "r" made that search stop 3,500 times on
+// Home (26 µs, against 3 µs now).
+const idPlaceholder = "ZQ-cached-placeholder"
 
 func newCachedPage(html []byte) cachedPage {
 	page := cachedPage{parts: splitAtIDs(html)}
