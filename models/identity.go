@@ -263,15 +263,17 @@ func (s *Store) AuthenticateSession(ctx context.Context, token string) (OwnerSes
 	if token == "" {
 		return OwnerSession{}, ErrUnauthorized
 	}
-	var sess OwnerSession
-	err := s.rdb.WithContext(ctx).Where("token_hash = ? AND expires_at > ?", hashToken(token), s.clock()).First(&sess).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return OwnerSession{}, ErrUnauthorized
-	}
+	// Every owner request runs it: scanned by hand (scanRows).
+	rows, err := scanRows(s.rdb.WithContext(ctx).Raw(`SELECT token_hash, created_at, last_seen_at, expires_at FROM owner_sessions
+		WHERE token_hash = ? AND expires_at > ?`, hashToken(token), s.clock()),
+		func(o *OwnerSession) []any { return []any{&o.TokenHash, &o.CreatedAt, &o.LastSeenAt, &o.ExpiresAt} })
 	if err != nil {
 		return OwnerSession{}, fmt.Errorf("models: session: %w", err)
 	}
-	return sess, nil
+	if len(rows) == 0 {
+		return OwnerSession{}, ErrUnauthorized
+	}
+	return rows[0], nil
 }
 
 // SessionsEnded returns a channel closed the next time this process ends
