@@ -216,7 +216,7 @@ func (s *Store) HomeWithAllWaiting(ctx context.Context, costs costpolicy.Policy)
 // home is Home with at most shown items that need the owner (0: all).
 func (s *Store) home(ctx context.Context, costs costpolicy.Policy, shown int) (HomeView, error) {
 	var v HomeView
-	err := s.Read(ctx, func(tx *gorm.DB) error {
+	err := s.readAfterCommit(ctx, func(tx *gorm.DB) error {
 		now := s.clock()
 		var err error
 		if v.Revision, v.Brief, v.LastPublication, err = homeHead(tx); err != nil {
