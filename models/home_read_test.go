@@ -14,10 +14,9 @@ import (
 // TestHomeReadsOnlySelectBesideAWriteInFlight: Home reads on the writers'
 // pool right after a commit (readAfterCommit), where no connection is
 // query_only. With a write held open mid-transaction, three Home reads at
-// once all finish, each showing the state before that write, and run only
-// SELECTs; with every other connection of the pool taken too (a backup's
-// VACUUM INTO holds one for its whole copy), they read on the readers
-// instead of waiting.
+// once all finish, each showing the published rows, and run only SELECTs;
+// with the pool's other connection taken too (a backup's VACUUM INTO holds
+// one for its whole copy), they read on the readers instead of waiting.
 func TestHomeReadsOnlySelectBesideAWriteInFlight(t *testing.T) {
 	paused, release := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
@@ -43,6 +42,14 @@ func TestHomeReadsOnlySelectBesideAWriteInFlight(t *testing.T) {
 	p.Add("activities", task("beside-2"))
 	mustPublish(t, s, p)
 	dueBrief(t, s, clock)
+	// Both of the writers' connections open and idle, as after a day's use.
+	a, errA := s.sqlDB.Conn(context.Background())
+	b, errB := s.sqlDB.Conn(context.Background())
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	a.Close()
+	b.Close()
 	started := make(chan error, 1)
 	go func() {
 		brief := "brief"
@@ -78,7 +85,7 @@ func TestHomeReadsOnlySelectBesideAWriteInFlight(t *testing.T) {
 		}
 	}
 	threeReads("a write in flight")
-	for range writerPoolSize - 1 {
+	for s.sqlDB.Stats().Idle > 0 {
 		held, err := s.sqlDB.Conn(context.Background())
 		if err != nil {
 			t.Fatal(err)

@@ -282,8 +282,8 @@ func (s *Store) PrepareHandOff(ctx context.Context, h HandOff) (HandOffPlan, err
 	}
 	body, candidate := wording.NormalizeNewlines(h.Form.Body), ""
 	if h.DraftID != "" {
-		var rows []draftRow
-		if err := draftsWithEdits(s.rdb.WithContext(ctx)).Where("reply_drafts.id = ? AND reply_drafts.retracted_at IS NULL", h.DraftID).Scan(&rows).Error; err != nil {
+		rows, err := scanDraftRows(draftsWithEdits(s.rdb.WithContext(ctx)).Where("reply_drafts.id = ? AND reply_drafts.retracted_at IS NULL", h.DraftID))
+		if err != nil {
 			return HandOffPlan{}, fmt.Errorf("models: hand off: %w", err)
 		}
 		if len(rows) == 0 {
@@ -385,8 +385,8 @@ func checkReplyBody(body string) error {
 // saves it as the owner's edit, returning what was chosen. An empty text
 // is ErrInvalidInput and saves nothing.
 func (s *Store) SaveDraftWording(ctx context.Context, draftID string, f WordingForm) (Wording, error) {
-	var rows []draftRow
-	if err := draftsWithEdits(s.rdb.WithContext(ctx)).Where("reply_drafts.id = ? AND reply_drafts.retracted_at IS NULL", draftID).Scan(&rows).Error; err != nil {
+	rows, err := scanDraftRows(draftsWithEdits(s.rdb.WithContext(ctx)).Where("reply_drafts.id = ? AND reply_drafts.retracted_at IS NULL", draftID))
+	if err != nil {
 		return Wording{}, fmt.Errorf("models: save wording: %w", err)
 	}
 	if len(rows) == 0 {

@@ -413,13 +413,11 @@ func (d ChatDraft) Sent() bool { return d.LastSend != nil && d.LastSend.Status =
 func (s *Store) ChatDraft(ctx context.Context, chatID, draftID string) (*ChatDraft, error) {
 	var out []ChatDraft
 	err := s.Read(ctx, func(tx *gorm.DB) error {
-		var rows []draftRow
 		// By its ID alone: with statistics the planner may prefer the chat index.
-		if err := draftsWithEdits(tx).Where("reply_drafts.id = ? AND +reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", draftID, chatID).
-			Scan(&rows).Error; err != nil {
+		rows, err := scanDraftRows(draftsWithEdits(tx).Where("reply_drafts.id = ? AND +reply_drafts.chat_id = ? AND reply_drafts.retracted_at IS NULL", draftID, chatID))
+		if err != nil {
 			return err
 		}
-		var err error
 		out, err = draftDetails(tx, s.clock(), rows)
 		return err
 	})

@@ -283,10 +283,9 @@ func openStore(ctx context.Context, dataDir string, opts Options, clock func() t
 	if err != nil {
 		return nil, fmt.Errorf("models: open %s: %w", path, err)
 	}
-	// Writers are serialised by writeMu; the other connections let a plain
-	// read, and two of Home's reads after a commit (readAfterCommit), run
-	// beside the one writer.
-	sqlDB.SetMaxOpenConns(writerPoolSize)
+	// Writers are serialised by writeMu; two connections let a plain read
+	// (and Home's, readAfterCommit) run beside the one writer.
+	sqlDB.SetMaxOpenConns(2)
 	s := &Store{db: db, sqlDB: sqlDB, path: path, dataDir: dataDir, now: clock,
 		defs: schedule.NewStore(dataDir), pause: opts.Pause, metrics: routinecount.NewMemo(), owedAfter: cmp.Or(opts.OwedAfter, OwedAfter),
 		passphraseCost: cmp.Or(opts.PassphraseCost, bcrypt.DefaultCost)}

@@ -138,11 +138,11 @@ func recentWeightTrend(tx *gorm.DB, zone *time.Location, now time.Time) (WeightD
 // row, newest first. A correction whose chain began before since is left
 // out with its chain.
 func weightEntries(tx *gorm.DB, since time.Time) ([]WeightEntry, error) {
-	q := tx.Raw(`SELECT `+measurementColumns+` FROM measurements m WHERE m.metric = ? ORDER BY m.id`, WeightMetric)
+	query, args := `SELECT `+measurementColumns+` FROM measurements m WHERE m.metric = ?`, []any{WeightMetric}
 	if !since.IsZero() {
-		q = tx.Raw(`SELECT `+measurementColumns+` FROM measurements m WHERE m.metric = ? AND m.recorded_at >= ? ORDER BY m.id`, WeightMetric, since)
+		query, args = query+` AND m.recorded_at >= ?`, append(args, since)
 	}
-	rows, err := scanMeasurements(q)
+	rows, err := scanMeasurements(tx.Raw(query+` ORDER BY m.id`, args...))
 	if err != nil {
 		return nil, err
 	}
