@@ -189,9 +189,10 @@ func BenchmarkHomeAfterFiveYearsOfDailyWeighIns(b *testing.B) {
 	}
 }
 
-// BenchmarkScanRows reads the three source refs of a brief's evidence by
-// hand (scanRows, as Home's read does) against GORM's Find and reflective
-// scan of the same rows: what each of Home's smaller statements saves.
+// BenchmarkScanRows reads the three source refs of a brief's evidence as
+// Home's read does (chipRefs, through scanRows) against GORM's Find and
+// reflective scan of the same rows: what each of Home's smaller
+// statements saves.
 func BenchmarkScanRows(b *testing.B) {
 	s, _ := newTestStore(b)
 	ctx := context.Background()
@@ -214,10 +215,7 @@ func BenchmarkScanRows(b *testing.B) {
 		}
 	}
 	benchPair(b, func(int) {
-		read(func(tx *gorm.DB) ([]SourceRef, error) {
-			return scanRows(tx.Raw(`SELECT id, kind, path, content_hash, chat_id FROM source_refs WHERE id IN ?`, ids),
-				func(r *SourceRef) []any { return []any{&r.ID, &r.Kind, &r.Path, &r.ContentHash, &r.ChatID} })
-		})
+		read(func(tx *gorm.DB) ([]SourceRef, error) { return chipRefs(tx, ids) })
 	}, func(int) {
 		read(func(tx *gorm.DB) ([]SourceRef, error) {
 			var refs []SourceRef

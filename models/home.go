@@ -820,8 +820,7 @@ func evidenceChips(tx *gorm.DB, ids []string) ([]EvidenceChip, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	refs, err := scanRows(tx.Raw(`SELECT id, kind, path, content_hash, chat_id FROM source_refs WHERE id IN ?`, ids),
-		func(r *SourceRef) []any { return []any{&r.ID, &r.Kind, &r.Path, &r.ContentHash, &r.ChatID} })
+	refs, err := chipRefs(tx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -860,6 +859,13 @@ func evidenceChips(tx *gorm.DB, ids []string) ([]EvidenceChip, error) {
 		chips = append(chips, c)
 	}
 	return chips, nil
+}
+
+// chipRefs reads the source refs ids name, with the columns a chip shows
+// (ID, kind, path, content hash, chat).
+func chipRefs(tx *gorm.DB, ids []string) ([]SourceRef, error) {
+	return scanRows(tx.Raw(`SELECT id, kind, path, content_hash, chat_id FROM source_refs WHERE id IN ?`, ids),
+		func(r *SourceRef) []any { return []any{&r.ID, &r.Kind, &r.Path, &r.ContentHash, &r.ChatID} })
 }
 
 // evidenceNamesOf are the words for source refs: the person whose evidence
